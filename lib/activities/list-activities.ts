@@ -1,0 +1,38 @@
+import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import type { z } from "zod";
+import type { Ctx } from "../auth/actor";
+import { activities } from "../db/schema";
+import { decodeCursor, page } from "../http/pagination";
+import { requireAthleteActor, resolveReachableAthlete } from "../athletes/reach";
+import type { ListActivitiesQuery } from "./schemas";
+import { toActivityWire } from "./to-wire";
+
+/** Newest first, keyset-paginated on (start_local, id): page 100 costs what page 1 does. */
+export async function listActivities({
+  ctx,
+  athleteId,
+  query,
+}: {
+  ctx: Ctx;
+  athleteId: string;
+  query: z.output<typeof ListActivitiesQuery>;
+}) {
+  requireAthleteActor(ctx.actor);
+  const id = await resolveReachableAthlete(ctx.db, ctx.actor, athleteId);
+  const where: SQL[] = [eq(activities.athleteId, id)];
+  if (query.start) where.push(gte(activities.startLocal, `${query.start} 00:00:00`));
+  if (query.end) where.push(lt(activities.startLocal, `${query.end} 00:00:00`));
+  if (query.sport_type) where.push(eq(activities.sportType, query.sport_type));
+  if (query.cursor) {
+    const [start, lastId] = decodeCursor(query.cursor, 2) as [string, string];
+    where.push(sql`(${activities.startLocal}, ${activities.id}) < (${start.replace("T", " ")}::timestamp, ${lastId})`);
+  }
+  const rows = await ctx.db
+    .select()
+    .from(activities)
+    .where(and(...where))
+    .orderBy(desc(activities.startLocal), desc(activities.id))
+    .limit(query.limit + 1);
+  const p = page(rows, query.limit, (r) => [r.startLocal, r.id]);
+  return { data: p.data.map(toActivityWire), next_cursor: p.next_cursor };
+}

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { Cursor, Instant, Limit, LocalDate, LocalDateTime, listOf } from "../http/schemas";
+
+export const SPORT_TYPES = [
+  "run", "trail_run", "ride", "virtual_ride", "swim", "walk", "hike", "row", "ski", "strength", "yoga", "other",
+] as const;
+export const SportType = z.enum(SPORT_TYPES).meta({ id: "SportType" });
+
+const seconds = z.number().int().min(0).max(30 * 86_400);
+const nonNegative = (max: number) => z.number().min(0).max(max);
+/** Heart rate and cadence are frequencies: 150 bpm is 2.5 Hz. 5 Hz is 300 bpm. */
+const heartRate = z.number().gt(0).max(5);
+
+export const Activity = z
+  .object({
+    id: z.string().meta({ example: "act_7hQ2mN4rT1vB8kL3pZaX9c" }),
+    athlete_id: z.string(),
+    name: z.string(),
+    sport_type: SportType,
+    start_local: LocalDateTime,
+    elapsed_time_s: z.number().int(),
+    moving_time_s: z.number().int().nullable(),
+    distance_m: z.number().nullable(),
+    elevation_gain_m: z.number().nullable(),
+    average_speed_mps: z.number().nullable(),
+    max_speed_mps: z.number().nullable(),
+    average_heart_rate_hz: z.number().nullable(),
+    max_heart_rate_hz: z.number().nullable(),
+    average_power_w: z.number().nullable(),
+    energy_j: z.number().nullable(),
+    source: z.string().meta({ description: "`manual`, `upload`, or the integration or app that recorded it." }),
+    created_at: Instant,
+    updated_at: Instant,
+  })
+  .meta({ id: "Activity", description: "An activity, in SI units. Unknown measurements are null, never omitted." });
+export type ActivityWire = z.input<typeof Activity>;
+
+const measurements = {
+  moving_time_s: seconds.nullable().optional(),
+  distance_m: nonNegative(1_000_000).nullable().optional(),
+  elevation_gain_m: nonNegative(20_000).nullable().optional(),
+  average_speed_mps: nonNegative(100).nullable().optional(),
+  max_speed_mps: nonNegative(100).nullable().optional(),
+  average_heart_rate_hz: heartRate.nullable().optional(),
+  max_heart_rate_hz: heartRate.nullable().optional(),
+  average_power_w: nonNegative(3000).nullable().optional(),
+  energy_j: nonNegative(100_000_000).nullable().optional(),
+};
+
+export const CreateActivityInput = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    sport_type: SportType,
+    start_local: LocalDateTime,
+    elapsed_time_s: seconds.min(1),
+    ...measurements,
+  })
+  .meta({ id: "CreateActivity" });
+
+export const UpdateActivityInput = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).optional(),
+    sport_type: SportType.optional(),
+    start_local: LocalDateTime.optional(),
+    elapsed_time_s: seconds.min(1).optional(),
+    ...measurements,
+  })
+  .refine((v) => Object.keys(v).length > 0, { message: "name at least one field to change" })
+  .meta({ id: "UpdateActivity" });
+
+export const ListActivitiesQuery = z
+  .object({
+    start: LocalDate.optional().meta({ description: "First local date included (the athlete's timezone)." }),
+    end: LocalDate.optional().meta({ description: "Local date at which the range ends, excluded." }),
+    sport_type: SportType.optional(),
+    limit: Limit,
+    cursor: Cursor,
+  })
+  .refine((q) => !q.start || !q.end || q.end >= q.start, {
+    message: "end must not be before start",
+    path: ["end"],
+    params: { code: "invalid_parameter_combination" },
+  });
+
+export const ActivityList = listOf(Activity, "ActivityList");

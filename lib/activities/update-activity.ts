@@ -1,0 +1,58 @@
+import { eq } from "drizzle-orm";
+import type { z } from "zod";
+import type { Ctx } from "../auth/actor";
+import { activities } from "../db/schema";
+import { appendEvent } from "../events/append-event";
+import { ApiError } from "../http/errors";
+import { requireAthleteActor } from "../athletes/reach";
+import { findReachableActivity } from "./get-activity";
+import type { UpdateActivityInput } from "./schemas";
+import { toActivityWire } from "./to-wire";
+
+const COLUMNS = {
+  name: "name",
+  sport_type: "sportType",
+  start_local: "startLocal",
+  elapsed_time_s: "elapsedTimeS",
+  moving_time_s: "movingTimeS",
+  distance_m: "distanceM",
+  elevation_gain_m: "elevationGainM",
+  average_speed_mps: "averageSpeedMps",
+  max_speed_mps: "maxSpeedMps",
+  average_heart_rate_hz: "averageHeartRateHz",
+  max_heart_rate_hz: "maxHeartRateHz",
+  average_power_w: "averagePowerW",
+  energy_j: "energyJ",
+} as const satisfies Record<keyof z.output<typeof UpdateActivityInput>, keyof typeof activities.$inferInsert>;
+
+/**
+ * Changes the actor's own activity and emits `activity.updated` in the same transaction.
+ * A coach reads their athletes' activities but does not edit them.
+ */
+export async function updateActivity({
+  ctx,
+  activityId,
+  input,
+}: {
+  ctx: Ctx;
+  activityId: string;
+  input: z.output<typeof UpdateActivityInput>;
+}) {
+  requireAthleteActor(ctx.actor);
+  const actor = ctx.actor;
+  const existing = await findReachableActivity(ctx, activityId);
+  if (existing.athleteId !== actor.userId) {
+    throw new ApiError("athlete_not_reachable", "Only the athlete who owns an activity can change it.");
+  }
+  const set: Partial<typeof activities.$inferInsert> = { updatedAt: new Date() };
+  for (const [field, column] of Object.entries(COLUMNS) as [keyof typeof COLUMNS, (typeof COLUMNS)[keyof typeof COLUMNS]][]) {
+    const value = input[field];
+    if (value === undefined) continue;
+    (set as Record<string, unknown>)[column] = field === "start_local" && typeof value === "string" ? value.replace("T", " ") : value;
+  }
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx.update(activities).set(set).where(eq(activities.id, activityId)).returning();
+    await appendEvent(tx, { type: "activity.updated", athleteId: actor.userId, objectId: activityId, objectType: "activity" });
+    return toActivityWire(row!);
+  });
+}

@@ -1,0 +1,32 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Ctx } from "../auth/actor";
+import { athleteProfiles, users } from "../db/schema";
+import { isValidTimezone } from "../time/local";
+import { getAthleteProfile } from "./get-athlete-profile";
+import { requireAthleteActor } from "./reach";
+
+export const UpdateProfileInput = z.strictObject({
+  name: z.string().trim().min(1).max(100).optional(),
+  timezone: z
+    .string()
+    .refine(isValidTimezone, { message: "must be an IANA timezone name", params: { code: "invalid_enum_value" } })
+    .optional(),
+  uses_metric_units: z.boolean().optional(),
+});
+
+/** The athlete's own settings (console): name, timezone, units. */
+export async function updateProfile({ ctx, input }: { ctx: Ctx; input: z.output<typeof UpdateProfileInput> }) {
+  requireAthleteActor(ctx.actor);
+  const userId = ctx.actor.userId;
+  await ctx.db.transaction(async (tx) => {
+    if (input.name !== undefined) await tx.update(users).set({ name: input.name }).where(eq(users.id, userId));
+    if (input.timezone !== undefined || input.uses_metric_units !== undefined) {
+      await tx
+        .update(athleteProfiles)
+        .set({ timezone: input.timezone, usesMetricUnits: input.uses_metric_units, updatedAt: new Date() })
+        .where(eq(athleteProfiles.userId, userId));
+    }
+  });
+  return getAthleteProfile({ ctx, athleteId: "me" });
+}

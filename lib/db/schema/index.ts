@@ -1,0 +1,7 @@
+export * from "./people";
+export * from "./teams";
+export * from "./activities";
+export * from "./tokens";
+export * from "./oauth";
+export * from "./events";
+export * from "./platform";

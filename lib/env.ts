@@ -1,0 +1,78 @@
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0"])
+  .transform((v) => v === "true" || v === "1");
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  BASE_URL: z.url().optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  DATA_DIR: z.string().min(1).default("./.data"),
+  SEED_DEMO: bool.optional(),
+  WEBHOOKS_ALLOW_PRIVATE_NETWORKS: bool.optional(),
+  WEBHOOK_RETRY_SCHEDULE_S: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, "comma-separated seconds")
+    .optional(),
+  DELIVERY_RUNNER: z.enum(["local", "inngest"]).default("local"),
+  RATE_LIMIT_15MIN: z.coerce.number().int().positive().default(600),
+  RATE_LIMIT_DAILY: z.coerce.number().int().positive().default(30_000),
+  AUTH_SECRET: z.string().min(16).optional(),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Env = {
+  port: number;
+  baseUrl: string;
+  /** `{base_url}/v1`: the audience of every token and the resource of RFC 9728. */
+  apiBaseUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  seedDemo: boolean;
+  webhooksAllowPrivateNetworks: boolean;
+  webhookRetryScheduleS: number[] | undefined;
+  deliveryRunner: "local" | "inngest";
+  rateLimit15Min: number;
+  rateLimitDaily: number;
+  authSecret: string | undefined;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+};
+
+let cached: Env | undefined;
+
+/** Settings are parsed once; a bad value stops the service with a message naming it. */
+export function getEnv(): Env {
+  if (cached) return cached;
+  const parsed = EnvSchema.safeParse(
+    Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== "")),
+  );
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const embedded = !e.DATABASE_URL;
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  cached = {
+    port: e.PORT,
+    baseUrl,
+    apiBaseUrl: `${baseUrl}/v1`,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    seedDemo: e.SEED_DEMO ?? embedded,
+    webhooksAllowPrivateNetworks: e.WEBHOOKS_ALLOW_PRIVATE_NETWORKS ?? embedded,
+    webhookRetryScheduleS: e.WEBHOOK_RETRY_SCHEDULE_S?.split(",").map(Number),
+    deliveryRunner: e.DELIVERY_RUNNER,
+    rateLimit15Min: e.RATE_LIMIT_15MIN,
+    rateLimitDaily: e.RATE_LIMIT_DAILY,
+    authSecret: e.AUTH_SECRET,
+    logLevel: e.LOG_LEVEL,
+  };
+  return cached;
+}
+
+/** Tests change process.env between files; production never calls this. */
+export function resetEnvForTests(): void {
+  cached = undefined;
+}

@@ -1,0 +1,16 @@
+import type { Db } from "../db/client";
+import { events } from "../db/schema";
+import { newId } from "../ids";
+
+export type EventType = "activity.created" | "activity.updated" | "metric.created" | "athlete.deauthorized";
+export const EVENT_TYPES: EventType[] = ["activity.created", "activity.updated", "metric.created", "athlete.deauthorized"];
+
+/** Appends to the outbox. Call it with the transaction that made the change. */
+export async function appendEvent(
+  tx: Db,
+  e: { type: EventType; athleteId: string; objectId: string; objectType: string; clientId?: string },
+): Promise<string> {
+  const id = newId("evt");
+  await tx.insert(events).values({ id, ...e, clientId: e.clientId ?? null });
+  return id;
+}

@@ -1,0 +1,213 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { getDb } from "../db/client";
+import { getEnv } from "../env";
+import { log } from "../log";
+import type { Actor } from "../auth/actor";
+import { resolveBearer, type ResolvedBearer } from "../tokens/resolve-bearer";
+import { ApiError } from "./errors";
+import { problemResponse } from "./problem";
+import { isDatabaseUnavailable } from "./db-errors";
+import { consumeRateLimit, rateLimitHeaders, type RateLimitResult } from "./rate-limit";
+import { readJsonBody } from "./body";
+import { parseWith } from "./validation";
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from "./idempotency";
+import type { HttpMethod, Operation, OperationHandler } from "./operation";
+
+export type RouteContext = { params: Promise<Record<string, string | string[]>> };
+export type RouteHandler = (req: Request, ctx: RouteContext) => Promise<Response>;
+
+function policyHeader(): string {
+  const env = getEnv();
+  return `"15min";q=${env.rateLimit15Min};w=900, "daily";q=${env.rateLimitDaily};w=86400`;
+}
+
+function baseHeaders(traceId: string, rl?: RateLimitResult): Headers {
+  const h = new Headers({ "Request-Id": traceId, "Cache-Control": "no-store" });
+  if (rl) for (const [k, v] of Object.entries(rateLimitHeaders(rl))) h.set(k, v);
+  else h.set("RateLimit-Policy", policyHeader());
+  return h;
+}
+
+/** Every failure becomes a problem document; unknown ones are logged with the trace id. */
+export function errorToResponse(err: unknown, req: Request, traceId: string, rl?: RateLimitResult): Response {
+  const env = getEnv();
+  const headers = baseHeaders(traceId, rl);
+  if (err instanceof ApiError) {
+    if (err.status === 401) {
+      const metadata = `${env.baseUrl}/.well-known/oauth-protected-resource/v1`;
+      const sent = req.headers.has("authorization");
+      headers.set(
+        "WWW-Authenticate",
+        `Bearer resource_metadata="${metadata}"` +
+          (sent ? `, error="invalid_token", error_description="${err.message.replace(/["\\]/g, "")}"` : ""),
+      );
+    }
+    return problemResponse(env.baseUrl, err, { headers });
+  }
+  if (isDatabaseUnavailable(err)) {
+    log.warn("database unavailable", { trace_id: traceId, error: String(err) });
+    headers.set("Retry-After", "5");
+    return problemResponse(env.baseUrl, new ApiError("service_unavailable", "The database cannot be reached. Retry shortly."), {
+      headers,
+    });
+  }
+  log.error("unhandled error", {
+    trace_id: traceId,
+    method: req.method,
+    path: new URL(req.url).pathname,
+    error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+  });
+  return problemResponse(
+    env.baseUrl,
+    new ApiError("internal_error", `The service failed. Quote trace id ${traceId} when reporting it.`),
+    { headers, traceId },
+  );
+}
+
+function checkCredentialKind(op: Operation, actor: Actor): void {
+  if (op.auth === "app" && actor.kind !== "app") {
+    throw new ApiError("client_credentials_required", "This endpoint takes a token from the client-credentials grant.");
+  }
+  if (op.auth === "athlete" && actor.kind === "app") {
+    throw new ApiError(
+      "client_credentials_not_allowed",
+      "A client-credentials token acts as the app itself and cannot read athlete data.",
+    );
+  }
+}
+
+function checkBilling(bearer: ResolvedBearer): void {
+  const b = bearer.billing;
+  if (!b || b.hasSubscription) return;
+  if (b.trialEndsAt && b.trialEndsAt.getTime() > Date.now()) return;
+  throw new ApiError(
+    "subscription_required",
+    b.trialEndsAt
+      ? `The account's trial ended at ${b.trialEndsAt.toISOString()} and it has no subscription.`
+      : "The account has no active subscription or trial.",
+  );
+}
+
+function checkScope(op: Operation, actor: Actor): void {
+  if (!op.scope || actor.kind === "session" || actor.kind === "app") return;
+  if (!actor.scopes.has(op.scope)) {
+    throw new ApiError("insufficient_scope", `This endpoint requires the \`${op.scope}\` scope.`, {
+      headers: { "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${op.scope}"` },
+    });
+  }
+}
+
+function idempotencyPrincipal(actor: Actor): string {
+  switch (actor.kind) {
+    case "app":
+      return `app:${actor.clientId}`;
+    case "oauth":
+      return `oauth:${actor.clientId}:${actor.userId}`;
+    default:
+      return `user:${actor.userId}`;
+  }
+}
+
+/**
+ * The `/v1` adapter: bearer resolution, rate limit, credential kind, subscription, scope,
+ * parsing, idempotency, one transaction for writes, response shaping and problem mapping.
+ */
+export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  op: Operation<P, Q, B, R>,
+  fn: OperationHandler<P, Q, B, R>,
+): RouteHandler {
+  return async (req, routeCtx) => {
+    const traceId = randomUUID();
+    let rl: RateLimitResult | undefined;
+    try {
+      const db = await getDb();
+      const bearer = await resolveBearer(db, req.headers.get("authorization"));
+      rl = await consumeRateLimit(db, bearer.rateBucket);
+      if (rl.exceeded) {
+        throw new ApiError(
+          "rate_limited",
+          `The ${rl.exceeded.name} limit of ${rl.exceeded.limit} requests is used up; retry in ${rl.exceeded.resetS} s.`,
+        );
+      }
+      const actor = bearer.actor;
+      checkCredentialKind(op, actor);
+      checkBilling(bearer);
+      checkScope(op, actor);
+
+      const url = new URL(req.url);
+      const rawParams = (await routeCtx.params) ?? {};
+      const params = op.params ? parseWith(op.params, rawParams, "path") : undefined;
+      const query = op.query ? parseWith(op.query, Object.fromEntries(url.searchParams), "query") : undefined;
+      const body = op.body ? parseWith(op.body, await readJsonBody(req), "body") : undefined;
+      const args = { params, query, body, rawParams, req } as Parameters<typeof fn>[0];
+
+      const shape = (result: unknown) => (op.response.schema ? op.response.schema.parse(result) : undefined);
+      const headers = baseHeaders(traceId, rl);
+      const respond = (status: number, payload: unknown) => {
+        if (payload === undefined || status === 204) return new Response(null, { status, headers });
+        headers.set("Content-Type", "application/json");
+        return new Response(JSON.stringify(payload), { status, headers });
+      };
+
+      if (op.method === "GET") {
+        return respond(op.response.status, shape(await fn({ ...args, ctx: { db, actor } })));
+      }
+
+      const key = op.idempotent ? req.headers.get("idempotency-key") : null;
+      const claim =
+        key === null
+          ? undefined
+          : await claimIdempotencyKey(db, idempotencyPrincipal(actor), key, `${op.method} ${url.pathname} ${JSON.stringify(body)}`);
+      if (claim?.kind === "replay") {
+        headers.set("Idempotent-Replayed", "true");
+        return respond(claim.status, claim.body);
+      }
+      try {
+        const payload = await db.transaction(async (tx) => {
+          const out = shape(await fn({ ...args, ctx: { db: tx, actor } }));
+          if (claim) await completeIdempotencyKey(tx, claim, op.response.status, out ?? null);
+          return out;
+        });
+        return respond(op.response.status, payload);
+      } catch (err) {
+        if (claim) await releaseIdempotencyKey(db, claim).catch(() => {});
+        throw err;
+      }
+    } catch (err) {
+      return errorToResponse(err, req, traceId, rl);
+    }
+  };
+}
+
+const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/**
+ * A route file's exports: the methods it serves, and a 405 problem with `Allow` for the rest
+ * (Next.js's own 405 has no body).
+ */
+export function route(handlers: Partial<Record<HttpMethod, RouteHandler>>): Record<HttpMethod, RouteHandler> {
+  const allowed = METHODS.filter((m) => handlers[m]);
+  const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
+  const notAllowed: RouteHandler = async (req) => {
+    const headers = baseHeaders(randomUUID());
+    headers.set("Allow", allow);
+    return problemResponse(
+      getEnv().baseUrl,
+      new ApiError("method_not_allowed", `${req.method} is not served here; this path serves ${allow}.`),
+      { headers },
+    );
+  };
+  return Object.fromEntries(METHODS.map((m) => [m, handlers[m] ?? notAllowed])) as Record<HttpMethod, RouteHandler>;
+}
+
+/** Unknown `/v1` paths: a problem 404, never an HTML page. */
+export const notFoundRoute: RouteHandler = async (req) => {
+  const headers = baseHeaders(randomUUID());
+  return problemResponse(
+    getEnv().baseUrl,
+    new ApiError("not_found", `No API endpoint at ${new URL(req.url).pathname}.`),
+    { headers },
+  );
+};

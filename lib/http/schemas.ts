@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { isValidLocalDate, isValidLocalDateTime } from "../time/local";
+
+export const LocalDate = z
+  .string()
+  .refine(isValidLocalDate, { message: "must be a real date in YYYY-MM-DD form", params: { code: "invalid_date" } })
+  .meta({ description: "A local calendar date, `YYYY-MM-DD`.", example: "2026-03-01", format: "date" });
+
+export const LocalDateTime = z
+  .string()
+  .refine(isValidLocalDateTime, {
+    message: "must be a real local time in YYYY-MM-DDTHH:MM:SS form, without an offset",
+    params: { code: "invalid_date" },
+  })
+  .meta({
+    description: "Local wall-clock time with no offset, read against the athlete's `timezone`.",
+    example: "2026-03-01T07:30:00",
+    pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$",
+  });
+
+export const Instant = z.iso.datetime().meta({ description: "An RFC 3339 UTC instant.", example: "2026-03-01T06:30:00.000Z" });
+
+export const Limit = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(200)
+  .default(50)
+  .meta({ description: "Page size, 1 to 200.", example: 50 });
+
+export const Cursor = z
+  .string()
+  .max(500)
+  .optional()
+  .meta({ description: "The `next_cursor` of the previous page." });
+
+export function listOf<T extends z.ZodType>(item: T, id: string) {
+  return z
+    .object({
+      data: z.array(item),
+      next_cursor: z.string().nullable().meta({ description: "Pass as `cursor` for the next page; null on the last page." }),
+    })
+    .meta({ id });
+}
+
+/** `me` or an athlete id. */
+export const AthleteIdParam = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: "An athlete id, or `me` for the token's own athlete.", example: "me" });

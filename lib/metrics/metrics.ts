@@ -1,0 +1,78 @@
+import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import type { z } from "zod";
+import type { Ctx } from "../auth/actor";
+import { metrics } from "../db/schema";
+import { appendEvent } from "../events/append-event";
+import { decodeCursor, page } from "../http/pagination";
+import { newId } from "../ids";
+import { toWireLocal } from "../time/local";
+import { assertSelf, requireAthleteActor, resolveReachableAthlete } from "../athletes/reach";
+import type { CreateMetricInput, ListMetricsQuery, MetricWire } from "./schemas";
+
+function toMetricWire(m: typeof metrics.$inferSelect): MetricWire {
+  return {
+    id: m.id,
+    athlete_id: m.athleteId,
+    type: m.type as MetricWire["type"],
+    value: m.value,
+    measured_local: toWireLocal(m.measuredLocal),
+    created_at: m.createdAt.toISOString(),
+  };
+}
+
+export async function listMetrics({
+  ctx,
+  athleteId,
+  query,
+}: {
+  ctx: Ctx;
+  athleteId: string;
+  query: z.output<typeof ListMetricsQuery>;
+}) {
+  requireAthleteActor(ctx.actor);
+  const id = await resolveReachableAthlete(ctx.db, ctx.actor, athleteId);
+  const where: SQL[] = [eq(metrics.athleteId, id)];
+  if (query.start) where.push(gte(metrics.measuredLocal, `${query.start} 00:00:00`));
+  if (query.end) where.push(lt(metrics.measuredLocal, `${query.end} 00:00:00`));
+  if (query.type) where.push(eq(metrics.type, query.type));
+  if (query.cursor) {
+    const [at, lastId] = decodeCursor(query.cursor, 2) as [string, string];
+    where.push(sql`(${metrics.measuredLocal}, ${metrics.id}) < (${at.replace("T", " ")}::timestamp, ${lastId})`);
+  }
+  const rows = await ctx.db
+    .select()
+    .from(metrics)
+    .where(and(...where))
+    .orderBy(desc(metrics.measuredLocal), desc(metrics.id))
+    .limit(query.limit + 1);
+  const p = page(rows, query.limit, (r) => [r.measuredLocal, r.id]);
+  return { data: p.data.map(toMetricWire), next_cursor: p.next_cursor };
+}
+
+/** Records a metric for the actor and emits `metric.created` in the same transaction. */
+export async function createMetric({
+  ctx,
+  athleteId,
+  input,
+}: {
+  ctx: Ctx;
+  athleteId: string;
+  input: z.output<typeof CreateMetricInput> }) {
+  requireAthleteActor(ctx.actor);
+  assertSelf(ctx.actor, athleteId);
+  const userId = ctx.actor.userId;
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(metrics)
+      .values({
+        id: newId("met"),
+        athleteId: userId,
+        type: input.type,
+        value: input.value,
+        measuredLocal: input.measured_local.replace("T", " "),
+      })
+      .returning();
+    await appendEvent(tx, { type: "metric.created", athleteId: userId, objectId: row!.id, objectType: "metric" });
+    return toMetricWire(row!);
+  });
+}

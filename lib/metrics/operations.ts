@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { defineOperation } from "../http/operation";
+import { AthleteIdParam } from "../http/schemas";
+import { CreateMetricInput, ListMetricsQuery, Metric, MetricList } from "./schemas";
+
+export const listMetricsOp = defineOperation({
+  method: "GET",
+  path: "/v1/athletes/{athlete_id}/metrics",
+  operationId: "listMetrics",
+  summary: "List an athlete's metrics",
+  description: "Newest first; `start`/`end` are local dates (`end` excluded); filter by `type`.",
+  tag: "Metrics",
+  auth: "athlete",
+  scope: "metrics.read",
+  params: z.object({ athlete_id: AthleteIdParam }),
+  query: ListMetricsQuery,
+  response: { status: 200, description: "A page of metrics.", schema: MetricList },
+  errors: ["invalid_request", "invalid_date", "invalid_enum_value", "invalid_parameter_combination", "invalid_cursor", "athlete_not_reachable"],
+});
+
+export const createMetricOp = defineOperation({
+  method: "POST",
+  path: "/v1/athletes/me/metrics",
+  operationId: "createMetric",
+  summary: "Record a metric",
+  description: "Records a metric for the token's athlete and emits `metric.created`. Accepts `Idempotency-Key`.",
+  tag: "Metrics",
+  auth: "athlete",
+  scope: "metrics.write",
+  body: CreateMetricInput,
+  idempotent: true,
+  response: { status: 201, description: "The metric recorded.", schema: Metric },
+  errors: ["invalid_request", "invalid_date", "invalid_enum_value", "payload_too_large", "idempotency_key_in_use", "idempotency_key_reused"],
+});

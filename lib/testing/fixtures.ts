@@ -1,0 +1,98 @@
+import { afterAll, beforeAll } from "vitest";
+import { randomBytes } from "node:crypto";
+import { getDb, type Db } from "../db/client";
+import { athleteProfiles, teamMemberships, teams } from "../db/schema";
+import { signUp } from "../people/people";
+import { createPersonalAccessToken } from "../tokens/personal-access-tokens";
+import { newId } from "../ids";
+import type { Scope } from "../auth/scopes";
+import { SCOPE_NAMES } from "../auth/scopes";
+import { createTestDatabase } from "./db";
+import { startTestServer } from "./server";
+
+export type Api = {
+  url: string;
+  db: () => Promise<Db>;
+  person: (opts?: PersonOpts) => Promise<{ id: string; email: string }>;
+  pat: (userId: string, scopes?: readonly Scope[], expiresInDays?: 7 | 30 | 90 | 365 | null) => Promise<string>;
+  team: (coachId: string, members: string[], opts?: { name?: string; memberStatus?: "active" | "invited" }) => Promise<string>;
+  call: (token: string | null, method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }) => Promise<Response>;
+};
+
+type PersonOpts = {
+  email?: string;
+  name?: string;
+  timezone?: string;
+  billing?: "subscribed" | "trial" | "expired";
+};
+
+/** One database and one HTTP server per test file, with builders for the data tests need. */
+export function useApi(): Api {
+  let close: (() => Promise<void>) | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  const api: Api = {
+    url: "",
+    db: () => getDb(),
+    async person(opts = {}) {
+      const db = await getDb();
+      const email = opts.email ?? `p-${randomBytes(5).toString("hex")}@example.test`;
+      const billing = opts.billing ?? "subscribed";
+      return signUp(db, { email, name: opts.name ?? email.split("@")[0]!, password: "correct horse battery" }, {
+        timezone: opts.timezone ?? "Europe/Oslo",
+        hasSubscription: billing === "subscribed",
+        trialEndsAt:
+          billing === "trial" ? new Date(Date.now() + 14 * 86_400_000) : billing === "expired" ? new Date(Date.now() - 86_400_000) : null,
+      });
+    },
+    async pat(userId, scopes = SCOPE_NAMES, expiresInDays = null) {
+      const { token } = await createPersonalAccessToken({
+        ctx: { db: await getDb(), actor: { kind: "session", userId } },
+        input: { name: "test", scopes: [...scopes], expires_in_days: expiresInDays },
+      });
+      return token;
+    },
+    async team(coachId, members, opts = {}) {
+      const db = await getDb();
+      const id = newId("team");
+      await db.insert(teams).values({ id, name: opts.name ?? "Team", createdBy: coachId });
+      await db.insert(teamMemberships).values([
+        { teamId: id, userId: coachId, role: "coach", status: "active", joinedAt: new Date() },
+        ...members.map((userId) => ({
+          teamId: id,
+          userId,
+          role: "athlete" as const,
+          status: opts.memberStatus ?? ("active" as const),
+          joinedAt: opts.memberStatus === "invited" ? null : new Date(),
+        })),
+      ]);
+      return id;
+    },
+    call(token, method, path, init = {}) {
+      const headers: Record<string, string> = { ...init.headers };
+      if (token) headers.authorization = `Bearer ${token}`;
+      let body: string | undefined;
+      if (init.body !== undefined) {
+        body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+        headers["content-type"] ??= "application/json";
+      }
+      return fetch(api.url + path, { method, headers, body });
+    },
+  };
+  beforeAll(async () => {
+    const handle = await createTestDatabase();
+    drop = handle.drop;
+    const server = await startTestServer();
+    api.url = server.url;
+    close = server.close;
+  });
+  afterAll(async () => {
+    await close?.();
+    await drop?.();
+  });
+  return api;
+}
+
+export async function setBilling(db: Db, userId: string, set: Partial<typeof athleteProfiles.$inferInsert>) {
+  const { eq } = await import("drizzle-orm");
+  await db.update(athleteProfiles).set(set).where(eq(athleteProfiles.userId, userId));
+}

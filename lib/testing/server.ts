@@ -1,0 +1,129 @@
+import { readdirSync, statSync } from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import { resetEnvForTests } from "../env";
+
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
+type Segment = { kind: "static"; value: string } | { kind: "dynamic"; name: string } | { kind: "catchall"; name: string };
+type RouteFile = { file: string; segments: Segment[] };
+
+const APP = path.resolve(__dirname, "../../app");
+
+function findRoutes(dir: string, segments: Segment[] = []): RouteFile[] {
+  const out: RouteFile[] = [];
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) {
+      // Route groups `(name)` add no segment.
+      if (/^\(.*\)$/.test(entry)) out.push(...findRoutes(full, segments));
+      else if (/^\[\.\.\.(\w+)\]$/.test(entry)) out.push(...findRoutes(full, [...segments, { kind: "catchall", name: entry.slice(4, -1) }]));
+      else if (/^\[(\w+)\]$/.test(entry)) out.push(...findRoutes(full, [...segments, { kind: "dynamic", name: entry.slice(1, -1) }]));
+      else out.push(...findRoutes(full, [...segments, { kind: "static", value: entry }]));
+    } else if (entry === "route.ts") {
+      out.push({ file: full, segments });
+    }
+  }
+  return out;
+}
+
+const RANK = { static: 0, dynamic: 1, catchall: 2 } as const;
+function specificity(a: RouteFile, b: RouteFile): number {
+  for (let i = 0; i < Math.max(a.segments.length, b.segments.length); i++) {
+    const x = a.segments[i];
+    const y = b.segments[i];
+    if (!x || !y) return x ? -1 : 1;
+    if (RANK[x.kind] !== RANK[y.kind]) return RANK[x.kind] - RANK[y.kind];
+  }
+  return 0;
+}
+
+function match(route: RouteFile, parts: string[]): Record<string, string | string[]> | null {
+  const params: Record<string, string | string[]> = {};
+  for (let i = 0; i < route.segments.length; i++) {
+    const seg = route.segments[i]!;
+    if (seg.kind === "catchall") {
+      if (i >= parts.length) return null;
+      params[seg.name] = parts.slice(i);
+      return params;
+    }
+    const part = parts[i];
+    if (part === undefined) return null;
+    if (seg.kind === "static" && seg.value !== part) return null;
+    if (seg.kind === "dynamic") params[seg.name] = part;
+  }
+  return parts.length === route.segments.length ? params : null;
+}
+
+export type TestServer = { url: string; close: () => Promise<void> };
+
+/**
+ * Serves the App Router's route handlers over real HTTP, routed the way Next.js routes them
+ * (static, then dynamic, then catch-all segments). Pages are not served: journeys cover them.
+ */
+export async function startTestServer(): Promise<TestServer> {
+  const routes = findRoutes(APP).sort(specificity);
+  const modules = new Map<string, Record<string, Handler | undefined>>();
+  const server = http.createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
+      const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+      let found: { route: RouteFile; params: Record<string, string | string[]> } | undefined;
+      for (const route of routes) {
+        const params = match(route, parts);
+        if (params) {
+          found = { route, params };
+          break;
+        }
+      }
+      if (!found) {
+        res.writeHead(404, { "content-type": "text/plain" }).end("no route");
+        return;
+      }
+      let mod = modules.get(found.route.file);
+      if (!mod) {
+        mod = (await import(found.route.file)) as Record<string, Handler | undefined>;
+        modules.set(found.route.file, mod);
+      }
+      const method = req.method ?? "GET";
+      const handler = mod[method] ?? (method === "HEAD" ? mod.GET : undefined);
+      if (!handler) {
+        res.writeHead(405).end();
+        return;
+      }
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(req.headers)) {
+        if (Array.isArray(v)) v.forEach((x) => headers.append(k, x));
+        else if (v !== undefined) headers.set(k, v);
+      }
+      const hasBody = method !== "GET" && method !== "HEAD";
+      const request = new Request(url, {
+        method,
+        headers,
+        body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
+        // @ts-expect-error Node's fetch needs this for streamed bodies
+        duplex: "half",
+      });
+      const response = await handler(request, { params: Promise.resolve(found.params) });
+      const out: Record<string, string | string[]> = {};
+      response.headers.forEach((v, k) => {
+        out[k] = k === "set-cookie" ? response.headers.getSetCookie() : v;
+      });
+      res.writeHead(response.status, out);
+      if (method === "HEAD" || !response.body) res.end();
+      else res.end(Buffer.from(await response.arrayBuffer()));
+    } catch (err) {
+      res.writeHead(500, { "content-type": "text/plain" }).end(`test server: ${String(err)}`);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  process.env.BASE_URL = url;
+  resetEnvForTests();
+  return {
+    url,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,51 @@
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATETIME_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
+
+function isRealDay(y: number, m: number, d: number): boolean {
+  if (y < 1900 || y > 2200 || m < 1 || m > 12 || d < 1) return false;
+  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
+/** `YYYY-MM-DD` naming a day that exists (2026-02-30 does not). */
+export function isValidLocalDate(s: string): boolean {
+  const m = DATE_RE.exec(s);
+  return !!m && isRealDay(Number(m[1]), Number(m[2]), Number(m[3]));
+}
+
+/** `YYYY-MM-DDTHH:MM:SS`, no offset: wall-clock time read against the athlete's timezone. */
+export function isValidLocalDateTime(s: string): boolean {
+  const m = DATETIME_RE.exec(s);
+  if (!m || !isRealDay(Number(m[1]), Number(m[2]), Number(m[3]))) return false;
+  return Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 60;
+}
+
+let zones: Set<string> | undefined;
+export function timezones(): string[] {
+  return [...(zones ??= new Set(["UTC", ...Intl.supportedValuesOf("timeZone")]))];
+}
+
+export function isValidTimezone(tz: string): boolean {
+  zones ??= new Set(["UTC", ...Intl.supportedValuesOf("timeZone")]);
+  return zones.has(tz);
+}
+
+/** The wall-clock time in `tz` at instant `at`, as `YYYY-MM-DDTHH:MM:SS`. */
+export function localDateTimeIn(tz: string, at: Date): string {
+  const parts = new Intl.DateTimeFormat("en-CA", {
+    timeZone: tz,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+  }).formatToParts(at);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? "00";
+  return `${get("year")}-${get("month")}-${get("day")}T${get("hour")}:${get("minute")}:${get("second")}`;
+}
+
+/** Postgres `timestamp` text (`2026-01-02 03:04:05`) to the wire form (`2026-01-02T03:04:05`). */
+export function toWireLocal(pg: string): string {
+  return pg.replace(" ", "T").slice(0, 19);
+}

@@ -1,0 +1,72 @@
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { z } from "zod";
+import type { Ctx } from "../auth/actor";
+import { personalAccessTokens } from "../db/schema";
+import { sha256Hex } from "../crypto/random";
+import { ApiError } from "../http/errors";
+import { newId } from "../ids";
+import { requireAthleteActor } from "../athletes/reach";
+import { generateToken, TOKEN_PREFIXES } from "./format";
+import type { CreatePatInput, PatSummary } from "./schemas";
+
+function toSummary(t: typeof personalAccessTokens.$inferSelect): PatSummary {
+  return {
+    id: t.id,
+    name: t.name,
+    display: `${TOKEN_PREFIXES.pat}…${t.lastFour}`,
+    scopes: t.scopes,
+    created_at: t.createdAt.toISOString(),
+    expires_at: t.expiresAt?.toISOString() ?? null,
+    last_used_at: t.lastUsedAt?.toISOString() ?? null,
+    revoked_at: t.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** Creates a PAT for the actor. The token is returned once here and stored only as a hash. */
+export async function createPersonalAccessToken({ ctx, input }: { ctx: Ctx; input: z.output<typeof CreatePatInput> }) {
+  requireAthleteActor(ctx.actor);
+  if (ctx.actor.kind !== "session") throw new ApiError("insufficient_scope", "Tokens are created in the console.");
+  const token = generateToken("pat");
+  const expiresAt = input.expires_in_days ? new Date(Date.now() + input.expires_in_days * 86_400_000) : null;
+  const [row] = await ctx.db
+    .insert(personalAccessTokens)
+    .values({
+      id: newId("pat"),
+      userId: ctx.actor.userId,
+      name: input.name,
+      tokenHash: sha256Hex(token),
+      lastFour: token.slice(-4),
+      scopes: [...new Set(input.scopes)],
+      expiresAt,
+    })
+    .returning();
+  return { token, summary: toSummary(row!) };
+}
+
+export async function listPersonalAccessTokens({ ctx }: { ctx: Ctx }): Promise<PatSummary[]> {
+  requireAthleteActor(ctx.actor);
+  const rows = await ctx.db
+    .select()
+    .from(personalAccessTokens)
+    .where(eq(personalAccessTokens.userId, ctx.actor.userId))
+    .orderBy(desc(personalAccessTokens.createdAt));
+  return rows.map(toSummary);
+}
+
+/** Revokes one of the actor's tokens; the very next request with it gets 401 `token_revoked`. */
+export async function revokePersonalAccessToken({ ctx, tokenId }: { ctx: Ctx; tokenId: string }) {
+  requireAthleteActor(ctx.actor);
+  const rows = await ctx.db
+    .update(personalAccessTokens)
+    .set({ revokedAt: new Date() })
+    .where(
+      and(
+        eq(personalAccessTokens.id, tokenId),
+        eq(personalAccessTokens.userId, ctx.actor.userId),
+        isNull(personalAccessTokens.revokedAt),
+      ),
+    )
+    .returning();
+  if (!rows[0]) throw new ApiError("not_found", "No such active token.");
+  return toSummary(rows[0]);
+}

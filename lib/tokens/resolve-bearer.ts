@@ -1,0 +1,84 @@
+import "server-only";
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { athleteProfiles, personalAccessTokens } from "../db/schema";
+import { sha256Hex } from "../crypto/random";
+import { ApiError } from "../http/errors";
+import { isScope, type Scope } from "../auth/scopes";
+import type { Actor } from "../auth/actor";
+import { isWellFormedToken } from "./format";
+import { log } from "../log";
+
+export type ResolvedBearer = {
+  actor: Actor;
+  /** Key of the rate-limit windows: one per app, one per PAT owner (CONTRACT §10). */
+  rateBucket: string;
+  /** The owning athlete's account standing, for 402; null for app tokens. */
+  billing: { hasSubscription: boolean; trialEndsAt: Date | null } | null;
+};
+
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+/** Other credential kinds (OAuth access tokens) register here. */
+export type BearerResolver = (db: Db, token: string) => Promise<ResolvedBearer | null>;
+const resolvers: BearerResolver[] = [];
+export function registerBearerResolver(r: BearerResolver): void {
+  resolvers.push(r);
+}
+
+/**
+ * Turns an `Authorization` header into an actor, or throws the 401 that SPEC §7 and
+ * CONTRACT §3 call for.
+ * @see RFC 6750 §2.1
+ */
+export async function resolveBearer(db: Db, authorization: string | null): Promise<ResolvedBearer> {
+  if (!authorization) throw new ApiError("token_missing", "Send your token as `Authorization: Bearer <token>`.");
+  const m = /^Bearer +([\x21-\x7e]+)\s*$/i.exec(authorization);
+  if (!m) throw new ApiError("token_invalid", "The Authorization header must be `Bearer <token>`.");
+  const token = m[1]!;
+
+  if (token.startsWith("aas_pat_")) return resolvePat(db, token);
+  for (const r of resolvers) {
+    const found = await r(db, token);
+    if (found) return found;
+  }
+  throw new ApiError("token_invalid", "The bearer token is not one this API issued.");
+}
+
+async function resolvePat(db: Db, token: string): Promise<ResolvedBearer> {
+  // The checksum rejects typos and random guesses without touching the database.
+  if (!isWellFormedToken(token, "pat")) throw new ApiError("token_invalid", "The personal access token is malformed.");
+  const [row] = await db
+    .select({
+      id: personalAccessTokens.id,
+      userId: personalAccessTokens.userId,
+      scopes: personalAccessTokens.scopes,
+      expiresAt: personalAccessTokens.expiresAt,
+      revokedAt: personalAccessTokens.revokedAt,
+      lastUsedAt: personalAccessTokens.lastUsedAt,
+      hasSubscription: athleteProfiles.hasSubscription,
+      trialEndsAt: athleteProfiles.trialEndsAt,
+    })
+    .from(personalAccessTokens)
+    .innerJoin(athleteProfiles, eq(athleteProfiles.userId, personalAccessTokens.userId))
+    .where(eq(personalAccessTokens.tokenHash, sha256Hex(token)))
+    .limit(1);
+  if (!row) throw new ApiError("token_invalid", "The personal access token is not one this API issued.");
+  const now = Date.now();
+  if (row.revokedAt) throw new ApiError("token_revoked", "This personal access token was revoked.");
+  if (row.expiresAt && row.expiresAt.getTime() <= now) {
+    throw new ApiError("token_expired", `This personal access token expired at ${row.expiresAt.toISOString()}.`);
+  }
+  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
+    // Recorded at minute granularity so a busy token does not write on every request.
+    db.update(personalAccessTokens)
+      .set({ lastUsedAt: new Date(now) })
+      .where(eq(personalAccessTokens.id, row.id))
+      .catch((err: unknown) => log.warn("could not record token use", { error: String(err) }));
+  }
+  return {
+    actor: { kind: "pat", userId: row.userId, tokenId: row.id, scopes: new Set(row.scopes.filter(isScope) as Scope[]) },
+    rateBucket: `user:${row.userId}`,
+    billing: { hasSubscription: row.hasSubscription, trialEndsAt: row.trialEndsAt },
+  };
+}

@@ -1,0 +1,22 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@\//, replacement: root },
+      // Next.js resolves `server-only` to an empty module on the server; so do tests.
+      { find: /^server-only$/, replacement: `${root}lib/testing/empty.ts` },
+    ],
+  },
+  test: {
+    include: ["**/*.test.ts"],
+    exclude: ["node_modules/**", "e2e/**", ".next/**", ".data/**"],
+    pool: "forks",
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    env: { LOG_LEVEL: "silent", NEXT_TELEMETRY_DISABLED: "1" },
+  },
+});
