@@ -1,0 +1,21 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { AuthForm } from "@/components/auth/auth-form";
+import { currentUserId } from "@/lib/auth/next-auth";
+import { getEnv } from "@/lib/env";
+import { safeReturnPath } from "@/lib/http/safe-redirect";
+import { signInAction } from "../actions";
+
+export const metadata: Metadata = { title: "Sign in" };
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
+  const { callbackUrl } = await searchParams;
+  const returnTo = safeReturnPath(callbackUrl);
+  if (await currentUserId()) redirect(returnTo);
+  return (
+    <>
+      <h1 className="mb-4 text-xl font-semibold">Sign in</h1>
+      <AuthForm mode="signin" action={signInAction} callbackUrl={callbackUrl ? returnTo : undefined} demo={getEnv().seedDemo} />
+    </>
+  );
+}

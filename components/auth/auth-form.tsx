@@ -1,0 +1,68 @@
+"use client";
+
+import Link from "next/link";
+import { useActionState } from "react";
+import { Button } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
+import { Notice } from "@/components/ui/notice";
+import type { FormState } from "@/app/(auth)/actions";
+
+type Props = {
+  mode: "signin" | "signup";
+  action: (prev: FormState, form: FormData) => Promise<FormState>;
+  callbackUrl?: string;
+  demo?: boolean;
+};
+
+export function AuthForm({ mode, action, callbackUrl, demo }: Props) {
+  const [state, formAction, pending] = useActionState(action, {});
+  const signup = mode === "signup";
+  const suffix = callbackUrl ? `?callbackUrl=${encodeURIComponent(callbackUrl)}` : "";
+  return (
+    <form action={formAction} className="space-y-4" noValidate>
+      {state.error && <Notice tone="error">{state.error}</Notice>}
+      {callbackUrl && <input type="hidden" name="callbackUrl" value={callbackUrl} />}
+      {signup && (
+        <Field label="Name" name="name" autoComplete="name" defaultValue={state.values?.name} error={state.fieldErrors?.name} required />
+      )}
+      <Field
+        label="Email"
+        name="email"
+        type="email"
+        autoComplete="email"
+        defaultValue={state.values?.email}
+        error={state.fieldErrors?.email}
+        required
+      />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete={signup ? "new-password" : "current-password"}
+        error={state.fieldErrors?.password}
+        hint={signup ? "At least 8 characters." : undefined}
+        required
+      />
+      <Button type="submit" className="w-full" disabled={pending}>
+        {signup ? "Sign up" : "Sign in"}
+      </Button>
+      <p className="text-center text-sm text-slate-600">
+        {signup ? (
+          <>
+            Have an account? <Link className="font-medium text-brand-600 hover:underline" href={`/signin${suffix}`}>Sign in</Link>
+          </>
+        ) : (
+          <>
+            New here? <Link className="font-medium text-brand-600 hover:underline" href={`/signup${suffix}`}>Create an account</Link>
+          </>
+        )}
+      </p>
+      {demo && !signup && (
+        <p className="rounded-md bg-slate-100 px-3 py-2 text-xs text-slate-600">
+          Demo world: sign in as <code>ava@example.com</code> (athlete) or <code>cora@example.com</code> (coach) with password{" "}
+          <code>demo-password</code>.
+        </p>
+      )}
+    </form>
+  );
+}

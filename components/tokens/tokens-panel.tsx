@@ -1,0 +1,190 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { Field, SelectField } from "@/components/ui/field";
+import { Notice } from "@/components/ui/notice";
+import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { CopyButton } from "@/components/ui/copy-button";
+import { formatInstant } from "@/components/ui/format";
+import type { PatSummary } from "@/lib/tokens/schemas";
+
+type Props = { scopes: { name: string; plain: string }[]; apiBaseUrl: string };
+
+export function TokensPanel({ scopes, apiBaseUrl }: Props) {
+  const qc = useQueryClient();
+  const tokens = useQuery({ queryKey: ["tokens"], queryFn: () => consoleFetch<PatSummary[]>("/api/console/tokens") });
+  const [open, setOpen] = useState(false);
+  const [created, setCreated] = useState<{ token: string; summary: PatSummary } | null>(null);
+
+  const revoke = useMutation({
+    mutationFn: (id: string) => consoleFetch(`/api/console/tokens/${id}`, { method: "DELETE" }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ["tokens"] }),
+  });
+
+  return (
+    <div className="space-y-6">
+      {created && (
+        <Card title="Your new token">
+          <div className="space-y-3">
+            <Notice tone="warning">Copy it now. It is shown only once and cannot be recovered.</Notice>
+            <div className="flex flex-wrap items-center gap-2">
+              <code data-testid="new-token" className="break-all rounded bg-slate-100 px-2 py-1 font-mono text-sm">
+                {created.token}
+              </code>
+              <CopyButton text={created.token} />
+            </div>
+            <p className="text-sm text-slate-600">Try it:</p>
+            <pre className="overflow-x-auto rounded bg-slate-900 p-3 text-xs text-slate-100">
+              {`curl -H "Authorization: Bearer ${created.token}" \\\n  ${apiBaseUrl}/athletes/me`}
+            </pre>
+            <Button variant="secondary" onClick={() => setCreated(null)}>
+              Done
+            </Button>
+          </div>
+        </Card>
+      )}
+
+      <Card
+        title="Tokens"
+        actions={
+          !open && (
+            <Button onClick={() => setOpen(true)} aria-expanded={open}>
+              Create token
+            </Button>
+          )
+        }
+      >
+        {open && (
+          <CreateTokenForm
+            scopes={scopes}
+            onCancel={() => setOpen(false)}
+            onCreated={(c) => {
+              setCreated(c);
+              setOpen(false);
+              void qc.invalidateQueries({ queryKey: ["tokens"] });
+            }}
+          />
+        )}
+        {tokens.isPending && <p className="text-sm text-slate-500">Loading…</p>}
+        {tokens.error && <Notice tone="error">{tokens.error.message}</Notice>}
+        {revoke.error && <Notice tone="error">{revoke.error.message}</Notice>}
+        {tokens.data && tokens.data.length === 0 && !open && (
+          <p className="text-sm text-slate-600">No tokens yet. Create one to call the API from a script.</p>
+        )}
+        {tokens.data && tokens.data.length > 0 && (
+          <ul className="divide-y divide-slate-100" aria-label="Personal access tokens">
+            {tokens.data.map((t) => {
+              const expired = t.expires_at !== null && new Date(t.expires_at) < new Date();
+              const state = t.revoked_at ? "Revoked" : expired ? "Expired" : "Active";
+              return (
+                <li key={t.id} className="flex flex-wrap items-start justify-between gap-3 py-3" aria-label={t.name}>
+                  <div className="min-w-0 space-y-1">
+                    <p className="font-medium">
+                      {t.name}{" "}
+                      <span
+                        className={`ml-1 rounded px-1.5 py-0.5 text-xs ${state === "Active" ? "bg-emerald-50 text-emerald-700" : "bg-slate-100 text-slate-600"}`}
+                      >
+                        {state}
+                      </span>
+                    </p>
+                    <p className="font-mono text-xs text-slate-600">{t.display}</p>
+                    <p className="text-xs text-slate-600">{t.scopes.join(" · ")}</p>
+                    <p className="text-xs text-slate-500">
+                      Created {formatInstant(t.created_at)} · {t.expires_at ? `Expires ${formatInstant(t.expires_at)}` : "No expiry"} ·{" "}
+                      {t.last_used_at ? `Last used ${formatInstant(t.last_used_at)}` : "Never used"}
+                    </p>
+                  </div>
+                  {!t.revoked_at && (
+                    <Button
+                      variant="danger"
+                      aria-label={`Revoke ${t.name}`}
+                      disabled={revoke.isPending}
+                      onClick={() => {
+                        if (window.confirm(`Revoke "${t.name}"? Scripts using it stop working at once.`)) revoke.mutate(t.id);
+                      }}
+                    >
+                      Revoke
+                    </Button>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </Card>
+    </div>
+  );
+}
+
+function CreateTokenForm({
+  scopes,
+  onCreated,
+  onCancel,
+}: {
+  scopes: Props["scopes"];
+  onCreated: (c: { token: string; summary: PatSummary }) => void;
+  onCancel: () => void;
+}) {
+  const [name, setName] = useState("");
+  const [chosen, setChosen] = useState<string[]>(["athlete.read", "activities.read"]);
+  const [expiry, setExpiry] = useState("30");
+  const create = useMutation({
+    mutationFn: () =>
+      consoleFetch<{ token: string; summary: PatSummary }>("/api/console/tokens", {
+        method: "POST",
+        body: { name, scopes: chosen, expires_in_days: expiry === "none" ? null : Number(expiry) },
+      }),
+    onSuccess: onCreated,
+  });
+  const fields = create.error instanceof ConsoleApiError ? create.error.fields : {};
+  return (
+    <form
+      className="mb-6 space-y-4 rounded-md border border-slate-200 p-4"
+      onSubmit={(e) => {
+        e.preventDefault();
+        create.mutate();
+      }}
+    >
+      {create.error && <Notice tone="error">{create.error.message}</Notice>}
+      <Field label="Token name" value={name} onChange={(e) => setName(e.target.value)} error={fields.name} placeholder="e.g. training export script" />
+      <fieldset>
+        <legend className="text-sm font-medium text-slate-700">Scopes</legend>
+        {fields.scopes && <p className="text-sm text-red-700">{fields.scopes}</p>}
+        <div className="mt-2 grid gap-2 sm:grid-cols-2">
+          {scopes.map((s) => (
+            <label key={s.name} className="flex items-start gap-2 rounded border border-slate-200 p-2 text-sm">
+              <input
+                type="checkbox"
+                className="mt-0.5"
+                checked={chosen.includes(s.name)}
+                onChange={(e) => setChosen((c) => (e.target.checked ? [...c, s.name] : c.filter((x) => x !== s.name)))}
+              />
+              <span>
+                <span className="font-mono text-xs">{s.name}</span>
+                <span className="block text-slate-600">{s.plain}</span>
+              </span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <SelectField label="Expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+        <option value="7">7 days</option>
+        <option value="30">30 days</option>
+        <option value="90">90 days</option>
+        <option value="365">365 days</option>
+        <option value="none">No expiry</option>
+      </SelectField>
+      <div className="flex gap-2">
+        <Button type="submit" disabled={create.isPending}>
+          Create
+        </Button>
+        <Button type="button" variant="secondary" onClick={onCancel}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,17 @@
+import type { ReactNode } from "react";
+
+const TONES = {
+  error: "border-red-200 bg-red-50 text-red-800",
+  success: "border-emerald-200 bg-emerald-50 text-emerald-800",
+  info: "border-brand-100 bg-brand-50 text-brand-700",
+  warning: "border-amber-200 bg-amber-50 text-amber-900",
+} as const;
+
+/** A message on the page. Find it by its text: Next.js's route announcer is a role=alert too. */
+export function Notice({ tone = "info", children }: { tone?: keyof typeof TONES; children: ReactNode }) {
+  return (
+    <div role={tone === "error" ? "alert" : "status"} data-kind={tone} className={`rounded-md border px-3 py-2 text-sm ${TONES[tone]}`}>
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+import "server-only";
+import { getDbHandle } from "./db/client";
+import { seedDemoWorld, SeedRefused } from "./db/seed";
+import { getEnv } from "./env";
+import { log } from "./log";
+import { pruneRateLimitCounters } from "./http/rate-limit";
+
+/**
+ * Start-up: apply migrations, seed the demo world when asked, and keep housekeeping running.
+ * A database that is down at start is retried in the background; requests answer 503 meanwhile.
+ */
+export async function boot(): Promise<void> {
+  const env = getEnv();
+  try {
+    const { db } = await getDbHandle();
+    if (env.seedDemo) {
+      try {
+        const result = await seedDemoWorld(db, { baseUrl: env.baseUrl });
+        log.info(result === "seeded" ? "demo world seeded" : "demo world present");
+      } catch (err) {
+        if (err instanceof SeedRefused) log.warn("demo world not seeded", { reason: err.message });
+        else throw err;
+      }
+    }
+    const timer = setInterval(() => {
+      pruneRateLimitCounters(db).catch((e: unknown) => log.warn("pruning counters failed", { error: String(e) }));
+    }, 3_600_000);
+    timer.unref();
+  } catch (err) {
+    log.error("start-up failed; the service answers 503 until the database is reachable", { error: String(err) });
+  }
+}

@@ -1,0 +1,65 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { currentUserId } from "../auth/next-auth";
+import type { Ctx } from "../auth/actor";
+import { getDb } from "../db/client";
+import { ApiError } from "./errors";
+import { errorToResponse, type RouteHandler } from "./api-route";
+import { readJsonBody } from "./body";
+import { parseWith } from "./validation";
+
+/**
+ * Same-origin check for cookie-authenticated writes (OWASP CSRF: verify Origin, fall back
+ * to Sec-Fetch-Site). A request with neither header is refused.
+ */
+export function assertSameOrigin(req: Request): void {
+  const origin = req.headers.get("origin");
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  if (origin) {
+    try {
+      if (new URL(origin).host === host) return;
+    } catch {
+      // fall through to refusal
+    }
+  } else if (req.headers.get("sec-fetch-site") === "same-origin") {
+    return;
+  }
+  throw new ApiError("cross_site_request", "This change must come from the console's own pages.");
+}
+
+type ConsoleArgs<B extends z.ZodType | undefined> = {
+  ctx: Ctx;
+  body: B extends z.ZodType ? z.output<B> : undefined;
+  params: Record<string, string>;
+  url: URL;
+};
+
+/**
+ * The console's adapter: a signed-in session acts as the person, with every scope. Writes
+ * run in one transaction and must come from the same origin.
+ */
+export function consoleHandler<B extends z.ZodType | undefined = undefined>(
+  opts: { body?: B; status?: number },
+  fn: (args: ConsoleArgs<B>) => Promise<unknown>,
+): RouteHandler {
+  return async (req, routeCtx) => {
+    const traceId = randomUUID();
+    try {
+      const userId = await currentUserId();
+      if (!userId) throw new ApiError("not_signed_in", "Sign in to use the console.");
+      const write = req.method !== "GET" && req.method !== "HEAD";
+      if (write) assertSameOrigin(req);
+      const params = ((await routeCtx.params) ?? {}) as Record<string, string>;
+      const body = opts.body ? parseWith(opts.body, await readJsonBody(req), "body") : undefined;
+      const db = await getDb();
+      const run = (ctxDb: typeof db) =>
+        fn({ ctx: { db: ctxDb, actor: { kind: "session", userId } }, body: body as ConsoleArgs<B>["body"], params, url: new URL(req.url) });
+      const result = write ? await db.transaction((tx) => run(tx)) : await run(db);
+      const headers = { "Cache-Control": "no-store", "Content-Type": "application/json" };
+      return new Response(JSON.stringify(result ?? null), { status: opts.status ?? 200, headers });
+    } catch (err) {
+      return errorToResponse(err, req, traceId);
+    }
+  };
+}

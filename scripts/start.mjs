@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// `npm start`: builds when there is no build (or the sources are newer than it), then serves
+// the production server and prints where to go and how to sign in.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+const port = env.PORT || "3000";
+const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, "");
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+const buildId = path.join(root, ".next", "BUILD_ID");
+const sources = ["app", "components", "lib", "inngest", "public", "drizzle"].map((d) => path.join(root, d)).filter(existsSync);
+const stale =
+  !existsSync(buildId) ||
+  Math.max(...sources.map(newestMtime), statSync(path.join(root, "package.json")).mtimeMs, statSync(path.join(root, "next.config.ts")).mtimeMs) >
+    statSync(buildId).mtimeMs;
+
+if (stale) {
+  console.log("Building the service (first start, or sources changed)…");
+  const r = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, env, stdio: "inherit" });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+const embedded = !env.DATABASE_URL;
+const seeding = (env.SEED_DEMO ?? (embedded ? "true" : "false")) === "true";
+console.log(`
+  Athlete Activity Service
+  ────────────────────────
+  Console:  ${baseUrl}/signin
+  API:      ${baseUrl}/v1   (reference: ${baseUrl}/docs)
+  Database: ${embedded ? `embedded PostgreSQL (PGlite) in ${env.DATA_DIR || "./.data"}` : "PostgreSQL (DATABASE_URL)"}
+${seeding ? `  Demo:     sign in as ava@example.com (athlete) or cora@example.com (coach), password demo-password\n` : ""}`);
+
+const child = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", port, ...process.argv.slice(2)], {
+  cwd: root,
+  env,
+  stdio: "inherit",
+});
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
