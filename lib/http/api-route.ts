@@ -16,7 +16,10 @@ import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } fr
 import type { HttpMethod, Operation, OperationHandler } from "./operation";
 
 export type RouteContext = { params: Promise<Record<string, string | string[]>> };
-export type RouteHandler = (req: Request, ctx: RouteContext) => Promise<Response>;
+export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & {
+  /** The operation a `/v1` handler serves, so tests can hold routes and the OpenAPI document together. */
+  operation?: Operation;
+};
 
 function policyHeader(): string {
   const env = getEnv();
@@ -118,7 +121,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
   op: Operation<P, Q, B, R>,
   fn: OperationHandler<P, Q, B, R>,
 ): RouteHandler {
-  return async (req, routeCtx) => {
+  const handler: RouteHandler = async (req, routeCtx) => {
     const traceId = randomUUID();
     let rl: RateLimitResult | undefined;
     try {
@@ -179,6 +182,8 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       return errorToResponse(err, req, traceId, rl);
     }
   };
+  handler.operation = op as unknown as Operation;
+  return handler;
 }
 
 const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];

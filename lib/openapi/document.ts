@@ -1,0 +1,162 @@
+import { z } from "zod";
+import { createDocument } from "zod-openapi";
+import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from "zod-openapi";
+import { PROBLEM_CODES, type ProblemCode } from "../http/errors";
+import type { Operation } from "../http/operation";
+import { SCOPES } from "../auth/scopes";
+import { OPERATIONS } from "./operations";
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "The request is malformed.",
+  401: "No token, or one not valid for this API.",
+  402: "The token's account has no active subscription or trial.",
+  403: "The token lacks the scope, or may not act on the athlete or team named.",
+  404: "No such resource, or not visible to this token.",
+  405: "The path does not serve this method; `Allow` lists those it does.",
+  409: "Conflicts with the current state, or a request with this Idempotency-Key is in progress.",
+  413: "The body is larger than 1 MiB.",
+  422: "The Idempotency-Key was used with a different body.",
+  429: "A rate limit was exceeded; retry after `Retry-After` seconds.",
+  500: "The service failed; `trace_id` identifies the failure in its log.",
+  503: "The database cannot be reached; retry after `Retry-After` seconds.",
+};
+
+const RateLimitHeaders = z.object({
+  RateLimit: z.string().meta({ description: 'Remaining requests and seconds to reset per window: `"15min";r=599;t=840, "daily";r=29999;t=51000`.' }),
+  "RateLimit-Policy": z.string().meta({ description: 'The windows: `"15min";q=600;w=900, "daily";q=30000;w=86400`.' }),
+  "Request-Id": z.string().meta({ description: "Identifies this request in the service's log." }),
+});
+
+function problemSchema(codes: ProblemCode[]) {
+  return z.object({
+    type: z.url().meta({ description: "`{base_url}/problems/{code}`: a page explaining the code." }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().meta({ description: "Prose for people; may change. Branch on `code`." }),
+    code: z.enum(codes as [ProblemCode, ...ProblemCode[]]),
+    errors: z
+      .array(z.object({ field: z.string(), code: z.string(), detail: z.string() }))
+      .optional()
+      .meta({ description: "Each invalid field, on validation failures." }),
+    trace_id: z.string().optional().meta({ description: "On 500s: the id under which the failure was logged." }),
+  });
+}
+
+/** The codes an operation can answer, grouped by status: its own plus those every operation shares. */
+function problemCodes(op: Operation): Map<number, ProblemCode[]> {
+  const common: ProblemCode[] = [
+    "token_missing",
+    "token_invalid",
+    "token_expired",
+    "token_revoked",
+    op.auth === "app" ? "client_credentials_required" : "client_credentials_not_allowed",
+    "method_not_allowed",
+    "rate_limited",
+    "internal_error",
+    "service_unavailable",
+  ];
+  if (op.auth === "athlete") common.push("subscription_required");
+  if (op.scope) common.push("insufficient_scope");
+  if (op.body) common.push("invalid_request", "payload_too_large");
+  if (op.query || op.params) common.push("invalid_request");
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const code of new Set([...op.errors, ...common])) {
+    const status = PROBLEM_CODES[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
+}
+
+function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
+  const responses: Record<string, ZodOpenApiResponseObject> = {
+    [String(op.response.status)]: {
+      description: op.response.description,
+      headers: RateLimitHeaders,
+      ...(op.response.schema ? { content: { "application/json": { schema: op.response.schema } } } : {}),
+    },
+  };
+  for (const [status, codes] of problemCodes(op)) {
+    const headers: Record<string, z.ZodType> = {};
+    if (status === 401) headers["WWW-Authenticate"] = z.string().meta({ description: 'Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource/v1"' });
+    if (status === 403 && codes.includes("insufficient_scope")) headers["WWW-Authenticate"] = z.string().meta({ description: 'Bearer error="insufficient_scope", scope="…"' });
+    if (status === 405) headers.Allow = z.string();
+    if (status === 429 || status === 503) headers["Retry-After"] = z.string().meta({ description: "Seconds to wait." });
+    responses[String(status)] = {
+      description: `${STATUS_TEXT[status] ?? ""} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
+      ...(Object.keys(headers).length ? { headers: z.object(headers) } : {}),
+      content: { "application/problem+json": { schema: problemSchema(codes) } },
+    };
+  }
+  const header = op.idempotent
+    ? z.object({
+        "Idempotency-Key": z
+          .string()
+          .max(255)
+          .optional()
+          .meta({ description: "Makes retries safe: the same key and body within 24 hours returns the first answer (`Idempotent-Replayed: true`)." }),
+      })
+    : undefined;
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    description: [op.description, op.scope ? `Requires scope \`${op.scope}\`.` : "Requires a client-credentials token."]
+      .filter(Boolean)
+      .join("\n\n"),
+    tags: [op.tag],
+    security: [{ bearerAuth: [] }],
+    requestParams: {
+      ...(op.params ? { path: op.params as z.ZodObject } : {}),
+      ...(op.query ? { query: op.query as z.ZodObject } : {}),
+      ...(header ? { header } : {}),
+    },
+    ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: op.body } } } } : {}),
+    responses,
+  };
+}
+
+let cached: { baseUrl: string; doc: ReturnType<typeof createDocument> } | undefined;
+
+/** The OpenAPI 3.1 document, built from the same zod schemas that validate requests and shape responses. */
+export function openApiDocument(baseUrl: string) {
+  if (cached?.baseUrl === baseUrl) return cached.doc;
+  const paths: Record<string, Record<string, ZodOpenApiOperationObject>> = {};
+  for (const op of OPERATIONS) {
+    (paths[op.path] ??= {})[op.method.toLowerCase()] = toOpenApiOperation(op);
+  }
+  const doc = createDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Athlete Activity Service API",
+      version: "1.0.0",
+      description: [
+        "Athletes' training data over HTTP. All values are SI units with unit-suffixed names (`distance_m`, `average_heart_rate_hz`: 150 bpm is 2.5).",
+        "Activity times are local wall-clock (`start_local`, no offset), read against the athlete's `timezone`; instants are RFC 3339 UTC.",
+        "Errors are RFC 9457 problem documents: branch on `code`. Lists are `{data, next_cursor}`, keyset-paginated with `limit` (1–200, default 50) and `cursor`.",
+        "Rate limits: 600 requests per 15 minutes and 30,000 per day, per app or per personal-access-token owner; every answer carries `RateLimit` and `RateLimit-Policy`.",
+      ].join("\n\n"),
+    },
+    servers: [{ url: baseUrl }],
+    tags: [
+      { name: "Athletes", description: "Profiles. `me` is the token's athlete; coaches reach their teams' active members." },
+      { name: "Activities", description: "Activities in SI units, newest first." },
+      { name: "Metrics", description: "Body metrics: mass, resting heart rate, HRV, sleep." },
+      { name: "Teams", description: "Discover the athlete ids a coach's token may pass." },
+    ],
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: `A personal access token (\`aas_pat_…\`, created at ${baseUrl}/settings/tokens) or an OAuth access token. Scopes: ${Object.entries(
+            SCOPES,
+          )
+            .map(([s, d]) => `\`${s}\` (${d.plain})`)
+            .join("; ")}.`,
+        },
+      },
+    },
+    paths,
+  });
+  cached = { baseUrl, doc };
+  return doc;
+}

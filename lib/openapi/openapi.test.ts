@@ -1,0 +1,114 @@
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { validate } from "@readme/openapi-parser";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { useApi } from "../testing/fixtures";
+import { openApiDocument } from "./document";
+import { OPERATIONS } from "./operations";
+import type { Operation } from "../http/operation";
+
+const api = useApi();
+
+function routeFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((e) => {
+    const full = path.join(dir, e);
+    return statSync(full).isDirectory() ? routeFiles(full) : e === "route.ts" ? [full] : [];
+  });
+}
+
+async function fetchDocument() {
+  const res = await fetch(`${api.url}/v1/openapi.json`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
+}
+
+/** Validates a real response body against the document's schema for that operation and status. */
+async function checkAgainstDocument(doc: object, pathTemplate: string, method: string, res: Response) {
+  const type = res.headers.get("content-type")!.split(";")[0]!;
+  const pointer = ["paths", pathTemplate, method, "responses", String(res.status), "content", type, "schema"]
+    .map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1"))
+    .join("/");
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema(doc, "openapi");
+  const body: unknown = await res.json();
+  const ok = ajv.validate({ $ref: `openapi#/${pointer}` }, body);
+  expect(ajv.errors ?? [], `${method.toUpperCase()} ${pathTemplate} ${res.status}`).toEqual([]);
+  expect(ok).toBe(true);
+  return body;
+}
+
+describe("/v1/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document, public and cacheable", async () => {
+    const res = await fetch(`${api.url}/v1/openapi.json`);
+    expect(res.headers.get("cache-control")).toContain("public");
+    const doc = (await res.json()) as { openapi: string };
+    expect(doc.openapi).toBe("3.1.0");
+    await expect(validate(structuredClone(doc) as never)).resolves.toMatchObject({ valid: true });
+  });
+
+  it("describes exactly the operations the route files serve", async () => {
+    const served = new Set<Operation>();
+    for (const file of routeFiles(path.resolve(__dirname, "../../app/v1"))) {
+      const mod = (await import(file)) as Record<string, { operation?: Operation } | undefined>;
+      for (const handler of Object.values(mod)) if (handler?.operation) served.add(handler.operation);
+    }
+    expect(new Set(OPERATIONS)).toEqual(served);
+    const doc = openApiDocument(api.url) as { paths: Record<string, Record<string, unknown>> };
+    for (const op of OPERATIONS) expect(doc.paths[op.path]?.[op.method.toLowerCase()], op.operationId).toBeDefined();
+  });
+
+  it("lists, for every operation, each problem code it can answer under its status", async () => {
+    const doc = await fetchDocument();
+    const get = doc.paths["/v1/athletes/{athlete_id}"]!.get as { responses: Record<string, { description: string }> };
+    expect(get.responses["401"]!.description).toContain("`token_revoked`");
+    expect(get.responses["402"]!.description).toContain("`subscription_required`");
+    expect(get.responses["403"]!.description).toContain("`athlete_not_reachable`");
+    expect(get.responses["429"]!.description).toContain("`rate_limited`");
+  });
+
+  it("matches real responses: profiles, lists, creations and problems", async () => {
+    const doc = await fetchDocument();
+    const coach = await api.person();
+    const ava = await api.person();
+    await api.team(coach.id, [ava.id]);
+    const token = await api.pat(ava.id);
+    const coachToken = await api.pat(coach.id);
+
+    await checkAgainstDocument(doc, "/v1/athletes/{athlete_id}", "get", await api.call(token, "GET", "/v1/athletes/me"));
+    const created = (await checkAgainstDocument(
+      doc,
+      "/v1/athletes/me/activities",
+      "post",
+      await api.call(token, "POST", "/v1/athletes/me/activities", {
+        body: { name: "Morning run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 3000, distance_m: 10000 },
+      }),
+    )) as { id: string };
+    await checkAgainstDocument(doc, "/v1/activities/{activity_id}", "get", await api.call(token, "GET", `/v1/activities/${created.id}`));
+    await checkAgainstDocument(
+      doc,
+      "/v1/activities/{activity_id}",
+      "patch",
+      await api.call(token, "PATCH", `/v1/activities/${created.id}`, { body: { name: "Easy run", max_heart_rate_hz: null } }),
+    );
+    await checkAgainstDocument(doc, "/v1/athletes/{athlete_id}/activities", "get", await api.call(coachToken, "GET", `/v1/athletes/${ava.id}/activities`));
+    await checkAgainstDocument(
+      doc,
+      "/v1/athletes/me/metrics",
+      "post",
+      await api.call(token, "POST", "/v1/athletes/me/metrics", { body: { type: "body_mass_kg", value: 58.2, measured_local: "2026-03-01T07:00:00" } }),
+    );
+    await checkAgainstDocument(doc, "/v1/athletes/{athlete_id}/metrics", "get", await api.call(token, "GET", "/v1/athletes/me/metrics"));
+    await checkAgainstDocument(doc, "/v1/teams", "get", await api.call(coachToken, "GET", "/v1/teams"));
+    const teams = (await (await api.call(coachToken, "GET", "/v1/teams")).json()) as { data: { id: string }[] };
+    await checkAgainstDocument(doc, "/v1/teams/{team_id}/members", "get", await api.call(coachToken, "GET", `/v1/teams/${teams.data[0]!.id}/members`));
+
+    // Problems, one of each family.
+    await checkAgainstDocument(doc, "/v1/athletes/{athlete_id}/activities", "get", await api.call(token, "GET", "/v1/athletes/me/activities?start=2026-02-30"));
+    await checkAgainstDocument(doc, "/v1/athletes/{athlete_id}", "get", await api.call(null, "GET", "/v1/athletes/me"));
+    await checkAgainstDocument(doc, "/v1/athletes/{athlete_id}", "get", await api.call(token, "GET", `/v1/athletes/${coach.id}`));
+    await checkAgainstDocument(doc, "/v1/activities/{activity_id}", "get", await api.call(token, "GET", "/v1/activities/act_unknown"));
+  });
+});

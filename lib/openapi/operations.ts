@@ -1,0 +1,18 @@
+import type { Operation } from "../http/operation";
+import { getAthleteOp } from "../athletes/operations";
+import { createActivityOp, getActivityOp, listActivitiesOp, updateActivityOp } from "../activities/operations";
+import { createMetricOp, listMetricsOp } from "../metrics/operations";
+import { listTeamMembersOp, listTeamsOp } from "../teams/operations";
+
+/** Every `/v1` operation. A test checks this against the route files, so none can be missed. */
+export const OPERATIONS: Operation[] = [
+  getAthleteOp,
+  listActivitiesOp,
+  createActivityOp,
+  getActivityOp,
+  updateActivityOp,
+  listMetricsOp,
+  createMetricOp,
+  listTeamsOp,
+  listTeamMembersOp,
+] as Operation[];
