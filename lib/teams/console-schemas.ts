@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { Instant } from "../http/schemas";
+
+// The console's view of teams: unlike the public API (schemas.ts), it shows invitations
+// that have not been accepted, because the people managing them need to see them.
+
+export const CreateTeamInput = z.strictObject({
+  name: z.string().trim().min(1, "give the team a name").max(100),
+});
+
+export const InviteAthleteInput = z.strictObject({
+  email: z
+    .email("enter a valid email address")
+    .max(254)
+    .transform((e) => e.toLowerCase()),
+});
+
+const Role = z.enum(["athlete", "coach", "admin"]);
+
+export const RosterEntry = z.object({
+  athlete_id: z.string(),
+  name: z.string().nullable(),
+  email: z.string(),
+  role: Role,
+  status: z.enum(["invited", "active"]),
+  invited_at: Instant,
+  joined_at: Instant.nullable(),
+});
+export type RosterEntry = z.output<typeof RosterEntry>;
+
+/** A team the signed-in person coaches or administers, with everyone on it or invited to it. */
+export const CoachedTeam = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: z.enum(["coach", "admin"]),
+  members: z.array(RosterEntry),
+});
+export type CoachedTeam = z.output<typeof CoachedTeam>;
+
+export const Invitation = z.object({
+  team_id: z.string(),
+  team_name: z.string(),
+  role: Role,
+  invited_by: z.string().nullable().meta({ description: "The inviter's name, when known." }),
+  invited_at: Instant,
+});
+export type Invitation = z.output<typeof Invitation>;
+
+export const Membership = z.object({
+  team_id: z.string(),
+  team_name: z.string(),
+  role: Role,
+  joined_at: Instant.nullable(),
+});
+export type Membership = z.output<typeof Membership>;
+
+/** The signed-in person's side of teams: what they were invited to and what they belong to. */
+export const MyMemberships = z.object({
+  invitations: z.array(Invitation),
+  teams: z.array(Membership),
+});
+export type MyMemberships = z.output<typeof MyMemberships>;

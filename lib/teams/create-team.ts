@@ -1,0 +1,24 @@
+import type { z } from "zod";
+import type { Ctx } from "../auth/actor";
+import { teamMemberships, teams } from "../db/schema";
+import { newId } from "../ids";
+import { requireAthleteActor } from "../athletes/reach";
+import type { CreateTeamInput } from "./console-schemas";
+import type { Team } from "./schemas";
+
+/** Creates a team coached by its creator, active at once: nobody has to accept their own team. */
+export async function createTeam({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: z.output<typeof CreateTeamInput>;
+}): Promise<z.output<typeof Team>> {
+  requireAthleteActor(ctx.actor);
+  const userId = ctx.actor.userId;
+  const now = new Date();
+  const id = newId("team");
+  await ctx.db.insert(teams).values({ id, name: input.name, createdBy: userId, createdAt: now });
+  await ctx.db.insert(teamMemberships).values({ teamId: id, userId, role: "coach", status: "active", invitedAt: now, joinedAt: now });
+  return { id, name: input.name, role: "coach" };
+}

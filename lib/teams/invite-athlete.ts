@@ -1,0 +1,79 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { z } from "zod";
+import type { Ctx } from "../auth/actor";
+import type { Db } from "../db/client";
+import { teamMemberships, teams, users } from "../db/schema";
+import { ApiError } from "../http/errors";
+import { requireAthleteActor } from "../athletes/reach";
+import type { InviteAthleteInput, RosterEntry } from "./console-schemas";
+
+/** The team's name, if `userId` is an active coach or admin of it; 403 otherwise, also for unknown teams. */
+async function coachedTeamName(db: Db, userId: string, teamId: string): Promise<string> {
+  const [row] = await db
+    .select({ name: teams.name })
+    .from(teamMemberships)
+    .innerJoin(teams, eq(teams.id, teamMemberships.teamId))
+    .where(
+      and(
+        eq(teamMemberships.teamId, teamId),
+        eq(teamMemberships.userId, userId),
+        eq(teamMemberships.status, "active"),
+        inArray(teamMemberships.role, ["coach", "admin"]),
+      ),
+    );
+  if (!row) throw new ApiError("team_not_reachable", `Only a coach or admin of team ${teamId} may invite to it.`);
+  return row.name;
+}
+
+/**
+ * Invites an existing account to a team as an athlete. The invitation grants nothing until
+ * the athlete accepts it: reach counts only active memberships.
+ */
+export async function inviteAthlete({
+  ctx,
+  teamId,
+  input,
+}: {
+  ctx: Ctx;
+  teamId: string;
+  input: z.output<typeof InviteAthleteInput>;
+}): Promise<RosterEntry> {
+  requireAthleteActor(ctx.actor);
+  const inviterId = ctx.actor.userId;
+  const teamName = await coachedTeamName(ctx.db, inviterId, teamId);
+  const [person] = await ctx.db
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(eq(users.email, input.email));
+  if (!person) {
+    const detail = `No account uses ${input.email}. Ask them to sign up first, then invite them again.`;
+    throw new ApiError("not_found", detail, { errors: [{ field: "email", code: "not_found", detail }] });
+  }
+  // The primary key settles two coaches inviting the same person at once: one row wins.
+  const [row] = await ctx.db
+    .insert(teamMemberships)
+    .values({ teamId, userId: person.id, role: "athlete", status: "invited", invitedBy: inviterId })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) {
+    const [existing] = await ctx.db
+      .select({ status: teamMemberships.status })
+      .from(teamMemberships)
+      .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, person.id)));
+    const who = person.id === inviterId ? "You are" : `${input.email} is`;
+    const detail =
+      existing?.status === "invited"
+        ? `${input.email} is already invited to ${teamName} and has not answered yet.`
+        : `${who} already a member of ${teamName}.`;
+    throw new ApiError("conflict", detail, { errors: [{ field: "email", code: "conflict", detail }] });
+  }
+  return {
+    athlete_id: person.id,
+    name: person.name,
+    email: person.email,
+    role: row.role,
+    status: row.status,
+    invited_at: row.invitedAt.toISOString(),
+    joined_at: null,
+  };
+}
