@@ -1,0 +1,30 @@
+import { expect, type Page } from "@playwright/test";
+
+export const DEMO_PASSWORD = "demo-password";
+
+export async function signIn(page: Page, email: string, password = DEMO_PASSWORD) {
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).not.toHaveURL(/\/signin/);
+}
+
+/** Creates a PAT on /settings/tokens and returns it as shown, once. */
+export async function createToken(page: Page, name: string, scopes: string[]) {
+  await page.goto("/settings/tokens");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await page.getByLabel("Token name").fill(name);
+  for (const box of await page.getByRole("checkbox").all()) await box.uncheck();
+  for (const s of scopes) await page.getByRole("checkbox", { name: new RegExp(`^${s.replace(".", "\\.")}\\b`) }).check();
+  await page.getByRole("button", { name: "Create", exact: true }).click();
+  const shown = page.getByTestId("new-token");
+  await expect(shown).toBeVisible();
+  const token = (await shown.textContent())!.trim();
+  expect(token).toMatch(/^aas_pat_[0-9A-Za-z]{38}$/);
+  return token;
+}
+
+export function bearer(token: string) {
+  return { Authorization: `Bearer ${token}` };
+}

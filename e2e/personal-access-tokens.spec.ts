@@ -1,0 +1,61 @@
+import { expect, test } from "@playwright/test";
+import { bearer, createToken, signIn } from "./helpers";
+
+test("a new person signs up, creates a token, sees it once, uses it, revokes it, and the API refuses it", async ({ page, request }) => {
+  const email = `runner-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.test`;
+
+  await page.goto("/signup");
+  await page.getByLabel("Name").fill("Riley Runner");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("a-long-password");
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await expect(page).toHaveURL(/\/activities/);
+
+  // Signing out and in again: the account persists and the password works.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/signin/);
+  await signIn(page, email, "a-long-password");
+
+  const token = await createToken(page, "export script", ["athlete.read", "activities.read"]);
+  await expect(page.getByText("It is shown only once")).toBeVisible();
+
+  const me = await request.get("/v1/athletes/me", { headers: bearer(token) });
+  expect(me.status()).toBe(200);
+  expect(await me.json()).toMatchObject({ email, name: "Riley Runner" });
+
+  // Shown once: after a reload only the prefix and last four characters remain.
+  await page.reload();
+  await expect(page.getByTestId("new-token")).toHaveCount(0);
+  const row = page.getByRole("listitem", { name: "export script" });
+  await expect(row).toContainText(`aas_pat_…${token.slice(-4)}`);
+  await expect(page.getByText(token)).toHaveCount(0);
+  await expect(row).toContainText("Last used");
+
+  page.once("dialog", (d) => d.accept());
+  await row.getByRole("button", { name: "Revoke export script" }).click();
+  await expect(row).toContainText("Revoked");
+
+  const refused = await request.get("/v1/athletes/me", { headers: bearer(token) });
+  expect(refused.status()).toBe(401);
+  expect(await refused.json()).toMatchObject({ code: "token_revoked" });
+  expect(refused.headers()["www-authenticate"]).toContain('error="invalid_token"');
+});
+
+test("a wrong password gets a clear message on the page, not an error page", async ({ page }) => {
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill("ava@example.com");
+  await page.getByLabel("Password").fill("not-her-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText("That email and password do not match an account.")).toBeVisible();
+  await expect(page).toHaveURL(/\/signin/);
+});
+
+test("a malformed sign-up form names each bad field", async ({ page }) => {
+  await page.goto("/signup");
+  await page.getByLabel("Email").fill("not-an-email");
+  await page.getByLabel("Password").fill("short");
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await expect(page.getByText("Enter your name")).toBeVisible();
+  await expect(page.getByText("Enter a valid email address")).toBeVisible();
+  await expect(page.getByText("Use at least 8 characters")).toBeVisible();
+});
