@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import type { ActivityWire } from "@/lib/activities/schemas";
+import { changedFields, emptyFormValues, formErrorsFromApi, readForm, toFormValues } from "./activity-form-values";
+
+const activity: ActivityWire = {
+  id: "act_1",
+  athlete_id: "ath_1",
+  name: "Easy run",
+  sport_type: "run",
+  start_local: "2026-03-01T07:30:00",
+  elapsed_time_s: 3000,
+  moving_time_s: 2900,
+  distance_m: 10_000,
+  elevation_gain_m: 42.5,
+  average_speed_mps: 10_000 / 2900,
+  max_speed_mps: 4.5,
+  average_heart_rate_hz: 2.5,
+  max_heart_rate_hz: 3,
+  average_power_w: null,
+  energy_j: 2_510_400,
+  source: "garmin",
+  created_at: "2026-03-01T10:00:00.000Z",
+  updated_at: "2026-03-01T10:00:00.000Z",
+};
+
+describe("readForm", () => {
+  it("converts imperial entries to SI", () => {
+    const values = { ...emptyFormValues("UTC"), name: " Long run ", date: "2026-03-01", time: "07:30", duration: "1:20:00", distance: "10", elevation: "1000", avg_hr: "150", energy: "600" };
+    const { input } = readForm(values, "imperial");
+    expect(input).toMatchObject({
+      name: "Long run",
+      sport_type: "run",
+      start_local: "2026-03-01T07:30:00",
+      elapsed_time_s: 4800,
+      moving_time_s: null,
+      distance_m: 16_093.44,
+      average_heart_rate_hz: 2.5,
+      energy_j: 600 * 4184,
+      average_power_w: null,
+    });
+    expect(input!.elevation_gain_m).toBeCloseTo(304.8, 6);
+    expect(input!.average_speed_mps).toBeCloseTo(16_093.44 / 4800, 9);
+  });
+
+  it("names each field it cannot read", () => {
+    const { errors } = readForm({ ...emptyFormValues("UTC"), date: "", duration: "soon", distance: "far", max_hr: "-1" }, "metric");
+    expect(errors).toEqual({
+      name: "Enter a name.",
+      date: "Pick a date.",
+      duration: "Use h:mm:ss, m:ss or a number of minutes.",
+      distance: "Enter a number.",
+      max_hr: "Must be zero or more.",
+    });
+  });
+});
+
+describe("emptyFormValues", () => {
+  it("starts at the current minute on the athlete's clock", () => {
+    const v = emptyFormValues("America/New_York", new Date("2026-03-01T02:30:00Z"));
+    expect([v.date, v.time]).toEqual(["2026-02-28", "21:30"]);
+  });
+});
+
+describe("editing", () => {
+  it("round-trips an activity through the form in both unit systems", () => {
+    for (const units of ["metric", "imperial"] as const) {
+      const values = toFormValues(activity, units);
+      const { input } = readForm(values, units);
+      expect(input!.distance_m).toBeCloseTo(10_000, -1);
+      expect(input!.elapsed_time_s).toBe(3000);
+      expect(input!.start_local).toBe(activity.start_local);
+      expect(input!.average_heart_rate_hz).toBe(2.5);
+    }
+  });
+
+  it("sends only what changed, and recomputes the average speed when distance changed", () => {
+    const before = toFormValues(activity, "imperial");
+    const after = { ...before, name: "Tempo run", distance: "7" };
+    const patch = changedFields(activity, before, after, readForm(after, "imperial").input!);
+    expect(Object.keys(patch).sort()).toEqual(["average_speed_mps", "distance_m", "name"]);
+    expect(patch.distance_m).toBeCloseTo(11_265.4, 1);
+    expect(patch.average_speed_mps).toBeCloseTo(patch.distance_m! / 2900, 9);
+  });
+
+  it("sends nothing when nothing changed, and null when a measurement is cleared", () => {
+    const before = toFormValues(activity, "metric");
+    expect(changedFields(activity, before, before, readForm(before, "metric").input!)).toEqual({});
+    const after = { ...before, max_hr: "" };
+    expect(changedFields(activity, before, after, readForm(after, "metric").input!)).toEqual({ max_heart_rate_hz: null });
+  });
+});
+
+it("moves the API's field errors onto the form's fields", () => {
+  expect(formErrorsFromApi({ distance_m: "too big", start_local: "bad date", body: "x" })).toEqual({ distance: "too big", date: "bad date" });
+});

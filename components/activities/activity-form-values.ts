@@ -1,0 +1,224 @@
+// Between the activity form (text in the athlete's units) and the API (SI numbers).
+import type { ActivityWire } from "@/lib/activities/schemas";
+import type { SportType } from "./sport";
+import {
+  bpmToHz,
+  formatDuration,
+  fromElevationMeters,
+  fromMeters,
+  fromMps,
+  hzToBpm,
+  inputNumber,
+  joulesToKcal,
+  kcalToJoules,
+  parseDuration,
+  toElevationMeters,
+  toMeters,
+  toMps,
+  type Units,
+} from "./units";
+
+export type FormValues = {
+  name: string;
+  sport_type: SportType;
+  date: string;
+  time: string;
+  duration: string;
+  moving_time: string;
+  distance: string;
+  elevation: string;
+  max_speed: string;
+  avg_hr: string;
+  max_hr: string;
+  power: string;
+  energy: string;
+};
+export type FormField = keyof FormValues;
+export type FormErrors = Partial<Record<FormField, string>>;
+
+/** What the form sends: CreateActivityInput's fields, every measurement explicit. */
+export type ActivityInput = {
+  name: string;
+  sport_type: SportType;
+  start_local: string;
+  elapsed_time_s: number;
+  moving_time_s: number | null;
+  distance_m: number | null;
+  elevation_gain_m: number | null;
+  average_speed_mps: number | null;
+  max_speed_mps: number | null;
+  average_heart_rate_hz: number | null;
+  max_heart_rate_hz: number | null;
+  average_power_w: number | null;
+  energy_j: number | null;
+};
+
+/** Which form field shows an API error about a wire field. */
+export const FIELD_OF: Record<string, FormField> = {
+  name: "name",
+  sport_type: "sport_type",
+  start_local: "date",
+  elapsed_time_s: "duration",
+  moving_time_s: "moving_time",
+  distance_m: "distance",
+  elevation_gain_m: "elevation",
+  average_speed_mps: "distance",
+  max_speed_mps: "max_speed",
+  average_heart_rate_hz: "avg_hr",
+  max_heart_rate_hz: "max_hr",
+  average_power_w: "power",
+  energy_j: "energy",
+};
+
+/** The API's field errors, moved onto the form's fields. */
+export function formErrorsFromApi(fields: Record<string, string>): FormErrors {
+  const out: FormErrors = {};
+  for (const [wire, detail] of Object.entries(fields)) {
+    const field = FIELD_OF[wire];
+    if (field && !out[field]) out[field] = detail;
+  }
+  return out;
+}
+
+/** A blank form starting now, on the athlete's own clock. */
+export function emptyFormValues(timezone: string, now = new Date()): FormValues {
+  const parts = new Intl.DateTimeFormat("en-CA", {
+    timeZone: timezone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).formatToParts(now);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? "00";
+  return {
+    name: "",
+    sport_type: "run",
+    date: `${get("year")}-${get("month")}-${get("day")}`,
+    time: `${get("hour")}:${get("minute")}`,
+    duration: "",
+    moving_time: "",
+    distance: "",
+    elevation: "",
+    max_speed: "",
+    avg_hr: "",
+    max_hr: "",
+    power: "",
+    energy: "",
+  };
+}
+
+export function toFormValues(a: ActivityWire, units: Units): FormValues {
+  const opt = (v: number | null, convert: (n: number) => number, digits: number) => (v === null ? "" : inputNumber(convert(v), digits));
+  const [date = "", time = ""] = a.start_local.split("T");
+  return {
+    name: a.name,
+    sport_type: a.sport_type,
+    date,
+    // `HH:MM` unless the seconds matter, so the time picker shows what people expect.
+    time: time.endsWith(":00") ? time.slice(0, 5) : time,
+    duration: formatDuration(a.elapsed_time_s),
+    moving_time: a.moving_time_s === null ? "" : formatDuration(a.moving_time_s),
+    distance: opt(a.distance_m, (m) => fromMeters(m, units), 3),
+    elevation: opt(a.elevation_gain_m, (m) => fromElevationMeters(m, units), 0),
+    max_speed: opt(a.max_speed_mps, (v) => fromMps(v, units), 1),
+    avg_hr: opt(a.average_heart_rate_hz, hzToBpm, 0),
+    max_hr: opt(a.max_heart_rate_hz, hzToBpm, 0),
+    power: opt(a.average_power_w, (w) => w, 0),
+    energy: opt(a.energy_j, joulesToKcal, 0),
+  };
+}
+
+/** Distance over moving time (elapsed when unknown), as createActivity derives it. */
+export function averageSpeed(distanceM: number | null, movingS: number | null, elapsedS: number): number | null {
+  const s = movingS ?? elapsedS;
+  return distanceM !== null && s > 0 ? distanceM / s : null;
+}
+
+/** Reads the form into SI units, or says which fields cannot be read. */
+export function readForm(v: FormValues, units: Units): { input: ActivityInput; errors?: never } | { input?: never; errors: FormErrors } {
+  const errors: FormErrors = {};
+  const number = (field: FormField, convert: (n: number) => number): number | null => {
+    const text = v[field].trim();
+    if (text === "") return null;
+    const n = Number(text.replace(",", "."));
+    if (!Number.isFinite(n)) errors[field] = "Enter a number.";
+    else if (n < 0) errors[field] = "Must be zero or more.";
+    else return convert(n);
+    return null;
+  };
+  const duration = (field: FormField, required: boolean): number | null => {
+    const text = v[field].trim();
+    if (text === "") {
+      if (required) errors[field] = "Enter how long it took.";
+      return null;
+    }
+    const s = parseDuration(text);
+    if (s === null) errors[field] = "Use h:mm:ss, m:ss or a number of minutes.";
+    return s;
+  };
+
+  const name = v.name.trim();
+  if (!name) errors.name = "Enter a name.";
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v.date)) errors.date = "Pick a date.";
+  const time = /^\d{2}:\d{2}$/.test(v.time) ? `${v.time}:00` : v.time;
+  if (!/^\d{2}:\d{2}:\d{2}$/.test(time)) errors.time = "Pick a start time.";
+  const elapsed = duration("duration", true);
+  const moving = duration("moving_time", false);
+  const distance = number("distance", (d) => toMeters(d, units));
+  const input: ActivityInput = {
+    name,
+    sport_type: v.sport_type,
+    start_local: `${v.date}T${time}`,
+    elapsed_time_s: elapsed ?? 0,
+    moving_time_s: moving,
+    distance_m: distance,
+    elevation_gain_m: number("elevation", (e) => toElevationMeters(e, units)),
+    average_speed_mps: averageSpeed(distance, moving, elapsed ?? 0),
+    max_speed_mps: number("max_speed", (s) => toMps(s, units)),
+    average_heart_rate_hz: number("avg_hr", bpmToHz),
+    max_heart_rate_hz: number("max_hr", bpmToHz),
+    average_power_w: number("power", (w) => w),
+    energy_j: number("energy", kcalToJoules),
+  };
+  return Object.keys(errors).length ? { errors } : { input };
+}
+
+const WIRE_OF: Record<Exclude<FormField, "date" | "time">, keyof ActivityInput> = {
+  name: "name",
+  sport_type: "sport_type",
+  duration: "elapsed_time_s",
+  moving_time: "moving_time_s",
+  distance: "distance_m",
+  elevation: "elevation_gain_m",
+  max_speed: "max_speed_mps",
+  avg_hr: "average_heart_rate_hz",
+  max_hr: "max_heart_rate_hz",
+  power: "average_power_w",
+  energy: "energy_j",
+};
+
+/**
+ * The PATCH for an edit: only the fields the person changed, so a value they did not touch is
+ * never rewritten through a rounded conversion. When distance or time changed, the average
+ * speed follows them; the API does not recompute it on update.
+ */
+export function changedFields(original: ActivityWire, before: FormValues, after: FormValues, input: ActivityInput): Partial<ActivityInput> {
+  const patch: Partial<ActivityInput> = {};
+  const set = <K extends keyof ActivityInput>(k: K) => {
+    patch[k] = input[k];
+  };
+  for (const [field, wire] of Object.entries(WIRE_OF) as [keyof typeof WIRE_OF, keyof ActivityInput][]) {
+    if (before[field] !== after[field]) set(wire);
+  }
+  if (before.date !== after.date || before.time !== after.time) set("start_local");
+  if ("distance_m" in patch || "elapsed_time_s" in patch || "moving_time_s" in patch) {
+    patch.average_speed_mps = averageSpeed(
+      "distance_m" in patch ? input.distance_m : original.distance_m,
+      "moving_time_s" in patch ? input.moving_time_s : original.moving_time_s,
+      "elapsed_time_s" in patch ? input.elapsed_time_s : original.elapsed_time_s,
+    );
+  }
+  return patch;
+}
