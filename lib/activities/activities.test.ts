@@ -1,0 +1,470 @@
+import { describe, expect, it } from "vitest";
+import { and, eq, sql } from "drizzle-orm";
+import { useApi } from "../testing/fixtures";
+import { countRows } from "../testing/rows";
+import { activities, events } from "../db/schema";
+import { newId } from "../ids";
+import { Activity, ActivityList } from "./schemas";
+
+const api = useApi();
+
+type Wire = ReturnType<typeof Activity.parse>;
+
+const MEASUREMENTS = [
+  "moving_time_s",
+  "distance_m",
+  "elevation_gain_m",
+  "average_speed_mps",
+  "max_speed_mps",
+  "average_heart_rate_hz",
+  "max_heart_rate_hz",
+  "average_power_w",
+  "energy_j",
+] as const;
+
+async function record(token: string, body: Record<string, unknown> = {}): Promise<Wire> {
+  const res = await api.call(token, "POST", "/v1/athletes/me/activities", {
+    body: { name: "Easy run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800, ...body },
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return Activity.parse(await res.json());
+}
+
+async function list(token: string, path: string) {
+  const res = await api.call(token, "GET", path);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return ActivityList.parse(await res.json());
+}
+
+/** Inserts activities straight into the table, for tests that need many. */
+async function seed(athleteId: string, starts: string[]): Promise<void> {
+  const db = await api.db();
+  await db.insert(activities).values(
+    starts.map((s, i) => ({
+      id: newId("act"),
+      athleteId,
+      name: `Seeded ${i}`,
+      sportType: "run",
+      startLocal: s.replace("T", " "),
+      elapsedTimeS: 600,
+    })),
+  );
+}
+
+describe("GET /v1/athletes/{athlete_id}/activities", () => {
+  it("lists the athlete's activities newest first, and only theirs", async () => {
+    const ava = await api.person();
+    const eve = await api.person();
+    const token = await api.pat(ava.id, ["activities.read", "activities.write"]);
+    const middle = await record(token, { start_local: "2026-03-02T12:00:00" });
+    const oldest = await record(token, { start_local: "2026-03-01T06:00:00" });
+    const newest = await record(token, { start_local: "2026-03-03T18:00:00" });
+    await record(await api.pat(eve.id, ["activities.write"]), { start_local: "2026-03-02T13:00:00" });
+
+    const page = await list(token, "/v1/athletes/me/activities");
+    expect(page.data.map((a) => a.id)).toEqual([newest.id, middle.id, oldest.id]);
+    expect(page.next_cursor).toBeNull();
+    expect(await list(token, `/v1/athletes/${ava.id}/activities`)).toEqual(page);
+  });
+
+  it("reads `start` as inclusive and `end` as exclusive local dates, against wall-clock start_local", async () => {
+    // The athlete lives at UTC+14: a UTC conversion anywhere would move these across the day line.
+    const p = await api.person({ timezone: "Pacific/Kiritimati" });
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const lateFirst = await record(token, { start_local: "2026-03-01T23:59:59" });
+    const midnightSecond = await record(token, { start_local: "2026-03-02T00:00:00" });
+    const lateSecond = await record(token, { start_local: "2026-03-02T23:59:59" });
+    const midnightThird = await record(token, { start_local: "2026-03-03T00:00:00" });
+    const ids = async (q: string) => (await list(token, `/v1/athletes/me/activities?${q}`)).data.map((a) => a.id);
+
+    expect(await ids("start=2026-03-02&end=2026-03-03")).toEqual([lateSecond.id, midnightSecond.id]);
+    expect(await ids("start=2026-03-02")).toEqual([midnightThird.id, lateSecond.id, midnightSecond.id]);
+    expect(await ids("end=2026-03-02")).toEqual([lateFirst.id]);
+    expect(await ids("start=2026-03-03&end=2026-03-04")).toEqual([midnightThird.id]);
+    // An empty range is a valid question with an empty answer, not an error.
+    expect(await ids("start=2026-03-02&end=2026-03-02")).toEqual([]);
+  });
+
+  it("filters by sport_type", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const ride = await record(token, { sport_type: "ride", start_local: "2026-03-01T08:00:00" });
+    await record(token, { sport_type: "run", start_local: "2026-03-02T08:00:00" });
+    const ride2 = await record(token, { sport_type: "ride", start_local: "2026-03-03T08:00:00" });
+    const page = await list(token, "/v1/athletes/me/activities?sport_type=ride");
+    expect(page.data.map((a) => a.id)).toEqual([ride2.id, ride.id]);
+    expect((await list(token, "/v1/athletes/me/activities?sport_type=swim")).data).toEqual([]);
+  });
+
+  it("pages with next_cursor through every activity exactly once, including ties on start_local", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read"]);
+    const starts: string[] = [];
+    for (let day = 1; day <= 9; day++) starts.push(`2026-04-0${day}T06:00:00`);
+    // Six activities share one start, so the id must break the tie, across page boundaries too.
+    for (let i = 0; i < 6; i++) starts.push("2026-04-05T12:00:00");
+    for (let i = 0; i < 8; i++) starts.push(`2026-03-${10 + i}T23:59:59`);
+    await seed(p.id, starts);
+
+    const all = await list(token, "/v1/athletes/me/activities?limit=200");
+    expect(all.data).toHaveLength(starts.length);
+    expect(all.next_cursor).toBeNull();
+    const keys = all.data.map((a) => a.start_local);
+    expect(keys).toEqual([...keys].sort().reverse());
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const q: string = cursor ? `limit=4&cursor=${encodeURIComponent(cursor)}` : "limit=4";
+      const page = await list(token, `/v1/athletes/me/activities?${q}`);
+      expect(page.data.length).toBeLessThanOrEqual(4);
+      seen.push(...page.data.map((a) => a.id));
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor && pages < 50);
+    expect(pages).toBe(Math.ceil(starts.length / 4));
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(all.data.map((a) => a.id));
+  });
+
+  it("keeps filters while paging: start/end and sport_type apply to every page", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read"]);
+    await seed(p.id, ["2026-05-01T10:00:00", "2026-05-02T10:00:00", "2026-05-03T10:00:00", "2026-05-04T10:00:00", "2026-05-05T10:00:00"]);
+    const first = await list(token, "/v1/athletes/me/activities?start=2026-05-02&end=2026-05-05&limit=2");
+    expect(first.data.map((a) => a.start_local)).toEqual(["2026-05-04T10:00:00", "2026-05-03T10:00:00"]);
+    const second = await list(
+      token,
+      `/v1/athletes/me/activities?start=2026-05-02&end=2026-05-05&limit=2&cursor=${encodeURIComponent(first.next_cursor!)}`,
+    );
+    expect(second.data.map((a) => a.start_local)).toEqual(["2026-05-02T10:00:00"]);
+    expect(second.next_cursor).toBeNull();
+  });
+
+  it("takes limit from 1 to 200, defaults to 50, and refuses 0 and 201 with 400 naming `limit`", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read"]);
+    await seed(
+      p.id,
+      Array.from({ length: 55 }, (_, i) => `2026-01-${String(1 + (i % 28)).padStart(2, "0")}T${String(i % 24).padStart(2, "0")}:00:00`),
+    );
+    const byDefault = await list(token, "/v1/athletes/me/activities");
+    expect(byDefault.data).toHaveLength(50);
+    expect(byDefault.next_cursor).not.toBeNull();
+    expect((await list(token, "/v1/athletes/me/activities?limit=1")).data).toHaveLength(1);
+    expect((await list(token, "/v1/athletes/me/activities?limit=200")).data).toHaveLength(55);
+    for (const bad of ["0", "201", "-1", "1.5", "ten"]) {
+      const res = await api.call(token, "GET", `/v1/athletes/me/activities?limit=${bad}`);
+      expect(res.status).toBe(400);
+      const body = await res.json();
+      expect(body.code).toBe("invalid_request");
+      expect(body.errors).toEqual([expect.objectContaining({ field: "limit", code: "invalid_request" })]);
+    }
+  });
+
+  it("lets a coach list an active member's activities and refuses a stranger with 403 athlete_not_reachable", async () => {
+    const coach = await api.person();
+    const member = await api.person();
+    const invited = await api.person();
+    await api.team(coach.id, [member.id]);
+    await api.team(coach.id, [invited.id], { memberStatus: "invited" });
+    const run = await record(await api.pat(member.id, ["activities.write"]));
+    await record(await api.pat(invited.id, ["activities.write"]));
+    const coachToken = await api.pat(coach.id, ["activities.read"]);
+
+    expect((await list(coachToken, `/v1/athletes/${member.id}/activities`)).data.map((a) => a.id)).toEqual([run.id]);
+    for (const [token, id] of [
+      [coachToken, invited.id],
+      [await api.pat(member.id, ["activities.read"]), coach.id],
+      [await api.pat(invited.id, ["activities.read"]), member.id],
+    ] as const) {
+      const res = await api.call(token, "GET", `/v1/athletes/${id}/activities`);
+      expect(res.status).toBe(403);
+      expect((await res.json()).code).toBe("athlete_not_reachable");
+    }
+  });
+});
+
+describe("GET /v1/activities/{activity_id}", () => {
+  it("returns the activity as it was created", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const created = await record(token, { distance_m: 5000 });
+    const res = await api.call(token, "GET", `/v1/activities/${created.id}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(await res.json()).toEqual(created);
+  });
+
+  it("answers the same 404 for another athlete's activity and for an id that does not exist", async () => {
+    const owner = await api.person();
+    const other = await api.person();
+    const theirs = await record(await api.pat(owner.id, ["activities.write"]));
+    const token = await api.pat(other.id, ["activities.read"]);
+    const unknownId = newId("act");
+
+    const hidden = await api.call(token, "GET", `/v1/activities/${theirs.id}`);
+    const missing = await api.call(token, "GET", `/v1/activities/${unknownId}`);
+    for (const res of [hidden, missing]) {
+      expect(res.status).toBe(404);
+      expect(res.headers.get("content-type")).toBe("application/problem+json");
+    }
+    const a = await hidden.json();
+    const b = await missing.json();
+    expect(a.code).toBe("not_found");
+    // Only the id the caller sent differs.
+    expect({ ...a, detail: a.detail.replace(theirs.id, "ID") }).toEqual({ ...b, detail: b.detail.replace(unknownId, "ID") });
+  });
+
+  it("lets a coach read an active member's activity, but not an invited athlete's", async () => {
+    const coach = await api.person();
+    const member = await api.person();
+    const invited = await api.person();
+    await api.team(coach.id, [member.id]);
+    await api.team(coach.id, [invited.id], { memberStatus: "invited" });
+    const memberRun = await record(await api.pat(member.id, ["activities.write"]));
+    const invitedRun = await record(await api.pat(invited.id, ["activities.write"]));
+    const token = await api.pat(coach.id, ["activities.read"]);
+
+    const ok = await api.call(token, "GET", `/v1/activities/${memberRun.id}`);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual(memberRun);
+    expect((await api.call(token, "GET", `/v1/activities/${invitedRun.id}`)).status).toBe(404);
+  });
+});
+
+describe("POST /v1/athletes/me/activities", () => {
+  it("creates the activity: 201, SI fields, local start, instants in UTC", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.write"]);
+    const res = await api.call(token, "POST", "/v1/athletes/me/activities", {
+      body: {
+        name: "Tempo",
+        sport_type: "run",
+        start_local: "2026-03-01T07:30:00",
+        elapsed_time_s: 3000,
+        moving_time_s: 2900,
+        distance_m: 10_150.5,
+        elevation_gain_m: 85,
+        average_speed_mps: 3.5,
+        max_speed_mps: 5.2,
+        average_heart_rate_hz: 2.5,
+        max_heart_rate_hz: 3.05,
+        average_power_w: 280,
+        energy_j: 2_900_000,
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    const body = await res.json();
+    expect(body).toEqual({
+      id: expect.stringMatching(/^act_[0-9A-Za-z]{22}$/),
+      athlete_id: p.id,
+      name: "Tempo",
+      sport_type: "run",
+      start_local: "2026-03-01T07:30:00",
+      elapsed_time_s: 3000,
+      moving_time_s: 2900,
+      distance_m: 10_150.5,
+      elevation_gain_m: 85,
+      average_speed_mps: 3.5,
+      max_speed_mps: 5.2,
+      average_heart_rate_hz: 2.5,
+      max_heart_rate_hz: 3.05,
+      average_power_w: 280,
+      energy_j: 2_900_000,
+      source: "manual",
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+    });
+    expect(() => Activity.parse(body)).not.toThrow();
+  });
+
+  it("answers null, never an absent member, for every measurement that was not sent", async () => {
+    const p = await api.person();
+    const a = await record(await api.pat(p.id, ["activities.write"]), { sport_type: "yoga" });
+    for (const field of MEASUREMENTS) {
+      expect(Object.hasOwn(a, field), field).toBe(true);
+      expect(a[field], field).toBeNull();
+    }
+  });
+
+  it("also accepts the athlete's own id in place of `me`", async () => {
+    const p = await api.person();
+    const res = await api.call(await api.pat(p.id, ["activities.write"]), "POST", `/v1/athletes/${p.id}/activities`, {
+      body: { name: "Swim", sport_type: "swim", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1200 },
+    });
+    expect(res.status).toBe(201);
+    expect((await res.json()).athlete_id).toBe(p.id);
+  });
+
+  it("emits exactly one activity.created event, committed in the same transaction as the activity", async () => {
+    const p = await api.person();
+    const before = await countRows(events);
+    const a = await record(await api.pat(p.id, ["activities.write"]));
+    expect(await countRows(events)).toBe(before + 1);
+
+    const db = await api.db();
+    const rows = await db.select().from(events).where(eq(events.objectId, a.id));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ type: "activity.created", athleteId: p.id, objectType: "activity", clientId: null });
+    // now() is the transaction's start time: equal stamps mean one transaction wrote both rows.
+    const [act] = await db.select().from(activities).where(eq(activities.id, a.id));
+    expect(rows[0]!.occurredAt.getTime()).toBe(act!.createdAt.getTime());
+  });
+
+  it("writes no activity when its event cannot be written (one transaction: both or neither)", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.write"]);
+    const db = await api.db();
+    await db.execute(sql`create function refuse_event() returns trigger language plpgsql as $$
+      begin raise exception 'events refused by test'; end $$`);
+    await db.execute(sql`create trigger refuse_event before insert on events for each row execute function refuse_event()`);
+    try {
+      const before = await countRows(activities);
+      const res = await api.call(token, "POST", "/v1/athletes/me/activities", {
+        body: { name: "Lost", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 60 },
+      });
+      expect(res.status).toBe(500);
+      const body = await res.json();
+      expect(body).toMatchObject({ code: "internal_error", trace_id: expect.any(String) });
+      expect(await countRows(activities)).toBe(before);
+    } finally {
+      await db.execute(sql`drop trigger refuse_event on events`);
+      await db.execute(sql`drop function refuse_event()`);
+    }
+  });
+
+  it("refuses to record for anyone else, a coach's member included: 403 and nothing written", async () => {
+    const coach = await api.person();
+    const member = await api.person();
+    await api.team(coach.id, [member.id]);
+    const before = { activities: await countRows(activities), events: await countRows(events) };
+    for (const [token, target] of [
+      [await api.pat(coach.id, ["activities.write"]), member.id],
+      [await api.pat(member.id, ["activities.write"]), coach.id],
+      [await api.pat(member.id, ["activities.write"]), "ath_doesnotexist"],
+    ] as const) {
+      const res = await api.call(token, "POST", `/v1/athletes/${target}/activities`, {
+        body: { name: "Not mine", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 60 },
+      });
+      expect(res.status).toBe(403);
+      expect((await res.json()).code).toBe("athlete_not_reachable");
+    }
+    expect({ activities: await countRows(activities), events: await countRows(events) }).toEqual(before);
+  });
+});
+
+describe("PATCH /v1/activities/{activity_id}", () => {
+  it("changes only the fields sent, clears a measurement sent as null, and moves updated_at", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const a = await record(token, { distance_m: 5000, average_heart_rate_hz: 2.4, average_power_w: 200 });
+    await new Promise((r) => setTimeout(r, 5));
+    const res = await api.call(token, "PATCH", `/v1/activities/${a.id}`, {
+      body: { name: "Renamed", start_local: "2026-03-02T06:15:00", average_heart_rate_hz: null, distance_m: 5100 },
+    });
+    expect(res.status).toBe(200);
+    const body = Activity.parse(await res.json());
+    expect(body).toEqual({
+      ...a,
+      name: "Renamed",
+      start_local: "2026-03-02T06:15:00",
+      average_heart_rate_hz: null,
+      distance_m: 5100,
+      updated_at: body.updated_at,
+    });
+    expect(Date.parse(body.updated_at)).toBeGreaterThan(Date.parse(a.updated_at));
+    expect(await (await api.call(token, "GET", `/v1/activities/${a.id}`)).json()).toEqual(body);
+  });
+
+  it("emits exactly one activity.updated event", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.write"]);
+    const a = await record(token);
+    const res = await api.call(token, "PATCH", `/v1/activities/${a.id}`, { body: { sport_type: "trail_run" } });
+    expect(res.status).toBe(200);
+    const db = await api.db();
+    const rows = await db.select().from(events).where(eq(events.objectId, a.id));
+    expect(rows.map((e) => e.type).sort()).toEqual(["activity.created", "activity.updated"]);
+    expect(rows.find((e) => e.type === "activity.updated")).toMatchObject({ athleteId: p.id, objectType: "activity" });
+  });
+
+  it("refuses an empty change and a null for a required field with 400, writing nothing", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.write"]);
+    const a = await record(token);
+    const eventsBefore = await countRows(events);
+    for (const body of [{}, { name: null }, { elapsed_time_s: null }, { sport_type: null }]) {
+      const res = await api.call(token, "PATCH", `/v1/activities/${a.id}`, { body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect((await res.json()).errors?.length).toBeGreaterThan(0);
+    }
+    expect(await countRows(events)).toBe(eventsBefore);
+  });
+
+  it("does not let a coach edit a member's activity, and hides it (404) from another athlete", async () => {
+    const coach = await api.person();
+    const member = await api.person();
+    const stranger = await api.person();
+    await api.team(coach.id, [member.id]);
+    const a = await record(await api.pat(member.id, ["activities.write"]), { name: "Mine" });
+    const eventsBefore = await countRows(events, eq(events.objectId, a.id));
+
+    const byCoach = await api.call(await api.pat(coach.id, ["activities.write", "activities.read"]), "PATCH", `/v1/activities/${a.id}`, {
+      body: { name: "Coach was here" },
+    });
+    expect(byCoach.status).toBe(403);
+    expect((await byCoach.json()).code).toBe("athlete_not_reachable");
+
+    const byStranger = await api.call(await api.pat(stranger.id, ["activities.write"]), "PATCH", `/v1/activities/${a.id}`, {
+      body: { name: "Stranger was here" },
+    });
+    expect(byStranger.status).toBe(404);
+    expect((await byStranger.json()).code).toBe("not_found");
+
+    const unknown = await api.call(await api.pat(stranger.id, ["activities.write"]), "PATCH", `/v1/activities/${newId("act")}`, {
+      body: { name: "Nobody's" },
+    });
+    expect(unknown.status).toBe(404);
+
+    const db = await api.db();
+    const [row] = await db.select().from(activities).where(eq(activities.id, a.id));
+    expect(row!.name).toBe("Mine");
+    expect(await countRows(events, and(eq(events.objectId, a.id), eq(events.type, "activity.updated")))).toBe(0);
+    expect(await countRows(events, eq(events.objectId, a.id))).toBe(eventsBefore);
+  });
+});
+
+describe("scopes", () => {
+  it("reads need activities.read, writes need activities.write: 403 insufficient_scope naming the scope", async () => {
+    const p = await api.person();
+    const readOnly = await api.pat(p.id, ["activities.read"]);
+    const writeOnly = await api.pat(p.id, ["activities.write"]);
+    const unrelated = await api.pat(p.id, ["athlete.read", "metrics.read", "metrics.write", "teams.read"]);
+    const a = await record(writeOnly);
+    const body = { name: "x", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 60 };
+
+    const cases: [string, string, string, unknown, string][] = [
+      [readOnly, "POST", "/v1/athletes/me/activities", body, "activities.write"],
+      [readOnly, "PATCH", `/v1/activities/${a.id}`, { name: "y" }, "activities.write"],
+      [writeOnly, "GET", "/v1/athletes/me/activities", undefined, "activities.read"],
+      [writeOnly, "GET", `/v1/activities/${a.id}`, undefined, "activities.read"],
+      [unrelated, "GET", "/v1/athletes/me/activities", undefined, "activities.read"],
+      [unrelated, "POST", "/v1/athletes/me/activities", body, "activities.write"],
+    ];
+    const before = await countRows(activities);
+    for (const [token, method, path, payload, scope] of cases) {
+      const res = await api.call(token, method, path, { body: payload });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(res.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
+      expect((await res.json()).code).toBe("insufficient_scope");
+    }
+    expect(await countRows(activities)).toBe(before);
+
+    expect((await api.call(readOnly, "GET", "/v1/athletes/me/activities")).status).toBe(200);
+    expect((await api.call(readOnly, "GET", `/v1/activities/${a.id}`)).status).toBe(200);
+    expect((await api.call(writeOnly, "PATCH", `/v1/activities/${a.id}`, { body: { name: "y" } })).status).toBe(200);
+  });
+});
