@@ -1,0 +1,157 @@
+"use client";
+
+import Link from "next/link";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { consoleFetch } from "@/components/console/api";
+import { useProfile } from "@/components/profile/use-profile";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { Notice } from "@/components/ui/notice";
+import type { ActivityWire } from "@/lib/activities/schemas";
+import { ActivityForm } from "./activity-form";
+import { emptyFormValues, type ActivityInput } from "./activity-form-values";
+import { ACTIVITIES_KEY } from "./query-keys";
+import { SPORT_LABELS } from "./sport";
+import { formatAverage, formatDistance, formatDuration, formatLocal, unitsOf, type Units } from "./units";
+
+type ActivityPage = { data: ActivityWire[]; next_cursor: string | null };
+
+/** The athlete's own activities, newest first, with a form to record one by hand. */
+export function ActivitiesPanel() {
+  const qc = useQueryClient();
+  const profile = useProfile();
+  const [recording, setRecording] = useState(false);
+  const [recorded, setRecorded] = useState<ActivityWire | null>(null);
+
+  const list = useInfiniteQuery({
+    queryKey: ACTIVITIES_KEY,
+    queryFn: ({ pageParam }) =>
+      consoleFetch<ActivityPage>(`/api/console/activities${pageParam ? `?cursor=${encodeURIComponent(pageParam)}` : ""}`),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor,
+  });
+
+  const create = useMutation({
+    mutationFn: (input: ActivityInput) => consoleFetch<ActivityWire>("/api/console/activities", { method: "POST", body: input }),
+    onSuccess: (activity) => {
+      setRecorded(activity);
+      setRecording(false);
+      void qc.invalidateQueries({ queryKey: ACTIVITIES_KEY });
+    },
+  });
+
+  const units = profile.data ? unitsOf(profile.data.uses_metric_units) : null;
+  const activities = list.data?.pages.flatMap((p) => p.data) ?? [];
+
+  return (
+    <div className="space-y-6">
+      {recorded && (
+        <Notice tone="success">
+          Recorded “{recorded.name}”.{" "}
+          <Link href={`/activities/${recorded.id}`} className="font-medium underline">
+            View it
+          </Link>
+        </Notice>
+      )}
+
+      {recording && units && profile.data && (
+        <Card title="Record an activity">
+          <ActivityForm
+            initial={emptyFormValues(profile.data.timezone ?? "UTC")}
+            units={units}
+            pending={create.isPending}
+            error={create.error}
+            onSubmit={(input) => create.mutate(input)}
+            onCancel={() => {
+              setRecording(false);
+              create.reset();
+            }}
+          />
+        </Card>
+      )}
+
+      <Card
+        title="Your activities"
+        actions={
+          !recording && (
+            <Button
+              onClick={() => {
+                setRecording(true);
+                setRecorded(null);
+              }}
+              disabled={!units}
+              aria-expanded={recording}
+            >
+              Record activity
+            </Button>
+          )
+        }
+      >
+        {profile.data && (
+          <p className="mb-3 text-xs text-slate-500">
+            {profile.data.uses_metric_units ? "Kilometres and km/h" : "Miles and minutes per mile"} · times are local
+            {profile.data.timezone ? ` (${profile.data.timezone})` : ""} ·{" "}
+            <Link href="/settings/profile" className="text-brand-600 hover:underline">
+              change
+            </Link>
+          </p>
+        )}
+        {(list.isPending || profile.isPending) && <p className="text-sm text-slate-500">Loading…</p>}
+        {list.error && <Notice tone="error">{list.error.message}</Notice>}
+        {profile.error && <Notice tone="error">{profile.error.message}</Notice>}
+        {list.data && units && activities.length === 0 && (
+          <p className="text-sm text-slate-600">No activities yet. Record one by hand, or connect an app that uploads them.</p>
+        )}
+        {units && activities.length > 0 && (
+          <ul className="-mx-4 divide-y divide-slate-100" aria-label="Activities">
+            {activities.map((a) => (
+              <ActivityRow key={a.id} activity={a} units={units} />
+            ))}
+          </ul>
+        )}
+        {list.hasNextPage && (
+          <div className="mt-4 flex justify-center">
+            <Button variant="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+              Load more
+            </Button>
+          </div>
+        )}
+      </Card>
+    </div>
+  );
+}
+
+function ActivityRow({ activity: a, units }: { activity: ActivityWire; units: Units }) {
+  // The same three columns on every row, so they line up down the list.
+  const stats = [
+    { label: "Distance", value: a.distance_m !== null ? formatDistance(a.distance_m, units) : "—" },
+    { label: "Time", value: formatDuration(a.moving_time_s ?? a.elapsed_time_s) },
+    {
+      label: units === "metric" ? "Speed" : "Pace",
+      value: a.average_speed_mps !== null ? formatAverage(a.average_speed_mps, units) : "—",
+    },
+  ];
+  return (
+    <li className="relative px-4 py-3 hover:bg-slate-50">
+      <div className="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between sm:gap-4">
+        <div className="min-w-0">
+          <Link href={`/activities/${a.id}`} className="font-medium text-slate-900 after:absolute after:inset-0 hover:text-brand-700">
+            {a.name}
+          </Link>
+          <p className="text-xs text-slate-500">
+            {SPORT_LABELS[a.sport_type]} · {formatLocal(a.start_local, { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" })}
+          </p>
+        </div>
+        <dl className="flex shrink-0 gap-5 text-sm tabular-nums">
+          {stats.map((s) => (
+            <div key={s.label} className="min-w-16 sm:min-w-24 sm:text-right">
+              <dt className="text-xs text-slate-500">{s.label}</dt>
+              <dd className="font-medium text-slate-800">{s.value}</dd>
+            </div>
+          ))}
+        </dl>
+      </div>
+    </li>
+  );
+}
