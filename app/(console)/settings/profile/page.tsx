@@ -1,0 +1,17 @@
+import type { Metadata } from "next";
+import { ProfilePanel } from "@/components/profile/profile-panel";
+import { PageHeader } from "@/components/ui/card";
+import { requireUserId } from "@/lib/auth/require-user";
+import { timezones } from "@/lib/time/local";
+
+export const metadata: Metadata = { title: "Profile" };
+
+export default async function ProfilePage() {
+  await requireUserId("/settings/profile");
+  return (
+    <>
+      <PageHeader title="Profile" description="Your name, your timezone, and the units the console shows your activities in." />
+      <ProfilePanel timezones={timezones()} />
+    </>
+  );
+}
