@@ -1,0 +1,88 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { consoleFetch } from "@/components/console/api";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { Notice } from "@/components/ui/notice";
+import type { Invitation, Membership, MyMemberships } from "@/lib/teams/console-schemas";
+import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay } from "./shared";
+
+/** The person's pending invitations, to accept or decline, and the teams they belong to. */
+export function InvitationsPanel() {
+  const qc = useQueryClient();
+  const mine = useQuery({ queryKey: MEMBERSHIPS_KEY, queryFn: () => consoleFetch<MyMemberships>("/api/console/memberships") });
+  const [outcome, setOutcome] = useState<string | null>(null);
+  const respond = useMutation({
+    mutationFn: ({ invitation, accept }: { invitation: Invitation; accept: boolean }) =>
+      consoleFetch<Membership | null>(`/api/console/invitations/${encodeURIComponent(invitation.team_id)}`, {
+        method: accept ? "POST" : "DELETE",
+      }),
+    onSuccess: (_, { invitation, accept }) => {
+      setOutcome(
+        accept
+          ? `You joined ${invitation.team_name}. Its coaches can now see your profile, activities and metrics.`
+          : `You declined the invitation to ${invitation.team_name}.`,
+      );
+      void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY });
+      void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
+    },
+  });
+
+  return (
+    <div className="space-y-6">
+      {outcome && <Notice tone="success">{outcome}</Notice>}
+      {respond.error && <Notice tone="error">{respond.error.message}</Notice>}
+      {mine.error && <Notice tone="error">{mine.error.message}</Notice>}
+
+      <Card title="Invitations">
+        {mine.isPending && <p className="text-sm text-slate-500">Loading…</p>}
+        {mine.data?.invitations.length === 0 && <p className="text-sm text-slate-600">No pending invitations.</p>}
+        {!!mine.data?.invitations.length && (
+          <ul className="-mx-4 -my-4 divide-y divide-slate-100" aria-label="Pending invitations">
+            {mine.data.invitations.map((inv) => {
+              const busy = respond.isPending && respond.variables?.invitation.team_id === inv.team_id;
+              return (
+                <li key={inv.team_id} aria-label={inv.team_name} className="flex flex-col gap-3 px-4 py-4 sm:flex-row sm:items-center sm:justify-between">
+                  <div className="min-w-0 space-y-1">
+                    <p className="font-medium">{inv.team_name}</p>
+                    <p className="text-sm text-slate-600">
+                      {inv.invited_by ?? "A coach"} invited you on {formatDay(inv.invited_at)}. If you accept, the team&apos;s coaches can see your profile, activities and metrics.
+                    </p>
+                  </div>
+                  <div className="flex shrink-0 gap-2">
+                    <Button disabled={respond.isPending} onClick={() => respond.mutate({ invitation: inv, accept: true })} aria-busy={busy}>
+                      Accept
+                    </Button>
+                    <Button variant="secondary" disabled={respond.isPending} onClick={() => respond.mutate({ invitation: inv, accept: false })}>
+                      Decline
+                    </Button>
+                  </div>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </Card>
+
+      <Card title="Your teams">
+        {mine.isPending && <p className="text-sm text-slate-500">Loading…</p>}
+        {mine.data?.teams.length === 0 && <p className="text-sm text-slate-600">You are not on a team. A coach can invite you by your email.</p>}
+        {!!mine.data?.teams.length && (
+          <ul className="-mx-4 -my-4 divide-y divide-slate-100" aria-label="Your teams">
+            {mine.data.teams.map((t) => (
+              <li key={t.team_id} aria-label={t.team_name} className="flex flex-wrap items-center justify-between gap-2 px-4 py-3">
+                <p className="font-medium">{t.team_name}</p>
+                <p className="text-xs text-slate-500">
+                  {ROLE_LABELS[t.role]}
+                  {t.joined_at && ` · joined ${formatDay(t.joined_at)}`}
+                </p>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,179 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { Field } from "@/components/ui/field";
+import { formatInstant } from "@/components/ui/format";
+import { Notice } from "@/components/ui/notice";
+import type { CoachedTeam, RosterEntry } from "@/lib/teams/console-schemas";
+import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay } from "./shared";
+
+/** The teams the person coaches, each with its roster and an invite form, and a form to start one. */
+export function TeamsPanel() {
+  const teams = useQuery({ queryKey: COACHED_TEAMS_KEY, queryFn: () => consoleFetch<CoachedTeam[]>("/api/console/teams") });
+  return (
+    <div className="grid gap-6 lg:grid-cols-3 lg:items-start">
+      <div className="space-y-6 lg:col-span-2">
+        {teams.isPending && <p className="text-sm text-slate-500">Loading…</p>}
+        {teams.error && <Notice tone="error">{teams.error.message}</Notice>}
+        {teams.data?.length === 0 && (
+          <Card>
+            <p className="text-sm text-slate-600">
+              You do not coach a team yet. Create one, then invite athletes by email: once they accept, you can follow their activities here
+              and through the API.
+            </p>
+          </Card>
+        )}
+        {teams.data?.map((t) => <TeamCard key={t.id} team={t} />)}
+      </div>
+      <CreateTeamCard />
+    </div>
+  );
+}
+
+function TeamCard({ team }: { team: CoachedTeam }) {
+  const active = team.members.filter((m) => m.status === "active").length;
+  const invited = team.members.length - active;
+  return (
+    <section aria-label={team.name}>
+      <Card
+        title={team.name}
+        actions={
+          <span className="text-xs text-slate-500">
+            You are {team.role === "admin" ? "an admin" : "a coach"} · {active} {active === 1 ? "member" : "members"}
+            {invited > 0 && `, ${invited} invited`}
+          </span>
+        }
+      >
+        <ul className="-mx-4 -mt-4 divide-y divide-slate-100" aria-label={`Members of ${team.name}`}>
+          {team.members.map((m) => (
+            <MemberRow key={m.athlete_id} member={m} />
+          ))}
+        </ul>
+        <InviteForm team={team} />
+      </Card>
+    </section>
+  );
+}
+
+function MemberRow({ member: m }: { member: RosterEntry }) {
+  return (
+    <li className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-4 py-3" aria-label={m.name ?? m.email}>
+      <div className="min-w-0">
+        <p className="truncate font-medium">{m.name ?? m.email}</p>
+        <p className="truncate text-xs text-slate-500">{m.email}</p>
+      </div>
+      <div className="flex items-center gap-2 text-xs">
+        {m.status === "invited" ? (
+          <span className="rounded bg-amber-50 px-1.5 py-0.5 font-medium text-amber-800" title={`Invited ${formatInstant(m.invited_at)}`}>
+            Invited
+          </span>
+        ) : (
+          m.joined_at && <span className="text-slate-500">Joined {formatDay(m.joined_at)}</span>
+        )}
+        <span className={`rounded px-1.5 py-0.5 ${m.role === "athlete" ? "bg-slate-100 text-slate-700" : "bg-brand-50 text-brand-700"}`}>
+          {ROLE_LABELS[m.role]}
+        </span>
+      </div>
+    </li>
+  );
+}
+
+function InviteForm({ team }: { team: CoachedTeam }) {
+  const qc = useQueryClient();
+  const [email, setEmail] = useState("");
+  const [sent, setSent] = useState<string | null>(null);
+  const invite = useMutation({
+    mutationFn: () =>
+      consoleFetch<RosterEntry>(`/api/console/teams/${encodeURIComponent(team.id)}/invitations`, { method: "POST", body: { email } }),
+    onSuccess: (entry) => {
+      setSent(entry.email);
+      setEmail("");
+      void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
+    },
+  });
+  const fieldError = invite.error instanceof ConsoleApiError ? invite.error.fields.email : undefined;
+  return (
+    <form
+      noValidate
+      className="mt-4 space-y-3 border-t border-slate-100 pt-4"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setSent(null);
+        invite.mutate();
+      }}
+    >
+      {sent && (
+        <Notice tone="success">
+          Invited {sent}. They show as Invited until they accept on their Invitations page; until then you cannot see their data.
+        </Notice>
+      )}
+      {invite.error && !fieldError && <Notice tone="error">{invite.error.message}</Notice>}
+      <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
+        <div className="flex-1">
+          <Field
+            label="Email"
+            type="email"
+            autoComplete="off"
+            placeholder="athlete@example.com"
+            value={email}
+            error={fieldError}
+            onChange={(e) => {
+              setEmail(e.target.value);
+              if (invite.error) invite.reset();
+            }}
+          />
+        </div>
+        <Button type="submit" disabled={invite.isPending} className="sm:mt-6">
+          Invite athlete
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function CreateTeamCard() {
+  const qc = useQueryClient();
+  const [name, setName] = useState("");
+  const [created, setCreated] = useState<string | null>(null);
+  const create = useMutation({
+    mutationFn: () => consoleFetch<{ id: string; name: string }>("/api/console/teams", { method: "POST", body: { name } }),
+    onSuccess: (team) => {
+      setCreated(team.name);
+      setName("");
+      void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
+      void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY });
+    },
+  });
+  const fields = create.error instanceof ConsoleApiError ? create.error.fields : {};
+  return (
+    <Card title="New team">
+      <form
+        noValidate
+        className="space-y-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setCreated(null);
+          create.mutate();
+        }}
+      >
+        {created && <Notice tone="success">Created {created}. You are its coach; invite athletes to it by email.</Notice>}
+        {create.error && !fields.name && <Notice tone="error">{create.error.message}</Notice>}
+        <Field
+          label="Team name"
+          value={name}
+          maxLength={100}
+          placeholder="e.g. Harbor Runners"
+          error={fields.name}
+          onChange={(e) => setName(e.target.value)}
+        />
+        <Button type="submit" disabled={create.isPending} className="w-full sm:w-auto lg:w-full">
+          Create team
+        </Button>
+      </form>
+    </Card>
+  );
+}
