@@ -17,6 +17,9 @@ import { formatAverage, formatDistance, formatDuration, formatLocal, unitsOf, ty
 
 type ActivityPage = { data: ActivityWire[]; next_cursor: string | null };
 
+// A phone screen's worth of rows, a few times over; "Load more" brings the next page.
+const PAGE_SIZE = 20;
+
 /** The athlete's own activities, newest first, with a form to record one by hand. */
 export function ActivitiesPanel() {
   const qc = useQueryClient();
@@ -27,7 +30,7 @@ export function ActivitiesPanel() {
   const list = useInfiniteQuery({
     queryKey: ACTIVITIES_KEY,
     queryFn: ({ pageParam }) =>
-      consoleFetch<ActivityPage>(`/api/console/activities${pageParam ? `?cursor=${encodeURIComponent(pageParam)}` : ""}`),
+      consoleFetch<ActivityPage>(`/api/console/activities?limit=${PAGE_SIZE}${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ""}`),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
   });
@@ -140,7 +143,7 @@ function ActivityRow({ activity: a, units }: { activity: ActivityWire; units: Un
             {a.name}
           </Link>
           <p className="text-xs text-slate-500">
-            {SPORT_LABELS[a.sport_type]} · {formatLocal(a.start_local, { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" })}
+            {SPORT_LABELS[a.sport_type]} · {formatLocal(a.start_local, { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "numeric", minute: "2-digit" })}
           </p>
         </div>
         <dl className="flex shrink-0 gap-5 text-sm tabular-nums">

@@ -90,6 +90,30 @@ describe("editing", () => {
   });
 });
 
-it("moves the API's field errors onto the form's fields", () => {
-  expect(formErrorsFromApi({ distance_m: "too big", start_local: "bad date", body: "x" })).toEqual({ distance: "too big", date: "bad date" });
+describe("formErrorsFromApi", () => {
+  it("moves the API's field errors onto the form's fields", () => {
+    expect(formErrorsFromApi({ distance_m: "too far", start_local: "bad date", body: "x" }, "metric")).toEqual({
+      distance: "too far",
+      date: "bad date",
+    });
+  });
+
+  it("states a range error's limit in the athlete's units", () => {
+    expect(
+      formErrorsFromApi(
+        {
+          max_heart_rate_hz: "Too big: expected number to be <=5",
+          distance_m: "Too big: expected number to be <=1000000",
+          elevation_gain_m: "Too small: expected number to be >=0",
+          elapsed_time_s: "Too big: expected number to be <=2592000",
+        },
+        "imperial",
+      ),
+    ).toEqual({
+      max_hr: "Must be at most 300 bpm.",
+      distance: "Must be at most 621.4 mi.",
+      elevation: "Must be at least 0 ft.",
+      duration: "Must be at most 720:00:00.",
+    });
+  });
 });

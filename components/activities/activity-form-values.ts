@@ -15,6 +15,7 @@ import {
   toElevationMeters,
   toMeters,
   toMps,
+  UNIT_LABELS,
   type Units,
 } from "./units";
 
@@ -70,12 +71,36 @@ export const FIELD_OF: Record<string, FormField> = {
   energy_j: "energy",
 };
 
-/** The API's field errors, moved onto the form's fields. */
-export function formErrorsFromApi(fields: Record<string, string>): FormErrors {
+// How each form field shows an SI number from an API message, in the athlete's units.
+const SHOW: Partial<Record<FormField, (si: number, units: Units) => string>> = {
+  duration: (s) => formatDuration(s),
+  moving_time: (s) => formatDuration(s),
+  distance: (m, u) => `${inputNumber(fromMeters(m, u), 1)} ${UNIT_LABELS[u].distance}`,
+  elevation: (m, u) => `${inputNumber(fromElevationMeters(m, u), 0)} ${UNIT_LABELS[u].elevation}`,
+  max_speed: (v, u) => `${inputNumber(fromMps(v, u), 1)} ${UNIT_LABELS[u].speed}`,
+  avg_hr: (hz) => `${inputNumber(hzToBpm(hz), 0)} bpm`,
+  max_hr: (hz) => `${inputNumber(hzToBpm(hz), 0)} bpm`,
+  power: (w) => `${inputNumber(w, 0)} W`,
+  energy: (j) => `${inputNumber(joulesToKcal(j), 0)} kcal`,
+};
+const BOUND = /^Too (?:big|small): expected number to be ([<>]=?)(-?[\d.]+(?:e[+-]?\d+)?)$/;
+const BOUND_WORDS = { "<=": "at most", "<": "less than", ">=": "at least", ">": "more than" } as const;
+
+/**
+ * The API's field errors, moved onto the form's fields. A range error names its limit in SI
+ * units (`<=5` Hz); the athlete typed bpm, so the limit is shown in bpm.
+ */
+export function formErrorsFromApi(fields: Record<string, string>, units: Units): FormErrors {
   const out: FormErrors = {};
   for (const [wire, detail] of Object.entries(fields)) {
     const field = FIELD_OF[wire];
-    if (field && !out[field]) out[field] = detail;
+    if (!field || out[field]) continue;
+    const bound = BOUND.exec(detail);
+    const show = SHOW[field];
+    out[field] =
+      bound && show && wire !== "average_speed_mps"
+        ? `Must be ${BOUND_WORDS[bound[1] as keyof typeof BOUND_WORDS]} ${show(Number(bound[2]), units)}.`
+        : detail;
   }
   return out;
 }

@@ -26,7 +26,7 @@ export function ActivityForm({ initial, units, pending, error, onSubmit, onCance
   // An API answer stays on the page until the next submit, not after it.
   const [dismissed, setDismissed] = useState<Error | null>(null);
   const apiError = error && error !== dismissed ? error : null;
-  const fromApi = apiError instanceof ConsoleApiError ? formErrorsFromApi(apiError.fields) : {};
+  const fromApi = apiError instanceof ConsoleApiError ? formErrorsFromApi(apiError.fields, units) : {};
   const errors = { ...fromApi, ...local };
   const u = UNIT_LABELS[units];
 
