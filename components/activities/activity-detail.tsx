@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { consoleFetch } from "@/components/console/api";
+import { ConsoleApiError, consoleFetch } from "@/components/console/api";
 import { useProfile } from "@/components/profile/use-profile";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
@@ -34,6 +34,8 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
   const activity = useQuery({
     queryKey: key,
     queryFn: () => consoleFetch<ActivityWire>(`/api/console/activities/${encodeURIComponent(activityId)}`),
+    // A 404 will not turn into a 200 by asking again; only server trouble is worth a retry.
+    retry: (failures, err) => !(err instanceof ConsoleApiError && err.status < 500) && failures < 1,
   });
   const profile = useProfile();
   const [editing, setEditing] = useState(false);

@@ -5,7 +5,7 @@ import { ConsoleApiError } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Field, SelectField } from "@/components/ui/field";
 import { Notice } from "@/components/ui/notice";
-import { formErrorsFromApi, readForm, type ActivityInput, type FormErrors, type FormField, type FormValues } from "./activity-form-values";
+import { FIELD_OF, formErrorsFromApi, readForm, type ActivityInput, type FormErrors, type FormField, type FormValues } from "./activity-form-values";
 import { SPORT_LABELS, SPORTS, type SportType } from "./sport";
 import { UNIT_LABELS, type Units } from "./units";
 
@@ -28,6 +28,12 @@ export function ActivityForm({ initial, units, pending, error, onSubmit, onCance
   const apiError = error && error !== dismissed ? error : null;
   const fromApi = apiError instanceof ConsoleApiError ? formErrorsFromApi(apiError.fields, units) : {};
   const errors = { ...fromApi, ...local };
+  // The API's summary names SI fields; when every error sits on a field, the fields say it better.
+  const fieldLevel =
+    Object.keys(local).length > 0 ||
+    (apiError instanceof ConsoleApiError &&
+      Object.keys(apiError.fields).length > 0 &&
+      Object.keys(apiError.fields).every((f) => f in FIELD_OF));
   const u = UNIT_LABELS[units];
 
   const bind = (field: FormField): InputHTMLAttributes<HTMLInputElement> & { error?: string } => ({
@@ -49,8 +55,8 @@ export function ActivityForm({ initial, units, pending, error, onSubmit, onCance
         if (read.input) onSubmit(read.input, values);
       }}
     >
-      {Object.keys(local).length > 0 && <Notice tone="error">Some fields need another look.</Notice>}
-      {apiError && <Notice tone="error">{apiError.message}</Notice>}
+      {fieldLevel && <Notice tone="error">Some fields need another look.</Notice>}
+      {apiError && !fieldLevel && <Notice tone="error">{apiError.message}</Notice>}
 
       <div className="grid gap-4 sm:grid-cols-2">
         <div className="sm:col-span-2">

@@ -14,7 +14,7 @@ import { PROFILE_KEY, useProfile } from "./use-profile";
 export function ProfilePanel({ timezones }: { timezones: string[] }) {
   const profile = useProfile();
   return (
-    <Card title="Profile">
+    <Card>
       {profile.isPending && <p className="text-sm text-slate-500">Loading…</p>}
       {profile.error && <Notice tone="error">{profile.error.message}</Notice>}
       {/* Keyed so the form starts from the saved profile once it has loaded. */}

@@ -22,8 +22,8 @@ export function TeamsPanel() {
         {teams.data?.length === 0 && (
           <Card>
             <p className="text-sm text-slate-600">
-              You do not coach a team yet. Create one, then invite athletes by email: once they accept, you can follow their activities here
-              and through the API.
+              You do not coach a team yet. Create one, then invite athletes by email: once they accept, you can read their profiles,
+              activities and metrics through the API.
             </p>
           </Card>
         )}
