@@ -2,6 +2,11 @@ import { ApiError } from "./errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** A body that cannot be read at all: the problem names `body` as its field (CONTRACT §3). */
+function unreadable(detail: string): ApiError {
+  return new ApiError("invalid_request", detail, { errors: [{ field: "body", code: "invalid_request", detail }] });
+}
+
 /**
  * Reads a JSON body of at most 1 MiB: refuses a larger one before buffering it, bytes that
  * are not UTF-8, and text that is not JSON, each with its own message.
@@ -13,7 +18,7 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   }
   const type = req.headers.get("content-type");
   if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
-    throw new ApiError("invalid_request", "The request body must be JSON with `Content-Type: application/json`.");
+    throw unreadable("The request body must be JSON with `Content-Type: application/json`.");
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -30,17 +35,17 @@ export async function readJsonBody(req: Request): Promise<unknown> {
       chunks.push(value);
     }
   }
-  if (size === 0) throw new ApiError("invalid_request", "A JSON request body is required.");
+  if (size === 0) throw unreadable("A JSON request body is required.");
   const bytes = Buffer.concat(chunks);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new ApiError("invalid_request", "The request body is not valid UTF-8.");
+    throw unreadable("The request body is not valid UTF-8.");
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new ApiError("invalid_request", `The request body is not valid JSON: ${(err as Error).message}`);
+    throw unreadable(`The request body is not valid JSON: ${(err as Error).message}`);
   }
 }

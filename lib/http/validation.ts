@@ -3,7 +3,15 @@ import { ApiError, isProblemCode, type FieldError, type ProblemCode } from "./er
 
 /** Maps zod issues to CONTRACT §3's field errors and picks the problem's code. */
 export function validationError(error: z.ZodError, where: "body" | "query" | "path"): ApiError {
-  const errors: FieldError[] = error.issues.map((issue) => {
+  const errors: FieldError[] = error.issues.flatMap((issue) => {
+    // An unknown member is its own bad field: name it, not the object that holds it.
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({
+        field: [...issue.path, key].join("."),
+        code: "invalid_request" as const,
+        detail: "is not a known field",
+      }));
+    }
     const field = issue.path.length ? issue.path.join(".") : where;
     let code: ProblemCode = "invalid_request";
     const custom = (issue as { params?: { code?: string } }).params?.code;
