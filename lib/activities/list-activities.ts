@@ -2,7 +2,7 @@ import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
 import { activities } from "../db/schema";
-import { decodeCursor, page } from "../http/pagination";
+import { decodeLocalTimeCursor, page } from "../http/pagination";
 import { requireAthleteActor, resolveReachableAthlete } from "../athletes/reach";
 import type { ListActivitiesQuery } from "./schemas";
 import { toActivityWire } from "./to-wire";
@@ -24,7 +24,7 @@ export async function listActivities({
   if (query.end) where.push(lt(activities.startLocal, `${query.end} 00:00:00`));
   if (query.sport_type) where.push(eq(activities.sportType, query.sport_type));
   if (query.cursor) {
-    const [start, lastId] = decodeCursor(query.cursor, 2) as [string, string];
+    const [start, lastId] = decodeLocalTimeCursor(query.cursor);
     where.push(sql`(${activities.startLocal}, ${activities.id}) < (${start.replace("T", " ")}::timestamp, ${lastId})`);
   }
   const rows = await ctx.db

@@ -1,8 +1,15 @@
+import { isValidLocalDateTime } from "../time/local";
 import { ApiError } from "./errors";
 
 /** Opaque keyset cursors: base64url JSON of the last row's sort key. */
 export function encodeCursor(key: (string | number)[]): string {
   return Buffer.from(JSON.stringify(key)).toString("base64url");
+}
+
+function invalidCursor(): ApiError {
+  return new ApiError("invalid_cursor", "The cursor is not one this API returned.", {
+    errors: [{ field: "cursor", code: "invalid_cursor", detail: "not a cursor from this API" }],
+  });
 }
 
 export function decodeCursor(cursor: string, arity: number): string[] {
@@ -14,9 +21,20 @@ export function decodeCursor(cursor: string, arity: number): string[] {
   } catch {
     // fall through
   }
-  throw new ApiError("invalid_cursor", "The cursor is not one this API returned.", {
-    errors: [{ field: "cursor", code: "invalid_cursor", detail: "not a cursor from this API" }],
-  });
+  throw invalidCursor();
+}
+
+const PG_LOCAL_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d{1,6})?$/;
+
+/**
+ * A `(local timestamp, id)` cursor, as the activity and metric lists issue. The timestamp
+ * goes into SQL as a `timestamp`, so a forged one must be refused here, not fail there.
+ */
+export function decodeLocalTimeCursor(cursor: string): [at: string, id: string] {
+  const [at, id] = decodeCursor(cursor, 2) as [string, string];
+  const m = PG_LOCAL_TIMESTAMP.exec(at);
+  if (!m || !isValidLocalDateTime(`${m[1]}T${m[2]}`)) throw invalidCursor();
+  return [at, id];
 }
 
 /** Fetch `limit + 1` rows; this trims the extra and makes the cursor from the last kept row. */

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
 import { metrics } from "../db/schema";
 import { appendEvent } from "../events/append-event";
-import { decodeCursor, page } from "../http/pagination";
+import { decodeLocalTimeCursor, page } from "../http/pagination";
 import { newId } from "../ids";
 import { toWireLocal } from "../time/local";
 import { assertSelf, requireAthleteActor, resolveReachableAthlete } from "../athletes/reach";
@@ -36,7 +36,7 @@ export async function listMetrics({
   if (query.end) where.push(lt(metrics.measuredLocal, `${query.end} 00:00:00`));
   if (query.type) where.push(eq(metrics.type, query.type));
   if (query.cursor) {
-    const [at, lastId] = decodeCursor(query.cursor, 2) as [string, string];
+    const [at, lastId] = decodeLocalTimeCursor(query.cursor);
     where.push(sql`(${metrics.measuredLocal}, ${metrics.id}) < (${at.replace("T", " ")}::timestamp, ${lastId})`);
   }
   const rows = await ctx.db
