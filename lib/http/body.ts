@@ -7,14 +7,40 @@ function unreadable(detail: string): ApiError {
   return new ApiError("invalid_request", detail, { errors: [{ field: "body", code: "invalid_request", detail }] });
 }
 
+/** How much of a refused body is still read (and dropped) so the 413 reaches the client. */
+const DRAIN_LIMIT_BYTES = 8 * MAX_BODY_BYTES;
+
+function tooLarge(): ApiError {
+  return new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+}
+
 /**
- * Reads a JSON body of at most 1 MiB: refuses a larger one before buffering it, bytes that
+ * Reads and drops the rest of a refused body. Cancelling instead leaves unread bytes on the
+ * kept-alive connection, and the client's next request on it fails; past `DRAIN_LIMIT_BYTES`
+ * the stream is cancelled after all, so no one can make the service read forever.
+ */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let dropped = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    dropped += value.byteLength;
+    if (dropped > DRAIN_LIMIT_BYTES) {
+      await reader.cancel();
+      return;
+    }
+  }
+}
+
+/**
+ * Reads a JSON body of at most 1 MiB: refuses a larger one without buffering it, bytes that
  * are not UTF-8, and text that is not JSON, each with its own message.
  */
 export async function readJsonBody(req: Request): Promise<unknown> {
-  const declared = req.headers.get("content-length");
-  if (declared && Number(declared) > MAX_BODY_BYTES) {
-    throw new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+  const declared = Number(req.headers.get("content-length") ?? 0);
+  if (declared > MAX_BODY_BYTES) {
+    if (req.body && declared <= DRAIN_LIMIT_BYTES) await drain(req.body.getReader());
+    throw tooLarge();
   }
   const type = req.headers.get("content-type");
   if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
@@ -29,8 +55,8 @@ export async function readJsonBody(req: Request): Promise<unknown> {
       if (done) break;
       size += value.byteLength;
       if (size > MAX_BODY_BYTES) {
-        await reader.cancel();
-        throw new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+        await drain(reader);
+        throw tooLarge();
       }
       chunks.push(value);
     }
