@@ -9,7 +9,7 @@ import { resolveBearer, type ResolvedBearer } from "../tokens/resolve-bearer";
 import { ApiError } from "./errors";
 import { problemResponse } from "./problem";
 import { isDatabaseUnavailable } from "./db-errors";
-import { consumeRateLimit, rateLimitHeaders, type RateLimitResult } from "./rate-limit";
+import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWindow } from "./rate-limit";
 import { readJsonBody } from "./body";
 import { parseWith } from "./validation";
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from "./idempotency";
@@ -67,6 +67,33 @@ export function errorToResponse(err: unknown, req: Request, traceId: string, rl?
     new ApiError("internal_error", `The service failed. Quote trace id ${traceId} when reporting it.`),
     { headers, traceId },
   );
+}
+
+function rateLimited(w: RateWindow): ApiError {
+  return new ApiError("rate_limited", `The ${w.name} limit of ${w.limit} requests is used up; retry in ${w.resetS} s.`);
+}
+
+/**
+ * Answers that run no operation (405, unknown paths) count against the caller's windows and
+ * carry their headers like any other (CONTRACT §10), when the token resolves. Without a valid
+ * token there is no window to name: the answer stands, with the policy alone.
+ */
+async function refuseWithoutOperation(req: Request, err: ApiError, extraHeaders: Record<string, string> = {}): Promise<Response> {
+  const traceId = randomUUID();
+  let rl: RateLimitResult | undefined;
+  const authorization = req.headers.get("authorization");
+  if (authorization) {
+    try {
+      const db = await getDb();
+      rl = await consumeRateLimit(db, (await resolveBearer(db, authorization)).rateBucket);
+    } catch {
+      rl = undefined;
+    }
+  }
+  if (rl?.exceeded) return errorToResponse(rateLimited(rl.exceeded), req, traceId, rl);
+  const headers = baseHeaders(traceId, rl);
+  for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
+  return problemResponse(getEnv().baseUrl, err, { headers });
 }
 
 function checkCredentialKind(op: Operation, actor: Actor): void {
@@ -128,12 +155,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       const db = await getDb();
       const bearer = await resolveBearer(db, req.headers.get("authorization"));
       rl = await consumeRateLimit(db, bearer.rateBucket);
-      if (rl.exceeded) {
-        throw new ApiError(
-          "rate_limited",
-          `The ${rl.exceeded.name} limit of ${rl.exceeded.limit} requests is used up; retry in ${rl.exceeded.resetS} s.`,
-        );
-      }
+      if (rl.exceeded) throw rateLimited(rl.exceeded);
       const actor = bearer.actor;
       checkCredentialKind(op, actor);
       checkBilling(bearer);
@@ -195,24 +217,13 @@ const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 export function route(handlers: Partial<Record<HttpMethod, RouteHandler>>): Record<HttpMethod, RouteHandler> {
   const allowed = METHODS.filter((m) => handlers[m]);
   const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
-  const notAllowed: RouteHandler = async (req) => {
-    const headers = baseHeaders(randomUUID());
-    headers.set("Allow", allow);
-    return problemResponse(
-      getEnv().baseUrl,
-      new ApiError("method_not_allowed", `${req.method} is not served here; this path serves ${allow}.`),
-      { headers },
-    );
-  };
+  const notAllowed: RouteHandler = (req) =>
+    refuseWithoutOperation(req, new ApiError("method_not_allowed", `${req.method} is not served here; this path serves ${allow}.`), {
+      Allow: allow,
+    });
   return Object.fromEntries(METHODS.map((m) => [m, handlers[m] ?? notAllowed])) as Record<HttpMethod, RouteHandler>;
 }
 
 /** Unknown `/v1` paths: a problem 404, never an HTML page. */
-export const notFoundRoute: RouteHandler = async (req) => {
-  const headers = baseHeaders(randomUUID());
-  return problemResponse(
-    getEnv().baseUrl,
-    new ApiError("not_found", `No API endpoint at ${new URL(req.url).pathname}.`),
-    { headers },
-  );
-};
+export const notFoundRoute: RouteHandler = (req) =>
+  refuseWithoutOperation(req, new ApiError("not_found", `No API endpoint at ${new URL(req.url).pathname}.`));
