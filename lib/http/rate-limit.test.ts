@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetEnvForTests } from "../env";
+import { useApi } from "../testing/fixtures";
+import { writeCounts } from "../testing/rows";
+import { consumeRateLimit } from "./rate-limit";
+
+const api = useApi();
+
+const LIMIT = 5;
+const RUN = { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800 };
+
+beforeAll(() => {
+  // The settings object is cached: change the variable, then make the next read see it.
+  process.env.RATE_LIMIT_15MIN = String(LIMIT);
+  resetEnvForTests();
+});
+
+afterAll(() => {
+  delete process.env.RATE_LIMIT_15MIN;
+  resetEnvForTests();
+});
+
+// The windows are fixed 15-minute slots: a test straddling a slot's end would see its count
+// reset halfway. Start each test well inside a slot.
+beforeEach(async () => {
+  const toEdge = 900_000 - (Date.now() % 900_000);
+  if (toEdge < 5_000) await new Promise((r) => setTimeout(r, toEdge + 100));
+});
+
+type Window = { r: number; t: number };
+
+/** The `RateLimit` header (draft-ietf-httpapi-ratelimit-headers), by policy name. */
+function remaining(res: Response): Record<string, Window> {
+  const header = res.headers.get("ratelimit");
+  expect(header, `RateLimit on a ${res.status}`).not.toBeNull();
+  const out: Record<string, Window> = {};
+  for (const item of header!.split(/,\s*/)) {
+    const m = /^"(\w+)";r=(\d+);t=(\d+)$/.exec(item);
+    expect(m, item).not.toBeNull();
+    out[m![1]!] = { r: Number(m![2]), t: Number(m![3]) };
+  }
+  return out;
+}
+
+const POLICY = `"15min";q=${LIMIT};w=900, "daily";q=30000;w=86400`;
+
+describe("rate-limit headers", () => {
+  it("come on every answer to an identified caller, counting down with each request, errors included", async () => {
+    const p = await api.person();
+    const other = await api.person();
+    const token = await api.pat(p.id);
+    const answers = [
+      await api.call(token, "GET", "/v1/athletes/me"),
+      await api.call(token, "POST", "/v1/athletes/me/activities", { body: RUN }),
+      await api.call(token, "GET", "/v1/athletes/me/activities?start=2026-02-30"),
+      await api.call(token, "GET", `/v1/athletes/${other.id}`),
+      await api.call(token, "GET", "/v1/activities/act_doesnotexist"),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 201, 400, 403, 404]);
+    answers.forEach((res, i) => {
+      expect(res.headers.get("ratelimit-policy")).toBe(POLICY);
+      const w = remaining(res);
+      expect(w["15min"]!.r).toBe(LIMIT - 1 - i);
+      expect(w.daily!.r).toBe(30_000 - 1 - i);
+      expect(w["15min"]!.t).toBeGreaterThanOrEqual(1);
+      expect(w["15min"]!.t).toBeLessThanOrEqual(900);
+      expect(w.daily!.t).toBeLessThanOrEqual(86_400);
+      expect(res.headers.get("retry-after")).toBeNull();
+    });
+  });
+
+  it("come on 402 answers too", async () => {
+    const ben = await api.person({ billing: "expired" });
+    const res = await api.call(await api.pat(ben.id), "GET", "/v1/athletes/me");
+    expect(res.status).toBe(402);
+    expect(res.headers.get("ratelimit-policy")).toBe(POLICY);
+    expect(remaining(res)["15min"]!.r).toBe(LIMIT - 1);
+  });
+
+  it("come on 404s for unknown paths and on 405s, which count against the caller's window", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    const unknown = await api.call(token, "GET", "/v1/nothing-here");
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("ratelimit-policy")).toBe(POLICY);
+    expect(remaining(unknown)["15min"]!.r).toBe(LIMIT - 1);
+    const wrongMethod = await api.call(token, "DELETE", "/v1/athletes/me");
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("ratelimit-policy")).toBe(POLICY);
+    expect(remaining(wrongMethod)["15min"]!.r).toBe(LIMIT - 2);
+  });
+
+  it("carry the policy on a 401, where no caller's window can be named", async () => {
+    for (const token of [null, "garbage"]) {
+      const res = await api.call(token, "GET", "/v1/athletes/me");
+      expect(res.status).toBe(401);
+      expect(res.headers.get("ratelimit-policy")).toBe(POLICY);
+    }
+  });
+});
+
+describe("429 rate_limited", () => {
+  it("refuses the request after the limit, with Retry-After in seconds and nothing written", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    for (let i = 0; i < LIMIT; i++) expect((await api.call(token, "GET", "/v1/athletes/me")).status).toBe(200);
+    const counts = await writeCounts();
+
+    for (const [method, path, body] of [
+      ["GET", "/v1/athletes/me", undefined],
+      ["POST", "/v1/athletes/me/activities", RUN],
+      ["DELETE", "/v1/athletes/me", undefined],
+      ["GET", "/v1/nothing-here", undefined],
+    ] as const) {
+      const res = await api.call(token, method, path, { body });
+      expect(res.status).toBe(429);
+      expect(res.headers.get("content-type")).toBe("application/problem+json");
+      expect(await res.json()).toMatchObject({ status: 429, code: "rate_limited", type: `${api.url}/problems/rate_limited` });
+      const retryAfter = res.headers.get("retry-after");
+      expect(retryAfter).toMatch(/^\d+$/);
+      expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(retryAfter)).toBeLessThanOrEqual(900);
+      const w = remaining(res);
+      expect(w["15min"]!.r).toBe(0);
+      expect(Number(retryAfter)).toBe(w["15min"]!.t);
+    }
+    expect(await writeCounts()).toEqual(counts);
+  });
+
+  it("counts per PAT owner: two tokens of one person share a window, another person has their own", async () => {
+    const ava = await api.person();
+    const eve = await api.person();
+    const first = await api.pat(ava.id, ["athlete.read"]);
+    const second = await api.pat(ava.id, ["athlete.read", "activities.read"]);
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await api.call(i % 2 ? second : first, "GET", "/v1/athletes/me");
+      expect(res.status).toBe(200);
+      expect(remaining(res)["15min"]!.r).toBe(LIMIT - 1 - i);
+    }
+    expect((await api.call(first, "GET", "/v1/athletes/me")).status).toBe(429);
+    expect((await api.call(second, "GET", "/v1/athletes/me")).status).toBe(429);
+
+    const forEve = await api.call(await api.pat(eve.id), "GET", "/v1/athletes/me");
+    expect(forEve.status).toBe(200);
+    expect(remaining(forEve)["15min"]!.r).toBe(LIMIT - 1);
+  });
+
+  it("keeps the counters in the database, so another instance sees and adds to the same count", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    await api.call(token, "GET", "/v1/athletes/me");
+    await api.call(token, "GET", "/v1/athletes/me");
+
+    // A second instance of the service is another process over the same database: it has
+    // nothing in common with this one but the database handle it is given.
+    const db = await api.db();
+    const seen = await consumeRateLimit(db, `user:${p.id}`);
+    expect(seen.windows.find((w) => w.name === "15min")!.used).toBe(3);
+    await consumeRateLimit(db, `user:${p.id}`);
+    await consumeRateLimit(db, `user:${p.id}`);
+
+    const res = await api.call(token, "GET", "/v1/athletes/me");
+    expect(res.status).toBe(429);
+    expect((await res.json()).code).toBe("rate_limited");
+  });
+});
