@@ -1,11 +1,19 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { ConsoleApiError } from "./console/api";
 import { useState, type ReactNode } from "react";
 
 export function Providers({ children }: { children: ReactNode }) {
   const [client] = useState(
-    () => new QueryClient({ defaultOptions: { queries: { staleTime: 10_000, retry: 1, refetchOnWindowFocus: false } } }),
+    () => new QueryClient({ defaultOptions: {
+          queries: {
+            staleTime: 10_000,
+            refetchOnWindowFocus: false,
+            // A 4xx will answer the same again; only failures on the way or on the server are worth one retry.
+            retry: (count, error) => count < 1 && !(error instanceof ConsoleApiError && error.status < 500),
+          },
+        }, }),
   );
   return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
 }

@@ -15,7 +15,7 @@ const LINKS = [
 export function ConsoleNav() {
   const pathname = usePathname();
   return (
-    <nav aria-label="Console" className="-mx-1 flex gap-1 overflow-x-auto text-sm">
+    <nav aria-label="Console" className="-mx-1 flex flex-wrap gap-1 text-sm">
       {LINKS.map((l) => {
         const active = pathname === l.href || pathname.startsWith(`${l.href}/`);
         return (

@@ -22,7 +22,7 @@ export function validationError(error: z.ZodError, where: "body" | "query" | "pa
   const codes = new Set(errors.map((e) => e.code));
   const code: ProblemCode = codes.size === 1 ? errors[0]!.code : "invalid_request";
   const summary = errors.map((e) => `${e.field}: ${e.detail}`).join("; ");
-  return new ApiError(code, `The ${where === "body" ? "request body" : `${where} parameters`} are invalid: ${summary}`, {
+  return new ApiError(code, `${where === "body" ? "The request body is invalid" : `The ${where} parameters are invalid`}: ${summary}`, {
     errors,
   });
 }
