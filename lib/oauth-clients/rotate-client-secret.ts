@@ -1,0 +1,29 @@
+import { eq } from "drizzle-orm";
+import type { Ctx } from "../auth/actor";
+import { requireAthleteActor } from "../athletes/reach";
+import { sha256Hex } from "../crypto/random";
+import { oauthClients } from "../db/schema";
+import { ApiError } from "../http/errors";
+import { generateToken } from "../tokens/format";
+import { connectedAthletes, loadOwnedApp, toDeveloperApp } from "./owned-app";
+import type { AppWithSecret } from "./schemas";
+
+/**
+ * Replaces a confidential app's secret. The old one stops authenticating at once (only the
+ * new hash is stored); tokens already issued keep working, as rotation is about the client's
+ * credential, not the athletes' authorizations.
+ */
+export async function rotateClientSecret({ ctx, clientId }: { ctx: Ctx; clientId: string }): Promise<AppWithSecret> {
+  requireAthleteActor(ctx.actor);
+  const current = await loadOwnedApp(ctx.db, ctx.actor.userId, clientId, { forUpdate: true });
+  if (current.kind !== "confidential") {
+    throw new ApiError("conflict", "A public app has no client secret: it authenticates with PKCE alone.");
+  }
+  const secret = generateToken("clientSecret");
+  const [row] = await ctx.db
+    .update(oauthClients)
+    .set({ secretHash: sha256Hex(secret) })
+    .where(eq(oauthClients.clientId, clientId))
+    .returning();
+  return { app: toDeveloperApp(row!, await connectedAthletes(ctx.db, clientId)), client_secret: secret };
+}

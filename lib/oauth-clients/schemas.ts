@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { Instant } from "../http/schemas";
+import { MAX_REDIRECT_URIS, pageUrlProblem } from "./redirect-uris";
+
+// The console's view of the apps a developer owns. Redirect URIs are checked against the
+// app's kind by the verbs (redirect-uris.ts), since an edit does not resend the kind.
+
+export const AppKind = z.enum(["confidential", "public"]);
+
+const AppName = z.string().trim().min(1, "give the app a name").max(100);
+
+const RedirectUriList = z
+  .array(z.string().max(2000))
+  .min(1, "register at least one redirect URI")
+  .max(MAX_REDIRECT_URIS, `register at most ${MAX_REDIRECT_URIS} redirect URIs`);
+
+/** An https URL; null or an empty string clears it. */
+const PageUrl = z
+  .string()
+  .trim()
+  .nullable()
+  .transform((v) => (v ? v : null))
+  .superRefine((v, ctx) => {
+    const problem = v === null ? null : pageUrlProblem(v);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+export const RegisterAppInput = z.strictObject({
+  name: AppName,
+  kind: AppKind,
+  redirect_uris: RedirectUriList,
+  logo_url: PageUrl.optional(),
+  homepage_url: PageUrl.optional(),
+});
+export type RegisterAppInput = z.output<typeof RegisterAppInput>;
+
+/** Members sent are changed; the kind is fixed once registered. */
+export const UpdateAppInput = z.strictObject({
+  name: AppName.optional(),
+  redirect_uris: RedirectUriList.optional(),
+  logo_url: PageUrl.optional(),
+  homepage_url: PageUrl.optional(),
+});
+export type UpdateAppInput = z.output<typeof UpdateAppInput>;
+
+export const DeveloperApp = z.object({
+  client_id: z.string(),
+  name: z.string(),
+  kind: AppKind,
+  redirect_uris: z.array(z.string()),
+  logo_url: z.string().nullable(),
+  homepage_url: z.string().nullable(),
+  /** Athletes whose authorization of the app is in force. */
+  connected_athletes: z.number().int(),
+  created_at: Instant,
+});
+export type DeveloperApp = z.output<typeof DeveloperApp>;
+
+/** Registration and rotation answers: the only time the secret is ever shown. */
+export type AppWithSecret = { app: DeveloperApp; client_secret: string | null };
