@@ -8,6 +8,22 @@ const nextConfig: NextConfig = {
   async headers() {
     return [
       {
+        // The consent screen must never be framed (clickjacking), RFC 9700 §4.16.
+        source: "/oauth/authorize",
+        headers: [
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "Cache-Control", value: "no-store" },
+        ],
+      },
+      {
+        source: "/signin",
+        headers: [
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "X-Frame-Options", value: "DENY" },
+        ],
+      },
+      {
         source: "/:path*",
         headers: [
           { key: "X-Content-Type-Options", value: "nosniff" },

@@ -51,6 +51,28 @@ export async function consumeRateLimit(db: Db, bucket: string, nowMs = Date.now(
   return { windows, exceeded: windows.find((w) => w.used > w.limit) };
 }
 
+/**
+ * The current windows of `bucket` as they stand, without counting a request (usage reports).
+ * A window nobody has touched yet reads as unused.
+ */
+export async function peekRateLimit(db: Db, bucket: string, nowMs = Date.now()): Promise<RateWindow[]> {
+  const env = getEnv();
+  const limits = { "15min": env.rateLimit15Min, daily: env.rateLimitDaily };
+  const starts = WINDOWS.map((w) => windowStart(nowMs, w.windowS));
+  const result = await db.execute(sql`
+    select bucket, count from rate_limit_counters
+    where (bucket = ${`${bucket}:${WINDOWS[0].suffix}`} and window_start = ${starts[0]!.toISOString()})
+       or (bucket = ${`${bucket}:${WINDOWS[1].suffix}`} and window_start = ${starts[1]!.toISOString()})`);
+  const counts = new Map(rowsOf<{ bucket: string; count: number }>(result).map((r) => [r.bucket, Number(r.count)]));
+  return WINDOWS.map((w, i) => ({
+    name: w.name,
+    limit: limits[w.name],
+    windowS: w.windowS,
+    used: counts.get(`${bucket}:${w.suffix}`) ?? 0,
+    resetS: Math.max(1, Math.ceil((starts[i]!.getTime() + w.windowS * 1000 - nowMs) / 1000)),
+  }));
+}
+
 /** The IETF httpapi rate-limit headers (draft-ietf-httpapi-ratelimit-headers). */
 export function rateLimitHeaders(r: RateLimitResult): Record<string, string> {
   const headers: Record<string, string> = {
@@ -80,4 +102,29 @@ export async function pruneRateLimitCounters(db: Db, nowMs = Date.now()): Promis
     delete from rate_limit_counters
     where (bucket like '%:15m' and window_start < ${new Date(nowMs - 86_400_000).toISOString()})
        or (window_start < ${new Date(nowMs - 31 * 86_400_000).toISOString()})`);
+}
+
+/**
+ * Counts one hit in each of several fixed windows in one statement; returns the first window
+ * that is over its limit with the seconds until it resets, or undefined.
+ */
+export async function consumeFixedWindows(
+  db: Db,
+  windows: { bucket: string; windowS: number; limit: number }[],
+  nowMs = Date.now(),
+): Promise<{ bucket: string; retryAfterS: number } | undefined> {
+  const values = windows.map((w) => sql`(${w.bucket}, ${windowStart(nowMs, w.windowS).toISOString()}, 1)`);
+  const result = await db.execute(sql`
+    insert into rate_limit_counters (bucket, window_start, count)
+    values ${sql.join(values, sql`, `)}
+    on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
+    returning bucket, count`);
+  const counts = new Map(rowsOf<{ bucket: string; count: number }>(result).map((r) => [r.bucket, Number(r.count)]));
+  for (const w of windows) {
+    if ((counts.get(w.bucket) ?? 0) > w.limit) {
+      const end = windowStart(nowMs, w.windowS).getTime() + w.windowS * 1000;
+      return { bucket: w.bucket, retryAfterS: Math.max(1, Math.ceil((end - nowMs) / 1000)) };
+    }
+  }
+  return undefined;
 }

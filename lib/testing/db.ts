@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { openDatabase, setDbHandleForTests, type DbHandle } from "../db/client";
+import { resetKeyCacheForTests } from "../oauth/keys";
 
 /**
  * A fresh, migrated database for one test file: in-memory PGlite by default, or a new
@@ -8,6 +9,7 @@ import { openDatabase, setDbHandleForTests, type DbHandle } from "../db/client";
  */
 export async function createTestDatabase(): Promise<DbHandle & { drop: () => Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL;
+  resetKeyCacheForTests();
   if (!base) {
     const handle = await openDatabase({});
     setDbHandleForTests(handle);

@@ -8,6 +8,7 @@ import { isScope, type Scope } from "../auth/scopes";
 import type { Actor } from "../auth/actor";
 import { isWellFormedToken } from "./format";
 import { log } from "../log";
+import { looksLikeJwt, resolveAccessToken } from "../oauth/access-token";
 
 export type ResolvedBearer = {
   actor: Actor;
@@ -18,13 +19,6 @@ export type ResolvedBearer = {
 };
 
 const LAST_USED_GRANULARITY_MS = 60_000;
-
-/** Other credential kinds (OAuth access tokens) register here. */
-export type BearerResolver = (db: Db, token: string) => Promise<ResolvedBearer | null>;
-const resolvers: BearerResolver[] = [];
-export function registerBearerResolver(r: BearerResolver): void {
-  resolvers.push(r);
-}
 
 /**
  * Turns an `Authorization` header into an actor, or throws the 401 that SPEC §7 and
@@ -38,10 +32,7 @@ export async function resolveBearer(db: Db, authorization: string | null): Promi
   const token = m[1]!;
 
   if (token.startsWith("aas_pat_")) return resolvePat(db, token);
-  for (const r of resolvers) {
-    const found = await r(db, token);
-    if (found) return found;
-  }
+  if (looksLikeJwt(token)) return resolveAccessToken(db, token);
   throw new ApiError("token_invalid", "The bearer token is not one this API issued.");
 }
 

@@ -1,0 +1,9 @@
+// GET /.well-known/oauth-authorization-server: RFC 8414 metadata, public and cacheable.
+import { getEnv } from "@/lib/env";
+import { authorizationServerMetadata } from "@/lib/oauth/discovery";
+
+export function GET() {
+  return Response.json(authorizationServerMetadata(getEnv()), {
+    headers: { "Cache-Control": "public, max-age=3600", "Access-Control-Allow-Origin": "*" },
+  });
+}

@@ -1,0 +1,9 @@
+// GET /.well-known/oauth-protected-resource/v1: RFC 9728 metadata for {base_url}/v1.
+import { getEnv } from "@/lib/env";
+import { protectedResourceMetadata } from "@/lib/oauth/discovery";
+
+export function GET() {
+  return Response.json(protectedResourceMetadata(getEnv()), {
+    headers: { "Cache-Control": "public, max-age=3600", "Access-Control-Allow-Origin": "*" },
+  });
+}

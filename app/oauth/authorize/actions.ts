@@ -1,0 +1,26 @@
+"use server";
+
+import { redirect } from "next/navigation";
+import { currentUserId } from "@/lib/auth/next-auth";
+import { getDb } from "@/lib/db/client";
+import { decideAuthorization } from "@/lib/oauth/authorize";
+import { AUTHORIZE_PARAMS, type AuthorizeParams } from "@/lib/oauth/authorize-checks";
+
+/**
+ * The consent form's answer. Server actions refuse cross-origin posts (Next.js compares
+ * Origin with Host), and the request is validated again from scratch.
+ */
+export async function decideAction(form: FormData): Promise<void> {
+  const params: AuthorizeParams = {};
+  for (const name of AUTHORIZE_PARAMS) {
+    const v = form.get(name);
+    if (typeof v === "string") params[name] = v;
+  }
+  const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
+  const userId = await currentUserId();
+  if (!userId) redirect(`/signin?callbackUrl=${encodeURIComponent(`/oauth/authorize?${query}`)}`);
+  const decision = form.get("decision") === "allow" ? "allow" : "deny";
+  const step = await decideAuthorization(await getDb(), params, userId, decision);
+  if (step.kind === "redirect") redirect(step.url);
+  redirect(`/oauth/authorize?${query}`);
+}

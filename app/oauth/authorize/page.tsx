@@ -1,0 +1,54 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { auth } from "@/lib/auth/next-auth";
+import { getDb } from "@/lib/db/client";
+import { prepareAuthorization, validateAuthorizationRequest } from "@/lib/oauth/authorize";
+import { AUTHORIZE_PARAMS, type AuthorizeParams } from "@/lib/oauth/authorize-checks";
+import { SCOPES } from "@/lib/auth/scopes";
+import { ConsentScreen, AuthorizeError } from "@/components/oauth/consent-screen";
+import { decideAction } from "./actions";
+
+export const metadata: Metadata = { title: "Authorize app" };
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+// GET /oauth/authorize: the authorization endpoint (RFC 6749 §4.1.1) and its consent screen.
+export default async function AuthorizePage({ searchParams }: Props) {
+  const raw = await searchParams;
+  const params: AuthorizeParams = {};
+  const repeated: string[] = [];
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(raw)) {
+    if (Array.isArray(v)) repeated.push(k);
+    const first = Array.isArray(v) ? v[0] : v;
+    if (first !== undefined) {
+      params[k] = first;
+      query.set(k, first);
+    }
+  }
+  const db = await getDb();
+  // Unknown client or redirect URI: shown here, never redirected. Other errors go back to the app.
+  const checked = await validateAuthorizationRequest(db, params, repeated);
+  if (!checked.ok) {
+    if (checked.step.kind === "redirect") redirect(checked.step.url);
+    if (checked.step.kind === "error_page") return <AuthorizeError message={checked.step.message} />;
+  }
+  const session = await auth();
+  const userId = session?.user?.id;
+  if (!userId) redirect(`/signin?callbackUrl=${encodeURIComponent(`/oauth/authorize?${query}`)}`);
+  const step = await prepareAuthorization(db, params, repeated, userId);
+  if (step.kind === "redirect") redirect(step.url);
+  if (step.kind === "error_page") return <AuthorizeError message={step.message} />;
+  const hidden = Object.fromEntries(AUTHORIZE_PARAMS.flatMap((n) => (params[n] !== undefined ? [[n, params[n]!]] : [])));
+  return (
+    <ConsentScreen
+      app={step.request.client}
+      account={session?.user?.email ?? ""}
+      newScopes={step.newScopes.map((s) => ({ name: s, plain: SCOPES[s].plain }))}
+      grantedScopes={step.grantedScopes.map((s) => ({ name: s, plain: SCOPES[s].plain }))}
+      redirectHost={new URL(step.request.redirectUri).host}
+      hidden={hidden}
+      action={decideAction}
+    />
+  );
+}

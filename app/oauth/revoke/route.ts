@@ -1,0 +1,8 @@
+// POST /oauth/revoke: token revocation (RFC 7009).
+import { oauthEndpoint } from "@/lib/oauth/endpoint";
+import { revokeToken } from "@/lib/oauth/revoke";
+
+export const POST = oauthEndpoint(async (db, req, form) => {
+  await revokeToken(db, req.headers.get("authorization"), form);
+  return new Response(null, { status: 200, headers: { "Cache-Control": "no-store" } });
+});

@@ -1,0 +1,100 @@
+import Link from "next/link";
+
+type ScopeLine = { name: string; plain: string };
+
+function Shell({ children }: { children: React.ReactNode }) {
+  return (
+    <main className="flex min-h-screen items-center justify-center px-4 py-12">
+      <div className="w-full max-w-md rounded-lg border border-slate-200 bg-white p-6 shadow-sm">{children}</div>
+    </main>
+  );
+}
+
+export function AuthorizeError({ message }: { message: string }) {
+  return (
+    <Shell>
+      <h1 className="text-xl font-semibold">This authorization link cannot be used</h1>
+      <p className="mt-3 text-sm text-slate-700">{message}</p>
+      <p className="mt-3 text-sm text-slate-600">
+        Nothing was shared. If you followed a link from an app, tell its developer. <Link href="/activities" className="text-brand-600 hover:underline">Go to your activities</Link>.
+      </p>
+    </Shell>
+  );
+}
+
+export function ConsentScreen({
+  app,
+  account,
+  newScopes,
+  grantedScopes,
+  redirectHost,
+  hidden,
+  action,
+}: {
+  app: { name: string; logoUrl: string | null; homepageUrl: string | null };
+  account: string;
+  newScopes: ScopeLine[];
+  grantedScopes: ScopeLine[];
+  redirectHost: string;
+  hidden: Record<string, string>;
+  action: (form: FormData) => Promise<void>;
+}) {
+  return (
+    <Shell>
+      <div className="flex items-center gap-3">
+        {app.logoUrl && (
+          // eslint-disable-next-line @next/next/no-img-element -- an app's own logo, any host
+          <img src={app.logoUrl} alt="" width={48} height={48} className="h-12 w-12 rounded-md border border-slate-200 object-cover" />
+        )}
+        <h1 className="text-xl font-semibold">
+          {app.name} wants to access your account
+        </h1>
+      </div>
+      <p className="mt-2 text-sm text-slate-600">
+        Signed in as <strong>{account}</strong>.{" "}
+        {app.homepageUrl && (
+          <>
+            App site: <span className="break-all">{app.homepageUrl}</span>.
+          </>
+        )}
+      </p>
+      <h2 className="mt-5 text-sm font-medium text-slate-700">{grantedScopes.length ? "It asks for more:" : "It will be able to:"}</h2>
+      <ul className="mt-2 space-y-2" aria-label="Requested permissions">
+        {newScopes.map((s) => (
+          <li key={s.name} className="flex gap-2 rounded-md border border-slate-200 p-2 text-sm">
+            <span aria-hidden className="text-brand-600">✓</span>
+            <span>
+              {s.plain} <span className="font-mono text-xs text-slate-500">({s.name})</span>
+            </span>
+          </li>
+        ))}
+      </ul>
+      {grantedScopes.length > 0 && (
+        <p className="mt-3 text-xs text-slate-500">Already allowed: {grantedScopes.map((s) => s.plain.toLowerCase()).join("; ")}.</p>
+      )}
+      <form action={action} className="mt-6 flex gap-3">
+        {Object.entries(hidden).map(([k, v]) => (
+          <input key={k} type="hidden" name={k} value={v} />
+        ))}
+        <button
+          type="submit"
+          name="decision"
+          value="deny"
+          className="flex-1 rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium hover:bg-slate-100"
+        >
+          Deny
+        </button>
+        <button type="submit" name="decision" value="allow" className="flex-1 rounded-md bg-brand-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-brand-700">
+          Allow
+        </button>
+      </form>
+      <p className="mt-4 text-xs text-slate-500">
+        You will be sent back to <strong>{redirectHost}</strong>. You can disconnect the app at any time in{" "}
+        <Link href="/settings/apps" className="text-brand-600 hover:underline">
+          Settings → Apps
+        </Link>
+        .
+      </p>
+    </Shell>
+  );
+}

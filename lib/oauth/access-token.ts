@@ -1,0 +1,112 @@
+import "server-only";
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { athleteProfiles, oauthClients, oauthGrants, oauthTokenFamilies } from "../db/schema";
+import { getEnv } from "../env";
+import { ApiError } from "../http/errors";
+import { isScope, type Scope } from "../auth/scopes";
+import type { ResolvedBearer } from "../tokens/resolve-bearer";
+import { signingKey, verificationKeys } from "./keys";
+
+export const ACCESS_TOKEN_TTL_S = 3600;
+
+type AccessTokenClaims = {
+  client_id: string;
+  scope?: string;
+  /** Grant and token family, for athlete tokens; absent on client-credentials tokens. */
+  gid?: string;
+  fam?: string;
+};
+
+/**
+ * An RFC 9068 access token: ES256 JWT, `typ: at+jwt`, audience `{base_url}/v1`, one hour.
+ * @see RFC 9068 §2
+ */
+export async function issueAccessToken(
+  db: Db,
+  t: { subject: string; clientId: string; scopes: readonly string[]; grantId?: string; familyId?: string },
+): Promise<{ token: string; expiresIn: number }> {
+  const env = getEnv();
+  const key = await signingKey(db);
+  const claims: AccessTokenClaims = { client_id: t.clientId };
+  if (t.scopes.length) claims.scope = t.scopes.join(" ");
+  if (t.grantId) claims.gid = t.grantId;
+  if (t.familyId) claims.fam = t.familyId;
+  const token = await new SignJWT(claims)
+    .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid: key.kid })
+    .setIssuer(env.baseUrl)
+    .setSubject(t.subject)
+    .setAudience(env.apiBaseUrl)
+    .setIssuedAt()
+    .setExpirationTime(`${ACCESS_TOKEN_TTL_S}s`)
+    .setJti(randomUUID())
+    .sign(key.privateKey);
+  return { token, expiresIn: ACCESS_TOKEN_TTL_S };
+}
+
+export function looksLikeJwt(token: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token);
+}
+
+/** Verifies signature, type, issuer, audience and lifetime; throws the matching 401. */
+export async function verifyAccessToken(db: Db, token: string) {
+  const env = getEnv();
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+  } catch {
+    throw new ApiError("token_invalid", "The access token is malformed.");
+  }
+  try {
+    const { payload } = await jwtVerify<AccessTokenClaims>(token, await verificationKeys(db, kid), {
+      typ: "at+jwt",
+      algorithms: ["ES256"],
+      issuer: env.baseUrl,
+      audience: env.apiBaseUrl,
+      requiredClaims: ["sub", "client_id", "exp", "iat", "jti"],
+    });
+    return payload;
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) throw new ApiError("token_expired", "The access token has expired; refresh it.");
+    if (err instanceof ApiError) throw err;
+    if (err instanceof joseErrors.JOSEError) throw new ApiError("token_invalid", "The access token is not valid for this API.");
+    throw err;
+  }
+}
+
+/**
+ * Access tokens are also checked against their grant and family on every request, so a
+ * disconnected app or a revoked family loses access at once (CONTRACT §6).
+ */
+export async function resolveAccessToken(db: Db, token: string): Promise<ResolvedBearer> {
+  const claims = await verifyAccessToken(db, token);
+  const clientId = claims.client_id;
+  if (!claims.fam) {
+    const [client] = await db.select({ id: oauthClients.clientId }).from(oauthClients).where(eq(oauthClients.clientId, clientId));
+    if (!client) throw new ApiError("token_revoked", "The app this token was issued to no longer exists.");
+    return { actor: { kind: "app", clientId }, rateBucket: `app:${clientId}`, billing: null };
+  }
+  const [row] = await db
+    .select({
+      grantRevokedAt: oauthGrants.revokedAt,
+      familyRevokedAt: oauthTokenFamilies.revokedAt,
+      userId: oauthGrants.userId,
+      hasSubscription: athleteProfiles.hasSubscription,
+      trialEndsAt: athleteProfiles.trialEndsAt,
+    })
+    .from(oauthTokenFamilies)
+    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokenFamilies.grantId))
+    .innerJoin(athleteProfiles, eq(athleteProfiles.userId, oauthGrants.userId))
+    .where(eq(oauthTokenFamilies.id, claims.fam));
+  if (!row || row.grantRevokedAt || row.familyRevokedAt || row.userId !== claims.sub) {
+    throw new ApiError("token_revoked", "This access token was revoked, or the athlete disconnected the app.");
+  }
+  const scopes = new Set((claims.scope ?? "").split(" ").filter(isScope) as Scope[]);
+  return {
+    actor: { kind: "oauth", userId: row.userId, clientId, grantId: claims.gid ?? "", scopes },
+    rateBucket: `app:${clientId}`,
+    billing: { hasSubscription: row.hasSubscription, trialEndsAt: row.trialEndsAt },
+  };
+}

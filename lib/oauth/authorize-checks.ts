@@ -1,0 +1,93 @@
+import { isScope, type Scope } from "../auth/scopes";
+import { OAuthError } from "./errors";
+import type { OAuthClient } from "./client-auth";
+
+/**
+ * The authorization endpoint's checks, each small and named after what it enforces. The first
+ * two decide whether it is safe to redirect at all: until both pass, errors go on a page.
+ */
+export type AuthorizeParams = Record<string, string | undefined>;
+
+export const AUTHORIZE_PARAMS = [
+  "client_id",
+  "redirect_uri",
+  "response_type",
+  "scope",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+  "resource",
+] as const;
+
+/** An error shown on a page, because redirecting would be unsafe. */
+export class UnsafeToRedirect extends Error {}
+
+const LOOPBACK = new Set(["127.0.0.1", "[::1]"]);
+
+/**
+ * Exact string match with a registered URI; for public clients a loopback IP redirect may use
+ * any port (RFC 8252 §7.3).
+ * @see RFC 6749 §3.1.2.3, RFC 9700 §4.1.3, RFC 8252 §7.3
+ */
+export function checkRedirectUri(client: OAuthClient, redirectUri: string | undefined): string {
+  if (!redirectUri) throw new UnsafeToRedirect("The request has no redirect_uri.");
+  if (client.redirectUris.includes(redirectUri)) return redirectUri;
+  if (client.kind === "public") {
+    let asked: URL;
+    try {
+      asked = new URL(redirectUri);
+    } catch {
+      throw new UnsafeToRedirect("The redirect_uri is not a valid URL.");
+    }
+    if (asked.protocol === "http:" && LOOPBACK.has(asked.hostname)) {
+      for (const registered of client.redirectUris) {
+        const r = new URL(registered);
+        if (r.protocol === "http:" && r.hostname === asked.hostname && r.pathname === asked.pathname && r.search === asked.search && !asked.hash) {
+          return redirectUri;
+        }
+      }
+    }
+  }
+  throw new UnsafeToRedirect("The redirect_uri is not registered for this app.");
+}
+
+/** @see RFC 6749 §3.1: parameters sent more than once are an error. */
+export function checkNoRepeats(repeated: string[]): void {
+  if (repeated.length) throw new OAuthError("invalid_request", `Parameters sent more than once: ${repeated.join(", ")}.`);
+}
+
+/** @see RFC 6749 §4.1.1 */
+export function checkResponseType(responseType: string | undefined): void {
+  if (responseType !== "code") throw new OAuthError("unsupported_response_type", "response_type must be `code`.");
+}
+
+/**
+ * S256 is required of every client; `plain` is refused (OAuth 2.1 §4.1.1, RFC 9700 §2.1.1).
+ * @see RFC 7636 §4.2–4.3
+ */
+export function checkPkce(challenge: string | undefined, method: string | undefined): string {
+  if (!challenge) throw new OAuthError("invalid_request", "code_challenge is required (PKCE with S256).");
+  if (method !== "S256") throw new OAuthError("invalid_request", "code_challenge_method must be S256.");
+  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) throw new OAuthError("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters).");
+  return challenge;
+}
+
+/** @see RFC 6749 §3.3 */
+export function checkScope(scope: string | undefined): Scope[] {
+  const asked = (scope ?? "").split(" ").filter(Boolean);
+  if (!asked.length) throw new OAuthError("invalid_scope", "Ask for at least one scope.");
+  const unknown = asked.filter((s) => !isScope(s));
+  if (unknown.length) throw new OAuthError("invalid_scope", `Unknown scope: ${unknown.join(", ")}.`);
+  return [...new Set(asked)] as Scope[];
+}
+
+/** The one resource this server issues tokens for (RFC 8707 §2). */
+export function checkResource(resource: string | undefined, apiBaseUrl: string): void {
+  if (resource !== undefined && resource !== apiBaseUrl) {
+    throw new OAuthError("invalid_target", `resource must be ${apiBaseUrl}.`);
+  }
+}
+
+export function checkState(state: string | undefined): void {
+  if (state !== undefined && state.length > 1000) throw new OAuthError("invalid_request", "state is longer than 1000 characters.");
+}

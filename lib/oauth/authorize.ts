@@ -1,0 +1,157 @@
+import "server-only";
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { oauthCodes, oauthGrants } from "../db/schema";
+import { randomBase62, sha256Hex } from "../crypto/random";
+import { getEnv } from "../env";
+import { newId } from "../ids";
+import { SCOPE_NAMES, type Scope } from "../auth/scopes";
+import { OAuthError } from "./errors";
+import { findClient } from "./client-auth";
+import {
+  checkNoRepeats,
+  checkPkce,
+  checkRedirectUri,
+  checkResource,
+  checkResponseType,
+  checkScope,
+  checkState,
+  UnsafeToRedirect,
+  type AuthorizeParams,
+} from "./authorize-checks";
+
+export const CODE_TTL_S = 60;
+
+export type ValidAuthorization = {
+  client: { clientId: string; name: string; logoUrl: string | null; homepageUrl: string | null };
+  redirectUri: string;
+  scopes: Scope[];
+  state: string | undefined;
+  codeChallenge: string;
+};
+
+export type AuthorizationStep =
+  | { kind: "error_page"; message: string }
+  | { kind: "redirect"; url: string }
+  | { kind: "consent"; request: ValidAuthorization; newScopes: Scope[]; grantedScopes: Scope[] };
+
+/** The redirect back to the app, with `iss` as RFC 9207 asks. */
+export function redirectBack(redirectUri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  url.searchParams.set("iss", getEnv().baseUrl);
+  return url.toString();
+}
+
+/**
+ * Runs every check of the authorization request. Errors before the client and redirect URI
+ * are verified are shown on a page; later ones are redirected to the app.
+ */
+export async function validateAuthorizationRequest(
+  db: Db,
+  params: AuthorizeParams,
+  repeated: string[],
+): Promise<{ ok: true; request: ValidAuthorization } | { ok: false; step: AuthorizationStep }> {
+  const client = params.client_id && !repeated.includes("client_id") ? await findClient(db, params.client_id) : undefined;
+  if (!client) return { ok: false, step: { kind: "error_page", message: "This link names an app that is not registered here." } };
+  let redirectUri: string;
+  try {
+    if (repeated.includes("redirect_uri")) throw new UnsafeToRedirect("redirect_uri was sent more than once.");
+    redirectUri = checkRedirectUri(client, params.redirect_uri);
+  } catch (err) {
+    if (err instanceof UnsafeToRedirect) return { ok: false, step: { kind: "error_page", message: err.message } };
+    throw err;
+  }
+  try {
+    checkNoRepeats(repeated);
+    checkState(params.state);
+    checkResponseType(params.response_type);
+    const codeChallenge = checkPkce(params.code_challenge, params.code_challenge_method);
+    const scopes = checkScope(params.scope);
+    checkResource(params.resource, getEnv().apiBaseUrl);
+    return {
+      ok: true,
+      request: {
+        client: { clientId: client.clientId, name: client.name, logoUrl: client.logoUrl, homepageUrl: client.homepageUrl },
+        redirectUri,
+        scopes,
+        state: params.state,
+        codeChallenge,
+      },
+    };
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    const url = redirectBack(redirectUri, { error: err.error, error_description: err.description, state: params.state });
+    return { ok: false, step: { kind: "redirect", url } };
+  }
+}
+
+async function activeGrant(db: Db, clientId: string, userId: string) {
+  const [grant] = await db
+    .select()
+    .from(oauthGrants)
+    .where(and(eq(oauthGrants.clientId, clientId), eq(oauthGrants.userId, userId), isNull(oauthGrants.revokedAt)))
+    .limit(1);
+  return grant;
+}
+
+/**
+ * What the signed-in athlete sees: nothing when the app already holds every scope asked for
+ * (a code goes straight back), otherwise a consent screen for the difference.
+ */
+export async function prepareAuthorization(db: Db, params: AuthorizeParams, repeated: string[], userId: string): Promise<AuthorizationStep> {
+  const v = await validateAuthorizationRequest(db, params, repeated);
+  if (!v.ok) return v.step;
+  const grant = await activeGrant(db, v.request.client.clientId, userId);
+  const granted = new Set(grant?.scopes ?? []);
+  const newScopes = v.request.scopes.filter((s) => !granted.has(s));
+  if (!newScopes.length) return { kind: "redirect", url: await issueCode(db, v.request, userId) };
+  return { kind: "consent", request: v.request, newScopes, grantedScopes: SCOPE_NAMES.filter((s) => granted.has(s)) };
+}
+
+/** The athlete's answer on the consent screen. The request is validated again: the form is input too. */
+export async function decideAuthorization(
+  db: Db,
+  params: AuthorizeParams,
+  userId: string,
+  decision: "allow" | "deny",
+): Promise<AuthorizationStep> {
+  const v = await validateAuthorizationRequest(db, params, []);
+  if (!v.ok) return v.step;
+  if (decision === "deny") {
+    return {
+      kind: "redirect",
+      url: redirectBack(v.request.redirectUri, { error: "access_denied", error_description: "The athlete denied access.", state: v.request.state }),
+    };
+  }
+  return { kind: "redirect", url: await issueCode(db, v.request, userId) };
+}
+
+/** Records the grant (adding the scopes just approved) and a 60-second single-use code. */
+async function issueCode(db: Db, request: ValidAuthorization, userId: string): Promise<string> {
+  const code = randomBase62(43);
+  await db.transaction(async (tx) => {
+    let grant = await activeGrant(tx, request.client.clientId, userId);
+    if (!grant) {
+      [grant] = await tx
+        .insert(oauthGrants)
+        .values({ id: newId("grt"), clientId: request.client.clientId, userId, scopes: request.scopes })
+        .onConflictDoNothing()
+        .returning();
+      grant ??= await activeGrant(tx, request.client.clientId, userId);
+    } else if (request.scopes.some((s) => !grant!.scopes.includes(s))) {
+      const scopes = SCOPE_NAMES.filter((s) => grant!.scopes.includes(s) || request.scopes.includes(s));
+      await tx.update(oauthGrants).set({ scopes, updatedAt: new Date() }).where(eq(oauthGrants.id, grant.id));
+    }
+    await tx.insert(oauthCodes).values({
+      codeHash: sha256Hex(code),
+      clientId: request.client.clientId,
+      grantId: grant!.id,
+      redirectUri: request.redirectUri,
+      scopes: request.scopes,
+      codeChallenge: request.codeChallenge,
+      expiresAt: new Date(Date.now() + CODE_TTL_S * 1000),
+    });
+  });
+  return redirectBack(request.redirectUri, { code, state: request.state });
+}

@@ -1,0 +1,60 @@
+import "server-only";
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { oauthClients } from "../db/schema";
+import { safeEqual, sha256Hex } from "../crypto/random";
+import { getEnv } from "../env";
+import { OAuthError } from "./errors";
+
+export type OAuthClient = typeof oauthClients.$inferSelect;
+
+function invalidClient(description: string): OAuthError {
+  // RFC 6749 §5.2: 401 with the scheme the client should use.
+  return new OAuthError("invalid_client", description, 401, { "WWW-Authenticate": `Basic realm="${getEnv().baseUrl}", charset="UTF-8"` });
+}
+
+function decodeBasic(header: string): { id: string; secret: string } | null {
+  const m = /^Basic +([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!m) return null;
+  const decoded = Buffer.from(m[1]!, "base64").toString("utf8");
+  const i = decoded.indexOf(":");
+  if (i < 0) return null;
+  try {
+    // RFC 6749 §2.3.1: both parts are form-urlencoded before encoding.
+    return { id: decodeURIComponent(decoded.slice(0, i).replace(/\+/g, " ")), secret: decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, " ")) };
+  } catch {
+    return null;
+  }
+}
+
+export async function findClient(db: Db, clientId: string): Promise<OAuthClient | undefined> {
+  if (!clientId || clientId.length > 100) return undefined;
+  const [c] = await db.select().from(oauthClients).where(eq(oauthClients.clientId, clientId)).limit(1);
+  return c;
+}
+
+/**
+ * Authenticates the client at the token and revocation endpoints: HTTP Basic for confidential
+ * clients (`client_secret_basic`), `client_id` alone for public ones (`none`).
+ * @see RFC 6749 §2.3.1, RFC 7591 §2 (token_endpoint_auth_method)
+ */
+export async function authenticateClient(db: Db, authorization: string | null, form: URLSearchParams): Promise<OAuthClient> {
+  const bodyId = form.get("client_id");
+  if (form.has("client_secret")) throw invalidClient("Send the client secret with HTTP Basic authentication, not in the body.");
+  if (authorization) {
+    const basic = decodeBasic(authorization);
+    if (!basic) throw invalidClient("The Authorization header is not valid HTTP Basic.");
+    if (bodyId !== null && bodyId !== basic.id) throw new OAuthError("invalid_request", "client_id in the body differs from the authenticated client.");
+    const client = await findClient(db, basic.id);
+    const hash = sha256Hex(basic.secret);
+    // Compare against a hash even for unknown clients so timing does not tell them apart.
+    const ok = safeEqual(client?.secretHash ?? sha256Hex("no-such-client"), hash);
+    if (!client || client.kind !== "confidential" || !ok) throw invalidClient("Client authentication failed.");
+    return client;
+  }
+  if (!bodyId) throw invalidClient("Authenticate the client: HTTP Basic for confidential clients, client_id for public ones.");
+  const client = await findClient(db, bodyId);
+  if (!client) throw invalidClient("Unknown client.");
+  if (client.kind === "confidential") throw invalidClient("This client is confidential: authenticate with HTTP Basic.");
+  return client;
+}

@@ -1,0 +1,35 @@
+/** RFC 6749 §5.2 and RFC 7009 §2.2.1 error codes, plus RFC 8707's invalid_target. */
+export type OAuthErrorCode =
+  | "invalid_request"
+  | "invalid_client"
+  | "invalid_grant"
+  | "unauthorized_client"
+  | "unsupported_grant_type"
+  | "unsupported_response_type"
+  | "unsupported_token_type"
+  | "invalid_scope"
+  | "invalid_target"
+  | "access_denied"
+  | "server_error"
+  | "temporarily_unavailable"
+  | "slow_down";
+
+/** An OAuth error: its own family, never a problem document (STYLE §5). */
+export class OAuthError extends Error {
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+    readonly status = 400,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description);
+    this.name = "OAuthError";
+  }
+}
+
+export function oauthErrorResponse(err: OAuthError): Response {
+  return new Response(JSON.stringify({ error: err.error, error_description: err.description }), {
+    status: err.status,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", Pragma: "no-cache", ...err.headers },
+  });
+}

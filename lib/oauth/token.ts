@@ -1,0 +1,160 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { oauthCodes, oauthGrants, oauthRefreshTokens, oauthTokenFamilies } from "../db/schema";
+import { safeEqual, sha256Hex } from "../crypto/random";
+import { getEnv } from "../env";
+import { newId } from "../ids";
+import { generateToken, isWellFormedToken } from "../tokens/format";
+import { isScope } from "../auth/scopes";
+import { OAuthError } from "./errors";
+import { authenticateClient, type OAuthClient } from "./client-auth";
+import { issueAccessToken } from "./access-token";
+
+export const REFRESH_TOKEN_TTL_S = 90 * 86_400;
+
+export type TokenResponse = {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+};
+
+const invalidGrant = (d: string) => new OAuthError("invalid_grant", d);
+
+/**
+ * POST /oauth/token for a form already read. Client authentication first, then the grant.
+ * @see RFC 6749 §3.2, §4.1.3, §4.4, §6; RFC 7636 §4.5; RFC 8707 §2.2
+ */
+export async function tokenRequest(db: Db, authorization: string | null, form: URLSearchParams): Promise<TokenResponse> {
+  for (const key of new Set(form.keys())) {
+    if (form.getAll(key).length > 1) throw new OAuthError("invalid_request", `${key} was sent more than once.`);
+  }
+  const client = await authenticateClient(db, authorization, form);
+  const resource = form.get("resource");
+  if (resource !== null && resource !== getEnv().apiBaseUrl) throw new OAuthError("invalid_target", `resource must be ${getEnv().apiBaseUrl}.`);
+  switch (form.get("grant_type")) {
+    case "authorization_code":
+      return exchangeCode(db, client, form);
+    case "refresh_token":
+      return refresh(db, client, form);
+    case "client_credentials":
+      return clientCredentials(db, client, form);
+    case null:
+      throw new OAuthError("invalid_request", "grant_type is required.");
+    default:
+      throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code, refresh_token or client_credentials.");
+  }
+}
+
+function s256(verifier: string): string {
+  return createHash("sha256").update(verifier).digest("base64url");
+}
+
+async function issueFromFamily(db: Db, client: OAuthClient, userId: string, grantId: string, familyId: string, scopes: string[]): Promise<TokenResponse> {
+  const refreshToken = generateToken("refresh");
+  await db.insert(oauthRefreshTokens).values({
+    tokenHash: sha256Hex(refreshToken),
+    familyId,
+    expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_S * 1000),
+  });
+  const access = await issueAccessToken(db, { subject: userId, clientId: client.clientId, scopes, grantId, familyId });
+  return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, refresh_token: refreshToken, scope: scopes.join(" ") };
+}
+
+async function exchangeCode(db: Db, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
+  const code = form.get("code");
+  const verifier = form.get("code_verifier");
+  if (!code) throw new OAuthError("invalid_request", "code is required.");
+  if (!verifier) throw new OAuthError("invalid_request", "code_verifier is required (PKCE).");
+  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new OAuthError("invalid_request", "code_verifier must be 43 to 128 unreserved characters.");
+  const codeHash = sha256Hex(code);
+
+  // Single use by compare-and-swap: exactly one exchange can flip used_at.
+  const [claimed] = await db
+    .update(oauthCodes)
+    .set({ usedAt: new Date() })
+    .where(and(eq(oauthCodes.codeHash, codeHash), isNull(oauthCodes.usedAt)))
+    .returning();
+  if (!claimed) {
+    const [replayed] = await db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, codeHash));
+    if (replayed?.familyId && replayed.clientId === client.clientId) {
+      // RFC 6749 §4.1.2 / RFC 9700 §4.5: a replayed code revokes the tokens it issued.
+      await db.update(oauthTokenFamilies).set({ revokedAt: new Date() }).where(eq(oauthTokenFamilies.id, replayed.familyId));
+    }
+    throw invalidGrant("The authorization code is invalid, expired or already used.");
+  }
+  if (claimed.clientId !== client.clientId) throw invalidGrant("The authorization code was issued to another client.");
+  if (claimed.expiresAt.getTime() < Date.now()) throw invalidGrant("The authorization code has expired.");
+  if (form.get("redirect_uri") !== claimed.redirectUri) throw invalidGrant("redirect_uri does not match the authorization request.");
+  if (!safeEqual(s256(verifier), claimed.codeChallenge)) throw invalidGrant("code_verifier does not match the code_challenge.");
+
+  return db.transaction(async (tx) => {
+    const [grant] = await tx
+      .select()
+      .from(oauthGrants)
+      .where(and(eq(oauthGrants.id, claimed.grantId), isNull(oauthGrants.revokedAt)));
+    if (!grant) throw invalidGrant("The athlete has since disconnected the app.");
+    const familyId = newId("fam");
+    await tx.insert(oauthTokenFamilies).values({ id: familyId, grantId: grant.id, scopes: claimed.scopes });
+    await tx.update(oauthCodes).set({ familyId }).where(eq(oauthCodes.codeHash, codeHash));
+    return issueFromFamily(tx, client, grant.userId, grant.id, familyId, claimed.scopes);
+  });
+}
+
+async function refresh(db: Db, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
+  const token = form.get("refresh_token");
+  if (!token) throw new OAuthError("invalid_request", "refresh_token is required.");
+  if (!isWellFormedToken(token, "refresh")) throw invalidGrant("The refresh token is invalid.");
+  const tokenHash = sha256Hex(token);
+  const [row] = await db
+    .select({ token: oauthRefreshTokens, family: oauthTokenFamilies, grant: oauthGrants })
+    .from(oauthRefreshTokens)
+    .innerJoin(oauthTokenFamilies, eq(oauthTokenFamilies.id, oauthRefreshTokens.familyId))
+    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokenFamilies.grantId))
+    .where(eq(oauthRefreshTokens.tokenHash, tokenHash));
+  if (!row || row.grant.clientId !== client.clientId) throw invalidGrant("The refresh token is invalid.");
+  if (row.grant.revokedAt || row.family.revokedAt) throw invalidGrant("The refresh token was revoked.");
+  if (row.token.expiresAt.getTime() < Date.now()) throw invalidGrant("The refresh token has expired.");
+
+  let scopes = row.family.scopes;
+  const asked = form.get("scope");
+  if (asked !== null) {
+    const narrowed = [...new Set(asked.split(" ").filter(Boolean))];
+    if (!narrowed.length || narrowed.some((s) => !isScope(s) || !row.family.scopes.includes(s))) {
+      throw new OAuthError("invalid_scope", "A refresh may only narrow the scopes originally granted.");
+    }
+    scopes = narrowed;
+  }
+
+  // Rotation by compare-and-swap in one statement: the loser of a race is a reuse.
+  const [rotated] = await db
+    .update(oauthRefreshTokens)
+    .set({ rotatedAt: new Date() })
+    .where(and(eq(oauthRefreshTokens.tokenHash, tokenHash), isNull(oauthRefreshTokens.rotatedAt)))
+    .returning({ tokenHash: oauthRefreshTokens.tokenHash });
+  if (!rotated) {
+    // RFC 9700 §4.14.2: reuse of a rotated refresh token means it leaked; end the grant.
+    const now = new Date();
+    await db.transaction(async (tx) => {
+      await tx.update(oauthGrants).set({ revokedAt: now }).where(eq(oauthGrants.id, row.grant.id));
+      await tx.update(oauthTokenFamilies).set({ revokedAt: now }).where(eq(oauthTokenFamilies.grantId, row.grant.id));
+    });
+    throw invalidGrant("The refresh token was already used; the authorization has been revoked.");
+  }
+  return db.transaction((tx) => issueFromFamily(tx, client, row.grant.userId, row.grant.id, row.family.id, scopes));
+}
+
+async function clientCredentials(db: Db, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
+  if (client.kind !== "confidential") {
+    throw new OAuthError("unauthorized_client", "Only confidential clients may use the client_credentials grant.");
+  }
+  const asked = (form.get("scope") ?? "").split(" ").filter(Boolean);
+  if (asked.length) {
+    throw new OAuthError("invalid_scope", "A client-credentials token acts as the app and carries no athlete scope.");
+  }
+  const access = await issueAccessToken(db, { subject: client.clientId, clientId: client.clientId, scopes: [] });
+  return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, scope: "" };
+}
