@@ -1,0 +1,165 @@
+import { describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "../crypto/random";
+import { events, oauthClients, oauthCodes, oauthGrants, oauthTokenFamilies } from "../db/schema";
+import { ApiError } from "../http/errors";
+import { useApi } from "../testing/fixtures";
+import { countRows } from "../testing/rows";
+import { disconnectApp } from "./disconnect-app";
+import { listConnectedApps } from "./list-connected-apps";
+
+const api = useApi();
+
+async function as(userId: string) {
+  return { ctx: { db: await api.db(), actor: { kind: "session" as const, userId } } };
+}
+
+async function refusal(p: Promise<unknown>): Promise<ApiError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  return err as ApiError;
+}
+
+const rand = () => randomBytes(6).toString("hex");
+
+async function app(over: Partial<typeof oauthClients.$inferInsert> = {}) {
+  const db = await api.db();
+  const clientId = `app-${rand()}`;
+  await db.insert(oauthClients).values({
+    clientId,
+    name: "Training Log",
+    kind: "confidential",
+    secretHash: sha256Hex("x"),
+    redirectUris: ["https://log.example.com/cb"],
+    ...over,
+  });
+  return clientId;
+}
+
+/** A grant as the token endpoint leaves it: with `families` token families and a pending code. */
+async function grant(clientId: string, userId: string, scopes: string[], opts: { families?: number; at?: Date } = {}) {
+  const db = await api.db();
+  const id = `grt_${rand()}`;
+  const at = opts.at ?? new Date();
+  await db.insert(oauthGrants).values({ id, clientId, userId, scopes, createdAt: at, updatedAt: at });
+  for (let i = 0; i < (opts.families ?? 2); i++) {
+    await db.insert(oauthTokenFamilies).values({ id: `fam_${rand()}`, grantId: id, scopes });
+  }
+  await db.insert(oauthCodes).values({
+    codeHash: sha256Hex(rand()),
+    clientId,
+    grantId: id,
+    redirectUri: "https://log.example.com/cb",
+    scopes,
+    codeChallenge: "x".repeat(43),
+    expiresAt: new Date(Date.now() + 60_000),
+  });
+  return id;
+}
+
+describe("listConnectedApps", () => {
+  it("lists the athlete's active grants with the app, scopes in plain words and times, newest change first", async () => {
+    const athlete = await api.person();
+    const other = await api.person();
+    const log = await app({ name: "Training Log", logoUrl: "https://log.example.com/logo.png", homepageUrl: "https://log.example.com" });
+    const coach = await app({ name: "Coach App" });
+    const gone = await app({ name: "Gone" });
+    const older = new Date(Date.now() - 7 * 86_400_000);
+    const logGrant = await grant(log, athlete.id, ["athlete.read", "activities.read"], { at: older });
+    const coachGrant = await grant(coach, athlete.id, ["metrics.read"]);
+    await grant(log, other.id, ["athlete.read"]);
+    const revoked = await grant(gone, athlete.id, ["athlete.read"]);
+    await disconnectApp({ ...(await as(athlete.id)), grantId: revoked });
+
+    const list = await listConnectedApps(await as(athlete.id));
+    expect(list.map((a) => a.grant_id)).toEqual([coachGrant, logGrant]);
+    expect(list[1]).toEqual({
+      grant_id: logGrant,
+      client_id: log,
+      name: "Training Log",
+      logo_url: "https://log.example.com/logo.png",
+      homepage_url: "https://log.example.com",
+      scopes: [
+        { name: "athlete.read", plain: "Read your profile: name, email, timezone and connected devices" },
+        { name: "activities.read", plain: "Read your activities" },
+      ],
+      authorized_at: older.toISOString(),
+      updated_at: older.toISOString(),
+    });
+    expect(await listConnectedApps(await as((await api.person()).id))).toEqual([]);
+  });
+});
+
+describe("disconnectApp", () => {
+  it("revokes the grant and every family, drops pending codes and appends exactly one athlete.deauthorized", async () => {
+    const athlete = await api.person();
+    const clientId = await app();
+    const grantId = await grant(clientId, athlete.id, ["athlete.read", "activities.read"], { families: 3 });
+    const db = await api.db();
+    const eventsBefore = await countRows(events);
+
+    const out = await disconnectApp({ ...(await as(athlete.id)), grantId });
+    expect(out).toMatchObject({ grant_id: grantId, client_id: clientId });
+
+    const [g] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, grantId));
+    expect(g!.revokedAt?.toISOString()).toBe(out.revoked_at);
+    const families = await db.select().from(oauthTokenFamilies).where(eq(oauthTokenFamilies.grantId, grantId));
+    expect(families).toHaveLength(3);
+    for (const f of families) expect(f.revokedAt?.toISOString()).toBe(out.revoked_at);
+    expect(await countRows(oauthCodes, eq(oauthCodes.grantId, grantId))).toBe(0);
+
+    expect(await countRows(events)).toBe(eventsBefore + 1);
+    const sent = await db.select().from(events).where(and(eq(events.type, "athlete.deauthorized"), eq(events.athleteId, athlete.id)));
+    expect(sent).toEqual([
+      expect.objectContaining({ athleteId: athlete.id, objectId: athlete.id, objectType: "athlete", clientId }),
+    ]);
+    expect(sent[0]!.id).toMatch(/^evt_/);
+    expect(await listConnectedApps(await as(athlete.id))).toEqual([]);
+  });
+
+  it("is not_found the second time, and sends no second event", async () => {
+    const athlete = await api.person();
+    const grantId = await grant(await app(), athlete.id, ["athlete.read"]);
+    await disconnectApp({ ...(await as(athlete.id)), grantId });
+    const eventsAfterFirst = await countRows(events);
+    expect((await refusal(disconnectApp({ ...(await as(athlete.id)), grantId }))).code).toBe("not_found");
+    expect(await countRows(events)).toBe(eventsAfterFirst);
+  });
+
+  it("cannot be done by another athlete, who gets not_found and changes nothing", async () => {
+    const athlete = await api.person();
+    const intruder = await api.person();
+    const grantId = await grant(await app(), athlete.id, ["athlete.read"]);
+    const eventsBefore = await countRows(events);
+    expect((await refusal(disconnectApp({ ...(await as(intruder.id)), grantId }))).code).toBe("not_found");
+    const db = await api.db();
+    const [g] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, grantId));
+    expect(g!.revokedAt).toBeNull();
+    const families = await db.select().from(oauthTokenFamilies).where(eq(oauthTokenFamilies.grantId, grantId));
+    for (const f of families) expect(f.revokedAt).toBeNull();
+    expect(await countRows(events)).toBe(eventsBefore);
+    expect(await listConnectedApps(await as(athlete.id))).toHaveLength(1);
+  });
+
+  it("leaves the athlete's other apps and other athletes' grants of the same app connected", async () => {
+    const athlete = await api.person();
+    const other = await api.person();
+    const clientId = await app();
+    const mine = await grant(clientId, athlete.id, ["athlete.read"]);
+    const theirs = await grant(clientId, other.id, ["athlete.read"]);
+    const otherApp = await grant(await app(), athlete.id, ["athlete.read"]);
+    await disconnectApp({ ...(await as(athlete.id)), grantId: mine });
+    expect((await listConnectedApps(await as(athlete.id))).map((a) => a.grant_id)).toEqual([otherApp]);
+    expect((await listConnectedApps(await as(other.id))).map((a) => a.grant_id)).toEqual([theirs]);
+  });
+
+  it("refuses a client-credentials actor", async () => {
+    const db = await api.db();
+    const err = await refusal(disconnectApp({ ctx: { db, actor: { kind: "app", clientId: "x" } }, grantId: "grt_x" }));
+    expect(err.code).toBe("client_credentials_not_allowed");
+  });
+});

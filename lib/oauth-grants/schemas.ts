@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { Instant } from "../http/schemas";
+
+/** An app the athlete has authorized, as the console shows it. */
+export const ConnectedApp = z.object({
+  grant_id: z.string(),
+  client_id: z.string(),
+  name: z.string(),
+  logo_url: z.string().nullable(),
+  homepage_url: z.string().nullable(),
+  scopes: z.array(z.object({ name: z.string(), plain: z.string() })),
+  /** When the athlete first authorized it. */
+  authorized_at: Instant,
+  /** When the authorization last changed (more scopes approved). */
+  updated_at: Instant,
+});
+export type ConnectedApp = z.output<typeof ConnectedApp>;
