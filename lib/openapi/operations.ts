@@ -3,6 +3,7 @@ import { getAthleteOp } from "../athletes/operations";
 import { createActivityOp, getActivityOp, listActivitiesOp, updateActivityOp } from "../activities/operations";
 import { createMetricOp, listMetricsOp } from "../metrics/operations";
 import { listTeamMembersOp, listTeamsOp } from "../teams/operations";
+import { getAppUsageOp } from "../usage/operations";
 
 /** Every `/v1` operation. A test checks this against the route files, so none can be missed. */
 export const OPERATIONS: Operation[] = [
@@ -15,4 +16,5 @@ export const OPERATIONS: Operation[] = [
   createMetricOp,
   listTeamsOp,
   listTeamMembersOp,
+  getAppUsageOp,
 ] as Operation[];
