@@ -103,7 +103,8 @@ function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
       .filter(Boolean)
       .join("\n\n"),
     tags: [op.tag],
-    security: [{ bearerAuth: [] }],
+    // Either credential works: a PAT (bearer) or an OAuth access token carrying the scope.
+    security: op.auth === "app" ? [{ oauth2: [] }] : [{ bearerAuth: [] }, { oauth2: op.scope ? [op.scope] : [] }],
     requestParams: {
       ...(op.params ? { path: op.params as z.ZodObject } : {}),
       ...(op.query ? { query: op.query as z.ZodObject } : {}),
@@ -144,6 +145,20 @@ export function openApiDocument(baseUrl: string) {
     ],
     components: {
       securitySchemes: {
+        oauth2: {
+          type: "oauth2",
+          description:
+            "OAuth 2.0 (RFC 6749) with PKCE S256 required. Authorization-code tokens act for the athlete who approved the app; client-credentials tokens act as the app and serve only `/v1/app/*`. Access tokens are RFC 9068 JWTs valid for one hour; refresh tokens rotate on every use.",
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${baseUrl}/oauth/authorize`,
+              tokenUrl: `${baseUrl}/oauth/token`,
+              refreshUrl: `${baseUrl}/oauth/token`,
+              scopes: Object.fromEntries(Object.entries(SCOPES).map(([s, d]) => [s, d.plain])),
+            },
+            clientCredentials: { tokenUrl: `${baseUrl}/oauth/token`, scopes: {} },
+          },
+        },
         bearerAuth: {
           type: "http",
           scheme: "bearer",
