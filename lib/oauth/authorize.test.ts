@@ -1,0 +1,270 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import * as oauth from "oauth4webapi";
+import { and, eq, isNull } from "drizzle-orm";
+import { sha256Hex } from "../crypto/random";
+import type { Db } from "../db/client";
+import { oauthCodes, oauthGrants } from "../db/schema";
+import { seedDemoWorld } from "../db/seed";
+import { useApi } from "../testing/fixtures";
+import { decideAuthorization, prepareAuthorization, type AuthorizationStep } from "./authorize";
+
+// The athlete's side of GET /oauth/authorize, driven exactly as the consent page drives it:
+// prepareAuthorization with the query of the URL the app built, decideAuthorization with the
+// form the athlete submits. What comes back to the app is checked with oauth4webapi.
+
+const api = useApi();
+const insecure = { [oauth.allowInsecureRequests]: true } as const;
+let db: Db;
+let as: oauth.AuthorizationServer;
+
+const trainingLog = { client_id: "demo-training-log", redirectUri: "http://127.0.0.1:8976/callback" };
+// A native app listens on whatever port it got (RFC 8252 §7.3).
+const mobile = { client_id: "demo-mobile", redirectUri: "http://127.0.0.1:50123/callback" };
+type App = typeof trainingLog;
+
+beforeAll(async () => {
+  db = await api.db();
+  await seedDemoWorld(db, { baseUrl: api.url });
+  const issuer = new URL(api.url);
+  as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...insecure, algorithm: "oauth2" }));
+});
+
+/** The query of the link an app builds, as a record of its parameters. */
+async function request(app: App, over: Record<string, string | undefined> = {}) {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const params: Record<string, string | undefined> = {
+    client_id: app.client_id,
+    redirect_uri: app.redirectUri,
+    response_type: "code",
+    scope: "athlete.read activities.read",
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+    state: oauth.generateRandomState(),
+    resource: `${api.url}/v1`,
+    ...over,
+  };
+  for (const k of Object.keys(params)) if (params[k] === undefined) delete params[k];
+  return params;
+}
+
+function redirectUrl(step: AuthorizationStep): URL {
+  expect(step.kind).toBe("redirect");
+  return new URL((step as { url: string }).url);
+}
+
+/** An error redirected to the app: oauth4webapi verifies `iss` and `state` before it reports it. */
+function redirectedError(step: AuthorizationStep, app: App, state: string | undefined): oauth.AuthorizationResponseError {
+  const url = redirectUrl(step);
+  expect(`${url.origin}${url.pathname}`).toBe(app.redirectUri);
+  expect(url.searchParams.has("code")).toBe(false);
+  let caught: unknown;
+  try {
+    oauth.validateAuthResponse(as, { client_id: app.client_id }, url, state);
+  } catch (err) {
+    caught = err;
+  }
+  expect(caught).toBeInstanceOf(oauth.AuthorizationResponseError);
+  return caught as oauth.AuthorizationResponseError;
+}
+
+async function activeGrant(clientId: string, userId: string) {
+  const [grant] = await db
+    .select()
+    .from(oauthGrants)
+    .where(and(eq(oauthGrants.clientId, clientId), eq(oauthGrants.userId, userId), isNull(oauthGrants.revokedAt)));
+  return grant;
+}
+
+describe("errors shown on a page, never redirected", () => {
+  it("an unknown client_id is an error page (RFC 6749 §4.1.2.1)", async () => {
+    const person = await api.person();
+    for (const params of [await request({ ...trainingLog, client_id: "no-such-app" }), await request(trainingLog, { client_id: undefined })]) {
+      const step = await prepareAuthorization(db, params, [], person.id);
+      expect(step.kind).toBe("error_page");
+      expect(await decideAuthorization(db, params, person.id, "allow")).toMatchObject({ kind: "error_page" });
+    }
+  });
+
+  it("an unregistered, missing or inexactly matching redirect_uri is an error page (RFC 6749 §3.1.2.3, RFC 9700 §4.1.3)", async () => {
+    const person = await api.person();
+    for (const redirect_uri of [
+      "https://attacker.example/callback",
+      "http://127.0.0.1:8976/callback/",
+      "http://127.0.0.1:8976/callback?next=x",
+      "http://127.0.0.1:8976/Callback",
+      `${api.url}/demo/callback/../callback`,
+      "not a url",
+      undefined,
+    ]) {
+      const params = await request(trainingLog, { redirect_uri });
+      expect(await prepareAuthorization(db, params, [], person.id), String(redirect_uri)).toMatchObject({ kind: "error_page" });
+      // The consent form is input too: the decision re-checks it.
+      expect(await decideAuthorization(db, params, person.id, "allow"), String(redirect_uri)).toMatchObject({ kind: "error_page" });
+    }
+    expect(await activeGrant(trainingLog.client_id, person.id)).toBeUndefined();
+  });
+
+  it("a confidential client's loopback URI on another port is an error page: the port exception is for native apps (RFC 8252 §7.3, CONTRACT §6)", async () => {
+    const person = await api.person();
+    const step = await prepareAuthorization(db, await request(trainingLog, { redirect_uri: "http://127.0.0.1:9999/callback" }), [], person.id);
+    expect(step.kind).toBe("error_page");
+  });
+
+  it("a public client's loopback URI may use any port, but not another host or path (RFC 8252 §7.3)", async () => {
+    const person = await api.person();
+    for (const port of [1024, 50123, 65535]) {
+      const step = await prepareAuthorization(db, await request({ ...mobile, redirectUri: `http://127.0.0.1:${port}/callback` }), [], person.id);
+      expect(step.kind, String(port)).toBe("consent");
+    }
+    for (const redirect_uri of ["http://127.0.0.1:50123/other", "http://localhost:50123/callback", "https://127.0.0.1:50123/callback", "http://127.0.0.1:50123/callback#x"]) {
+      const step = await prepareAuthorization(db, await request(mobile, { redirect_uri }), [], person.id);
+      expect(step.kind, redirect_uri).toBe("error_page");
+    }
+  });
+
+  it("a repeated client_id or redirect_uri is an error page, since which one to trust is unknown (RFC 6749 §3.1)", async () => {
+    const person = await api.person();
+    for (const name of ["client_id", "redirect_uri"]) {
+      expect(await prepareAuthorization(db, await request(trainingLog), [name], person.id)).toMatchObject({ kind: "error_page" });
+    }
+  });
+
+  it("other errors in the same request do not make an unsafe request redirect", async () => {
+    const person = await api.person();
+    const params = await request(trainingLog, { redirect_uri: "https://attacker.example/cb", response_type: "token", code_challenge: undefined });
+    expect(await prepareAuthorization(db, params, [], person.id)).toMatchObject({ kind: "error_page" });
+  });
+});
+
+describe("errors redirected to the app with state and iss (RFC 6749 §4.1.2.1, RFC 9207 §2)", () => {
+  const cases: [string, Record<string, string | undefined>, string][] = [
+    ["response_type=token is unsupported_response_type (RFC 6749 §4.1.1, OAuth 2.1 drops the implicit grant)", { response_type: "token" }, "unsupported_response_type"],
+    ["a missing response_type is unsupported_response_type", { response_type: undefined }, "unsupported_response_type"],
+    ["a missing code_challenge is invalid_request: PKCE is required (RFC 7636 §4.4.1, OAuth 2.1 §4.1.1)", { code_challenge: undefined }, "invalid_request"],
+    ["code_challenge_method=plain is invalid_request (RFC 9700 §2.1.1)", { code_challenge_method: "plain" }, "invalid_request"],
+    ["a missing code_challenge_method means plain and is invalid_request (RFC 7636 §4.3)", { code_challenge_method: undefined }, "invalid_request"],
+    ["a malformed code_challenge is invalid_request (RFC 7636 §4.2)", { code_challenge: "too-short" }, "invalid_request"],
+    ["an unknown scope is invalid_scope (RFC 6749 §3.3)", { scope: "athlete.read admin" }, "invalid_scope"],
+    ["an empty scope is invalid_scope (RFC 6749 §3.3)", { scope: "" }, "invalid_scope"],
+    ["a resource other than {base_url}/v1 is invalid_target (RFC 8707 §2)", { resource: "https://elsewhere.example/v1" }, "invalid_target"],
+  ];
+  for (const [name, over, error] of cases) {
+    it(name, async () => {
+      const person = await api.person();
+      for (const app of [trainingLog, mobile]) {
+        const params = await request(app, over);
+        const err = redirectedError(await prepareAuthorization(db, params, [], person.id), app, params.state);
+        expect(err.error).toBe(error);
+        expect(err.error_description).toBeTruthy();
+        expect(err.cause.get("iss")).toBe(api.url);
+      }
+      expect(await activeGrant(trainingLog.client_id, person.id)).toBeUndefined();
+    });
+  }
+
+  it("a resource of {base_url}/v1 with a trailing slash is invalid_target: resources match exactly (RFC 8707 §2)", async () => {
+    const person = await api.person();
+    const params = await request(trainingLog, { resource: `${api.url}/v1/` });
+    expect(redirectedError(await prepareAuthorization(db, params, [], person.id), trainingLog, params.state).error).toBe("invalid_target");
+  });
+
+  it("a repeated parameter is invalid_request (RFC 6749 §3.1)", async () => {
+    const person = await api.person();
+    const params = await request(trainingLog);
+    const err = redirectedError(await prepareAuthorization(db, params, ["scope"], person.id), trainingLog, params.state);
+    expect(err.error).toBe("invalid_request");
+  });
+
+  it("an error without state carries none back, and still carries iss", async () => {
+    const person = await api.person();
+    const params = await request(trainingLog, { state: undefined, response_type: "token" });
+    const url = redirectUrl(await prepareAuthorization(db, params, [], person.id));
+    expect(url.searchParams.has("state")).toBe(false);
+    expect(url.searchParams.get("iss")).toBe(api.url);
+    expect(() => oauth.validateAuthResponse(as, { client_id: trainingLog.client_id }, url, oauth.expectNoState)).toThrow(oauth.AuthorizationResponseError);
+  });
+
+  it("Deny sends access_denied with state and iss, and grants nothing (RFC 6749 §4.1.2.1)", async () => {
+    const person = await api.person();
+    for (const app of [trainingLog, mobile]) {
+      const params = await request(app);
+      const err = redirectedError(await decideAuthorization(db, params, person.id, "deny"), app, params.state);
+      expect(err.error).toBe("access_denied");
+      expect(await activeGrant(app.client_id, person.id)).toBeUndefined();
+    }
+  });
+});
+
+describe("consent", () => {
+  it("asks a first-time athlete for every scope requested, naming the app", async () => {
+    const person = await api.person();
+    const step = await prepareAuthorization(db, await request(trainingLog, { scope: "activities.read athlete.read" }), [], person.id);
+    expect(step).toMatchObject({
+      kind: "consent",
+      request: { client: { clientId: "demo-training-log", name: "Demo Training Log" }, redirectUri: trainingLog.redirectUri },
+      newScopes: ["activities.read", "athlete.read"],
+      grantedScopes: [],
+    });
+  });
+
+  it("Allow redirects with code, state and iss to the exact redirect URI (RFC 6749 §4.1.2, RFC 9207 §2)", async () => {
+    const person = await api.person();
+    for (const app of [trainingLog, mobile]) {
+      const params = await request(app);
+      const url = redirectUrl(await decideAuthorization(db, params, person.id, "allow"));
+      expect(`${url.origin}${url.pathname}`).toBe(app.redirectUri);
+      const callback = oauth.validateAuthResponse(as, { client_id: app.client_id }, url, params.state);
+      expect(callback.get("code")).toMatch(/^[0-9A-Za-z]{43}$/);
+      expect(callback.get("iss")).toBe(api.url);
+    }
+  });
+
+  it("does not ask again for scopes already granted: a code goes straight back", async () => {
+    const person = await api.person();
+    await decideAuthorization(db, await request(trainingLog), person.id, "allow");
+    for (const scope of ["athlete.read activities.read", "activities.read", "athlete.read"]) {
+      const params = await request(trainingLog, { scope });
+      const url = redirectUrl(await prepareAuthorization(db, params, [], person.id));
+      expect(oauth.validateAuthResponse(as, { client_id: trainingLog.client_id }, url, params.state).get("code"), scope).toBeTruthy();
+    }
+  });
+
+  it("asks only for the scopes not yet granted, and after approval the grant holds the union", async () => {
+    const person = await api.person();
+    await decideAuthorization(db, await request(trainingLog, { scope: "athlete.read activities.read" }), person.id, "allow");
+    const before = await activeGrant(trainingLog.client_id, person.id);
+
+    const params = await request(trainingLog, { scope: "athlete.read metrics.read teams.read" });
+    const step = await prepareAuthorization(db, params, [], person.id);
+    expect(step).toMatchObject({ kind: "consent", newScopes: ["metrics.read", "teams.read"], grantedScopes: ["athlete.read", "activities.read"] });
+
+    const url = redirectUrl(await decideAuthorization(db, params, person.id, "allow"));
+    const code = oauth.validateAuthResponse(as, { client_id: trainingLog.client_id }, url, params.state).get("code")!;
+    const after = await activeGrant(trainingLog.client_id, person.id);
+    expect(after!.id).toBe(before!.id);
+    expect([...after!.scopes].sort()).toEqual(["activities.read", "athlete.read", "metrics.read", "teams.read"]);
+    // The code carries what this request asked for, no more.
+    const [row] = await db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, sha256Hex(code)));
+    expect([...row!.scopes].sort()).toEqual(["athlete.read", "metrics.read", "teams.read"]);
+
+    // Now nothing new is asked: straight back.
+    const again = await prepareAuthorization(db, await request(trainingLog, { scope: "metrics.read activities.read" }), [], person.id);
+    expect(again.kind).toBe("redirect");
+  });
+
+  it("a grant is per athlete and per app: another athlete, or another app, is asked", async () => {
+    const person = await api.person();
+    const other = await api.person();
+    await decideAuthorization(db, await request(trainingLog), person.id, "allow");
+    expect((await prepareAuthorization(db, await request(trainingLog), [], other.id)).kind).toBe("consent");
+    expect((await prepareAuthorization(db, await request(mobile), [], person.id)).kind).toBe("consent");
+  });
+
+  it("Deny after an earlier Allow leaves the earlier grant as it was", async () => {
+    const person = await api.person();
+    await decideAuthorization(db, await request(trainingLog, { scope: "athlete.read" }), person.id, "allow");
+    const params = await request(trainingLog, { scope: "athlete.read metrics.read" });
+    expect(redirectedError(await decideAuthorization(db, params, person.id, "deny"), trainingLog, params.state).error).toBe("access_denied");
+    expect((await activeGrant(trainingLog.client_id, person.id))!.scopes).toEqual(["athlete.read"]);
+  });
+});
