@@ -220,12 +220,12 @@ describe("only the owner", () => {
     const clientId = app.client_id;
     const ctx = await as(other.id);
     for (const attempt of [
-      getMyApp({ ...ctx, clientId }),
-      updateApp({ ...ctx, clientId, input: { name: "Mine now" } }),
-      rotateClientSecret({ ...ctx, clientId }),
-      deleteApp({ ...ctx, clientId }),
+      () => getMyApp({ ...ctx, clientId }),
+      () => updateApp({ ...ctx, clientId, input: { name: "Mine now" } }),
+      () => rotateClientSecret({ ...ctx, clientId }),
+      () => deleteApp({ ...ctx, clientId }),
     ]) {
-      expect((await refusal(attempt)).code).toBe("not_found");
+      expect((await refusal(attempt())).code).toBe("not_found");
     }
     // An unknown id reads the same as someone else's.
     expect((await refusal(getMyApp({ ...(await as(dev.id)), clientId: "no-such-app" }))).message).toBe(
@@ -337,5 +337,39 @@ describe("deleteApp", () => {
     expect(await countRows(oauthRefreshTokens, eq(oauthRefreshTokens.familyId, `fam_${kept.client_id}`))).toBe(1);
 
     expect((await refusal(deleteApp({ ...(await as(dev.id)), clientId: app.client_id }))).code).toBe("not_found");
+  });
+});
+
+describe("client credentials at the token endpoint", () => {
+  const clientCredentials = (clientId: string, secret: string) =>
+    fetch(`${api.url}/oauth/token`, {
+      method: "POST",
+      headers: {
+        authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ grant_type: "client_credentials" }),
+    });
+
+  it("accept the secret shown at registration; after rotation only the new one", async () => {
+    const dev = await api.person();
+    const { app, client_secret: first } = await registerApp({ ...(await as(dev.id)), input: confidential() });
+    expect((await clientCredentials(app.client_id, first!)).status).toBe(200);
+
+    const { client_secret: second } = await rotateClientSecret({ ...(await as(dev.id)), clientId: app.client_id });
+    const old = await clientCredentials(app.client_id, first!);
+    expect(old.status).toBe(401);
+    expect(await old.json()).toMatchObject({ error: "invalid_client" });
+    const fresh = await clientCredentials(app.client_id, second!);
+    expect(fresh.status).toBe(200);
+    const { access_token } = (await fresh.json()) as { access_token: string };
+    expect((await api.call(access_token, "GET", "/v1/app/usage")).status).toBe(200);
+
+    // Deleting the app ends the tokens issued to it on their next request.
+    await deleteApp({ ...(await as(dev.id)), clientId: app.client_id });
+    const after = await api.call(access_token, "GET", "/v1/app/usage");
+    expect(after.status).toBe(401);
+    expect(await after.json()).toMatchObject({ code: "token_revoked" });
+    expect((await clientCredentials(app.client_id, second!)).status).toBe(401);
   });
 });

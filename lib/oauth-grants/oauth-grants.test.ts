@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../crypto/random";
-import { events, oauthClients, oauthCodes, oauthGrants, oauthTokenFamilies } from "../db/schema";
+import { events, oauthClients, oauthCodes, oauthGrants, oauthRefreshTokens, oauthTokenFamilies } from "../db/schema";
 import { ApiError } from "../http/errors";
+import { issueAccessToken } from "../oauth/access-token";
+import { generateToken } from "../tokens/format";
 import { useApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { disconnectApp } from "./disconnect-app";
@@ -161,5 +163,42 @@ describe("disconnectApp", () => {
     const db = await api.db();
     const err = await refusal(disconnectApp({ ctx: { db, actor: { kind: "app", clientId: "x" } }, grantId: "grt_x" }));
     expect(err.code).toBe("client_credentials_not_allowed");
+  });
+});
+
+describe("disconnecting, over HTTP", () => {
+  it("refuses the app's access token on the next request and stops its refresh token", async () => {
+    const athlete = await api.person();
+    const clientId = await app();
+    const secret = "aas_cs_secret-for-this-test";
+    const db = await api.db();
+    await db.update(oauthClients).set({ secretHash: sha256Hex(secret) }).where(eq(oauthClients.clientId, clientId));
+    const grantId = await grant(clientId, athlete.id, ["athlete.read"], { families: 1 });
+    const [family] = await db.select().from(oauthTokenFamilies).where(eq(oauthTokenFamilies.grantId, grantId));
+    const refreshToken = generateToken("refresh");
+    await db.insert(oauthRefreshTokens).values({ tokenHash: sha256Hex(refreshToken), familyId: family!.id, expiresAt: new Date(Date.now() + 86_400_000) });
+    const { token } = await issueAccessToken(db, { subject: athlete.id, clientId, scopes: ["athlete.read"], grantId, familyId: family!.id });
+    const refresh = (refreshToken: string) =>
+      fetch(`${api.url}/oauth/token`, {
+        method: "POST",
+        headers: {
+          authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`,
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken }),
+      });
+
+    expect((await api.call(token, "GET", "/v1/athletes/me")).status).toBe(200);
+    const rotated = await refresh(refreshToken);
+    expect(rotated.status).toBe(200);
+    const { refresh_token: next } = (await rotated.json()) as { refresh_token: string };
+    await disconnectApp({ ...(await as(athlete.id)), grantId });
+
+    const refused = await api.call(token, "GET", "/v1/athletes/me");
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: "token_revoked" });
+    const res = await refresh(next);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: "invalid_grant" });
   });
 });
