@@ -9,6 +9,8 @@ const LINKS = [
   { href: "/settings/profile", label: "Profile" },
   { href: "/settings/teams", label: "Invitations" },
   { href: "/settings/tokens", label: "Tokens" },
+  { href: "/settings/apps", label: "Apps" },
+  { href: "/developers/apps", label: "Developers" },
   { href: "/docs", label: "API docs" },
 ];
 

@@ -1,0 +1,238 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { Button } from "@/components/ui/button";
+import { Card, PageHeader } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
+import { formatInstant } from "@/components/ui/format";
+import { Notice } from "@/components/ui/notice";
+import type { AppWithSecret, DeveloperApp } from "@/lib/oauth-clients/schemas";
+import { AppForm, type AppFormValues } from "./app-form";
+import { AppLogo } from "./app-logo";
+import { SecretReveal } from "./secret-reveal";
+import { APPS_KEY, KIND_LABELS, appKey, appPath } from "./shared";
+
+type Endpoints = { authorize: string; token: string; discovery: string; api: string };
+
+/** One app the developer owns: credentials, settings, secret rotation and deletion. */
+export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; endpoints: Endpoints }) {
+  const qc = useQueryClient();
+  const router = useRouter();
+  const key = appKey(clientId);
+  const app = useQuery({
+    queryKey: key,
+    queryFn: () => consoleFetch<DeveloperApp>(appPath(clientId)),
+    retry: (failures, err) => !(err instanceof ConsoleApiError && err.status < 500) && failures < 1,
+  });
+  const [editing, setEditing] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [rotated, setRotated] = useState<string | null>(null);
+
+  const save = useMutation({
+    mutationFn: (v: AppFormValues) =>
+      consoleFetch<DeveloperApp>(appPath(clientId), {
+        method: "PATCH",
+        body: { name: v.name, redirect_uris: v.redirect_uris, logo_url: v.logo_url || null, homepage_url: v.homepage_url || null },
+      }),
+    onSuccess: (updated) => {
+      qc.setQueryData(key, updated);
+      void qc.invalidateQueries({ queryKey: APPS_KEY, exact: true });
+      setEditing(false);
+      setNotice("Saved. New authorization requests use these settings at once.");
+    },
+  });
+  const rotate = useMutation({
+    mutationFn: () => consoleFetch<AppWithSecret>(`${appPath(clientId)}/rotate-secret`, { method: "POST" }),
+    onSuccess: (r) => {
+      qc.setQueryData(key, r.app);
+      setRotated(r.client_secret);
+      setNotice(null);
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => consoleFetch(appPath(clientId), { method: "DELETE" }),
+    onSuccess: () => {
+      qc.removeQueries({ queryKey: key });
+      void qc.invalidateQueries({ queryKey: APPS_KEY, exact: true });
+      router.push("/developers/apps");
+    },
+  });
+
+  const a = app.data;
+  return (
+    <>
+      <Link href="/developers/apps" className="mb-3 inline-block text-sm text-brand-600 hover:underline">
+        ← All apps
+      </Link>
+      {app.isPending && <p className="text-sm text-slate-500">Loading…</p>}
+      {app.error && (
+        <Notice tone="error">
+          {app.error instanceof ConsoleApiError && app.error.status === 404 ? `You have no app with client_id ${clientId}.` : app.error.message}
+        </Notice>
+      )}
+      {a && (
+        <>
+          <PageHeader
+            title={a.name}
+            description={
+              <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
+                <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">{KIND_LABELS[a.kind]}</span>
+                <span>
+                  {a.connected_athletes} {a.connected_athletes === 1 ? "athlete" : "athletes"} connected · Registered {formatInstant(a.created_at)}
+                </span>
+              </span>
+            }
+            actions={
+              <nav aria-label="App pages" className="flex gap-2">
+                <Link
+                  href={`/developers/apps/${encodeURIComponent(a.client_id)}/usage`}
+                  className="rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 shadow-sm hover:bg-slate-100"
+                >
+                  Usage
+                </Link>
+              </nav>
+            }
+          />
+          <div className="space-y-6">
+            {rotated && (
+              <SecretReveal title="New client secret" clientId={a.client_id} secret={rotated} onDone={() => setRotated(null)} />
+            )}
+            {notice && <Notice tone="success">{notice}</Notice>}
+
+            <Card title="Credentials">
+              <dl className="space-y-4 text-sm">
+                <div>
+                  <dt className="font-medium text-slate-700">client_id</dt>
+                  <dd className="mt-1 flex flex-wrap items-center gap-2">
+                    <code className="break-all rounded bg-slate-100 px-2 py-1 font-mono">{a.client_id}</code>
+                    <CopyButton text={a.client_id} label="Copy client_id" />
+                  </dd>
+                </div>
+                <div>
+                  <dt className="font-medium text-slate-700">client_secret</dt>
+                  <dd className="mt-1 space-y-2">
+                    {a.kind === "confidential" ? (
+                      <>
+                        <p className="text-slate-600">
+                          Stored only as a hash; it was shown once. Rotating makes a new one and the current one stops working at once. Tokens
+                          already issued keep working.
+                        </p>
+                        {rotate.error && <Notice tone="error">{rotate.error.message}</Notice>}
+                        <Button
+                          variant="secondary"
+                          disabled={rotate.isPending}
+                          onClick={() => {
+                            if (window.confirm(`Rotate the client secret of "${a.name}"? The current secret stops working at once.`)) rotate.mutate();
+                          }}
+                        >
+                          Rotate secret
+                        </Button>
+                      </>
+                    ) : (
+                      <p className="text-slate-600">None: a public app proves itself with PKCE (S256) on every authorization.</p>
+                    )}
+                  </dd>
+                </div>
+              </dl>
+            </Card>
+
+            <Card
+              title="Settings"
+              actions={
+                !editing && (
+                  <Button
+                    variant="secondary"
+                    onClick={() => {
+                      save.reset();
+                      setNotice(null);
+                      setEditing(true);
+                    }}
+                  >
+                    Edit
+                  </Button>
+                )
+              }
+            >
+              {editing ? (
+                <AppForm
+                  kindFixed
+                  initial={{
+                    name: a.name,
+                    kind: a.kind,
+                    redirect_uris: a.redirect_uris,
+                    logo_url: a.logo_url ?? "",
+                    homepage_url: a.homepage_url ?? "",
+                  }}
+                  submitLabel="Save"
+                  pending={save.isPending}
+                  error={save.error}
+                  onSubmit={(v) => save.mutate(v)}
+                  onCancel={() => setEditing(false)}
+                />
+              ) : (
+                <dl className="grid gap-4 text-sm sm:grid-cols-[10rem_1fr]">
+                  <dt className="font-medium text-slate-700">Name</dt>
+                  <dd className="flex items-center gap-2">
+                    <AppLogo name={a.name} url={a.logo_url} size={28} />
+                    {a.name}
+                  </dd>
+                  <dt className="font-medium text-slate-700">Redirect URIs</dt>
+                  <dd>
+                    <ul className="space-y-1" aria-label="Redirect URIs">
+                      {a.redirect_uris.map((u) => (
+                        <li key={u} className="break-all font-mono text-xs">
+                          {u}
+                        </li>
+                      ))}
+                    </ul>
+                  </dd>
+                  <dt className="font-medium text-slate-700">Logo URL</dt>
+                  <dd className="break-all">{a.logo_url ?? <span className="text-slate-500">None</span>}</dd>
+                  <dt className="font-medium text-slate-700">Homepage</dt>
+                  <dd className="break-all">{a.homepage_url ?? <span className="text-slate-500">None</span>}</dd>
+                </dl>
+              )}
+            </Card>
+
+            <Card title="Endpoints">
+              <dl className="grid gap-3 text-sm sm:grid-cols-[10rem_1fr]">
+                <dt className="font-medium text-slate-700">Authorization</dt>
+                <dd className="break-all font-mono text-xs">{endpoints.authorize}</dd>
+                <dt className="font-medium text-slate-700">Token</dt>
+                <dd className="break-all font-mono text-xs">{endpoints.token}</dd>
+                <dt className="font-medium text-slate-700">Discovery</dt>
+                <dd className="break-all font-mono text-xs">{endpoints.discovery}</dd>
+                <dt className="font-medium text-slate-700">API (resource)</dt>
+                <dd className="break-all font-mono text-xs">{endpoints.api}</dd>
+              </dl>
+            </Card>
+
+            <Card title="Delete app">
+              <div className="space-y-3 text-sm">
+                <p className="text-slate-600">
+                  Deleting {a.name} disconnects every athlete who authorized it
+                  {a.connected_athletes > 0 && ` (${a.connected_athletes} now)`}: its access and refresh tokens stop working at once. This cannot be
+                  undone.
+                </p>
+                {remove.error && <Notice tone="error">{remove.error.message}</Notice>}
+                <Button
+                  variant="danger"
+                  disabled={remove.isPending}
+                  onClick={() => {
+                    if (window.confirm(`Delete "${a.name}"? Every athlete is disconnected and every token issued to it stops working.`)) remove.mutate();
+                  }}
+                >
+                  Delete app
+                </Button>
+              </div>
+            </Card>
+          </div>
+        </>
+      )}
+    </>
+  );
+}
