@@ -1,4 +1,5 @@
 import "server-only";
+import net from "node:net";
 import path from "node:path";
 import { mkdirSync } from "node:fs";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
@@ -40,6 +41,39 @@ async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
   return { db: db as unknown as Db, kind: "pglite", close: () => client.close() };
 }
 
+/**
+ * The sockets postgres.js connects with, hardened for a database that goes away. Two
+ * behaviours of postgres.js 3.4 meet there:
+ * - A connection the server closes (FIN) while a query waits for it is reconnected at once
+ *   and forever: behind a proxy or pooler whose database is gone (it accepts, then closes),
+ *   every request would hang instead of answering 503.
+ * - When a connection closes inside `sql.begin()`, its ROLLBACK is written to the already
+ *   released socket from a setImmediate: an uncaught TypeError, and the connection never
+ *   sends again (porsager/postgres#1208, #1154).
+ * So a close the client did not ask for is reported as the error it is, first, and the
+ * `close` event reaches postgres.js only after writes already scheduled have run (into the
+ * destroyed socket, harmlessly), leaving the connection clean to reconnect. (With TLS,
+ * postgres.js wraps this socket in its own and keeps its own behaviour.)
+ */
+function hardenedSocket() {
+  let next = 0;
+  return (o: { host: string[]; port: number[]; path?: string | false }): net.Socket => {
+    const i = next++ % Math.max(1, o.host.length);
+    const socket = o.path ? net.connect(o.path) : net.connect(o.port[i] ?? 5432, o.host[i] ?? "localhost");
+    socket.once("end", () => {
+      if (!socket.writableEnded) {
+        socket.destroy(Object.assign(new Error("The database closed the connection."), { code: "ECONNRESET" }));
+      }
+    });
+    // `hadError` is passed as false so that postgres.js also fails the queries it handed this
+    // connection while the close was deferred (with true it assumes `error` already did).
+    const on = socket.on.bind(socket);
+    socket.on = ((event: string, listener: (...args: unknown[]) => void) =>
+      event === "close" ? on(event, () => setTimeout(() => listener(false), 0)) : on(event, listener)) as typeof socket.on;
+    return socket;
+  };
+}
+
 async function openPostgres(url: string, opts: { max?: number } = {}): Promise<DbHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
@@ -58,6 +92,8 @@ async function openPostgres(url: string, opts: { max?: number } = {}): Promise<D
     onnotice: () => {},
     connect_timeout: 5,
     idle_timeout: 60,
+    // A documented option ("Custom socket" in postgres.js's README) its types lack.
+    ...({ socket: hardenedSocket() } as object),
   });
   const db = drizzle({ client, schema });
   return { db: db as unknown as Db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
