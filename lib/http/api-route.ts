@@ -12,7 +12,7 @@ import { isDatabaseUnavailable } from "./db-errors";
 import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWindow } from "./rate-limit";
 import { readJsonBody } from "./body";
 import { parseWith } from "./validation";
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from "./idempotency";
+import { claimIdempotencyKey, completeIdempotencyKey } from "./idempotency";
 import type { HttpMethod, Operation, OperationHandler } from "./operation";
 
 export type RouteContext = { params: Promise<Record<string, string | string[]>> };
@@ -181,25 +181,18 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       }
 
       const key = op.idempotent ? req.headers.get("idempotency-key") : null;
-      const claim =
-        key === null
-          ? undefined
-          : await claimIdempotencyKey(db, idempotencyPrincipal(actor), key, `${op.method} ${url.pathname} ${JSON.stringify(body)}`);
-      if (claim?.kind === "replay") {
-        headers.set("Idempotent-Replayed", "true");
-        return respond(claim.status, claim.body);
-      }
-      try {
-        const payload = await db.transaction(async (tx) => {
-          const out = shape(await fn({ ...args, ctx: { db: tx, actor } }));
-          if (claim) await completeIdempotencyKey(tx, claim, op.response.status, out ?? null);
-          return out;
-        });
-        return respond(op.response.status, payload);
-      } catch (err) {
-        if (claim) await releaseIdempotencyKey(db, claim).catch(() => {});
-        throw err;
-      }
+      const answer = await db.transaction(async (tx) => {
+        const claim =
+          key === null
+            ? undefined
+            : await claimIdempotencyKey(tx, idempotencyPrincipal(actor), key, `${op.method} ${url.pathname} ${JSON.stringify(body)}`);
+        if (claim?.kind === "replay") return { replayed: true, status: claim.status, payload: claim.body };
+        const out = shape(await fn({ ...args, ctx: { db: tx, actor } }));
+        if (claim) await completeIdempotencyKey(tx, claim, op.response.status, out ?? null);
+        return { replayed: false, status: op.response.status, payload: out };
+      });
+      if (answer.replayed) headers.set("Idempotent-Replayed", "true");
+      return respond(answer.status, answer.payload);
     } catch (err) {
       return errorToResponse(err, req, traceId, rl);
     }

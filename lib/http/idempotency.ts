@@ -1,6 +1,6 @@
 import "server-only";
-import { and, eq, lt } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { rowsOf, type Db } from "../db/client";
 import { idempotencyKeys } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
 import { ApiError } from "./errors";
@@ -8,16 +8,26 @@ import { ApiError } from "./errors";
 const TTL_MS = 24 * 60 * 60 * 1000;
 
 export type IdempotencyClaim =
-  | { kind: "new"; principal: string; key: string }
+  | { kind: "new"; principal: string; key: string; requestHash: string }
   | { kind: "replay"; status: number; body: unknown };
+
+/** The advisory lock that stands for one (principal, key): 64 bits of its SHA-256. */
+function lockId(principal: string, key: string): string {
+  return BigInt.asIntN(64, BigInt(`0x${sha256Hex(`${principal}\u0000${key}`).slice(0, 16)}`)).toString();
+}
 
 /**
  * Stripe's Idempotency-Key semantics: the first request with a key runs and its answer is
  * stored for 24 hours; a repeat with the same body gets the stored answer, a repeat with a
  * different body 422, and a repeat while the first still runs 409.
+ *
+ * Call it inside the write's transaction. The key is held by a transaction-scoped advisory
+ * lock and its answer is stored by that same transaction, so whatever ends the transaction
+ * without committing (an error, a lost connection, a crashed instance) frees the key too:
+ * no key is ever left claimed by a request that will not finish.
  */
 export async function claimIdempotencyKey(
-  db: Db,
+  tx: Db,
   principal: string,
   key: string,
   requestFingerprint: string,
@@ -27,55 +37,41 @@ export async function claimIdempotencyKey(
       errors: [{ field: "Idempotency-Key", code: "invalid_request", detail: "1 to 255 visible ASCII characters" }],
     });
   }
-  const hash = sha256Hex(requestFingerprint);
-  await db
-    .delete(idempotencyKeys)
-    .where(
-      and(
-        eq(idempotencyKeys.principal, principal),
-        eq(idempotencyKeys.key, key),
-        lt(idempotencyKeys.createdAt, new Date(Date.now() - TTL_MS)),
-      ),
-    );
-  const inserted = await db
-    .insert(idempotencyKeys)
-    .values({ principal, key, requestHash: hash })
-    .onConflictDoNothing()
-    .returning({ key: idempotencyKeys.key });
-  if (inserted.length) return { kind: "new", principal, key };
-
-  const [row] = await db
-    .select()
-    .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.principal, principal), eq(idempotencyKeys.key, key)));
-  if (!row) return claimIdempotencyKey(db, principal, key, requestFingerprint);
-  if (row.requestHash !== hash) {
-    throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request.");
-  }
-  if (row.responseStatus === null) {
+  const requestHash = sha256Hex(requestFingerprint);
+  const [lock] = rowsOf<{ locked: boolean }>(
+    await tx.execute(sql`select pg_try_advisory_xact_lock(${lockId(principal, key)}::bigint) as locked`),
+  );
+  if (!lock?.locked) {
     throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still in progress.", {
       headers: { "Retry-After": "1" },
     });
   }
-  return { kind: "replay", status: row.responseStatus, body: row.responseBody };
+  const mine = and(eq(idempotencyKeys.principal, principal), eq(idempotencyKeys.key, key));
+  // Expired answers go; so does a row without an answer, which only a request from before
+  // keys were claimed in the write's transaction could have left.
+  await tx
+    .delete(idempotencyKeys)
+    .where(and(mine, or(lt(idempotencyKeys.createdAt, new Date(Date.now() - TTL_MS)), isNull(idempotencyKeys.responseStatus))));
+  const [row] = await tx.select().from(idempotencyKeys).where(mine);
+  if (!row) return { kind: "new", principal, key, requestHash };
+  if (row.requestHash !== requestHash) {
+    throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request.");
+  }
+  return { kind: "replay", status: row.responseStatus!, body: row.responseBody };
 }
 
-/** Stores the answer; called inside the request's transaction so it commits with the write. */
+/** Stores the answer, in the transaction that claimed the key, so it commits with the write. */
 export async function completeIdempotencyKey(
-  db: Db,
+  tx: Db,
   claim: Extract<IdempotencyClaim, { kind: "new" }>,
   status: number,
   body: unknown,
 ): Promise<void> {
-  await db
-    .update(idempotencyKeys)
-    .set({ responseStatus: status, responseBody: body })
-    .where(and(eq(idempotencyKeys.principal, claim.principal), eq(idempotencyKeys.key, claim.key)));
-}
-
-/** Frees the key after a failure that wrote nothing, so the client may retry with it. */
-export async function releaseIdempotencyKey(db: Db, claim: Extract<IdempotencyClaim, { kind: "new" }>) {
-  await db
-    .delete(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.principal, claim.principal), eq(idempotencyKeys.key, claim.key)));
+  await tx.insert(idempotencyKeys).values({
+    principal: claim.principal,
+    key: claim.key,
+    requestHash: claim.requestHash,
+    responseStatus: status,
+    responseBody: body,
+  });
 }
