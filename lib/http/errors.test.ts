@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { useApi } from "../testing/fixtures";
 import { writeCounts } from "../testing/rows";
 import { activities, personalAccessTokens } from "../db/schema";
+import { sha256Hex } from "../crypto/random";
 import { generateToken } from "../tokens/format";
 import { createPersonalAccessToken, revokePersonalAccessToken } from "../tokens/personal-access-tokens";
 import { newId } from "../ids";
@@ -353,7 +354,7 @@ describe("a refused write writes nothing", () => {
     await db
       .update(personalAccessTokens)
       .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(personalAccessTokens.tokenHash, (await import("../crypto/random")).sha256Hex(expired)));
+      .where(eq(personalAccessTokens.tokenHash, sha256Hex(expired)));
     await revokePersonalAccessToken({ ctx: { db, actor: { kind: "session", userId: person.id } }, tokenId: revoked.summary.id });
     const [before] = await db.select().from(activities).where(eq(activities.id, mine.id));
 
