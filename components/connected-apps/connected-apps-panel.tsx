@@ -44,54 +44,57 @@ export function ConnectedAppsPanel() {
         <ul className="space-y-4" aria-label="Connected apps">
           {apps.data.map((a) => (
             <li key={a.grant_id} aria-label={a.name}>
-              <Card>
-                <div className="flex flex-wrap items-start gap-3">
-                  <AppLogo name={a.name} url={a.logo_url} size={44} />
-                  <div className="min-w-0 flex-1 space-y-2">
-                    <div>
-                      <h2 className="font-semibold">{a.name}</h2>
-                      {a.homepage_url && (
-                        <a
-                          href={a.homepage_url}
-                          target="_blank"
-                          rel="noopener noreferrer"
-                          className="break-all text-xs text-brand-600 hover:underline"
-                        >
-                          {a.homepage_url}
-                        </a>
-                      )}
-                    </div>
-                    <div>
-                      <p className="text-sm font-medium text-slate-700">It can:</p>
-                      <ul className="mt-1 list-disc space-y-0.5 pl-5 text-sm text-slate-700">
-                        {a.scopes.map((s) => (
-                          <li key={s.name}>
-                            {s.plain} <span className="font-mono text-xs text-slate-500">({s.name})</span>
-                          </li>
-                        ))}
-                      </ul>
-                    </div>
-                    <p className="text-xs text-slate-500">
-                      Authorized {formatInstant(a.authorized_at)}
-                      {a.updated_at !== a.authorized_at && ` · Last changed ${formatInstant(a.updated_at)}`}
-                    </p>
-                  </div>
-                  <Button
-                    variant="danger"
-                    disabled={disconnect.isPending}
-                    onClick={() => {
-                      setDone(null);
-                      if (window.confirm(`Disconnect ${a.name}? It loses access to your account at once.`)) disconnect.mutate(a);
-                    }}
-                  >
-                    Disconnect
-                  </Button>
-                </div>
-              </Card>
+              <ConnectedAppCard
+                app={a}
+                pending={disconnect.isPending}
+                onDisconnect={() => {
+                  setDone(null);
+                  if (window.confirm(`Disconnect ${a.name}? It loses access to your account at once.`)) disconnect.mutate(a);
+                }}
+              />
             </li>
           ))}
         </ul>
       )}
     </div>
+  );
+}
+
+function ConnectedAppCard({ app: a, pending, onDisconnect }: { app: ConnectedApp; pending: boolean; onDisconnect: () => void }) {
+  return (
+    <Card>
+      <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
+        <div className="flex min-w-0 flex-1 items-start gap-3">
+          <AppLogo name={a.name} url={a.logo_url} size={44} />
+          <div className="min-w-0 flex-1 space-y-2">
+            <div>
+              <h2 className="font-semibold">{a.name}</h2>
+              {a.homepage_url && (
+                <a href={a.homepage_url} target="_blank" rel="noopener noreferrer" className="break-all text-xs text-brand-600 hover:underline">
+                  {a.homepage_url}
+                </a>
+              )}
+            </div>
+            <div>
+              <p className="text-sm font-medium text-slate-700">It can:</p>
+              <ul className="mt-1 list-disc space-y-0.5 pl-5 text-sm text-slate-700">
+                {a.scopes.map((s) => (
+                  <li key={s.name}>
+                    {s.plain} <span className="font-mono text-xs text-slate-500">({s.name})</span>
+                  </li>
+                ))}
+              </ul>
+            </div>
+            <p className="text-xs text-slate-500">
+              Authorized {formatInstant(a.authorized_at)}
+              {a.updated_at !== a.authorized_at && ` · Last changed ${formatInstant(a.updated_at)}`}
+            </p>
+          </div>
+        </div>
+        <Button variant="danger" className="self-start sm:shrink-0" disabled={pending} onClick={onDisconnect}>
+          Disconnect
+        </Button>
+      </div>
+    </Card>
   );
 }

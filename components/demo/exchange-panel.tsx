@@ -46,6 +46,9 @@ export function ExchangePanel({
       {result.error && <Notice tone="error">{result.error}</Notice>}
       {result.result && (
         <>
+          <Notice tone="success">
+            The state matched the one this browser sent, so the app redeemed the code with the PKCE verifier kept in this browser&apos;s cookie.
+          </Notice>
           <Json title="POST /oauth/token" result={result.result.token} />
           {result.result.profile ? (
             <Json title="GET /v1/athletes/me with the access token" result={result.result.profile} />

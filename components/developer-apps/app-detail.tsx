@@ -174,14 +174,14 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
                   onCancel={() => setEditing(false)}
                 />
               ) : (
-                <dl className="grid gap-4 text-sm sm:grid-cols-[10rem_1fr]">
-                  <dt className="font-medium text-slate-700">Name</dt>
-                  <dd className="flex items-center gap-2">
-                    <AppLogo name={a.name} url={a.logo_url} size={28} />
-                    {a.name}
-                  </dd>
-                  <dt className="font-medium text-slate-700">Redirect URIs</dt>
-                  <dd>
+                <dl className="space-y-3 text-sm">
+                  <Item label="Name">
+                    <span className="flex items-center gap-2">
+                      <AppLogo name={a.name} url={a.logo_url} size={28} />
+                      {a.name}
+                    </span>
+                  </Item>
+                  <Item label="Redirect URIs">
                     <ul className="space-y-1" aria-label="Redirect URIs">
                       {a.redirect_uris.map((u) => (
                         <li key={u} className="break-all font-mono text-xs">
@@ -189,25 +189,27 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
                         </li>
                       ))}
                     </ul>
-                  </dd>
-                  <dt className="font-medium text-slate-700">Logo URL</dt>
-                  <dd className="break-all">{a.logo_url ?? <span className="text-slate-500">None</span>}</dd>
-                  <dt className="font-medium text-slate-700">Homepage</dt>
-                  <dd className="break-all">{a.homepage_url ?? <span className="text-slate-500">None</span>}</dd>
+                  </Item>
+                  <Item label="Logo URL">{a.logo_url ?? <span className="text-slate-500">None</span>}</Item>
+                  <Item label="Homepage">{a.homepage_url ?? <span className="text-slate-500">None</span>}</Item>
                 </dl>
               )}
             </Card>
 
             <Card title="Endpoints">
-              <dl className="grid gap-3 text-sm sm:grid-cols-[10rem_1fr]">
-                <dt className="font-medium text-slate-700">Authorization</dt>
-                <dd className="break-all font-mono text-xs">{endpoints.authorize}</dd>
-                <dt className="font-medium text-slate-700">Token</dt>
-                <dd className="break-all font-mono text-xs">{endpoints.token}</dd>
-                <dt className="font-medium text-slate-700">Discovery</dt>
-                <dd className="break-all font-mono text-xs">{endpoints.discovery}</dd>
-                <dt className="font-medium text-slate-700">API (resource)</dt>
-                <dd className="break-all font-mono text-xs">{endpoints.api}</dd>
+              <dl className="space-y-3 text-sm">
+                <Item label="Authorization" mono>
+                  {endpoints.authorize}
+                </Item>
+                <Item label="Token" mono>
+                  {endpoints.token}
+                </Item>
+                <Item label="Discovery" mono>
+                  {endpoints.discovery}
+                </Item>
+                <Item label="API (resource)" mono>
+                  {endpoints.api}
+                </Item>
               </dl>
             </Card>
 
@@ -234,5 +236,15 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
         </>
       )}
     </>
+  );
+}
+
+/** A label and its value: stacked on a phone, side by side from `sm`. */
+function Item({ label, mono, children }: { label: string; mono?: boolean; children: React.ReactNode }) {
+  return (
+    <div className="sm:grid sm:grid-cols-[10rem_1fr] sm:gap-4">
+      <dt className="font-medium text-slate-700">{label}</dt>
+      <dd className={`mt-0.5 break-all sm:mt-0 ${mono ? "font-mono text-xs sm:pt-0.5" : ""}`}>{children}</dd>
+    </div>
   );
 }

@@ -43,7 +43,7 @@ export function AppForm({
   const [logo, setLogo] = useState(initial?.logo_url ?? "");
   const [homepage, setHomepage] = useState(initial?.homepage_url ?? "");
   const fields = error instanceof ConsoleApiError ? error.fields : {};
-  const uriError = redirectUriErrors(fields);
+  const uriErrors = redirectUriErrors(fields);
   const fieldNamed = Object.keys(fields).length > 0;
 
   return (
@@ -77,7 +77,7 @@ export function AppForm({
           </div>
         </fieldset>
       )}
-      <RedirectUrisField value={uris} onChange={setUris} error={uriError} kind={kind} />
+      <RedirectUrisField value={uris} onChange={setUris} errors={uriErrors} kind={kind} />
       <div className="grid gap-4 sm:grid-cols-2">
         <Field
           label="Logo URL (optional)"

@@ -4,15 +4,16 @@ import { useId } from "react";
 export function RedirectUrisField({
   value,
   onChange,
-  error,
+  errors,
   kind,
 }: {
   value: string;
   onChange: (v: string) => void;
-  error?: string;
+  errors: string[];
   kind: "confidential" | "public";
 }) {
   const id = useId();
+  const error = errors.length > 0;
   return (
     <div className="space-y-1">
       <label htmlFor={id} className="block text-sm font-medium text-slate-700">
@@ -42,9 +43,13 @@ export function RedirectUrisField({
         )}
       </p>
       {error && (
-        <p id={`${id}-error`} className="text-sm text-red-700">
-          {error}
-        </p>
+        <ul id={`${id}-error`} className="space-y-0.5 text-sm text-red-700">
+          {errors.map((e) => (
+            <li key={e} className="break-words">
+              {e}
+            </li>
+          ))}
+        </ul>
       )}
     </div>
   );

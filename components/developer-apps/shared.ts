@@ -17,10 +17,9 @@ export function linesOf(text: string): string[] {
     .filter((l) => l.length > 0);
 }
 
-/** The API's redirect-URI field errors (`redirect_uris`, `redirect_uris.2`) as one message for the textarea. */
-export function redirectUriErrors(fields: Record<string, string>): string | undefined {
-  const messages = Object.entries(fields)
+/** The API's redirect-URI field errors (`redirect_uris`, `redirect_uris.2`), for the textarea. */
+export function redirectUriErrors(fields: Record<string, string>): string[] {
+  return Object.entries(fields)
     .filter(([field]) => field === "redirect_uris" || field.startsWith("redirect_uris."))
     .map(([, detail]) => detail);
-  return messages.length ? messages.join(" · ") : undefined;
 }

@@ -13,13 +13,22 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
-function Row({ label, value, check }: { label: string; value: string | undefined; check?: { ok: boolean; text: string } }) {
+type Check = { ok: boolean | null; text: string };
+
+function Row({ label, value, check }: { label: string; value: string | undefined; check?: Check }) {
+  const tone = check?.ok === true ? "text-emerald-700" : check?.ok === false ? "text-red-700" : "text-slate-500";
+  const mark = check?.ok === true ? "✓ " : check?.ok === false ? "✗ " : "";
   return (
     <div className="space-y-1">
       <dt className="text-sm font-medium text-slate-700">{label}</dt>
       <dd className="space-y-1">
         <code className="block break-all rounded bg-slate-100 px-2 py-1 font-mono text-sm">{value ?? "(none)"}</code>
-        {check && <p className={`text-xs ${check.ok ? "text-emerald-700" : "text-red-700"}`}>{check.ok ? "✓" : "✗"} {check.text}</p>}
+        {check && (
+          <p className={`text-xs ${tone}`}>
+            {mark}
+            {check.text}
+          </p>
+        )}
       </dd>
     </div>
   );
@@ -47,11 +56,14 @@ export default async function DemoCallbackPage({ searchParams }: Props) {
   const errorDescription = one(q.error_description);
   const flow = decodeDemoCookie((await cookies()).get(DEMO_COOKIE)?.value);
   const issuer = getEnv().baseUrl;
+  // The cookie is not always visible here: when consent was given, Next.js renders this page in
+  // the answer to the consent form's POST to /oauth/authorize, which the /demo cookie does not
+  // reach. The exchange (a POST to this page) always sees it and is where the state is enforced.
   const stateCheck = flow
     ? state !== undefined && safeEqual(state, flow.state)
-      ? { ok: true, text: "Matches the state this browser sent." }
-      : { ok: false, text: "Does not match the state this browser sent: do not trust this response." }
-    : { ok: false, text: "This browser holds no state for a flow (cookie missing or expired)." };
+      ? { ok: true as const, text: "Matches the state this browser sent." }
+      : { ok: false as const, text: "Does not match the state this browser sent: do not trust this response." }
+    : { ok: null, text: "Checked against the state in this browser's cookie when the code is exchanged." };
   const issCheck =
     iss === issuer
       ? { ok: true, text: "Matches this service's issuer (RFC 9207)." }
@@ -95,7 +107,7 @@ export default async function DemoCallbackPage({ searchParams }: Props) {
             <dl className="space-y-3">
               <Row label="error" value={error} />
               {errorDescription && <Row label="error_description" value={errorDescription} />}
-              <Row label="state" value={state} check={stateCheck} />
+              <Row label="state" value={state} check={flow ? stateCheck : undefined} />
               <Row label="iss" value={iss} check={issCheck} />
             </dl>
             <StartLink again />
