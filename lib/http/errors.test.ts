@@ -256,7 +256,7 @@ describe("404 and 405", () => {
   it("404 not_found as a problem document, never HTML, for unknown /v1 paths and any method", async () => {
     const p = await api.person();
     const token = await api.pat(p.id);
-    const paths = ["/v1/nope", "/v1/activities", "/v1/athletes", "/v1/athletes/me/activities/extra", "/v1/teams/x/members/y"];
+    const paths = ["/v1", "/v1/nope", "/v1/activities", "/v1/athletes", "/v1/athletes/me/activities/extra", "/v1/teams/x/members/y"];
     for (const path of paths) {
       for (const method of ["GET", "POST", "DELETE"]) {
         for (const t of [token, null]) {

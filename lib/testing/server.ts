@@ -6,7 +6,10 @@ import { Readable } from "node:stream";
 import { resetEnvForTests } from "../env";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
-type Segment = { kind: "static"; value: string } | { kind: "dynamic"; name: string } | { kind: "catchall"; name: string };
+type Segment =
+  | { kind: "static"; value: string }
+  | { kind: "dynamic"; name: string }
+  | { kind: "catchall"; name: string; optional: boolean };
 type RouteFile = { file: string; segments: Segment[] };
 
 const APP = path.resolve(__dirname, "../../app");
@@ -18,7 +21,10 @@ function findRoutes(dir: string, segments: Segment[] = []): RouteFile[] {
     if (statSync(full).isDirectory()) {
       // Route groups `(name)` add no segment.
       if (/^\(.*\)$/.test(entry)) out.push(...findRoutes(full, segments));
-      else if (/^\[\.\.\.(\w+)\]$/.test(entry)) out.push(...findRoutes(full, [...segments, { kind: "catchall", name: entry.slice(4, -1) }]));
+      else if (/^\[\[\.\.\.(\w+)\]\]$/.test(entry))
+        out.push(...findRoutes(full, [...segments, { kind: "catchall", name: entry.slice(5, -2), optional: true }]));
+      else if (/^\[\.\.\.(\w+)\]$/.test(entry))
+        out.push(...findRoutes(full, [...segments, { kind: "catchall", name: entry.slice(4, -1), optional: false }]));
       else if (/^\[(\w+)\]$/.test(entry)) out.push(...findRoutes(full, [...segments, { kind: "dynamic", name: entry.slice(1, -1) }]));
       else out.push(...findRoutes(full, [...segments, { kind: "static", value: entry }]));
     } else if (entry === "route.ts") {
@@ -44,8 +50,8 @@ function match(route: RouteFile, parts: string[]): Record<string, string | strin
   for (let i = 0; i < route.segments.length; i++) {
     const seg = route.segments[i]!;
     if (seg.kind === "catchall") {
-      if (i >= parts.length) return null;
-      params[seg.name] = parts.slice(i);
+      if (i >= parts.length && !seg.optional) return null;
+      if (i < parts.length) params[seg.name] = parts.slice(i);
       return params;
     }
     const part = parts[i];
