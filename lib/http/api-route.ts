@@ -1,11 +1,12 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { getDb } from "../db/client";
+import { getDb, type Db } from "../db/client";
 import { getEnv } from "../env";
 import { log } from "../log";
 import type { Actor } from "../auth/actor";
 import { resolveBearer, type ResolvedBearer } from "../tokens/resolve-bearer";
+import { clientAddress } from "./client-address";
 import { ApiError } from "./errors";
 import { problemResponse } from "./problem";
 import { isDatabaseUnavailable } from "./db-errors";
@@ -74,21 +75,36 @@ function rateLimited(w: RateWindow): ApiError {
 }
 
 /**
- * Answers that run no operation (405, unknown paths) count against the caller's windows and
- * carry their headers like any other (CONTRACT §10), when the token resolves. Without a valid
- * token there is no window to name: the answer stands, with the policy alone.
+ * Who is calling, counted against their windows. A caller without a valid token is counted
+ * per address instead, so every answer names a window (CONTRACT §10) and guessing tokens is
+ * limited too. The 401 is rethrown with the window it used.
  */
+async function identify(db: Db, req: Request): Promise<{ bearer: ResolvedBearer; rl: RateLimitResult }> {
+  try {
+    const bearer = await resolveBearer(db, req.headers.get("authorization"));
+    return { bearer, rl: await consumeRateLimit(db, bearer.rateBucket) };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      const rl = await consumeRateLimit(db, `addr:${clientAddress(req)}`);
+      throw Object.assign(rl.exceeded ? rateLimited(rl.exceeded) : err, { rateLimit: rl });
+    }
+    throw err;
+  }
+}
+
+function rateLimitOf(err: unknown): RateLimitResult | undefined {
+  return (err as { rateLimit?: RateLimitResult } | null)?.rateLimit;
+}
+
+/** Answers that run no operation (405, unknown paths) count and carry headers like any other. */
 async function refuseWithoutOperation(req: Request, err: ApiError, extraHeaders: Record<string, string> = {}): Promise<Response> {
   const traceId = randomUUID();
   let rl: RateLimitResult | undefined;
-  const authorization = req.headers.get("authorization");
-  if (authorization) {
-    try {
-      const db = await getDb();
-      rl = await consumeRateLimit(db, (await resolveBearer(db, authorization)).rateBucket);
-    } catch {
-      rl = undefined;
-    }
+  try {
+    rl = (await identify(await getDb(), req)).rl;
+  } catch (e) {
+    // A bad token or an unreachable database does not change what this path answers.
+    rl = rateLimitOf(e);
   }
   if (rl?.exceeded) return errorToResponse(rateLimited(rl.exceeded), req, traceId, rl);
   const headers = baseHeaders(traceId, rl);
@@ -153,8 +169,9 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
     let rl: RateLimitResult | undefined;
     try {
       const db = await getDb();
-      const bearer = await resolveBearer(db, req.headers.get("authorization"));
-      rl = await consumeRateLimit(db, bearer.rateBucket);
+      const identified = await identify(db, req);
+      const bearer = identified.bearer;
+      rl = identified.rl;
       if (rl.exceeded) throw rateLimited(rl.exceeded);
       const actor = bearer.actor;
       checkCredentialKind(op, actor);
@@ -194,7 +211,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       if (answer.replayed) headers.set("Idempotent-Replayed", "true");
       return respond(answer.status, answer.payload);
     } catch (err) {
-      return errorToResponse(err, req, traceId, rl);
+      return errorToResponse(err, req, traceId, rl ?? rateLimitOf(err));
     }
   };
   handler.operation = op as unknown as Operation;

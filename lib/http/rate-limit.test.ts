@@ -90,12 +90,30 @@ describe("rate-limit headers", () => {
     expect(remaining(wrongMethod)["15min"]!.r).toBe(LIMIT - 2);
   });
 
-  it("carry the policy on a 401, where no caller's window can be named", async () => {
-    for (const token of [null, "garbage"]) {
-      const res = await api.call(token, "GET", "/v1/athletes/me");
-      expect(res.status).toBe(401);
-      expect(res.headers.get("ratelimit-policy")).toBe(POLICY);
+  it("come on a 401 too, counted per address: a caller without a valid token has a window of its own", async () => {
+    const from = { "x-forwarded-for": "203.0.113.7" };
+    const first = await api.call(null, "GET", "/v1/athletes/me", { headers: from });
+    expect(first.status).toBe(401);
+    expect(first.headers.get("ratelimit-policy")).toBe(POLICY);
+    expect(remaining(first)["15min"]!.r).toBe(LIMIT - 1);
+    const second = await api.call("garbage", "GET", "/v1/athletes/me", { headers: from });
+    expect(second.status).toBe(401);
+    expect(remaining(second)["15min"]!.r).toBe(LIMIT - 2);
+  });
+});
+
+describe("guessing tokens", () => {
+  it("is refused with 429 once an address has spent its window on invalid tokens, while valid tokens go on", async () => {
+    const from = { "x-forwarded-for": "198.51.100.23" };
+    for (let i = 0; i < LIMIT; i++) {
+      expect((await api.call(`aas_pat_guess${i}`, "GET", "/v1/athletes/me", { headers: from })).status).toBe(401);
     }
+    const refused = await api.call("aas_pat_guess-more", "GET", "/v1/athletes/me", { headers: from });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { code: string }).code).toBe("rate_limited");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    const p = await api.person();
+    expect((await api.call(await api.pat(p.id), "GET", "/v1/athletes/me", { headers: from })).status).toBe(200);
   });
 });
 

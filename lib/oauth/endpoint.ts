@@ -4,19 +4,12 @@ import { getDb } from "../db/client";
 import { log } from "../log";
 import { isDatabaseUnavailable } from "../http/db-errors";
 import { consumeFixedWindows } from "../http/rate-limit";
+import { clientAddress } from "../http/client-address";
 import { OAuthError, oauthErrorResponse } from "./errors";
 
 const MAX_FORM_BYTES = 64 * 1024;
 export const TOKEN_ENDPOINT_LIMIT_PER_MINUTE = 600;
 
-/**
- * The caller's address as the proxy in front of us reports it. Next.js fills x-forwarded-for
- * from the socket only when the request has none, so without a proxy that overwrites it a
- * client can choose its own address; the per-client limit holds either way.
- */
-export function clientAddress(req: Request): string {
-  return req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || req.headers.get("x-real-ip") || "unknown";
-}
 
 async function readForm(req: Request): Promise<URLSearchParams> {
   const type = req.headers.get("content-type") ?? "";

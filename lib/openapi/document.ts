@@ -142,6 +142,7 @@ export function openApiDocument(baseUrl: string) {
       { name: "Activities", description: "Activities in SI units, newest first." },
       { name: "Metrics", description: "Body metrics: mass, resting heart rate, HRV, sleep." },
       { name: "Teams", description: "Discover the athlete ids a coach's token may pass." },
+      { name: "App", description: "The app itself, with a client-credentials token: usage (and, later, webhook subscriptions)." },
     ],
     components: {
       securitySchemes: {
