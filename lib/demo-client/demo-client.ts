@@ -10,7 +10,11 @@ export const DEMO_CLIENT_ID = "demo-training-log";
 export const DEMO_SCOPES = ["athlete.read", "activities.read"] as const;
 /** The cookie that carries the PKCE verifier and state from the start of the flow to its return. */
 export const DEMO_COOKIE = "demo_oauth";
-export const DEMO_COOKIE_PATH = "/demo";
+/**
+ * Site-wide: after consent, Next.js renders /demo/callback in the answer to the consent form's
+ * POST to /oauth/authorize, so a cookie scoped to /demo would not be seen there.
+ */
+export const DEMO_COOKIE_PATH = "/";
 const DEMO_COOKIE_MAX_AGE_S = 10 * 60;
 
 export function demoRedirectUri(): string {

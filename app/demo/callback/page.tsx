@@ -56,9 +56,7 @@ export default async function DemoCallbackPage({ searchParams }: Props) {
   const errorDescription = one(q.error_description);
   const flow = decodeDemoCookie((await cookies()).get(DEMO_COOKIE)?.value);
   const issuer = getEnv().baseUrl;
-  // The cookie is not always visible here: when consent was given, Next.js renders this page in
-  // the answer to the consent form's POST to /oauth/authorize, which the /demo cookie does not
-  // reach. The exchange (a POST to this page) always sees it and is where the state is enforced.
+  // Shown here and enforced again by the exchange.
   const stateCheck = flow
     ? state !== undefined && safeEqual(state, flow.state)
       ? { ok: true as const, text: "Matches the state this browser sent." }
