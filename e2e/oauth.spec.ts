@@ -1,0 +1,235 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHash, randomBytes } from "node:crypto";
+import { expect, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
+import { SCOPES, type Scope } from "../lib/auth/scopes";
+import { bearer, signIn } from "./helpers";
+
+// Journeys of the OAuth flow in a real browser: an app's authorize link, sign-in, consent,
+// the callback, and the app's use of the tokens; disconnecting; registering an app.
+
+const DEMO_SECRET = "aas_cs_DemoTrainingLogSecret00000000001v3hLV";
+const PASSWORD = "a-long-password";
+
+/** A native app's loopback listener (RFC 8252 §7.3): it records each callback's query. */
+async function loopbackApp() {
+  const received: URLSearchParams[] = [];
+  const waiting: ((q: URLSearchParams) => void)[] = [];
+  const server = http.createServer((req, res) => {
+    const query = new URL(req.url ?? "/", "http://127.0.0.1").searchParams;
+    res.writeHead(200, { "content-type": "text/html" }).end("<title>Demo Mobile</title><p>Signed in. You can close this window.</p>");
+    const next = waiting.shift();
+    if (next) next(query);
+    else received.push(query);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    redirectUri: `http://127.0.0.1:${port}/callback`,
+    /** The query of the next request to the callback. */
+    callback: () => new Promise<URLSearchParams>((resolve) => (received.length ? resolve(received.shift()!) : waiting.push(resolve))),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** What an app does before sending the athlete: PKCE verifier, state, the authorize link. */
+function authorizeLink(clientId: string, redirectUri: string, scopes: Scope[]) {
+  const verifier = randomBytes(32).toString("base64url");
+  const state = randomBytes(16).toString("base64url");
+  const query = new URLSearchParams({
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: "code",
+    scope: scopes.join(" "),
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+    state,
+  });
+  return { url: `/oauth/authorize?${query}`, verifier, state };
+}
+
+async function signUp(browser: Browser, name: string) {
+  const email = `${name.toLowerCase()}-${Date.now()}-${randomBytes(3).toString("hex")}@example.test`;
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto("/signup");
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await expect(page).toHaveURL(/\/activities/);
+  await context.close();
+  return email;
+}
+
+async function expectConsent(page: Page, appName: string, scopes: Scope[]) {
+  await expect(page.getByRole("heading", { name: `${appName} wants to access your account` })).toBeVisible();
+  const asked = page.getByRole("list", { name: "Requested permissions" });
+  await expect(asked.getByRole("listitem")).toHaveCount(scopes.length);
+  for (const s of scopes) await expect(asked).toContainText(SCOPES[s].plain);
+  await expect(page.getByRole("button", { name: "Allow" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Deny" })).toBeVisible();
+}
+
+async function exchangeCode(request: APIRequestContext, form: Record<string, string>, headers: Record<string, string> = {}) {
+  const res = await request.post("/oauth/token", { form: { grant_type: "authorization_code", ...form }, headers });
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()) as { access_token: string; refresh_token: string; token_type: string; expires_in: number; scope: string };
+}
+
+test("an athlete signs in from an app's authorize link, allows it, and the app calls /v1 with the token", async ({ browser, request, baseURL }) => {
+  const email = await signUp(browser, "Nora");
+  const app = await loopbackApp();
+  try {
+    const scopes: Scope[] = ["athlete.read", "activities.read"];
+    const link = authorizeLink("demo-mobile", app.redirectUri, scopes);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+
+    // Not signed in: sent to sign-in, and back to the consent screen after it.
+    await page.goto(link.url);
+    await expect(page).toHaveURL(/\/signin\?callbackUrl=/);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/oauth\/authorize\?/);
+    await expectConsent(page, "Demo Mobile", scopes);
+    await expect(page.getByText(`Signed in as ${email}`)).toBeVisible();
+
+    await page.getByRole("button", { name: "Allow" }).click();
+    const callback = await app.callback();
+    await page.waitForURL((u) => u.href.startsWith(`${app.redirectUri}?`));
+    expect(callback.get("state")).toBe(link.state);
+    expect(callback.get("iss")).toBe(baseURL);
+    expect(callback.get("code")).toBeTruthy();
+    expect(callback.get("error")).toBeNull();
+
+    // The app, a public client, exchanges the code with its verifier and no secret.
+    const tokens = await exchangeCode(request, {
+      code: callback.get("code")!,
+      redirect_uri: app.redirectUri,
+      code_verifier: link.verifier,
+      client_id: "demo-mobile",
+    });
+    expect(tokens).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "athlete.read activities.read" });
+    const me = await request.get("/v1/athletes/me", { headers: bearer(tokens.access_token) });
+    expect(me.status()).toBe(200);
+    expect(await me.json()).toMatchObject({ email, name: "Nora" });
+    expect((await request.get("/v1/athletes/me/activities", { headers: bearer(tokens.access_token) })).status()).toBe(200);
+    await context.close();
+  } finally {
+    await app.close();
+  }
+});
+
+test("an athlete disconnects an app on /settings/apps and the app is refused at once", async ({ browser, request, baseURL }) => {
+  const email = await signUp(browser, "Omar");
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page, email, PASSWORD);
+
+  // Signed in already: the authorize link goes straight to consent. The confidential demo app
+  // lands on its /demo/callback page; the test plays its server side.
+  const redirectUri = `${baseURL}/demo/callback`;
+  const link = authorizeLink("demo-training-log", redirectUri, ["athlete.read"]);
+  const consent = await page.goto(link.url);
+  // The consent screen cannot be framed (RFC 9700 §4.16).
+  expect(consent!.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+  await expectConsent(page, "Demo Training Log", ["athlete.read"]);
+  await page.getByRole("button", { name: "Allow" }).click();
+  await page.waitForURL((u) => u.pathname === "/demo/callback" && u.searchParams.has("code"));
+  const callback = new URL(page.url()).searchParams;
+  expect(callback.get("state")).toBe(link.state);
+  expect(callback.get("iss")).toBe(baseURL);
+  const basic = `Basic ${Buffer.from(`demo-training-log:${DEMO_SECRET}`).toString("base64")}`;
+  const tokens = await exchangeCode(
+    request,
+    { code: callback.get("code")!, redirect_uri: redirectUri, code_verifier: link.verifier },
+    { authorization: basic },
+  );
+  expect((await request.get("/v1/athletes/me", { headers: bearer(tokens.access_token) })).status()).toBe(200);
+
+  await page.goto("/settings/apps");
+  const row = page.getByRole("listitem", { name: "Demo Training Log" });
+  await expect(row).toContainText(SCOPES["athlete.read"].plain);
+  await expect(row).toContainText("Authorized");
+  page.once("dialog", (d) => void d.accept());
+  await row.getByRole("button", { name: "Disconnect" }).click();
+  await expect(page.getByText("Disconnected Demo Training Log")).toBeVisible();
+  await expect(page.getByRole("listitem", { name: "Demo Training Log" })).toHaveCount(0);
+
+  const refused = await request.get("/v1/athletes/me", { headers: bearer(tokens.access_token) });
+  expect(refused.status()).toBe(401);
+  expect(await refused.json()).toMatchObject({ code: "token_revoked" });
+  const refresh = await request.post("/oauth/token", {
+    form: { grant_type: "refresh_token", refresh_token: tokens.refresh_token },
+    headers: { authorization: basic },
+  });
+  expect(refresh.status()).toBe(400);
+  expect(await refresh.json()).toMatchObject({ error: "invalid_grant" });
+  await context.close();
+});
+
+test("a developer registers an app and sees its client secret once", async ({ page, request }) => {
+  await signIn(page, "dev@example.com");
+  await page.goto("/developers/apps");
+  const name = `Journey Log ${Date.now()}-${randomBytes(2).toString("hex")}`;
+  await page.getByRole("button", { name: "Register app" }).click();
+  await page.getByLabel("App name").fill(name);
+  await page.getByRole("radio", { name: /Confidential/ }).check();
+  await page.getByLabel("Redirect URIs").fill("https://journey.example/oauth/callback");
+  await page.getByRole("button", { name: "Register", exact: true }).click();
+
+  const shown = page.getByTestId("client-secret");
+  await expect(shown).toBeVisible();
+  await expect(page.getByText("It is shown only once")).toBeVisible();
+  const secret = (await shown.textContent())!.trim();
+  expect(secret).toMatch(/^aas_cs_[0-9A-Za-z]{38}$/);
+  const clientId = (await page.getByTestId("client-id").textContent())!.trim();
+
+  // The secret works: the app gets a client-credentials token with it.
+  const res = await request.post("/oauth/token", {
+    form: { grant_type: "client_credentials" },
+    headers: { authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString("base64")}` },
+  });
+  expect(res.status()).toBe(200);
+  expect((await request.get("/v1/app/usage", { headers: bearer(((await res.json()) as { access_token: string }).access_token) })).status()).toBe(200);
+
+  // Shown once: after a reload the app is listed and the secret is nowhere.
+  await page.reload();
+  const row = page.getByRole("listitem", { name });
+  await expect(row).toContainText(clientId);
+  await expect(page.getByTestId("client-secret")).toHaveCount(0);
+  await expect(page.getByText(secret)).toHaveCount(0);
+  await row.getByRole("link", { name }).click();
+  await expect(page.getByRole("heading", { name: "Credentials" })).toBeVisible();
+  await expect(page.getByText(clientId).first()).toBeVisible();
+  await expect(page.getByText(secret)).toHaveCount(0);
+});
+
+test("pressing Deny returns access_denied with state and iss to the app", async ({ browser, baseURL }) => {
+  const email = await signUp(browser, "Pia");
+  const app = await loopbackApp();
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, email, PASSWORD);
+    const link = authorizeLink("demo-mobile", app.redirectUri, ["athlete.read", "metrics.read"]);
+    await page.goto(link.url);
+    await expectConsent(page, "Demo Mobile", ["athlete.read", "metrics.read"]);
+    await page.getByRole("button", { name: "Deny" }).click();
+    const callback = await app.callback();
+    await page.waitForURL((u) => u.href.startsWith(`${app.redirectUri}?`));
+    expect(callback.get("error")).toBe("access_denied");
+    expect(callback.get("state")).toBe(link.state);
+    expect(callback.get("iss")).toBe(baseURL);
+    expect(callback.get("code")).toBeNull();
+
+    // Nothing was granted: the app is not among the athlete's connected apps.
+    await page.goto("/settings/apps");
+    await expect(page.getByText("No apps are connected.")).toBeVisible();
+    await context.close();
+  } finally {
+    await app.close();
+  }
+});
