@@ -295,6 +295,21 @@ describe("authorization codes", () => {
     expect(await failure(refresh(trainingLog, first.refresh_token!))).toMatchObject({ status: 400, error: "invalid_grant" });
   });
 
+  it("sent twice at once are exchanged once, and the replay still revokes what the exchange issued (RFC 6749 §4.1.2)", async () => {
+    const person = await api.person();
+    for (let round = 0; round < 5; round++) {
+      const authorized = await approve(trainingLog, person.id);
+      const results = await Promise.allSettled([0, 1, 2].map(() => exchange(trainingLog, authorized)));
+      const issued = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+      expect(issued).toHaveLength(1);
+      for (const r of results) {
+        if (r.status === "rejected") expect(await failure(Promise.reject(r.reason))).toMatchObject({ status: 400, error: "invalid_grant" });
+      }
+      await expectProblem(await api.call(issued[0]!.access_token, "GET", "/v1/athletes/me"), 401, "token_revoked");
+      expect(await failure(refresh(trainingLog, issued[0]!.refresh_token!))).toMatchObject({ status: 400, error: "invalid_grant" });
+    }
+  });
+
   it("live 60 seconds (CONTRACT §6)", async () => {
     const person = await api.person();
     const authorized = await approve(trainingLog, person.id);

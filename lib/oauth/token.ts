@@ -72,36 +72,41 @@ async function exchangeCode(db: Db, client: OAuthClient, form: URLSearchParams):
   if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new OAuthError("invalid_request", "code_verifier must be 43 to 128 unreserved characters.");
   const codeHash = sha256Hex(code);
 
-  // Single use by compare-and-swap: exactly one exchange can flip used_at.
-  const [claimed] = await db
-    .update(oauthCodes)
-    .set({ usedAt: new Date() })
-    .where(and(eq(oauthCodes.codeHash, codeHash), isNull(oauthCodes.usedAt)))
-    .returning();
-  if (!claimed) {
-    const [replayed] = await db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, codeHash));
-    if (replayed?.familyId && replayed.clientId === client.clientId) {
-      // RFC 6749 §4.1.2 / RFC 9700 §4.5: a replayed code revokes the tokens it issued.
-      await db.update(oauthTokenFamilies).set({ revokedAt: new Date() }).where(eq(oauthTokenFamilies.id, replayed.familyId));
-    }
-    throw invalidGrant("The authorization code is invalid, expired or already used.");
-  }
-  if (claimed.clientId !== client.clientId) throw invalidGrant("The authorization code was issued to another client.");
-  if (claimed.expiresAt.getTime() < Date.now()) throw invalidGrant("The authorization code has expired.");
-  if (form.get("redirect_uri") !== claimed.redirectUri) throw invalidGrant("redirect_uri does not match the authorization request.");
-  if (!safeEqual(s256(verifier), claimed.codeChallenge)) throw invalidGrant("code_verifier does not match the code_challenge.");
-
-  return db.transaction(async (tx) => {
+  // The claim and what it issues commit together: a concurrent replay waits on the code's row
+  // lock until this transaction ends, then finds the family it must revoke.
+  type Outcome = { kind: "issued"; tokens: TokenResponse } | { kind: "refused"; reason: string } | { kind: "replayed" };
+  const outcome = await db.transaction(async (tx): Promise<Outcome> => {
+    // Single use by compare-and-swap: exactly one exchange can flip used_at.
+    const [claimed] = await tx
+      .update(oauthCodes)
+      .set({ usedAt: new Date() })
+      .where(and(eq(oauthCodes.codeHash, codeHash), isNull(oauthCodes.usedAt)))
+      .returning();
+    if (!claimed) return { kind: "replayed" };
+    // A refused exchange still uses the code up: it is returned, not thrown, so the claim commits.
+    if (claimed.clientId !== client.clientId) return { kind: "refused", reason: "The authorization code was issued to another client." };
+    if (claimed.expiresAt.getTime() < Date.now()) return { kind: "refused", reason: "The authorization code has expired." };
+    if (form.get("redirect_uri") !== claimed.redirectUri) return { kind: "refused", reason: "redirect_uri does not match the authorization request." };
+    if (!safeEqual(s256(verifier), claimed.codeChallenge)) return { kind: "refused", reason: "code_verifier does not match the code_challenge." };
     const [grant] = await tx
       .select()
       .from(oauthGrants)
       .where(and(eq(oauthGrants.id, claimed.grantId), isNull(oauthGrants.revokedAt)));
-    if (!grant) throw invalidGrant("The athlete has since disconnected the app.");
+    if (!grant) return { kind: "refused", reason: "The athlete has since disconnected the app." };
     const familyId = newId("fam");
     await tx.insert(oauthTokenFamilies).values({ id: familyId, grantId: grant.id, scopes: claimed.scopes });
     await tx.update(oauthCodes).set({ familyId }).where(eq(oauthCodes.codeHash, codeHash));
-    return issueFromFamily(tx, client, grant.userId, grant.id, familyId, claimed.scopes);
+    return { kind: "issued", tokens: await issueFromFamily(tx, client, grant.userId, grant.id, familyId, claimed.scopes) };
   });
+  if (outcome.kind === "issued") return outcome.tokens;
+  if (outcome.kind === "refused") throw invalidGrant(outcome.reason);
+
+  const [replayed] = await db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, codeHash));
+  if (replayed?.familyId && replayed.clientId === client.clientId) {
+    // RFC 6749 §4.1.2 / RFC 9700 §4.5: a replayed code revokes the tokens it issued.
+    await db.update(oauthTokenFamilies).set({ revokedAt: new Date() }).where(eq(oauthTokenFamilies.id, replayed.familyId));
+  }
+  throw invalidGrant("The authorization code is invalid, expired or already used.");
 }
 
 async function refresh(db: Db, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
