@@ -252,6 +252,25 @@ describe("consent", () => {
     expect(again.kind).toBe("redirect");
   });
 
+  it("two approvals at once leave the grant holding both, whether or not one existed before", async () => {
+    for (let round = 0; round < 5; round++) {
+      const fresh = await api.person();
+      await Promise.all([
+        decideAuthorization(db, await request(trainingLog, { scope: "metrics.read" }), fresh.id, "allow"),
+        decideAuthorization(db, await request(trainingLog, { scope: "teams.read" }), fresh.id, "allow"),
+      ]);
+      expect([...(await activeGrant(trainingLog.client_id, fresh.id))!.scopes].sort()).toEqual(["metrics.read", "teams.read"]);
+
+      const returning = await api.person();
+      await decideAuthorization(db, await request(trainingLog, { scope: "athlete.read" }), returning.id, "allow");
+      await Promise.all([
+        decideAuthorization(db, await request(trainingLog, { scope: "athlete.read metrics.read" }), returning.id, "allow"),
+        decideAuthorization(db, await request(trainingLog, { scope: "teams.read" }), returning.id, "allow"),
+      ]);
+      expect([...(await activeGrant(trainingLog.client_id, returning.id))!.scopes].sort()).toEqual(["athlete.read", "metrics.read", "teams.read"]);
+    }
+  });
+
   it("a grant is per athlete and per app: another athlete, or another app, is asked", async () => {
     const person = await api.person();
     const other = await api.person();

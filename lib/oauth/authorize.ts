@@ -86,12 +86,13 @@ export async function validateAuthorizationRequest(
   }
 }
 
-async function activeGrant(db: Db, clientId: string, userId: string) {
-  const [grant] = await db
+async function activeGrant(db: Db, clientId: string, userId: string, opts: { lock?: boolean } = {}) {
+  const query = db
     .select()
     .from(oauthGrants)
     .where(and(eq(oauthGrants.clientId, clientId), eq(oauthGrants.userId, userId), isNull(oauthGrants.revokedAt)))
     .limit(1);
+  const [grant] = await (opts.lock ? query.for("update") : query);
   return grant;
 }
 
@@ -131,17 +132,20 @@ export async function decideAuthorization(
 async function issueCode(db: Db, request: ValidAuthorization, userId: string): Promise<string> {
   const code = randomBase62(43);
   await db.transaction(async (tx) => {
-    let grant = await activeGrant(tx, request.client.clientId, userId);
+    // The grant row is locked, so two approvals at once each add their scopes to the other's
+    // instead of overwriting them; a grant inserted concurrently is read back and added to.
+    let grant = await activeGrant(tx, request.client.clientId, userId, { lock: true });
     if (!grant) {
       [grant] = await tx
         .insert(oauthGrants)
         .values({ id: newId("grt"), clientId: request.client.clientId, userId, scopes: request.scopes })
         .onConflictDoNothing()
         .returning();
-      grant ??= await activeGrant(tx, request.client.clientId, userId);
-    } else if (request.scopes.some((s) => !grant!.scopes.includes(s))) {
+      grant ??= await activeGrant(tx, request.client.clientId, userId, { lock: true });
+    }
+    if (request.scopes.some((s) => !grant!.scopes.includes(s))) {
       const scopes = SCOPE_NAMES.filter((s) => grant!.scopes.includes(s) || request.scopes.includes(s));
-      await tx.update(oauthGrants).set({ scopes, updatedAt: new Date() }).where(eq(oauthGrants.id, grant.id));
+      await tx.update(oauthGrants).set({ scopes, updatedAt: new Date() }).where(eq(oauthGrants.id, grant!.id));
     }
     await tx.insert(oauthCodes).values({
       codeHash: sha256Hex(code),
