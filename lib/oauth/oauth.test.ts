@@ -500,6 +500,24 @@ describe("refresh tokens", () => {
     expect(await grantOf("demo-training-log", person.id)).toBeUndefined();
   });
 
+  it("sent twice at once rotate once; the other use is a reuse and ends the grant (compare-and-swap, CONTRACT §6)", async () => {
+    for (let round = 0; round < 5; round++) {
+      const person = await api.person();
+      const { refresh_token } = await connect(trainingLog, person.id);
+      const results = await Promise.allSettled([0, 1, 2].map(() => refresh(trainingLog, refresh_token!)));
+      const rotated = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+      expect(rotated).toHaveLength(1);
+      for (const r of results) {
+        if (r.status === "rejected") expect(await failure(Promise.reject(r.reason))).toMatchObject({ status: 400, error: "invalid_grant" });
+      }
+      for (const t of rotated) {
+        await expectProblem(await api.call(t.access_token, "GET", "/v1/athletes/me"), 401, "token_revoked");
+        expect(await failure(refresh(trainingLog, t.refresh_token!))).toMatchObject({ status: 400, error: "invalid_grant" });
+      }
+      expect(await grantOf("demo-training-log", person.id)).toBeUndefined();
+    }
+  });
+
   it("can narrow the scopes but never widen them (RFC 6749 §6)", async () => {
     const person = await api.person();
     const first = await connect(trainingLog, person.id, "athlete.read activities.read");
@@ -736,6 +754,19 @@ describe("disconnecting and deleting", () => {
       person.id,
     );
     expect(again.kind).toBe("consent");
+  });
+
+  it("connecting again after a disconnect makes a new authorization: the old tokens stay refused", async () => {
+    const person = await api.person();
+    const old = await connect(mobile, person.id);
+    const oldGrant = await grantOf("demo-mobile", person.id);
+    await disconnectApp({ ctx: session(person.id), grantId: oldGrant!.id });
+
+    const fresh = await connect(mobile, person.id);
+    expect((await grantOf("demo-mobile", person.id))!.id).not.toBe(oldGrant!.id);
+    expect((await api.call(fresh.access_token, "GET", "/v1/athletes/me")).status).toBe(200);
+    await expectProblem(await api.call(old.access_token, "GET", "/v1/athletes/me"), 401, "token_revoked");
+    expect(await failure(refresh(mobile, old.refresh_token!))).toMatchObject({ status: 400, error: "invalid_grant" });
   });
 
   it("deleting an app ends its client-credentials tokens and every athlete's tokens", async () => {
