@@ -5,3 +5,4 @@ export * from "./tokens";
 export * from "./oauth";
 export * from "./events";
 export * from "./platform";
+export * from "./webhooks";

@@ -1,0 +1,80 @@
+import { sql } from "drizzle-orm";
+import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { oauthClients } from "./oauth";
+
+/**
+ * An app's subscription. The signing secret is needed to sign, so it is stored sealed
+ * (AES-256-GCM), not hashed; it leaves the service only in the create and rotate answers.
+ */
+export const webhookSubscriptions = pgTable(
+  "webhook_subscriptions",
+  {
+    id: text("id").primaryKey(),
+    clientId: text("client_id")
+      .notNull()
+      .references(() => oauthClients.clientId, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    events: text("events").array().notNull(),
+    status: text("status", { enum: ["active", "disabled"] }).notNull().default("active"),
+    secretSealed: text("secret_sealed").notNull(),
+    /** After a rotation the old secret also signs until this instant (24 hours). */
+    previousSecretSealed: text("previous_secret_sealed"),
+    previousSecretExpiresAt: timestamp("previous_secret_expires_at", { withTimezone: true }),
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    /** When the current streak of failures began; null while healthy. */
+    failingSince: timestamp("failing_since", { withTimezone: true }),
+    disabledAt: timestamp("disabled_at", { withTimezone: true }),
+    disabledReason: text("disabled_reason"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("webhook_subscriptions_client_idx").on(t.clientId)],
+);
+
+/** One event for one subscription. `pending` until it succeeds or fails for good. */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    subscriptionId: text("subscription_id")
+      .notNull()
+      .references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
+    eventId: text("event_id").notNull(),
+    /** The event's outbox position, for ordering and for "redeliver the failed streak". */
+    eventSeq: bigint("event_seq", { mode: "number" }).notNull(),
+    status: text("status", { enum: ["pending", "succeeded", "failed"] }).notNull().default("pending"),
+    attemptCount: integer("attempt_count").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    /** A worker holds the delivery until this instant; a crashed worker's hold simply lapses. */
+    lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_event_sub_idx").on(t.subscriptionId, t.eventId),
+    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index("webhook_deliveries_sub_idx").on(t.subscriptionId, t.createdAt),
+  ],
+);
+
+/** Every attempt, as sent and as answered (or why nothing was answered). */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: text("id").primaryKey(),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    attempt: integer("attempt").notNull(),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    outcome: text("outcome", { enum: ["response", "not_sent"] }).notNull(),
+    responseStatus: integer("response_status"),
+    responseBodyExcerpt: text("response_body_excerpt"),
+    /** For not_sent: dns, connection_refused, tls, timeout, blocked_address, … */
+    error: text("error"),
+    requestHeaders: jsonb("request_headers").notNull(),
+    requestBody: text("request_body").notNull(),
+  },
+  (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
+);

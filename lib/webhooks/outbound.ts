@@ -1,0 +1,137 @@
+import "server-only";
+import dns from "node:dns";
+import net from "node:net";
+import ipaddr from "ipaddr.js";
+import { Agent, request, errors as undiciErrors } from "undici";
+
+export const RESPONSE_EXCERPT_BYTES = 4096;
+
+export type NotSentReason =
+  | "blocked_address"
+  | "dns"
+  | "connection_refused"
+  | "connection_reset"
+  | "timeout"
+  | "tls"
+  | "invalid_url"
+  | "network";
+
+export type OutboundResult =
+  | { outcome: "response"; status: number; bodyExcerpt: string; durationMs: number }
+  | { outcome: "not_sent"; error: NotSentReason; detail: string; durationMs: number };
+
+class BlockedAddress extends Error {
+  code = "BLOCKED_ADDRESS";
+}
+
+/** Public unicast only; loopback, private, link-local, CGNAT, multicast and reserved ranges are not. */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  return ip.range() === "unicast";
+}
+
+/**
+ * A dispatcher whose every connection checks the address it is about to connect to, after
+ * DNS resolution, so a name that resolves to a private address (or is re-pointed there after
+ * a check, DNS rebinding) is refused at connect time.
+ */
+function dispatcher(allowPrivate: boolean, timeoutMs: number): Agent {
+  const lookup: net.LookupFunction = (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return (callback as (e: Error) => void)(err);
+      const list = addresses as dns.LookupAddress[];
+      const allowed = allowPrivate ? list : list.filter((a) => isPublicAddress(a.address));
+      if (!allowed.length) {
+        return (callback as (e: Error) => void)(new BlockedAddress(`${hostname} resolves only to non-public addresses`));
+      }
+      if ((options as dns.LookupOptions).all) return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, allowed);
+      return (callback as (e: null, a: string, f: number) => void)(null, allowed[0]!.address, allowed[0]!.family);
+    });
+  };
+  return new Agent({ connect: { lookup, timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connections: 64 });
+}
+
+const agents = new Map<string, Agent>();
+function agentFor(allowPrivate: boolean, timeoutMs: number): Agent {
+  const key = `${allowPrivate}:${timeoutMs}`;
+  let a = agents.get(key);
+  if (!a) agents.set(key, (a = dispatcher(allowPrivate, timeoutMs)));
+  return a;
+}
+
+function classify(err: unknown): { error: NotSentReason; detail: string } {
+  const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.code ?? e.cause?.code ?? "";
+  const detail = e.cause?.message ?? e.message ?? String(err);
+  if (err instanceof BlockedAddress || code === "BLOCKED_ADDRESS" || e.cause instanceof BlockedAddress) return { error: "blocked_address", detail };
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "ENODATA") return { error: "dns", detail };
+  if (code === "ECONNREFUSED") return { error: "connection_refused", detail };
+  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") return { error: "connection_reset", detail };
+  if (
+    err instanceof undiciErrors.ConnectTimeoutError ||
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError ||
+    e.name === "TimeoutError" ||
+    e.name === "AbortError" ||
+    code === "ETIMEDOUT" ||
+    code.startsWith("UND_ERR_") && code.includes("TIMEOUT")
+  ) {
+    return { error: "timeout", detail };
+  }
+  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_OSSL)/.test(code)) return { error: "tls", detail };
+  return { error: "network", detail };
+}
+
+/**
+ * One outbound request to a subscriber: no redirects followed, at most `timeoutMs` in all, the
+ * answer read to at most 4 KiB, and every way of not getting an answer named.
+ */
+export async function sendOutbound(opts: {
+  url: string;
+  method: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  allowPrivate: boolean;
+  timeoutMs: number;
+}): Promise<OutboundResult> {
+  const started = performance.now();
+  const done = () => Math.round(performance.now() - started);
+  let url: URL;
+  try {
+    url = new URL(opts.url);
+  } catch {
+    return { outcome: "not_sent", error: "invalid_url", detail: "not a URL", durationMs: done() };
+  }
+  // An IP literal never reaches the lookup above: check it here.
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (net.isIP(host) && !opts.allowPrivate && !isPublicAddress(host)) {
+    return { outcome: "not_sent", error: "blocked_address", detail: `${host} is not a public address`, durationMs: done() };
+  }
+  try {
+    const res = await request(url, {
+      method: opts.method,
+      headers: opts.headers,
+      body: opts.body,
+      dispatcher: agentFor(opts.allowPrivate, opts.timeoutMs),
+      signal: AbortSignal.timeout(opts.timeoutMs),
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res.body) {
+        const b = chunk as Buffer;
+        chunks.push(b);
+        size += b.length;
+        if (size >= RESPONSE_EXCERPT_BYTES) break;
+      }
+    } finally {
+      res.body.destroy();
+    }
+    const bodyExcerpt = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8");
+    return { outcome: "response", status: res.statusCode, bodyExcerpt, durationMs: done() };
+  } catch (err) {
+    return { outcome: "not_sent", ...classify(err), durationMs: done() };
+  }
+}
