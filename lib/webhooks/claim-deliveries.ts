@@ -1,0 +1,219 @@
+import { eq, inArray, sql } from "drizzle-orm";
+import { rowsOf, type Db } from "../db/client";
+import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
+
+/** A delivery held by one worker until `lockedUntil`, with what it needs to be sent. */
+export type ClaimedDelivery = {
+  id: string;
+  subscriptionId: string;
+  /** Attempts made before this one. */
+  attemptCount: number;
+  url: string;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: Date | null;
+  event: { id: string; type: string; athleteId: string; objectId: string; objectType: string; occurredAt: Date } | null;
+};
+
+/** How long a claim holds a delivery: longer than a send can take (10 s timeout). */
+export const DEFAULT_LOCK_S = 30;
+
+const idsOf = (result: unknown) => rowsOf<{ id: string }>(result).map((r) => r.id);
+
+/**
+ * Claims up to `limit` due deliveries for this worker, setting `locked_until` in the claiming
+ * transaction, so a crashed worker's claims simply lapse and are taken again.
+ *
+ * Deliveries to healthy subscriptions are claimed in parallel. A subscription that is failing
+ * (`consecutive_failures > 0`) is probed by one delivery at a time, its oldest pending one,
+ * when that is due and nothing else of it is in flight (CONTRACT §7): newer deliveries wait
+ * behind it, so an outage costs one failure per retry step, not one per queued event. Its row
+ * is locked while claiming, so two workers never probe it at once.
+ */
+export async function claimDueDeliveries(db: Db, opts: { limit: number; lockS?: number }): Promise<ClaimedDelivery[]> {
+  if (opts.limit <= 0) return [];
+  const lockS = opts.lockS ?? DEFAULT_LOCK_S;
+  const ids = await db.transaction(async (tx) => {
+    const healthy = idsOf(
+      await tx.execute(sql`
+        update webhook_deliveries set locked_until = now() + make_interval(secs => ${lockS}), updated_at = now()
+        where id in (
+          select d.id from webhook_deliveries d
+          join webhook_subscriptions s on s.id = d.subscription_id
+          where d.status = 'pending' and d.next_attempt_at <= now()
+            and (d.locked_until is null or d.locked_until <= now())
+            and s.status = 'active' and s.consecutive_failures = 0
+          order by d.next_attempt_at, d.event_seq
+          limit ${opts.limit}
+          for update of d skip locked)
+        returning id`),
+    );
+    const room = opts.limit - healthy.length;
+    if (room <= 0) return healthy;
+    const heads = rowsOf<{ head_id: string }>(
+      await tx.execute(sql`
+        select h.id as head_id from webhook_subscriptions s
+        cross join lateral (
+          select d.id, d.next_attempt_at from webhook_deliveries d
+          where d.subscription_id = s.id and d.status = 'pending'
+          order by d.event_seq, d.id limit 1) h
+        where s.status = 'active' and s.consecutive_failures > 0 and h.next_attempt_at <= now()
+          and not exists (
+            select 1 from webhook_deliveries x
+            where x.subscription_id = s.id and x.status = 'pending' and x.locked_until > now())
+        limit ${room}
+        for update of s skip locked`),
+    ).map((r) => r.head_id);
+    if (!heads.length) return healthy;
+    // A new statement sees claims committed while we waited: recheck before taking the heads.
+    const probes = idsOf(
+      await tx.execute(sql`
+        update webhook_deliveries d set locked_until = now() + make_interval(secs => ${lockS}), updated_at = now()
+        where d.id in ${heads} and d.status = 'pending' and d.next_attempt_at <= now()
+          and (d.locked_until is null or d.locked_until <= now())
+          and not exists (
+            select 1 from webhook_deliveries x
+            where x.subscription_id = d.subscription_id and x.status = 'pending' and x.locked_until > now())
+        returning d.id`),
+    );
+    return [...healthy, ...probes];
+  });
+  return loadClaimed(db, ids);
+}
+
+export type ClaimOne =
+  | { state: "claimed"; delivery: ClaimedDelivery }
+  /** Not yet: due later, in flight elsewhere, or waiting for its failing subscription's probe. */
+  | { state: "wait"; until: Date | null }
+  /** Nothing left to do: succeeded, failed, disabled, or gone. */
+  | { state: "done"; status: "succeeded" | "failed" | "gone" };
+
+/**
+ * Claims one named delivery (the Inngest runner's unit of work) under the same rules as
+ * `claimDueDeliveries`. `wait` with `until: null` means it waits behind its failing
+ * subscription's probe and is dispatched again when the subscription recovers.
+ */
+export async function claimDelivery(db: Db, deliveryId: string, opts: { lockS?: number } = {}): Promise<ClaimOne> {
+  const lockS = opts.lockS ?? DEFAULT_LOCK_S;
+  const result = await db.transaction(async (tx): Promise<ClaimOne | { state: "ok" }> => {
+    const [row] = rowsOf<{
+      status: "pending" | "succeeded" | "failed";
+      subscription_id: string;
+      due: boolean;
+      next_attempt_at: string | Date;
+      locked: boolean;
+      locked_until: string | Date | null;
+      sub_status: "active" | "disabled";
+      consecutive_failures: number;
+    }>(
+      await tx.execute(sql`
+        select d.status, d.subscription_id, d.next_attempt_at <= now() as due, d.next_attempt_at,
+          coalesce(d.locked_until > now(), false) as locked, d.locked_until,
+          s.status as sub_status, s.consecutive_failures
+        from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
+        where d.id = ${deliveryId}
+        for update of d, s`),
+    );
+    if (!row) return { state: "done", status: "gone" };
+    if (row.status !== "pending") return { state: "done", status: row.status };
+    if (row.sub_status !== "active") return { state: "done", status: "failed" };
+    if (!row.due) return { state: "wait", until: new Date(row.next_attempt_at) };
+    if (row.locked) return { state: "wait", until: new Date(row.locked_until!) };
+    if (row.consecutive_failures > 0) {
+      const [inFlight] = rowsOf<{ locked_until: string | Date }>(
+        await tx.execute(sql`
+          select locked_until from webhook_deliveries
+          where subscription_id = ${row.subscription_id} and status = 'pending' and locked_until > now()
+          order by locked_until limit 1`),
+      );
+      if (inFlight) return { state: "wait", until: new Date(inFlight.locked_until) };
+      const [head] = rowsOf<{ id: string }>(
+        await tx.execute(sql`
+          select id from webhook_deliveries where subscription_id = ${row.subscription_id} and status = 'pending'
+          order by event_seq, id limit 1`),
+      );
+      if (head?.id !== deliveryId) return { state: "wait", until: null };
+    }
+    await tx.execute(sql`
+      update webhook_deliveries set locked_until = now() + make_interval(secs => ${lockS}), updated_at = now()
+      where id = ${deliveryId}`);
+    return { state: "ok" };
+  });
+  if (result.state !== "ok") return result;
+  const [delivery] = await loadClaimed(db, [deliveryId]);
+  return delivery ? { state: "claimed", delivery } : { state: "done", status: "gone" };
+}
+
+/**
+ * Deliveries due for an attempt that no worker holds, under the same one-probe rule for
+ * failing subscriptions: what a sweeper hands out again after a crash or an outage.
+ * `overdueS` leaves alone those a sleeping worker is about to take.
+ */
+export async function listDueDeliveries(
+  db: Db,
+  opts: { limit: number; overdueS?: number; subscriptionId?: string },
+): Promise<{ id: string; subscriptionId: string }[]> {
+  const overdue = opts.overdueS ?? 0;
+  const onlySub = opts.subscriptionId ? sql`and s.id = ${opts.subscriptionId}` : sql``;
+  const rows = rowsOf<{ id: string; subscription_id: string }>(
+    await db.execute(sql`
+      (select d.id, d.subscription_id from webhook_deliveries d
+        join webhook_subscriptions s on s.id = d.subscription_id
+        where d.status = 'pending' and d.next_attempt_at <= now() - make_interval(secs => ${overdue})
+          and (d.locked_until is null or d.locked_until <= now())
+          and s.status = 'active' and s.consecutive_failures = 0 ${onlySub}
+        order by d.next_attempt_at limit ${opts.limit})
+      union all
+      (select h.id, s.id from webhook_subscriptions s
+        cross join lateral (
+          select d.id, d.next_attempt_at, d.locked_until from webhook_deliveries d
+          where d.subscription_id = s.id and d.status = 'pending'
+          order by d.event_seq, d.id limit 1) h
+        where s.status = 'active' and s.consecutive_failures > 0 ${onlySub}
+          and h.next_attempt_at <= now() - make_interval(secs => ${overdue})
+          and not exists (
+            select 1 from webhook_deliveries x
+            where x.subscription_id = s.id and x.status = 'pending' and x.locked_until > now())
+        limit ${opts.limit})`),
+  );
+  return rows.slice(0, opts.limit).map((r) => ({ id: r.id, subscriptionId: r.subscription_id }));
+}
+
+async function loadClaimed(db: Db, ids: string[]): Promise<ClaimedDelivery[]> {
+  if (!ids.length) return [];
+  const rows = await db
+    .select({
+      id: webhookDeliveries.id,
+      subscriptionId: webhookDeliveries.subscriptionId,
+      attemptCount: webhookDeliveries.attemptCount,
+      eventSeq: webhookDeliveries.eventSeq,
+      url: webhookSubscriptions.url,
+      secretSealed: webhookSubscriptions.secretSealed,
+      previousSecretSealed: webhookSubscriptions.previousSecretSealed,
+      previousSecretExpiresAt: webhookSubscriptions.previousSecretExpiresAt,
+      eventId: events.id,
+      type: events.type,
+      athleteId: events.athleteId,
+      objectId: events.objectId,
+      objectType: events.objectType,
+      occurredAt: events.occurredAt,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
+    .leftJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(inArray(webhookDeliveries.id, ids));
+  rows.sort((a, b) => a.eventSeq - b.eventSeq);
+  return rows.map((r) => ({
+    id: r.id,
+    subscriptionId: r.subscriptionId,
+    attemptCount: r.attemptCount,
+    url: r.url,
+    secretSealed: r.secretSealed,
+    previousSecretSealed: r.previousSecretSealed,
+    previousSecretExpiresAt: r.previousSecretExpiresAt,
+    event:
+      r.eventId && r.type && r.athleteId && r.objectId && r.objectType && r.occurredAt
+        ? { id: r.eventId, type: r.type, athleteId: r.athleteId, objectId: r.objectId, objectType: r.objectType, occurredAt: r.occurredAt }
+        : null,
+  }));
+}

@@ -1,0 +1,131 @@
+import "server-only";
+import type { Db } from "../db/client";
+import { log } from "../log";
+import { attemptDelivery, type DeliveryOptions } from "./attempt-delivery";
+import { claimDueDeliveries, DEFAULT_LOCK_S } from "./claim-deliveries";
+import { fanOutEvents } from "./fan-out";
+import { listenForWebhookWork } from "./listen";
+import { onWebhookWake } from "./wake";
+
+export type LocalRunnerOptions = DeliveryOptions & {
+  db: Db | (() => Promise<Db>);
+  /** Attempts in flight at once, all subscriptions together. */
+  concurrency?: number;
+  /** The safety net: look for work this often even when nothing wakes the runner. */
+  pollMs?: number;
+  lockS?: number;
+  /** LISTEN for commits of other instances (and of this one). */
+  listen?: boolean;
+  fanOutBatch?: number;
+};
+
+export type LocalRunner = {
+  /** Look for work now. */
+  wake: () => void;
+  /** Stops taking work and waits for attempts in flight to be recorded. */
+  stop: () => Promise<void>;
+};
+
+/**
+ * DELIVERY_RUNNER=local: fan-out and delivery inside the service process, over the database.
+ * It wakes when a write commits (NOTIFY), when this process queues work (`wakeWebhookRunner`),
+ * when an attempt finishes or a retry falls due, and otherwise polls. Claims go through the
+ * database with SKIP LOCKED and lapse if the process dies, so several instances can run one
+ * each and a killed one loses nothing.
+ */
+export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
+  const concurrency = opts.concurrency ?? 16;
+  const pollMs = opts.pollMs ?? 1000;
+  const batch = opts.fanOutBatch ?? 200;
+  const lockS = opts.lockS ?? DEFAULT_LOCK_S;
+  const getDb = typeof opts.db === "function" ? opts.db : () => Promise.resolve(opts.db as Db);
+  const inFlight = new Set<Promise<void>>();
+  let stopped = false;
+  let running = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let timerAt = Infinity;
+  let unlisten: (() => Promise<void>) | undefined;
+  let listening: Promise<void> | undefined;
+
+  const wakeAt = (at: number) => {
+    if (stopped || at >= timerAt) return;
+    clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(() => {
+      timer = undefined;
+      timerAt = Infinity;
+      wake();
+    }, Math.max(0, at - Date.now()));
+    timer.unref?.();
+  };
+
+  const wake = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    void loop();
+  };
+
+  const start = (db: Db, d: Parameters<typeof attemptDelivery>[1]) => {
+    const p: Promise<void> = attemptDelivery(db, d, opts)
+      .then((r) => {
+        if (r?.nextAttemptAt) wakeAt(r.nextAttemptAt.getTime());
+      })
+      .catch((err: unknown) => log.warn("webhook attempt not recorded; its claim will lapse", { delivery_id: d.id, error: String(err) }))
+      .finally(() => {
+        inFlight.delete(p);
+        wake();
+      });
+    inFlight.add(p);
+  };
+
+  async function loop(): Promise<void> {
+    let failed = false;
+    do {
+      again = false;
+      try {
+        const db = await getDb();
+        if (opts.listen !== false && !listening) {
+          listening = listenForWebhookWork(db, wake).then(
+            (u) => {
+              unlisten = u;
+            },
+            (err: unknown) => {
+              listening = undefined;
+              log.warn("webhook runner cannot LISTEN; polling only", { error: String(err) });
+            },
+          );
+        }
+        while ((await fanOutEvents(db, { batch })).events === batch && !stopped);
+        const room = concurrency - inFlight.size;
+        if (room > 0 && !stopped) {
+          for (const d of await claimDueDeliveries(db, { limit: room, lockS })) start(db, d);
+        }
+      } catch (err) {
+        failed = true;
+        log.warn("webhook runner pass failed; retrying", { error: String(err) });
+      }
+    } while (again && !stopped && !failed);
+    running = false;
+    wakeAt(Date.now() + pollMs);
+  }
+
+  const offWake = onWebhookWake(wake);
+  wake();
+  return {
+    wake,
+    async stop() {
+      stopped = true;
+      offWake();
+      clearTimeout(timer);
+      await listening;
+      await unlisten?.().catch(() => {});
+      while (running) await new Promise((r) => setTimeout(r, 5));
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
