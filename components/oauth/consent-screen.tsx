@@ -58,9 +58,11 @@ export function ConsentScreen({
           </>
         )}
       </p>
-      <h2 className="mt-5 text-sm font-medium text-slate-700">{grantedScopes.length ? "It asks for more:" : "It will be able to:"}</h2>
+      <h2 className="mt-5 text-sm font-medium text-slate-700">
+        {!newScopes.length ? "It asks again for what you already allowed:" : grantedScopes.length ? "It asks for more:" : "It will be able to:"}
+      </h2>
       <ul className="mt-2 space-y-2" aria-label="Requested permissions">
-        {newScopes.map((s) => (
+        {(newScopes.length ? newScopes : grantedScopes).map((s) => (
           <li key={s.name} className="flex gap-2 rounded-md border border-slate-200 p-2 text-sm">
             <span aria-hidden className="text-brand-600">✓</span>
             <span>
@@ -69,7 +71,7 @@ export function ConsentScreen({
           </li>
         ))}
       </ul>
-      {grantedScopes.length > 0 && (
+      {grantedScopes.length > 0 && newScopes.length > 0 && (
         <p className="mt-3 text-xs text-slate-500">Already allowed: {grantedScopes.map((s) => s.plain.toLowerCase()).join("; ")}.</p>
       )}
       <form action={action} className="mt-6 flex gap-3">

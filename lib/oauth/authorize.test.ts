@@ -229,6 +229,14 @@ describe("consent", () => {
     }
   });
 
+  it("asks a public client again even for scopes already granted: its identity cannot be assured (RFC 8252 §8.6)", async () => {
+    const person = await api.person();
+    await decideAuthorization(db, await request(mobile), person.id, "allow");
+    const step = await prepareAuthorization(db, await request(mobile), [], person.id);
+    expect(step).toMatchObject({ kind: "consent", newScopes: [] });
+    expect(step.kind === "consent" && step.grantedScopes.length).toBeGreaterThan(0);
+  });
+
   it("asks only for the scopes not yet granted, and after approval the grant holds the union", async () => {
     const person = await api.person();
     await decideAuthorization(db, await request(trainingLog, { scope: "athlete.read activities.read" }), person.id, "allow");

@@ -23,7 +23,7 @@ import {
 export const CODE_TTL_S = 60;
 
 export type ValidAuthorization = {
-  client: { clientId: string; name: string; logoUrl: string | null; homepageUrl: string | null };
+  client: { clientId: string; name: string; kind: "confidential" | "public"; logoUrl: string | null; homepageUrl: string | null };
   redirectUri: string;
   scopes: Scope[];
   state: string | undefined;
@@ -72,7 +72,7 @@ export async function validateAuthorizationRequest(
     return {
       ok: true,
       request: {
-        client: { clientId: client.clientId, name: client.name, logoUrl: client.logoUrl, homepageUrl: client.homepageUrl },
+        client: { clientId: client.clientId, name: client.name, kind: client.kind, logoUrl: client.logoUrl, homepageUrl: client.homepageUrl },
         redirectUri,
         scopes,
         state: params.state,
@@ -97,8 +97,10 @@ async function activeGrant(db: Db, clientId: string, userId: string, opts: { loc
 }
 
 /**
- * What the signed-in athlete sees: nothing when the app already holds every scope asked for
- * (a code goes straight back), otherwise a consent screen for the difference.
+ * What the signed-in athlete sees: nothing when a confidential app already holds every scope
+ * asked for (a code goes straight back), otherwise a consent screen for the difference. A
+ * public app is always asked: any program on the device can claim its client_id and loopback
+ * redirect, so its identity cannot be assured (RFC 8252 §8.6, RFC 9700 §2.1).
  */
 export async function prepareAuthorization(db: Db, params: AuthorizeParams, repeated: string[], userId: string): Promise<AuthorizationStep> {
   const v = await validateAuthorizationRequest(db, params, repeated);
@@ -106,7 +108,9 @@ export async function prepareAuthorization(db: Db, params: AuthorizeParams, repe
   const grant = await activeGrant(db, v.request.client.clientId, userId);
   const granted = new Set(grant?.scopes ?? []);
   const newScopes = v.request.scopes.filter((s) => !granted.has(s));
-  if (!newScopes.length) return { kind: "redirect", url: await issueCode(db, v.request, userId) };
+  if (!newScopes.length && v.request.client.kind === "confidential") {
+    return { kind: "redirect", url: await issueCode(db, v.request, userId) };
+  }
   return { kind: "consent", request: v.request, newScopes, grantedScopes: SCOPE_NAMES.filter((s) => granted.has(s)) };
 }
 
