@@ -42,11 +42,13 @@ export class ApiError extends Error {
   readonly status: number;
   readonly errors?: FieldError[];
   readonly headers: Record<string, string>;
+  /** RFC 9457 §3.2 extension members (e.g. a failed webhook handshake's `handshake`). */
+  readonly extensions?: Record<string, unknown>;
 
   constructor(
     code: ProblemCode,
     detail: string,
-    opts: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+    opts: { errors?: FieldError[]; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
   ) {
     super(detail);
     this.name = "ApiError";
@@ -54,6 +56,7 @@ export class ApiError extends Error {
     this.status = PROBLEM_CODES[code].status;
     this.errors = opts.errors;
     this.headers = opts.headers ?? {};
+    this.extensions = opts.extensions;
   }
 }
 

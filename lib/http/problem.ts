@@ -8,16 +8,18 @@ export type ProblemDocument = {
   code: ProblemCode;
   errors?: FieldError[];
   trace_id?: string;
+  [extension: string]: unknown;
 };
 
 export function problemDocument(
   baseUrl: string,
   code: ProblemCode,
   detail: string,
-  extra: { errors?: FieldError[]; traceId?: string } = {},
+  extra: { errors?: FieldError[]; traceId?: string; extensions?: Record<string, unknown> } = {},
 ): ProblemDocument {
   const { status, title } = PROBLEM_CODES[code];
-  const doc: ProblemDocument = { type: `${baseUrl}/problems/${code}`, title, status, detail, code };
+  // Extension members never replace the standard ones.
+  const doc: ProblemDocument = { ...extra.extensions, type: `${baseUrl}/problems/${code}`, title, status, detail, code };
   if (extra.errors?.length) doc.errors = extra.errors;
   if (extra.traceId) doc.trace_id = extra.traceId;
   return doc;
@@ -33,6 +35,10 @@ export function problemResponse(
   for (const [k, v] of Object.entries(err.headers)) headers.set(k, v);
   headers.set("Content-Type", "application/problem+json");
   headers.set("Cache-Control", "no-store");
-  const body = problemDocument(baseUrl, err.code, err.message, { errors: err.errors, traceId: opts.traceId });
+  const body = problemDocument(baseUrl, err.code, err.message, {
+    errors: err.errors,
+    traceId: opts.traceId,
+    extensions: err.extensions,
+  });
   return new Response(JSON.stringify(body), { status: err.status, headers });
 }

@@ -1,0 +1,157 @@
+import { afterAll, describe, expect, it } from "vitest";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { ApiError } from "../http/errors";
+import { handshakeUrl, runHandshake, verifyEndpoint } from "./handshake";
+
+type Seen = { url: URL; method: string; headers: http.IncomingHttpHeaders };
+
+const servers: http.Server[] = [];
+afterAll(async () => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+/** A real receiver on loopback; `answer` decides what it does with each request. */
+async function receiver(answer: (seen: Seen, res: http.ServerResponse) => void): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = http.createServer((req, res) => {
+    const s = { url: new URL(req.url!, "http://127.0.0.1"), method: req.method!, headers: req.headers };
+    seen.push(s);
+    answer(s, res);
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, seen };
+}
+
+const json = (res: http.ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+};
+const echo = (s: Seen, res: http.ServerResponse) => json(res, 200, { "hub.challenge": s.url.searchParams.get("hub.challenge") });
+
+describe("the verification handshake (SPEC §4.4, CONTRACT §7)", () => {
+  it("GETs the URL with hub.mode=subscribe, a random challenge and the verify token, and completes on 200 with the challenge echoed", async () => {
+    const r = await receiver(echo);
+    const report = await runHandshake(r.url, { verifyToken: "my-token", allowPrivate: true });
+    expect(report).toMatchObject({ outcome: "verified", status: 200, error: null });
+    expect(r.seen).toHaveLength(1);
+    const [s] = r.seen;
+    expect(s!.method).toBe("GET");
+    expect(s!.url.pathname).toBe("/hooks");
+    expect(s!.url.searchParams.get("hub.mode")).toBe("subscribe");
+    expect(s!.url.searchParams.get("hub.verify_token")).toBe("my-token");
+    expect(s!.url.searchParams.get("hub.challenge")).toMatch(/^[0-9A-Za-z]{32}$/);
+
+    await runHandshake(r.url, { verifyToken: "my-token", allowPrivate: true });
+    expect(r.seen[1]!.url.searchParams.get("hub.challenge")).not.toBe(s!.url.searchParams.get("hub.challenge"));
+  });
+
+  it("keeps the URL's own query parameters", () => {
+    const u = new URL(handshakeUrl("https://hooks.example.com/in?app=7&x=a%20b", "c", "t"));
+    expect(u.search).toBe("?app=7&x=a%20b&hub.mode=subscribe&hub.challenge=c&hub.verify_token=t");
+  });
+
+  it("accepts other members beside hub.challenge", async () => {
+    const r = await receiver((s, res) => json(res, 200, { ok: true, "hub.challenge": s.url.searchParams.get("hub.challenge") }));
+    expect((await runHandshake(r.url, { verifyToken: "t", allowPrivate: true })).outcome).toBe("verified");
+  });
+
+  it("fails on a wrong challenge", async () => {
+    const r = await receiver((_s, res) => json(res, 200, { "hub.challenge": "something-else" }));
+    const report = await runHandshake(r.url, { verifyToken: "t", allowPrivate: true });
+    expect(report).toMatchObject({ outcome: "wrong_challenge", status: 200, body_excerpt: '{"hub.challenge":"something-else"}' });
+  });
+
+  it("fails on a challenge that is not a JSON string member (a number, or nested)", async () => {
+    const r = await receiver((s, res) => json(res, 200, { hub: { challenge: s.url.searchParams.get("hub.challenge") } }));
+    expect((await runHandshake(r.url, { verifyToken: "t", allowPrivate: true })).outcome).toBe("wrong_challenge");
+  });
+
+  it("fails on any status but 200, even another 2xx, and reports the body", async () => {
+    const r404 = await receiver((_s, res) => json(res, 404, { error: "no such hook" }));
+    expect(await runHandshake(r404.url, { verifyToken: "t", allowPrivate: true })).toMatchObject({
+      outcome: "unexpected_status",
+      status: 404,
+      body_excerpt: '{"error":"no such hook"}',
+      error: null,
+    });
+    const r204 = await receiver((_s, res) => res.writeHead(204).end());
+    expect(await runHandshake(r204.url, { verifyToken: "t", allowPrivate: true })).toMatchObject({ outcome: "unexpected_status", status: 204 });
+  });
+
+  it("fails on a 200 whose body is not JSON (the challenge echoed as plain text included)", async () => {
+    const r = await receiver((s, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end(s.url.searchParams.get("hub.challenge")!);
+    });
+    const report = await runHandshake(r.url, { verifyToken: "t", allowPrivate: true });
+    expect(report.outcome).toBe("not_json");
+    expect(report.status).toBe(200);
+  });
+
+  it("does not follow a redirect", async () => {
+    const target = await receiver(echo);
+    const r = await receiver((s, res) => res.writeHead(302, { location: `${target.url}${s.url.search}` }).end());
+    expect(await runHandshake(r.url, { verifyToken: "t", allowPrivate: true })).toMatchObject({ outcome: "unexpected_status", status: 302 });
+    expect(target.seen).toHaveLength(0);
+  });
+
+  it("gives up after the timeout: not_sent, timeout", async () => {
+    const r = await receiver(() => {
+      // never answers
+    });
+    const report = await runHandshake(r.url, { verifyToken: "t", allowPrivate: true, timeoutMs: 300 });
+    expect(report).toMatchObject({ outcome: "not_sent", status: null, body_excerpt: null, error: "timeout" });
+    expect(report.duration_ms).toBeGreaterThanOrEqual(250);
+    expect(report.duration_ms).toBeLessThan(3000);
+  });
+
+  it("reports a refused connection: not_sent, connection_refused", async () => {
+    const server = http.createServer();
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise((r) => server.close(r));
+    expect(await runHandshake(`http://127.0.0.1:${port}/hooks`, { verifyToken: "t", allowPrivate: true })).toMatchObject({
+      outcome: "not_sent",
+      error: "connection_refused",
+    });
+  });
+
+  it("refuses loopback and private addresses unless allowed, for IP literals and names alike, without connecting", async () => {
+    const r = await receiver(echo);
+    const port = new URL(r.url).port;
+    expect(await runHandshake(r.url, { verifyToken: "t", allowPrivate: false })).toMatchObject({ outcome: "not_sent", error: "blocked_address" });
+    expect(await runHandshake(`http://localhost:${port}/hooks`, { verifyToken: "t", allowPrivate: false })).toMatchObject({
+      outcome: "not_sent",
+      error: "blocked_address",
+    });
+    expect(r.seen).toHaveLength(0);
+  });
+});
+
+describe("verifyEndpoint", () => {
+  it("returns the report when the handshake completes, generating a verify token when none is given", async () => {
+    const r = await receiver(echo);
+    expect((await verifyEndpoint(r.url, { allowPrivate: true })).outcome).toBe("verified");
+    expect(r.seen[0]!.url.searchParams.get("hub.verify_token")).toMatch(/^[0-9A-Za-z]{24}$/);
+  });
+
+  it("throws 400 webhook_verification_failed with what the endpoint did in detail and in the handshake member", async () => {
+    const r = await receiver((_s, res) => json(res, 500, { oops: 1 }));
+    const err = (await verifyEndpoint(r.url, { allowPrivate: true }).catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe("webhook_verification_failed");
+    expect(err.status).toBe(400);
+    expect(err.message).toContain("answered 500 instead of 200");
+    expect(err.message).toContain('{"oops":1}');
+    expect(err.extensions).toEqual({ handshake: expect.objectContaining({ outcome: "unexpected_status", status: 500, body_excerpt: '{"oops":1}' }) });
+
+    const slow = await receiver(() => {});
+    const timeout = (await verifyEndpoint(slow.url, { allowPrivate: true, timeoutMs: 200 }).catch((e: unknown) => e)) as ApiError;
+    expect(timeout.message).toContain("did not answer within 0.2 s");
+  });
+});

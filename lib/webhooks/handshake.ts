@@ -1,0 +1,129 @@
+import "server-only";
+import { randomBase62 } from "../crypto/random";
+import { ApiError } from "../http/errors";
+import { sendOutbound, type NotSentReason } from "./outbound";
+
+/** CONTRACT §7: the subscriber has 5 seconds to answer the handshake. */
+export const HANDSHAKE_TIMEOUT_MS = 5_000;
+
+/** How much of the endpoint's answer a failed handshake's problem `detail` quotes. */
+const DETAIL_EXCERPT_CHARS = 200;
+
+export type HandshakeOutcome = "verified" | "not_sent" | "unexpected_status" | "not_json" | "wrong_challenge";
+
+/** What the endpoint did with the handshake: the problem extension `handshake` of a failed one. */
+export type HandshakeReport = {
+  outcome: HandshakeOutcome;
+  /** The HTTP status it answered with; null when no answer arrived. */
+  status: number | null;
+  /** The start of its answer's body (at most 4 KiB); null when no answer arrived. */
+  body_excerpt: string | null;
+  /** For `not_sent`: why no answer arrived (`timeout`, `connection_refused`, `blocked_address`, `dns`, `tls`, …). */
+  error: NotSentReason | null;
+  duration_ms: number;
+};
+
+/** The handshake's URL: the subscription URL with the three `hub.*` parameters appended to its query. */
+export function handshakeUrl(url: string, challenge: string, verifyToken: string): string {
+  const u = new URL(url);
+  const hub = new URLSearchParams({ "hub.mode": "subscribe", "hub.challenge": challenge, "hub.verify_token": verifyToken });
+  u.search = u.search ? `${u.search}&${hub.toString()}` : `?${hub.toString()}`;
+  return u.toString();
+}
+
+/** Any JSON body whose `hub.challenge` member is exactly the challenge sent. */
+function echoesChallenge(body: string, challenge: string): boolean | "not_json" {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return "not_json";
+  }
+  return typeof parsed === "object" && parsed !== null && (parsed as Record<string, unknown>)["hub.challenge"] === challenge;
+}
+
+/**
+ * The verification handshake (SPEC §4.4, CONTRACT §7): `GET url?hub.mode=subscribe&
+ * hub.challenge=…&hub.verify_token=…`, complete only on a 200 whose JSON body holds
+ * `hub.challenge` equal to the challenge. Sent through `sendOutbound`, so the address is
+ * checked when the connection is made, redirects are not followed and at most 4 KiB is read.
+ */
+export async function runHandshake(
+  url: string,
+  opts: { verifyToken: string; allowPrivate: boolean; timeoutMs?: number; challenge?: string },
+): Promise<HandshakeReport> {
+  const challenge = opts.challenge ?? randomBase62(32);
+  let target: string;
+  try {
+    target = handshakeUrl(url, challenge, opts.verifyToken);
+  } catch {
+    return { outcome: "not_sent", status: null, body_excerpt: null, error: "invalid_url", duration_ms: 0 };
+  }
+  const res = await sendOutbound({
+    url: target,
+    method: "GET",
+    headers: { accept: "application/json", "user-agent": "AthleteActivityService-Webhooks/1.0" },
+    allowPrivate: opts.allowPrivate,
+    timeoutMs: opts.timeoutMs ?? HANDSHAKE_TIMEOUT_MS,
+  });
+  if (res.outcome === "not_sent") {
+    return { outcome: "not_sent", status: null, body_excerpt: null, error: res.error, duration_ms: res.durationMs };
+  }
+  const answered = { status: res.status, body_excerpt: res.bodyExcerpt, error: null, duration_ms: res.durationMs };
+  if (res.status !== 200) return { outcome: "unexpected_status", ...answered };
+  const echo = echoesChallenge(res.bodyExcerpt, challenge);
+  if (echo === "not_json") return { outcome: "not_json", ...answered };
+  return { outcome: echo ? "verified" : "wrong_challenge", ...answered };
+}
+
+const NOT_SENT_PROSE: Partial<Record<NotSentReason, string>> = {
+  timeout: "it did not answer in time",
+  connection_refused: "the connection was refused",
+  connection_reset: "the connection was closed before an answer",
+  blocked_address: "its address is not a public one, and private networks are not allowed",
+  dns: "its host name could not be resolved",
+  tls: "the TLS handshake failed",
+  invalid_url: "the URL could not be used",
+};
+
+function quote(body: string | null): string {
+  const text = (body ?? "").trim();
+  if (!text) return "an empty body";
+  const cut = text.length > DETAIL_EXCERPT_CHARS ? `${text.slice(0, DETAIL_EXCERPT_CHARS)}…` : text;
+  return `\`${cut}\``;
+}
+
+/** What the endpoint did, in a sentence for the problem's `detail`. */
+export function describeHandshake(r: HandshakeReport, timeoutMs = HANDSHAKE_TIMEOUT_MS): string {
+  switch (r.outcome) {
+    case "verified":
+      return `The endpoint answered 200 with the challenge in ${r.duration_ms} ms.`;
+    case "not_sent": {
+      const why = r.error === "timeout" ? `it did not answer within ${timeoutMs / 1000} s` : (NOT_SENT_PROSE[r.error!] ?? `network error (${r.error})`);
+      return `The handshake got no answer: ${why}.`;
+    }
+    case "unexpected_status":
+      return `The endpoint answered ${r.status} instead of 200, with ${quote(r.body_excerpt)}.`;
+    case "not_json":
+      return `The endpoint answered 200 but its body is not JSON: ${quote(r.body_excerpt)}. Answer {"hub.challenge": "<the challenge received>"}.`;
+    case "wrong_challenge":
+      return `The endpoint answered 200 with ${quote(r.body_excerpt)}, whose "hub.challenge" is not the challenge sent. Echo the hub.challenge query parameter.`;
+  }
+}
+
+/** 400 `webhook_verification_failed`, with what the endpoint did in `detail` and in the `handshake` member. */
+export function handshakeFailed(r: HandshakeReport, timeoutMs = HANDSHAKE_TIMEOUT_MS): ApiError {
+  return new ApiError("webhook_verification_failed", `The verification handshake did not complete. ${describeHandshake(r, timeoutMs)}`, {
+    extensions: { handshake: r },
+  });
+}
+
+/** Runs the handshake and throws `handshakeFailed` unless it completes. */
+export async function verifyEndpoint(
+  url: string,
+  opts: { verifyToken?: string; allowPrivate: boolean; timeoutMs?: number },
+): Promise<HandshakeReport> {
+  const report = await runHandshake(url, { ...opts, verifyToken: opts.verifyToken ?? randomBase62(24) });
+  if (report.outcome !== "verified") throw handshakeFailed(report, opts.timeoutMs);
+  return report;
+}
