@@ -25,7 +25,11 @@ export async function listActivities({
   if (query.sport_type) where.push(eq(activities.sportType, query.sport_type));
   if (query.cursor) {
     const [start, lastId] = decodeLocalTimeCursor(query.cursor);
-    where.push(sql`(${activities.startLocal}, ${activities.id}) < (${start.replace("T", " ")}::timestamp, ${lastId})`);
+    const bound = start.replace("T", " ");
+    // The plain bound is redundant but estimable: without it the planner misjudges the row
+    // comparison's selectivity and sorts every older row instead of walking the index.
+    where.push(sql`${activities.startLocal} <= ${bound}::timestamp`);
+    where.push(sql`(${activities.startLocal}, ${activities.id}) < (${bound}::timestamp, ${lastId})`);
   }
   const rows = await ctx.db
     .select()

@@ -37,7 +37,11 @@ export async function listMetrics({
   if (query.type) where.push(eq(metrics.type, query.type));
   if (query.cursor) {
     const [at, lastId] = decodeLocalTimeCursor(query.cursor);
-    where.push(sql`(${metrics.measuredLocal}, ${metrics.id}) < (${at.replace("T", " ")}::timestamp, ${lastId})`);
+    const bound = at.replace("T", " ");
+    // The plain bound is redundant but estimable: without it the planner misjudges the row
+    // comparison's selectivity and sorts every older row instead of walking the index.
+    where.push(sql`${metrics.measuredLocal} <= ${bound}::timestamp`);
+    where.push(sql`(${metrics.measuredLocal}, ${metrics.id}) < (${bound}::timestamp, ${lastId})`);
   }
   const rows = await ctx.db
     .select()
