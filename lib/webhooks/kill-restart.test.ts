@@ -1,0 +1,99 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { createInterface } from "node:readline";
+import postgres from "postgres";
+import { asc, eq } from "drizzle-orm";
+import { openDatabase } from "../db/client";
+import { events, webhookDeliveries } from "../db/schema";
+import { startReceiver } from "../testing/webhook-receiver";
+
+/**
+ * Nothing lost (issue 4): a service process is killed with SIGKILL in the middle of a burst of
+ * writes while it delivers; a new process started on the same database delivers every event
+ * whose write committed, at least once, with the same event id.
+ */
+const CHILD = path.join(process.cwd(), "lib/testing/webhook-burst-child.ts");
+const cleanups: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+async function database(): Promise<{ env: Record<string, string>; open: () => ReturnType<typeof openDatabase> }> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) {
+    const dir = mkdtempSync(path.join(tmpdir(), "aas-kill-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    return { env: { CHILD_DATA_DIR: dir }, open: () => openDatabase({ dataDir: dir }) };
+  }
+  const name = `aas_test_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  cleanups.push(async () => {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  });
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return { env: { CHILD_DATABASE_URL: url.toString() }, open: () => openDatabase({ url: url.toString(), max: 2 }) };
+}
+
+function child(env: Record<string, string>, onLine: (line: string) => void): { proc: ChildProcess; exited: Promise<number | null> } {
+  const proc = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", CHILD], {
+    env: { ...process.env, ...env, SECRETS_KEY: "kill-restart-test-key", LOG_LEVEL: "silent" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  cleanups.push(() => void proc.kill("SIGKILL"));
+  createInterface({ input: proc.stdout! }).on("line", onLine);
+  return { proc, exited: new Promise((resolve) => proc.on("exit", (code) => resolve(code))) };
+}
+
+describe("kill and restart", () => {
+  it("loses no committed event when the service is killed mid-burst", { timeout: 90_000 }, async () => {
+    process.env.SECRETS_KEY = "kill-restart-test-key";
+    const db = await database();
+    const rx = await startReceiver(() => ({ status: 200, delayMs: 20 }));
+    cleanups.push(() => rx.close());
+
+    const committed: string[] = [];
+    let killAt: () => void = () => {};
+    const enough = new Promise<void>((resolve) => (killAt = resolve));
+    const first = child({ ...db.env, CHILD_MODE: "burst", CHILD_RECEIVER_URL: rx.url }, (line) => {
+      if (!line.startsWith("committed ")) return;
+      committed.push(line.slice(10));
+      if (committed.length >= 40 && rx.requests.length >= 20) killAt();
+    });
+    void rx.waitFor(() => committed.length >= 40 && rx.requests.length >= 20, 60_000).then(() => killAt(), () => {});
+    await Promise.race([enough, first.exited.then((c) => Promise.reject(new Error(`burst child exited early (${c})`)))]);
+    first.proc.kill("SIGKILL");
+    await first.exited;
+    const receivedBeforeKill = rx.requests.length;
+
+    let drained = false;
+    const second = child({ ...db.env, CHILD_MODE: "drain" }, (line) => {
+      if (line === "drained") drained = true;
+    });
+    expect(await second.exited).toBe(0);
+    expect(drained).toBe(true);
+
+    const handle = await db.open();
+    try {
+      const all = await handle.db.select().from(events).where(eq(events.type, "activity.created")).orderBy(asc(events.seq));
+      const deliveries = await handle.db.select().from(webhookDeliveries);
+      const received = new Map(rx.requests.map((r) => [r.headers["service-event-id"] as string, JSON.parse(r.body) as { object_id: string }]));
+      // Every write the first process reported committed, and any it committed without reporting.
+      expect(all.length).toBeGreaterThanOrEqual(committed.length);
+      for (const id of committed) expect(all.some((e) => e.objectId === id)).toBe(true);
+      for (const e of all) expect(received.get(e.id)?.object_id).toBe(e.objectId);
+      expect(deliveries).toHaveLength(all.length);
+      expect(deliveries.every((d) => d.status === "succeeded")).toBe(true);
+      // The kill landed mid-delivery: some events were still to be sent by the second process.
+      expect(receivedBeforeKill).toBeLessThan(all.length);
+    } finally {
+      await handle.close();
+    }
+  });
+});
