@@ -4,6 +4,7 @@ import { seedDemoWorld, SeedRefused } from "./db/seed";
 import { getEnv } from "./env";
 import { log } from "./log";
 import { pruneRateLimitCounters } from "./http/rate-limit";
+import { startWebhookDelivery } from "./webhooks/start-delivery";
 
 /**
  * Start-up: apply migrations, seed the demo world when asked, and keep housekeeping running.
@@ -29,4 +30,6 @@ export async function boot(): Promise<void> {
   } catch (err) {
     log.error("start-up failed; the service answers 503 until the database is reachable", { error: String(err) });
   }
+  // Webhook delivery retries the database by itself, so it starts even when that is down.
+  await startWebhookDelivery();
 }

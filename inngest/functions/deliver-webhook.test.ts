@@ -1,0 +1,147 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { InngestTestEngine } from "@inngest/test";
+import { asc, eq } from "drizzle-orm";
+import { createActivity } from "@/lib/activities/create-activity";
+import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "@/lib/db/schema";
+import { resetEnvForTests } from "@/lib/env";
+import { useApi } from "@/lib/testing/fixtures";
+import { refusedUrl, startReceiver } from "@/lib/testing/webhook-receiver";
+import { webhookRows } from "@/lib/testing/webhook-rows";
+import { fanOutEvents } from "@/lib/webhooks/fan-out";
+import { verifyWebhookSignature } from "@/lib/webhooks/signature";
+import { DELIVERY_DUE } from "../client";
+import { deliverWebhookFn } from "./deliver-webhook";
+import { fanOutEventsFn } from "./fan-out-events";
+
+process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
+process.env.WEBHOOK_RETRY_SCHEDULE_S = "0";
+resetEnvForTests();
+
+const api = useApi();
+const rows = webhookRows(api.db);
+beforeAll(() => resetEnvForTests());
+
+/** Every sleep the function may take, answered at once (an unmocked sleep never resolves). */
+const sleeps = Array.from({ length: 40 }, (_, i) => ({ id: `wait-${i}`, handler: () => undefined }));
+const sends = ["dispatch-waiting", "dispatch-next-probe", "redispatch-overdue", ...Array.from({ length: 20 }, (_, i) => `dispatch-${i}`)].map((id) => ({
+  id,
+  handler: () => ({ ids: [] }),
+}));
+
+async function setup(reply: Parameters<typeof startReceiver>[0], opts: { url?: string } = {}) {
+  const athlete = await api.person();
+  const clientId = await rows.app();
+  await rows.grant(clientId, athlete.id, ["activities.read"]);
+  const rx = await startReceiver(reply);
+  const sub = await rows.subscribe(clientId, opts.url ?? rx.url);
+  const ctx = { db: await api.db(), actor: { kind: "session" as const, userId: athlete.id } };
+  const record = () =>
+    createActivity({ ctx, athleteId: athlete.id, input: { name: "Run", sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } });
+  return { athlete, rx, sub, record };
+}
+
+async function deliveries(subscriptionId: string) {
+  const db = await api.db();
+  return db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, subscriptionId)).orderBy(asc(webhookDeliveries.eventSeq));
+}
+
+describe("fan-out-events (Inngest)", () => {
+  it("fans out committed events and dispatches one aas/delivery.due per delivery", async () => {
+    const { sub, record, rx } = await setup(() => 200);
+    await record();
+    await record();
+    const t = new InngestTestEngine({ function: fanOutEventsFn, events: [{ name: "aas/outbox.appended", data: {} }], steps: sends });
+    const { result, ctx } = await t.execute();
+    const ds = await deliveries(sub.id);
+    expect(ds).toHaveLength(2);
+    expect(result).toMatchObject({ deliveries: 2, swept: 0 });
+    expect(ctx.step.sendEvent).toHaveBeenCalledWith(
+      "dispatch-0",
+      ds.map((d) => ({ name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: sub.id } })),
+    );
+    await rx.close();
+  });
+});
+
+describe("deliver-webhook (Inngest)", () => {
+  it("keys concurrency by subscription", () => {
+    const opts = (deliverWebhookFn as unknown as { opts: { concurrency: unknown; triggers: unknown } }).opts;
+    expect(opts.concurrency).toEqual([{ key: "event.data.subscription_id", limit: 5 }]);
+    expect(opts.triggers).toEqual([{ event: DELIVERY_DUE }]);
+  });
+
+  it("sends a signed delivery in one step and records it", async () => {
+    const { sub, record, rx } = await setup(() => 200);
+    await record();
+    await fanOutEvents(await api.db());
+    const [d] = await deliveries(sub.id);
+    const t = new InngestTestEngine({
+      function: deliverWebhookFn,
+      events: [{ name: DELIVERY_DUE, data: { delivery_id: d!.id, subscription_id: sub.id } }],
+      steps: [...sleeps, ...sends],
+    });
+    const { result } = await t.execute();
+    expect(result).toMatchObject({ state: "succeeded" });
+    expect(rx.requests).toHaveLength(1);
+    const req = rx.requests[0]!;
+    expect(verifyWebhookSignature(req.body, req.headers["service-signature"] as string, sub.secret).ok).toBe(true);
+    expect(req.headers["service-delivery-id"]).toBe(d!.id);
+    expect((await deliveries(sub.id))[0]).toMatchObject({ status: "succeeded", attemptCount: 1 });
+    await rx.close();
+  });
+
+  it("retries failed attempts with a sleep between them until a 2xx, then resets the counter", async () => {
+    let n = 0;
+    const { sub, record, rx } = await setup(() => (++n <= 2 ? 500 : 200));
+    await record();
+    await fanOutEvents(await api.db());
+    const [d] = await deliveries(sub.id);
+    const t = new InngestTestEngine({
+      function: deliverWebhookFn,
+      events: [{ name: DELIVERY_DUE, data: { delivery_id: d!.id, subscription_id: sub.id } }],
+      steps: [...sleeps, ...sends],
+    });
+    const { result, ctx } = await t.execute();
+    expect(result).toMatchObject({ state: "succeeded", subscriptionRecovered: true });
+    expect(ctx.step.sleepUntil).toHaveBeenCalledWith("wait-0", expect.any(Date));
+    expect(rx.requests).toHaveLength(3);
+    const db = await api.db();
+    const attempts = await db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, d!.id)).orderBy(asc(webhookAttempts.attempt));
+    expect(attempts.map((a) => a.responseStatus)).toEqual([500, 500, 200]);
+    const [s] = await db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, sub.id));
+    expect(s).toMatchObject({ consecutiveFailures: 0, failingSince: null });
+    await rx.close();
+  });
+
+  it("lets only the oldest pending delivery of a failing subscription through", async () => {
+    const dead = await refusedUrl();
+    const { sub, record, rx } = await setup(() => 200, { url: dead });
+    await record();
+    await record();
+    await fanOutEvents(await api.db());
+    const [first, second] = await deliveries(sub.id);
+    const db = await api.db();
+    await db.update(webhookSubscriptions).set({ consecutiveFailures: 3, failingSince: new Date() }).where(eq(webhookSubscriptions.id, sub.id));
+    const queued = new InngestTestEngine({
+      function: deliverWebhookFn,
+      events: [{ name: DELIVERY_DUE, data: { delivery_id: second!.id, subscription_id: sub.id } }],
+      steps: [...sleeps, ...sends],
+    });
+    expect((await queued.execute()).result).toEqual({ state: "queued" });
+    expect((await deliveries(sub.id))[1]!.attemptCount).toBe(0);
+
+    // The probe succeeds once the endpoint is back; the delivery that waited is dispatched again.
+    await db.update(webhookSubscriptions).set({ url: rx.url }).where(eq(webhookSubscriptions.id, sub.id));
+    const probe = new InngestTestEngine({
+      function: deliverWebhookFn,
+      events: [{ name: DELIVERY_DUE, data: { delivery_id: first!.id, subscription_id: sub.id } }],
+      steps: [...sleeps, ...sends],
+    });
+    const { result, ctx } = await probe.execute();
+    expect(result).toMatchObject({ state: "succeeded", subscriptionRecovered: true });
+    expect(ctx.step.sendEvent).toHaveBeenCalledWith("dispatch-waiting", [
+      { name: DELIVERY_DUE, data: { delivery_id: second!.id, subscription_id: sub.id } },
+    ]);
+    await rx.close();
+  });
+});

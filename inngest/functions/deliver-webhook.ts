@@ -1,0 +1,60 @@
+import { getDb } from "@/lib/db/client";
+import { getEnv } from "@/lib/env";
+import { listDueDeliveries } from "@/lib/webhooks/claim-deliveries";
+import { deliverOnce } from "@/lib/webhooks/deliver-once";
+import { DELIVERY_DUE, inngest, type DeliveryDueData } from "../client";
+
+/** Steps one run may take: 20 attempts and the waits between them, with room for held claims. */
+const MAX_ROUNDS = 40;
+
+/**
+ * Attempts one delivery until it succeeds or fails for good, sleeping between retries
+ * (CONTRACT §7's schedule, decided by lib/webhooks/record-attempt.ts). Each attempt is one
+ * step: claim, sign, POST, record. A subscription runs at most a few attempts at once, and
+ * while it is failing the claim lets only its oldest pending delivery through; when that
+ * succeeds, the deliveries that waited behind it are dispatched again.
+ */
+export const deliverWebhookFn = inngest.createFunction(
+  {
+    id: "deliver-webhook",
+    // Infrastructure errors only (the database unreachable): answers from the subscriber are
+    // recorded as attempts and retried on the schedule, not by Inngest.
+    retries: 5,
+    concurrency: [{ key: "event.data.subscription_id", limit: 5 }],
+    triggers: [{ event: DELIVERY_DUE }],
+  },
+  async ({ event, step }) => {
+    const { delivery_id: deliveryId, subscription_id: subscriptionId } = event.data as DeliveryDueData;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const r = await step.run(`attempt-${round}`, async () => {
+        const env = getEnv();
+        return deliverOnce(await getDb(), deliveryId, { allowPrivate: env.webhooksAllowPrivateNetworks, schedule: env.webhookRetryScheduleS });
+      });
+      if (r.state === "retry") {
+        await step.sleepUntil(`wait-${round}`, new Date(r.at));
+        continue;
+      }
+      if (r.state === "succeeded" && r.subscriptionRecovered) {
+        const waiting = await step.run("find-waiting", async () => listDueDeliveries(await getDb(), { limit: 500, subscriptionId }));
+        if (waiting.length) {
+          await step.sendEvent(
+            "dispatch-waiting",
+            waiting.map((d) => ({ name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: d.subscriptionId } })),
+          );
+        }
+      }
+      if (r.state === "failed" && !r.subscriptionDisabled) {
+        // The probe gave up; the next oldest delivery of a still-failing subscription takes over.
+        const next = await step.run("find-next-probe", async () => listDueDeliveries(await getDb(), { limit: 1, subscriptionId }));
+        if (next.length) {
+          await step.sendEvent(
+            "dispatch-next-probe",
+            next.map((d) => ({ name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: d.subscriptionId } })),
+          );
+        }
+      }
+      return r;
+    }
+    return { state: "handed-over" as const }; // the minute's sweep takes it from here
+  },
+);

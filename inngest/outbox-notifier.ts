@@ -1,0 +1,60 @@
+import "server-only";
+import type { Db } from "@/lib/db/client";
+import { log } from "@/lib/log";
+import { listenForWebhookWork } from "@/lib/webhooks/listen";
+import { onWebhookWake } from "@/lib/webhooks/wake";
+import { inngest, OUTBOX_APPENDED } from "./client";
+
+/**
+ * DELIVERY_RUNNER=inngest: tells Inngest when writes commit (LISTEN, the same NOTIFY the
+ * local runner hears) so fan-out runs at once; the function's one-minute cron covers anything
+ * missed. Sends are coalesced: at most one in flight and one queued behind it.
+ */
+export function startOutboxNotifier(getDb: () => Promise<Db>): { stop: () => Promise<void> } {
+  let sending = false;
+  let queued = false;
+  let stopped = false;
+  let unlisten: (() => Promise<void>) | undefined;
+  const send = () => {
+    if (stopped) return;
+    if (sending) {
+      queued = true;
+      return;
+    }
+    sending = true;
+    inngest
+      .send({ name: OUTBOX_APPENDED, data: {} })
+      .catch((err: unknown) => log.warn("could not tell Inngest about new events; its cron will fan them out", { error: String(err) }))
+      .finally(() => {
+        sending = false;
+        if (queued) {
+          queued = false;
+          send();
+        }
+      });
+  };
+  const offWake = onWebhookWake(send);
+  let attempt: NodeJS.Timeout | undefined;
+  const listen = () => {
+    getDb()
+      .then((db) => listenForWebhookWork(db, send))
+      .then((u) => {
+        unlisten = u;
+        if (stopped) void u();
+      })
+      .catch((err: unknown) => {
+        log.warn("outbox notifier cannot LISTEN yet; retrying", { error: String(err) });
+        attempt = setTimeout(listen, 5000);
+        attempt.unref();
+      });
+  };
+  listen();
+  return {
+    async stop() {
+      stopped = true;
+      offWake();
+      clearTimeout(attempt);
+      await unlisten?.();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import "server-only";
+import type { Db } from "../db/client";
+import { attemptDelivery, type DeliveryOptions } from "./attempt-delivery";
+import { claimDelivery } from "./claim-deliveries";
+
+export type DeliverOnceResult =
+  | { state: "succeeded" | "failed" | "gone"; subscriptionRecovered?: boolean; subscriptionDisabled?: boolean }
+  /** Try again at `at` (ISO): a retry, a claim held elsewhere, or a delivery not yet due. */
+  | { state: "retry"; at: string }
+  /** Waits behind its failing subscription's probe; dispatched again when that recovers. */
+  | { state: "queued" };
+
+/**
+ * Claim one named delivery and, if it is this worker's to send, attempt it: the Inngest
+ * runner's step, the same claim, send and record the local runner uses. The result is plain
+ * JSON, as step results are.
+ */
+export async function deliverOnce(db: Db, deliveryId: string, opts: DeliveryOptions & { lockS?: number }): Promise<DeliverOnceResult> {
+  const claim = await claimDelivery(db, deliveryId, { lockS: opts.lockS });
+  if (claim.state === "done") return { state: claim.status };
+  if (claim.state === "wait") return claim.until ? { state: "retry", at: claim.until.toISOString() } : { state: "queued" };
+  const r = await attemptDelivery(db, claim.delivery, opts);
+  if (!r) return { state: "gone" };
+  if (r.status === "pending") return { state: "retry", at: (r.nextAttemptAt ?? new Date()).toISOString() };
+  return { state: r.status, subscriptionRecovered: r.subscriptionRecovered, subscriptionDisabled: r.subscriptionDisabled };
+}
