@@ -4,6 +4,7 @@ import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from "zod-op
 import { PROBLEM_CODES, type ProblemCode } from "../http/errors";
 import type { Operation } from "../http/operation";
 import { SCOPES } from "../auth/scopes";
+import { HandshakeReport } from "../webhooks/subscriptions/schemas";
 import { OPERATIONS } from "./operations";
 
 const STATUS_TEXT: Record<number, string> = {
@@ -28,7 +29,11 @@ const RateLimitHeaders = z.object({
 });
 
 function problemSchema(codes: ProblemCode[]) {
+  const extensions = codes.includes("webhook_verification_failed")
+    ? { handshake: HandshakeReport.optional().meta({ description: "With `webhook_verification_failed`: what the endpoint did with the handshake." }) }
+    : {};
   return z.object({
+    ...extensions,
     type: z.url().meta({ description: "`{base_url}/problems/{code}`: a page explaining the code." }),
     title: z.string(),
     status: z.number().int(),
@@ -142,7 +147,12 @@ export function openApiDocument(baseUrl: string) {
       { name: "Activities", description: "Activities in SI units, newest first." },
       { name: "Metrics", description: "Body metrics: mass, resting heart rate, HRV, sleep." },
       { name: "Teams", description: "Discover the athlete ids a coach's token may pass." },
-      { name: "App", description: "The app itself, with a client-credentials token: usage (and, later, webhook subscriptions)." },
+      { name: "App", description: "The app itself, with a client-credentials token: usage." },
+      {
+        name: "Webhooks",
+        description:
+          "The app's webhook subscriptions, their delivery logs and the events feed, with a client-credentials token. Deliveries are `POST`s of a thin event signed in `Service-Signature: t=<unix>,v1=<hex>` (HMAC-SHA256 of `<t>.<raw body>` with the subscription's secret).",
+      },
     ],
     components: {
       securitySchemes: {

@@ -4,6 +4,19 @@ import { createActivityOp, getActivityOp, listActivitiesOp, updateActivityOp } f
 import { createMetricOp, listMetricsOp } from "../metrics/operations";
 import { listTeamMembersOp, listTeamsOp } from "../teams/operations";
 import { getAppUsageOp } from "../usage/operations";
+import { listAppEventsOp } from "../app-events/operations";
+import {
+  createSubscriptionOp,
+  deleteSubscriptionOp,
+  getDeliveryOp,
+  getSubscriptionOp,
+  listDeliveriesOp,
+  listSubscriptionsOp,
+  redeliverDeliveryOp,
+  rotateSubscriptionSecretOp,
+  sendTestEventOp,
+  updateSubscriptionOp,
+} from "../webhooks/subscriptions/operations";
 
 /** Every `/v1` operation. A test checks this against the route files, so none can be missed. */
 export const OPERATIONS: Operation[] = [
@@ -17,4 +30,15 @@ export const OPERATIONS: Operation[] = [
   listTeamsOp,
   listTeamMembersOp,
   getAppUsageOp,
+  createSubscriptionOp,
+  listSubscriptionsOp,
+  getSubscriptionOp,
+  updateSubscriptionOp,
+  deleteSubscriptionOp,
+  rotateSubscriptionSecretOp,
+  sendTestEventOp,
+  listDeliveriesOp,
+  getDeliveryOp,
+  redeliverDeliveryOp,
+  listAppEventsOp,
 ] as Operation[];

@@ -1,27 +1,16 @@
 import "server-only";
 import { randomBase62 } from "../crypto/random";
 import { ApiError } from "../http/errors";
-import { sendOutbound, type NotSentReason } from "./outbound";
+import { sendOutbound } from "./outbound";
+import type { HandshakeReport } from "./subscriptions/schemas";
+
+export type { HandshakeReport };
 
 /** CONTRACT §7: the subscriber has 5 seconds to answer the handshake. */
 export const HANDSHAKE_TIMEOUT_MS = 5_000;
 
 /** How much of the endpoint's answer a failed handshake's problem `detail` quotes. */
 const DETAIL_EXCERPT_CHARS = 200;
-
-export type HandshakeOutcome = "verified" | "not_sent" | "unexpected_status" | "not_json" | "wrong_challenge";
-
-/** What the endpoint did with the handshake: the problem extension `handshake` of a failed one. */
-export type HandshakeReport = {
-  outcome: HandshakeOutcome;
-  /** The HTTP status it answered with; null when no answer arrived. */
-  status: number | null;
-  /** The start of its answer's body (at most 4 KiB); null when no answer arrived. */
-  body_excerpt: string | null;
-  /** For `not_sent`: why no answer arrived (`timeout`, `connection_refused`, `blocked_address`, `dns`, `tls`, …). */
-  error: NotSentReason | null;
-  duration_ms: number;
-};
 
 /** The handshake's URL: the subscription URL with the three `hub.*` parameters appended to its query. */
 export function handshakeUrl(url: string, challenge: string, verifyToken: string): string {
@@ -76,7 +65,7 @@ export async function runHandshake(
   return { outcome: echo ? "verified" : "wrong_challenge", ...answered };
 }
 
-const NOT_SENT_PROSE: Partial<Record<NotSentReason, string>> = {
+const NOT_SENT_PROSE: Record<string, string> = {
   timeout: "it did not answer in time",
   connection_refused: "the connection was refused",
   connection_reset: "the connection was closed before an answer",
@@ -99,7 +88,7 @@ export function describeHandshake(r: HandshakeReport, timeoutMs = HANDSHAKE_TIME
     case "verified":
       return `The endpoint answered 200 with the challenge in ${r.duration_ms} ms.`;
     case "not_sent": {
-      const why = r.error === "timeout" ? `it did not answer within ${timeoutMs / 1000} s` : (NOT_SENT_PROSE[r.error!] ?? `network error (${r.error})`);
+      const why = r.error === "timeout" ? `it did not answer within ${timeoutMs / 1000} s` : (NOT_SENT_PROSE[r.error ?? ""] ?? `network error (${r.error})`);
       return `The handshake got no answer: ${why}.`;
     }
     case "unexpected_status":

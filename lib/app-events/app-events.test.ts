@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "../crypto/random";
+import { events, oauthClients, oauthGrants, webhookSubscriptions } from "../db/schema";
+import { newId } from "../ids";
+import { issueAccessToken } from "../oauth/access-token";
+import { useApi } from "../testing/fixtures";
+import { AppEventList } from "./schemas";
+
+const api = useApi();
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+async function app(events: string[] | null) {
+  const db = await api.db();
+  const clientId = `ev-${randomBytes(5).toString("hex")}`;
+  await db.insert(oauthClients).values({
+    clientId,
+    name: "Events App",
+    kind: "confidential",
+    secretHash: sha256Hex("s"),
+    redirectUris: ["https://ev.example.com/cb"],
+  });
+  if (events) {
+    await db.insert(webhookSubscriptions).values({ id: `whs_${randomBytes(8).toString("hex")}`, clientId, url: "https://ev.example.com/hook", events, secretSealed: "v1.a.b.c" });
+  }
+  const token = (await issueAccessToken(db, { subject: clientId, clientId, scopes: [] })).token;
+  return { clientId, token };
+}
+
+async function grant(clientId: string, userId: string, scopes: string[], over: Partial<typeof oauthGrants.$inferInsert> = {}) {
+  await (await api.db()).insert(oauthGrants).values({ id: newId("grt"), clientId, userId, scopes, createdAt: new Date(Date.now() - 40 * DAY), ...over });
+}
+
+async function event(type: string, athleteId: string, occurredAt: Date, over: Partial<typeof events.$inferInsert> = {}) {
+  const [row] = await (await api.db())
+    .insert(events)
+    .values({ id: newId("evt"), type, athleteId, objectId: newId("act"), objectType: type.split(".")[0]!, occurredAt, ...over })
+    .returning();
+  return row!.id;
+}
+
+async function list(token: string, query = "") {
+  const res = await api.call(token, "GET", `/v1/app/events${query}`);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return AppEventList.parse(await res.json());
+}
+
+describe("GET /v1/app/events", () => {
+  it("lists, oldest first, the last 30 days' events that meet the three conditions as things stand now", async () => {
+    const a = await app(["activity.created", "metric.created", "athlete.deauthorized"]);
+    const b = await app(["activity.created", "athlete.deauthorized"]);
+    const [reads, both, stranger, gone, late] = await Promise.all([1, 2, 3, 4, 5].map(() => api.person()));
+    await grant(a.clientId, reads!.id, ["activities.read"]);
+    await grant(a.clientId, both!.id, ["activities.read", "metrics.read"]);
+    await grant(a.clientId, gone!.id, ["activities.read"], { revokedAt: new Date(Date.now() - HOUR) });
+    await grant(a.clientId, late!.id, ["activities.read"], { createdAt: new Date(Date.now() - 2 * HOUR) });
+    await grant(b.clientId, stranger!.id, ["activities.read"]);
+
+    const now = Date.now();
+    const at = (msAgo: number) => new Date(now - msAgo);
+    const expected: string[] = [];
+    await event("activity.created", reads!.id, at(31 * DAY)); // older than 30 days
+    expected.push(await event("activity.created", reads!.id, at(29 * DAY)));
+    await event("metric.created", reads!.id, at(28 * DAY)); // no metrics.read
+    expected.push(await event("metric.created", both!.id, at(27 * DAY)));
+    await event("activity.updated", both!.id, at(26 * DAY)); // kind not subscribed to
+    await event("activity.created", stranger!.id, at(25 * DAY)); // not authorized to this app
+    await event("activity.created", gone!.id, at(24 * DAY)); // disconnected since
+    expected.push(await event("athlete.deauthorized", gone!.id, at(HOUR), { clientId: a.clientId, objectType: "athlete" }));
+    await event("athlete.deauthorized", stranger!.id, at(HOUR), { clientId: b.clientId, objectType: "athlete" }); // another app's
+    await event("activity.created", late!.id, at(3 * HOUR)); // before the authorization
+    expected.push(await event("activity.created", late!.id, at(HOUR)));
+    await event("webhook.test", "", at(HOUR), { clientId: a.clientId, objectType: "webhook_subscription" });
+
+    const all = await list(a.token);
+    // Ordered by outbox position, which is the order they were appended here.
+    expect(all.data.map((e) => e.id)).toEqual(expected);
+    expect(all.next_cursor).toBeNull();
+    expect(all.data[0]).toEqual({
+      id: expected[0],
+      type: "activity.created",
+      athlete_id: reads!.id,
+      object_id: expect.stringMatching(/^act_/),
+      object_type: "activity",
+      occurred_at: at(29 * DAY).toISOString(),
+    });
+
+    // Page by page, and on from an event id.
+    const p1 = await list(a.token, "?limit=3");
+    expect(p1.data.map((e) => e.id)).toEqual(expected.slice(0, 3));
+    const p2 = await list(a.token, `?limit=3&after=${p1.next_cursor}`);
+    expect(p2.data.map((e) => e.id)).toEqual(expected.slice(3));
+    expect(p2.next_cursor).toBeNull();
+    expect((await list(a.token, `?after=${expected[1]}`)).data.map((e) => e.id)).toEqual(expected.slice(2));
+    expect((await list(a.token, `?after=${expected[3]}`)).data).toEqual([]);
+
+    // The other app sees only what concerns it.
+    expect((await list(b.token)).data.map((e) => e.athlete_id)).toEqual([stranger!.id, stranger!.id]);
+  });
+
+  it("is empty for an app with no subscriptions", async () => {
+    const a = await app(null);
+    const athlete = await api.person();
+    await grant(a.clientId, athlete.id, ["activities.read", "metrics.read"]);
+    await event("activity.created", athlete.id, new Date());
+    expect(await list(a.token)).toEqual({ data: [], next_cursor: null });
+  });
+
+  it("refuses a cursor it did not issue and an unknown event id with 400 invalid_cursor", async () => {
+    const a = await app(["activity.created"]);
+    for (const after of ["bogus", Buffer.from('["x"]').toString("base64url"), "evt_doesnotexist"]) {
+      const res = await api.call(a.token, "GET", `/v1/app/events?after=${after}`);
+      expect(res.status, after).toBe(400);
+      expect(await res.json()).toMatchObject({ code: "invalid_cursor" });
+    }
+  });
+
+  it("refuses a personal access token with 403 client_credentials_required", async () => {
+    const person = await api.person();
+    const res = await api.call(await api.pat(person.id), "GET", "/v1/app/events");
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ code: "client_credentials_required" });
+  });
+});

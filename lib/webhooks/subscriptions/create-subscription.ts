@@ -1,0 +1,48 @@
+import { count, eq } from "drizzle-orm";
+import type { Ctx } from "../../auth/actor";
+import { seal } from "../../crypto/seal";
+import type { Db } from "../../db/client";
+import { oauthClients, webhookSubscriptions } from "../../db/schema";
+import { ApiError } from "../../http/errors";
+import { generateToken } from "../../tokens/format";
+import { verifyEndpoint } from "../handshake";
+import { MAX_SUBSCRIPTIONS_PER_APP, allowPrivateNetworks, appIdOf, newSubscriptionId, toSubscriptionWire } from "./owned-subscription";
+import type { CreateSubscriptionInput, SubscriptionWithSecret } from "./schemas";
+import { checkWebhookUrl } from "./webhook-url";
+
+async function assertRoomFor(db: Db, appId: string): Promise<void> {
+  const [row] = await db.select({ n: count() }).from(webhookSubscriptions).where(eq(webhookSubscriptions.clientId, appId));
+  if (Number(row?.n ?? 0) >= MAX_SUBSCRIPTIONS_PER_APP) {
+    throw new ApiError("conflict", `An app may have at most ${MAX_SUBSCRIPTIONS_PER_APP} webhook subscriptions; delete one first.`);
+  }
+}
+
+/**
+ * Subscribes the app to `input.events` at `input.url`. The verification handshake runs
+ * inline (SPEC §4.4) and nothing is created unless it completes. The signing secret is
+ * returned only here and rests sealed.
+ */
+export async function createSubscription({
+  ctx,
+  clientId,
+  input,
+}: {
+  ctx: Ctx;
+  clientId?: string;
+  input: CreateSubscriptionInput;
+}): Promise<SubscriptionWithSecret> {
+  const appId = await appIdOf(ctx, clientId);
+  const allowPrivate = allowPrivateNetworks();
+  const url = await checkWebhookUrl(input.url, allowPrivate);
+  await assertRoomFor(ctx.db, appId);
+  await verifyEndpoint(url, { verifyToken: input.verify_token, allowPrivate });
+  // Creations for one app take turns from here, so two at once cannot pass the limit together.
+  await ctx.db.select({ id: oauthClients.clientId }).from(oauthClients).where(eq(oauthClients.clientId, appId)).for("update");
+  await assertRoomFor(ctx.db, appId);
+  const secret = generateToken("webhookSecret");
+  const [row] = await ctx.db
+    .insert(webhookSubscriptions)
+    .values({ id: newSubscriptionId(), clientId: appId, url, events: input.events, secretSealed: seal(secret) })
+    .returning();
+  return { ...toSubscriptionWire(row!), secret };
+}

@@ -1,0 +1,36 @@
+import { and, eq } from "drizzle-orm";
+import type { Ctx } from "../../auth/actor";
+import { webhookDeliveries } from "../../db/schema";
+import { ApiError } from "../../http/errors";
+import { toDeliveriesWire } from "./delivery-wire";
+import { loadDelivery } from "./get-delivery";
+import { appIdOf, loadSubscription } from "./owned-subscription";
+import { requeueDeliveries } from "./requeue";
+import type { Delivery } from "./schemas";
+
+/**
+ * Sends a delivery again, whatever its state: the same event, so the same event id (receivers
+ * deduplicate on it). It becomes `pending`, due now, and keeps its attempt log. A disabled
+ * subscription is sent nothing: re-enable it first.
+ */
+export async function redeliverDelivery({
+  ctx,
+  clientId,
+  subscriptionId,
+  deliveryId,
+}: {
+  ctx: Ctx;
+  clientId?: string;
+  subscriptionId: string;
+  deliveryId: string;
+}): Promise<Delivery> {
+  const appId = await appIdOf(ctx, clientId);
+  const sub = await loadSubscription(ctx.db, appId, subscriptionId);
+  await loadDelivery(ctx.db, subscriptionId, deliveryId);
+  if (sub.status !== "active") {
+    throw new ApiError("conflict", "The subscription is disabled: re-enable it (PATCH with status active) before redelivering.");
+  }
+  const [row] = await requeueDeliveries(ctx.db, and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.subscriptionId, subscriptionId))!);
+  const [wire] = await toDeliveriesWire(ctx.db, [row!]);
+  return wire!;
+}

@@ -1,0 +1,27 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { webhookDeliveries } from "../../db/schema";
+import { notifyWebhookWork } from "../listen";
+import type { DeliveryRow } from "./delivery-wire";
+
+/**
+ * Puts deliveries back in the queue, due at once. This is the whole hand-over to the
+ * delivery runner, through the data: it claims `pending` rows whose `next_attempt_at` has
+ * come, and is told when this transaction commits (NOTIFY; in this process the route also
+ * calls `wakeWebhookRunner()` after the commit). A delivery a worker holds right now keeps its
+ * hold, so it is not sent twice at the same moment.
+ */
+export async function requeueDeliveries(db: Db, where: SQL): Promise<DeliveryRow[]> {
+  const rows = await db
+    .update(webhookDeliveries)
+    .set({
+      status: "pending",
+      nextAttemptAt: sql`now()`,
+      lockedUntil: sql`case when ${webhookDeliveries.status} = 'pending' and ${webhookDeliveries.lockedUntil} > now() then ${webhookDeliveries.lockedUntil} end`,
+      updatedAt: sql`now()`,
+    })
+    .where(where)
+    .returning();
+  if (rows.length) await notifyWebhookWork(db);
+  return rows;
+}

@@ -1,0 +1,45 @@
+import { sql } from "drizzle-orm";
+import type { Ctx } from "../../auth/actor";
+import { events, webhookDeliveries } from "../../db/schema";
+import { ApiError } from "../../http/errors";
+import { newId } from "../../ids";
+import { TEST_EVENT_TYPE } from "../../app-events/schemas";
+import { toDeliveriesWire } from "./delivery-wire";
+import { notifyWebhookWork } from "../listen";
+import { appIdOf, loadSubscription } from "./owned-subscription";
+import type { Delivery } from "./schemas";
+
+/**
+ * "Send test event": a signed delivery of a `webhook.test` event to this one subscription,
+ * through the normal pipeline so it is retried and logged like any other. The event concerns
+ * no athlete, so its `athlete_id` is empty (a receiver routing on it finds no one and cannot
+ * mistake it for an athlete's data); `object_type` is `webhook_subscription` and `object_id`
+ * the subscription's id. It is appended to the outbox already marked fanned out and addressed
+ * to the app, and its one delivery is inserted here, so fan-out never sends it elsewhere.
+ */
+export async function sendTestEvent({ ctx, clientId, id }: { ctx: Ctx; clientId?: string; id: string }): Promise<Delivery> {
+  const appId = await appIdOf(ctx, clientId);
+  const sub = await loadSubscription(ctx.db, appId, id);
+  if (sub.status !== "active") {
+    throw new ApiError("conflict", "The subscription is disabled: re-enable it before sending a test event.");
+  }
+  const [event] = await ctx.db
+    .insert(events)
+    .values({
+      id: newId("evt"),
+      type: TEST_EVENT_TYPE,
+      athleteId: "",
+      objectId: sub.id,
+      objectType: "webhook_subscription",
+      clientId: appId,
+      fannedOutAt: sql`now()`,
+    })
+    .returning();
+  const [delivery] = await ctx.db
+    .insert(webhookDeliveries)
+    .values({ id: newId("whd"), subscriptionId: sub.id, eventId: event!.id, eventSeq: event!.seq, nextAttemptAt: sql`now()` })
+    .returning();
+  await notifyWebhookWork(ctx.db);
+  const [wire] = await toDeliveriesWire(ctx.db, [delivery!]);
+  return wire!;
+}

@@ -1,0 +1,85 @@
+import { and, eq, exists, gte, or, sql } from "drizzle-orm";
+import type { z } from "zod";
+import type { Ctx } from "../../auth/actor";
+import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../../db/schema";
+import { verifyEndpoint } from "../handshake";
+import { allowPrivateNetworks, appIdOf, loadSubscription, toSubscriptionWire, type SubscriptionRow } from "./owned-subscription";
+import { requeueDeliveries } from "./requeue";
+import type { UpdateSubscriptionInput, UpdatedSubscription } from "./schemas";
+import { checkWebhookUrl } from "./webhook-url";
+
+export const DISABLED_BY_DEVELOPER = "Disabled by the app's developer.";
+
+/**
+ * The deliveries that failed during the streak of failures that began at `since`: those that
+ * ran out of attempts in it, and those failed when the subscription was disabled (CONTRACT §7,
+ * "Re-enable and redeliver").
+ */
+function failedSince(subscriptionId: string, since: Date) {
+  const attemptedSince = exists(
+    sql`(select 1 from ${webhookAttempts} where ${webhookAttempts.deliveryId} = ${webhookDeliveries.id} and ${webhookAttempts.startedAt} >= ${since.toISOString()}::timestamptz)`,
+  );
+  return and(
+    eq(webhookDeliveries.subscriptionId, subscriptionId),
+    eq(webhookDeliveries.status, "failed"),
+    or(gte(webhookDeliveries.updatedAt, since), gte(webhookDeliveries.createdAt, since), attemptedSince),
+  )!;
+}
+
+/**
+ * Changes a subscription. A new URL is verified with a fresh handshake before it replaces the
+ * old one; `status: "active"` re-enables a disabled subscription after a fresh handshake and
+ * starts its failure count again; with `redeliver_failed` it also queues again every delivery
+ * that failed since the streak began. If a handshake fails nothing changes.
+ */
+export async function updateSubscription({
+  ctx,
+  clientId,
+  id,
+  input,
+  nowMs = Date.now(),
+}: {
+  ctx: Ctx;
+  clientId?: string;
+  id: string;
+  input: UpdateSubscriptionInput;
+  nowMs?: number;
+}): Promise<z.input<typeof UpdatedSubscription>> {
+  const appId = await appIdOf(ctx, clientId);
+  const before = await loadSubscription(ctx.db, appId, id);
+  const allowPrivate = allowPrivateNetworks();
+  const newUrl = input.url !== undefined && input.url !== before.url ? await checkWebhookUrl(input.url, allowPrivate) : undefined;
+  let verified = false;
+  const verify = async () => {
+    await verifyEndpoint(newUrl ?? before.url, { verifyToken: input.verify_token, allowPrivate });
+    verified = true;
+  };
+  // The handshake runs before the row is locked, so deliveries are not held up while it waits.
+  if (newUrl || (input.status === "active" && before.status === "disabled")) await verify();
+
+  const current: SubscriptionRow = await loadSubscription(ctx.db, appId, id, { forUpdate: true });
+  const reenable = input.status === "active" && current.status === "disabled";
+  const disable = input.status === "disabled" && current.status === "active";
+  if (reenable && !verified) await verify();
+
+  const now = new Date(nowMs);
+  const set: Partial<typeof webhookSubscriptions.$inferInsert> = { updatedAt: now };
+  if (newUrl) set.url = newUrl;
+  if (input.events) set.events = input.events;
+  if (reenable) Object.assign(set, { status: "active", consecutiveFailures: 0, failingSince: null, disabledAt: null, disabledReason: null });
+  if (disable) Object.assign(set, { status: "disabled", disabledAt: now, disabledReason: DISABLED_BY_DEVELOPER });
+  const [row] = await ctx.db.update(webhookSubscriptions).set(set).where(eq(webhookSubscriptions.id, id)).returning();
+
+  if (disable) {
+    await ctx.db
+      .update(webhookDeliveries)
+      .set({ status: "failed", updatedAt: now })
+      .where(and(eq(webhookDeliveries.subscriptionId, id), eq(webhookDeliveries.status, "pending")));
+  }
+  let redelivered: number | undefined;
+  if (input.redeliver_failed) {
+    const since = current.failingSince ?? current.disabledAt;
+    redelivered = since ? (await requeueDeliveries(ctx.db, failedSince(id, since))).length : 0;
+  }
+  return { ...toSubscriptionWire(row!, nowMs), ...(redelivered !== undefined ? { redelivered } : {}) };
+}

@@ -1,0 +1,54 @@
+import "server-only";
+import dns from "node:dns/promises";
+import net from "node:net";
+import { ApiError } from "../../http/errors";
+import { isPublicAddress } from "../outbound";
+
+export const MAX_WEBHOOK_URL_LENGTH = 2000;
+
+/**
+ * Why `raw` cannot be a subscription URL, or null. `https://` only and no loopback or private
+ * IP literal unless private networks are allowed (then `http://` too); no credentials, no
+ * fragment, at most 2000 characters. Host names are checked by `checkWebhookUrl`.
+ */
+export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | null {
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH) return `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return "must be an absolute URL";
+  }
+  const schemes = allowPrivate ? ["https:", "http:"] : ["https:"];
+  if (!schemes.includes(u.protocol)) return allowPrivate ? "must be an http:// or https:// URL" : "must be an https:// URL";
+  if (u.username || u.password) return "must not carry credentials (user:password@)";
+  if (raw.includes("#")) return "must not have a fragment";
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  if (!host) return "must name a host";
+  if (!allowPrivate && net.isIP(host) && !isPublicAddress(host)) return `${host} is not a public address`;
+  return null;
+}
+
+function invalid(detail: string): ApiError {
+  return new ApiError("invalid_webhook_url", `url ${detail}.`, { errors: [{ field: "url", code: "invalid_webhook_url", detail }] });
+}
+
+/**
+ * Throws 400 `invalid_webhook_url` (field `url`) unless `raw` is allowed. A host name that
+ * resolves only to non-public addresses is refused here too, for a clear answer; the
+ * authoritative check is the one made at connection time for every request (outbound.ts),
+ * since a name can be re-pointed after this lookup. A name that does not resolve at all is
+ * left to the handshake, which reports it.
+ */
+export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promise<string> {
+  const problem = webhookUrlProblem(raw, allowPrivate);
+  if (problem) throw invalid(problem);
+  const host = new URL(raw).hostname.replace(/^\[|\]$/g, "");
+  if (!allowPrivate && !net.isIP(host)) {
+    const addresses = await dns.lookup(host, { all: true }).catch(() => null);
+    if (addresses?.length && !addresses.some((a) => isPublicAddress(a.address))) {
+      throw invalid(`resolves only to non-public addresses (${host})`);
+    }
+  }
+  return raw;
+}
