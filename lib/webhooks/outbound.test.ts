@@ -1,0 +1,63 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { refusedUrl, startReceiver, type Receiver } from "../testing/webhook-receiver";
+import { isPublicAddress, RESPONSE_EXCERPT_BYTES, sendOutbound } from "./outbound";
+
+const receivers: Receiver[] = [];
+afterAll(() => Promise.all(receivers.map((r) => r.close())));
+async function receiver(...args: Parameters<typeof startReceiver>) {
+  const r = await startReceiver(...args);
+  receivers.push(r);
+  return r;
+}
+const post = (url: string, over: Partial<Parameters<typeof sendOutbound>[0]> = {}) =>
+  sendOutbound({ url, method: "POST", headers: { "content-type": "application/json" }, body: "{}", allowPrivate: true, timeoutMs: 2000, ...over });
+
+describe("sendOutbound (CONTRACT §7: 10 s, no redirects, 4 KiB, connect-time address check)", () => {
+  it("sends the body and headers given and reports the answer", async () => {
+    const rx = await receiver(() => ({ status: 201, body: "created" }));
+    const r = await post(rx.url, { body: '{"a":1}', headers: { "content-type": "application/json", "x-test": "yes" } });
+    expect(r).toMatchObject({ outcome: "response", status: 201, bodyExcerpt: "created" });
+    expect(rx.requests[0]).toMatchObject({ method: "POST", body: '{"a":1}' });
+    expect(rx.requests[0]!.headers["x-test"]).toBe("yes");
+  });
+
+  it("refuses loopback and private addresses unless allowed: IP literals and names that resolve to them", async () => {
+    const rx = await receiver();
+    for (const url of [rx.url, `http://localhost:${rx.port}/hook`, `http://[::1]:${rx.port}/hook`, "http://10.1.2.3/hook", "http://169.254.169.254/latest"]) {
+      const r = await post(url, { allowPrivate: false });
+      expect(r, url).toMatchObject({ outcome: "not_sent", error: "blocked_address" });
+    }
+    expect(rx.requests).toHaveLength(0);
+    expect(await post(`http://localhost:${rx.port}/hook`, { allowPrivate: true })).toMatchObject({ outcome: "response", status: 200 });
+    expect(isPublicAddress("93.184.216.34")).toBe(true);
+    expect(isPublicAddress("::ffff:127.0.0.1")).toBe(false);
+    expect(isPublicAddress("100.64.0.1")).toBe(false);
+  });
+
+  it("does not follow redirects: a 302 is the answer", async () => {
+    const target = await receiver();
+    const rx = await receiver(() => ({ status: 302, headers: { location: target.url }, body: "moved" }));
+    expect(await post(rx.url)).toMatchObject({ outcome: "response", status: 302, bodyExcerpt: "moved" });
+    expect(target.requests).toHaveLength(0);
+  });
+
+  it("reads at most 4 KiB of the answer", async () => {
+    const rx = await receiver(() => ({ status: 500, body: "x".repeat(200_000) }));
+    const r = await post(rx.url);
+    expect(r).toMatchObject({ outcome: "response", status: 500 });
+    expect(r.outcome === "response" && r.bodyExcerpt.length).toBe(RESPONSE_EXCERPT_BYTES);
+  });
+
+  it("gives up after the timeout: not sent, timeout", async () => {
+    const rx = await receiver(() => ({ status: 200, delayMs: 3000 }));
+    const r = await post(rx.url, { timeoutMs: 300 });
+    expect(r).toMatchObject({ outcome: "not_sent", error: "timeout" });
+    expect(r.durationMs).toBeLessThan(2000);
+  });
+
+  it("names a refused connection and a name that does not resolve", async () => {
+    expect(await post(await refusedUrl())).toMatchObject({ outcome: "not_sent", error: "connection_refused" });
+    expect(await post("http://no-such-host.invalid/hook")).toMatchObject({ outcome: "not_sent", error: "dns" });
+    expect(await post("not a url")).toMatchObject({ outcome: "not_sent", error: "invalid_url" });
+  });
+});
