@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigserial, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
@@ -19,5 +20,11 @@ export const events = pgTable(
     /** Set once fan-out has turned the event into deliveries. */
     fannedOutAt: timestamp("fanned_out_at", { withTimezone: true }),
   },
-  (t) => [index("events_athlete_idx").on(t.athleteId, t.seq), index("events_occurred_idx").on(t.occurredAt)],
+  (t) => [
+    index("events_athlete_idx").on(t.athleteId, t.seq),
+    index("events_occurred_idx").on(t.occurredAt),
+    // Fan-out takes the oldest events not yet fanned out; without this it would walk every
+    // event ever written to find them.
+    index("events_unfanned_idx").on(t.seq).where(sql`${t.fannedOutAt} is null`),
+  ],
 );

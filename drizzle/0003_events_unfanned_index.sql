@@ -1,0 +1,1 @@
+CREATE INDEX "events_unfanned_idx" ON "events" USING btree ("seq") WHERE "events"."fanned_out_at" is null;
