@@ -94,6 +94,12 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
                 >
                   Usage
                 </Link>
+                <Link
+                  href={`/developers/apps/${encodeURIComponent(a.client_id)}/webhooks`}
+                  className="rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 shadow-sm hover:bg-slate-100"
+                >
+                  Webhooks
+                </Link>
               </nav>
             }
           />

@@ -1,0 +1,13 @@
+import type { Metadata } from "next";
+import { WebhooksPanel } from "@/components/webhooks/webhooks-panel";
+import { requireUserId } from "@/lib/auth/require-user";
+import { getEnv } from "@/lib/env";
+
+export const metadata: Metadata = { title: "Webhooks" };
+
+export default async function AppWebhooksPage({ params }: { params: Promise<{ client_id: string }> }) {
+  const { client_id } = await params;
+  await requireUserId(`/developers/apps/${encodeURIComponent(client_id)}/webhooks`);
+  const env = getEnv();
+  return <WebhooksPanel clientId={client_id} allowPrivate={env.webhooksAllowPrivateNetworks} apiBaseUrl={env.apiBaseUrl} />;
+}

@@ -1,0 +1,10 @@
+// GET /api/console/apps/{client_id}/webhooks/{id}/deliveries/{delivery_id}: one delivery with every attempt.
+import { route } from "@/lib/http/api-route";
+import { consoleHandler } from "@/lib/http/console-route";
+import { getDelivery } from "@/lib/webhooks/subscriptions/get-delivery";
+
+export const { GET, POST, PUT, PATCH, DELETE } = route({
+  GET: consoleHandler({}, ({ ctx, params }) =>
+    getDelivery({ ctx, clientId: params.client_id!, subscriptionId: params.id!, deliveryId: params.delivery_id! }),
+  ),
+});

@@ -1,0 +1,114 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { Button } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
+import { Notice } from "@/components/ui/notice";
+import { WEBHOOK_EVENT_TYPES } from "@/lib/app-events/schemas";
+import type { SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
+import { EVENT_TYPE_LABELS, webhooksPath } from "./shared";
+
+/**
+ * URL and event types of a new endpoint. Submitting runs the verification handshake on the
+ * server; if the endpoint does not complete it, what it did is shown and nothing is created.
+ */
+export function AddEndpointForm({
+  clientId,
+  allowPrivate,
+  onCreated,
+  onCancel,
+}: {
+  clientId: string;
+  allowPrivate: boolean;
+  onCreated: (sub: SubscriptionWithSecret) => void;
+  onCancel: () => void;
+}) {
+  const [url, setUrl] = useState("");
+  const [events, setEvents] = useState<string[]>(["activity.created", "activity.updated"]);
+  const [verifyToken, setVerifyToken] = useState("");
+  const create = useMutation({
+    mutationFn: () =>
+      consoleFetch<SubscriptionWithSecret>(webhooksPath(clientId), {
+        method: "POST",
+        body: { url: url.trim(), events, ...(verifyToken.trim() ? { verify_token: verifyToken.trim() } : {}) },
+      }),
+    onSuccess: onCreated,
+  });
+  const err = create.error instanceof ConsoleApiError ? create.error : null;
+  const fields = err?.fields ?? {};
+  const handshakeFailed = err?.code === "webhook_verification_failed";
+  const fieldNamed = Object.keys(fields).length > 0;
+
+  return (
+    <form
+      noValidate
+      className="space-y-4"
+      onSubmit={(e) => {
+        e.preventDefault();
+        create.mutate();
+      }}
+    >
+      {handshakeFailed && (
+        <Notice tone="error">
+          <p className="font-medium">The endpoint did not complete the handshake; nothing was created.</p>
+          <p className="mt-1 break-words">{err.message}</p>
+        </Notice>
+      )}
+      {create.error && !handshakeFailed && !fieldNamed && <Notice tone="error">{create.error.message}</Notice>}
+      <Field
+        label="Endpoint URL"
+        type="url"
+        inputMode="url"
+        placeholder="https://hooks.example.com/aas"
+        value={url}
+        error={fields.url}
+        onChange={(e) => setUrl(e.target.value)}
+        hint={
+          <>
+            {allowPrivate ? "http:// or https://" : "An https:// address on the public internet"}. Adding it sends{" "}
+            <code>GET …?hub.mode=subscribe&amp;hub.challenge=…&amp;hub.verify_token=…</code>; answer within 5 seconds with status 200 and{" "}
+            <code>{'{"hub.challenge": "<the challenge>"}'}</code>.
+          </>
+        }
+      />
+      <fieldset>
+        <legend className="text-sm font-medium text-slate-700">Events</legend>
+        <div className="mt-2 grid gap-2 sm:grid-cols-2">
+          {WEBHOOK_EVENT_TYPES.map((t) => (
+            <label key={t} className="flex cursor-pointer items-start gap-2 rounded-md border border-slate-200 p-2 text-sm">
+              <input
+                type="checkbox"
+                className="mt-0.5"
+                checked={events.includes(t)}
+                onChange={(e) => setEvents((prev) => (e.target.checked ? [...prev, t] : prev.filter((x) => x !== t)))}
+              />
+              <span>
+                <span className="font-mono text-xs">{t}</span>
+                <span className="block text-xs text-slate-600">{EVENT_TYPE_LABELS[t]}</span>
+              </span>
+            </label>
+          ))}
+        </div>
+        {fields.events && <p className="mt-1 text-sm text-red-700">{fields.events}</p>}
+      </fieldset>
+      <Field
+        label="Verify token (optional)"
+        value={verifyToken}
+        maxLength={200}
+        error={fields.verify_token}
+        onChange={(e) => setVerifyToken(e.target.value)}
+        hint="Sent as hub.verify_token so your endpoint can tell the handshake is for it. Generated if left empty."
+      />
+      <div className="flex flex-wrap items-center gap-2">
+        <Button type="submit" disabled={create.isPending}>
+          {create.isPending ? "Verifying…" : "Add endpoint"}
+        </Button>
+        <Button type="button" variant="secondary" onClick={onCancel}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}

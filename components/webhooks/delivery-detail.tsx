@@ -1,0 +1,113 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { consoleFetch } from "@/components/console/api";
+import { Button } from "@/components/ui/button";
+import { formatInstant } from "@/components/ui/format";
+import { Notice } from "@/components/ui/notice";
+import type { Delivery, DeliveryAttempt } from "@/lib/webhooks/subscriptions/schemas";
+import { NOT_SENT_LABELS, deliveriesKey, subscriptionPath } from "./shared";
+
+function Attempt({ a }: { a: DeliveryAttempt }) {
+  return (
+    <li className="space-y-2 rounded-md border border-slate-200 bg-white p-3" aria-label={`Attempt ${a.attempt}`}>
+      <p className="text-sm font-medium">
+        Attempt {a.attempt} · {formatInstant(a.started_at)} · {a.duration_ms} ms
+      </p>
+      <div className="grid gap-3 lg:grid-cols-2">
+        <section className="min-w-0 space-y-1">
+          <h4 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Request</h4>
+          <dl className="space-y-0.5 font-mono text-xs">
+            {Object.entries(a.request_headers).map(([k, v]) => (
+              <div key={k} className="break-all">
+                <dt className="inline text-slate-500">{k}: </dt>
+                <dd className="inline">{v}</dd>
+              </div>
+            ))}
+          </dl>
+          <pre className="overflow-x-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-2 text-xs text-slate-100">{a.request_body}</pre>
+        </section>
+        <section className="min-w-0 space-y-1">
+          <h4 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Response</h4>
+          {a.outcome === "response" ? (
+            <>
+              <p className="text-sm">
+                Status <span className={`font-mono font-semibold ${a.response_status! < 300 ? "text-emerald-700" : "text-red-700"}`}>{a.response_status}</span>
+              </p>
+              <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 text-xs">
+                {a.response_body_excerpt ? a.response_body_excerpt : <span className="text-slate-500">(empty body)</span>}
+              </pre>
+            </>
+          ) : (
+            <p className="text-sm text-red-700">
+              Not sent: {NOT_SENT_LABELS[a.error ?? ""] ?? "no answer"} <span className="font-mono text-xs text-slate-500">({a.error})</span>
+            </p>
+          )}
+        </section>
+      </div>
+    </li>
+  );
+}
+
+/** One delivery opened: its event, each attempt as sent and as answered, and "Redeliver". */
+export function DeliveryDetail({
+  clientId,
+  subscriptionId,
+  delivery,
+  subscriptionActive,
+}: {
+  clientId: string;
+  subscriptionId: string;
+  delivery: Delivery;
+  subscriptionActive: boolean;
+}) {
+  const qc = useQueryClient();
+  const [queued, setQueued] = useState(false);
+  const redeliver = useMutation({
+    mutationFn: () =>
+      consoleFetch<Delivery>(`${subscriptionPath(clientId, subscriptionId)}/deliveries/${encodeURIComponent(delivery.id)}/redeliver`, { method: "POST" }),
+    onSuccess: () => {
+      setQueued(true);
+      void qc.invalidateQueries({ queryKey: deliveriesKey(clientId, subscriptionId) });
+    },
+  });
+
+  return (
+    <div className="space-y-3">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <dl className="space-y-0.5 text-xs">
+          <div>
+            <dt className="inline text-slate-500">Delivery </dt>
+            <dd className="inline font-mono">{delivery.id}</dd>
+          </div>
+          {delivery.next_attempt_at && (
+            <div>
+              <dt className="inline text-slate-500">Next attempt </dt>
+              <dd className="inline">{formatInstant(delivery.next_attempt_at)}</dd>
+            </div>
+          )}
+        </dl>
+        <Button variant="secondary" disabled={redeliver.isPending || !subscriptionActive} onClick={() => redeliver.mutate()}>
+          Redeliver
+        </Button>
+      </div>
+      {!subscriptionActive && <p className="text-xs text-slate-500">Re-enable the endpoint to redeliver.</p>}
+      {queued && <Notice tone="success">Queued again: the same event, with the same id, is sent once more.</Notice>}
+      {redeliver.error && <Notice tone="error">{redeliver.error.message}</Notice>}
+      <section className="space-y-1">
+        <h4 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Event</h4>
+        <pre className="overflow-x-auto rounded bg-slate-100 p-2 text-xs">{JSON.stringify(delivery.event, null, 2)}</pre>
+      </section>
+      {delivery.attempts.length === 0 ? (
+        <p className="text-sm text-slate-600">Not sent yet{delivery.next_attempt_at ? `; due ${formatInstant(delivery.next_attempt_at)}` : ""}.</p>
+      ) : (
+        <ol className="space-y-2" aria-label="Attempts">
+          {delivery.attempts.map((a) => (
+            <Attempt key={a.attempt} a={a} />
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+"use client";
+
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { consoleFetch } from "@/components/console/api";
+import { Button } from "@/components/ui/button";
+import { formatInstant } from "@/components/ui/format";
+import { Notice } from "@/components/ui/notice";
+import type { Delivery } from "@/lib/webhooks/subscriptions/schemas";
+import { DeliveryDetail } from "./delivery-detail";
+import { DELIVERY_LOG_POLL_MS, NOT_SENT_LABELS, deliveriesKey, subscriptionPath, type DeliveryFilter } from "./shared";
+
+const FILTERS: { value: DeliveryFilter; label: string }[] = [
+  { value: "all", label: "All" },
+  { value: "pending", label: "Pending" },
+  { value: "succeeded", label: "Succeeded" },
+  { value: "failed", label: "Failed" },
+];
+
+const STATUS_TONES: Record<Delivery["status"], string> = {
+  pending: "bg-slate-100 text-slate-700",
+  succeeded: "bg-emerald-50 text-emerald-700",
+  failed: "bg-red-50 text-red-700",
+};
+
+/** The last attempt in a few words: its answer's status, or why there was none. */
+export function lastOutcome(d: Delivery): string {
+  const last = d.attempts.at(-1);
+  if (!last) return "Not sent yet";
+  if (last.outcome === "not_sent") return `Not sent: ${NOT_SENT_LABELS[last.error ?? ""] ?? last.error ?? "no answer"}`;
+  return `HTTP ${last.response_status}`;
+}
+
+/** A subscription's deliveries, newest first, refreshed every few seconds while shown. */
+export function DeliveryLog({ clientId, subscriptionId, subscriptionActive }: { clientId: string; subscriptionId: string; subscriptionActive: boolean }) {
+  const [filter, setFilter] = useState<DeliveryFilter>("all");
+  const [openId, setOpenId] = useState<string | null>(null);
+  const log = useInfiniteQuery({
+    queryKey: deliveriesKey(clientId, subscriptionId, filter),
+    queryFn: ({ pageParam }) => {
+      const q = new URLSearchParams({ limit: "25" });
+      if (filter !== "all") q.set("status", filter);
+      if (pageParam) q.set("cursor", pageParam);
+      return consoleFetch<{ data: Delivery[]; next_cursor: string | null }>(`${subscriptionPath(clientId, subscriptionId)}/deliveries?${q}`);
+    },
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor,
+    refetchInterval: DELIVERY_LOG_POLL_MS,
+  });
+  const deliveries = log.data?.pages.flatMap((p) => p.data) ?? [];
+
+  return (
+    <div className="space-y-3">
+      <div role="group" aria-label="Filter deliveries by status" className="flex flex-wrap gap-1">
+        {FILTERS.map((f) => (
+          <button
+            key={f.value}
+            type="button"
+            aria-pressed={filter === f.value}
+            onClick={() => setFilter(f.value)}
+            className={`rounded-md border px-2.5 py-1 text-sm ${filter === f.value ? "border-brand-500 bg-brand-50 font-medium text-brand-700" : "border-slate-200 text-slate-700 hover:bg-slate-50"}`}
+          >
+            {f.label}
+          </button>
+        ))}
+      </div>
+      {log.isPending && <p className="text-sm text-slate-500">Loading…</p>}
+      {log.error && <Notice tone="error">{log.error.message}</Notice>}
+      {log.data && deliveries.length === 0 && (
+        <p className="text-sm text-slate-600">
+          {filter === "all" ? "Nothing delivered yet. Deliveries appear here as events happen, or press “Send test event”." : `No ${filter} deliveries.`}
+        </p>
+      )}
+      {deliveries.length > 0 && (
+        <ul className="divide-y divide-slate-100 rounded-md border border-slate-200" aria-label="Deliveries">
+          {deliveries.map((d) => {
+            const open = openId === d.id;
+            return (
+              <li key={d.id} aria-label={`Delivery ${d.id}`}>
+                <button
+                  type="button"
+                  aria-expanded={open}
+                  onClick={() => setOpenId(open ? null : d.id)}
+                  className="grid w-full gap-1 px-3 py-2 text-left text-sm hover:bg-slate-50 sm:grid-cols-[8rem_1fr_auto] sm:items-center sm:gap-3"
+                >
+                  <span>
+                    <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_TONES[d.status]}`}>{d.status}</span>
+                  </span>
+                  <span className="min-w-0">
+                    <span className="font-mono text-xs">{d.event?.type ?? "event"}</span>{" "}
+                    <span className="break-all font-mono text-xs text-slate-500">{d.event?.id}</span>
+                  </span>
+                  <span className="text-xs text-slate-500 sm:text-right">
+                    {lastOutcome(d)} · {d.attempt_count} {d.attempt_count === 1 ? "attempt" : "attempts"} · {formatInstant(d.created_at)}
+                  </span>
+                </button>
+                {open && (
+                  <div className="border-t border-slate-100 bg-slate-50/60 p-3">
+                    <DeliveryDetail clientId={clientId} subscriptionId={subscriptionId} delivery={d} subscriptionActive={subscriptionActive} />
+                  </div>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {log.hasNextPage && (
+        <Button variant="secondary" disabled={log.isFetchingNextPage} onClick={() => void log.fetchNextPage()}>
+          Load older deliveries
+        </Button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,165 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { consoleFetch } from "@/components/console/api";
+import { Button } from "@/components/ui/button";
+import { formatInstant } from "@/components/ui/format";
+import { Notice } from "@/components/ui/notice";
+import { DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES } from "@/lib/webhooks/retry-policy";
+import type { Delivery, Subscription, SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
+import { DeliveryLog } from "./delivery-log";
+import { deliveriesKey, subscriptionPath, webhooksKey } from "./shared";
+import type { RevealedSecret } from "./webhooks-panel";
+
+type Updated = Subscription & { redelivered?: number };
+
+function StatusBadge({ sub }: { sub: Subscription }) {
+  const failing = sub.status === "active" && sub.consecutive_failures >= FAILING_AFTER_FAILURES;
+  const [label, tone] =
+    sub.status === "disabled"
+      ? ["Disabled", "bg-red-50 text-red-700"]
+      : failing
+        ? ["Failing", "bg-amber-50 text-amber-800"]
+        : ["Active", "bg-emerald-50 text-emerald-700"];
+  return <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${tone}`}>{label}</span>;
+}
+
+/** One endpoint: its state, what can be done with it, and its delivery log on demand. */
+export function SubscriptionItem({ clientId, sub, onSecret }: { clientId: string; sub: Subscription; onSecret: (r: RevealedSecret) => void }) {
+  const qc = useQueryClient();
+  const path = subscriptionPath(clientId, sub.id);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [logOpen, setLogOpen] = useState(false);
+  const refresh = () => {
+    void qc.invalidateQueries({ queryKey: webhooksKey(clientId), exact: true });
+    void qc.invalidateQueries({ queryKey: deliveriesKey(clientId, sub.id) });
+  };
+
+  const reenable = useMutation({
+    mutationFn: (redeliver: boolean) =>
+      consoleFetch<Updated>(path, { method: "PATCH", body: redeliver ? { status: "active", redeliver_failed: true } : { status: "active" } }),
+    onSuccess: (u) => {
+      setNotice(
+        u.redelivered === undefined
+          ? "Re-enabled after a fresh handshake. New events are delivered again."
+          : `Re-enabled after a fresh handshake; ${u.redelivered} failed ${u.redelivered === 1 ? "delivery" : "deliveries"} queued again.`,
+      );
+      refresh();
+    },
+  });
+  const test = useMutation({
+    mutationFn: () => consoleFetch<Delivery>(`${path}/send-test-event`, { method: "POST" }),
+    onSuccess: (d) => {
+      setNotice(`Test event ${d.event?.id ?? ""} queued; it appears in the delivery log.`);
+      setLogOpen(true);
+      refresh();
+    },
+  });
+  const rotate = useMutation({
+    mutationFn: () => consoleFetch<SubscriptionWithSecret>(`${path}/rotate-secret`, { method: "POST" }),
+    onSuccess: (r) => {
+      setNotice(null);
+      onSecret({
+        title: "New signing secret",
+        url: r.url,
+        secret: r.secret,
+        note: `Copy the new signing secret now: it is shown only once. Until ${r.previous_secret_expires_at ? formatInstant(r.previous_secret_expires_at) : "24 hours from now"} deliveries also carry a signature made with the previous secret.`,
+      });
+      refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => consoleFetch(path, { method: "DELETE" }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: webhooksKey(clientId), exact: true }),
+  });
+  const error = reenable.error ?? test.error ?? rotate.error ?? remove.error;
+  const busy = reenable.isPending || test.isPending || rotate.isPending || remove.isPending;
+  const failing = sub.status === "active" && sub.consecutive_failures >= FAILING_AFTER_FAILURES;
+
+  return (
+    <li className="rounded-lg border border-slate-200 bg-white shadow-sm" aria-label={sub.url}>
+      <div className="space-y-3 p-4">
+        <div className="flex flex-wrap items-start justify-between gap-3">
+          <div className="min-w-0 space-y-1">
+            <p className="flex flex-wrap items-center gap-2">
+              <StatusBadge sub={sub} />
+              <span className="break-all font-mono text-sm">{sub.url}</span>
+            </p>
+            <p className="text-xs text-slate-600">{sub.events.join(" · ")}</p>
+            <p className="text-xs text-slate-500">
+              <span data-testid="consecutive-failures">
+                {sub.consecutive_failures} consecutive {sub.consecutive_failures === 1 ? "failure" : "failures"}
+              </span>{" "}
+              (disabled at {DISABLE_AFTER_FAILURES}) · Added {formatInstant(sub.created_at)}
+            </p>
+          </div>
+        </div>
+        {failing && sub.failing_since && (
+          <Notice tone="warning">
+            Failing since {formatInstant(sub.failing_since)}: the last {sub.consecutive_failures} attempts failed. One delivery at a time probes the
+            endpoint until it answers 2xx; at {DISABLE_AFTER_FAILURES} failures in a row it is disabled.
+          </Notice>
+        )}
+        {sub.status === "disabled" && (
+          <Notice tone="error">
+            Disabled{sub.disabled_at ? ` ${formatInstant(sub.disabled_at)}` : ""}: {sub.disabled_reason ?? "no reason recorded"}. Nothing is sent to it
+            until it is re-enabled; re-enabling runs the handshake again.
+          </Notice>
+        )}
+        {notice && <Notice tone="success">{notice}</Notice>}
+        {error && <Notice tone="error">{error.message}</Notice>}
+        <div className="flex flex-wrap gap-2">
+          {sub.status === "disabled" ? (
+            <>
+              <Button disabled={busy} onClick={() => reenable.mutate(false)}>
+                Re-enable
+              </Button>
+              <Button variant="secondary" disabled={busy} onClick={() => reenable.mutate(true)}>
+                Re-enable and redeliver
+              </Button>
+            </>
+          ) : (
+            <Button variant="secondary" disabled={busy} onClick={() => test.mutate()}>
+              Send test event
+            </Button>
+          )}
+          <Button
+            variant="secondary"
+            disabled={busy}
+            onClick={() => {
+              if (window.confirm(`Rotate the signing secret of ${sub.url}? For 24 hours deliveries carry signatures with both secrets.`)) rotate.mutate();
+            }}
+          >
+            Rotate secret
+          </Button>
+          <Button
+            variant="danger"
+            disabled={busy}
+            onClick={() => {
+              if (window.confirm(`Delete the endpoint ${sub.url}? Nothing more is sent to it and its delivery log is deleted.`)) remove.mutate();
+            }}
+          >
+            Delete
+          </Button>
+        </div>
+      </div>
+      <div className="border-t border-slate-100">
+        <button
+          type="button"
+          aria-expanded={logOpen}
+          onClick={() => setLogOpen((o) => !o)}
+          className="flex w-full items-center justify-between px-4 py-2.5 text-left text-sm font-medium text-slate-700 hover:bg-slate-50"
+        >
+          Delivery log
+          <span aria-hidden="true">{logOpen ? "▴" : "▾"}</span>
+        </button>
+        {logOpen && (
+          <div className="border-t border-slate-100 p-4">
+            <DeliveryLog clientId={clientId} subscriptionId={sub.id} subscriptionActive={sub.status === "active"} />
+          </div>
+        )}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,110 @@
+"use client";
+
+import Link from "next/link";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { appKey, appPath } from "@/components/developer-apps/shared";
+import { Button } from "@/components/ui/button";
+import { Card, PageHeader } from "@/components/ui/card";
+import { Notice } from "@/components/ui/notice";
+import type { DeveloperApp } from "@/lib/oauth-clients/schemas";
+import type { Subscription, SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
+import { AddEndpointForm } from "./add-endpoint-form";
+import { SigningSecretReveal } from "./signing-secret-reveal";
+import { SubscriptionItem } from "./subscription-item";
+import { webhooksKey, webhooksPath } from "./shared";
+
+const noRetryOn4xx = (failures: number, err: Error) => !(err instanceof ConsoleApiError && err.status < 500) && failures < 1;
+
+export type RevealedSecret = { title: string; url: string; secret: string; note: string };
+
+/** An app's webhook subscriptions: add (with the handshake's result), manage, and read each delivery log. */
+export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId: string; allowPrivate: boolean; apiBaseUrl: string }) {
+  const qc = useQueryClient();
+  const app = useQuery({ queryKey: appKey(clientId), queryFn: () => consoleFetch<DeveloperApp>(appPath(clientId)), retry: noRetryOn4xx });
+  const subs = useQuery({
+    queryKey: webhooksKey(clientId),
+    queryFn: () => consoleFetch<{ data: Subscription[] }>(`${webhooksPath(clientId)}?limit=200`),
+    retry: noRetryOn4xx,
+    // Failure counts change as deliveries are attempted.
+    refetchInterval: 10_000,
+  });
+  const [adding, setAdding] = useState(false);
+  const [verified, setVerified] = useState<string | null>(null);
+  const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
+  const missing = subs.error instanceof ConsoleApiError && subs.error.status === 404;
+
+  return (
+    <>
+      <Link href={`/developers/apps/${encodeURIComponent(clientId)}`} className="mb-3 inline-block text-sm text-brand-600 hover:underline">
+        ← {app.data?.name ?? "App"}
+      </Link>
+      <PageHeader
+        title={app.data ? `Webhooks of ${app.data.name}` : "Webhooks"}
+        description="Events for every athlete who authorized the app, POSTed to your endpoints and signed with each endpoint's secret."
+        actions={
+          subs.data &&
+          !adding && (
+            <Button
+              onClick={() => {
+                setAdding(true);
+                setVerified(null);
+              }}
+            >
+              Add endpoint
+            </Button>
+          )
+        }
+      />
+      <div className="space-y-6">
+        {subs.error && <Notice tone="error">{missing ? `You have no app with client_id ${clientId}.` : subs.error.message}</Notice>}
+        {verified && <Notice tone="success">{verified}</Notice>}
+        {revealed && <SigningSecretReveal revealed={revealed} onDone={() => setRevealed(null)} />}
+        {adding && (
+          <Card title="Add endpoint">
+            <AddEndpointForm
+              clientId={clientId}
+              allowPrivate={allowPrivate}
+              onCancel={() => setAdding(false)}
+              onCreated={(sub: SubscriptionWithSecret) => {
+                setAdding(false);
+                setVerified(`Verified: ${sub.url} answered the handshake with the challenge. The endpoint is active.`);
+                setRevealed({
+                  title: "Signing secret",
+                  url: sub.url,
+                  secret: sub.secret,
+                  note: "Copy the signing secret now: it is shown only once. Verify every delivery's Service-Signature with it.",
+                });
+                void qc.invalidateQueries({ queryKey: webhooksKey(clientId), exact: true });
+              }}
+            />
+          </Card>
+        )}
+        {subs.isPending && <p className="text-sm text-slate-500">Loading…</p>}
+        {subs.data && subs.data.data.length === 0 && !adding && (
+          <Card>
+            <p className="text-sm text-slate-600">
+              No endpoints yet. Add one to receive <code>activity.created</code> and other events as they happen, instead of polling.
+            </p>
+          </Card>
+        )}
+        {subs.data && subs.data.data.length > 0 && (
+          <ul className="space-y-4" aria-label="Webhook endpoints">
+            {subs.data.data.map((s) => (
+              <SubscriptionItem key={s.id} clientId={clientId} sub={s} onSecret={setRevealed} />
+            ))}
+          </ul>
+        )}
+        {subs.data && (
+          <p className="text-xs text-slate-500">
+            The app manages the same endpoints with a client-credentials token:{" "}
+            <code className="break-all rounded bg-slate-100 px-1 py-0.5">GET {apiBaseUrl}/app/webhooks</code>; after an outage,{" "}
+            <code className="break-all rounded bg-slate-100 px-1 py-0.5">GET {apiBaseUrl}/app/events</code> lists the last 30 days&apos; events to
+            reconcile with.
+          </p>
+        )}
+      </div>
+    </>
+  );
+}
