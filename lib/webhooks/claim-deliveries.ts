@@ -18,6 +18,14 @@ export type ClaimedDelivery = {
 /** How long a claim holds a delivery: longer than a send can take (10 s timeout). */
 export const DEFAULT_LOCK_S = 30;
 
+/**
+ * A database instant (microseconds) as the first millisecond not before it: a wake-up set
+ * for a truncated instant would come a fraction early and find nothing due.
+ */
+export function notBefore(v: string | Date): Date {
+  return new Date(new Date(v).getTime() + 1);
+}
+
 const idsOf = (result: unknown) => rowsOf<{ id: string }>(result).map((r) => r.id);
 
 /**
@@ -117,8 +125,8 @@ export async function claimDelivery(db: Db, deliveryId: string, opts: { lockS?: 
     if (!row) return { state: "done", status: "gone" };
     if (row.status !== "pending") return { state: "done", status: row.status };
     if (row.sub_status !== "active") return { state: "done", status: "failed" };
-    if (!row.due) return { state: "wait", until: new Date(row.next_attempt_at) };
-    if (row.locked) return { state: "wait", until: new Date(row.locked_until!) };
+    if (!row.due) return { state: "wait", until: notBefore(row.next_attempt_at) };
+    if (row.locked) return { state: "wait", until: notBefore(row.locked_until!) };
     if (row.consecutive_failures > 0) {
       const [inFlight] = rowsOf<{ locked_until: string | Date }>(
         await tx.execute(sql`
@@ -126,7 +134,7 @@ export async function claimDelivery(db: Db, deliveryId: string, opts: { lockS?: 
           where subscription_id = ${row.subscription_id} and status = 'pending' and locked_until > now()
           order by locked_until limit 1`),
       );
-      if (inFlight) return { state: "wait", until: new Date(inFlight.locked_until) };
+      if (inFlight) return { state: "wait", until: notBefore(inFlight.locked_until) };
       const [head] = rowsOf<{ id: string }>(
         await tx.execute(sql`
           select id from webhook_deliveries where subscription_id = ${row.subscription_id} and status = 'pending'

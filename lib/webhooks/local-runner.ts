@@ -7,6 +7,8 @@ import { fanOutEvents } from "./fan-out";
 import { listenForWebhookWork } from "./listen";
 import { onWebhookWake } from "./wake";
 
+const MAX_WAKE_TIMES = 10_000;
+
 export type LocalRunnerOptions = DeliveryOptions & {
   db: Db | (() => Promise<Db>);
   /** Attempts in flight at once, all subscriptions together. */
@@ -45,19 +47,38 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   let again = false;
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Infinity;
+  let pollAt = Infinity;
+  // Every instant at which one of this process's retries falls due, soonest first: a failing
+  // subscription is probed by its oldest delivery, which need not be the soonest retry.
+  const dueAt: number[] = [];
   let unlisten: (() => Promise<void>) | undefined;
   let listening: Promise<void> | undefined;
 
-  const wakeAt = (at: number) => {
-    if (stopped || at >= timerAt) return;
+  const arm = () => {
+    const next = Math.min(dueAt[0] ?? Infinity, pollAt);
+    if (stopped || next === timerAt) return;
     clearTimeout(timer);
-    timerAt = at;
-    timer = setTimeout(() => {
-      timer = undefined;
-      timerAt = Infinity;
-      wake();
-    }, Math.max(0, at - Date.now()));
+    timerAt = next;
+    if (next === Infinity) return;
+    timer = setTimeout(fire, Math.max(0, next - Date.now()));
     timer.unref?.();
+  };
+  const fire = () => {
+    timer = undefined;
+    timerAt = Infinity;
+    const now = Date.now();
+    while (dueAt.length && dueAt[0]! <= now) dueAt.shift();
+    if (pollAt <= now) pollAt = Infinity;
+    wake();
+    arm();
+  };
+  const wakeAt = (at: number) => {
+    const t = Math.ceil(at) + 2; // timers may fire a millisecond early
+    let i = dueAt.length;
+    while (i > 0 && dueAt[i - 1]! > t) i--;
+    if (dueAt[i - 1] !== t) dueAt.splice(i, 0, t);
+    if (dueAt.length > MAX_WAKE_TIMES) dueAt.length = MAX_WAKE_TIMES; // the poll finds the rest
+    arm();
   };
 
   const wake = () => {
@@ -111,7 +132,8 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       }
     } while (again && !stopped && !failed);
     running = false;
-    wakeAt(Date.now() + pollMs);
+    pollAt = Date.now() + pollMs;
+    arm();
   }
 
   const offWake = onWebhookWake(wake);

@@ -3,6 +3,7 @@ import { rowsOf, type Db } from "../db/client";
 import { webhookAttempts } from "../db/schema";
 import { newId } from "../ids";
 import type { OutboundResult } from "./outbound";
+import { notBefore } from "./claim-deliveries";
 import { DISABLE_AFTER_FAILURES, retryDelayS } from "./retry-policy";
 
 export type AttemptRecorded = {
@@ -110,6 +111,6 @@ export async function recordAttempt(
         where id = ${a.deliveryId}
         returning next_attempt_at`),
     );
-    return { status: "pending", attempt, nextAttemptAt: new Date(next!.next_attempt_at), subscriptionDisabled: false, subscriptionRecovered: false };
+    return { status: "pending", attempt, nextAttemptAt: notBefore(next!.next_attempt_at), subscriptionDisabled: false, subscriptionRecovered: false };
   });
 }
