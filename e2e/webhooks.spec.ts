@@ -1,0 +1,153 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHash, randomBytes } from "node:crypto";
+import { expect, test, type Browser } from "@playwright/test";
+import { verifyWebhookSignature } from "../lib/webhooks/signature";
+import { bearer, createToken, signIn } from "./helpers";
+
+// The webhook journey in a real browser: a developer subscribes an endpoint for the Demo
+// Training Log app, an athlete who authorized the app records an activity, the delivery
+// arrives signed and shows in the log, and the developer redelivers it.
+
+const PASSWORD = "a-long-password";
+
+type Received = { headers: http.IncomingHttpHeaders; body: string };
+
+/** The developer's endpoint on loopback: answers the handshake, records every delivery. */
+async function endpoint() {
+  const deliveries: Received[] = [];
+  const handshakes: URLSearchParams[] = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (req.method === "GET") {
+      handshakes.push(url.searchParams);
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ "hub.challenge": url.searchParams.get("hub.challenge") }));
+      return;
+    }
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (c: string) => (body += c));
+    req.on("end", () => {
+      deliveries.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/aas-hooks`,
+    deliveries,
+    handshakes,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function signUp(browser: Browser, name: string) {
+  const email = `${name.toLowerCase()}-${Date.now()}-${randomBytes(3).toString("hex")}@example.test`;
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto("/signup");
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await expect(page).toHaveURL(/\/activities/);
+  return { page, context };
+}
+
+test("a developer subscribes an endpoint, an athlete's new activity is delivered signed and logged, and the developer redelivers it", async ({
+  browser,
+  request,
+  baseURL,
+}) => {
+  const hooks = await endpoint();
+  try {
+    // The developer adds the endpoint on the app's webhooks page; the handshake runs at once.
+    const dev = await browser.newContext();
+    const devPage = await dev.newPage();
+    await signIn(devPage, "dev@example.com");
+    await devPage.goto("/developers/apps/demo-training-log");
+    await devPage.getByRole("link", { name: "Webhooks" }).click();
+    await expect(devPage).toHaveURL(/\/developers\/apps\/demo-training-log\/webhooks$/);
+    await expect(devPage.getByRole("heading", { name: "Webhooks of Demo Training Log" })).toBeVisible();
+    await devPage.getByRole("button", { name: "Add endpoint" }).click();
+    await devPage.getByLabel("Endpoint URL").fill(hooks.url);
+    await expect(devPage.getByRole("checkbox", { name: /activity\.created/ })).toBeChecked();
+    await devPage.getByRole("button", { name: "Add endpoint" }).click();
+    await expect(devPage.getByText(`Verified: ${hooks.url} answered the handshake`)).toBeVisible();
+    expect(hooks.handshakes).toHaveLength(1);
+    expect(hooks.handshakes[0]!.get("hub.mode")).toBe("subscribe");
+    const secret = (await devPage.getByTestId("signing-secret").textContent())!.trim();
+    expect(secret).toMatch(/^whsec_[0-9A-Za-z]{38}$/);
+    await devPage.getByRole("button", { name: "Done" }).click();
+    const item = devPage.getByRole("listitem", { name: hooks.url });
+    await expect(item).toContainText("Active");
+    await expect(item.getByTestId("consecutive-failures")).toHaveText("0 consecutive failures");
+
+    // An athlete authorizes the app to read activities, then records one with a token.
+    const athlete = await signUp(browser, "Iris");
+    const verifier = randomBytes(32).toString("base64url");
+    const authorize = new URLSearchParams({
+      client_id: "demo-training-log",
+      redirect_uri: `${baseURL}/demo/callback`,
+      response_type: "code",
+      scope: "activities.read",
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: "S256",
+      state: randomBytes(8).toString("hex"),
+    });
+    await athlete.page.goto(`/oauth/authorize?${authorize}`);
+    await athlete.page.getByRole("button", { name: "Allow" }).click();
+    await athlete.page.waitForURL(/\/demo\/callback\?/);
+    const pat = await createToken(athlete.page, "webhook journey", ["activities.write"]);
+    const created = await request.post("/v1/athletes/me/activities", {
+      headers: bearer(pat),
+      data: { name: "Harbour loop", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800, distance_m: 5000 },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    const activity = (await created.json()) as { id: string; athlete_id: string };
+
+    // The delivery arrives: the thin event, signed with the secret shown once.
+    const mine = () => hooks.deliveries.filter((d) => (JSON.parse(d.body) as { object_id: string }).object_id === activity.id);
+    await expect.poll(() => mine().length, { timeout: 15_000 }).toBe(1);
+    const first = mine()[0]!;
+    const event = JSON.parse(first.body) as Record<string, string>;
+    expect(Object.keys(event).sort()).toEqual(["athlete_id", "id", "object_id", "object_type", "occurred_at", "type"]);
+    expect(event).toMatchObject({ type: "activity.created", athlete_id: activity.athlete_id, object_type: "activity" });
+    expect(first.headers["service-event-id"]).toBe(event.id);
+    expect(verifyWebhookSignature(first.body, first.headers["service-signature"] as string, secret)).toMatchObject({ ok: true });
+
+    // The developer finds it in the log and opens it: the request sent and the answer.
+    await item.getByRole("button", { name: "Delivery log" }).click();
+    const row = item.getByRole("listitem", { name: `Delivery ${first.headers["service-delivery-id"]}` });
+    await expect(row).toContainText(event.id!);
+    await expect(row).toContainText("succeeded");
+    await row.getByRole("button", { name: new RegExp(event.id!) }).click();
+    const attempt = row.getByRole("listitem", { name: "Attempt 1" });
+    await expect(attempt).toContainText("Status 204");
+    await expect(attempt).toContainText(`Service-Event-Id: ${event.id}`);
+    await expect(attempt).toContainText(first.body);
+
+    // Filters: it is among the succeeded, not the failed.
+    await item.getByRole("button", { name: "Failed", exact: true }).click();
+    await expect(item.getByText("No failed deliveries.")).toBeVisible();
+    await item.getByRole("button", { name: "Succeeded", exact: true }).click();
+    await expect(row).toBeVisible();
+
+    // "Redeliver": the same event arrives again, with the same id, and the log shows attempt 2.
+    await item.getByRole("button", { name: "All", exact: true }).click();
+    await row.getByRole("button", { name: "Redeliver" }).click();
+    await expect(row.getByText("Queued again")).toBeVisible();
+    await expect.poll(() => mine().length, { timeout: 15_000 }).toBe(2);
+    const second = mine()[1]!;
+    expect(JSON.parse(second.body)).toEqual(event);
+    expect(second.headers["service-event-id"]).toBe(event.id);
+    expect(second.headers["service-delivery-id"]).toBe(first.headers["service-delivery-id"]);
+    expect(verifyWebhookSignature(second.body, second.headers["service-signature"] as string, secret)).toMatchObject({ ok: true });
+    await expect(row.getByRole("listitem", { name: "Attempt 2" })).toContainText("Status 204", { timeout: 10_000 });
+
+    await athlete.context.close();
+    await dev.close();
+  } finally {
+    await hooks.close();
+  }
+});
