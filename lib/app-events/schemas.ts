@@ -14,7 +14,7 @@ export const WebhookEvent = z
   .object({
     id: z.string().meta({ description: "The event's id; a redelivery carries the same one, so deduplicate on it.", example: "evt_3kQ9xV1mB7nT2pL5wZ8rYc" }),
     type: z.string().meta({ description: "`activity.created`, `activity.updated`, `metric.created`, `athlete.deauthorized`, or `webhook.test`." }),
-    athlete_id: z.string().meta({ description: "The athlete the event concerns: route on it. Empty for `webhook.test`, which concerns no athlete." }),
+    athlete_id: z.string().meta({ description: "The athlete the event concerns: route on it. For `webhook.test`, the developer account that owns the app." }),
     object_id: z.string().meta({ description: "The object concerned: fetch it from the API for detail." }),
     object_type: z.string().meta({ description: "`activity`, `metric`, `athlete`, or `webhook_subscription` (for `webhook.test`)." }),
     occurred_at: Instant,

@@ -115,7 +115,7 @@ export const sendTestEventOp = defineOperation({
   operationId: "sendWebhookTestEvent",
   summary: "Send a test event",
   description:
-    "Queues a signed delivery of a `webhook.test` event to this subscription only, whatever `events` it covers, through the normal pipeline: it is retried and appears in the delivery log like any other. Its `athlete_id` is empty (it concerns no athlete), `object_type` is `webhook_subscription` and `object_id` this subscription's id. A disabled subscription answers 409 `conflict`.",
+    "Queues a signed delivery of a `webhook.test` event to this subscription only, whatever `events` it covers, through the normal pipeline: it is retried and appears in the delivery log like any other. Its `athlete_id` is the id of the app's owner (the developer account that registered the app, not one of its athletes), `object_type` is `webhook_subscription` and `object_id` this subscription's id. A disabled subscription answers 409 `conflict`.",
   tag: TAG,
   auth: "app",
   params: SubscriptionIdParams,

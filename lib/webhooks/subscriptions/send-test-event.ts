@@ -1,6 +1,6 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Ctx } from "../../auth/actor";
-import { events, webhookDeliveries } from "../../db/schema";
+import { events, oauthClients, webhookDeliveries } from "../../db/schema";
 import { ApiError } from "../../http/errors";
 import { newId } from "../../ids";
 import { TEST_EVENT_TYPE } from "../../app-events/schemas";
@@ -11,11 +11,12 @@ import type { Delivery } from "./schemas";
 
 /**
  * "Send test event": a signed delivery of a `webhook.test` event to this one subscription,
- * through the normal pipeline so it is retried and logged like any other. The event concerns
- * no athlete, so its `athlete_id` is empty (a receiver routing on it finds no one and cannot
- * mistake it for an athlete's data); `object_type` is `webhook_subscription` and `object_id`
- * the subscription's id. It is appended to the outbox already marked fanned out and addressed
- * to the app, and its one delivery is inserted here, so fan-out never sends it elsewhere.
+ * through the normal pipeline so it is retried and logged like any other. Its `athlete_id` is
+ * the app's owner, the developer account that registered the app (the one pressing the
+ * button), so a receiver routing on it finds the developer rather than one of the app's
+ * athletes; `object_type` is `webhook_subscription` and `object_id` the subscription's id. It
+ * is appended to the outbox already marked fanned out and addressed to the app, and its one
+ * delivery is inserted here, so fan-out never sends it anywhere else.
  */
 export async function sendTestEvent({ ctx, clientId, id }: { ctx: Ctx; clientId?: string; id: string }): Promise<Delivery> {
   const appId = await appIdOf(ctx, clientId);
@@ -23,12 +24,13 @@ export async function sendTestEvent({ ctx, clientId, id }: { ctx: Ctx; clientId?
   if (sub.status !== "active") {
     throw new ApiError("conflict", "The subscription is disabled: re-enable it before sending a test event.");
   }
+  const [owner] = await ctx.db.select({ ownerId: oauthClients.ownerId }).from(oauthClients).where(eq(oauthClients.clientId, appId));
   const [event] = await ctx.db
     .insert(events)
     .values({
       id: newId("evt"),
       type: TEST_EVENT_TYPE,
-      athleteId: "",
+      athleteId: owner?.ownerId ?? "",
       objectId: sub.id,
       objectType: "webhook_subscription",
       clientId: appId,

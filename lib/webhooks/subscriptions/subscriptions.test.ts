@@ -756,7 +756,7 @@ describe("deliveries", () => {
 });
 
 describe("POST /v1/app/webhooks/{id}/send-test-event", () => {
-  it("appends a webhook.test event for no athlete, already fanned out, and queues its one delivery to this subscription", async () => {
+  it("appends a webhook.test event for the app's owner, already fanned out, and queues its one delivery to this subscription", async () => {
     const app = await registeredApp();
     const sub = await subscribe(app, (await receiver()).url, ["metric.created"]);
     const other = await subscribe(app, (await receiver()).url, ["metric.created"]);
@@ -772,7 +772,7 @@ describe("POST /v1/app/webhooks/{id}/send-test-event", () => {
       subscription_id: sub.id,
       status: "pending",
       attempt_count: 0,
-      event: { type: "webhook.test", athlete_id: "", object_type: "webhook_subscription", object_id: sub.id },
+      event: { type: "webhook.test", athlete_id: app.ownerId, object_type: "webhook_subscription", object_id: sub.id },
     });
     expect(d.id).toMatch(/^whd_/);
     expect(wakes).toBe(1);
