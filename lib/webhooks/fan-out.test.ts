@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { eq, isNull } from "drizzle-orm";
+import { createActivity } from "../activities/create-activity";
+import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
+import { useApi } from "../testing/fixtures";
+import { startReceiver } from "../testing/webhook-receiver";
+import { webhookRows } from "../testing/webhook-rows";
+import { claimDueDeliveries } from "./claim-deliveries";
+import { fanOutEvents } from "./fan-out";
+import { startLocalRunner } from "./local-runner";
+import { serializePayload } from "./payload";
+
+const api = useApi();
+const rows = webhookRows(api.db);
+
+async function connectedAthlete(url: string) {
+  const athlete = await api.person();
+  const clientId = await rows.app();
+  await rows.grant(clientId, athlete.id, ["activities.read"]);
+  const sub = await rows.subscribe(clientId, url, ["activity.created"]);
+  const ctx = { db: await api.db(), actor: { kind: "session" as const, userId: athlete.id } };
+  const record = (i = 0) =>
+    createActivity({ ctx, athleteId: athlete.id, input: { name: `Run ${i}`, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } });
+  return { athlete, clientId, sub, record };
+}
+
+describe("payload (SPEC §2.2)", () => {
+  it("is the six thin fields, occurred_at in UTC with Z", () => {
+    const body = serializePayload({
+      id: "evt_1",
+      type: "activity.created",
+      athleteId: "ath_1",
+      objectId: "act_1",
+      objectType: "activity",
+      occurredAt: new Date("2025-03-01T06:00:00.123+01:00"),
+    });
+    expect(body).toBe(
+      '{"id":"evt_1","type":"activity.created","athlete_id":"ath_1","object_id":"act_1","object_type":"activity","occurred_at":"2025-03-01T05:00:00.123Z"}',
+    );
+  });
+});
+
+describe("fanOutEvents", () => {
+  it("makes one delivery per matching subscription, marks the events, and takes each event once", async () => {
+    const { sub, record, clientId } = await connectedAthlete("http://127.0.0.1:9/hook");
+    const off = await rows.subscribe(clientId, "http://127.0.0.1:9/off", ["activity.created"], { status: "disabled" });
+    await record(1);
+    await record(2);
+    const db = await api.db();
+    let made = 0;
+    for (let r = await fanOutEvents(db); r.events > 0; r = await fanOutEvents(db)) made += r.deliveries.filter((d) => d.subscriptionId === sub.id).length;
+    expect(made).toBe(2);
+    expect(await db.select().from(events).where(isNull(events.fannedOutAt))).toEqual([]);
+    expect(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, off.id))).toEqual([]);
+    expect(await fanOutEvents(db)).toEqual({ events: 0, deliveries: [] });
+    // Claimed deliveries are held: a second claim does not take them again.
+    const claimed = (await claimDueDeliveries(db, { limit: 100 })).filter((d) => d.subscriptionId === sub.id);
+    expect(claimed).toHaveLength(2);
+    expect(claimed[0]!.event).toMatchObject({ type: "activity.created" });
+    expect((await claimDueDeliveries(db, { limit: 100 })).filter((d) => d.subscriptionId === sub.id)).toEqual([]);
+    await db.update(webhookSubscriptions).set({ status: "disabled" }).where(eq(webhookSubscriptions.id, sub.id));
+  });
+
+  it("two runners on one database deliver every event, each once", async () => {
+    const rx = await startReceiver(() => ({ status: 200, delayMs: 5 }));
+    const { record } = await connectedAthlete(rx.url);
+    const db = await api.db();
+    const runners = [1, 2].map(() => startLocalRunner({ db, allowPrivate: true, concurrency: 4, pollMs: 100 }));
+    try {
+      const written = [];
+      for (let i = 0; i < 40; i++) written.push((await record(i)).id);
+      await rx.waitFor((r) => r.length >= 40, 15_000);
+      await new Promise((r) => setTimeout(r, 200));
+      const got = rx.requests.map((r) => (JSON.parse(r.body) as { object_id: string }).object_id);
+      expect(got.sort()).toEqual([...written].sort());
+    } finally {
+      await Promise.all(runners.map((r) => r.stop()));
+      await rx.close();
+    }
+  });
+});
