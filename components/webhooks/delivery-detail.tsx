@@ -18,15 +18,21 @@ function Attempt({ a }: { a: DeliveryAttempt }) {
       <div className="grid gap-3 lg:grid-cols-2">
         <section className="min-w-0 space-y-1">
           <h4 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Request</h4>
-          <dl className="space-y-0.5 font-mono text-xs">
-            {Object.entries(a.request_headers).map(([k, v]) => (
-              <div key={k} className="break-all">
-                <dt className="inline text-slate-500">{k}: </dt>
-                <dd className="inline">{v}</dd>
-              </div>
-            ))}
-          </dl>
-          <pre className="overflow-x-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-2 text-xs text-slate-100">{a.request_body}</pre>
+          {a.request_body === "" && Object.keys(a.request_headers).length === 0 ? (
+            <p className="text-sm text-slate-600">Nothing was sent: the request could not be prepared.</p>
+          ) : (
+            <>
+              <dl className="space-y-0.5 font-mono text-xs">
+                {Object.entries(a.request_headers).map(([k, v]) => (
+                  <div key={k} className="break-all">
+                    <dt className="inline text-slate-500">{k}: </dt>
+                    <dd className="inline">{v}</dd>
+                  </div>
+                ))}
+              </dl>
+              <pre className="overflow-x-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-2 text-xs text-slate-100">{a.request_body}</pre>
+            </>
+          )}
         </section>
         <section className="min-w-0 space-y-1">
           <h4 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Response</h4>
