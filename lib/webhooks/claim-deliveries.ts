@@ -1,6 +1,5 @@
-import { eq, inArray, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
-import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 
 /** A delivery held by one worker until `lockedUntil`, with what it needs to be sent. */
 export type ClaimedDelivery = {
@@ -26,8 +25,6 @@ export function notBefore(v: string | Date): Date {
   return new Date(new Date(v).getTime() + 1);
 }
 
-const idsOf = (result: unknown) => rowsOf<{ id: string }>(result).map((r) => r.id);
-
 /**
  * Claims up to `limit` due deliveries for this worker, setting `locked_until` in the claiming
  * transaction, so a crashed worker's claims simply lapse and are taken again.
@@ -41,9 +38,12 @@ const idsOf = (result: unknown) => rowsOf<{ id: string }>(result).map((r) => r.i
 export async function claimDueDeliveries(db: Db, opts: { limit: number; lockS?: number }): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
   const lockS = opts.lockS ?? DEFAULT_LOCK_S;
-  const ids = await db.transaction(async (tx) => {
-    const healthy = idsOf(
-      await tx.execute(sql`
+  // Each claim is one statement, atomic by itself: SKIP LOCKED keeps two workers off the same
+  // rows, and a row changed by a worker that committed meanwhile is re-checked against the
+  // conditions before it is taken (READ COMMITTED's re-evaluation of updated rows).
+  const healthy = claimedRows(
+    await db.execute(sql`
+      with claimed as (
         update webhook_deliveries set locked_until = now() + make_interval(secs => ${lockS}), updated_at = now()
         where id in (
           select d.id from webhook_deliveries d
@@ -54,13 +54,15 @@ export async function claimDueDeliveries(db: Db, opts: { limit: number; lockS?: 
           order by d.next_attempt_at, d.event_seq
           limit ${opts.limit}
           for update of d skip locked)
-        returning id`),
-    );
-    const room = opts.limit - healthy.length;
-    if (room <= 0) return healthy;
-    const heads = rowsOf<{ head_id: string }>(
-      await tx.execute(sql`
-        select h.id as head_id from webhook_subscriptions s
+        returning id)
+      ${loadClaimed}`),
+  );
+  const room = opts.limit - healthy.length;
+  if (room <= 0) return healthy;
+  const probes = claimedRows(
+    await db.execute(sql`
+      with heads as (
+        select h.id from webhook_subscriptions s
         cross join lateral (
           select d.id, d.next_attempt_at from webhook_deliveries d
           where d.subscription_id = s.id and d.status = 'pending'
@@ -70,23 +72,15 @@ export async function claimDueDeliveries(db: Db, opts: { limit: number; lockS?: 
             select 1 from webhook_deliveries x
             where x.subscription_id = s.id and x.status = 'pending' and x.locked_until > now())
         limit ${room}
-        for update of s skip locked`),
-    ).map((r) => r.head_id);
-    if (!heads.length) return healthy;
-    // A new statement sees claims committed while we waited: recheck before taking the heads.
-    const probes = idsOf(
-      await tx.execute(sql`
+        for update of s skip locked),
+      claimed as (
         update webhook_deliveries d set locked_until = now() + make_interval(secs => ${lockS}), updated_at = now()
-        where d.id in ${heads} and d.status = 'pending' and d.next_attempt_at <= now()
+        where d.id in (select id from heads) and d.status = 'pending' and d.next_attempt_at <= now()
           and (d.locked_until is null or d.locked_until <= now())
-          and not exists (
-            select 1 from webhook_deliveries x
-            where x.subscription_id = d.subscription_id and x.status = 'pending' and x.locked_until > now())
-        returning d.id`),
-    );
-    return [...healthy, ...probes];
-  });
-  return loadClaimed(db, ids);
+        returning d.id)
+      ${loadClaimed}`),
+  );
+  return [...healthy, ...probes];
 }
 
 export type ClaimOne =
@@ -148,7 +142,11 @@ export async function claimDelivery(db: Db, deliveryId: string, opts: { lockS?: 
     return { state: "ok" };
   });
   if (result.state !== "ok") return result;
-  const [delivery] = await loadClaimed(db, [deliveryId]);
+  const [delivery] = claimedRows(
+    await db.execute(sql`
+      with claimed as (select id from webhook_deliveries where id = ${deliveryId})
+      ${loadClaimed}`),
+  );
   return delivery ? { state: "claimed", delivery } : { state: "done", status: "gone" };
 }
 
@@ -187,41 +185,43 @@ export async function listDueDeliveries(
   return rows.slice(0, opts.limit).map((r) => ({ id: r.id, subscriptionId: r.subscription_id }));
 }
 
-async function loadClaimed(db: Db, ids: string[]): Promise<ClaimedDelivery[]> {
-  if (!ids.length) return [];
-  const rows = await db
-    .select({
-      id: webhookDeliveries.id,
-      subscriptionId: webhookDeliveries.subscriptionId,
-      attemptCount: webhookDeliveries.attemptCount,
-      eventSeq: webhookDeliveries.eventSeq,
-      url: webhookSubscriptions.url,
-      secretSealed: webhookSubscriptions.secretSealed,
-      previousSecretSealed: webhookSubscriptions.previousSecretSealed,
-      previousSecretExpiresAt: webhookSubscriptions.previousSecretExpiresAt,
-      eventId: events.id,
-      type: events.type,
-      athleteId: events.athleteId,
-      objectId: events.objectId,
-      objectType: events.objectType,
-      occurredAt: events.occurredAt,
-    })
-    .from(webhookDeliveries)
-    .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
-    .leftJoin(events, eq(events.id, webhookDeliveries.eventId))
-    .where(inArray(webhookDeliveries.id, ids));
-  rows.sort((a, b) => a.eventSeq - b.eventSeq);
-  return rows.map((r) => ({
+/** Follows a `claimed (id)` CTE: what an attempt needs, oldest event first. */
+const loadClaimed = sql`
+  select d.id, d.subscription_id, d.attempt_count, s.url, s.secret_sealed, s.previous_secret_sealed,
+    s.previous_secret_expires_at, e.id as event_id, e.type, e.athlete_id, e.object_id, e.object_type, e.occurred_at
+  from claimed c
+  join webhook_deliveries d on d.id = c.id
+  join webhook_subscriptions s on s.id = d.subscription_id
+  left join events e on e.id = d.event_id
+  order by d.event_seq`;
+
+function claimedRows(result: unknown): ClaimedDelivery[] {
+  type Row = {
+    id: string;
+    subscription_id: string;
+    attempt_count: number;
+    url: string;
+    secret_sealed: string;
+    previous_secret_sealed: string | null;
+    previous_secret_expires_at: string | Date | null;
+    event_id: string | null;
+    type: string | null;
+    athlete_id: string | null;
+    object_id: string | null;
+    object_type: string | null;
+    occurred_at: string | Date | null;
+  };
+  return rowsOf<Row>(result).map((r) => ({
     id: r.id,
-    subscriptionId: r.subscriptionId,
-    attemptCount: r.attemptCount,
+    subscriptionId: r.subscription_id,
+    attemptCount: Number(r.attempt_count),
     url: r.url,
-    secretSealed: r.secretSealed,
-    previousSecretSealed: r.previousSecretSealed,
-    previousSecretExpiresAt: r.previousSecretExpiresAt,
+    secretSealed: r.secret_sealed,
+    previousSecretSealed: r.previous_secret_sealed,
+    previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,
     event:
-      r.eventId && r.type && r.athleteId && r.objectId && r.objectType && r.occurredAt
-        ? { id: r.eventId, type: r.type, athleteId: r.athleteId, objectId: r.objectId, objectType: r.objectType, occurredAt: r.occurredAt }
+      r.event_id && r.type && r.athlete_id && r.object_id && r.object_type && r.occurred_at
+        ? { id: r.event_id, type: r.type, athleteId: r.athlete_id, objectId: r.object_id, objectType: r.object_type, occurredAt: new Date(r.occurred_at) }
         : null,
   }));
 }

@@ -45,6 +45,9 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   let stopped = false;
   let running = false;
   let again = false;
+  // Fan-out runs when something may have been appended (a NOTIFY, a wake, the poll), not
+  // after every attempt.
+  let outboxDirty = true;
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Infinity;
   let pollAt = Infinity;
@@ -82,6 +85,10 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   };
 
   const wake = () => {
+    outboxDirty = true;
+    refill();
+  };
+  const refill = () => {
     if (stopped) return;
     if (running) {
       again = true;
@@ -99,7 +106,8 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       .catch((err: unknown) => log.warn("webhook attempt not recorded; its claim will lapse", { delivery_id: d.id, error: String(err) }))
       .finally(() => {
         inFlight.delete(p);
-        wake();
+        refill(); // coalesced: while a pass runs, completions only ask for one more
+
       });
     inFlight.add(p);
   };
@@ -121,13 +129,17 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
             },
           );
         }
-        while ((await fanOutEvents(db, { batch })).events === batch && !stopped);
+        if (outboxDirty) {
+          outboxDirty = false;
+          while ((await fanOutEvents(db, { batch })).events === batch && !stopped);
+        }
         const room = concurrency - inFlight.size;
         if (room > 0 && !stopped) {
           for (const d of await claimDueDeliveries(db, { limit: room, lockS })) start(db, d);
         }
       } catch (err) {
         failed = true;
+        outboxDirty = true;
         log.warn("webhook runner pass failed; retrying", { error: String(err) });
       }
     } while (again && !stopped && !failed);

@@ -38,6 +38,32 @@ export async function recordAttempt(
   },
 ): Promise<AttemptRecorded | null> {
   const ok = a.result.outcome === "response" && a.result.status >= 200 && a.result.status < 300;
+  if (ok && a.result.outcome === "response") {
+    // The common case in one statement (one round trip, atomic on its own): the attempt, the
+    // delivery's success, and the end of a failure streak if there was one.
+    const [r] = rowsOf<{ attempt: number | null; recovered: number }>(
+      await db.execute(sql`
+        with d as (
+          update webhook_deliveries
+          set status = 'succeeded', attempt_count = attempt_count + 1, locked_until = null, updated_at = now()
+          where id = ${a.deliveryId}
+          returning id, attempt_count),
+        a as (
+          insert into webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, outcome, response_status,
+            response_body_excerpt, error, request_headers, request_body)
+          select ${newId("wha")}, d.id, d.attempt_count, ${a.startedAt.toISOString()}::timestamptz, ${a.result.durationMs},
+            'response', ${a.result.status}, ${excerpt(a.result.bodyExcerpt)}, null, ${JSON.stringify(a.requestHeaders)}::jsonb, ${a.requestBody}
+          from d),
+        s as (
+          update webhook_subscriptions set consecutive_failures = 0, failing_since = null, updated_at = now()
+          where id = ${a.subscriptionId} and status = 'active' and (consecutive_failures > 0 or failing_since is not null)
+            and exists (select 1 from d)
+          returning id)
+        select (select attempt_count from d) as attempt, (select count(*) from s)::int as recovered`),
+    );
+    if (!r || r.attempt === null) return null; // deleted with its subscription meanwhile
+    return { status: "succeeded", attempt: r.attempt, nextAttemptAt: null, subscriptionDisabled: false, subscriptionRecovered: r.recovered > 0 };
+  }
   return db.transaction(async (tx) => {
     const [d] = rowsOf<{ status: "pending" | "succeeded" | "failed"; attempt_count: number }>(
       await tx.execute(sql`select status, attempt_count from webhook_deliveries where id = ${a.deliveryId} for update`),
@@ -52,24 +78,11 @@ export async function recordAttempt(
       durationMs: a.result.durationMs,
       outcome: a.result.outcome,
       responseStatus: a.result.outcome === "response" ? a.result.status : null,
-      responseBodyExcerpt: a.result.outcome === "response" ? a.result.bodyExcerpt.replaceAll("\u0000", "") : null,
+      responseBodyExcerpt: a.result.outcome === "response" ? excerpt(a.result.bodyExcerpt) : null,
       error: a.result.outcome === "not_sent" ? a.result.error : null,
       requestHeaders: a.requestHeaders,
       requestBody: a.requestBody,
     });
-
-    if (ok) {
-      await tx.execute(sql`
-        update webhook_deliveries set status = 'succeeded', attempt_count = ${attempt}, locked_until = null, updated_at = now()
-        where id = ${a.deliveryId}`);
-      const recovered = rowsOf(
-        await tx.execute(sql`
-          update webhook_subscriptions set consecutive_failures = 0, failing_since = null, updated_at = now()
-          where id = ${a.subscriptionId} and status = 'active' and (consecutive_failures > 0 or failing_since is not null)
-          returning id`),
-      ).length > 0;
-      return { status: "succeeded", attempt, nextAttemptAt: null, subscriptionDisabled: false, subscriptionRecovered: recovered };
-    }
 
     const [sub] = rowsOf<{ consecutive_failures: number }>(
       await tx.execute(sql`
@@ -113,4 +126,9 @@ export async function recordAttempt(
     );
     return { status: "pending", attempt, nextAttemptAt: notBefore(next!.next_attempt_at), subscriptionDisabled: false, subscriptionRecovered: false };
   });
+}
+
+/** PostgreSQL text cannot hold NUL. */
+function excerpt(body: string): string {
+  return body.replaceAll("\u0000", "");
 }
