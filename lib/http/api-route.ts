@@ -13,8 +13,8 @@ import { isDatabaseUnavailable } from "./db-errors";
 import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWindow } from "./rate-limit";
 import { readJsonBody } from "./body";
 import { parseWith } from "./validation";
-import { claimIdempotencyKey, completeIdempotencyKey } from "./idempotency";
-import type { HttpMethod, Operation, OperationHandler } from "./operation";
+import { claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
+import type { HandlerArgs, HttpMethod, Operation, OperationHandler } from "./operation";
 
 export type RouteContext = { params: Promise<Record<string, string | string[]>> };
 export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & {
@@ -163,6 +163,14 @@ function idempotencyPrincipal(actor: Actor): string {
 export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
   op: Operation<P, Q, B, R>,
   fn: OperationHandler<P, Q, B, R>,
+  opts: {
+    /**
+     * Slow work that must not hold the write's transaction (a webhook handshake waits up to
+     * 5 s on someone else's server): runs first, on the plain database; `args.prepared` gets
+     * its result. It must not write.
+     */
+    before?: (args: HandlerArgs<P, Q, B>) => Promise<unknown>;
+  } = {},
 ): RouteHandler {
   const handler: RouteHandler = async (req, routeCtx) => {
     const traceId = randomUUID();
@@ -198,11 +206,17 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       }
 
       const key = op.idempotent ? req.headers.get("idempotency-key") : null;
+      const fingerprint = `${op.method} ${url.pathname} ${JSON.stringify(body)}`;
+      if (opts.before) {
+        const stored = key === null ? undefined : await findStoredAnswer(db, idempotencyPrincipal(actor), key, fingerprint);
+        if (stored) {
+          headers.set("Idempotent-Replayed", "true");
+          return respond(stored.status, stored.body);
+        }
+        args.prepared = await opts.before({ ...args, ctx: { db, actor } });
+      }
       const answer = await db.transaction(async (tx) => {
-        const claim =
-          key === null
-            ? undefined
-            : await claimIdempotencyKey(tx, idempotencyPrincipal(actor), key, `${op.method} ${url.pathname} ${JSON.stringify(body)}`);
+        const claim = key === null ? undefined : await claimIdempotencyKey(tx, idempotencyPrincipal(actor), key, fingerprint);
         if (claim?.kind === "replay") return { replayed: true, status: claim.status, payload: claim.body };
         const out = shape(await fn({ ...args, ctx: { db: tx, actor } }));
         if (claim) await completeIdempotencyKey(tx, claim, op.response.status, out ?? null);

@@ -33,6 +33,8 @@ type ConsoleArgs<B extends z.ZodType | undefined> = {
   body: B extends z.ZodType ? z.output<B> : undefined;
   params: Record<string, string>;
   url: URL;
+  /** What `opts.before` produced, outside the write's transaction. */
+  prepared?: unknown;
 };
 
 /**
@@ -40,7 +42,12 @@ type ConsoleArgs<B extends z.ZodType | undefined> = {
  * run in one transaction and must come from the same origin.
  */
 export function consoleHandler<B extends z.ZodType | undefined = undefined>(
-  opts: { body?: B; status?: number },
+  opts: {
+    body?: B;
+    status?: number;
+    /** Slow work that must not hold the write's transaction (see `handle`). It must not write. */
+    before?: (args: ConsoleArgs<B>) => Promise<unknown>;
+  },
   fn: (args: ConsoleArgs<B>) => Promise<unknown>,
 ): RouteHandler {
   return async (req, routeCtx) => {
@@ -53,8 +60,10 @@ export function consoleHandler<B extends z.ZodType | undefined = undefined>(
       const params = ((await routeCtx.params) ?? {}) as Record<string, string>;
       const body = opts.body ? parseWith(opts.body, await readJsonBody(req), "body") : undefined;
       const db = await getDb();
-      const run = (ctxDb: typeof db) =>
-        fn({ ctx: { db: ctxDb, actor: { kind: "session", userId } }, body: body as ConsoleArgs<B>["body"], params, url: new URL(req.url) });
+      const base = { body: body as ConsoleArgs<B>["body"], params, url: new URL(req.url) };
+      const actor = { kind: "session" as const, userId };
+      const prepared = opts.before ? await opts.before({ ...base, ctx: { db, actor } }) : undefined;
+      const run = (ctxDb: typeof db) => fn({ ...base, ctx: { db: ctxDb, actor }, prepared });
       const result = write ? await db.transaction((tx) => run(tx)) : await run(db);
       const headers = { "Cache-Control": "no-store", "Content-Type": "application/json" };
       return new Response(JSON.stringify(result ?? null), { status: opts.status ?? 200, headers });

@@ -75,3 +75,25 @@ export async function completeIdempotencyKey(
     responseBody: body,
   });
 }
+
+/**
+ * A stored answer for this key, read without claiming it: lets a route answer a retry before
+ * doing slow work outside its transaction (a webhook handshake) a second time. The claim in
+ * the transaction still decides.
+ */
+export async function findStoredAnswer(
+  db: Db,
+  principal: string,
+  key: string,
+  requestFingerprint: string,
+): Promise<Extract<IdempotencyClaim, { kind: "replay" }> | undefined> {
+  const [row] = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.principal, principal), eq(idempotencyKeys.key, key)));
+  if (!row || row.responseStatus === null || row.createdAt.getTime() < Date.now() - TTL_MS) return undefined;
+  if (row.requestHash !== sha256Hex(requestFingerprint)) {
+    throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request.");
+  }
+  return { kind: "replay", status: row.responseStatus, body: row.responseBody };
+}

@@ -52,6 +52,8 @@ export type HandlerArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
   /** Path parameters as the router gave them, for routes whose path is fixed in the document (`/athletes/me/…`). */
   rawParams: Record<string, string | string[]>;
   req: Request;
+  /** What the route's `before` step produced, outside the write's transaction. */
+  prepared?: unknown;
 };
 
 export type OperationHandler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> = (

@@ -26,16 +26,16 @@ export async function createSubscription({
   ctx,
   clientId,
   input,
+  verified,
 }: {
   ctx: Ctx;
   clientId?: string;
   input: CreateSubscriptionInput;
+  /** From `verifyNewSubscription`, run before the transaction; done here when absent. */
+  verified?: VerifiedEndpoint;
 }): Promise<SubscriptionWithSecret> {
   const appId = await appIdOf(ctx, clientId);
-  const allowPrivate = allowPrivateNetworks();
-  const url = await checkWebhookUrl(input.url, allowPrivate);
-  await assertRoomFor(ctx.db, appId);
-  await verifyEndpoint(url, { verifyToken: input.verify_token, allowPrivate });
+  const { url } = verified ?? (await verifyNewSubscription({ ctx, clientId, input }));
   // Creations for one app take turns from here, so two at once cannot pass the limit together.
   await ctx.db.select({ id: oauthClients.clientId }).from(oauthClients).where(eq(oauthClients.clientId, appId)).for("update");
   await assertRoomFor(ctx.db, appId);
@@ -45,4 +45,28 @@ export async function createSubscription({
     .values({ id: newSubscriptionId(), clientId: appId, url, events: input.events, secretSealed: seal(secret) })
     .returning();
   return { ...toSubscriptionWire(row!), secret };
+}
+
+export type VerifiedEndpoint = { url: string };
+
+/**
+ * Everything about a new subscription that needs no lock: the URL's rules, the app's room and
+ * the handshake. Routes run it before opening the write's transaction, so a slow endpoint
+ * holds no connection or lock while it answers.
+ */
+export async function verifyNewSubscription({
+  ctx,
+  clientId,
+  input,
+}: {
+  ctx: Ctx;
+  clientId?: string;
+  input: CreateSubscriptionInput;
+}): Promise<VerifiedEndpoint> {
+  const appId = await appIdOf(ctx, clientId);
+  const allowPrivate = allowPrivateNetworks();
+  const url = await checkWebhookUrl(input.url, allowPrivate);
+  await assertRoomFor(ctx.db, appId);
+  await verifyEndpoint(url, { verifyToken: input.verify_token, allowPrivate });
+  return { url };
 }

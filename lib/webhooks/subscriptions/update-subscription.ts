@@ -38,24 +38,27 @@ export async function updateSubscription({
   id,
   input,
   nowMs = Date.now(),
+  verifiedUrl,
 }: {
   ctx: Ctx;
   clientId?: string;
   id: string;
   input: UpdateSubscriptionInput;
   nowMs?: number;
+  /** The URL `verifyUpdatedSubscription` already verified before the transaction, if any. */
+  verifiedUrl?: string;
 }): Promise<z.input<typeof UpdatedSubscription>> {
   const appId = await appIdOf(ctx, clientId);
   const before = await loadSubscription(ctx.db, appId, id);
   const allowPrivate = allowPrivateNetworks();
   const newUrl = input.url !== undefined && input.url !== before.url ? await checkWebhookUrl(input.url, allowPrivate) : undefined;
-  let verified = false;
+  let verified = verifiedUrl !== undefined && verifiedUrl === (newUrl ?? before.url);
   const verify = async () => {
     await verifyEndpoint(newUrl ?? before.url, { verifyToken: input.verify_token, allowPrivate });
     verified = true;
   };
   // The handshake runs before the row is locked, so deliveries are not held up while it waits.
-  if (newUrl || (input.status === "active" && before.status === "disabled")) await verify();
+  if (!verified && (newUrl || (input.status === "active" && before.status === "disabled"))) await verify();
 
   const current: SubscriptionRow = await loadSubscription(ctx.db, appId, id, { forUpdate: true });
   const reenable = input.status === "active" && current.status === "disabled";
@@ -82,4 +85,28 @@ export async function updateSubscription({
     redelivered = since ? (await requeueDeliveries(ctx.db, failedSince(id, since))).length : 0;
   }
   return { ...toSubscriptionWire(row!, nowMs), ...(redelivered !== undefined ? { redelivered } : {}) };
+}
+
+/**
+ * The handshake an update needs (a new URL, or re-enabling), run before the write's
+ * transaction; returns the URL it verified. `updateSubscription` checks again under its lock.
+ */
+export async function verifyUpdatedSubscription({
+  ctx,
+  clientId,
+  id,
+  input,
+}: {
+  ctx: Ctx;
+  clientId?: string;
+  id: string;
+  input: UpdateSubscriptionInput;
+}): Promise<string | undefined> {
+  const appId = await appIdOf(ctx, clientId);
+  const current = await loadSubscription(ctx.db, appId, id);
+  const allowPrivate = allowPrivateNetworks();
+  const url = input.url !== undefined && input.url !== current.url ? await checkWebhookUrl(input.url, allowPrivate) : current.url;
+  if (url === current.url && !(input.status === "active" && current.status === "disabled")) return undefined;
+  await verifyEndpoint(url, { verifyToken: input.verify_token, allowPrivate });
+  return url;
 }

@@ -1,10 +1,15 @@
 // GET /v1/app/webhooks: the app's subscriptions; POST: subscribe, after the handshake completes.
 import { handle, route } from "@/lib/http/api-route";
-import { createSubscription } from "@/lib/webhooks/subscriptions/create-subscription";
+import { createSubscription, verifyNewSubscription, type VerifiedEndpoint } from "@/lib/webhooks/subscriptions/create-subscription";
 import { listSubscriptions } from "@/lib/webhooks/subscriptions/list-subscriptions";
 import { createSubscriptionOp, listSubscriptionsOp } from "@/lib/webhooks/subscriptions/operations";
 
 export const { GET, POST, PUT, PATCH, DELETE } = route({
   GET: handle(listSubscriptionsOp, ({ ctx, query }) => listSubscriptions({ ctx, query })),
-  POST: handle(createSubscriptionOp, ({ ctx, body }) => createSubscription({ ctx, input: body })),
+  POST: handle(
+    createSubscriptionOp,
+    ({ ctx, body, prepared }) => createSubscription({ ctx, input: body, verified: prepared as VerifiedEndpoint }),
+    // The handshake runs before the transaction opens: a slow endpoint holds no connection.
+    { before: ({ ctx, body }) => verifyNewSubscription({ ctx, input: body }) },
+  ),
 });

@@ -3,12 +3,18 @@ import { handle, route } from "@/lib/http/api-route";
 import { deleteSubscription } from "@/lib/webhooks/subscriptions/delete-subscription";
 import { getSubscription } from "@/lib/webhooks/subscriptions/get-subscription";
 import { deleteSubscriptionOp, getSubscriptionOp, updateSubscriptionOp } from "@/lib/webhooks/subscriptions/operations";
-import { updateSubscription } from "@/lib/webhooks/subscriptions/update-subscription";
+import { updateSubscription, verifyUpdatedSubscription } from "@/lib/webhooks/subscriptions/update-subscription";
 import { wakingRunner } from "@/lib/webhooks/subscriptions/wake-after-commit";
 
 export const { GET, POST, PUT, PATCH, DELETE } = route({
   GET: handle(getSubscriptionOp, ({ ctx, params }) => getSubscription({ ctx, id: params.id })),
-  PATCH: wakingRunner(handle(updateSubscriptionOp, ({ ctx, params, body }) => updateSubscription({ ctx, id: params.id, input: body }))),
+  PATCH: wakingRunner(
+    handle(
+      updateSubscriptionOp,
+      ({ ctx, params, body, prepared }) => updateSubscription({ ctx, id: params.id, input: body, verifiedUrl: prepared as string | undefined }),
+      { before: ({ ctx, params, body }) => verifyUpdatedSubscription({ ctx, id: params.id, input: body }) },
+    ),
+  ),
   // A 204 has no body: the operation declares no response schema, so its handler's type is `never`.
   DELETE: handle(deleteSubscriptionOp, ({ ctx, params }) => deleteSubscription({ ctx, id: params.id }) as Promise<never>),
 });

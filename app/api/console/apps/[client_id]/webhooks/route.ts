@@ -2,7 +2,7 @@
 import { route } from "@/lib/http/api-route";
 import { consoleHandler } from "@/lib/http/console-route";
 import { parseWith } from "@/lib/http/validation";
-import { createSubscription } from "@/lib/webhooks/subscriptions/create-subscription";
+import { createSubscription, verifyNewSubscription, type VerifiedEndpoint } from "@/lib/webhooks/subscriptions/create-subscription";
 import { listSubscriptions } from "@/lib/webhooks/subscriptions/list-subscriptions";
 import { CreateSubscriptionInput, ListSubscriptionsQuery } from "@/lib/webhooks/subscriptions/schemas";
 
@@ -10,7 +10,13 @@ export const { GET, POST, PUT, PATCH, DELETE } = route({
   GET: consoleHandler({}, ({ ctx, params, url }) =>
     listSubscriptions({ ctx, clientId: params.client_id!, query: parseWith(ListSubscriptionsQuery, Object.fromEntries(url.searchParams), "query") }),
   ),
-  POST: consoleHandler({ body: CreateSubscriptionInput, status: 201 }, ({ ctx, params, body }) =>
-    createSubscription({ ctx, clientId: params.client_id!, input: body }),
+  POST: consoleHandler(
+    {
+      body: CreateSubscriptionInput,
+      status: 201,
+      before: ({ ctx, params, body }) => verifyNewSubscription({ ctx, clientId: params.client_id!, input: body }),
+    },
+    ({ ctx, params, body, prepared }) =>
+      createSubscription({ ctx, clientId: params.client_id!, input: body, verified: prepared as VerifiedEndpoint }),
   ),
 });
