@@ -66,7 +66,7 @@ export async function claimDueDeliveries(db: Db, opts: { limit: number; lockS?: 
         cross join lateral (
           select d.id, d.next_attempt_at from webhook_deliveries d
           where d.subscription_id = s.id and d.status = 'pending'
-          order by d.event_seq, d.id limit 1) h
+          order by d.event_seq limit 1) h
         where s.status = 'active' and s.consecutive_failures > 0 and h.next_attempt_at <= now()
           and not exists (
             select 1 from webhook_deliveries x
@@ -132,7 +132,7 @@ export async function claimDelivery(db: Db, deliveryId: string, opts: { lockS?: 
       const [head] = rowsOf<{ id: string }>(
         await tx.execute(sql`
           select id from webhook_deliveries where subscription_id = ${row.subscription_id} and status = 'pending'
-          order by event_seq, id limit 1`),
+          order by event_seq limit 1`),
       );
       if (head?.id !== deliveryId) return { state: "wait", until: null };
     }
@@ -174,7 +174,7 @@ export async function listDueDeliveries(
         cross join lateral (
           select d.id, d.next_attempt_at, d.locked_until from webhook_deliveries d
           where d.subscription_id = s.id and d.status = 'pending'
-          order by d.event_seq, d.id limit 1) h
+          order by d.event_seq limit 1) h
         where s.status = 'active' and s.consecutive_failures > 0 ${onlySub}
           and h.next_attempt_at <= now() - make_interval(secs => ${overdue})
           and not exists (

@@ -1,0 +1,2 @@
+CREATE INDEX "webhook_deliveries_pending_sub_seq_idx" ON "webhook_deliveries" USING btree ("subscription_id","event_seq") WHERE "webhook_deliveries"."status" = 'pending';--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_pending_sub_lock_idx" ON "webhook_deliveries" USING btree ("subscription_id","locked_until") WHERE "webhook_deliveries"."status" = 'pending';
