@@ -9,3 +9,12 @@ export const OUTBOX_APPENDED = "aas/outbox.appended";
 export const DELIVERY_DUE = "aas/delivery.due";
 
 export type DeliveryDueData = { delivery_id: string; subscription_id: string };
+
+/**
+ * The event that hands one delivery to `deliver-webhook`. Its id names the delivery's version
+ * (the row's updated_at), so Inngest drops a second hand-out of an unchanged delivery (fan-out
+ * and a sweep that both saw it) while a redelivery or a recovery hands it out again.
+ */
+export function deliveryDue(d: { id: string; subscriptionId: string; version: string }) {
+  return { id: `deliver-${d.id}-${d.version}`, name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: d.subscriptionId } satisfies DeliveryDueData };
+}

@@ -21,9 +21,12 @@ const api = useApi();
 const rows = webhookRows(api.db);
 beforeAll(() => resetEnvForTests());
 
-/** Every sleep the function may take, answered at once (an unmocked sleep never resolves). */
+/**
+ * Every sleep the function may take, answered at once (an unmocked sleep never resolves), and
+ * every event it may send. Pass copies: the engine records step results into the array given.
+ */
 const sleeps = Array.from({ length: 40 }, (_, i) => ({ id: `wait-${i}`, handler: () => undefined }));
-const sends = ["dispatch-waiting", "dispatch-next-probe", "redispatch-overdue", ...Array.from({ length: 20 }, (_, i) => `dispatch-${i}`)].map((id) => ({
+const sends = ["dispatch-waiting", "dispatch-next-probe", "dispatch-due", ...Array.from({ length: 20 }, (_, i) => `dispatch-${i}`)].map((id) => ({
   id,
   handler: () => ({ ids: [] }),
 }));
@@ -50,15 +53,33 @@ describe("fan-out-events (Inngest)", () => {
     const { sub, record, rx } = await setup(() => 200);
     await record();
     await record();
-    const t = new InngestTestEngine({ function: fanOutEventsFn, events: [{ name: "aas/outbox.appended", data: {} }], steps: sends });
+    const t = new InngestTestEngine({ function: fanOutEventsFn, events: [{ name: "aas/outbox.appended", data: {} }], steps: [...sends] });
     const { result, ctx } = await t.execute();
     const ds = await deliveries(sub.id);
     expect(ds).toHaveLength(2);
     expect(result).toMatchObject({ deliveries: 2, swept: 0 });
     expect(ctx.step.sendEvent).toHaveBeenCalledWith(
       "dispatch-0",
-      ds.map((d) => ({ name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: sub.id } })),
+      ds.map((d) => ({ id: `deliver-${d.id}-${d.updatedAt.getTime()}`, name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: sub.id } })),
     );
+    await rx.close();
+  });
+
+  it("hands out again a delivery put back in the queue, under a new event id", async () => {
+    const { sub, record, rx } = await setup(() => 200);
+    await record();
+    await fanOutEvents(await api.db());
+    const [d] = await deliveries(sub.id);
+    const db = await api.db();
+    // As a redelivery leaves it: failed before, pending again and due now.
+    await db.update(webhookDeliveries).set({ status: "pending", attemptCount: 1, updatedAt: new Date(Date.now() + 5) }).where(eq(webhookDeliveries.id, d!.id));
+    const [again] = await deliveries(sub.id);
+    const t = new InngestTestEngine({ function: fanOutEventsFn, events: [{ name: "aas/outbox.appended", data: {} }], steps: [...sends] });
+    const { result, ctx } = await t.execute();
+    expect(result).toMatchObject({ deliveries: 0, swept: 1 });
+    expect(ctx.step.sendEvent).toHaveBeenCalledWith("dispatch-due", [
+      { id: `deliver-${d!.id}-${again!.updatedAt.getTime()}`, name: DELIVERY_DUE, data: { delivery_id: d!.id, subscription_id: sub.id } },
+    ]);
     await rx.close();
   });
 });
@@ -140,7 +161,7 @@ describe("deliver-webhook (Inngest)", () => {
     const { result, ctx } = await probe.execute();
     expect(result).toMatchObject({ state: "succeeded", subscriptionRecovered: true });
     expect(ctx.step.sendEvent).toHaveBeenCalledWith("dispatch-waiting", [
-      { name: DELIVERY_DUE, data: { delivery_id: second!.id, subscription_id: sub.id } },
+      { id: expect.stringMatching(`^deliver-${second!.id}-\\d+$`), name: DELIVERY_DUE, data: { delivery_id: second!.id, subscription_id: sub.id } },
     ]);
     await rx.close();
   });

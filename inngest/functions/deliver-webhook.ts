@@ -2,7 +2,7 @@ import { getDb } from "@/lib/db/client";
 import { getEnv } from "@/lib/env";
 import { listDueDeliveries } from "@/lib/webhooks/claim-deliveries";
 import { deliverOnce } from "@/lib/webhooks/deliver-once";
-import { DELIVERY_DUE, inngest, type DeliveryDueData } from "../client";
+import { DELIVERY_DUE, deliveryDue, inngest, type DeliveryDueData } from "../client";
 
 /** Steps one run may take: 20 attempts and the waits between them, with room for held claims. */
 const MAX_ROUNDS = 40;
@@ -39,7 +39,7 @@ export const deliverWebhookFn = inngest.createFunction(
         if (waiting.length) {
           await step.sendEvent(
             "dispatch-waiting",
-            waiting.map((d) => ({ name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: d.subscriptionId } })),
+            waiting.map(deliveryDue),
           );
         }
       }
@@ -49,7 +49,7 @@ export const deliverWebhookFn = inngest.createFunction(
         if (next.length) {
           await step.sendEvent(
             "dispatch-next-probe",
-            next.map((d) => ({ name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: d.subscriptionId } })),
+            next.map(deliveryDue),
           );
         }
       }

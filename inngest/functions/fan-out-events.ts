@@ -1,14 +1,13 @@
 import { getDb } from "@/lib/db/client";
 import { fanOutEvents } from "@/lib/webhooks/fan-out";
 import { listDueDeliveries } from "@/lib/webhooks/claim-deliveries";
-import { DELIVERY_DUE, inngest, OUTBOX_APPENDED } from "../client";
+import { deliveryDue, inngest, OUTBOX_APPENDED } from "../client";
 
 const BATCHES_PER_RUN = 20;
 
 /**
  * Turns outbox events into deliveries (lib/webhooks/fan-out.ts) and hands each to
- * `deliver-webhook`. Runs when a write commits and every minute as a safety net; the
- * minute's run also hands out again deliveries left overdue by a crash or an outage.
+ * `deliver-webhook`. Runs when a write commits and every minute as a safety net.
  */
 export const fanOutEventsFn = inngest.createFunction(
   {
@@ -27,22 +26,21 @@ export const fanOutEventsFn = inngest.createFunction(
       if (batch.deliveries.length) {
         await step.sendEvent(
           `dispatch-${i}`,
-          batch.deliveries.map((d) => ({ name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: d.subscriptionId } })),
+          batch.deliveries.map(deliveryDue),
         );
       }
       if (batch.events < 200) break;
     }
-    let swept = 0;
-    if (event.name !== OUTBOX_APPENDED) {
-      const overdue = await step.run("find-overdue", async () => listDueDeliveries(await getDb(), { limit: 500, overdueS: 120 }));
-      swept = overdue.length;
-      if (overdue.length) {
-        await step.sendEvent(
-          "redispatch-overdue",
-          overdue.map((d) => ({ name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: d.subscriptionId } })),
-        );
-      }
-    }
+    // A commit may also have put deliveries back in the queue (a redelivery, a re-enable): hand
+    // out those changed since fan-out. The minute's run also hands out any left overdue by a
+    // crash or an outage; deliveries already handed out in their current version are dropped
+    // by Inngest (the event id), and a claim keeps any duplicate from sending twice at once.
+    const cron = event.name !== OUTBOX_APPENDED;
+    const due = await step.run("find-due", async () =>
+      listDueDeliveries(await getDb(), cron ? { limit: 500, overdueS: 120 } : { limit: 500, changedOnly: true }),
+    );
+    if (due.length) await step.sendEvent("dispatch-due", due.map(deliveryDue));
+    const swept = due.length;
     return { events, deliveries, swept };
   },
 );

@@ -4,7 +4,7 @@ import { webhookDeliveries } from "../db/schema";
 import { newId } from "../ids";
 import { EVENT_SCOPES } from "./event-scope";
 
-export type FannedOutDelivery = { id: string; subscriptionId: string };
+export type FannedOutDelivery = { id: string; subscriptionId: string; version: string };
 
 const requiredScope = sql.join(
   [sql`case e.type`, ...Object.entries(EVENT_SCOPES).map(([type, scope]) => sql`when ${type} then ${scope}`), sql`end`],
@@ -50,11 +50,12 @@ export async function fanOutEvents(db: Db, opts: { batch?: number } = {}): Promi
 
     let deliveries: FannedOutDelivery[] = [];
     if (pairs.length) {
-      deliveries = await tx
+      const made = await tx
         .insert(webhookDeliveries)
         .values(pairs.map((p) => ({ id: newId("whd"), subscriptionId: p.subscription_id, eventId: p.event_id, eventSeq: Number(p.event_seq) })))
         .onConflictDoNothing()
-        .returning({ id: webhookDeliveries.id, subscriptionId: webhookDeliveries.subscriptionId });
+        .returning({ id: webhookDeliveries.id, subscriptionId: webhookDeliveries.subscriptionId, updatedAt: webhookDeliveries.updatedAt });
+      deliveries = made.map((d) => ({ id: d.id, subscriptionId: d.subscriptionId, version: String(d.updatedAt.getTime()) }));
     }
     await tx.execute(sql`update events set fanned_out_at = now() where seq in ${taken}`);
     return { events: taken.length, deliveries };
