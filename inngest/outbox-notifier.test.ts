@@ -1,0 +1,33 @@
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { createActivity } from "@/lib/activities/create-activity";
+import { getDb } from "@/lib/db/client";
+import { useApi } from "@/lib/testing/fixtures";
+import { wakeWebhookRunner } from "@/lib/webhooks/wake";
+import { inngest, OUTBOX_APPENDED } from "./client";
+import { startOutboxNotifier } from "./outbox-notifier";
+
+const api = useApi();
+const send = vi.spyOn(inngest, "send").mockResolvedValue({ ids: [] } as never);
+afterAll(() => send.mockRestore());
+
+describe("outbox notifier (DELIVERY_RUNNER=inngest)", () => {
+  it("tells Inngest when a write commits, and when this process queues work", async () => {
+    const notifier = startOutboxNotifier(getDb);
+    try {
+      await new Promise((r) => setTimeout(r, 100)); // LISTEN is in place
+      const athlete = await api.person();
+      send.mockClear();
+      await createActivity({
+        ctx: { db: await api.db(), actor: { kind: "session", userId: athlete.id } },
+        athleteId: athlete.id,
+        input: { name: "Run", sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 },
+      });
+      await vi.waitFor(() => expect(send).toHaveBeenCalledWith({ name: OUTBOX_APPENDED, data: {} }), { timeout: 2000 });
+      send.mockClear();
+      wakeWebhookRunner();
+      await vi.waitFor(() => expect(send).toHaveBeenCalledTimes(1), { timeout: 2000 });
+    } finally {
+      await notifier.stop();
+    }
+  });
+});
