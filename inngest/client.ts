@@ -3,8 +3,13 @@ import { Inngest } from "inngest";
 /** DELIVERY_RUNNER=inngest: Inngest Cloud or a self-hosted Inngest server calls /api/inngest. */
 export const inngest = new Inngest({ id: "athlete-activity-service" });
 
-/** Sent after a write commits (see inngest/outbox-notifier.ts): there are events to fan out. */
+/**
+ * Sent after a write commits (see inngest/outbox-notifier.ts): there are events to fan out,
+ * or, with `data.queue`, deliveries were queued or put back outside fan-out (a redelivery,
+ * a re-enable, a test event) and are to be handed out.
+ */
 export const OUTBOX_APPENDED = "aas/outbox.appended";
+export type OutboxAppendedData = { queue?: boolean };
 /** One delivery to attempt; `subscription_id` keys the per-subscription concurrency. */
 export const DELIVERY_DUE = "aas/delivery.due";
 

@@ -1,9 +1,9 @@
 import "server-only";
 import type { Db } from "@/lib/db/client";
 import { log } from "@/lib/log";
-import { listenForWebhookWork } from "@/lib/webhooks/listen";
+import { listenForWebhookWork, type WebhookWork } from "@/lib/webhooks/listen";
 import { onWebhookWake } from "@/lib/webhooks/wake";
-import { inngest, OUTBOX_APPENDED } from "./client";
+import { inngest, OUTBOX_APPENDED, type OutboxAppendedData } from "./client";
 
 /**
  * DELIVERY_RUNNER=inngest: tells Inngest when writes commit (LISTEN, the same NOTIFY the
@@ -12,32 +12,34 @@ import { inngest, OUTBOX_APPENDED } from "./client";
  */
 export function startOutboxNotifier(getDb: () => Promise<Db>): { stop: () => Promise<void> } {
   let sending = false;
-  let queued = false;
+  let queued: OutboxAppendedData | undefined;
   let stopped = false;
   let unlisten: (() => Promise<void>) | undefined;
-  const send = () => {
+  const send = (data: OutboxAppendedData) => {
     if (stopped) return;
     if (sending) {
-      queued = true;
+      queued = { ...queued, ...data };
       return;
     }
     sending = true;
     inngest
-      .send({ name: OUTBOX_APPENDED, data: {} })
-      .catch((err: unknown) => log.warn("could not tell Inngest about new events; its cron will fan them out", { error: String(err) }))
+      .send({ name: OUTBOX_APPENDED, data })
+      .catch((err: unknown) => log.warn("could not tell Inngest about new webhook work; its cron will find it", { error: String(err) }))
       .finally(() => {
         sending = false;
         if (queued) {
-          queued = false;
-          send();
+          const next = queued;
+          queued = undefined;
+          send(next);
         }
       });
   };
-  const offWake = onWebhookWake(send);
+  const onWork = (work: WebhookWork) => send(work === "queue" ? { queue: true } : {});
+  const offWake = onWebhookWake(() => onWork("queue"));
   let attempt: NodeJS.Timeout | undefined;
   const listen = () => {
     getDb()
-      .then((db) => listenForWebhookWork(db, send))
+      .then((db) => listenForWebhookWork(db, onWork))
       .then((u) => {
         unlisten = u;
         if (stopped) void u();

@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { fanOutEvents } from "@/lib/webhooks/fan-out";
 import { listDueDeliveries } from "@/lib/webhooks/claim-deliveries";
-import { deliveryDue, inngest, OUTBOX_APPENDED } from "../client";
+import { deliveryDue, inngest, OUTBOX_APPENDED, type OutboxAppendedData } from "../client";
 
 const BATCHES_PER_RUN = 20;
 
@@ -31,16 +31,17 @@ export const fanOutEventsFn = inngest.createFunction(
       }
       if (batch.events < 200) break;
     }
-    // A commit may also have put deliveries back in the queue (a redelivery, a re-enable): hand
-    // out those changed since fan-out. The minute's run also hands out any left overdue by a
-    // crash or an outage; deliveries already handed out in their current version are dropped
-    // by Inngest (the event id), and a claim keeps any duplicate from sending twice at once.
-    const cron = event.name !== OUTBOX_APPENDED;
-    const due = await step.run("find-due", async () =>
-      listDueDeliveries(await getDb(), cron ? { limit: 500, overdueS: 120 } : { limit: 500, changedOnly: true }),
-    );
-    if (due.length) await step.sendEvent("dispatch-due", due.map(deliveryDue));
-    const swept = due.length;
+    // Deliveries queued or put back outside fan-out (a redelivery, a re-enable, a test event)
+    // are handed out when their commit is announced; the minute's run hands out any left
+    // overdue by a crash or an outage. A delivery already handed out in its current version is
+    // dropped by Inngest (the event id), and a claim keeps a duplicate from sending twice.
+    let swept = 0;
+    const queue = (event.data as OutboxAppendedData | undefined)?.queue === true;
+    if (queue || event.name !== OUTBOX_APPENDED) {
+      const due = await step.run("find-due", async () => listDueDeliveries(await getDb(), { limit: 500, overdueS: queue ? 0 : 120 }));
+      if (due.length) await step.sendEvent("dispatch-due", due.map(deliveryDue));
+      swept = due.length;
+    }
     return { events, deliveries, swept };
   },
 );

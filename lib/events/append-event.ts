@@ -16,6 +16,6 @@ export async function appendEvent(
 ): Promise<string> {
   const id = newId("evt");
   await tx.insert(events).values({ id, ...e, clientId: e.clientId ?? null });
-  await notifyWebhookWork(tx);
+  await notifyWebhookWork(tx, "outbox");
   return id;
 }

@@ -156,33 +156,31 @@ export type DueDelivery = { id: string; subscriptionId: string; version: string 
 /**
  * Deliveries due for an attempt that no worker holds, under the same one-probe rule for
  * failing subscriptions: what a sweeper hands out again after a crash, an outage or a
- * redelivery. `overdueS` leaves alone those a sleeping worker is about to take;
- * `changedOnly` skips deliveries untouched since fan-out (already handed out then).
+ * redelivery. `overdueS` leaves alone those a sleeping worker is about to take.
  */
 export async function listDueDeliveries(
   db: Db,
-  opts: { limit: number; overdueS?: number; subscriptionId?: string; changedOnly?: boolean },
+  opts: { limit: number; overdueS?: number; subscriptionId?: string },
 ): Promise<DueDelivery[]> {
   const overdue = opts.overdueS ?? 0;
   const onlySub = opts.subscriptionId ? sql`and s.id = ${opts.subscriptionId}` : sql``;
-  const changed = (d: string) => (opts.changedOnly ? sql.raw(`and ${d}.updated_at > ${d}.created_at`) : sql``);
   const rows = rowsOf<{ id: string; subscription_id: string; version: string | number }>(
     await db.execute(sql`
       (select d.id, d.subscription_id, floor(extract(epoch from d.updated_at) * 1000)::bigint as version
         from webhook_deliveries d
         join webhook_subscriptions s on s.id = d.subscription_id
         where d.status = 'pending' and d.next_attempt_at <= now() - make_interval(secs => ${overdue})
-          and (d.locked_until is null or d.locked_until <= now()) ${changed("d")}
+          and (d.locked_until is null or d.locked_until <= now())
           and s.status = 'active' and s.consecutive_failures = 0 ${onlySub}
         order by d.next_attempt_at limit ${opts.limit})
       union all
       (select h.id, s.id, floor(extract(epoch from h.updated_at) * 1000)::bigint from webhook_subscriptions s
         cross join lateral (
-          select d.id, d.next_attempt_at, d.updated_at, d.created_at from webhook_deliveries d
+          select d.id, d.next_attempt_at, d.updated_at from webhook_deliveries d
           where d.subscription_id = s.id and d.status = 'pending'
           order by d.event_seq limit 1) h
         where s.status = 'active' and s.consecutive_failures > 0 ${onlySub}
-          and h.next_attempt_at <= now() - make_interval(secs => ${overdue}) ${changed("h")}
+          and h.next_attempt_at <= now() - make_interval(secs => ${overdue})
           and not exists (
             select 1 from webhook_deliveries x
             where x.subscription_id = s.id and x.status = 'pending' and x.locked_until > now())

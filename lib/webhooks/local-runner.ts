@@ -119,7 +119,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       try {
         const db = await getDb();
         if (opts.listen !== false && !listening) {
-          listening = listenForWebhookWork(db, wake).then(
+          listening = listenForWebhookWork(db, () => wake()).then(
             (u) => {
               unlisten = u;
             },
