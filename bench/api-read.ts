@@ -1,0 +1,212 @@
+// api-read: the read path of /v1 against a bare Next.js route handler, over PostgreSQL with
+// 1,000,000 activities across 10,000 athletes.
+//
+// Targets (the issue): GET /v1/athletes/me with a PAT ≥ 50 % of the bare handler's req/s;
+// GET /v1/athletes/me/activities?limit=50 ≥ 30 %; p99 < 50 ms for both at half their max
+// load; page 1 and page 100 of a 10,000-activity athlete within 1.5× of each other.
+import os from "node:os";
+import { databaseUrl, BENCH_DB, connect } from "./lib/database";
+import { CpuMeter, cpuPerRequest, measured, type CpuUse } from "./lib/cpu";
+import { atRate, getJson, sequential, throughput, type Target, type ThroughputResult } from "./lib/load";
+import { check, type ScenarioReport } from "./lib/report";
+import type { Scenario } from "./lib/scenario";
+import { startBare, startService } from "./lib/servers";
+import { createBenchToken, prepareWorld, resetRateLimits } from "./lib/world";
+
+const WORLD = { athletes: 10_000, activitiesEach: 100, bigAthleteActivities: 10_000, version: 1 };
+const PAGE_SIZE = 50;
+const DEEP_PAGE = 100;
+
+type ActivityPage = { data: { id: string }[]; next_cursor: string | null };
+
+/** Other work above this (cores, averaged over a measurement) makes a figure suspect. */
+const INTERFERENCE_CORES = 0.2;
+const round1 = (n: number) => Math.round(n * 10) / 10;
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => void): Promise<ScenarioReport> {
+  const url = databaseUrl();
+  const world = await prepareWorld(url, BENCH_DB, WORLD, log);
+  log(`database ready in ${world.seedSeconds.toFixed(1)} s (${world.reused ? "reused" : "seeded"})`);
+  const typical = await createBenchToken(url, world.typicalAthleteId, ["athlete.read", "activities.read"]);
+  const big = await createBenchToken(url, world.bigAthleteId, ["activities.read"]);
+  await resetRateLimits(url);
+
+  const bare = await startBare({ log });
+  const service = await startService({ databaseUrl: url, rebuild: opts.rebuild, log, dir: opts.serviceDir });
+  log(`bare Next.js app on ${bare.server.url}, service on ${service.server.url} (${service.dir})`);
+  const meter = new CpuMeter(BENCH_DB);
+  meter.addGroup(bare.server.pid, "bare");
+  meter.addGroup(service.server.pid, "service");
+  const interference: { what: string; cpu?: CpuUse }[] = [];
+  const note = <T extends { cpu?: CpuUse }>(what: string, r: T): T => {
+    interference.push({ what, cpu: r.cpu });
+    return r;
+  };
+  try {
+    const auth = (t: { token: string }) => ({ Authorization: `Bearer ${t.token}` });
+    const targets = {
+      bare: { url: `${bare.server.url}/bare` },
+      me: { url: `${service.server.url}/v1/athletes/me`, headers: auth(typical) },
+      list: { url: `${service.server.url}/v1/athletes/me/activities?limit=${PAGE_SIZE}`, headers: auth(typical) },
+    } satisfies Record<string, Target>;
+
+    // Sanity: the service answers for the seeded athlete, with full pages.
+    const me = await getJson<{ id: string }>(targets.me);
+    if (me.id !== world.typicalAthleteId) throw new Error(`/v1/athletes/me answered for ${me.id}, not ${world.typicalAthleteId}`);
+    const firstPage = await getJson<ActivityPage>(targets.list);
+    if (firstPage.data.length !== PAGE_SIZE) throw new Error(`the activity list returned ${firstPage.data.length} items, not ${PAGE_SIZE}`);
+
+    // Next.js loads route modules lazily and V8 optimises hot code: warm both sides first.
+    log("warming up…");
+    for (const t of Object.values(targets)) await throughput(t, { connections: opts.connections, durationS: 3 });
+
+    // Max throughput, alternating sides so drift (thermal, other tenants) hits both alike.
+    type Measured<T> = T & { cpu?: CpuUse };
+    const rounds: Record<keyof typeof targets, Measured<ThroughputResult>[]> = { bare: [], me: [], list: [] };
+    for (let r = 1; r <= opts.rounds; r++) {
+      for (const key of Object.keys(targets) as (keyof typeof targets)[]) {
+        const result = note(
+          `${key} round ${r}`,
+          await measured(meter, log, () => throughput(targets[key], { connections: opts.connections, durationS: opts.durationS })),
+        );
+        rounds[key].push(result);
+        log(
+          `round ${r}/${opts.rounds} ${key.padEnd(4)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s` +
+            `  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms saturated; ${cpuText(result.cpu)})`,
+        );
+      }
+    }
+    const bestRound = (key: keyof typeof targets) => rounds[key].reduce((a, b) => (b.rps > a.rps ? b : a));
+    const bareRps = bestRound("bare").rps;
+    const meRps = bestRound("me").rps;
+    const listRps = bestRound("list").rps;
+    // CPU per request is far less sensitive than req/s to other work on the machine: a
+    // cross-check of the ratios when the machine was not quiet.
+    const cpuMs = (key: keyof typeof targets) => {
+      const r = bestRound(key);
+      const per = cpuPerRequest(r.cpu, r.requests, r.durationS);
+      const server = per ? (per[key === "bare" ? "bare" : "service"] ?? 0) + (key === "bare" ? 0 : (per.postgres ?? 0)) : NaN;
+      return { server: round2(server), detail: per ?? {} };
+    };
+    const cpu = { bare: cpuMs("bare"), me: cpuMs("me"), list: cpuMs("list") };
+
+    // Latency at half of each endpoint's own max, open loop.
+    const half = async (key: "me" | "list", rps: number) => {
+      const r = note(`${key} at half load`, await measured(meter, log, () => atRate(targets[key], { rps: Math.round(rps / 2), durationS: opts.durationS })));
+      log(`${key.padEnd(4)} at ${r.targetRps} req/s: p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms (${cpuText(r.cpu)})`);
+      return r;
+    };
+    const meHalf = await half("me", meRps);
+    const listHalf = await half("list", listRps);
+
+    // Deep pagination: walk to page 100 once, then time page 1 and page 100 alone.
+    const pageUrl = (cursor?: string) =>
+      `${service.server.url}/v1/athletes/me/activities?limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    let cursor: string | undefined;
+    for (let p = 1; p < DEEP_PAGE; p++) {
+      const page = await getJson<ActivityPage>({ url: pageUrl(cursor), headers: auth(big) });
+      if (!page.next_cursor) throw new Error(`the big athlete's list ended at page ${p}`);
+      cursor = page.next_cursor;
+    }
+    const page1: Target = { url: pageUrl(), headers: auth(big) };
+    const page100: Target = { url: pageUrl(cursor), headers: auth(big) };
+    const deep = await getJson<ActivityPage>(page100);
+    if (deep.data.length !== PAGE_SIZE) throw new Error(`page ${DEEP_PAGE} had ${deep.data.length} items`);
+    const pageRuns = { page1: [] as number[], page100: [] as number[] };
+    const pageDurationS = Math.max(2, Math.round(opts.durationS / 2));
+    for (let r = 0; r < 2; r++) {
+      for (const [key, target] of [["page1", page1], ["page100", page100]] as const) {
+        await throughput(target, { connections: 1, durationS: 1 }); // warm this exact query
+        const s = note(`${key} one at a time`, await measured(meter, log, () => sequential(target, { durationS: pageDurationS })));
+        pageRuns[key].push(s.latencyMs.p50);
+      }
+    }
+    const p1 = Math.min(...pageRuns.page1);
+    const p100 = Math.min(...pageRuns.page100);
+    log(`page 1 p50 ${p1} ms, page ${DEEP_PAGE} p50 ${p100} ms (one request at a time)`);
+
+    const plan = await explainDeepPage(url, world.bigAthleteId, cursor!);
+
+    const worst = interference.reduce((a, b) => ((b.cpu?.othersCores ?? 0) > (a.cpu?.othersCores ?? 0) ? b : a));
+    const warnings: string[] = [];
+    if (service.build.stale) {
+      warnings.push(`the service's build (${service.build.builtAt}) is older than its sources: rerun with --rebuild to measure the current code`);
+    }
+    if ((worst.cpu?.othersCores ?? 0) > INTERFERENCE_CORES) {
+      warnings.push(
+        `other processes used up to ${worst.cpu!.othersCores} of ${machineCores()} cores during a measurement (${worst.what}): ` +
+          `figures are understated; rerun on a quiet machine`,
+      );
+    }
+
+    const ratio = (n: number) => round2(n / bareRps);
+    const pageRatio = round2(Math.max(p1, p100) / Math.min(p1, p100));
+    return {
+      figures: [
+        { name: "bare Next.js handler", value: Math.round(bareRps), unit: "req/s" },
+        { name: "GET /v1/athletes/me", value: Math.round(meRps), unit: "req/s" },
+        { name: `GET /v1/athletes/me/activities?limit=${PAGE_SIZE}`, value: Math.round(listRps), unit: "req/s" },
+        { name: `  me at ${meHalf.targetRps} req/s: p50 / p99`, value: `${meHalf.latencyMs.p50} / ${meHalf.latencyMs.p99}`, unit: "ms" },
+        { name: `  list at ${listHalf.targetRps} req/s: p50 / p99`, value: `${listHalf.latencyMs.p50} / ${listHalf.latencyMs.p99}`, unit: "ms" },
+        { name: `page 1 / page ${DEEP_PAGE}, one at a time, p50`, value: `${p1} / ${p100}`, unit: "ms" },
+        {
+          name: "server CPU per request: bare / me / list",
+          value: `${cpu.bare.server} / ${cpu.me.server} / ${cpu.list.server} ms (service + PostgreSQL)`,
+        },
+        {
+          name: "  as a cost ratio, bare ÷ endpoint",
+          value: `me ${round2(cpu.bare.server / cpu.me.server)}×, list ${round2(cpu.bare.server / cpu.list.server)}×`,
+        },
+        { name: "load", value: `${opts.connections} connections × ${opts.durationS} s, best of ${opts.rounds} alternating rounds` },
+        { name: "other processes' CPU, worst measurement", value: worst.cpu ? `${worst.cpu.othersCores} cores (${worst.what})` : "unknown" },
+      ],
+      warnings,
+      checks: [
+        check("/athletes/me vs bare req/s", ratio(meRps), "≥", 0.5, "×"),
+        check(`/activities?limit=${PAGE_SIZE} vs bare req/s`, ratio(listRps), "≥", 0.3, "×"),
+        check("/athletes/me p99 at half load", meHalf.latencyMs.p99, "<", 50, "ms"),
+        check(`/activities?limit=${PAGE_SIZE} p99 at half load`, listHalf.latencyMs.p99, "<", 50, "ms"),
+        check(`page ${DEEP_PAGE} vs page 1 latency`, pageRatio, "≤", 1.5, "×"),
+      ],
+      details: {
+        world: { ...world.counts, reused: world.reused, seedSeconds: round1(world.seedSeconds) },
+        builds: { service: service.build, bare: bare.build },
+        throughput: rounds,
+        cpuMsPerRequest: cpu,
+        halfLoad: { me: meHalf, list: listHalf },
+        pages: { p50Ms: pageRuns, deepPagePlan: plan },
+        cpu: interference,
+      },
+    };
+  } finally {
+    await Promise.all([bare.server.stop(), service.server.stop()]);
+  }
+}
+
+const machineCores = () => os.availableParallelism();
+const cpuText = (c?: CpuUse) => (c ? `${c.oursCores} cores ours, ${c.othersCores} others` : "cpu n/a");
+
+/** The plan PostgreSQL picks for the deep page: an index range scan whatever the depth. */
+async function explainDeepPage(url: string, athleteId: string, cursor: string): Promise<string[]> {
+  const [start, lastId] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [string, string];
+  const sql = connect(url);
+  try {
+    const rows = await sql.unsafe(
+      `explain (analyze, buffers, costs off, timing off, summary off)
+       select * from activities
+       where athlete_id = $1 and (start_local, id) < ($2::timestamp, $3)
+       order by start_local desc, id desc limit ${PAGE_SIZE + 1}`,
+      [athleteId, start.replace("T", " "), lastId],
+    );
+    return rows.map((r) => String(r["QUERY PLAN"]));
+  } finally {
+    await sql.end();
+  }
+}
+
+export const apiRead: Scenario = {
+  name: "api-read",
+  summary: "GET /v1/athletes/me and /activities vs a bare Next.js handler; deep pagination",
+  run,
+};

@@ -1,0 +1,108 @@
+// Production Next.js servers for the benchmarks: build when needed, `next start` on a free port,
+// wait until they answer, stop them.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { NEXT_BIN } from "./paths";
+import { runVisible, startProcess } from "./processes";
+
+export type NextServer = {
+  label: string;
+  url: string;
+  pid: number;
+  stop: () => Promise<void>;
+};
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address === "string") throw new Error("could not find a free port");
+  return address.port;
+}
+
+function newestMtime(entry: string): number {
+  const st = statSync(entry);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const e of readdirSync(entry, { withFileTypes: true })) {
+    if (e.name === "node_modules" || e.name.startsWith(".")) continue;
+    newest = Math.max(newest, newestMtime(path.join(entry, e.name)));
+  }
+  return newest;
+}
+
+export type BuildState = { buildId: string; builtAt: string; stale: boolean; builtNow: boolean };
+
+/**
+ * Builds `projectDir` when it has no build, or when `rebuild` says so. `sources` (files or
+ * folders) newer than the build mark it stale; the caller decides what to do about that.
+ */
+export function ensureBuild(opts: {
+  label: string;
+  projectDir: string;
+  distDir: string;
+  sources: string[];
+  rebuild: boolean | "when-stale";
+  env: NodeJS.ProcessEnv;
+  log: (s: string) => void;
+}): BuildState {
+  const buildIdFile = path.join(opts.distDir, "BUILD_ID");
+  const isStale = () =>
+    existsSync(buildIdFile) &&
+    Math.max(...opts.sources.filter(existsSync).map(newestMtime)) > statSync(buildIdFile).mtimeMs;
+  const missing = !existsSync(buildIdFile);
+  const build = missing || opts.rebuild === true || (opts.rebuild === "when-stale" && isStale());
+  if (build) {
+    opts.log(`building ${opts.label} (${missing ? "no build yet" : "asked to rebuild"})…`);
+    runVisible(process.execPath, [NEXT_BIN, "build", opts.projectDir], { cwd: opts.projectDir, env: opts.env });
+  }
+  return {
+    buildId: readFileSync(buildIdFile, "utf8").trim(),
+    builtAt: statSync(buildIdFile).mtime.toISOString(),
+    stale: isStale(),
+    builtNow: build,
+  };
+}
+
+/**
+ * `next start` on a free port. Ready once `readyPath` answers with something other than a
+ * connection error or 503 (the service answers 503 until its database is open).
+ */
+export async function startNext(opts: {
+  label: string;
+  projectDir: string;
+  env: NodeJS.ProcessEnv;
+  readyPath: string;
+  timeoutMs?: number;
+}): Promise<NextServer> {
+  const port = await freePort();
+  const proc = startProcess(process.execPath, [NEXT_BIN, "start", opts.projectDir, "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: opts.projectDir,
+    env: { ...opts.env, PORT: String(port) },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  for (;;) {
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
+      throw new Error(`${opts.label} exited before it was ready:\n${proc.output()}`);
+    }
+    try {
+      const res = await fetch(url + opts.readyPath, { signal: AbortSignal.timeout(5_000) });
+      await res.arrayBuffer();
+      if (res.status !== 503) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await proc.stop();
+      throw new Error(`${opts.label} was not ready within ${(opts.timeoutMs ?? 60_000) / 1000} s:\n${proc.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { label: opts.label, url, pid: proc.child.pid!, stop: proc.stop };
+}
