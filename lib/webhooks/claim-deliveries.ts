@@ -224,8 +224,8 @@ function claimedRows(result: unknown): ClaimedDelivery[] {
     previousSecretSealed: r.previous_secret_sealed,
     previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,
     event:
-      r.event_id && r.type && r.athlete_id && r.object_id && r.object_type && r.occurred_at
-        ? { id: r.event_id, type: r.type, athleteId: r.athlete_id, objectId: r.object_id, objectType: r.object_type, occurredAt: new Date(r.occurred_at) }
-        : null,
+      r.event_id === null
+        ? null // its event row is gone: the attempt is recorded as not sent
+        : { id: r.event_id, type: r.type!, athleteId: r.athlete_id!, objectId: r.object_id!, objectType: r.object_type!, occurredAt: new Date(r.occurred_at!) },
   }));
 }
