@@ -119,6 +119,7 @@ export async function sendOutbound(opts: {
     });
     const chunks: Buffer[] = [];
     let size = 0;
+    let complete = false;
     try {
       for await (const chunk of res.body) {
         const b = chunk as Buffer;
@@ -126,8 +127,10 @@ export async function sendOutbound(opts: {
         size += b.length;
         if (size >= RESPONSE_EXCERPT_BYTES) break;
       }
+      complete = size < RESPONSE_EXCERPT_BYTES;
     } finally {
-      res.body.destroy();
+      // Only a body cut short is destroyed: one read to its end leaves the connection reusable.
+      if (!complete) res.body.destroy();
     }
     const bodyExcerpt = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8");
     return { outcome: "response", status: res.statusCode, bodyExcerpt, durationMs: done() };
