@@ -19,7 +19,7 @@ const { values, positionals } = parseArgs({
   options: {
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "32" },
-    rounds: { type: "string", default: "2" },
+    rounds: { type: "string", default: "3" },
     rebuild: { type: "boolean", default: false },
     "service-dir": { type: "string" },
     help: { type: "boolean", short: "h", default: false },
@@ -31,7 +31,7 @@ if (values.help) {
     `npm run bench [-- <scenario>…] [--duration S] [--connections N] [--rounds N] [--rebuild] [--service-dir DIR]\n\n` +
       `  --duration S      seconds per measurement (10)\n` +
       `  --connections N   connections of the throughput runs (32)\n` +
-      `  --rounds N        alternating throughput rounds; the best of each side counts (2)\n` +
+      `  --rounds N        alternating throughput rounds; the best of each side counts (3)\n` +
       `  --rebuild         rebuild the service's production build first\n` +
       `  --service-dir DIR measure another checkout's build (a candidate change), same database\n\nScenarios:\n` +
       SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join("\n"),
