@@ -13,7 +13,8 @@ function invalidClient(description: string): OAuthError {
   return new OAuthError("invalid_client", description, 401, { "WWW-Authenticate": `Basic realm="${getEnv().baseUrl}", charset="UTF-8"` });
 }
 
-function decodeBasic(header: string): { id: string; secret: string } | null {
+/** HTTP Basic credentials, each part form-urlencoded before encoding (RFC 6749 §2.3.1). */
+export function decodeBasic(header: string): { id: string; secret: string } | null {
   const m = /^Basic +([A-Za-z0-9+/=]+)\s*$/i.exec(header);
   if (!m) return null;
   const decoded = Buffer.from(m[1]!, "base64").toString("utf8");

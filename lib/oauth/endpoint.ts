@@ -6,6 +6,7 @@ import { isDatabaseUnavailable } from "../http/db-errors";
 import { consumeFixedWindows } from "../http/rate-limit";
 import { clientAddress } from "../http/client-address";
 import { OAuthError, oauthErrorResponse } from "./errors";
+import { decodeBasic } from "./client-auth";
 
 const MAX_FORM_BYTES = 64 * 1024;
 export const TOKEN_ENDPOINT_LIMIT_PER_MINUTE = 600;
@@ -21,14 +22,14 @@ async function readForm(req: Request): Promise<URLSearchParams> {
   return new URLSearchParams(text);
 }
 
-/** The claimed client id, before authentication: the key of the per-client limit. */
+/**
+ * The claimed client id, before authentication: the key of the per-client limit. Decoded as
+ * authentication decodes it, so spelling one id differently cannot open a second window.
+ */
 function claimedClientId(req: Request, form: URLSearchParams): string {
-  const basic = /^Basic +([A-Za-z0-9+/=]+)/i.exec(req.headers.get("authorization") ?? "");
-  if (basic) {
-    const decoded = Buffer.from(basic[1]!, "base64").toString("utf8");
-    return decoded.slice(0, Math.max(0, decoded.indexOf(":"))).slice(0, 100);
-  }
-  return (form.get("client_id") ?? "").slice(0, 100);
+  const authorization = req.headers.get("authorization");
+  const id = authorization ? (decodeBasic(authorization)?.id ?? "") : (form.get("client_id") ?? "");
+  return id.slice(0, 100);
 }
 
 /**

@@ -826,6 +826,10 @@ describe("abuse", () => {
     const retryAfter = Number(res.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
+    // The same client spelled differently in HTTP Basic (RFC 6749 §2.3.1 form-encodes it) is the same window.
+    const respelled = Buffer.from(`${app.client_id.replaceAll("-", "%2D")}:x`).toString("base64");
+    const again = await post("/oauth/token", { grant_type: "password" }, { "x-forwarded-for": "198.51.100.253", authorization: `Basic ${respelled}` });
+    await expectOAuthError(again, 429, "slow_down");
     // Other clients are not held up by it.
     expect((await post("/oauth/token", { grant_type: "password", client_id: "demo-mobile" }, { "x-forwarded-for": "198.51.100.252" })).status).toBe(400);
   });
