@@ -4,7 +4,7 @@ import { sha256Hex } from "../crypto/random";
 import { oauthClients, oauthCodes, oauthGrants, oauthRefreshTokens, oauthTokenFamilies, rateLimitCounters } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { consumeRateLimit } from "../http/rate-limit";
-import { useApi } from "../testing/fixtures";
+import { refusal, useApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { isWellFormedToken } from "../tokens/format";
 import { newClientId, slugify } from "./client-id";
@@ -18,19 +18,6 @@ import { RegisterAppInput, UpdateAppInput } from "./schemas";
 import { updateApp } from "./update-app";
 
 const api = useApi();
-
-async function as(userId: string) {
-  return { ctx: { db: await api.db(), actor: { kind: "session" as const, userId } } };
-}
-
-async function refusal(p: Promise<unknown>): Promise<ApiError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
-}
 
 async function storedHash(clientId: string): Promise<string | null> {
   const db = await api.db();
@@ -148,7 +135,7 @@ describe("client ids", () => {
 describe("registerApp", () => {
   it("gives a confidential app a client secret, shown once and stored only as its SHA-256", async () => {
     const dev = await api.person();
-    const { app, client_secret } = await registerApp({ ...(await as(dev.id)), input: confidential() });
+    const { app, client_secret } = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
     expect(app).toMatchObject({
       name: "Training Log",
       kind: "confidential",
@@ -163,8 +150,8 @@ describe("registerApp", () => {
     expect(await storedHash(app.client_id)).toBe(sha256Hex(client_secret!));
 
     // Nothing that reads the app afterwards carries the secret or its hash.
-    const listed = JSON.stringify(await listMyApps(await as(dev.id)));
-    const got = JSON.stringify(await getMyApp({ ...(await as(dev.id)), clientId: app.client_id }));
+    const listed = JSON.stringify(await listMyApps(await api.as(dev.id)));
+    const got = JSON.stringify(await getMyApp({ ...(await api.as(dev.id)), clientId: app.client_id }));
     for (const text of [listed, got]) {
       expect(text).not.toContain(client_secret);
       expect(text).not.toContain(sha256Hex(client_secret!));
@@ -175,7 +162,7 @@ describe("registerApp", () => {
   it("gives a public app no secret; a native app may use a private-use scheme", async () => {
     const dev = await api.person();
     const { app, client_secret } = await registerApp({
-      ...(await as(dev.id)),
+      ...(await api.as(dev.id)),
       input: RegisterAppInput.parse({
         name: "Pocket Coach",
         kind: "public",
@@ -193,7 +180,7 @@ describe("registerApp", () => {
     const dev = await api.person();
     const before = await countRows(oauthClients);
     const err = await refusal(
-      registerApp({ ...(await as(dev.id)), input: confidential({ redirect_uris: ["com.example.app:/cb"] }) }),
+      registerApp({ ...(await api.as(dev.id)), input: confidential({ redirect_uris: ["com.example.app:/cb"] }) }),
     );
     expect(err.code).toBe("invalid_request");
     expect(err.errors).toEqual([expect.objectContaining({ field: "redirect_uris.0" })]);
@@ -202,8 +189,8 @@ describe("registerApp", () => {
 
   it("gives two apps of the same name different client ids", async () => {
     const dev = await api.person();
-    const a = await registerApp({ ...(await as(dev.id)), input: confidential() });
-    const b = await registerApp({ ...(await as(dev.id)), input: confidential() });
+    const a = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
+    const b = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
     expect(a.app.client_id).not.toBe(b.app.client_id);
     expect(a.client_secret).not.toBe(b.client_secret);
   });
@@ -213,12 +200,12 @@ describe("only the owner", () => {
   it("lists, reads, changes, rotates or deletes an app; anyone else gets not_found", async () => {
     const dev = await api.person();
     const other = await api.person();
-    const { app } = await registerApp({ ...(await as(dev.id)), input: confidential() });
-    expect((await listMyApps(await as(dev.id))).map((a) => a.client_id)).toContain(app.client_id);
-    expect(await listMyApps(await as(other.id))).toEqual([]);
+    const { app } = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
+    expect((await listMyApps(await api.as(dev.id))).map((a) => a.client_id)).toContain(app.client_id);
+    expect(await listMyApps(await api.as(other.id))).toEqual([]);
 
     const clientId = app.client_id;
-    const ctx = await as(other.id);
+    const ctx = await api.as(other.id);
     for (const attempt of [
       () => getMyApp({ ...ctx, clientId }),
       () => updateApp({ ...ctx, clientId, input: { name: "Mine now" } }),
@@ -228,10 +215,10 @@ describe("only the owner", () => {
       expect((await refusal(attempt())).code).toBe("not_found");
     }
     // An unknown id reads the same as someone else's.
-    expect((await refusal(getMyApp({ ...(await as(dev.id)), clientId: "no-such-app" }))).message).toBe(
+    expect((await refusal(getMyApp({ ...(await api.as(dev.id)), clientId: "no-such-app" }))).message).toBe(
       "You have no app with client_id no-such-app.",
     );
-    expect(await getMyApp({ ...(await as(dev.id)), clientId })).toMatchObject({ name: "Training Log" });
+    expect(await getMyApp({ ...(await api.as(dev.id)), clientId })).toMatchObject({ name: "Training Log" });
   });
 
   it("refuses a client-credentials actor", async () => {
@@ -244,9 +231,9 @@ describe("only the owner", () => {
 describe("updateApp", () => {
   it("changes the members sent, checks redirect URIs against the app's kind and keeps the client id", async () => {
     const dev = await api.person();
-    const { app } = await registerApp({ ...(await as(dev.id)), input: confidential({ logo_url: "https://example.com/l.png" }) });
+    const { app } = await registerApp({ ...(await api.as(dev.id)), input: confidential({ logo_url: "https://example.com/l.png" }) });
     const updated = await updateApp({
-      ...(await as(dev.id)),
+      ...(await api.as(dev.id)),
       clientId: app.client_id,
       input: UpdateAppInput.parse({ name: "Renamed", redirect_uris: ["https://a.example.com/cb", "http://127.0.0.1:9000/cb"] }),
     });
@@ -257,14 +244,14 @@ describe("updateApp", () => {
       logo_url: "https://example.com/l.png",
     });
 
-    const cleared = await updateApp({ ...(await as(dev.id)), clientId: app.client_id, input: UpdateAppInput.parse({ logo_url: "" }) });
+    const cleared = await updateApp({ ...(await api.as(dev.id)), clientId: app.client_id, input: UpdateAppInput.parse({ logo_url: "" }) });
     expect(cleared.logo_url).toBeNull();
 
     const err = await refusal(
-      updateApp({ ...(await as(dev.id)), clientId: app.client_id, input: { redirect_uris: ["com.example.app:/cb"] } }),
+      updateApp({ ...(await api.as(dev.id)), clientId: app.client_id, input: { redirect_uris: ["com.example.app:/cb"] } }),
     );
     expect(err.errors?.[0]).toMatchObject({ field: "redirect_uris.0", detail: expect.stringContaining("confidential") });
-    expect((await getMyApp({ ...(await as(dev.id)), clientId: app.client_id })).redirect_uris).toEqual(updated.redirect_uris);
+    expect((await getMyApp({ ...(await api.as(dev.id)), clientId: app.client_id })).redirect_uris).toEqual(updated.redirect_uris);
   });
 
   it("refuses an attempt to change the kind", () => {
@@ -275,8 +262,8 @@ describe("updateApp", () => {
 describe("rotateClientSecret", () => {
   it("shows a new secret once; the old one stops matching at once", async () => {
     const dev = await api.person();
-    const { app, client_secret: first } = await registerApp({ ...(await as(dev.id)), input: confidential() });
-    const rotated = await rotateClientSecret({ ...(await as(dev.id)), clientId: app.client_id });
+    const { app, client_secret: first } = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
+    const rotated = await rotateClientSecret({ ...(await api.as(dev.id)), clientId: app.client_id });
     expect(rotated.client_secret).toMatch(/^aas_cs_/);
     expect(rotated.client_secret).not.toBe(first);
     const hash = await storedHash(app.client_id);
@@ -288,10 +275,10 @@ describe("rotateClientSecret", () => {
   it("refuses a public app, which has no secret", async () => {
     const dev = await api.person();
     const { app } = await registerApp({
-      ...(await as(dev.id)),
+      ...(await api.as(dev.id)),
       input: RegisterAppInput.parse({ name: "Mobile", kind: "public", redirect_uris: ["http://127.0.0.1/cb"] }),
     });
-    expect((await refusal(rotateClientSecret({ ...(await as(dev.id)), clientId: app.client_id }))).code).toBe("conflict");
+    expect((await refusal(rotateClientSecret({ ...(await api.as(dev.id)), clientId: app.client_id }))).code).toBe("conflict");
     expect(await storedHash(app.client_id)).toBeNull();
   });
 });
@@ -301,8 +288,8 @@ describe("deleteApp", () => {
     const dev = await api.person();
     const athlete = await api.person();
     const db = await api.db();
-    const { app } = await registerApp({ ...(await as(dev.id)), input: confidential() });
-    const { app: kept } = await registerApp({ ...(await as(dev.id)), input: confidential({ name: "Kept" }) });
+    const { app } = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
+    const { app: kept } = await registerApp({ ...(await api.as(dev.id)), input: confidential({ name: "Kept" }) });
 
     for (const clientId of [app.client_id, kept.client_id]) {
       const grantId = `grt_${clientId}`;
@@ -321,9 +308,9 @@ describe("deleteApp", () => {
       });
     }
     await consumeRateLimit(db, `app:${app.client_id}`);
-    expect((await getMyApp({ ...(await as(dev.id)), clientId: app.client_id })).connected_athletes).toBe(1);
+    expect((await getMyApp({ ...(await api.as(dev.id)), clientId: app.client_id })).connected_athletes).toBe(1);
 
-    expect(await deleteApp({ ...(await as(dev.id)), clientId: app.client_id })).toEqual({ client_id: app.client_id, deleted: true });
+    expect(await deleteApp({ ...(await api.as(dev.id)), clientId: app.client_id })).toEqual({ client_id: app.client_id, deleted: true });
 
     expect(await countRows(oauthClients, eq(oauthClients.clientId, app.client_id))).toBe(0);
     expect(await countRows(oauthGrants, eq(oauthGrants.clientId, app.client_id))).toBe(0);
@@ -336,7 +323,7 @@ describe("deleteApp", () => {
     expect(await countRows(oauthGrants, eq(oauthGrants.clientId, kept.client_id))).toBe(1);
     expect(await countRows(oauthRefreshTokens, eq(oauthRefreshTokens.familyId, `fam_${kept.client_id}`))).toBe(1);
 
-    expect((await refusal(deleteApp({ ...(await as(dev.id)), clientId: app.client_id }))).code).toBe("not_found");
+    expect((await refusal(deleteApp({ ...(await api.as(dev.id)), clientId: app.client_id }))).code).toBe("not_found");
   });
 });
 
@@ -353,10 +340,10 @@ describe("client credentials at the token endpoint", () => {
 
   it("accept the secret shown at registration; after rotation only the new one", async () => {
     const dev = await api.person();
-    const { app, client_secret: first } = await registerApp({ ...(await as(dev.id)), input: confidential() });
+    const { app, client_secret: first } = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
     expect((await clientCredentials(app.client_id, first!)).status).toBe(200);
 
-    const { client_secret: second } = await rotateClientSecret({ ...(await as(dev.id)), clientId: app.client_id });
+    const { client_secret: second } = await rotateClientSecret({ ...(await api.as(dev.id)), clientId: app.client_id });
     const old = await clientCredentials(app.client_id, first!);
     expect(old.status).toBe(401);
     expect(await old.json()).toMatchObject({ error: "invalid_client" });
@@ -366,7 +353,7 @@ describe("client credentials at the token endpoint", () => {
     expect((await api.call(access_token, "GET", "/v1/app/usage")).status).toBe(200);
 
     // Deleting the app ends the tokens issued to it on their next request.
-    await deleteApp({ ...(await as(dev.id)), clientId: app.client_id });
+    await deleteApp({ ...(await api.as(dev.id)), clientId: app.client_id });
     const after = await api.call(access_token, "GET", "/v1/app/usage");
     expect(after.status).toBe(401);
     expect(await after.json()).toMatchObject({ code: "token_revoked" });

@@ -3,28 +3,14 @@ import { and, eq } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../crypto/random";
 import { events, oauthClients, oauthCodes, oauthGrants, oauthRefreshTokens, oauthTokenFamilies } from "../db/schema";
-import { ApiError } from "../http/errors";
 import { issueAccessToken } from "../oauth/access-token";
 import { generateToken } from "../tokens/format";
-import { useApi } from "../testing/fixtures";
+import { refusal, useApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { disconnectApp } from "./disconnect-app";
 import { listConnectedApps } from "./list-connected-apps";
 
 const api = useApi();
-
-async function as(userId: string) {
-  return { ctx: { db: await api.db(), actor: { kind: "session" as const, userId } } };
-}
-
-async function refusal(p: Promise<unknown>): Promise<ApiError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
-}
 
 const rand = () => randomBytes(6).toString("hex");
 
@@ -75,9 +61,9 @@ describe("listConnectedApps", () => {
     const coachGrant = await grant(coach, athlete.id, ["metrics.read"]);
     await grant(log, other.id, ["athlete.read"]);
     const revoked = await grant(gone, athlete.id, ["athlete.read"]);
-    await disconnectApp({ ...(await as(athlete.id)), grantId: revoked });
+    await disconnectApp({ ...(await api.as(athlete.id)), grantId: revoked });
 
-    const list = await listConnectedApps(await as(athlete.id));
+    const list = await listConnectedApps(await api.as(athlete.id));
     expect(list.map((a) => a.grant_id)).toEqual([coachGrant, logGrant]);
     expect(list[1]).toEqual({
       grant_id: logGrant,
@@ -92,7 +78,7 @@ describe("listConnectedApps", () => {
       authorized_at: older.toISOString(),
       updated_at: older.toISOString(),
     });
-    expect(await listConnectedApps(await as((await api.person()).id))).toEqual([]);
+    expect(await listConnectedApps(await api.as((await api.person()).id))).toEqual([]);
   });
 });
 
@@ -104,7 +90,7 @@ describe("disconnectApp", () => {
     const db = await api.db();
     const eventsBefore = await countRows(events);
 
-    const out = await disconnectApp({ ...(await as(athlete.id)), grantId });
+    const out = await disconnectApp({ ...(await api.as(athlete.id)), grantId });
     expect(out).toMatchObject({ grant_id: grantId, client_id: clientId });
 
     const [g] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, grantId));
@@ -120,15 +106,15 @@ describe("disconnectApp", () => {
       expect.objectContaining({ athleteId: athlete.id, objectId: athlete.id, objectType: "athlete", clientId }),
     ]);
     expect(sent[0]!.id).toMatch(/^evt_/);
-    expect(await listConnectedApps(await as(athlete.id))).toEqual([]);
+    expect(await listConnectedApps(await api.as(athlete.id))).toEqual([]);
   });
 
   it("is not_found the second time, and sends no second event", async () => {
     const athlete = await api.person();
     const grantId = await grant(await app(), athlete.id, ["athlete.read"]);
-    await disconnectApp({ ...(await as(athlete.id)), grantId });
+    await disconnectApp({ ...(await api.as(athlete.id)), grantId });
     const eventsAfterFirst = await countRows(events);
-    expect((await refusal(disconnectApp({ ...(await as(athlete.id)), grantId }))).code).toBe("not_found");
+    expect((await refusal(disconnectApp({ ...(await api.as(athlete.id)), grantId }))).code).toBe("not_found");
     expect(await countRows(events)).toBe(eventsAfterFirst);
   });
 
@@ -137,14 +123,14 @@ describe("disconnectApp", () => {
     const intruder = await api.person();
     const grantId = await grant(await app(), athlete.id, ["athlete.read"]);
     const eventsBefore = await countRows(events);
-    expect((await refusal(disconnectApp({ ...(await as(intruder.id)), grantId }))).code).toBe("not_found");
+    expect((await refusal(disconnectApp({ ...(await api.as(intruder.id)), grantId }))).code).toBe("not_found");
     const db = await api.db();
     const [g] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, grantId));
     expect(g!.revokedAt).toBeNull();
     const families = await db.select().from(oauthTokenFamilies).where(eq(oauthTokenFamilies.grantId, grantId));
     for (const f of families) expect(f.revokedAt).toBeNull();
     expect(await countRows(events)).toBe(eventsBefore);
-    expect(await listConnectedApps(await as(athlete.id))).toHaveLength(1);
+    expect(await listConnectedApps(await api.as(athlete.id))).toHaveLength(1);
   });
 
   it("leaves the athlete's other apps and other athletes' grants of the same app connected", async () => {
@@ -154,9 +140,9 @@ describe("disconnectApp", () => {
     const mine = await grant(clientId, athlete.id, ["athlete.read"]);
     const theirs = await grant(clientId, other.id, ["athlete.read"]);
     const otherApp = await grant(await app(), athlete.id, ["athlete.read"]);
-    await disconnectApp({ ...(await as(athlete.id)), grantId: mine });
-    expect((await listConnectedApps(await as(athlete.id))).map((a) => a.grant_id)).toEqual([otherApp]);
-    expect((await listConnectedApps(await as(other.id))).map((a) => a.grant_id)).toEqual([theirs]);
+    await disconnectApp({ ...(await api.as(athlete.id)), grantId: mine });
+    expect((await listConnectedApps(await api.as(athlete.id))).map((a) => a.grant_id)).toEqual([otherApp]);
+    expect((await listConnectedApps(await api.as(other.id))).map((a) => a.grant_id)).toEqual([theirs]);
   });
 
   it("refuses a client-credentials actor", async () => {
@@ -192,7 +178,7 @@ describe("disconnecting, over HTTP", () => {
     const rotated = await refresh(refreshToken);
     expect(rotated.status).toBe(200);
     const { refresh_token: next } = (await rotated.json()) as { refresh_token: string };
-    await disconnectApp({ ...(await as(athlete.id)), grantId });
+    await disconnectApp({ ...(await api.as(athlete.id)), grantId });
 
     const refused = await api.call(token, "GET", "/v1/athletes/me");
     expect(refused.status).toBe(401);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canReach } from "../athletes/reach";
-import { ApiError } from "../http/errors";
-import { useApi } from "../testing/fixtures";
+import { refusal, useApi } from "../testing/fixtures";
 import { InviteAthleteInput } from "./console-schemas";
 import { createTeam } from "./create-team";
 import { inviteAthlete } from "./invite-athlete";
@@ -11,27 +10,14 @@ import { respondToInvitation } from "./respond-to-invitation";
 
 const api = useApi();
 
-async function as(userId: string) {
-  return { ctx: { db: await api.db(), actor: { kind: "session" as const, userId } } };
-}
-
-async function refusal(p: Promise<unknown>): Promise<ApiError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
-}
-
 describe("createTeam", () => {
   it("makes its creator the team's active coach", async () => {
     const coach = await api.person({ name: "Cora" });
-    const team = await createTeam({ ...(await as(coach.id)), input: { name: "Harbor Runners" } });
+    const team = await createTeam({ ...(await api.as(coach.id)), input: { name: "Harbor Runners" } });
     expect(team).toMatchObject({ name: "Harbor Runners", role: "coach" });
     expect(team.id).toMatch(/^team_/);
 
-    const teams = await listCoachedTeams(await as(coach.id));
+    const teams = await listCoachedTeams(await api.as(coach.id));
     expect(teams).toEqual([
       {
         id: team.id,
@@ -40,7 +26,7 @@ describe("createTeam", () => {
         members: [expect.objectContaining({ athlete_id: coach.id, name: "Cora", role: "coach", status: "active" })],
       },
     ]);
-    expect((await listMyMemberships(await as(coach.id))).teams).toEqual([
+    expect((await listMyMemberships(await api.as(coach.id))).teams).toEqual([
       expect.objectContaining({ team_id: team.id, team_name: "Harbor Runners", role: "coach" }),
     ]);
   });
@@ -50,24 +36,24 @@ describe("inviteAthlete", () => {
   it("invites an existing account by email, case-insensitively, as an invited athlete", async () => {
     const coach = await api.person();
     const athlete = await api.person();
-    const team = await createTeam({ ...(await as(coach.id)), input: { name: "Squad" } });
-    const entry = await inviteAthlete({ ...(await as(coach.id)), teamId: team.id, input: InviteAthleteInput.parse({ email: athlete.email.toUpperCase() }) });
+    const team = await createTeam({ ...(await api.as(coach.id)), input: { name: "Squad" } });
+    const entry = await inviteAthlete({ ...(await api.as(coach.id)), teamId: team.id, input: InviteAthleteInput.parse({ email: athlete.email.toUpperCase() }) });
     expect(entry).toMatchObject({ athlete_id: athlete.id, email: athlete.email, role: "athlete", status: "invited", joined_at: null });
 
-    const [listed] = await listCoachedTeams(await as(coach.id));
+    const [listed] = await listCoachedTeams(await api.as(coach.id));
     expect(listed!.members.map((m) => [m.athlete_id, m.status])).toEqual([
       [coach.id, "active"],
       [athlete.id, "invited"],
     ]);
-    expect((await listMyMemberships(await as(athlete.id))).invitations).toEqual([
+    expect((await listMyMemberships(await api.as(athlete.id))).invitations).toEqual([
       expect.objectContaining({ team_id: team.id, team_name: "Squad", role: "athlete" }),
     ]);
   });
 
   it("refuses an email with no account: 404 with a field error on email", async () => {
     const coach = await api.person();
-    const team = await createTeam({ ...(await as(coach.id)), input: { name: "Squad" } });
-    const err = await refusal(inviteAthlete({ ...(await as(coach.id)), teamId: team.id, input: { email: "nobody@example.test" } }));
+    const team = await createTeam({ ...(await api.as(coach.id)), input: { name: "Squad" } });
+    const err = await refusal(inviteAthlete({ ...(await api.as(coach.id)), teamId: team.id, input: { email: "nobody@example.test" } }));
     expect(err.code).toBe("not_found");
     expect(err.message).toContain("No account uses nobody@example.test");
     expect(err.errors).toEqual([expect.objectContaining({ field: "email", code: "not_found" })]);
@@ -78,17 +64,17 @@ describe("inviteAthlete", () => {
     const invited = await api.person();
     const member = await api.person();
     const teamId = await api.team(coach.id, [member.id]);
-    await inviteAthlete({ ...(await as(coach.id)), teamId, input: { email: invited.email } });
+    await inviteAthlete({ ...(await api.as(coach.id)), teamId, input: { email: invited.email } });
 
-    const again = await refusal(inviteAthlete({ ...(await as(coach.id)), teamId, input: { email: invited.email } }));
+    const again = await refusal(inviteAthlete({ ...(await api.as(coach.id)), teamId, input: { email: invited.email } }));
     expect(again.code).toBe("conflict");
     expect(again.message).toContain("already invited");
 
-    const joined = await refusal(inviteAthlete({ ...(await as(coach.id)), teamId, input: { email: member.email } }));
+    const joined = await refusal(inviteAthlete({ ...(await api.as(coach.id)), teamId, input: { email: member.email } }));
     expect(joined.code).toBe("conflict");
     expect(joined.message).toContain("already a member");
 
-    const self = await refusal(inviteAthlete({ ...(await as(coach.id)), teamId, input: { email: coach.email } }));
+    const self = await refusal(inviteAthlete({ ...(await api.as(coach.id)), teamId, input: { email: coach.email } }));
     expect(self.code).toBe("conflict");
   });
 
@@ -99,12 +85,12 @@ describe("inviteAthlete", () => {
     const target = await api.person();
     const teamId = await api.team(coach.id, [member.id]);
     for (const who of [member.id, stranger.id]) {
-      const err = await refusal(inviteAthlete({ ...(await as(who)), teamId, input: { email: target.email } }));
+      const err = await refusal(inviteAthlete({ ...(await api.as(who)), teamId, input: { email: target.email } }));
       expect(err.code).toBe("team_not_reachable");
     }
-    const unknown = await refusal(inviteAthlete({ ...(await as(coach.id)), teamId: "team_nope", input: { email: target.email } }));
+    const unknown = await refusal(inviteAthlete({ ...(await api.as(coach.id)), teamId: "team_nope", input: { email: target.email } }));
     expect(unknown.code).toBe("team_not_reachable");
-    expect((await listMyMemberships(await as(target.id))).invitations).toEqual([]);
+    expect((await listMyMemberships(await api.as(target.id))).invitations).toEqual([]);
   });
 });
 
@@ -112,22 +98,22 @@ describe("respondToInvitation", () => {
   it("accepting makes the athlete reachable by the team's coach; until then they are not", async () => {
     const coach = await api.person();
     const athlete = await api.person();
-    const team = await createTeam({ ...(await as(coach.id)), input: { name: "Squad" } });
-    await inviteAthlete({ ...(await as(coach.id)), teamId: team.id, input: { email: athlete.email } });
+    const team = await createTeam({ ...(await api.as(coach.id)), input: { name: "Squad" } });
+    await inviteAthlete({ ...(await api.as(coach.id)), teamId: team.id, input: { email: athlete.email } });
     const db = await api.db();
     expect(await canReach(db, coach.id, athlete.id)).toBe(false);
 
-    const joined = await respondToInvitation({ ...(await as(athlete.id)), teamId: team.id, answer: "accept" });
+    const joined = await respondToInvitation({ ...(await api.as(athlete.id)), teamId: team.id, answer: "accept" });
     expect(joined).toMatchObject({ team_id: team.id, team_name: "Squad", role: "athlete" });
     expect(joined!.joined_at).not.toBeNull();
     expect(await canReach(db, coach.id, athlete.id)).toBe(true);
     // Membership is one-way: the athlete does not reach the coach.
     expect(await canReach(db, athlete.id, coach.id)).toBe(false);
 
-    const mine = await listMyMemberships(await as(athlete.id));
+    const mine = await listMyMemberships(await api.as(athlete.id));
     expect(mine.invitations).toEqual([]);
     expect(mine.teams).toEqual([expect.objectContaining({ team_id: team.id, role: "athlete" })]);
-    const [listed] = await listCoachedTeams(await as(coach.id));
+    const [listed] = await listCoachedTeams(await api.as(coach.id));
     expect(listed!.members.find((m) => m.athlete_id === athlete.id)?.status).toBe("active");
   });
 
@@ -135,13 +121,13 @@ describe("respondToInvitation", () => {
     const coach = await api.person();
     const athlete = await api.person();
     const teamId = await api.team(coach.id, [athlete.id], { memberStatus: "invited" });
-    expect(await respondToInvitation({ ...(await as(athlete.id)), teamId, answer: "decline" })).toBeNull();
+    expect(await respondToInvitation({ ...(await api.as(athlete.id)), teamId, answer: "decline" })).toBeNull();
 
     expect(await canReach(await api.db(), coach.id, athlete.id)).toBe(false);
-    expect(await listMyMemberships(await as(athlete.id))).toEqual({ invitations: [], teams: [] });
-    const [listed] = await listCoachedTeams(await as(coach.id));
+    expect(await listMyMemberships(await api.as(athlete.id))).toEqual({ invitations: [], teams: [] });
+    const [listed] = await listCoachedTeams(await api.as(coach.id));
     expect(listed!.members.map((m) => m.athlete_id)).toEqual([coach.id]);
-    await expect(inviteAthlete({ ...(await as(coach.id)), teamId, input: { email: athlete.email } })).resolves.toMatchObject({
+    await expect(inviteAthlete({ ...(await api.as(coach.id)), teamId, input: { email: athlete.email } })).resolves.toMatchObject({
       status: "invited",
     });
   });
@@ -152,11 +138,11 @@ describe("respondToInvitation", () => {
     const other = await api.person();
     const teamId = await api.team(coach.id, [athlete.id], { memberStatus: "invited" });
     for (const answer of ["accept", "decline"] as const) {
-      expect((await refusal(respondToInvitation({ ...(await as(other.id)), teamId, answer }))).code).toBe("not_found");
+      expect((await refusal(respondToInvitation({ ...(await api.as(other.id)), teamId, answer }))).code).toBe("not_found");
     }
-    await respondToInvitation({ ...(await as(athlete.id)), teamId, answer: "accept" });
+    await respondToInvitation({ ...(await api.as(athlete.id)), teamId, answer: "accept" });
     for (const answer of ["accept", "decline"] as const) {
-      expect((await refusal(respondToInvitation({ ...(await as(athlete.id)), teamId, answer }))).code).toBe("not_found");
+      expect((await refusal(respondToInvitation({ ...(await api.as(athlete.id)), teamId, answer }))).code).toBe("not_found");
     }
     // Declining answers an invitation; it does not end a membership.
     expect(await canReach(await api.db(), coach.id, athlete.id)).toBe(true);

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
+import { ApiError } from "../http/errors";
 import { randomBytes } from "node:crypto";
 import { getDb, type Db } from "../db/client";
 import { athleteProfiles, teamMemberships, teams } from "../db/schema";
@@ -17,6 +18,8 @@ export type Api = {
   pat: (userId: string, scopes?: readonly Scope[], expiresInDays?: 7 | 30 | 90 | 365 | null) => Promise<string>;
   team: (coachId: string, members: string[], opts?: { name?: string; memberStatus?: "active" | "invited" }) => Promise<string>;
   call: (token: string | null, method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }) => Promise<Response>;
+  /** `{ ctx }` for a domain verb called as a signed-in person (the console's actor). */
+  as: (userId: string) => Promise<{ ctx: { db: Db; actor: { kind: "session"; userId: string } } }>;
 };
 
 type PersonOpts = {
@@ -67,6 +70,9 @@ export function useApi(): Api {
       ]);
       return id;
     },
+    async as(userId) {
+      return { ctx: { db: await getDb(), actor: { kind: "session" as const, userId } } };
+    },
     call(token, method, path, init = {}) {
       const headers: Record<string, string> = { ...init.headers };
       if (token) headers.authorization = `Bearer ${token}`;
@@ -95,4 +101,14 @@ export function useApi(): Api {
 export async function setBilling(db: Db, userId: string, set: Partial<typeof athleteProfiles.$inferInsert>) {
   const { eq } = await import("drizzle-orm");
   await db.update(athleteProfiles).set(set).where(eq(athleteProfiles.userId, userId));
+}
+
+/** The ApiError a domain verb refused with; fails the test if it did not refuse. */
+export async function refusal(p: Promise<unknown>): Promise<ApiError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  return err as ApiError;
 }
