@@ -1,4 +1,5 @@
-import { expect, type Page } from "@playwright/test";
+import { randomBytes } from "node:crypto";
+import { expect, type Browser, type Page } from "@playwright/test";
 
 export const DEMO_PASSWORD = "demo-password";
 
@@ -27,4 +28,20 @@ export async function createToken(page: Page, name: string, scopes: string[]) {
 
 export function bearer(token: string) {
   return { Authorization: `Bearer ${token}` };
+}
+
+export const NEW_PERSON_PASSWORD = "a-long-password";
+
+/** Signs up a new person in a browser context of their own; they come back signed in. */
+export async function signUpNewPerson(browser: Browser, name: string) {
+  const email = `${name.toLowerCase()}-${Date.now()}-${randomBytes(3).toString("hex")}@example.test`;
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto("/signup");
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(NEW_PERSON_PASSWORD);
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await expect(page).toHaveURL(/\/activities/);
+  return { email, page, context };
 }

@@ -3,13 +3,13 @@ import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
 import { expect, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
 import { SCOPES, type Scope } from "../lib/auth/scopes";
-import { bearer, signIn } from "./helpers";
+import { bearer, NEW_PERSON_PASSWORD, signIn, signUpNewPerson } from "./helpers";
 
 // Journeys of the OAuth flow in a real browser: an app's authorize link, sign-in, consent,
 // the callback, and the app's use of the tokens; disconnecting; registering an app.
 
 const DEMO_SECRET = "aas_cs_DemoTrainingLogSecret00000000001v3hLV";
-const PASSWORD = "a-long-password";
+const PASSWORD = NEW_PERSON_PASSWORD;
 
 /** A native app's loopback listener (RFC 8252 §7.3): it records each callback's query. */
 async function loopbackApp() {
@@ -49,15 +49,7 @@ function authorizeLink(clientId: string, redirectUri: string, scopes: Scope[]) {
 }
 
 async function signUp(browser: Browser, name: string) {
-  const email = `${name.toLowerCase()}-${Date.now()}-${randomBytes(3).toString("hex")}@example.test`;
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto("/signup");
-  await page.getByLabel("Name").fill(name);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign up" }).click();
-  await expect(page).toHaveURL(/\/activities/);
+  const { email, context } = await signUpNewPerson(browser, name);
   await context.close();
   return email;
 }

@@ -1,15 +1,14 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
-import { expect, test, type Browser } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { verifyWebhookSignature } from "../lib/webhooks/signature";
-import { bearer, createToken, signIn } from "./helpers";
+import { bearer, createToken, signIn, signUpNewPerson } from "./helpers";
 
 // The webhook journey in a real browser: a developer subscribes an endpoint for the Demo
 // Training Log app, an athlete who authorized the app records an activity, the delivery
 // arrives signed and shows in the log, and the developer redelivers it.
 
-const PASSWORD = "a-long-password";
 
 type Received = { headers: http.IncomingHttpHeaders; body: string };
 
@@ -39,19 +38,6 @@ async function endpoint() {
     handshakes,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-async function signUp(browser: Browser, name: string) {
-  const email = `${name.toLowerCase()}-${Date.now()}-${randomBytes(3).toString("hex")}@example.test`;
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto("/signup");
-  await page.getByLabel("Name").fill(name);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign up" }).click();
-  await expect(page).toHaveURL(/\/activities/);
-  return { page, context };
 }
 
 test("a developer subscribes an endpoint, an athlete's new activity is delivered signed and logged, and the developer redelivers it", async ({
@@ -84,7 +70,7 @@ test("a developer subscribes an endpoint, an athlete's new activity is delivered
     await expect(item.getByTestId("consecutive-failures")).toHaveText("0 consecutive failures");
 
     // An athlete authorizes the app to read activities, then records one with a token.
-    const athlete = await signUp(browser, "Iris");
+    const athlete = await signUpNewPerson(browser, "Iris");
     const verifier = randomBytes(32).toString("base64url");
     const authorize = new URLSearchParams({
       client_id: "demo-training-log",
