@@ -181,4 +181,29 @@ describe("429 rate_limited", () => {
     expect(res.status).toBe(429);
     expect((await res.json()).code).toBe("rate_limited");
   });
+
+  it("counts concurrent requests exactly: batched together, each sees its own count, and past the limit only the excess is refused", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    const answers = await Promise.all(Array.from({ length: LIMIT + 3 }, () => api.call(token, "GET", "/v1/athletes/me")));
+    const ok = answers.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(LIMIT);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(3);
+    // Every admitted request was told a different remaining count: none was counted twice or lost.
+    expect(ok.map((r) => remaining(r)["15min"]!.r).sort()).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
+
+    const db = await api.db();
+    const direct = await Promise.all(Array.from({ length: 20 }, () => consumeRateLimit(db, `user:${p.id}`)));
+    const used = direct.map((d) => d.windows.find((w) => w.name === "15min")!.used).sort((a, b) => a - b);
+    expect(used).toEqual(Array.from({ length: 20 }, (_, i) => LIMIT + 4 + i));
+  });
+
+  it("fails the requests of a batch that could not be counted, and counts the next ones", async () => {
+    const db = await api.db();
+    const bucket = `test-broken:${Date.now()}`;
+    // A window start the column cannot hold makes the whole statement fail, as an outage would.
+    await expect(consumeRateLimit(db, bucket, -8.64e15)).rejects.toThrow(/range|invalid|timestamp/i);
+    const after = await consumeRateLimit(db, bucket);
+    expect(after.windows.map((w) => w.used)).toEqual([1, 1]);
+  });
 });

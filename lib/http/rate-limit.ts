@@ -23,28 +23,112 @@ function windowStart(nowMs: number, windowS: number): Date {
   return new Date(Math.floor(nowMs / (windowS * 1000)) * windowS * 1000);
 }
 
+/** One request counted in one fixed window. */
+type Hit = { bucket: string; windowStart: Date };
+
+type PendingCount = {
+  bucket: string;
+  windowStart: Date;
+  /** Hits of this window waiting for the flush. */
+  n: number;
+  waiters: { position: number; resolve: (count: number) => void; reject: (err: unknown) => void }[];
+};
+
 /**
- * Counts one request against both fixed windows of `bucket` in one statement and tells
- * whether either is exceeded. The counters live in the database so every instance shares them.
+ * Adds hits to the database's counters in batches: while one upsert is on its way, the hits
+ * that arrive wait and go together in the next one. Every hit is counted in the database
+ * before its request is answered, so the counts are exact across instances; under load one
+ * statement and one commit serve many requests instead of one each. Each hit learns the count
+ * its own request reached: the window's new total less the hits queued after it.
+ */
+class CounterBatcher {
+  private pending = new Map<string, PendingCount>();
+  private flushing = false;
+
+  constructor(private readonly db: Db) {}
+
+  add(hit: Hit): Promise<number> {
+    const key = `${hit.windowStart.getTime()}|${hit.bucket}`;
+    let entry = this.pending.get(key);
+    if (!entry) {
+      entry = { bucket: hit.bucket, windowStart: hit.windowStart, n: 0, waiters: [] };
+      this.pending.set(key, entry);
+    }
+    const position = ++entry.n;
+    const counted = new Promise<number>((resolve, reject) => entry.waiters.push({ position, resolve, reject }));
+    if (!this.flushing) {
+      this.flushing = true;
+      // Hits added in the same turn of the event loop join this batch.
+      queueMicrotask(() => void this.flush());
+    }
+    return counted;
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      await this.flushAll();
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async flushAll(): Promise<void> {
+    while (this.pending.size > 0) {
+      // Sorted, so two instances upserting the same rows take their locks in one order.
+      const batch = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
+      this.pending = new Map();
+      try {
+        const rows = batch.map((e) => ({ b: e.bucket, w: e.windowStart.toISOString(), n: e.n }));
+        const result = await this.db.execute(sql`
+          insert into rate_limit_counters (bucket, window_start, count)
+          select b, w, n from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(b text, w timestamptz, n integer)
+          on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
+          returning bucket, (extract(epoch from window_start) * 1000)::bigint as ms, count`);
+        const totals = new Map(
+          rowsOf<{ bucket: string; ms: string | number; count: number }>(result).map((r) => [`${Number(r.ms)}|${r.bucket}`, Number(r.count)]),
+        );
+        for (const e of batch) {
+          const total = totals.get(`${e.windowStart.getTime()}|${e.bucket}`) ?? e.n;
+          for (const w of e.waiters) w.resolve(total - e.n + w.position);
+        }
+      } catch (err) {
+        for (const e of batch) for (const w of e.waiters) w.reject(err);
+      }
+    }
+  }
+}
+
+const batchers = new WeakMap<Db, CounterBatcher>();
+
+/** Counts one request in each window, in the database; resolves to each window's count so far. */
+function countHits(db: Db, hits: Hit[]): Promise<number[]> {
+  let batcher = batchers.get(db);
+  if (!batcher) {
+    batcher = new CounterBatcher(db);
+    batchers.set(db, batcher);
+  }
+  return Promise.all(hits.map((h) => batcher.add(h)));
+}
+
+/**
+ * Counts one request against both fixed windows of `bucket` and tells whether either is
+ * exceeded. The counters live in the database so every instance shares them.
  */
 export async function consumeRateLimit(db: Db, bucket: string, nowMs = Date.now()): Promise<RateLimitResult> {
   const env = getEnv();
   const limits = { "15min": env.rateLimit15Min, daily: env.rateLimitDaily };
   const starts = WINDOWS.map((w) => windowStart(nowMs, w.windowS));
-  const result = await db.execute(sql`
-    insert into rate_limit_counters (bucket, window_start, count)
-    values (${`${bucket}:${WINDOWS[0].suffix}`}, ${starts[0]!.toISOString()}, 1),
-           (${`${bucket}:${WINDOWS[1].suffix}`}, ${starts[1]!.toISOString()}, 1)
-    on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-    returning bucket, count`);
-  const counts = new Map(rowsOf<{ bucket: string; count: number }>(result).map((r) => [r.bucket, Number(r.count)]));
+  const counts = await countHits(
+    db,
+    WINDOWS.map((w, i) => ({ bucket: `${bucket}:${w.suffix}`, windowStart: starts[i]! })),
+  );
   const windows = WINDOWS.map((w, i): RateWindow => {
     const end = starts[i]!.getTime() + w.windowS * 1000;
     return {
       name: w.name,
       limit: limits[w.name],
       windowS: w.windowS,
-      used: counts.get(`${bucket}:${w.suffix}`) ?? 1,
+      used: counts[i]!,
       resetS: Math.max(1, Math.ceil((end - nowMs) / 1000)),
     };
   });
@@ -105,26 +189,21 @@ export async function pruneRateLimitCounters(db: Db, nowMs = Date.now()): Promis
 }
 
 /**
- * Counts one hit in each of several fixed windows in one statement; returns the first window
- * that is over its limit with the seconds until it resets, or undefined.
+ * Counts one hit in each of several fixed windows; returns the first window that is over its
+ * limit with the seconds until it resets, or undefined.
  */
 export async function consumeFixedWindows(
   db: Db,
   windows: { bucket: string; windowS: number; limit: number }[],
   nowMs = Date.now(),
 ): Promise<{ bucket: string; retryAfterS: number } | undefined> {
-  const values = windows.map((w) => sql`(${w.bucket}, ${windowStart(nowMs, w.windowS).toISOString()}, 1)`);
-  const result = await db.execute(sql`
-    insert into rate_limit_counters (bucket, window_start, count)
-    values ${sql.join(values, sql`, `)}
-    on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-    returning bucket, count`);
-  const counts = new Map(rowsOf<{ bucket: string; count: number }>(result).map((r) => [r.bucket, Number(r.count)]));
-  for (const w of windows) {
-    if ((counts.get(w.bucket) ?? 0) > w.limit) {
-      const end = windowStart(nowMs, w.windowS).getTime() + w.windowS * 1000;
-      return { bucket: w.bucket, retryAfterS: Math.max(1, Math.ceil((end - nowMs) / 1000)) };
-    }
-  }
-  return undefined;
+  const counts = await countHits(
+    db,
+    windows.map((w) => ({ bucket: w.bucket, windowStart: windowStart(nowMs, w.windowS) })),
+  );
+  const over = windows.findIndex((w, i) => counts[i]! > w.limit);
+  if (over < 0) return undefined;
+  const w = windows[over]!;
+  const end = windowStart(nowMs, w.windowS).getTime() + w.windowS * 1000;
+  return { bucket: w.bucket, retryAfterS: Math.max(1, Math.ceil((end - nowMs) / 1000)) };
 }
