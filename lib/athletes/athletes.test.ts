@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { athleteProfiles } from "../db/schema";
 import { useApi } from "../testing/fixtures";
 
 const api = useApi();
@@ -21,6 +23,21 @@ describe("GET /v1/athletes/{athlete_id}", () => {
     });
     expect(res.headers.get("ratelimit-policy")).toContain('"15min";q=600;w=900');
     expect(res.headers.get("ratelimit")).toMatch(/"15min";r=599;t=\d+/);
+  });
+
+  it("reads the profile as it is at this request, by `me` and by the athlete's own id", async () => {
+    const ava = await api.person({ name: "Ava", timezone: "Europe/Oslo" });
+    const token = await api.pat(ava.id, ["athlete.read"]);
+    expect((await (await api.call(token, "GET", "/v1/athletes/me")).json()).timezone).toBe("Europe/Oslo");
+    // Changed on the console's settings page, between two API requests.
+    await (await api.db())
+      .update(athleteProfiles)
+      .set({ timezone: "America/Denver", usesMetricUnits: false })
+      .where(eq(athleteProfiles.userId, ava.id));
+    for (const path of ["/v1/athletes/me", `/v1/athletes/${ava.id}`]) {
+      const body = await (await api.call(token, "GET", path)).json();
+      expect(body).toMatchObject({ id: ava.id, timezone: "America/Denver", uses_metric_units: false });
+    }
   });
 
   it("lets a coach read an active team member, and refuses anyone else with 403", async () => {

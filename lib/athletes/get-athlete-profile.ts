@@ -8,6 +8,7 @@ import type { AthleteWire } from "./schemas";
 export async function getAthleteProfile({ ctx, athleteId }: { ctx: Ctx; athleteId: string }): Promise<AthleteWire> {
   requireAthleteActor(ctx.actor);
   const id = await resolveReachableAthlete(ctx.db, ctx.actor, athleteId);
+  if (ctx.self && ctx.self.user.id === id) return toAthleteWire(ctx.self.user, ctx.self.profile);
   const [row] = await ctx.db
     .select({ user: users, profile: athleteProfiles })
     .from(users)

@@ -1,4 +1,5 @@
 import type { Db } from "../db/client";
+import type { athleteProfiles, users } from "../db/schema";
 import type { Scope } from "./scopes";
 
 /** Who is acting. Console sessions act as the person with every scope; tokens carry theirs. */
@@ -10,8 +11,15 @@ export type Actor =
 
 export type AthleteActor = Exclude<Actor, { kind: "app" }>;
 
-/** What every domain verb receives: the actor and a database or open transaction. */
-export type Ctx<A extends Actor = Actor> = { db: Db; actor: A };
+/** The acting athlete's own rows, read in the same statement that checked their token. */
+export type SelfRows = { user: typeof users.$inferSelect; profile: typeof athleteProfiles.$inferSelect };
+
+/**
+ * What every domain verb receives: the actor and a database or open transaction, and, for a
+ * token acting as an athlete, that athlete's rows as the request found them (so reading one's
+ * own profile costs no second query).
+ */
+export type Ctx<A extends Actor = Actor> = { db: Db; actor: A; self?: SelfRows };
 
 /** The `source` an activity created by this actor records. */
 export function activitySource(actor: AthleteActor): string {

@@ -202,7 +202,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       };
 
       if (op.method === "GET") {
-        return respond(op.response.status, shape(await fn({ ...args, ctx: { db, actor } })));
+        return respond(op.response.status, shape(await fn({ ...args, ctx: { db, actor, self: bearer.self } })));
       }
 
       const key = op.idempotent ? req.headers.get("idempotency-key") : null;

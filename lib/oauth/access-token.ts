@@ -3,7 +3,7 @@ import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { athleteProfiles, oauthClients, oauthGrants, oauthTokenFamilies } from "../db/schema";
+import { athleteProfiles, oauthClients, oauthGrants, oauthTokenFamilies, users } from "../db/schema";
 import { getEnv } from "../env";
 import { ApiError } from "../http/errors";
 import { isScope, type Scope } from "../auth/scopes";
@@ -93,11 +93,12 @@ export async function resolveAccessToken(db: Db, token: string): Promise<Resolve
       grantRevokedAt: oauthGrants.revokedAt,
       familyRevokedAt: oauthTokenFamilies.revokedAt,
       userId: oauthGrants.userId,
-      hasSubscription: athleteProfiles.hasSubscription,
-      trialEndsAt: athleteProfiles.trialEndsAt,
+      user: users,
+      profile: athleteProfiles,
     })
     .from(oauthTokenFamilies)
     .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokenFamilies.grantId))
+    .innerJoin(users, eq(users.id, oauthGrants.userId))
     .innerJoin(athleteProfiles, eq(athleteProfiles.userId, oauthGrants.userId))
     .where(eq(oauthTokenFamilies.id, claims.fam));
   if (!row || row.grantRevokedAt || row.familyRevokedAt || row.userId !== claims.sub) {
@@ -107,6 +108,7 @@ export async function resolveAccessToken(db: Db, token: string): Promise<Resolve
   return {
     actor: { kind: "oauth", userId: row.userId, clientId, grantId: claims.gid ?? "", scopes },
     rateBucket: `app:${clientId}`,
-    billing: { hasSubscription: row.hasSubscription, trialEndsAt: row.trialEndsAt },
+    billing: { hasSubscription: row.profile.hasSubscription, trialEndsAt: row.profile.trialEndsAt },
+    self: { user: row.user, profile: row.profile },
   };
 }

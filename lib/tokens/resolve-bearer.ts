@@ -1,11 +1,11 @@
 import "server-only";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { athleteProfiles, personalAccessTokens } from "../db/schema";
+import { athleteProfiles, personalAccessTokens, users } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
 import { ApiError } from "../http/errors";
 import { isScope, type Scope } from "../auth/scopes";
-import type { Actor } from "../auth/actor";
+import type { Actor, SelfRows } from "../auth/actor";
 import { isWellFormedToken } from "./format";
 import { log } from "../log";
 import { looksLikeJwt, resolveAccessToken } from "../oauth/access-token";
@@ -16,6 +16,8 @@ export type ResolvedBearer = {
   rateBucket: string;
   /** The owning athlete's account standing, for 402; null for app tokens. */
   billing: { hasSubscription: boolean; trialEndsAt: Date | null } | null;
+  /** The token owner's user and profile rows, for athlete tokens. */
+  self?: SelfRows;
 };
 
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -36,10 +38,8 @@ export async function resolveBearer(db: Db, authorization: string | null): Promi
   throw new ApiError("token_invalid", "The bearer token is not one this API issued.");
 }
 
-async function resolvePat(db: Db, token: string): Promise<ResolvedBearer> {
-  // The checksum rejects typos and random guesses without touching the database.
-  if (!isWellFormedToken(token, "pat")) throw new ApiError("token_invalid", "The personal access token is malformed.");
-  const [row] = await db
+function buildPatLookup(db: Db) {
+  return db
     .select({
       id: personalAccessTokens.id,
       userId: personalAccessTokens.userId,
@@ -47,13 +47,32 @@ async function resolvePat(db: Db, token: string): Promise<ResolvedBearer> {
       expiresAt: personalAccessTokens.expiresAt,
       revokedAt: personalAccessTokens.revokedAt,
       lastUsedAt: personalAccessTokens.lastUsedAt,
-      hasSubscription: athleteProfiles.hasSubscription,
-      trialEndsAt: athleteProfiles.trialEndsAt,
+      user: users,
+      profile: athleteProfiles,
     })
     .from(personalAccessTokens)
+    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
     .innerJoin(athleteProfiles, eq(athleteProfiles.userId, personalAccessTokens.userId))
-    .where(eq(personalAccessTokens.tokenHash, sha256Hex(token)))
-    .limit(1);
+    .where(eq(personalAccessTokens.tokenHash, sql.placeholder("hash")))
+    .limit(1)
+    .prepare("pat_lookup");
+}
+
+// The statement runs on every PAT request: built once per database, not per request.
+const patLookups = new WeakMap<Db, ReturnType<typeof buildPatLookup>>();
+function patLookup(db: Db) {
+  let q = patLookups.get(db);
+  if (!q) {
+    q = buildPatLookup(db);
+    patLookups.set(db, q);
+  }
+  return q;
+}
+
+async function resolvePat(db: Db, token: string): Promise<ResolvedBearer> {
+  // The checksum rejects typos and random guesses without touching the database.
+  if (!isWellFormedToken(token, "pat")) throw new ApiError("token_invalid", "The personal access token is malformed.");
+  const [row] = await patLookup(db).execute({ hash: sha256Hex(token) });
   if (!row) throw new ApiError("token_invalid", "The personal access token is not one this API issued.");
   const now = Date.now();
   if (row.revokedAt) throw new ApiError("token_revoked", "This personal access token was revoked.");
@@ -70,6 +89,7 @@ async function resolvePat(db: Db, token: string): Promise<ResolvedBearer> {
   return {
     actor: { kind: "pat", userId: row.userId, tokenId: row.id, scopes: new Set(row.scopes.filter(isScope) as Scope[]) },
     rateBucket: `user:${row.userId}`,
-    billing: { hasSubscription: row.hasSubscription, trialEndsAt: row.trialEndsAt },
+    billing: { hasSubscription: row.profile.hasSubscription, trialEndsAt: row.profile.trialEndsAt },
+    self: { user: row.user, profile: row.profile },
   };
 }
