@@ -7,12 +7,13 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { apiRead } from "./api-read";
+import { oauthToken } from "./oauth-token";
 import { REPO_ROOT } from "./lib/paths";
 import { killAllNow, stopAll } from "./lib/processes";
 import { machineInfo, printReport, writeResults, type ScenarioReport } from "./lib/report";
 import type { BenchOptions, Scenario } from "./lib/scenario";
 
-const SCENARIOS: Scenario[] = [apiRead];
+const SCENARIOS: Scenario[] = [apiRead, oauthToken];
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -18,6 +18,7 @@ const EnvSchema = z.object({
   DELIVERY_RUNNER: z.enum(["local", "inngest"]).default("local"),
   RATE_LIMIT_15MIN: z.coerce.number().int().positive().default(600),
   RATE_LIMIT_DAILY: z.coerce.number().int().positive().default(30_000),
+  RATE_LIMIT_OAUTH_TOKEN: z.coerce.number().int().positive().default(600),
   AUTH_SECRET: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
@@ -35,6 +36,8 @@ export type Env = {
   deliveryRunner: "local" | "inngest";
   rateLimit15Min: number;
   rateLimitDaily: number;
+  /** Requests a minute to /oauth/token (and /oauth/revoke) per client and per address. */
+  rateLimitOAuthToken: number;
   authSecret: string | undefined;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
 };
@@ -66,6 +69,7 @@ export function getEnv(): Env {
     deliveryRunner: e.DELIVERY_RUNNER,
     rateLimit15Min: e.RATE_LIMIT_15MIN,
     rateLimitDaily: e.RATE_LIMIT_DAILY,
+    rateLimitOAuthToken: e.RATE_LIMIT_OAUTH_TOKEN,
     authSecret: e.AUTH_SECRET,
     logLevel: e.LOG_LEVEL,
   };

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // `npm start`: builds when there is no build (or the sources are newer than it), then serves
-// the production server and prints where to go and how to sign in.
-import { spawn, spawnSync } from "node:child_process";
+// the production server (scripts/serve.mjs: one process per core over PostgreSQL, one on the
+// embedded database) and prints where to go and how to sign in.
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { serve } from "./serve.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
@@ -43,10 +45,7 @@ console.log(`
   Database: ${embedded ? `embedded PostgreSQL (PGlite) in ${env.DATA_DIR || "./.data"}` : "PostgreSQL (DATABASE_URL)"}
 ${seeding ? `  Demo:     sign in as ava@example.com (athlete) or cora@example.com (coach), password demo-password\n` : ""}`);
 
-const child = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", port, ...process.argv.slice(2)], {
-  cwd: root,
-  env,
-  stdio: "inherit",
+await serve({ appDir: root, nextArgs: ["-p", port, ...process.argv.slice(2)], env }).catch((err) => {
+  console.error(err.message);
+  process.exit(1);
 });
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -18,6 +18,8 @@ declare module "autocannon" {
     pipelining?: number;
     timeout?: number;
     headers?: Record<string, string>;
+    method?: string;
+    body?: string;
   };
   type Result = {
     requests: Histogram;

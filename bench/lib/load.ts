@@ -5,7 +5,8 @@
 import http from "node:http";
 import autocannon from "autocannon";
 
-export type Target = { url: string; headers?: Record<string, string> };
+/** A request to load a server with: GET unless told otherwise. */
+export type Target = { url: string; headers?: Record<string, string>; method?: "GET" | "POST"; body?: string };
 
 export type Latency = { p50: number; p90: number; p99: number; max: number; mean: number };
 
@@ -35,6 +36,8 @@ export async function throughput(target: Target, opts: { connections: number; du
   const result = await autocannon({
     url: target.url,
     headers: target.headers,
+    method: target.method,
+    body: target.body,
     connections: opts.connections,
     duration: opts.durationS,
     timeout: 10,

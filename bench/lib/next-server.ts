@@ -1,5 +1,5 @@
-// Production Next.js servers for the benchmarks: build when needed, `next start` on a free port,
-// wait until they answer, stop them.
+// Production Next.js servers for the benchmarks: build when needed, start on a free port the way
+// `npm start` serves (scripts/serve.mjs) or as plain `next start`, wait until they answer, stop them.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
@@ -12,6 +12,19 @@ export type NextServer = {
   pid: number;
   stop: () => Promise<void>;
 };
+
+/**
+ * How a server is run. `serve`: scripts/serve.mjs, the launcher of `npm start` (node:cluster
+ * with `workers` processes; one means a plain `next start` child). `next-start`: `next start`
+ * alone, one process, as the bench ran before `npm start` had a launcher of its own.
+ */
+export type ServeMode = { launcher: "serve" | "next-start"; workers: number };
+
+/** What scripts/serve.mjs prints once every worker listens. */
+const ALL_LISTENING = "workers listening";
+
+export const describeMode = (m: ServeMode) =>
+  m.launcher === "next-start" ? "next start, 1 process" : `npm start's launcher (scripts/serve.mjs), ${m.workers} worker${m.workers === 1 ? "" : "s"}`;
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -79,12 +92,22 @@ export async function startNext(opts: {
   env: NodeJS.ProcessEnv;
   readyPath: string;
   timeoutMs?: number;
+  /** Plain `next start` unless told otherwise. */
+  mode?: ServeMode;
+  /** The launcher script for `mode.launcher === "serve"`. */
+  launcherScript?: string;
 }): Promise<NextServer> {
   const port = await freePort();
-  const proc = startProcess(process.execPath, [NEXT_BIN, "start", opts.projectDir, "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: opts.projectDir,
-    env: { ...opts.env, PORT: String(port) },
-  });
+  const listen = ["-p", String(port), "-H", "127.0.0.1"];
+  const serve = opts.mode?.launcher === "serve";
+  const proc = startProcess(
+    process.execPath,
+    serve ? [opts.launcherScript!, opts.projectDir, ...listen] : [NEXT_BIN, "start", opts.projectDir, ...listen],
+    {
+      cwd: opts.projectDir,
+      env: { ...opts.env, PORT: String(port), ...(serve ? { WEB_CONCURRENCY: String(opts.mode!.workers) } : {}) },
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   for (;;) {
@@ -94,7 +117,9 @@ export async function startNext(opts: {
     try {
       const res = await fetch(url + opts.readyPath, { signal: AbortSignal.timeout(5_000) });
       await res.arrayBuffer();
-      if (res.status !== 503) break;
+      // With several workers, the launcher says when the last of them listens.
+      const allListening = !serve || opts.mode!.workers === 1 || proc.output().includes(ALL_LISTENING);
+      if (res.status !== 503 && allListening) break;
     } catch {
       // not listening yet
     }

@@ -1,13 +1,30 @@
 // The two servers the scenarios compare: the service's production build over PostgreSQL, and a
-// bare Next.js app whose one route handler returns a fixed JSON body.
+// bare Next.js app whose route handlers do no work (GET /bare) or only sign a token (POST /sign).
+// Both run the way `npm start` runs the service (scripts/serve.mjs, one worker per core over
+// PostgreSQL) unless a mode is given; `BENCH_LAUNCHER=next-start` or `WEB_CONCURRENCY=N` in
+// the bench's environment change the default for both, so configurations can be compared.
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { CACHE_DIR, REPO_ROOT } from "./paths";
-import { ensureBuild, startNext, type BuildState, type NextServer } from "./next-server";
+import { describeMode, ensureBuild, startNext, type BuildState, type NextServer, type ServeMode } from "./next-server";
 
 const BASE_ENV: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" };
 
-export type Started = { server: NextServer; build: BuildState; dir: string };
+export type Started = { server: NextServer; build: BuildState; dir: string; mode: ServeMode; modeText: string };
+
+/**
+ * The mode `npm start` serves the service in over PostgreSQL: its launcher with one worker per
+ * core (scripts/serve.mjs), unless the bench's environment says otherwise.
+ */
+export function defaultServeMode(): ServeMode {
+  const launcher = process.env.BENCH_LAUNCHER === "next-start" ? "next-start" : "serve";
+  const workers = launcher === "next-start" ? 1 : Number(process.env.WEB_CONCURRENCY) || os.availableParallelism();
+  return { launcher, workers };
+}
+
+const launcherIn = (dir: string) => path.join(dir, "scripts", "serve.mjs");
 
 /**
  * The service, its rate limits raised out of the way. It builds only when there is no build
@@ -22,8 +39,15 @@ export async function startService(opts: {
   dir?: string;
   /** Extra settings, e.g. NODE_OPTIONS for a profile. */
   env?: NodeJS.ProcessEnv;
+  /** How to run it; `defaultServeMode()` unless told. */
+  mode?: ServeMode;
 }): Promise<Started> {
   const dir = opts.dir ?? REPO_ROOT;
+  let mode = opts.mode ?? defaultServeMode();
+  if (mode.launcher === "serve" && !existsSync(launcherIn(dir))) {
+    opts.log(`WARNING: ${dir} has no scripts/serve.mjs (an older checkout): measuring it under plain next start`);
+    mode = { launcher: "next-start", workers: 1 };
+  }
   const build = ensureBuild({
     label: "the service",
     projectDir: dir,
@@ -42,6 +66,8 @@ export async function startService(opts: {
     label: "the service",
     projectDir: dir,
     readyPath: "/v1/athletes/me",
+    mode,
+    launcherScript: launcherIn(dir),
     env: {
       ...BASE_ENV,
       DATABASE_URL: opts.databaseUrl,
@@ -55,11 +81,12 @@ export async function startService(opts: {
       ...opts.env,
     },
   });
-  return { server, build, dir };
+  return { server, build, dir, mode, modeText: describeMode(mode) };
 }
 
 /** The baseline, built from bench/bare-next whenever its sources or `next` are newer than its build. */
-export async function startBare(opts: { log: (s: string) => void }): Promise<Started> {
+export async function startBare(opts: { log: (s: string) => void; mode?: ServeMode }): Promise<Started> {
+  const mode = opts.mode ?? defaultServeMode();
   const projectDir = path.join(REPO_ROOT, "bench", "bare-next");
   const build = ensureBuild({
     label: "the bare Next.js app",
@@ -70,6 +97,13 @@ export async function startBare(opts: { log: (s: string) => void }): Promise<Sta
     env: BASE_ENV,
     log: opts.log,
   });
-  const server = await startNext({ label: "the bare Next.js app", projectDir, readyPath: "/bare", env: BASE_ENV });
-  return { server, build, dir: projectDir };
+  const server = await startNext({
+    label: "the bare Next.js app",
+    projectDir,
+    readyPath: "/bare",
+    env: BASE_ENV,
+    mode,
+    launcherScript: launcherIn(REPO_ROOT),
+  });
+  return { server, build, dir: projectDir, mode, modeText: describeMode(mode) };
 }

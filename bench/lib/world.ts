@@ -153,3 +153,44 @@ export async function createBenchToken(url: string, userId: string, scopes: Scop
 export async function resetRateLimits(url: string): Promise<void> {
   await withSql(url, (sql) => sql`truncate rate_limit_counters`);
 }
+
+export type BenchApp = { clientId: string; secret: string };
+
+/**
+ * A confidential app owned by `ownerId`, with a fresh client secret (stored as the service
+ * stores it, SHA-256). Replaces the bench app of an earlier run, and with it its grants.
+ */
+export async function createBenchApp(url: string, ownerId: string, clientId = "bench-app"): Promise<BenchApp> {
+  const secret = generateToken("clientSecret");
+  await withSql(url, async (sql) => {
+    await sql`delete from oauth_clients where client_id = ${clientId}`;
+    await sql`
+      insert into oauth_clients (client_id, owner_id, name, kind, secret_hash, redirect_uris)
+      values (${clientId}, ${ownerId}, 'Bench App', 'confidential', ${sha256Hex(secret)}, ${["http://127.0.0.1/callback"]})`;
+  });
+  return { clientId, secret };
+}
+
+/**
+ * What an authorization-code exchange leaves behind: `userId`'s grant of `scopes` to the app
+ * and a token family under it, which the access tokens of that exchange name (`gid`, `fam`).
+ */
+export async function createBenchGrant(url: string, clientId: string, userId: string, scopes: Scope[]): Promise<{ grantId: string; familyId: string }> {
+  const grantId = `grt_${randomBase62(22)}`;
+  const familyId = `fam_${randomBase62(22)}`;
+  await withSql(url, async (sql) => {
+    await sql`update oauth_grants set revoked_at = now() where client_id = ${clientId} and user_id = ${userId} and revoked_at is null`;
+    await sql`insert into oauth_grants (id, client_id, user_id, scopes) values (${grantId}, ${clientId}, ${userId}, ${scopes})`;
+    await sql`insert into oauth_token_families (id, grant_id, scopes) values (${familyId}, ${grantId}, ${scopes})`;
+  });
+  return { grantId, familyId };
+}
+
+/** The service's current signing key (the oldest unretired one, as lib/oauth/keys.ts picks). */
+export async function readSigningKey(url: string): Promise<{ kid: string; privateJwk: Record<string, unknown> } | undefined> {
+  return withSql(url, async (sql) => {
+    const [row] = await sql<{ kid: string; private_jwk: Record<string, unknown> }[]>`
+      select kid, private_jwk from signing_keys where retired_at is null order by created_at limit 1`;
+    return row ? { kid: row.kid, privateJwk: row.private_jwk } : undefined;
+  });
+}

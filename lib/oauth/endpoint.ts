@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "../db/client";
 import { getDb } from "../db/client";
+import { getEnv } from "../env";
 import { log } from "../log";
 import { isDatabaseUnavailable } from "../http/db-errors";
 import { consumeFixedWindows } from "../http/rate-limit";
@@ -9,8 +10,6 @@ import { OAuthError, oauthErrorResponse } from "./errors";
 import { decodeBasic } from "./client-auth";
 
 const MAX_FORM_BYTES = 64 * 1024;
-export const TOKEN_ENDPOINT_LIMIT_PER_MINUTE = 600;
-
 
 async function readForm(req: Request): Promise<URLSearchParams> {
   const type = req.headers.get("content-type") ?? "";
@@ -41,9 +40,10 @@ export function oauthEndpoint(fn: (db: Db, req: Request, form: URLSearchParams) 
     try {
       const form = await readForm(req);
       const db = await getDb();
+      const limit = getEnv().rateLimitOAuthToken;
       const over = await consumeFixedWindows(db, [
-        { bucket: `oauth-token-client:${claimedClientId(req, form)}`, windowS: 60, limit: TOKEN_ENDPOINT_LIMIT_PER_MINUTE },
-        { bucket: `oauth-token-addr:${clientAddress(req)}`, windowS: 60, limit: TOKEN_ENDPOINT_LIMIT_PER_MINUTE },
+        { bucket: `oauth-token-client:${claimedClientId(req, form)}`, windowS: 60, limit },
+        { bucket: `oauth-token-addr:${clientAddress(req)}`, windowS: 60, limit },
       ]);
       if (over) {
         return oauthErrorResponse(

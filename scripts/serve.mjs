@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// Serves a built Next.js app the way `npm start` runs the service: `next start`, one process per
+// core when the app may run several (node:cluster, the workers sharing one listening socket).
+// `npm start` (scripts/start.mjs) calls this for the service; `npm run bench` calls it for the
+// service and for its bare baseline app, so both are measured under the same launcher.
+//
+//   node scripts/serve.mjs [<app dir>] [next start options: -p PORT -H HOST …]
+//
+// Workers: WEB_CONCURRENCY if set; otherwise one per core with DATABASE_URL, and one without
+// it (embedded PGlite in DATA_DIR can be opened by one process only). With one worker there is
+// no cluster: the launcher runs `next start` as its child, as before. Why several: see the
+// "Start configuration" section of bench/README.md.
+import cluster from "node:cluster";
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const nextBin = path.join(root, "node_modules/next/dist/bin/next");
+
+/** How many server processes to run, and why (printed). */
+export function workerPlan(env = process.env, { service = true } = {}) {
+  if (env.WEB_CONCURRENCY) {
+    const n = Number(env.WEB_CONCURRENCY);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`WEB_CONCURRENCY must be a positive whole number, not "${env.WEB_CONCURRENCY}"`);
+    if (n > 1 && service && !env.DATABASE_URL) {
+      throw new Error("WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded database can be opened by one process only");
+    }
+    return { workers: n, reason: "WEB_CONCURRENCY" };
+  }
+  if (service && !env.DATABASE_URL) return { workers: 1, reason: "embedded database: one process" };
+  const cores = os.availableParallelism();
+  return { workers: cores, reason: `one per core (${cores})` };
+}
+
+/**
+ * Secrets the service generates into DATA_DIR/secrets.json when the operator gave none
+ * (lib/secrets.ts) are generated here, once, before any worker starts: workers starting
+ * together would otherwise each generate and write their own, and sign sessions with
+ * different keys. The file format is lib/secrets.ts's; the write is atomic (rename).
+ */
+function ensureGeneratedSecrets(env) {
+  const wanted = ["AUTH_SECRET", "SECRETS_KEY"].filter((name) => !env[name]);
+  if (wanted.length === 0) return;
+  const file = path.resolve(env.DATA_DIR || "./.data", "secrets.json");
+  let secrets = {};
+  try {
+    secrets = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    if (existsSync(file)) throw new Error(`${file} is not readable JSON: ${err.message}`);
+  }
+  const missing = wanted.filter((name) => !secrets[name]);
+  if (missing.length === 0) return;
+  for (const name of missing) secrets[name] = randomBytes(32).toString("base64url");
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  renameSync(tmp, file);
+}
+
+/**
+ * Starts serving `appDir` with `nextArgs` (e.g. ["-p", "3000"]). Resolves once every worker
+ * listens; the process exits when the server does (or on SIGINT/SIGTERM, after the workers).
+ */
+export async function serve({ appDir, nextArgs, env = process.env, log = console.log }) {
+  const service = path.resolve(appDir) === root;
+  const { workers, reason } = workerPlan(env, { service });
+  const args = ["start", appDir, ...nextArgs];
+  if (workers === 1) {
+    const child = spawn(process.execPath, [nextBin, ...args], { cwd: appDir, env, stdio: "inherit" });
+    for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+    child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+    return;
+  }
+
+  if (service) ensureGeneratedSecrets(env);
+  log(`  Serving with ${workers} worker processes (${reason}); set WEB_CONCURRENCY to change`);
+  cluster.setupPrimary({ exec: nextBin, args, cwd: appDir, silent: false });
+  let stopping = false;
+  let restarts = 0;
+  const fork = () => cluster.fork(env);
+  const listening = (worker) =>
+    new Promise((resolve, reject) => {
+      worker.once("listening", resolve);
+      worker.once("exit", (code, signal) => reject(new Error(`worker exited before listening (${signal ?? `exit ${code}`})`)));
+    });
+  // The first worker alone first: it migrates, seeds the demo world when asked and creates the
+  // signing key before the others start, so none of that runs in several processes at once.
+  try {
+    await listening(fork());
+    await Promise.all(Array.from({ length: workers - 1 }, () => listening(fork())));
+    log(`  ${workers} workers listening`);
+  } catch (err) {
+    log(`  ${err.message}; stopping`);
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill("SIGTERM");
+    process.exit(1);
+  }
+  cluster.on("exit", (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    // A crashed worker is replaced; one that keeps crashing stops the service.
+    if (++restarts > workers * 5) {
+      log(`  worker ${worker.process.pid} exited (${signal ?? `exit ${code}`}); too many restarts, stopping`);
+      process.exit(1);
+    }
+    log(`  worker ${worker.process.pid} exited (${signal ?? `exit ${code}`}); starting another`);
+    fork();
+  });
+  const restartBudget = setInterval(() => (restarts = 0), 60_000);
+  restartBudget.unref();
+  for (const sig of ["SIGINT", "SIGTERM"]) {
+    process.on(sig, () => {
+      if (stopping) return;
+      stopping = true;
+      const alive = Object.values(cluster.workers ?? {});
+      if (alive.length === 0) process.exit(0);
+      for (const w of alive) w?.process.kill(sig);
+      setTimeout(() => process.exit(1), 10_000).unref();
+    });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [first, ...rest] = process.argv.slice(2);
+  const appDir = first && !first.startsWith("-") ? path.resolve(first) : root;
+  const nextArgs = first && !first.startsWith("-") ? rest : process.argv.slice(2);
+  serve({ appDir, nextArgs, env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env } }).catch((err) => {
+    console.error(err.message);
+    process.exit(1);
+  });
+}
