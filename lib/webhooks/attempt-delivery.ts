@@ -37,14 +37,18 @@ export function buildDeliveryRequest(d: ClaimedDelivery, now: Date = new Date())
   };
 }
 
-/**
- * One attempt of a claimed delivery: sign, POST (10 s, no redirects, 4 KiB read) and record.
- * A crash between the send and the record leaves the claim to lapse and the delivery to be
- * sent again with the same event id: delivery is at least once.
- */
-export async function attemptDelivery(db: Db, d: ClaimedDelivery, opts: DeliveryOptions): Promise<AttemptRecorded | null> {
+/** An attempt sent (or not sent), ready to be recorded. */
+export type SentAttempt = {
+  delivery: ClaimedDelivery;
+  startedAt: Date;
+  request: { headers: Record<string, string>; body: string };
+  result: OutboundResult;
+};
+
+/** Signs and POSTs one claimed delivery (10 s, no redirects, 4 KiB read); records nothing. */
+export async function sendAttempt(d: ClaimedDelivery, opts: DeliveryOptions): Promise<SentAttempt> {
   const startedAt = new Date();
-  let request: { headers: Record<string, string>; body: string };
+  let request: { headers: Record<string, string>; body: string } | undefined;
   let result: OutboundResult;
   try {
     request = buildDeliveryRequest(d, startedAt);
@@ -58,16 +62,30 @@ export async function attemptDelivery(db: Db, d: ClaimedDelivery, opts: Delivery
     });
   } catch (err) {
     // Nothing could be sent (the event is gone, a secret cannot be unsealed): a failed attempt.
-    request ??= { headers: {}, body: "" };
     result = { outcome: "not_sent", error: "network", detail: String(err), durationMs: Date.now() - startedAt.getTime() };
   }
-  return recordAttempt(db, {
-    deliveryId: d.id,
-    subscriptionId: d.subscriptionId,
-    startedAt,
-    requestHeaders: request.headers,
-    requestBody: request.body,
-    result,
+  return { delivery: d, startedAt, request: request ?? { headers: {}, body: "" }, result };
+}
+
+/** What `recordAttempt` takes for a sent attempt. */
+export function attemptRecord(s: SentAttempt, opts: Pick<DeliveryOptions, "schedule">) {
+  return {
+    deliveryId: s.delivery.id,
+    subscriptionId: s.delivery.subscriptionId,
+    startedAt: s.startedAt,
+    requestHeaders: s.request.headers,
+    requestBody: s.request.body,
+    result: s.result,
+    probe: s.delivery.probe,
     schedule: opts.schedule,
-  });
+  };
+}
+
+/**
+ * One attempt of a claimed delivery: sign, POST (10 s, no redirects, 4 KiB read) and record.
+ * A crash between the send and the record leaves the claim to lapse and the delivery to be
+ * sent again with the same event id: delivery is at least once.
+ */
+export async function attemptDelivery(db: Db, d: ClaimedDelivery, opts: DeliveryOptions): Promise<AttemptRecorded | null> {
+  return recordAttempt(db, attemptRecord(await sendAttempt(d, opts), opts));
 }

@@ -7,6 +7,12 @@ export type ClaimedDelivery = {
   subscriptionId: string;
   /** Attempts made before this one. */
   attemptCount: number;
+  /**
+   * Claimed as its failing subscription's one probe. A delivery claimed while the subscription
+   * was healthy that fails after the streak began (it was in flight beside the first failure)
+   * is logged but not counted: the streak counts the probes, one at a time (CONTRACT §7).
+   */
+  probe: boolean;
   url: string;
   secretSealed: string;
   previousSecretSealed: string | null;
@@ -38,30 +44,22 @@ export function notBefore(v: string | Date): Date {
 export async function claimDueDeliveries(db: Db, opts: { limit: number; lockS?: number }): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
   const lockS = opts.lockS ?? DEFAULT_LOCK_S;
-  // Each claim is one statement, atomic by itself: SKIP LOCKED keeps two workers off the same
-  // rows, and a row changed by a worker that committed meanwhile is re-checked against the
-  // conditions before it is taken (READ COMMITTED's re-evaluation of updated rows).
-  const healthy = claimedRows(
+  // One statement, atomic by itself: SKIP LOCKED keeps two workers off the same rows, and a
+  // row changed by a worker that committed meanwhile is re-checked against the conditions
+  // before it is taken (READ COMMITTED's re-evaluation of updated rows). Healthy
+  // subscriptions' deliveries first; the room left goes to probes of failing ones.
+  return claimedRows(
     await db.execute(sql`
-      with claimed as (
-        update webhook_deliveries set locked_until = now() + make_interval(secs => ${lockS}), updated_at = now()
-        where id in (
-          select d.id from webhook_deliveries d
-          join webhook_subscriptions s on s.id = d.subscription_id
-          where d.status = 'pending' and d.next_attempt_at <= now()
-            and (d.locked_until is null or d.locked_until <= now())
-            and s.status = 'active' and s.consecutive_failures = 0
-          order by d.next_attempt_at, d.event_seq
-          limit ${opts.limit}
-          for update of d skip locked)
-        returning id)
-      ${loadClaimed}`),
-  );
-  const room = opts.limit - healthy.length;
-  if (room <= 0) return healthy;
-  const probes = claimedRows(
-    await db.execute(sql`
-      with heads as (
+      with healthy as (
+        select d.id from webhook_deliveries d
+        join webhook_subscriptions s on s.id = d.subscription_id
+        where d.status = 'pending' and d.next_attempt_at <= now()
+          and (d.locked_until is null or d.locked_until <= now())
+          and s.status = 'active' and s.consecutive_failures = 0
+        order by d.next_attempt_at, d.event_seq
+        limit ${opts.limit}
+        for update of d skip locked),
+      heads as (
         select h.id from webhook_subscriptions s
         cross join lateral (
           select d.id, d.next_attempt_at from webhook_deliveries d
@@ -71,16 +69,15 @@ export async function claimDueDeliveries(db: Db, opts: { limit: number; lockS?: 
           and not exists (
             select 1 from webhook_deliveries x
             where x.subscription_id = s.id and x.status = 'pending' and x.locked_until > now())
-        limit ${room}
+        limit greatest(${opts.limit} - (select count(*) from healthy), 0)
         for update of s skip locked),
       claimed as (
         update webhook_deliveries d set locked_until = now() + make_interval(secs => ${lockS}), updated_at = now()
-        where d.id in (select id from heads) and d.status = 'pending' and d.next_attempt_at <= now()
-          and (d.locked_until is null or d.locked_until <= now())
+        where d.id in (select id from healthy union all select id from heads)
+          and d.status = 'pending' and d.next_attempt_at <= now() and (d.locked_until is null or d.locked_until <= now())
         returning d.id)
       ${loadClaimed}`),
   );
-  return [...healthy, ...probes];
 }
 
 export type ClaimOne =
@@ -97,7 +94,7 @@ export type ClaimOne =
  */
 export async function claimDelivery(db: Db, deliveryId: string, opts: { lockS?: number } = {}): Promise<ClaimOne> {
   const lockS = opts.lockS ?? DEFAULT_LOCK_S;
-  const result = await db.transaction(async (tx): Promise<ClaimOne | { state: "ok" }> => {
+  const result = await db.transaction(async (tx): Promise<ClaimOne | { state: "ok"; probe: boolean }> => {
     const [row] = rowsOf<{
       status: "pending" | "succeeded" | "failed";
       subscription_id: string;
@@ -139,7 +136,7 @@ export async function claimDelivery(db: Db, deliveryId: string, opts: { lockS?: 
     await tx.execute(sql`
       update webhook_deliveries set locked_until = now() + make_interval(secs => ${lockS}), updated_at = now()
       where id = ${deliveryId}`);
-    return { state: "ok" };
+    return { state: "ok", probe: row.consecutive_failures > 0 };
   });
   if (result.state !== "ok") return result;
   const [delivery] = claimedRows(
@@ -147,7 +144,7 @@ export async function claimDelivery(db: Db, deliveryId: string, opts: { lockS?: 
       with claimed as (select id from webhook_deliveries where id = ${deliveryId})
       ${loadClaimed}`),
   );
-  return delivery ? { state: "claimed", delivery } : { state: "done", status: "gone" };
+  return delivery ? { state: "claimed", delivery: { ...delivery, probe: result.probe } } : { state: "done", status: "gone" };
 }
 
 /** A delivery to hand to a worker; `version` changes whenever the row does (its updated_at). */
@@ -191,7 +188,7 @@ export async function listDueDeliveries(
 
 /** Follows a `claimed (id)` CTE: what an attempt needs, oldest event first. */
 const loadClaimed = sql`
-  select d.id, d.subscription_id, d.attempt_count, s.url, s.secret_sealed, s.previous_secret_sealed,
+  select d.id, d.subscription_id, d.attempt_count, s.consecutive_failures > 0 as probe, s.url, s.secret_sealed, s.previous_secret_sealed,
     s.previous_secret_expires_at, e.id as event_id, e.type, e.athlete_id, e.object_id, e.object_type, e.occurred_at
   from claimed c
   join webhook_deliveries d on d.id = c.id
@@ -204,6 +201,7 @@ function claimedRows(result: unknown): ClaimedDelivery[] {
     id: string;
     subscription_id: string;
     attempt_count: number;
+    probe: boolean;
     url: string;
     secret_sealed: string;
     previous_secret_sealed: string | null;
@@ -219,6 +217,7 @@ function claimedRows(result: unknown): ClaimedDelivery[] {
     id: r.id,
     subscriptionId: r.subscription_id,
     attemptCount: Number(r.attempt_count),
+    probe: r.probe,
     url: r.url,
     secretSealed: r.secret_sealed,
     previousSecretSealed: r.previous_secret_sealed,

@@ -237,7 +237,11 @@ describe("retries, the failure streak and disabling (SPEC §3, §6.4, CONTRACT �
 
   it("disables the subscription at exactly 20 consecutive failures and fails its pending deliveries", async () => {
     const { athlete, rx, sub } = await connected(["activities.read"], { reply: () => 500 });
-    for (let i = 0; i < 3; i++) await record(athlete.id, `Run ${i}`);
+    // The later two after the streak began, so every attempt is a counted probe (deliveries in
+    // flight beside the first failure are not counted: the test below).
+    await record(athlete.id, "Run 0");
+    await until(() => subscription(sub.id), (s) => s.consecutiveFailures >= 1);
+    for (let i = 1; i < 3; i++) await record(athlete.id, `Run ${i}`);
     const off = await until(() => subscription(sub.id), (s) => s.status === "disabled", 20_000);
     expect(off).toMatchObject({ consecutiveFailures: 20, disabledReason: expect.stringContaining("20 consecutive") });
     expect(off.disabledAt).toBeInstanceOf(Date);
@@ -285,6 +289,52 @@ describe("retries, the failure streak and disabling (SPEC §3, §6.4, CONTRACT �
     await slow.rx.waitFor((r) => new Set(r.map((x) => x.headers["service-event-id"])).size === 9, 5000);
     await until(() => deliveriesOf(slow.sub.id), (ds) => ds.every((d) => d.status === "succeeded"));
     expect((await subscription(slow.sub.id)).consecutiveFailures).toBe(0);
+  });
+});
+
+describe("a subscription that goes down with deliveries in flight (CONTRACT §7)", () => {
+  it("counts the streak once for the deliveries already in flight, then probes one delivery at a time", async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const { athlete, rx, sub } = await connected(["activities.read"], {
+      reply: () => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        setTimeout(() => inFlight--, 400);
+        return { status: 500, delayMs: 400 };
+      },
+    });
+    // Healthy when these are claimed, so they go out together; all of them then fail.
+    for (let i = 0; i < 6; i++) await record(athlete.id, `Run ${i}`);
+    const db = await api.db();
+    const attemptCount = async () =>
+      (
+        await db
+          .select({ id: webhookAttempts.id })
+          .from(webhookAttempts)
+          .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
+          .where(eq(webhookDeliveries.subscriptionId, sub.id))
+      ).length;
+    await rx.waitFor((r) => r.length >= 6, 5000);
+    expect(maxInFlight).toBeGreaterThan(1); // they really were in flight together
+    await until(attemptCount, (n) => n >= 6);
+    // Six failed attempts logged, one failure counted: the rest were in flight beside it.
+    expect((await subscription(sub.id)).consecutiveFailures).toBe(1);
+    const firstWave = 6; // every later request is a probe
+    maxInFlight = 0;
+    // From here one probe at a time, each counted, always the oldest pending delivery.
+    await until(() => subscription(sub.id), (s) => s.consecutiveFailures >= 3, 10_000);
+    expect(maxInFlight).toBe(1);
+    const probes = rx.requests.slice(firstWave).map((r) => r.headers["service-event-id"]);
+    expect(probes.length).toBeGreaterThanOrEqual(2);
+    const [oldest] = await deliveriesOf(sub.id);
+    const oldestEvent = rx.requests.find((r) => r.headers["service-delivery-id"] === oldest!.id)!.headers["service-event-id"];
+    expect(new Set(probes)).toEqual(new Set([oldestEvent]));
+    const ds = await deliveriesOf(sub.id);
+    expect(ds.reduce((n, d) => n + d.attemptCount, 0)).toBe(await attemptCount());
+    rx.setReply(() => 200);
+    await until(() => deliveriesOf(sub.id), (x) => x.every((d) => d.status === "succeeded"), 10_000);
+    expect((await subscription(sub.id)).consecutiveFailures).toBe(0);
   });
 });
 

@@ -1,13 +1,17 @@
 import "server-only";
 import type { Db } from "../db/client";
 import { log } from "../log";
-import { attemptDelivery, type DeliveryOptions } from "./attempt-delivery";
-import { claimDueDeliveries, DEFAULT_LOCK_S } from "./claim-deliveries";
+import { attemptRecord, sendAttempt, type DeliveryOptions, type SentAttempt } from "./attempt-delivery";
+import { claimDueDeliveries, DEFAULT_LOCK_S, type ClaimedDelivery } from "./claim-deliveries";
+import { isSuccess, recordAttempt, recordSuccesses, type AttemptRecorded, type Success } from "./record-attempt";
+import { LOCAL_RUNNER_CONCURRENCY } from "./runner-defaults";
 import { fanOutEvents } from "./fan-out";
 import { listenForWebhookWork } from "./listen";
 import { onWebhookWake } from "./wake";
 
 const MAX_WAKE_TIMES = 10_000;
+/** Successful attempts recorded by one statement at most. */
+const MAX_RECORD_BATCH = 200;
 
 export type LocalRunnerOptions = DeliveryOptions & {
   db: Db | (() => Promise<Db>);
@@ -36,7 +40,7 @@ export type LocalRunner = {
  * each and a killed one loses nothing.
  */
 export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
-  const concurrency = opts.concurrency ?? 16;
+  const concurrency = opts.concurrency ?? LOCAL_RUNNER_CONCURRENCY;
   const pollMs = opts.pollMs ?? 1000;
   const batch = opts.fanOutBatch ?? 200;
   const lockS = opts.lockS ?? DEFAULT_LOCK_S;
@@ -98,8 +102,45 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
     void loop();
   };
 
-  const start = (db: Db, d: Parameters<typeof attemptDelivery>[1]) => {
-    const p: Promise<void> = attemptDelivery(db, d, opts)
+  // Successes are recorded in batches: while one batch's statement runs, the attempts that
+  // finish meanwhile queue for the next (group commit), so a lone attempt waits for nothing
+  // and a busy runner makes one round trip for many. Each waits for its own record before
+  // its slot is free, so a delivery is never both recorded-pending and claimed again here.
+  let successes: { sent: SentAttempt; result: Success; done: (r: AttemptRecorded | null) => void; fail: (e: unknown) => void }[] = [];
+  let recording = false;
+  const flushSuccesses = async (db: Db) => {
+    if (recording) return;
+    recording = true;
+    try {
+      while (successes.length) {
+        const batch = successes.slice(0, MAX_RECORD_BATCH);
+        successes = successes.slice(batch.length);
+        try {
+          const recorded = await recordSuccesses(
+            db,
+            batch.map((b) => ({ ...attemptRecord(b.sent, opts), result: b.result })),
+          );
+          for (const b of batch) b.done(recorded.get(b.sent.delivery.id) ?? null);
+        } catch (err) {
+          for (const b of batch) b.fail(err);
+        }
+      }
+    } finally {
+      recording = false;
+    }
+  };
+  const record = (db: Db, sent: SentAttempt): Promise<AttemptRecorded | null> => {
+    const result = sent.result;
+    if (!isSuccess(result)) return recordAttempt(db, attemptRecord(sent, opts));
+    return new Promise((done, fail) => {
+      successes.push({ sent, result, done, fail });
+      void flushSuccesses(db);
+    });
+  };
+
+  const start = (db: Db, d: ClaimedDelivery) => {
+    const p: Promise<void> = sendAttempt(d, opts)
+      .then((sent) => record(db, sent))
       .then((r) => {
         if (r?.nextAttemptAt) wakeAt(r.nextAttemptAt.getTime());
       })
@@ -107,7 +148,6 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       .finally(() => {
         inFlight.delete(p);
         refill(); // coalesced: while a pass runs, completions only ask for one more
-
       });
     inFlight.add(p);
   };
