@@ -52,6 +52,33 @@ async function seed(athleteId: string, starts: string[]): Promise<void> {
 }
 
 describe("GET /v1/athletes/{athlete_id}/activities", () => {
+  it("lists each activity exactly as it is read alone: the SQL-built list and the JavaScript wire form agree", async () => {
+    const ava = await api.person();
+    const token = await api.pat(ava.id, ["activities.read", "activities.write"]);
+    await record(token, {
+      name: 'Tempo "Loop" \\ \u00e5 \u{1F3C3}\n\t\u0001',
+      distance_m: 0.1 + 0.2,
+      elevation_gain_m: 12345.678901234567,
+      average_speed_mps: 1e-7,
+      max_speed_mps: 1 / 3,
+      average_heart_rate_hz: 2.5,
+      energy_j: 0,
+    });
+    await record(token, { name: "Bare", sport_type: "ride", start_local: "2026-02-28T23:59:59" });
+    // Microseconds, which the API's millisecond timestamps truncate.
+    await (await api.db()).execute(sql`update activities set created_at = '2026-03-01 10:11:12.987654+00', updated_at = '2026-03-02 01:02:03.000999+00' where athlete_id = ${ava.id}`);
+    // Extremes of double precision that no input passes but a table may hold.
+    await (await api.db()).execute(sql`update activities set average_power_w = 1e21, max_heart_rate_hz = 5e-324 where athlete_id = ${ava.id} and name = 'Bare'`);
+    const listed = await list(token, "/v1/athletes/me/activities");
+    expect(listed.data).toHaveLength(2);
+    for (const item of listed.data) {
+      const alone = await api.call(token, "GET", `/v1/activities/${item.id}`);
+      expect(item).toStrictEqual(await alone.json());
+    }
+    expect(listed.data[0]!.created_at).toBe("2026-03-01T10:11:12.987Z");
+    expect(listed.data[0]!.updated_at).toBe("2026-03-02T01:02:03.000Z");
+  });
+
   it("lists the athlete's activities newest first, and only theirs", async () => {
     const ava = await api.person();
     const eve = await api.person();

@@ -5,7 +5,8 @@ import { activities } from "../db/schema";
 import { decodeLocalTimeCursor, page } from "../http/pagination";
 import { requireAthleteActor, resolveReachableAthlete } from "../athletes/reach";
 import type { ListActivitiesQuery } from "./schemas";
-import { toActivityWire } from "./to-wire";
+import { rawJson } from "../http/raw-json";
+import { activityWireJson } from "./wire-sql";
 
 /** Newest first, keyset-paginated on (start_local, id): page 100 costs what page 1 does. */
 export async function listActivities({
@@ -32,11 +33,11 @@ export async function listActivities({
     where.push(sql`(${activities.startLocal}, ${activities.id}) < (${bound}::timestamp, ${lastId})`);
   }
   const rows = await ctx.db
-    .select()
+    .select({ json: activityWireJson, startLocal: activities.startLocal, id: activities.id })
     .from(activities)
     .where(and(...where))
     .orderBy(desc(activities.startLocal), desc(activities.id))
     .limit(query.limit + 1);
   const p = page(rows, query.limit, (r) => [r.startLocal, r.id]);
-  return { data: p.data.map(toActivityWire), next_cursor: p.next_cursor };
+  return rawJson(`{"data":[${p.data.map((r) => r.json).join(",")}],"next_cursor":${JSON.stringify(p.next_cursor)}}`);
 }

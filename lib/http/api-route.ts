@@ -12,6 +12,7 @@ import { problemResponse } from "./problem";
 import { isDatabaseUnavailable } from "./db-errors";
 import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWindow } from "./rate-limit";
 import { readJsonBody } from "./body";
+import { isRawJson } from "./raw-json";
 import { parseWith } from "./validation";
 import { claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
 import type { HandlerArgs, HttpMethod, Operation, OperationHandler } from "./operation";
@@ -193,12 +194,17 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       const body = op.body ? parseWith(op.body, await readJsonBody(req), "body") : undefined;
       const args = { params, query, body, rawParams, req } as Parameters<typeof fn>[0];
 
-      const shape = (result: unknown) => (op.response.schema ? op.response.schema.parse(result) : undefined);
+      const shape = (result: unknown) => {
+        if (!op.response.schema) return undefined;
+        if (!isRawJson(result)) return op.response.schema.parse(result);
+        if (process.env.NODE_ENV !== "production") op.response.schema.parse(JSON.parse(result.text));
+        return result;
+      };
       const headers = baseHeaders(traceId, rl);
       const respond = (status: number, payload: unknown) => {
         if (payload === undefined || status === 204) return new Response(null, { status, headers });
         headers.set("Content-Type", "application/json");
-        return new Response(JSON.stringify(payload), { status, headers });
+        return new Response(isRawJson(payload) ? payload.text : JSON.stringify(payload), { status, headers });
       };
 
       if (op.method === "GET") {
@@ -218,7 +224,9 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       const answer = await db.transaction(async (tx) => {
         const claim = key === null ? undefined : await claimIdempotencyKey(tx, idempotencyPrincipal(actor), key, fingerprint);
         if (claim?.kind === "replay") return { replayed: true, status: claim.status, payload: claim.body };
-        const out = shape(await fn({ ...args, ctx: { db: tx, actor } }));
+        const shaped = shape(await fn({ ...args, ctx: { db: tx, actor } }));
+        // Stored answers (Idempotency-Key) keep the value, not the wrapper.
+        const out: unknown = isRawJson(shaped) ? JSON.parse(shaped.text) : shaped;
         if (claim) await completeIdempotencyKey(tx, claim, op.response.status, out ?? null);
         return { replayed: false, status: op.response.status, payload: out };
       });

@@ -5,6 +5,7 @@ import { currentUserId } from "../auth/next-auth";
 import type { Ctx } from "../auth/actor";
 import { getDb } from "../db/client";
 import { ApiError } from "./errors";
+import { isRawJson } from "./raw-json";
 import { errorToResponse, type RouteHandler } from "./api-route";
 import { readJsonBody } from "./body";
 import { parseWith } from "./validation";
@@ -66,7 +67,7 @@ export function consoleHandler<B extends z.ZodType | undefined = undefined>(
       const run = (ctxDb: typeof db) => fn({ ...base, ctx: { db: ctxDb, actor }, prepared });
       const result = write ? await db.transaction((tx) => run(tx)) : await run(db);
       const headers = { "Cache-Control": "no-store", "Content-Type": "application/json" };
-      return new Response(JSON.stringify(result ?? null), { status: opts.status ?? 200, headers });
+      return new Response(isRawJson(result) ? result.text : JSON.stringify(result ?? null), { status: opts.status ?? 200, headers });
     } catch (err) {
       return errorToResponse(err, req, traceId);
     }

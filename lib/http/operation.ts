@@ -1,3 +1,4 @@
+import type { RawJson } from "./raw-json";
 import type { z } from "zod";
 import type { Scope } from "../auth/scopes";
 import type { Ctx } from "../auth/actor";
@@ -58,4 +59,4 @@ export type HandlerArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
 
 export type OperationHandler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> = (
   args: HandlerArgs<P, Q, B>,
-) => Promise<z.input<R>>;
+) => Promise<z.input<R> | RawJson>;
