@@ -36,8 +36,9 @@ export async function throughput(target: Target, opts: { connections: number; du
   const result = await autocannon({
     url: target.url,
     headers: target.headers,
-    method: target.method,
-    body: target.body,
+    // autocannon refuses an explicit `method: undefined`.
+    ...(target.method ? { method: target.method } : {}),
+    ...(target.body !== undefined ? { body: target.body } : {}),
     connections: opts.connections,
     duration: opts.durationS,
     timeout: 10,

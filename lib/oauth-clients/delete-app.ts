@@ -3,6 +3,7 @@ import type { Ctx } from "../auth/actor";
 import { requireAthleteActor } from "../athletes/reach";
 import { oauthClients, rateLimitCounters } from "../db/schema";
 import { ApiError } from "../http/errors";
+import { announceClientChange } from "../oauth/client-cache";
 
 /**
  * Deletes an app the actor owns. The schema cascades to its grants, token families, codes
@@ -16,6 +17,8 @@ export async function deleteApp({ ctx, clientId }: { ctx: Ctx; clientId: string 
     .where(and(eq(oauthClients.clientId, clientId), eq(oauthClients.ownerId, ctx.actor.userId)))
     .returning({ clientId: oauthClients.clientId });
   if (!deleted[0]) throw new ApiError("not_found", `You have no app with client_id ${clientId}.`);
+  // Token endpoints (this process and every other) forget the app now, not when a copy ages out.
+  await announceClientChange(ctx.db, clientId);
   // Its usage record goes too, rather than waiting for the daily prune.
   await ctx.db
     .delete(rateLimitCounters)

@@ -7,6 +7,7 @@ import { ApiError } from "../http/errors";
 import { generateToken } from "../tokens/format";
 import { connectedAthletes, loadOwnedApp, toDeveloperApp } from "./owned-app";
 import type { AppWithSecret } from "./schemas";
+import { announceClientChange } from "../oauth/client-cache";
 
 /**
  * Replaces a confidential app's secret. The old one stops authenticating at once (only the
@@ -20,6 +21,8 @@ export async function rotateClientSecret({ ctx, clientId }: { ctx: Ctx; clientId
     throw new ApiError("conflict", "A public app has no client secret: it authenticates with PKCE alone.");
   }
   const secret = generateToken("clientSecret");
+  // Token endpoints (this process and every other) stop accepting the old secret from memory.
+  await announceClientChange(ctx.db, clientId);
   const [row] = await ctx.db
     .update(oauthClients)
     .set({ secretHash: sha256Hex(secret) })

@@ -5,6 +5,7 @@ import { oauthClients } from "../db/schema";
 import { connectedAthletes, loadOwnedApp, toDeveloperApp } from "./owned-app";
 import { assertValidRedirectUris } from "./redirect-uris";
 import type { DeveloperApp, UpdateAppInput } from "./schemas";
+import { announceClientChange } from "../oauth/client-cache";
 
 /**
  * Changes the members sent. Removing a redirect URI takes effect on the next authorization
@@ -18,6 +19,7 @@ export async function updateApp({ ctx, clientId, input }: { ctx: Ctx; clientId: 
   if (input.redirect_uris !== undefined) set.redirectUris = assertValidRedirectUris(input.redirect_uris, current.kind);
   if (input.logo_url !== undefined) set.logoUrl = input.logo_url;
   if (input.homepage_url !== undefined) set.homepageUrl = input.homepage_url;
+  if (Object.keys(set).length) await announceClientChange(ctx.db, clientId);
   const row = Object.keys(set).length
     ? (await ctx.db.update(oauthClients).set(set).where(eq(oauthClients.clientId, clientId)).returning())[0]!
     : current;

@@ -1,14 +1,15 @@
 import "server-only";
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { athleteProfiles, oauthClients, oauthGrants, oauthTokenFamilies, users } from "../db/schema";
+import { athleteProfiles, oauthGrants, oauthTokenFamilies, users } from "../db/schema";
 import { getEnv } from "../env";
 import { ApiError } from "../http/errors";
 import { isScope, type Scope } from "../auth/scopes";
 import type { ResolvedBearer } from "../tokens/resolve-bearer";
-import { signingKey, verificationKeys } from "./keys";
+import { findClientCached } from "./client-cache";
+import { signingKey, verificationKeys, verifiedTokens } from "./keys";
 
 export const ACCESS_TOKEN_TTL_S = 3600;
 
@@ -50,8 +51,28 @@ export function looksLikeJwt(token: string): boolean {
   return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token);
 }
 
-/** Verifies signature, type, issuer, audience and lifetime; throws the matching 401. */
-export async function verifyAccessToken(db: Db, token: string) {
+/** Verified tokens kept at most; the oldest go first. */
+const VERIFIED_TOKENS_MAX = 10_000;
+
+/**
+ * Verifies signature, type, issuer, audience and lifetime; throws the matching 401.
+ *
+ * A token that verified is remembered (by its exact text) until it expires, so a client
+ * reusing its access token for an hour pays for the ES256 check once, not on every request:
+ * the same bytes verify the same way every time. What can change is checked on every use all
+ * the same: its lifetime here, and its grant and family (or app) by the caller.
+ * @see RFC 9068 §4
+ */
+export async function verifyAccessToken(db: Db, token: string): Promise<AccessTokenClaims & JWTPayload> {
+  const known = verifiedTokens();
+  const hit = known.get(token);
+  if (hit) {
+    if (hit.claims.exp <= Math.floor(Date.now() / 1000)) {
+      known.delete(token);
+      throw new ApiError("token_expired", "The access token has expired; refresh it.");
+    }
+    return hit.claims as AccessTokenClaims & JWTPayload;
+  }
   const env = getEnv();
   let kid: string | undefined;
   try {
@@ -67,6 +88,8 @@ export async function verifyAccessToken(db: Db, token: string) {
       audience: env.apiBaseUrl,
       requiredClaims: ["sub", "client_id", "exp", "iat", "jti"],
     });
+    if (known.size >= VERIFIED_TOKENS_MAX) known.delete(known.keys().next().value!);
+    known.set(token, { claims: payload as typeof payload & { exp: number } });
     return payload;
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) throw new ApiError("token_expired", "The access token has expired; refresh it.");
@@ -76,19 +99,8 @@ export async function verifyAccessToken(db: Db, token: string) {
   }
 }
 
-/**
- * Access tokens are also checked against their grant and family on every request, so a
- * disconnected app or a revoked family loses access at once (CONTRACT §6).
- */
-export async function resolveAccessToken(db: Db, token: string): Promise<ResolvedBearer> {
-  const claims = await verifyAccessToken(db, token);
-  const clientId = claims.client_id;
-  if (!claims.fam) {
-    const [client] = await db.select({ id: oauthClients.clientId }).from(oauthClients).where(eq(oauthClients.clientId, clientId));
-    if (!client) throw new ApiError("token_revoked", "The app this token was issued to no longer exists.");
-    return { actor: { kind: "app", clientId }, rateBucket: `app:${clientId}`, billing: null };
-  }
-  const [row] = await db
+function buildFamilyLookup(db: Db) {
+  return db
     .select({
       grantRevokedAt: oauthGrants.revokedAt,
       familyRevokedAt: oauthTokenFamilies.revokedAt,
@@ -100,7 +112,37 @@ export async function resolveAccessToken(db: Db, token: string): Promise<Resolve
     .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokenFamilies.grantId))
     .innerJoin(users, eq(users.id, oauthGrants.userId))
     .innerJoin(athleteProfiles, eq(athleteProfiles.userId, oauthGrants.userId))
-    .where(eq(oauthTokenFamilies.id, claims.fam));
+    .where(eq(oauthTokenFamilies.id, sql.placeholder("fam")))
+    .prepare("oauth_family_lookup");
+}
+
+// The statement runs on every request with an athlete's access token: built once per
+// database, as the PAT lookup is, so a JWT costs what a PAT costs plus the signature check.
+const familyLookups = new WeakMap<Db, ReturnType<typeof buildFamilyLookup>>();
+function familyLookup(db: Db) {
+  let q = familyLookups.get(db);
+  if (!q) {
+    q = buildFamilyLookup(db);
+    familyLookups.set(db, q);
+  }
+  return q;
+}
+
+/**
+ * Access tokens are also checked against their grant and family on every request, so a
+ * disconnected app or a revoked family loses access at once (CONTRACT §6). A
+ * client-credentials token is checked against its app (from the client cache, which a
+ * deletion invalidates at once in this process, see client-cache.ts).
+ */
+export async function resolveAccessToken(db: Db, token: string): Promise<ResolvedBearer> {
+  const claims = await verifyAccessToken(db, token);
+  const clientId = claims.client_id;
+  if (!claims.fam) {
+    const client = await findClientCached(db, clientId);
+    if (!client) throw new ApiError("token_revoked", "The app this token was issued to no longer exists.");
+    return { actor: { kind: "app", clientId }, rateBucket: `app:${clientId}`, billing: null };
+  }
+  const [row] = await familyLookup(db).execute({ fam: claims.fam });
   if (!row || row.grantRevokedAt || row.familyRevokedAt || row.userId !== claims.sub) {
     throw new ApiError("token_revoked", "This access token was revoked, or the athlete disconnected the app.");
   }

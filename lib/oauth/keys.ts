@@ -6,7 +6,16 @@ import { signingKeys } from "../db/schema";
 import { randomBase62 } from "../crypto/random";
 
 type SigningKey = { kid: string; privateKey: CryptoKey };
-type KeyCache = { signing?: Promise<SigningKey>; jwks?: Promise<JSONWebKeySet>; verify?: ReturnType<typeof createLocalJWKSet> };
+type KeyCache = {
+  signing?: Promise<SigningKey>;
+  jwks?: Promise<JSONWebKeySet>;
+  verify?: ReturnType<typeof createLocalJWKSet>;
+  /** Access tokens whose signature, type, issuer and audience were verified with these keys. */
+  verified?: Map<string, VerifiedToken>;
+};
+
+/** What verifying an access token established, kept so the same token is not verified again. */
+export type VerifiedToken = { claims: Record<string, unknown> & { exp: number } };
 
 const g = globalThis as unknown as { __aasKeys?: KeyCache };
 const cache = (): KeyCache => (g.__aasKeys ??= {});
@@ -59,6 +68,14 @@ export async function verificationKeys(db: Db, kid: string | undefined) {
     return createLocalJWKSet(await publicJwks(db));
   }
   return (c.verify ??= createLocalJWKSet(jwks));
+}
+
+/**
+ * Tokens verified with the current keys (see verifyAccessToken). Belongs to the key cache, so
+ * whatever drops the keys drops what was verified with them.
+ */
+export function verifiedTokens(): Map<string, VerifiedToken> {
+  return (cache().verified ??= new Map());
 }
 
 /** Tests that swap databases must not keep another database's keys. */
