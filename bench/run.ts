@@ -12,8 +12,9 @@ import { REPO_ROOT } from "./lib/paths";
 import { killAllNow, stopAll } from "./lib/processes";
 import { machineInfo, printReport, writeResults, type ScenarioReport } from "./lib/report";
 import type { BenchOptions, Scenario } from "./lib/scenario";
+import { webhooks } from "./webhooks";
 
-const SCENARIOS: Scenario[] = [apiRead, oauthToken];
+const SCENARIOS: Scenario[] = [apiRead, oauthToken, webhooks];
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
