@@ -80,14 +80,17 @@ export async function serve({ appDir, nextArgs, env = process.env, log = console
   cluster.setupPrimary({ exec: nextBin, args, cwd: appDir, silent: false });
   let stopping = false;
   let restarts = 0;
-  const fork = () => cluster.fork(env);
+  // Only the first worker seeds the demo world (when asked): two seeding one empty database
+  // at once would collide. Migrations take an advisory lock, the signing key tolerates a race
+  // (lib/oauth/keys.ts) and webhook runners claim work with SKIP LOCKED, so those may overlap.
+  let forked = 0;
+  const fork = () => cluster.fork(forked++ === 0 ? env : { ...env, SEED_DEMO: "false" });
   const listening = (worker) =>
     new Promise((resolve, reject) => {
       worker.once("listening", resolve);
       worker.once("exit", (code, signal) => reject(new Error(`worker exited before listening (${signal ?? `exit ${code}`})`)));
     });
-  // The first worker alone first: it migrates, seeds the demo world when asked and creates the
-  // signing key before the others start, so none of that runs in several processes at once.
+  // The first worker alone first, so the others find the database migrated and usually seeded.
   try {
     await listening(fork());
     await Promise.all(Array.from({ length: workers - 1 }, () => listening(fork())));
