@@ -4,10 +4,10 @@ import { getDb } from "../db/client";
 import { getEnv } from "../env";
 import { log } from "../log";
 import { isDatabaseUnavailable } from "../http/db-errors";
-import { consumeFixedWindows } from "../http/rate-limit";
 import { clientAddress } from "../http/client-address";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { decodeBasic } from "./client-auth";
+import { consumeTokenEndpointLimit } from "./token-limit";
 
 const MAX_FORM_BYTES = 64 * 1024;
 
@@ -41,7 +41,7 @@ export function oauthEndpoint(fn: (db: Db, req: Request, form: URLSearchParams) 
       const form = await readForm(req);
       const db = await getDb();
       const limit = getEnv().rateLimitOAuthToken;
-      const over = await consumeFixedWindows(db, [
+      const over = consumeTokenEndpointLimit(db, [
         { bucket: `oauth-token-client:${claimedClientId(req, form)}`, windowS: 60, limit },
         { bucket: `oauth-token-addr:${clientAddress(req)}`, windowS: 60, limit },
       ]);

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { importJWK, SignJWT, type JWK } from "jose";
 import { sha256Hex } from "../crypto/random";
-import type { Db } from "../db/client";
+import { rowsOf, type Db } from "../db/client";
 import { oauthClients, signingKeys } from "../db/schema";
 import { getEnv } from "../env";
 import { deleteApp } from "../oauth-clients/delete-app";
@@ -11,10 +11,12 @@ import { registerApp } from "../oauth-clients/register-app";
 import { rotateClientSecret } from "../oauth-clients/rotate-client-secret";
 import { useApi } from "../testing/fixtures";
 import { CLIENT_CACHE_TTL_MS, CLIENT_CHANNEL, clientCacheStateForTests } from "./client-cache";
+import { TOKEN_LIMIT_SYNC_MS } from "./token-limit";
 
 // What POST /oauth/token and /v1 keep in memory to stay cheap (client-cache.ts, verified
-// access tokens in access-token.ts), and that keeping it never outlives a change: a rotated
-// secret, a deleted app, an expired token. Real HTTP against the test server, on PGlite and
+// access tokens in access-token.ts, the endpoint's limit in token-limit.ts), and that keeping
+// it never outlives a change: a rotated secret, a deleted app, an expired token, other
+// instances' counts. Real HTTP against the test server, on PGlite and
 // (TEST_DATABASE_URL) PostgreSQL.
 
 const api = useApi();
@@ -152,5 +154,44 @@ describe("verified access tokens", () => {
     const res = await api.call(forged, "GET", "/v1/app/usage");
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ code: "token_invalid" });
+  });
+});
+
+describe("the /oauth/token limit, counted in memory and shared through the database", () => {
+  const minuteStart = () => new Date(Math.floor(Date.now() / 60_000) * 60_000);
+  async function counter(bucket: string): Promise<number> {
+    const result = await db.execute(sql`select count from rate_limit_counters where bucket = ${bucket} and window_start = ${minuteStart().toISOString()}`);
+    return Number(rowsOf<{ count: number }>(result)[0]?.count ?? 0);
+  }
+  /** Waits for a fresh minute when the current one is nearly over, so the test stays in one window. */
+  async function startOfMinute() {
+    const into = Date.now() % 60_000;
+    if (into > 50_000) await new Promise((r) => setTimeout(r, 60_000 - into + 100));
+  }
+
+  it(`sends this process's hits to rate_limit_counters within ${TOKEN_LIMIT_SYNC_MS} ms, so other instances count them`, async () => {
+    await startOfMinute();
+    const app = await cachedApp("Counted");
+    // cachedApp made two requests.
+    await waitFor(async () => (await counter(`oauth-token-client:${app.clientId}`)) === 2);
+    for (let i = 0; i < 5; i++) await expectToken(await clientCredentials(app.clientId, app.secret));
+    await waitFor(async () => (await counter(`oauth-token-client:${app.clientId}`)) === 7);
+  });
+
+  it(`refuses a client whose window other instances filled, at the latest ${TOKEN_LIMIT_SYNC_MS} ms after this process first hears of it (the bound)`, async () => {
+    await startOfMinute();
+    const app = await cachedApp("Busy Elsewhere");
+    // Other instances have counted 600 requests from this client in this minute.
+    await db.execute(sql`
+      insert into rate_limit_counters (bucket, window_start, count)
+      values (${`oauth-token-client:${app.clientId}`}, ${minuteStart().toISOString()}, 600)
+      on conflict (bucket, window_start) do update set count = 600`);
+    // This process learns it when it next sends its own hits; until then it decides alone.
+    await clientCredentials(app.clientId, app.secret).then((r) => r.body?.cancel());
+    await new Promise((r) => setTimeout(r, TOKEN_LIMIT_SYNC_MS + 300));
+    const res = await clientCredentials(app.clientId, app.secret);
+    expect(res.status).toBe(429);
+    expect(await res.json()).toMatchObject({ error: "slow_down" });
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   });
 });
