@@ -107,10 +107,10 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   // and a busy runner makes one round trip for many. Each waits for its own record before
   // its slot is free, so a delivery is never both recorded-pending and claimed again here.
   let successes: { sent: SentAttempt; result: Success; done: (r: AttemptRecorded | null) => void; fail: (e: unknown) => void }[] = [];
-  let recording = false;
+  let flushing = false;
   const flushSuccesses = async (db: Db) => {
-    if (recording) return;
-    recording = true;
+    if (flushing) return;
+    flushing = true;
     try {
       while (successes.length) {
         const batch = successes.slice(0, MAX_RECORD_BATCH);
@@ -126,7 +126,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
         }
       }
     } finally {
-      recording = false;
+      flushing = false;
     }
   };
   const record = (db: Db, sent: SentAttempt): Promise<AttemptRecorded | null> => {
@@ -138,18 +138,34 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
     });
   };
 
+  // A slot is free again once a successful request is answered; its record follows in a
+  // batch, and until then the delivery stays locked, so it cannot be claimed again meanwhile.
+  // A failure holds its slot until it is recorded: by then the subscription counts as failing,
+  // so this runner claims nothing more of it but its probe.
+  const recording = new Set<Promise<void>>();
   const start = (db: Db, d: ClaimedDelivery) => {
-    const p: Promise<void> = sendAttempt(d, opts)
-      .then((sent) => record(db, sent))
+    let freeSlot: () => void = () => {};
+    const slot = new Promise<void>((r) => (freeSlot = r));
+    const recorded: Promise<void> = sendAttempt(d, opts)
+      .then((s) => {
+        if (isSuccess(s.result)) freeSlot();
+        return record(db, s);
+      })
       .then((r) => {
         if (r?.nextAttemptAt) wakeAt(r.nextAttemptAt.getTime());
       })
       .catch((err: unknown) => log.warn("webhook attempt not recorded; its claim will lapse", { delivery_id: d.id, error: String(err) }))
       .finally(() => {
-        inFlight.delete(p);
-        refill(); // coalesced: while a pass runs, completions only ask for one more
+        freeSlot();
+        recording.delete(recorded);
+        refill();
       });
-    inFlight.add(p);
+    recording.add(recorded);
+    void slot.then(() => {
+      inFlight.delete(slot);
+      refill(); // coalesced: while a pass runs, completions only ask for one more
+    });
+    inFlight.add(slot);
   };
 
   async function loop(): Promise<void> {
@@ -173,7 +189,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
           outboxDirty = false;
           while ((await fanOutEvents(db, { batch })).events === batch && !stopped);
         }
-        const room = concurrency - inFlight.size;
+        const room = concurrency - inFlight.size - Math.max(0, recording.size - inFlight.size - concurrency);
         if (room > 0 && !stopped) {
           for (const d of await claimDueDeliveries(db, { limit: room, lockS })) start(db, d);
         }
@@ -199,7 +215,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       await listening;
       await unlisten?.().catch(() => {});
       while (running) await new Promise((r) => setTimeout(r, 5));
-      await Promise.allSettled([...inFlight]);
+      await Promise.allSettled([...inFlight, ...recording]);
     },
   };
 }
