@@ -159,8 +159,11 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
       if (me.id !== athleteId) throw new Error(`${LABELS[key]} answered for ${me.id}, not ${athleteId}`);
     }
 
-    log("warming up…");
-    for (const t of Object.values(targets)) await throughput(t, { connections: opts.connections, durationS: 3 });
+    // Every worker of each server loads its route lazily and V8 optimises hot code: with one
+    // worker per core, a short warm-up left the first rounds of whichever side came first slow.
+    const warmS = Math.max(5, opts.durationS);
+    log(`warming up (${warmS} s each)…`);
+    for (const t of Object.values(targets)) await throughput(t, { connections: opts.connections, durationS: warmS });
 
     const keys = Object.keys(LABELS) as Key[];
     const rounds = Object.fromEntries(keys.map((k) => [k, [] as (ThroughputResult & { cpu?: CpuUse })[]])) as Record<Key, (ThroughputResult & { cpu?: CpuUse })[]>;
