@@ -2,6 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "../env";
 import { useApi } from "../testing/fixtures";
 import { writeCounts } from "../testing/rows";
+import { sql } from "drizzle-orm";
+import { rowsOf } from "../db/client";
 import { consumeRateLimit } from "./rate-limit";
 
 const api = useApi();
@@ -205,5 +207,13 @@ describe("429 rate_limited", () => {
     await expect(consumeRateLimit(db, bucket, -8.64e15)).rejects.toThrow(/range|invalid|timestamp/i);
     const after = await consumeRateLimit(db, bucket);
     expect(after.windows.map((w) => w.used)).toEqual([1, 1]);
+  });
+
+  it("commits counts without waiting for the disk, and leaves the connection's own setting as it was", async () => {
+    const db = await api.db();
+    await consumeRateLimit(db, `test-async:${Date.now()}`);
+    // On the embedded database this is the very connection the count used.
+    const [row] = rowsOf<{ synchronous_commit: string }>(await db.execute(sql`show synchronous_commit`));
+    expect(row!.synchronous_commit).toBe("on");
   });
 });

@@ -23,6 +23,44 @@ function windowStart(nowMs: number, windowS: number): Date {
   return new Date(Math.floor(nowMs / (windowS * 1000)) * windowS * 1000);
 }
 
+/** The key of one window's counter: its start and its bucket. */
+export function counterKey(c: { bucket: string; windowStart: Date }): string {
+  return `${c.windowStart.getTime()}|${c.bucket}`;
+}
+
+/**
+ * Adds `n` to each window's shared counter in one statement (the same SQL whatever the count,
+ * so it stays one prepared statement) and returns each counter's new total by `counterKey`.
+ * Each window must appear once. Rows go in `counterKey` order, so that two instances upserting
+ * the same rows take their locks in one order. Takes the plain database, never a transaction:
+ * the statement's commit does not wait for the disk (below), which must not spread to a write.
+ */
+export async function addToCounters(
+  db: Db,
+  counts: readonly { bucket: string; windowStart: Date; n: number }[],
+): Promise<Map<string, number>> {
+  const rows = [...counts]
+    .sort((x, y) => (counterKey(x) < counterKey(y) ? -1 : 1))
+    .map((c) => ({ b: c.bucket, w: c.windowStart.toISOString(), n: c.n }));
+  // A count is worth less than a wait for the disk: this statement commits without waiting
+  // for its WAL to be flushed (the setting lasts until the statement's own commit), because an
+  // occasional slow fsync would stall every request of the batch. A PostgreSQL crash may forget
+  // the last fraction of a second of counts; nothing else is written here.
+  const result = await db.execute(sql`
+    insert into rate_limit_counters (bucket, window_start, count)
+    select b, w, n
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(b text, w timestamptz, n integer),
+      (select set_config('synchronous_commit', 'off', true)) as async_commit
+    on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
+    returning bucket, (extract(epoch from window_start) * 1000)::bigint as ms, count`);
+  return new Map(
+    rowsOf<{ bucket: string; ms: string | number; count: number }>(result).map((r) => [
+      counterKey({ bucket: r.bucket, windowStart: new Date(Number(r.ms)) }),
+      Number(r.count),
+    ]),
+  );
+}
+
 /** One request counted in one fixed window. */
 type Hit = { bucket: string; windowStart: Date };
 
@@ -48,7 +86,7 @@ class CounterBatcher {
   constructor(private readonly db: Db) {}
 
   add(hit: Hit): Promise<number> {
-    const key = `${hit.windowStart.getTime()}|${hit.bucket}`;
+    const key = counterKey(hit);
     let entry = this.pending.get(key);
     if (!entry) {
       entry = { bucket: hit.bucket, windowStart: hit.windowStart, n: 0, waiters: [] };
@@ -74,21 +112,12 @@ class CounterBatcher {
 
   private async flushAll(): Promise<void> {
     while (this.pending.size > 0) {
-      // Sorted, so two instances upserting the same rows take their locks in one order.
-      const batch = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
+      const batch = [...this.pending.values()];
       this.pending = new Map();
       try {
-        const rows = batch.map((e) => ({ b: e.bucket, w: e.windowStart.toISOString(), n: e.n }));
-        const result = await this.db.execute(sql`
-          insert into rate_limit_counters (bucket, window_start, count)
-          select b, w, n from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(b text, w timestamptz, n integer)
-          on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
-          returning bucket, (extract(epoch from window_start) * 1000)::bigint as ms, count`);
-        const totals = new Map(
-          rowsOf<{ bucket: string; ms: string | number; count: number }>(result).map((r) => [`${Number(r.ms)}|${r.bucket}`, Number(r.count)]),
-        );
+        const totals = await addToCounters(this.db, batch);
         for (const e of batch) {
-          const total = totals.get(`${e.windowStart.getTime()}|${e.bucket}`) ?? e.n;
+          const total = totals.get(counterKey(e)) ?? e.n;
           for (const w of e.waiters) w.resolve(total - e.n + w.position);
         }
       } catch (err) {
@@ -186,24 +215,4 @@ export async function pruneRateLimitCounters(db: Db, nowMs = Date.now()): Promis
     delete from rate_limit_counters
     where (bucket like '%:15m' and window_start < ${new Date(nowMs - 86_400_000).toISOString()})
        or (window_start < ${new Date(nowMs - 31 * 86_400_000).toISOString()})`);
-}
-
-/**
- * Counts one hit in each of several fixed windows; returns the first window that is over its
- * limit with the seconds until it resets, or undefined.
- */
-export async function consumeFixedWindows(
-  db: Db,
-  windows: { bucket: string; windowS: number; limit: number }[],
-  nowMs = Date.now(),
-): Promise<{ bucket: string; retryAfterS: number } | undefined> {
-  const counts = await countHits(
-    db,
-    windows.map((w) => ({ bucket: w.bucket, windowStart: windowStart(nowMs, w.windowS) })),
-  );
-  const over = windows.findIndex((w, i) => counts[i]! > w.limit);
-  if (over < 0) return undefined;
-  const w = windows[over]!;
-  const end = windowStart(nowMs, w.windowS).getTime() + w.windowS * 1000;
-  return { bucket: w.bucket, retryAfterS: Math.max(1, Math.ceil((end - nowMs) / 1000)) };
 }

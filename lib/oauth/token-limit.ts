@@ -1,6 +1,6 @@
 import "server-only";
-import { sql } from "drizzle-orm";
-import { rowsOf, type Db } from "../db/client";
+import type { Db } from "../db/client";
+import { addToCounters, counterKey } from "../http/rate-limit";
 import { log } from "../log";
 
 /** How often a process sends its hits to the shared counters and learns the others'. */
@@ -74,17 +74,12 @@ class TokenEndpointLimiter {
     }
     try {
       if (batch.length === 0) return;
-      // Sorted, so two processes upserting the same rows take their locks in one order.
-      batch.sort((a, b) => a.windowStart.getTime() - b.windowStart.getTime() || (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : 0));
-      const rows = batch.map((c) => ({ b: c.bucket, w: c.windowStart.toISOString(), n: c.sending }));
-      const result = await this.db.execute(sql`
-        insert into rate_limit_counters (bucket, window_start, count)
-        select b, w, n from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(b text, w timestamptz, n integer)
-        on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
-        returning bucket, (extract(epoch from window_start) * 1000)::bigint as ms, count`);
-      const totals = new Map(rowsOf<{ bucket: string; ms: string | number; count: number }>(result).map((r) => [`${Number(r.ms)}|${r.bucket}`, Number(r.count)]));
+      const totals = await addToCounters(
+        this.db,
+        batch.map((c) => ({ bucket: c.bucket, windowStart: c.windowStart, n: c.sending })),
+      );
       for (const c of batch) {
-        c.known = totals.get(`${c.windowStart.getTime()}|${c.bucket}`) ?? c.known + c.sending;
+        c.known = totals.get(counterKey(c)) ?? c.known + c.sending;
         c.sending = 0;
       }
     } catch (err) {
