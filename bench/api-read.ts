@@ -32,9 +32,9 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
   const big = await createBenchToken(url, world.bigAthleteId, ["activities.read"]);
   await resetRateLimits(url);
 
-  const bare = await startBare({ log });
   const service = await startService({ databaseUrl: url, rebuild: opts.rebuild, log, dir: opts.serviceDir });
-  log(`bare Next.js app on ${bare.server.url}, service on ${service.server.url} (${service.dir})`);
+  const bare = await startBare({ log, mode: service.mode });
+  log(`bare Next.js app on ${bare.server.url}, service on ${service.server.url} (${service.dir}); both: ${service.modeText}`);
   const meter = new CpuMeter(BENCH_DB);
   meter.addGroup(bare.server.pid, "bare");
   meter.addGroup(service.server.pid, "service");

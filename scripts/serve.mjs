@@ -6,8 +6,9 @@
 //
 //   node scripts/serve.mjs [<app dir>] [next start options: -p PORT -H HOST …]
 //
-// Workers: WEB_CONCURRENCY if set; otherwise one per core with DATABASE_URL, and one without
-// it (embedded PGlite in DATA_DIR can be opened by one process only). With one worker there is
+// Workers: WEB_CONCURRENCY if set; otherwise one per core with DATABASE_URL (less one when the
+// PostgreSQL server runs on this machine), and one without it (embedded PGlite in DATA_DIR can
+// be opened by one process only). With one worker there is
 // no cluster: the launcher runs `next start` as its child, as before. Why several: see the
 // "Start configuration" section of bench/README.md.
 import cluster from "node:cluster";
@@ -32,7 +33,28 @@ export function workerPlan(env = process.env, { service = true } = {}) {
   }
   if (service && !env.DATABASE_URL) return { workers: 1, reason: "embedded database: one process" };
   const cores = os.availableParallelism();
+  if (env.DATABASE_URL && databaseIsLocal(env.DATABASE_URL)) {
+    // The PostgreSQL server shares these cores: a worker on every core leaves it none, and the
+    // requests queue behind it (bench/README.md, "Start configuration": on 2 cores, p99 at
+    // half load doubled while the peak rose little).
+    const workers = Math.max(1, cores - 1);
+    return { workers, reason: `one per core less one for the PostgreSQL server on this machine (${cores} cores)` };
+  }
   return { workers: cores, reason: `one per core (${cores})` };
+}
+
+/** Whether a PostgreSQL URL names a server on this machine (loopback, or a Unix socket). */
+export function databaseIsLocal(url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  const socketDir = u.searchParams.get("host");
+  if (socketDir?.startsWith("/")) return true;
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  return host === "" || host === "localhost" || host === "::1" || host.startsWith("127.");
 }
 
 /**

@@ -5,9 +5,9 @@
 // the bench's environment change the default for both, so configurations can be compared.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { CACHE_DIR, REPO_ROOT } from "./paths";
+import { workerPlan } from "../../scripts/serve.mjs";
 import { describeMode, ensureBuild, startNext, type BuildState, type NextServer, type ServeMode } from "./next-server";
 
 const BASE_ENV: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" };
@@ -15,13 +15,13 @@ const BASE_ENV: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "
 export type Started = { server: NextServer; build: BuildState; dir: string; mode: ServeMode; modeText: string };
 
 /**
- * The mode `npm start` serves the service in over PostgreSQL: its launcher with one worker per
- * core (scripts/serve.mjs), unless the bench's environment says otherwise.
+ * The mode `npm start` serves the service in over `databaseUrl`: its launcher with the workers
+ * its plan gives (scripts/serve.mjs `workerPlan`; `WEB_CONCURRENCY` overrides it), unless the
+ * bench's environment asks for plain `next start`.
  */
-export function defaultServeMode(): ServeMode {
-  const launcher = process.env.BENCH_LAUNCHER === "next-start" ? "next-start" : "serve";
-  const workers = launcher === "next-start" ? 1 : Number(process.env.WEB_CONCURRENCY) || os.availableParallelism();
-  return { launcher, workers };
+export function defaultServeMode(databaseUrl: string): ServeMode {
+  if (process.env.BENCH_LAUNCHER === "next-start") return { launcher: "next-start", workers: 1 };
+  return { launcher: "serve", workers: workerPlan({ ...process.env, DATABASE_URL: databaseUrl }).workers };
 }
 
 const launcherIn = (dir: string) => path.join(dir, "scripts", "serve.mjs");
@@ -43,7 +43,7 @@ export async function startService(opts: {
   mode?: ServeMode;
 }): Promise<Started> {
   const dir = opts.dir ?? REPO_ROOT;
-  let mode = opts.mode ?? defaultServeMode();
+  let mode = opts.mode ?? defaultServeMode(opts.databaseUrl);
   if (mode.launcher === "serve" && !existsSync(launcherIn(dir))) {
     opts.log(`WARNING: ${dir} has no scripts/serve.mjs (an older checkout): measuring it under plain next start`);
     mode = { launcher: "next-start", workers: 1 };
@@ -84,9 +84,13 @@ export async function startService(opts: {
   return { server, build, dir, mode, modeText: describeMode(mode) };
 }
 
-/** The baseline, built from bench/bare-next whenever its sources or `next` are newer than its build. */
-export async function startBare(opts: { log: (s: string) => void; mode?: ServeMode }): Promise<Started> {
-  const mode = opts.mode ?? defaultServeMode();
+/**
+ * The baseline, built from bench/bare-next whenever its sources or `next` are newer than its
+ * build, and served in the service's mode (the same launcher and workers) so that the two
+ * differ only in what their handlers do.
+ */
+export async function startBare(opts: { log: (s: string) => void; mode: ServeMode }): Promise<Started> {
+  const mode = opts.mode;
   const projectDir = path.join(REPO_ROOT, "bench", "bare-next");
   const build = ensureBuild({
     label: "the bare Next.js app",

@@ -119,7 +119,8 @@ async function openPostgres(url: string, opts: { max?: number } = {}): Promise<D
     await migrator.end();
   }
   const client = postgres(url, {
-    max: opts.max ?? 10,
+    // postgres.js sizes the pool at 10, or as `?max=` in the URL says.
+    ...(opts.max ? { max: opts.max } : {}),
     onnotice: () => {},
     connect_timeout: 5,
     idle_timeout: 60,
