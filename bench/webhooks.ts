@@ -12,7 +12,6 @@
 // writes is one delivery: they make the steady 100 events/s, spread over the 8 subscriptions.
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import os from "node:os";
 import path from "node:path";
 import { Agent, request } from "undici";
 import { sha256Hex } from "../lib/crypto/random";
@@ -233,8 +232,8 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     const burstWrites = Math.ceil((opts.durationS * Math.max(600, 1.5 * warmRate)) / APPS);
     log(`warm-up: ${Math.round(warmRate)} deliveries/s; the burst is ${burstWrites} writes × ${APPS} subscriptions`);
     const expected = burstWrites * APPS;
-    // The service runs one worker per core (scripts/serve.mjs), each with its own runner.
-    const workers = Number(process.env.WEB_CONCURRENCY) || os.availableParallelism();
+    // Each of the service's workers (scripts/serve.mjs) runs its own runner.
+    const workers = service.mode.workers;
     const sendConcurrency = LOCAL_RUNNER_CONCURRENCY * workers;
     const bareAgent = new Agent({ connections: sendConcurrency, keepAliveTimeout: 60_000 });
     const serviceRounds: { rate: number; writesS: number; tailRate: number; deliveries: number; durationS: number; cpu?: CpuUse }[] = [];

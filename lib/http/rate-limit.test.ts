@@ -3,7 +3,7 @@ import { resetEnvForTests } from "../env";
 import { useApi } from "../testing/fixtures";
 import { writeCounts } from "../testing/rows";
 import { sql } from "drizzle-orm";
-import { rowsOf } from "../db/client";
+import { rowsOf, type Db } from "../db/client";
 import { consumeRateLimit } from "./rate-limit";
 
 const api = useApi();
@@ -215,5 +215,32 @@ describe("429 rate_limited", () => {
     // On the embedded database this is the very connection the count used.
     const [row] = rowsOf<{ synchronous_commit: string }>(await db.execute(sql`show synchronous_commit`));
     expect(row!.synchronous_commit).toBe("on");
+  });
+
+  it("counts a request that arrives just as a batch settles, at every microtask depth", async () => {
+    // The database is stood in for here, and only here: the gap between a batch's answer and
+    // the batcher marking itself idle is a few microtasks wide, and a real connection cannot
+    // be made to answer another request's query inside it on demand. This one answers when told.
+    for (let depth = 0; depth < 12; depth++) {
+      const answers: ((rows: unknown[]) => void)[] = [];
+      const fake = { execute: () => new Promise<unknown[]>((resolve) => answers.push(resolve)) } as unknown as Db;
+      const first = consumeRateLimit(fake, "test-gap");
+      await Promise.resolve();
+      expect(answers).toHaveLength(1);
+      let second: Promise<unknown> | undefined;
+      const later = (n: number): void => {
+        if (n === 0) second = consumeRateLimit(fake, "test-gap");
+        else queueMicrotask(() => later(n - 1));
+      };
+      answers[0]!([]);
+      later(depth);
+      await first;
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+      expect(second, `depth ${depth}`).toBeDefined();
+      // The second count went out in a batch of its own, and is answered.
+      expect(answers, `depth ${depth}`).toHaveLength(2);
+      answers[1]!([]);
+      await second;
+    }
   });
 });

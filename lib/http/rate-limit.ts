@@ -102,15 +102,13 @@ class CounterBatcher {
     return counted;
   }
 
+  /**
+   * Sends batches until none is waiting. `flushing` is cleared in the same synchronous step
+   * that finds nothing pending: a hit added in between would otherwise see a flush still
+   * "running", not start one, and wait forever. Nothing in the loop throws (the statement's
+   * failure is handed to its waiters), so the flag cannot be left set.
+   */
   private async flush(): Promise<void> {
-    try {
-      await this.flushAll();
-    } finally {
-      this.flushing = false;
-    }
-  }
-
-  private async flushAll(): Promise<void> {
     while (this.pending.size > 0) {
       const batch = [...this.pending.values()];
       this.pending = new Map();
@@ -124,6 +122,7 @@ class CounterBatcher {
         for (const e of batch) for (const w of e.waiters) w.reject(err);
       }
     }
+    this.flushing = false;
   }
 }
 
