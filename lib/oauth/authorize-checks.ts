@@ -91,3 +91,27 @@ export function checkResource(resource: string | undefined, apiBaseUrl: string):
 export function checkState(state: string | undefined): void {
   if (state !== undefined && state.length > 1000) throw new OAuthError("invalid_request", "state is longer than 1000 characters.");
 }
+
+/**
+ * The authorization request as a page's search parameters give it: the first value of each
+ * parameter, the names that came more than once (RFC 6749 §3.1: a parameter must not be
+ * repeated), and the query as received, to come back to after sign-in.
+ */
+export function readAuthorizeParams(raw: Record<string, string | string[] | undefined>): {
+  params: AuthorizeParams;
+  repeated: string[];
+  query: URLSearchParams;
+} {
+  const params: AuthorizeParams = {};
+  const repeated: string[] = [];
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(raw)) {
+    if (Array.isArray(v)) repeated.push(k);
+    const first = Array.isArray(v) ? v[0] : v;
+    if (first !== undefined) {
+      params[k] = first;
+      query.set(k, first);
+    }
+  }
+  return { params, repeated, query };
+}

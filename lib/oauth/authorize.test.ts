@@ -7,6 +7,7 @@ import { oauthCodes, oauthGrants } from "../db/schema";
 import { seedDemoWorld } from "../db/seed";
 import { useApi } from "../testing/fixtures";
 import { decideAuthorization, prepareAuthorization, type AuthorizationStep } from "./authorize";
+import { readAuthorizeParams } from "./authorize-checks";
 
 // The athlete's side of GET /oauth/authorize, driven exactly as the consent page drives it:
 // prepareAuthorization with the query of the URL the app built, decideAuthorization with the
@@ -293,5 +294,14 @@ describe("consent", () => {
     const params = await request(trainingLog, { scope: "athlete.read metrics.read" });
     expect(redirectedError(await decideAuthorization(db, params, person.id, "deny"), trainingLog, params.state).error).toBe("access_denied");
     expect((await activeGrant(trainingLog.client_id, person.id))!.scopes).toEqual(["athlete.read"]);
+  });
+});
+
+describe("readAuthorizeParams", () => {
+  it("keeps the first value of each parameter, names the repeated ones, and rebuilds the query", () => {
+    const read = readAuthorizeParams({ client_id: "app", scope: ["a", "b"], state: undefined, redirect_uri: "http://127.0.0.1:1/cb" });
+    expect(read.params).toEqual({ client_id: "app", scope: "a", redirect_uri: "http://127.0.0.1:1/cb" });
+    expect(read.repeated).toEqual(["scope"]);
+    expect(read.query.toString()).toBe("client_id=app&scope=a&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcb");
   });
 });

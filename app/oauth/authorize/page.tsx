@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { auth } from "@/lib/auth/next-auth";
 import { getDb } from "@/lib/db/client";
 import { prepareAuthorization, validateAuthorizationRequest } from "@/lib/oauth/authorize";
-import { AUTHORIZE_PARAMS, type AuthorizeParams } from "@/lib/oauth/authorize-checks";
+import { AUTHORIZE_PARAMS, readAuthorizeParams } from "@/lib/oauth/authorize-checks";
 import { SCOPES } from "@/lib/auth/scopes";
 import { ConsentScreen, AuthorizeError } from "@/components/oauth/consent-screen";
 import { decideAction } from "./actions";
@@ -14,18 +14,7 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 
 // GET /oauth/authorize: the authorization endpoint (RFC 6749 §4.1.1) and its consent screen.
 export default async function AuthorizePage({ searchParams }: Props) {
-  const raw = await searchParams;
-  const params: AuthorizeParams = {};
-  const repeated: string[] = [];
-  const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(raw)) {
-    if (Array.isArray(v)) repeated.push(k);
-    const first = Array.isArray(v) ? v[0] : v;
-    if (first !== undefined) {
-      params[k] = first;
-      query.set(k, first);
-    }
-  }
+  const { params, repeated, query } = readAuthorizeParams(await searchParams);
   const db = await getDb();
   // Unknown client or redirect URI: shown here, never redirected. Other errors go back to the app.
   const checked = await validateAuthorizationRequest(db, params, repeated);
