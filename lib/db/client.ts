@@ -163,6 +163,22 @@ export function setDbHandleForTests(handle: DbHandle | undefined): void {
   g.__aasDb = handle ? Promise.resolve(handle) : undefined;
 }
 
+/**
+ * Something built once per database handle and kept with it (a prepared statement, a batcher):
+ * `perDatabase(build)(db)` builds on first use. Tests swap databases; each gets its own.
+ */
+export function perDatabase<T>(build: (db: Db) => T): (db: Db) => T {
+  const built = new WeakMap<Db, T>();
+  return (db) => {
+    let value = built.get(db);
+    if (value === undefined) {
+      value = build(db);
+      built.set(db, value);
+    }
+    return value;
+  };
+}
+
 /** Rows of a raw `db.execute`: PGlite answers `{ rows }`, postgres.js an array. */
 export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];

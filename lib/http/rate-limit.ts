@@ -1,6 +1,6 @@
 import "server-only";
 import { sql } from "drizzle-orm";
-import { rowsOf, type Db } from "../db/client";
+import { perDatabase, rowsOf, type Db } from "../db/client";
 import { getEnv } from "../env";
 
 export type RateWindow = {
@@ -126,15 +126,11 @@ class CounterBatcher {
   }
 }
 
-const batchers = new WeakMap<Db, CounterBatcher>();
+const batcherOf = perDatabase((db) => new CounterBatcher(db));
 
 /** Counts one request in each window, in the database; resolves to each window's count so far. */
 function countHits(db: Db, hits: Hit[]): Promise<number[]> {
-  let batcher = batchers.get(db);
-  if (!batcher) {
-    batcher = new CounterBatcher(db);
-    batchers.set(db, batcher);
-  }
+  const batcher = batcherOf(db);
   return Promise.all(hits.map((h) => batcher.add(h)));
 }
 

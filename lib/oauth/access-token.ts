@@ -2,7 +2,7 @@ import "server-only";
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { perDatabase, type Db } from "../db/client";
 import { athleteProfiles, oauthGrants, oauthTokenFamilies, users } from "../db/schema";
 import { getEnv } from "../env";
 import { ApiError } from "../http/errors";
@@ -118,15 +118,7 @@ function buildFamilyLookup(db: Db) {
 
 // The statement runs on every request with an athlete's access token: built once per
 // database, as the PAT lookup is, so a JWT costs what a PAT costs plus the signature check.
-const familyLookups = new WeakMap<Db, ReturnType<typeof buildFamilyLookup>>();
-function familyLookup(db: Db) {
-  let q = familyLookups.get(db);
-  if (!q) {
-    q = buildFamilyLookup(db);
-    familyLookups.set(db, q);
-  }
-  return q;
-}
+const familyLookup = perDatabase(buildFamilyLookup);
 
 /**
  * Access tokens are also checked against their grant and family on every request, so a

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Db } from "../db/client";
+import { perDatabase, type Db } from "../db/client";
 import { addToCounters, counterKey } from "../http/rate-limit";
 import { log } from "../log";
 
@@ -95,14 +95,12 @@ class TokenEndpointLimiter {
   }
 }
 
-const limiters = new WeakMap<Db, TokenEndpointLimiter>();
+const limiterOf = perDatabase((db) => new TokenEndpointLimiter(db));
 
 /**
  * Counts one request in each window; returns the first window over its limit with the seconds
  * until it resets, or undefined.
  */
 export function consumeTokenEndpointLimit(db: Db, windows: Window[], nowMs = Date.now()): { bucket: string; retryAfterS: number } | undefined {
-  let limiter = limiters.get(db);
-  if (!limiter) limiters.set(db, (limiter = new TokenEndpointLimiter(db)));
-  return limiter.hit(windows, nowMs);
+  return limiterOf(db).hit(windows, nowMs);
 }

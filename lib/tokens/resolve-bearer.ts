@@ -1,6 +1,6 @@
 import "server-only";
 import { eq, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { perDatabase, type Db } from "../db/client";
 import { athleteProfiles, personalAccessTokens, users } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
 import { ApiError } from "../http/errors";
@@ -59,15 +59,7 @@ function buildPatLookup(db: Db) {
 }
 
 // The statement runs on every PAT request: built once per database, not per request.
-const patLookups = new WeakMap<Db, ReturnType<typeof buildPatLookup>>();
-function patLookup(db: Db) {
-  let q = patLookups.get(db);
-  if (!q) {
-    q = buildPatLookup(db);
-    patLookups.set(db, q);
-  }
-  return q;
-}
+const patLookup = perDatabase(buildPatLookup);
 
 async function resolvePat(db: Db, token: string): Promise<ResolvedBearer> {
   // The checksum rejects typos and random guesses without touching the database.
