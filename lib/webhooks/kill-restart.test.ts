@@ -55,21 +55,27 @@ describe("kill and restart", () => {
   it("loses no committed event when the service is killed mid-burst", { timeout: 90_000 }, async () => {
     process.env.SECRETS_KEY = "kill-restart-test-key";
     const db = await database();
-    const rx = await startReceiver(() => ({ status: 200, delayMs: 20 }));
+    // Until the kill the receiver answers slowly (16 in flight at a time, one second each), so
+    // the writes run ahead of the deliveries and the kill lands with a backlog, however fast
+    // this machine writes; the second process is answered at once.
+    let killed = false;
+    const rx = await startReceiver(() => ({ status: 200, delayMs: killed ? 0 : 1000 }));
     cleanups.push(() => rx.close());
 
     const committed: string[] = [];
     let killAt: () => void = () => {};
     const enough = new Promise<void>((resolve) => (killAt = resolve));
+    const midBurst = () => committed.length >= 40 && rx.requests.length >= 10 && committed.length - rx.requests.length >= 10;
     const first = child({ ...db.env, CHILD_MODE: "burst", CHILD_RECEIVER_URL: rx.url }, (line) => {
       if (!line.startsWith("committed ")) return;
       committed.push(line.slice(10));
-      if (committed.length >= 40 && rx.requests.length >= 20) killAt();
+      if (midBurst()) killAt();
     });
-    void rx.waitFor(() => committed.length >= 40 && rx.requests.length >= 20, 60_000).then(() => killAt(), () => {});
+    void rx.waitFor(midBurst, 60_000).then(() => killAt(), () => {});
     await Promise.race([enough, first.exited.then((c) => Promise.reject(new Error(`burst child exited early (${c})`)))]);
     first.proc.kill("SIGKILL");
     await first.exited;
+    killed = true;
     const receivedBeforeKill = rx.requests.length;
 
     let drained = false;
