@@ -10,3 +10,5 @@ export function serve(opts: {
   env?: Record<string, string | undefined>;
   log?: (line: string) => void;
 }): Promise<void>;
+/** Node options every server process starts with (the scripts/request-signal.mjs preload). */
+export const serverNodeOptions: string[];

@@ -10,16 +10,24 @@
 // PostgreSQL server runs on this machine), and one without it (embedded PGlite in DATA_DIR can
 // be opened by one process only). With one worker there is
 // no cluster: the launcher runs `next start` as its child, as before. Why several: see the
-// "Start configuration" section of bench/README.md.
+// "Start configuration" section of bench/README.md. Every server process preloads
+// scripts/request-signal.mjs (why: there).
 import cluster from "node:cluster";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 
 const root = path.resolve(import.meta.dirname, "..");
 const nextBin = path.join(root, "node_modules/next/dist/bin/next");
+
+/**
+ * Node options every server process starts with: scripts/request-signal.mjs, loaded before
+ * Next.js (it changes how `new Request(url, { signal })` holds its signal; why is there).
+ */
+export const serverNodeOptions = ["--import", pathToFileURL(path.join(root, "scripts", "request-signal.mjs")).href];
 
 /** How many server processes to run, and why (printed). */
 export function workerPlan(env = process.env, { service = true } = {}) {
@@ -91,7 +99,7 @@ export async function serve({ appDir, nextArgs, env = process.env, log = console
   const { workers, reason } = workerPlan(env, { service });
   const args = ["start", appDir, ...nextArgs];
   if (workers === 1) {
-    const child = spawn(process.execPath, [nextBin, ...args], { cwd: appDir, env, stdio: "inherit" });
+    const child = spawn(process.execPath, [...serverNodeOptions, nextBin, ...args], { cwd: appDir, env, stdio: "inherit" });
     for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
     child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
     return;
@@ -99,7 +107,7 @@ export async function serve({ appDir, nextArgs, env = process.env, log = console
 
   if (service) ensureGeneratedSecrets(env);
   log(`  Serving with ${workers} worker processes (${reason}); set WEB_CONCURRENCY to change`);
-  cluster.setupPrimary({ exec: nextBin, args, cwd: appDir, silent: false });
+  cluster.setupPrimary({ exec: nextBin, args, cwd: appDir, silent: false, execArgv: [...process.execArgv, ...serverNodeOptions] });
   let stopping = false;
   let restarts = 0;
   // Only the first worker seeds the demo world (when asked): two seeding one empty database
