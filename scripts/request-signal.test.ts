@@ -4,11 +4,11 @@ import { describe, expect, it } from "vitest";
 import { serverNodeOptions } from "./serve.mjs";
 
 // The preload changes a global, so each case runs in its own Node process started the way
-// scripts/serve.mjs starts a server (with `serverNodeOptions`), or without them for contrast.
+// scripts/serve.mjs starts a server (with `serverNodeOptions()`), or without them for contrast.
 const nextRequestModule = createRequire(import.meta.url).resolve("next/dist/server/web/spec-extension/request.js");
 
 function run(script: string, { preload = true } = {}): Record<string, unknown> {
-  const out = execFileSync(process.execPath, [...(preload ? serverNodeOptions : []), "--input-type=module", "-e", script], {
+  const out = execFileSync(process.execPath, [...(preload ? serverNodeOptions({}) : []), "--input-type=module", "-e", script], {
     encoding: "utf8",
     env: { ...process.env, NODE_OPTIONS: "" },
   });

@@ -10,5 +10,5 @@ export function serve(opts: {
   env?: Record<string, string | undefined>;
   log?: (line: string) => void;
 }): Promise<void>;
-/** Node options every server process starts with (the scripts/request-signal.mjs preload). */
-export const serverNodeOptions: string[];
+/** Node options every server process starts with (a preload and a garbage-collection setting). */
+export function serverNodeOptions(env?: Record<string, string | undefined>): string[];

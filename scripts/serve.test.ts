@@ -1,6 +1,6 @@
 import os from "node:os";
 import { describe, expect, it } from "vitest";
-import { databaseIsLocal, workerPlan } from "./serve.mjs";
+import { databaseIsLocal, serverNodeOptions, workerPlan } from "./serve.mjs";
 
 const cores = os.availableParallelism();
 
@@ -24,5 +24,17 @@ describe("npm start's worker plan", () => {
     expect(workerPlan({ DATABASE_URL: "postgres://127.0.0.1/aas", WEB_CONCURRENCY: "3" }).workers).toBe(3);
     expect(() => workerPlan({ DATABASE_URL: "postgres://127.0.0.1/aas", WEB_CONCURRENCY: "0" })).toThrow(/positive/);
     expect(() => workerPlan({ DATABASE_URL: "postgres://127.0.0.1/aas", WEB_CONCURRENCY: "two" })).toThrow(/positive/);
+  });
+});
+
+describe("the Node options of every server process", () => {
+  it("preloads the request-signal module and widens the old generation's growth, unless NODE_OPTIONS sets it", () => {
+    const options = serverNodeOptions({});
+    expect(options[0]).toBe("--import");
+    expect(options[1]).toMatch(/^file:\/\/.*\/scripts\/request-signal\.mjs$/);
+    expect(options).toContain("--heap-growing-percent=800");
+    for (const NODE_OPTIONS of ["--heap-growing-percent=0", "--max-old-space-size=512 --heap_growing_percent=200"]) {
+      expect(serverNodeOptions({ NODE_OPTIONS }).some((o) => o.startsWith("--heap-growing-percent")), NODE_OPTIONS).toBe(false);
+    }
   });
 });
