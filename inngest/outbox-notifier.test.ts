@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createActivity } from "@/lib/activities/create-activity";
 import { getDb } from "@/lib/db/client";
-import { useApi } from "@/lib/testing/fixtures";
+import { setupApi } from "@/lib/testing/fixtures";
 import { wakeWebhookRunner } from "@/lib/webhooks/wake";
 import { inngest, OUTBOX_APPENDED } from "./client";
 import { startOutboxNotifier } from "./outbox-notifier";
 
-const api = useApi();
+const api = setupApi();
 const send = vi.spyOn(inngest, "send").mockResolvedValue({ ids: [] } as never);
 afterAll(() => send.mockRestore());
 

@@ -4,7 +4,7 @@ import { asc, eq } from "drizzle-orm";
 import { createActivity } from "@/lib/activities/create-activity";
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "@/lib/db/schema";
 import { resetEnvForTests } from "@/lib/env";
-import { useApi } from "@/lib/testing/fixtures";
+import { setupApi } from "@/lib/testing/fixtures";
 import { refusedUrl, startReceiver } from "@/lib/testing/webhook-receiver";
 import { webhookRows } from "@/lib/testing/webhook-rows";
 import { fanOutEvents } from "@/lib/webhooks/fan-out";
@@ -17,7 +17,7 @@ process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
 process.env.WEBHOOK_RETRY_SCHEDULE_S = "0";
 resetEnvForTests();
 
-const api = useApi();
+const api = setupApi();
 const rows = webhookRows(api.db);
 beforeAll(() => resetEnvForTests());
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { activities, events } from "../db/schema";
 import { newId } from "../ids";
 import { Activity, ActivityList } from "./schemas";
 
-const api = useApi();
+const api = setupApi();
 
 type Wire = ReturnType<typeof Activity.parse>;
 

@@ -4,10 +4,10 @@ import { sha256Hex } from "../crypto/random";
 import { events, oauthClients, oauthGrants, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
 import { issueAccessToken } from "../oauth/access-token";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { AppEventList } from "./schemas";
 
-const api = useApi();
+const api = setupApi();
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { athleteProfiles } from "../db/schema";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 
-const api = useApi();
+const api = setupApi();
 
 describe("GET /v1/athletes/{athlete_id}", () => {
   it("returns the token's own profile for `me`, with SPEC §2.1's fields", async () => {

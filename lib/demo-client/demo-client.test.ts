@@ -5,10 +5,10 @@ import { oauthClients } from "../db/schema";
 import { DEMO_CONFIDENTIAL_SECRET } from "../db/seed";
 import { getEnv } from "../env";
 import { decideAuthorization, validateAuthorizationRequest } from "../oauth/authorize";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { decodeDemoCookie, demoAuthorizeUrl, encodeDemoCookie, exchangeDemoCode, newDemoFlow } from "./demo-client";
 
-const api = useApi();
+const api = setupApi();
 
 async function seedDemoApp() {
   const db = await api.db();

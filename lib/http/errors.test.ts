@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { writeCounts } from "../testing/rows";
 import { activities, personalAccessTokens } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
@@ -10,7 +10,7 @@ import { newId } from "../ids";
 import { MAX_BODY_BYTES } from "./body";
 import { PROBLEM_CODES, type ProblemCode } from "./errors";
 
-const api = useApi();
+const api = setupApi();
 
 const RUN = { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800 };
 

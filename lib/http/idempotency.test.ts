@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { countRows, writeCounts } from "../testing/rows";
 import { activities, events, idempotencyKeys } from "../db/schema";
 
-const api = useApi();
+const api = setupApi();
 
 const RUN = { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800 };
 

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { resetEnvForTests } from "../env";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { handle, route } from "./api-route";
 import { defineOperation } from "./operation";
 
-const api = useApi();
+const api = setupApi();
 
 const boomOp = defineOperation({
   method: "GET",

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "../env";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { writeCounts } from "../testing/rows";
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
 import { consumeRateLimit } from "./rate-limit";
 
-const api = useApi();
+const api = setupApi();
 
 const LIMIT = 5;
 const RUN = { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800 };

@@ -3,13 +3,13 @@ import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
 import { openDatabase, setDbHandleForTests, type DbHandle } from "../db/client";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { writeCounts } from "../testing/rows";
 import { serveOverWire } from "../testing/pglite-wire";
 import { startTcpProxy, type TcpProxy } from "../testing/tcp-proxy";
 import { generateToken } from "../tokens/format";
 
-const api = useApi();
+const api = setupApi();
 
 const RUN = { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800 };
 

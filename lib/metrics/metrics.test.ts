@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { events, metrics } from "../db/schema";
 import { Metric, MetricList, METRIC_BOUNDS, METRIC_TYPES } from "./schemas";
 
-const api = useApi();
+const api = setupApi();
 
 async function record(token: string, body: Record<string, unknown>) {
   const res = await api.call(token, "POST", "/v1/athletes/me/metrics", { body });

@@ -4,7 +4,7 @@ import { sha256Hex } from "../crypto/random";
 import { oauthClients, oauthCodes, oauthGrants, oauthRefreshTokens, oauthTokenFamilies, rateLimitCounters } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { consumeRateLimit } from "../http/rate-limit";
-import { refusal, useApi } from "../testing/fixtures";
+import { refusal, setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { isWellFormedToken } from "../tokens/format";
 import { newClientId, slugify } from "./client-id";
@@ -17,7 +17,7 @@ import { rotateClientSecret } from "./rotate-client-secret";
 import { RegisterAppInput, UpdateAppInput } from "./schemas";
 import { updateApp } from "./update-app";
 
-const api = useApi();
+const api = setupApi();
 
 async function storedHash(clientId: string): Promise<string | null> {
   const db = await api.db();

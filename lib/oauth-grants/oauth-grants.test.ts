@@ -5,12 +5,12 @@ import { sha256Hex } from "../crypto/random";
 import { events, oauthClients, oauthCodes, oauthGrants, oauthRefreshTokens, oauthTokenFamilies } from "../db/schema";
 import { issueAccessToken } from "../oauth/access-token";
 import { generateToken } from "../tokens/format";
-import { refusal, useApi } from "../testing/fixtures";
+import { refusal, setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { disconnectApp } from "./disconnect-app";
 import { listConnectedApps } from "./list-connected-apps";
 
-const api = useApi();
+const api = setupApi();
 
 const rand = () => randomBytes(6).toString("hex");
 

@@ -5,7 +5,7 @@ import { sha256Hex } from "../crypto/random";
 import type { Db } from "../db/client";
 import { oauthCodes, oauthGrants } from "../db/schema";
 import { seedDemoWorld } from "../db/seed";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { decideAuthorization, prepareAuthorization, type AuthorizationStep } from "./authorize";
 import { readAuthorizeParams } from "./authorize-checks";
 
@@ -13,7 +13,7 @@ import { readAuthorizeParams } from "./authorize-checks";
 // prepareAuthorization with the query of the URL the app built, decideAuthorization with the
 // form the athlete submits. What comes back to the app is checked with oauth4webapi.
 
-const api = useApi();
+const api = setupApi();
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 let db: Db;
 let as: oauth.AuthorizationServer;

@@ -13,7 +13,7 @@ import { OPERATIONS } from "../openapi/operations";
 import { deleteApp } from "../oauth-clients/delete-app";
 import { registerApp } from "../oauth-clients/register-app";
 import { disconnectApp } from "../oauth-grants/disconnect-app";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { isWellFormedToken } from "../tokens/format";
 import { decideAuthorization, prepareAuthorization } from "./authorize";
 
@@ -21,7 +21,7 @@ import { decideAuthorization, prepareAuthorization } from "./authorize";
 // over real HTTP. The athlete's side of /oauth/authorize is what the consent page does:
 // decideAuthorization with the query of the URL the client built.
 
-const api = useApi();
+const api = setupApi();
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 let db: Db;
 let as: oauth.AuthorizationServer;

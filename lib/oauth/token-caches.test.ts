@@ -9,7 +9,7 @@ import { getEnv } from "../env";
 import { deleteApp } from "../oauth-clients/delete-app";
 import { registerApp } from "../oauth-clients/register-app";
 import { rotateClientSecret } from "../oauth-clients/rotate-client-secret";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { CLIENT_CACHE_TTL_MS, CLIENT_CHANNEL, clientCacheStateForTests } from "./client-cache";
 import { TOKEN_LIMIT_SYNC_MS } from "./token-limit";
 
@@ -19,7 +19,7 @@ import { TOKEN_LIMIT_SYNC_MS } from "./token-limit";
 // instances' counts. Real HTTP against the test server, on PGlite and
 // (TEST_DATABASE_URL) PostgreSQL.
 
-const api = useApi();
+const api = setupApi();
 let db: Db;
 
 beforeAll(async () => {

@@ -4,12 +4,12 @@ import { describe, expect, it } from "vitest";
 import { validate } from "@readme/openapi-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { openApiDocument } from "./document";
 import { OPERATIONS } from "./operations";
 import type { Operation } from "../http/operation";
 
-const api = useApi();
+const api = setupApi();
 
 function routeFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((e) => {

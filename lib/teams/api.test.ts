@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { teamMemberships } from "../db/schema";
 import { TeamList, TeamMemberList } from "./schemas";
 
-const api = useApi();
+const api = setupApi();
 
 async function addMember(teamId: string, userId: string, role: "athlete" | "coach" | "admin", status: "active" | "invited" = "active") {
   const db = await api.db();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canReach } from "../athletes/reach";
-import { refusal, useApi } from "../testing/fixtures";
+import { refusal, setupApi } from "../testing/fixtures";
 import { InviteAthleteInput } from "./console-schemas";
 import { createTeam } from "./create-team";
 import { inviteAthlete } from "./invite-athlete";
@@ -8,7 +8,7 @@ import { listCoachedTeams } from "./list-coached-teams";
 import { listMyMemberships } from "./list-my-memberships";
 import { respondToInvitation } from "./respond-to-invitation";
 
-const api = useApi();
+const api = setupApi();
 
 describe("createTeam", () => {
   it("makes its creator the team's active coach", async () => {

@@ -30,7 +30,7 @@ type PersonOpts = {
 };
 
 /** One database and one HTTP server per test file, with builders for the data tests need. */
-export function useApi(): Api {
+export function setupApi(): Api {
   let close: (() => Promise<void>) | undefined;
   let drop: (() => Promise<void>) | undefined;
   const api: Api = {

@@ -5,11 +5,11 @@ import { oauthClients, oauthGrants, oauthTokenFamilies } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { consumeRateLimit } from "../http/rate-limit";
 import { issueAccessToken } from "../oauth/access-token";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { getAppUsage } from "./get-app-usage";
 import { AppUsage } from "./schemas";
 
-const api = useApi();
+const api = setupApi();
 const DAY = 86_400_000;
 
 async function registeredApp(ownerId: string | null = null) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { eq, isNull } from "drizzle-orm";
 import { createActivity } from "../activities/create-activity";
 import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { startReceiver } from "../testing/webhook-receiver";
 import { webhookRows } from "../testing/webhook-rows";
 import { claimDueDeliveries } from "./claim-deliveries";
@@ -10,7 +10,7 @@ import { fanOutEvents } from "./fan-out";
 import { startLocalRunner } from "./local-runner";
 import { serializePayload } from "./payload";
 
-const api = useApi();
+const api = setupApi();
 const rows = webhookRows(api.db);
 
 async function connectedAthlete(url: string) {

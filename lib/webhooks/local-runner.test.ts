@@ -8,7 +8,7 @@ import { disconnectApp } from "../oauth-grants/disconnect-app";
 import { events, webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { seal } from "../crypto/seal";
 import { resetEnvForTests } from "../env";
-import { useApi } from "../testing/fixtures";
+import { setupApi } from "../testing/fixtures";
 import { refusedUrl, startReceiver, type Receiver } from "../testing/webhook-receiver";
 import { webhookRows } from "../testing/webhook-rows";
 import { startLocalRunner, type LocalRunner } from "./local-runner";
@@ -17,7 +17,7 @@ import { verifyWebhookSignature } from "./signature";
 process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
 resetEnvForTests();
 
-const api = useApi();
+const api = setupApi();
 const rows = webhookRows(api.db);
 let runner: LocalRunner;
 const receivers: Receiver[] = [];

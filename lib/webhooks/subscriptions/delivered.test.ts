@@ -5,7 +5,7 @@ import { oauthClients, oauthGrants } from "../../db/schema";
 import { resetEnvForTests } from "../../env";
 import { newId } from "../../ids";
 import { issueAccessToken } from "../../oauth/access-token";
-import { useApi } from "../../testing/fixtures";
+import { setupApi } from "../../testing/fixtures";
 import { startReceiver, type Received, type Receiver } from "../../testing/webhook-receiver";
 import { startLocalRunner, type LocalRunner } from "../local-runner";
 import { verifyWebhookSignature } from "../signature";
@@ -16,7 +16,7 @@ import { Delivery, SubscriptionWithSecret, UpdatedSubscription } from "./schemas
 process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
 resetEnvForTests();
 
-const api = useApi();
+const api = setupApi();
 let runner: LocalRunner;
 const receivers: Receiver[] = [];
 

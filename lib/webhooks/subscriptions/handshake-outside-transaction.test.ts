@@ -5,9 +5,9 @@ import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../../crypto/random";
 import { oauthClients } from "../../db/schema";
 import { resetEnvForTests } from "../../env";
-import { useApi } from "../../testing/fixtures";
+import { setupApi } from "../../testing/fixtures";
 
-const api = useApi();
+const api = setupApi();
 
 beforeAll(() => {
   process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";

@@ -13,7 +13,7 @@ import { ApiError } from "../../http/errors";
 import { newId } from "../../ids";
 import { issueAccessToken } from "../../oauth/access-token";
 import { openApiDocument } from "../../openapi/document";
-import { useApi } from "../../testing/fixtures";
+import { setupApi } from "../../testing/fixtures";
 import { countRows } from "../../testing/rows";
 import { isWellFormedToken } from "../../tokens/format";
 import { onWebhookWake } from "../wake";
@@ -23,7 +23,7 @@ import { listDeliveries } from "./list-deliveries";
 import { MAX_SUBSCRIPTIONS_PER_APP } from "./owned-subscription";
 import { CreateSubscriptionInput, Delivery, DeliveryList, Subscription, SubscriptionList, SubscriptionWithSecret } from "./schemas";
 
-const api = useApi();
+const api = setupApi();
 
 // ---------------------------------------------------------------------------------------------
 // Receivers: real HTTP servers on loopback.
