@@ -17,7 +17,7 @@
 const NativeRequest = globalThis.Request;
 const installed = Symbol.for("aas.request-signal");
 
-/** Whether `init.signal` is a live signal this wrapper should keep (not absent, not aborted). */
+/** `init.signal` when it is a live signal this wrapper should keep (not absent, not aborted). */
 function keptSignal(init) {
   if (init === null || typeof init !== "object") return undefined;
   const signal = init.signal;
@@ -32,7 +32,7 @@ function keptSignal(init) {
  * rather than being followed. A Proxy rather than a subclass: `instanceof Request` stays true
  * for requests the platform makes itself, and `class X extends Request` still works.
  */
-export function requestKeepingSignal(Base) {
+function requestKeepingSignal(Base) {
   return new Proxy(Base, {
     construct(target, args, newTarget) {
       const [input, init] = args;
