@@ -21,6 +21,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_OAUTH_TOKEN: z.coerce.number().int().positive().default(600),
   AUTH_SECRET: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  TRUSTED_PROXIES: z.string().optional(),
 });
 
 export type Env = {
@@ -40,7 +41,24 @@ export type Env = {
   rateLimitOAuthToken: number;
   authSecret: string | undefined;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /**
+   * The proxies whose `X-Forwarded-For` hops are believed (`TRUSTED_PROXIES`: comma-separated
+   * addresses or CIDR ranges, or `loopback`/`private` for those ranges). Empty: the caller is
+   * the socket's peer and `X-Forwarded-For` is ignored.
+   */
+  trustedProxies: string[];
 };
+
+/** Whether a base URL names this machine: `localhost`, 127.0.0.0/8 or [::1]. */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
 
 let cached: Env | undefined;
 
@@ -64,7 +82,9 @@ export function getEnv(): Env {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     seedDemo: e.SEED_DEMO ?? embedded,
-    webhooksAllowPrivateNetworks: e.WEBHOOKS_ALLOW_PRIVATE_NETWORKS ?? embedded,
+    // CONTRACT §1: private networks only for a demo on this machine (embedded database and a
+    // loopback BASE_URL); anyone who can reach a service on a network address can sign up.
+    webhooksAllowPrivateNetworks: e.WEBHOOKS_ALLOW_PRIVATE_NETWORKS ?? (embedded && isLoopbackUrl(baseUrl)),
     webhookRetryScheduleS: e.WEBHOOK_RETRY_SCHEDULE_S?.split(",").map(Number),
     deliveryRunner: e.DELIVERY_RUNNER,
     rateLimit15Min: e.RATE_LIMIT_15MIN,
@@ -72,6 +92,7 @@ export function getEnv(): Env {
     rateLimitOAuthToken: e.RATE_LIMIT_OAUTH_TOKEN,
     authSecret: e.AUTH_SECRET,
     logLevel: e.LOG_LEVEL,
+    trustedProxies: (e.TRUSTED_PROXIES ?? "").split(",").map((x) => x.trim()).filter(Boolean),
   };
   return cached;
 }
