@@ -1,4 +1,33 @@
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
+
+/** An address range: a network address and its prefix length. */
+export type AddressRange = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** What `TRUSTED_PROXIES` may name besides addresses and CIDR ranges. */
+const NAMED_RANGES: Record<string, string[]> = {
+  loopback: ["127.0.0.0/8", "::1/128"],
+  private: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"],
+};
+
+/** `TRUSTED_PROXIES` as ranges; undefined when an entry is neither an address, a range nor a name. */
+function parseRanges(list: string): AddressRange[] | undefined {
+  const ranges: AddressRange[] = [];
+  for (const entry of list.split(",").map((x) => x.trim()).filter(Boolean)) {
+    for (const item of NAMED_RANGES[entry.toLowerCase()] ?? [entry]) {
+      try {
+        if (item.includes("/")) ranges.push(ipaddr.parseCIDR(item));
+        else {
+          const addr = ipaddr.parse(item);
+          ranges.push([addr, addr.kind() === "ipv4" ? 32 : 128]);
+        }
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return ranges;
+}
 
 const bool = z
   .enum(["true", "false", "1", "0"])
@@ -21,7 +50,10 @@ const EnvSchema = z.object({
   RATE_LIMIT_OAUTH_TOKEN: z.coerce.number().int().positive().default(600),
   AUTH_SECRET: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-  TRUSTED_PROXIES: z.string().optional(),
+  TRUSTED_PROXIES: z
+    .string()
+    .refine((v) => parseRanges(v) !== undefined, "comma-separated addresses, CIDR ranges, `loopback` or `private`")
+    .optional(),
 });
 
 export type Env = {
@@ -46,7 +78,7 @@ export type Env = {
    * addresses or CIDR ranges, or `loopback`/`private` for those ranges). Empty: the caller is
    * the socket's peer and `X-Forwarded-For` is ignored.
    */
-  trustedProxies: string[];
+  trustedProxies: AddressRange[];
 };
 
 /** Whether a base URL names this machine: `localhost`, 127.0.0.0/8 or [::1]. */
@@ -92,7 +124,7 @@ export function getEnv(): Env {
     rateLimitOAuthToken: e.RATE_LIMIT_OAUTH_TOKEN,
     authSecret: e.AUTH_SECRET,
     logLevel: e.LOG_LEVEL,
-    trustedProxies: (e.TRUSTED_PROXIES ?? "").split(",").map((x) => x.trim()).filter(Boolean),
+    trustedProxies: parseRanges(e.TRUSTED_PROXIES ?? "") ?? [],
   };
   return cached;
 }

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
-// Serves a built Next.js app the way `npm start` runs the service: `next start`, one process per
-// core when the app may run several (node:cluster, the workers sharing one listening socket).
+// Serves a built Next.js app the way `npm start` runs the service: scripts/server.mjs (Next.js's
+// own request handler, as `next start` runs it, behind a node:http server that passes the
+// socket's peer address on), one process per core when the app may run several (node:cluster,
+// the workers sharing one listening socket).
 // `npm start` (scripts/start.mjs) calls this for the service; `npm run bench` calls it for the
 // service and for its bare baseline app, so both are measured under the same launcher.
 //
-//   node scripts/serve.mjs [<app dir>] [next start options: -p PORT -H HOST …]
+//   node scripts/serve.mjs [<app dir>] [server options: -p PORT -H HOST]
 //
 // Workers: WEB_CONCURRENCY if set; otherwise one per core with DATABASE_URL (less one when the
 // PostgreSQL server runs on this machine), and one without it (embedded PGlite in DATA_DIR can
 // be opened by one process only). With one worker there is
-// no cluster: the launcher runs `next start` as its child, as before. Why several: see the
+// no cluster: the launcher runs scripts/server.mjs as its child. Why several: see the
 // "Start configuration" section of bench/README.md. Every server process starts with
 // `serverNodeOptions()` (a preload and a garbage-collection setting, each explained there).
 import cluster from "node:cluster";
@@ -21,7 +23,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 const root = path.resolve(import.meta.dirname, "..");
-const nextBin = path.join(root, "node_modules/next/dist/bin/next");
+const serverScript = path.join(root, "scripts", "server.mjs");
 
 /**
  * Node options every server process starts with:
@@ -110,9 +112,9 @@ function ensureGeneratedSecrets(env) {
 export async function serve({ appDir, nextArgs, env = process.env, log = console.log }) {
   const service = path.resolve(appDir) === root;
   const { workers, reason } = workerPlan(env, { service });
-  const args = ["start", appDir, ...nextArgs];
+  const args = [appDir, ...nextArgs];
   if (workers === 1) {
-    const child = spawn(process.execPath, [...serverNodeOptions(env), nextBin, ...args], { cwd: appDir, env, stdio: "inherit" });
+    const child = spawn(process.execPath, [...serverNodeOptions(env), serverScript, ...args], { cwd: appDir, env, stdio: "inherit" });
     for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
     child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
     return;
@@ -120,7 +122,7 @@ export async function serve({ appDir, nextArgs, env = process.env, log = console
 
   if (service) ensureGeneratedSecrets(env);
   log(`  Serving with ${workers} worker processes (${reason}); set WEB_CONCURRENCY to change`);
-  cluster.setupPrimary({ exec: nextBin, args, cwd: appDir, silent: false, execArgv: [...process.execArgv, ...serverNodeOptions(env)] });
+  cluster.setupPrimary({ exec: serverScript, args, cwd: appDir, silent: false, execArgv: [...process.execArgv, ...serverNodeOptions(env)] });
   let stopping = false;
   let restarts = 0;
   // Only the first worker seeds the demo world (when asked): two seeding one empty database

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { getDb, type Db } from "../db/client";
 import { getEnv } from "../env";
-import { log } from "../log";
+import { errorText, log } from "../log";
 import type { Actor } from "../auth/actor";
 import { resolveBearer, type ResolvedBearer } from "../tokens/resolve-bearer";
 import { clientAddress } from "./client-address";
@@ -62,7 +62,7 @@ export function errorToResponse(err: unknown, req: Request, traceId: string, rl?
     trace_id: traceId,
     method: req.method,
     path: new URL(req.url).pathname,
-    error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    error: errorText(err),
   });
   return problemResponse(
     env.baseUrl,

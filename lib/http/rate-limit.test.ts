@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
@@ -14,11 +15,15 @@ const RUN = { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00"
 beforeAll(() => {
   // The settings object is cached: change the variable, then make the next read see it.
   process.env.RATE_LIMIT_15MIN = String(LIMIT);
+  // The tests' requests come from loopback: as behind a proxy there, X-Forwarded-For names
+  // the address each test stands for.
+  process.env.TRUSTED_PROXIES = "loopback";
   resetEnvForTests();
 });
 
 afterAll(() => {
   delete process.env.RATE_LIMIT_15MIN;
+  delete process.env.TRUSTED_PROXIES;
   resetEnvForTests();
 });
 
@@ -242,5 +247,50 @@ describe("429 rate_limited", () => {
       answers[1]!([]);
       await second;
     }
+  });
+});
+
+describe("hostile input cannot fail other callers' counts", () => {
+  it("a huge X-Forwarded-For among valid requests fails none of them, even through a trusted proxy", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    process.env.RATE_LIMIT_15MIN = "100000";
+    resetEnvForTests();
+    try {
+      // Random, so that PostgreSQL cannot compress the key into its index.
+      const hostile = () => api.call(null, "GET", "/v1/athletes/me", { headers: { "x-forwarded-for": randomBytes(4000).toString("hex") } });
+      const calls = Array.from({ length: 220 }, (_, i) => (i % 11 === 5 ? hostile() : api.call(token, "GET", "/v1/athletes/me")));
+      const statuses = (await Promise.all(calls)).map((r) => r.status);
+      expect(statuses.filter((s) => s >= 500)).toEqual([]);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(200);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(20);
+    } finally {
+      process.env.RATE_LIMIT_15MIN = String(LIMIT);
+      resetEnvForTests();
+    }
+  });
+
+  it("a bucket of any length or content is stored under a bounded name", async () => {
+    const db = await api.db();
+    const long = `addr:${"x".repeat(10_000)}\u0000`;
+    const first = await consumeRateLimit(db, long);
+    const second = await consumeRateLimit(db, long);
+    expect(second.windows[0]!.used).toBe(first.windows[0]!.used + 1);
+    const lengths = rowsOf<{ n: number }>(await db.execute(sql`select max(length(bucket)) as n from rate_limit_counters`));
+    expect(Number(lengths[0]!.n)).toBeLessThan(200);
+  });
+
+  it("a row the database refuses fails only the requests it counts, not the batch it shares", async () => {
+    const db = await api.db();
+    // A counter at the integer maximum: adding to it fails in PostgreSQL ("integer out of range").
+    const full = `test-full-${Date.now()}`;
+    const start = new Date(Math.floor(Date.now() / 900_000) * 900_000);
+    await db.execute(sql`insert into rate_limit_counters (bucket, window_start, count) values (${`${full}:15m`}, ${start.toISOString()}, 2147483647)`);
+    // Same turn of the event loop: one batch.
+    const others = Array.from({ length: 10 }, (_, i) => consumeRateLimit(db, `test-ok-${i}-${Date.now()}`));
+    const bad = consumeRateLimit(db, full);
+    await expect(bad).rejects.toThrow();
+    const ok = await Promise.all(others);
+    expect(ok.map((r) => r.windows[0]!.used)).toEqual(Array(10).fill(1));
   });
 });

@@ -1,7 +1,9 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import { perDatabase, rowsOf, type Db } from "../db/client";
+import { sha256Hex } from "../crypto/random";
 import { getEnv } from "../env";
+import { isDatabaseUnavailable } from "./db-errors";
 
 export type RateWindow = {
   name: "15min" | "daily";
@@ -23,6 +25,24 @@ function windowStart(nowMs: number, windowS: number): Date {
   return new Date(Math.floor(nowMs / (windowS * 1000)) * windowS * 1000);
 }
 
+/** The longest bucket name stored as it is; a longer one is stored by its digest. */
+export const MAX_BUCKET_CHARS = 160;
+
+/**
+ * The name a bucket's counters are stored under: the bucket itself, or, when it is longer than
+ * MAX_BUCKET_CHARS or holds control characters, its start, a SHA-256 of the whole and its window suffix. Whatever a caller puts in a bucket
+ * (an address, an email, a client id someone typed), its row fits the primary-key index, so no
+ * bucket can make the counter statement fail.
+ */
+export function storedBucket(bucket: string): string {
+   
+  if (bucket.length <= MAX_BUCKET_CHARS && !/[\u0000-\u001f\u007f]/.test(bucket)) return bucket;
+  // The window suffix stays readable (`:15m`, `:1d`): pruning goes by it.
+  const suffix = /:\w{1,4}$/.exec(bucket)?.[0] ?? "";
+   
+  return `${bucket.slice(0, 64).replace(/[\u0000-\u001f\u007f]/g, "?")}#${sha256Hex(bucket)}${suffix}`;
+}
+
 /** The key of one window's counter: its start and its bucket. */
 export function counterKey(c: { bucket: string; windowStart: Date }): string {
   return `${c.windowStart.getTime()}|${c.bucket}`;
@@ -39,9 +59,10 @@ export async function addToCounters(
   db: Db,
   counts: readonly { bucket: string; windowStart: Date; n: number }[],
 ): Promise<Map<string, number>> {
+  const asGiven = new Map(counts.map((c) => [storedBucket(c.bucket), c.bucket]));
   const rows = [...counts]
     .sort((x, y) => (counterKey(x) < counterKey(y) ? -1 : 1))
-    .map((c) => ({ b: c.bucket, w: c.windowStart.toISOString(), n: c.n }));
+    .map((c) => ({ b: storedBucket(c.bucket), w: c.windowStart.toISOString(), n: c.n }));
   // A count is worth less than a wait for the disk: this statement commits without waiting
   // for its WAL to be flushed (the setting lasts until the statement's own commit), because an
   // occasional slow fsync would stall every request of the batch. A PostgreSQL crash may forget
@@ -55,7 +76,7 @@ export async function addToCounters(
     returning bucket, (extract(epoch from window_start) * 1000)::bigint as ms, count`);
   return new Map(
     rowsOf<{ bucket: string; ms: string | number; count: number }>(result).map((r) => [
-      counterKey({ bucket: r.bucket, windowStart: new Date(Number(r.ms)) }),
+      counterKey({ bucket: asGiven.get(r.bucket) ?? r.bucket, windowStart: new Date(Number(r.ms)) }),
       Number(r.count),
     ]),
   );
@@ -112,17 +133,30 @@ class CounterBatcher {
     while (this.pending.size > 0) {
       const batch = [...this.pending.values()];
       this.pending = new Map();
-      try {
-        const totals = await addToCounters(this.db, batch);
-        for (const e of batch) {
-          const total = totals.get(counterKey(e)) ?? e.n;
-          for (const w of e.waiters) w.resolve(total - e.n + w.position);
-        }
-      } catch (err) {
-        for (const e of batch) for (const w of e.waiters) w.reject(err);
-      }
+      await this.send(batch);
     }
     this.flushing = false;
+  }
+
+  /**
+   * One statement for the batch. If it fails for any reason but an unreachable database, the
+   * windows are sent again one statement each, so a row that cannot be written fails only the
+   * requests it counts, never the others that shared its batch.
+   */
+  private async send(batch: PendingCount[]): Promise<void> {
+    try {
+      const totals = await addToCounters(this.db, batch);
+      for (const e of batch) {
+        const total = totals.get(counterKey(e)) ?? e.n;
+        for (const w of e.waiters) w.resolve(total - e.n + w.position);
+      }
+    } catch (err) {
+      if (batch.length === 1 || isDatabaseUnavailable(err)) {
+        for (const e of batch) for (const w of e.waiters) w.reject(err);
+        return;
+      }
+      for (const e of batch) await this.send([e]);
+    }
   }
 }
 
@@ -167,16 +201,17 @@ export async function peekRateLimit(db: Db, bucket: string, nowMs = Date.now()):
   const env = getEnv();
   const limits = { "15min": env.rateLimit15Min, daily: env.rateLimitDaily };
   const starts = WINDOWS.map((w) => windowStart(nowMs, w.windowS));
+  const names = WINDOWS.map((w) => storedBucket(`${bucket}:${w.suffix}`));
   const result = await db.execute(sql`
     select bucket, count from rate_limit_counters
-    where (bucket = ${`${bucket}:${WINDOWS[0].suffix}`} and window_start = ${starts[0]!.toISOString()})
-       or (bucket = ${`${bucket}:${WINDOWS[1].suffix}`} and window_start = ${starts[1]!.toISOString()})`);
+    where (bucket = ${names[0]} and window_start = ${starts[0]!.toISOString()})
+       or (bucket = ${names[1]} and window_start = ${starts[1]!.toISOString()})`);
   const counts = new Map(rowsOf<{ bucket: string; count: number }>(result).map((r) => [r.bucket, Number(r.count)]));
   return WINDOWS.map((w, i) => ({
     name: w.name,
     limit: limits[w.name],
     windowS: w.windowS,
-    used: counts.get(`${bucket}:${w.suffix}`) ?? 0,
+    used: counts.get(names[i]!) ?? 0,
     resetS: Math.max(1, Math.ceil((starts[i]!.getTime() + w.windowS * 1000 - nowMs) / 1000)),
   }));
 }
@@ -196,7 +231,7 @@ export async function dailyCounts(db: Db, bucket: string, days: number, nowMs = 
   const since = windowStart(nowMs - (days - 1) * 86_400_000, 86_400);
   const result = await db.execute(sql`
     select window_start, count from rate_limit_counters
-    where bucket = ${`${bucket}:1d`} and window_start >= ${since.toISOString()}
+    where bucket = ${storedBucket(`${bucket}:1d`)} and window_start >= ${since.toISOString()}
     order by window_start`);
   return rowsOf<{ window_start: string | Date; count: number }>(result).map((r) => ({
     date: new Date(r.window_start).toISOString().slice(0, 10),

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { resetEnvForTests } from "../env";
+import { PEER_ADDRESS_HEADER } from "../../scripts/peer-address.mjs";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
 type Segment =
@@ -103,6 +104,8 @@ export async function startTestServer(): Promise<TestServer> {
         if (Array.isArray(v)) v.forEach((x) => headers.append(k, x));
         else if (v !== undefined) headers.set(k, v);
       }
+      // As scripts/server.mjs does in production: the socket's peer, never the client's word.
+      headers.set(PEER_ADDRESS_HEADER, req.socket.remoteAddress ?? "");
       const hasBody = method !== "GET" && method !== "HEAD";
       const request = new Request(url, {
         method,
