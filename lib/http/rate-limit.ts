@@ -35,11 +35,9 @@ export const MAX_BUCKET_CHARS = 160;
  * bucket can make the counter statement fail.
  */
 export function storedBucket(bucket: string): string {
-   
   if (bucket.length <= MAX_BUCKET_CHARS && !/[\u0000-\u001f\u007f]/.test(bucket)) return bucket;
   // The window suffix stays readable (`:15m`, `:1d`): pruning goes by it.
   const suffix = /:\w{1,4}$/.exec(bucket)?.[0] ?? "";
-   
   return `${bucket.slice(0, 64).replace(/[\u0000-\u001f\u007f]/g, "?")}#${sha256Hex(bucket)}${suffix}`;
 }
 
