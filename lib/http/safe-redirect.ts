@@ -1,15 +1,22 @@
+import { getEnv } from "../env";
+
 /**
- * A same-site path to return to after sign-in, or `fallback`. Refuses absolute URLs,
- * protocol-relative `//host` and backslash tricks, so sign-in is no open redirect.
+ * A path on this service to return to after sign-in, or `fallback`, so sign-in is no open
+ * redirect. The candidate is resolved against BASE_URL as a browser would resolve it (dot
+ * segments, `%2e`, backslashes, tabs and newlines included) and kept only if it stays on
+ * BASE_URL's origin. The answer is that URL's path, query and fragment with its leading slashes
+ * collapsed to one: `/.//evil.com` resolves to the path `//evil.com`, which a browser given it
+ * as a Location would read as another host.
  */
 export function safeReturnPath(raw: unknown, fallback = "/activities"): string {
-  if (typeof raw !== "string" || raw.length > 2000) return fallback;
-  if (!raw.startsWith("/") || raw.startsWith("//") || raw.includes("\\")) return fallback;
+  if (typeof raw !== "string" || raw.length === 0 || raw.length > 2000) return fallback;
+  const base = new URL(getEnv().baseUrl);
+  let url: URL;
   try {
-    const u = new URL(raw, "http://x.invalid");
-    if (u.origin !== "http://x.invalid") return fallback;
-    return u.pathname + u.search + u.hash;
+    url = new URL(raw, base);
   } catch {
     return fallback;
   }
+  if (url.origin !== base.origin) return fallback;
+  return `/${url.pathname.replace(/^\/+/, "")}${url.search}${url.hash}`;
 }
