@@ -1,9 +1,10 @@
 "use server";
 
 import { AuthError } from "next-auth";
+import { actionClientAddress } from "@/lib/auth/action-address";
 import { signIn, signOut } from "@/lib/auth/next-auth";
 import { getDb } from "@/lib/db/client";
-import { EmailTakenError, signUp } from "@/lib/people/people";
+import { EmailTakenError, SignUpRateLimited, signUpFrom } from "@/lib/people/people";
 import { SignInInput, SignUpInput } from "@/lib/people/schemas";
 import { safeReturnPath } from "@/lib/http/safe-redirect";
 
@@ -22,6 +23,7 @@ function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record
 const MESSAGES: Record<string, string> = {
   invalid_credentials: "That email and password do not match an account.",
   too_many_attempts: "Too many failed attempts for this email. Wait 15 minutes and try again.",
+  rate_limited: "Too many sign-in attempts from your network. Wait a few minutes and try again.",
 };
 
 async function signInOrMessage(email: string, password: string, returnTo: string): Promise<FormState> {
@@ -54,9 +56,10 @@ export async function signUpAction(_prev: FormState, form: FormData): Promise<Fo
   const parsed = SignUpInput.safeParse(raw);
   if (!parsed.success) return { fieldErrors: fieldErrors(parsed.error.issues), values };
   try {
-    await signUp(await getDb(), parsed.data);
+    await signUpFrom(await getDb(), parsed.data, await actionClientAddress());
   } catch (err) {
     if (err instanceof EmailTakenError) return { fieldErrors: { email: err.message }, values };
+    if (err instanceof SignUpRateLimited) return { error: err.message, values };
     throw err;
   }
   return signInOrMessage(parsed.data.email, parsed.data.password, safeReturnPath(form.get("callbackUrl")));

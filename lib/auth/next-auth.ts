@@ -2,10 +2,10 @@ import "server-only";
 import NextAuth, { CredentialsSignin } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { getDb } from "../db/client";
+import { clientAddress } from "../http/client-address";
+import { safeReturnPath } from "../http/safe-redirect";
 import { authSecret } from "../secrets";
-import { SignInInput } from "../people/schemas";
-import { verifyCredentials } from "../people/people";
-import { recordFailedSignIn, signInLockout } from "./signin-guard";
+import { checkSignIn, type SignInRefusal } from "./credentials";
 
 export class InvalidCredentials extends CredentialsSignin {
   code = "invalid_credentials";
@@ -13,6 +13,15 @@ export class InvalidCredentials extends CredentialsSignin {
 export class TooManyAttempts extends CredentialsSignin {
   code = "too_many_attempts";
 }
+export class SourceRateLimited extends CredentialsSignin {
+  code = "rate_limited";
+}
+
+const REFUSALS: Record<SignInRefusal, new () => CredentialsSignin> = {
+  invalid_credentials: InvalidCredentials,
+  too_many_attempts: TooManyAttempts,
+  rate_limited: SourceRateLimited,
+};
 
 // Lazy configuration: the secret is read (or generated under DATA_DIR) on the first request,
 // not when `next build` imports this module.
@@ -30,22 +39,24 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   providers: [
     Credentials({
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      async authorize(raw) {
-        const parsed = SignInInput.safeParse(raw);
-        if (!parsed.success) throw new InvalidCredentials();
-        const db = await getDb();
-        const { email, password } = parsed.data;
-        if (await signInLockout(db, email)) throw new TooManyAttempts();
-        const person = await verifyCredentials(db, email, password);
-        if (!person) {
-          await recordFailedSignIn(db, email);
-          throw new InvalidCredentials();
-        }
+      // Both ways in land here: the sign-in form's server action and a direct POST to
+      // /api/auth/callback/credentials. `request` carries the caller's headers either way.
+      async authorize(raw, request) {
+        const outcome = await checkSignIn(await getDb(), raw, clientAddress(request));
+        if (!outcome.ok) throw new REFUSALS[outcome.reason]();
+        const { person } = outcome;
         return { id: person.id, email: person.email, name: person.name };
       },
     }),
   ],
   callbacks: {
+    // Where Auth.js sends the browser after signing in or out: only ever a path of this
+    // service (on the origin the request came to), whatever callbackUrl arrived in the form,
+    // query or cookie. Auth.js's default accepts any string that starts with "/".
+    redirect({ url, baseUrl }) {
+      const path = url.startsWith(`${baseUrl}/`) ? url.slice(baseUrl.length) : url;
+      return `${baseUrl}${safeReturnPath(path)}`;
+    },
     jwt({ token, user }) {
       if (user?.id) token.uid = user.id;
       return token;

@@ -1,32 +1,65 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
+import { rateLimitCounters } from "../db/schema";
 
-const WINDOW_S = 15 * 60;
+const WINDOW_MS = 15 * 60 * 1000;
 export const MAX_FAILED_SIGNINS = 10;
 
-function windowStart(nowMs: number): string {
-  return new Date(Math.floor(nowMs / (WINDOW_S * 1000)) * WINDOW_S * 1000).toISOString();
+// The `:15m` suffix lets the hourly counter pruning drop these windows after a day.
+function bucketOf(email: string): string {
+  return `signin:${email}:15m`;
 }
+
+function windowStart(nowMs: number): Date {
+  return new Date(Math.floor(nowMs / WINDOW_MS) * WINDOW_MS);
+}
+
+/** An attempt that holds one of an email's ten places until it succeeds (and gives it back) or fails (and keeps it). */
+export type SignInReservation = { bucket: string; windowStart: Date };
+
+export type SignInReservationResult = { ok: true; reservation: SignInReservation } | { ok: false; retryAfterS: number };
 
 /**
  * CONTRACT §10: an email is refused for 15 minutes after 10 failed sign-ins on it within
- * 15 minutes. Counted in the database so every instance agrees. Returns seconds to wait, or 0.
+ * 15 minutes. The count lives in the database (every instance agrees), per fixed 15-minute
+ * window, and counts attempts *before* their password is verified: one statement takes a place
+ * if fewer than ten are taken in this window and the previous window did not fill up, so however
+ * many guesses arrive at once, at most ten passwords are verified. A success gives its place
+ * back (`releaseSignInAttempt`); a failure keeps it.
+ *
+ * A full window refuses the rest of itself and the whole next window, so a refusal lasts at
+ * least 15 minutes after the tenth failure and at most 30.
  */
-export async function signInLockout(db: Db, email: string, nowMs = Date.now()): Promise<number> {
-  const r = await db.execute(sql`
-    select window_start, count from rate_limit_counters
-    where bucket = ${`signin-fail:${email}`} and window_start >= ${new Date(nowMs - WINDOW_S * 1000).toISOString()}
-    order by window_start desc limit 1`);
-  const row = rowsOf<{ window_start: string | Date; count: number }>(r)[0];
-  if (!row || Number(row.count) < MAX_FAILED_SIGNINS) return 0;
-  const until = new Date(row.window_start).getTime() + 2 * WINDOW_S * 1000;
-  return Math.max(1, Math.ceil((until - nowMs) / 1000));
+export async function reserveSignInAttempt(db: Db, email: string, nowMs = Date.now()): Promise<SignInReservationResult> {
+  const bucket = bucketOf(email);
+  const current = windowStart(nowMs);
+  const previous = new Date(current.getTime() - WINDOW_MS);
+  const c = rateLimitCounters;
+  const taken = await db.execute(sql`
+    insert into ${c} (${sql.identifier(c.bucket.name)}, ${sql.identifier(c.windowStart.name)}, ${sql.identifier(c.count.name)})
+    select ${bucket}, ${current.toISOString()}::timestamptz, 1
+    where coalesce((select ${c.count} from ${c} where ${c.bucket} = ${bucket} and ${c.windowStart} = ${previous.toISOString()}), 0)
+      < ${MAX_FAILED_SIGNINS}
+    on conflict (${sql.identifier(c.bucket.name)}, ${sql.identifier(c.windowStart.name)})
+      do update set ${sql.identifier(c.count.name)} = ${c.count} + 1 where ${c.count} < ${MAX_FAILED_SIGNINS}
+    returning ${c.count}`);
+  if (rowsOf(taken).length > 0) return { ok: true, reservation: { bucket, windowStart: current } };
+
+  const [row] = await db
+    .select({ count: c.count })
+    .from(c)
+    .where(and(eq(c.bucket, bucket), eq(c.windowStart, current)));
+  const currentFull = (row?.count ?? 0) >= MAX_FAILED_SIGNINS;
+  const until = current.getTime() + (currentFull ? 2 : 1) * WINDOW_MS;
+  return { ok: false, retryAfterS: Math.max(1, Math.ceil((until - nowMs) / 1000)) };
 }
 
-export async function recordFailedSignIn(db: Db, email: string, nowMs = Date.now()): Promise<void> {
-  await db.execute(sql`
-    insert into rate_limit_counters (bucket, window_start, count)
-    values (${`signin-fail:${email}`}, ${windowStart(nowMs)}, 1)
-    on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1`);
+/** A successful sign-in gives its place back: successes do not count (CONTRACT §10). */
+export async function releaseSignInAttempt(db: Db, reservation: SignInReservation): Promise<void> {
+  const c = rateLimitCounters;
+  await db
+    .update(c)
+    .set({ count: sql`${c.count} - 1` })
+    .where(and(eq(c.bucket, reservation.bucket), eq(c.windowStart, reservation.windowStart), sql`${c.count} > 0`));
 }

@@ -4,6 +4,7 @@ import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../db/client";
 import { athleteProfiles, users } from "../db/schema";
+import { consumeRateLimit } from "../http/rate-limit";
 import { newId } from "../ids";
 import type { SignUpInput } from "./schemas";
 
@@ -43,6 +44,23 @@ export async function signUp(
     });
     return { id: user.id, email: user.email, name: user.name };
   });
+}
+
+export class SignUpRateLimited extends Error {
+  constructor(readonly retryAfterS: number) {
+    super("Too many accounts were created from your network. Wait a few minutes and try again.");
+  }
+}
+
+/**
+ * Sign-up as the /signup form does it: counted against the source address's windows (CONTRACT
+ * §10's, as for the API) before the password is hashed, so no one can make the service run
+ * argon2 for them without limit.
+ */
+export async function signUpFrom(db: Db, input: z.output<typeof SignUpInput>, address: string): Promise<Person> {
+  const source = await consumeRateLimit(db, `signup-addr:${address}`);
+  if (source.exceeded) throw new SignUpRateLimited(source.exceeded.resetS);
+  return signUp(db, input);
 }
 
 // Verifying against this when the email is unknown keeps both paths equally slow.

@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { resetEnvForTests } from "../env";
+import { setupApi } from "../testing/fixtures";
+import { checkSignIn } from "./credentials";
+import { MAX_FAILED_SIGNINS } from "./signin-guard";
+
+const api = setupApi();
+
+const PASSWORD = "correct horse battery"; // what api.person() signs people up with
+const WINDOW_MS = 15 * 60_000;
+/** The start of a 15-minute window, a little way into it, so `now + k windows` stays inside one. */
+const windowAligned = (offsetMs = 60_000) => Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS + offsetMs;
+
+let nextAddress = 1;
+/** A source address of its own per test, so the per-address window never decides a per-email test. */
+const freshAddress = () => `198.51.100.${nextAddress++}`;
+
+afterEach(() => {
+  delete process.env.RATE_LIMIT_15MIN;
+  resetEnvForTests();
+});
+
+describe("checkSignIn: at most ten guesses per email per 15 minutes (CONTRACT §10)", () => {
+  it("verifies at most ten of 100 parallel wrong passwords for one email; the rest are refused unverified", async () => {
+    const person = await api.person();
+    const address = freshAddress();
+    const db = await api.db();
+    const outcomes = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => checkSignIn(db, { email: person.email, password: `guess-${i}` }, address)),
+    );
+    const reasons = outcomes.map((o) => (o.ok ? "ok" : o.reason));
+    // `invalid_credentials` is the answer of a password that was verified (argon2) and wrong.
+    expect(reasons.filter((r) => r === "invalid_credentials")).toHaveLength(MAX_FAILED_SIGNINS);
+    expect(reasons.filter((r) => r === "too_many_attempts")).toHaveLength(100 - MAX_FAILED_SIGNINS);
+    for (const o of outcomes) {
+      if (!o.ok && o.reason === "too_many_attempts") expect(o.retryAfterS).toBeGreaterThanOrEqual(15 * 60 - 60);
+    }
+    // The right password is refused too while the email is locked.
+    const right = await checkSignIn(db, { email: person.email, password: PASSWORD }, address);
+    expect(right).toMatchObject({ ok: false, reason: "too_many_attempts" });
+  });
+
+  it("does not count successful sign-ins: each gives its place back", async () => {
+    const person = await api.person();
+    const address = freshAddress();
+    const db = await api.db();
+    const now = windowAligned();
+    for (let i = 0; i < 15; i++) {
+      expect(await checkSignIn(db, { email: person.email, password: PASSWORD }, address, now)).toMatchObject({ ok: true });
+    }
+    const wrong = await Promise.all(
+      Array.from({ length: MAX_FAILED_SIGNINS }, () => checkSignIn(db, { email: person.email, password: "nope" }, address, now)),
+    );
+    expect(wrong.map((o) => (o.ok ? "ok" : o.reason))).toEqual(Array(MAX_FAILED_SIGNINS).fill("invalid_credentials"));
+    expect(await checkSignIn(db, { email: person.email, password: PASSWORD }, address, now)).toMatchObject({
+      ok: false,
+      reason: "too_many_attempts",
+    });
+  });
+
+  it("refuses the email for at least 15 minutes after the tenth failure, and lets it in again after 30", async () => {
+    const person = await api.person();
+    const address = freshAddress();
+    const db = await api.db();
+    // The ten failures land at the very end of a window: the refusal still lasts 15 minutes.
+    const lastMinute = windowAligned(WINDOW_MS - 1_000);
+    for (let i = 0; i < MAX_FAILED_SIGNINS; i++) {
+      expect(await checkSignIn(db, { email: person.email, password: "nope" }, address, lastMinute)).toMatchObject({
+        reason: "invalid_credentials",
+      });
+    }
+    const later = (ms: number) => checkSignIn(db, { email: person.email, password: PASSWORD }, address, lastMinute + ms);
+    expect(await later(1_000)).toMatchObject({ ok: false, reason: "too_many_attempts", retryAfterS: 15 * 60 });
+    expect(await later(WINDOW_MS - 2_000)).toMatchObject({ ok: false, reason: "too_many_attempts" });
+    expect(await later(WINDOW_MS + 1_000)).toMatchObject({ ok: true });
+  });
+
+  it("keeps emails apart: one email's lockout does not touch another's", async () => {
+    const locked = await api.person();
+    const other = await api.person();
+    const address = freshAddress();
+    const db = await api.db();
+    await Promise.all(
+      Array.from({ length: MAX_FAILED_SIGNINS + 5 }, () => checkSignIn(db, { email: locked.email, password: "nope" }, address)),
+    );
+    expect(await checkSignIn(db, { email: other.email, password: PASSWORD }, address)).toMatchObject({ ok: true });
+  });
+});
+
+describe("checkSignIn: a window per source address", () => {
+  it("answers rate_limited with the seconds to wait once an address used its window, before any password is verified", async () => {
+    process.env.RATE_LIMIT_15MIN = "3";
+    resetEnvForTests();
+    const person = await api.person();
+    const db = await api.db();
+    const address = freshAddress();
+    for (let i = 0; i < 3; i++) {
+      expect(await checkSignIn(db, { email: person.email, password: PASSWORD }, address)).toMatchObject({ ok: true });
+    }
+    const refused = await checkSignIn(db, { email: person.email, password: PASSWORD }, address);
+    expect(refused).toMatchObject({ ok: false, reason: "rate_limited" });
+    expect(refused.ok === false && refused.retryAfterS).toBeGreaterThan(0);
+    // Another address is not affected.
+    expect(await checkSignIn(db, { email: person.email, password: PASSWORD }, freshAddress())).toMatchObject({ ok: true });
+  });
+});

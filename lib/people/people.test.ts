@@ -1,0 +1,37 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { users } from "../db/schema";
+import { resetEnvForTests } from "../env";
+import { setupApi } from "../testing/fixtures";
+import { countRows } from "../testing/rows";
+import { SignUpRateLimited, signUpFrom } from "./people";
+
+const api = setupApi();
+
+afterEach(() => {
+  delete process.env.RATE_LIMIT_15MIN;
+  resetEnvForTests();
+});
+
+const newcomer = () => ({ name: "New", email: `n-${randomBytes(5).toString("hex")}@example.test`, password: "a-long-password" });
+
+describe("signUpFrom: sign-up is limited per source address", () => {
+  it("refuses an address past its window before hashing or creating anything, with the seconds to wait; other addresses go on", async () => {
+    process.env.RATE_LIMIT_15MIN = "3";
+    resetEnvForTests();
+    const db = await api.db();
+    for (let i = 0; i < 3; i++) await expect(signUpFrom(db, newcomer(), "203.0.113.9")).resolves.toMatchObject({ id: expect.any(String) });
+
+    const refused = newcomer();
+    const err = await signUpFrom(db, refused, "203.0.113.9").then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SignUpRateLimited);
+    expect((err as SignUpRateLimited).retryAfterS).toBeGreaterThan(0);
+    expect(await countRows(users, eq(users.email, refused.email))).toBe(0);
+
+    await expect(signUpFrom(db, newcomer(), "203.0.113.10")).resolves.toMatchObject({ id: expect.any(String) });
+  });
+});
