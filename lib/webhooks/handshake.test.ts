@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { ApiError } from "../http/errors";
-import { handshakeUrl, runHandshake, verifyEndpoint } from "./handshake";
+import { HANDSHAKE_EXCERPT_CHARS, handshakeUrl, printableExcerpt, runHandshake, verifyEndpoint } from "./handshake";
 
 type Seen = { url: URL; method: string; headers: http.IncomingHttpHeaders };
 
@@ -130,6 +130,57 @@ describe("the verification handshake (SPEC §4.4, CONTRACT §7)", () => {
       error: "blocked_address",
     });
     expect(r.seen).toHaveLength(0);
+  });
+});
+
+describe("what a handshake report shows of the answer (issue 9: no more than a receiver needs to debug it)", () => {
+  // What an internal service might answer: a long body whose later part must never be shown.
+  const leaky = "<title>Internal admin</title>\u0000\u001b[31m\u202e\r\n" + "a".repeat(250) + "SECRET-AFTER-250" + "b".repeat(3500);
+
+  it("reports the status, the media type and at most 200 printable characters of the body", async () => {
+    const r = await receiver((_s, res) => {
+      res.writeHead(500, { "content-type": "text/html; charset=utf-8" });
+      res.end(leaky);
+    });
+    const report = await runHandshake(r.url, { verifyToken: "t", allowPrivate: true });
+    expect(report).toMatchObject({ outcome: "unexpected_status", status: 500, content_type: "text/html", error: null });
+    expect(Array.from(report.body_excerpt!).length).toBeLessThanOrEqual(HANDSHAKE_EXCERPT_CHARS);
+    expect(report.body_excerpt).toMatch(/^<title>Internal admin<\/title> \[31m a+…$/);
+    expect(JSON.stringify(report)).not.toContain("SECRET");
+  });
+
+  it("checks the challenge against the whole answer read, but shows only its start", async () => {
+    const r = await receiver((s, res) => json(res, 200, { padding: "p".repeat(1000), "hub.challenge": s.url.searchParams.get("hub.challenge") }));
+    const ok = await runHandshake(r.url, { verifyToken: "t", allowPrivate: true });
+    expect(ok.outcome).toBe("verified");
+    const wrong = await receiver((_s, res) => json(res, 200, { padding: "p".repeat(1000), "hub.challenge": "SECRET-FAR-IN" }));
+    const report = await runHandshake(wrong.url, { verifyToken: "t", allowPrivate: true });
+    expect(report).toMatchObject({ outcome: "wrong_challenge", status: 200, content_type: "application/json" });
+    expect(Array.from(report.body_excerpt!).length).toBeLessThanOrEqual(HANDSHAKE_EXCERPT_CHARS);
+    expect(JSON.stringify(report)).not.toContain("SECRET");
+  });
+
+  it("quotes no more than the report in the 400 problem's detail", async () => {
+    const r = await receiver((_s, res) => {
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end(leaky);
+    });
+    const err = (await verifyEndpoint(r.url, { allowPrivate: true }).catch((e: unknown) => e)) as ApiError;
+    expect(err.code).toBe("webhook_verification_failed");
+    expect(err.message).toContain("answered 404 instead of 200");
+    expect(err.message).toContain("(text/plain)");
+    expect(err.message.length).toBeLessThan(400);
+    expect(err.message).not.toMatch(/SECRET|[\u0000-\u001f\u202e]/);
+    expect(JSON.stringify(err.extensions)).not.toContain("SECRET");
+  });
+
+  it("printableExcerpt keeps short text as it is and cuts long text within the limit", () => {
+    expect(printableExcerpt('{"error":"no such hook"}')).toBe('{"error":"no such hook"}');
+    expect(printableExcerpt("  two\n\n lines\t ")).toBe("two lines");
+    expect(printableExcerpt("\u200b\u0007")).toBe("");
+    const cut = printableExcerpt("é".repeat(500), 10);
+    expect(cut).toBe(`${"é".repeat(9)}…`);
+    expect(Array.from(printableExcerpt("😀".repeat(300))).length).toBe(HANDSHAKE_EXCERPT_CHARS);
   });
 });
 

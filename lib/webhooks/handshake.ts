@@ -9,8 +9,26 @@ export type { HandshakeReport };
 /** CONTRACT §7: the subscriber has 5 seconds to answer the handshake. */
 export const HANDSHAKE_TIMEOUT_MS = 5_000;
 
-/** How much of the endpoint's answer a failed handshake's problem `detail` quotes. */
-const DETAIL_EXCERPT_CHARS = 200;
+/**
+ * How much of the endpoint's answer a handshake report shows, in `body_excerpt` and quoted in
+ * the problem's `detail`: enough to see what a receiver said ("no such route", a framework's
+ * error page title), too little to read another service out through it, should a URL reach
+ * one (CONTRACT §1: private networks are allowed only for a demo on this machine).
+ */
+export const HANDSHAKE_EXCERPT_CHARS = 200;
+
+/**
+ * At most `max` characters of `body` that are safe to show anywhere: control, format (bidi
+ * overrides, zero-width) and unassigned characters, undecodable bytes and runs of white space
+ * each become one space; a cut is marked with "…" within the `max`.
+ */
+export function printableExcerpt(body: string, max = HANDSHAKE_EXCERPT_CHARS): string {
+  const clean = body
+    .replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\uFFFD\s]+/gu, " ")
+    .trim();
+  const chars = Array.from(clean);
+  return chars.length > max ? `${chars.slice(0, max - 1).join("").trimEnd()}…` : clean;
+}
 
 /** The handshake's URL: the subscription URL with the three `hub.*` parameters appended to its query. */
 export function handshakeUrl(url: string, challenge: string, verifyToken: string): string {
@@ -46,7 +64,7 @@ export async function runHandshake(
   try {
     target = handshakeUrl(url, challenge, opts.verifyToken);
   } catch {
-    return { outcome: "not_sent", status: null, body_excerpt: null, error: "invalid_url", duration_ms: 0 };
+    return { outcome: "not_sent", status: null, content_type: null, body_excerpt: null, error: "invalid_url", duration_ms: 0 };
   }
   const res = await sendOutbound({
     url: target,
@@ -56,9 +74,17 @@ export async function runHandshake(
     timeoutMs: opts.timeoutMs ?? HANDSHAKE_TIMEOUT_MS,
   });
   if (res.outcome === "not_sent") {
-    return { outcome: "not_sent", status: null, body_excerpt: null, error: res.error, duration_ms: res.durationMs };
+    return { outcome: "not_sent", status: null, content_type: null, body_excerpt: null, error: res.error, duration_ms: res.durationMs };
   }
-  const answered = { status: res.status, body_excerpt: res.bodyExcerpt, error: null, duration_ms: res.durationMs };
+  // The whole answer read (4 KiB at most) is checked for the challenge; only a short,
+  // printable start of it is reported.
+  const answered = {
+    status: res.status,
+    content_type: res.contentType,
+    body_excerpt: printableExcerpt(res.bodyExcerpt),
+    error: null,
+    duration_ms: res.durationMs,
+  };
   if (res.status !== 200) return { outcome: "unexpected_status", ...answered };
   const echo = echoesChallenge(res.bodyExcerpt, challenge);
   if (echo === "not_json") return { outcome: "not_json", ...answered };
@@ -75,11 +101,11 @@ const NOT_SENT_PROSE: Record<string, string> = {
   invalid_url: "the URL could not be used",
 };
 
-function quote(body: string | null): string {
-  const text = (body ?? "").trim();
-  if (!text) return "an empty body";
-  const cut = text.length > DETAIL_EXCERPT_CHARS ? `${text.slice(0, DETAIL_EXCERPT_CHARS)}…` : text;
-  return `\`${cut}\``;
+/** The report's excerpt (already short and printable) quoted, and its media type when named. */
+function quote(r: HandshakeReport): string {
+  const text = printableExcerpt(r.body_excerpt ?? "").replaceAll("`", "'");
+  const body = text ? `\`${text}\`` : "an empty body";
+  return r.content_type ? `${body} (${r.content_type})` : body;
 }
 
 /** What the endpoint did, in a sentence for the problem's `detail`. */
@@ -92,11 +118,11 @@ export function describeHandshake(r: HandshakeReport, timeoutMs = HANDSHAKE_TIME
       return `The handshake got no answer: ${why}.`;
     }
     case "unexpected_status":
-      return `The endpoint answered ${r.status} instead of 200, with ${quote(r.body_excerpt)}.`;
+      return `The endpoint answered ${r.status} instead of 200, with ${quote(r)}.`;
     case "not_json":
-      return `The endpoint answered 200 but its body is not JSON: ${quote(r.body_excerpt)}. Answer {"hub.challenge": "<the challenge received>"}.`;
+      return `The endpoint answered 200 but its body is not JSON: ${quote(r)}. Answer {"hub.challenge": "<the challenge received>"}.`;
     case "wrong_challenge":
-      return `The endpoint answered 200 with ${quote(r.body_excerpt)}, whose "hub.challenge" is not the challenge sent. Echo the hub.challenge query parameter.`;
+      return `The endpoint answered 200 with ${quote(r)}, whose "hub.challenge" is not the challenge sent. Echo the hub.challenge query parameter.`;
   }
 }
 

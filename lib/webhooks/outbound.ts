@@ -17,7 +17,15 @@ export type NotSentReason =
   | "network";
 
 export type OutboundResult =
-  | { outcome: "response"; status: number; bodyExcerpt: string; durationMs: number }
+  | {
+      outcome: "response";
+      status: number;
+      /** The media type of the answer (`text/html`), when it named a well-formed one. */
+      contentType: string | null;
+      /** The start of the body as read, at most 4 KiB: the receiver's own words, not yet fit to show anyone else. */
+      bodyExcerpt: string;
+      durationMs: number;
+    }
   | { outcome: "not_sent"; error: NotSentReason; detail: string; durationMs: number };
 
 class BlockedAddress extends Error {
@@ -84,6 +92,12 @@ function classify(err: unknown): { error: NotSentReason; detail: string } {
   return { error: "network", detail };
 }
 
+/** The media type of a Content-Type header, lower-cased, or null unless it is a well-formed `type/subtype`. */
+export function mediaType(header: string | string[] | undefined): string | null {
+  const value = (Array.isArray(header) ? header[0] : header)?.split(";")[0]?.trim().toLowerCase() ?? "";
+  return /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/.test(value) ? value : null;
+}
+
 /**
  * One outbound request to a subscriber: no redirects followed, at most `timeoutMs` in all, the
  * answer read to at most 4 KiB, and every way of not getting an answer named.
@@ -133,7 +147,7 @@ export async function sendOutbound(opts: {
       if (!complete) res.body.destroy();
     }
     const bodyExcerpt = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8");
-    return { outcome: "response", status: res.statusCode, bodyExcerpt, durationMs: done() };
+    return { outcome: "response", status: res.statusCode, contentType: mediaType(res.headers["content-type"]), bodyExcerpt, durationMs: done() };
   } catch (err) {
     return { outcome: "not_sent", ...classify(err), durationMs: done() };
   }

@@ -92,7 +92,18 @@ export const HandshakeReport = z
       description: "`not_sent`: no HTTP answer (see `error`). `unexpected_status`: a status other than 200. `not_json`: a 200 whose body is not JSON. `wrong_challenge`: JSON without the challenge sent as `hub.challenge`.",
     }),
     status: z.number().int().nullable().meta({ description: "The status it answered with; null when no answer arrived." }),
-    body_excerpt: z.string().nullable().meta({ description: "The start of its answer's body, at most 4 KiB; null when no answer arrived." }),
+    content_type: z
+      .string()
+      .nullable()
+      .meta({ description: "The media type it answered with (`application/json`); null when no answer arrived or it named none." }),
+    body_excerpt: z
+      .string()
+      .max(200)
+      .nullable()
+      .meta({
+        description:
+          "The start of its answer's body, enough to debug a handshake and no more: at most 200 characters, control and invisible characters and runs of white space each shown as one space. Null when no answer arrived.",
+      }),
     error: z
       .string()
       .nullable()
