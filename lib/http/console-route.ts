@@ -1,13 +1,14 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { currentUserId } from "../auth/next-auth";
 import type { Ctx } from "../auth/actor";
+import { sessionUserId } from "../auth/session";
 import { getDb } from "../db/client";
 import { ApiError } from "./errors";
 import { isRawJson } from "./raw-json";
 import { errorToResponse, type RouteHandler } from "./api-route";
 import { readJsonBody } from "./body";
+import { consumeRateLimit, type RateLimitResult } from "./rate-limit";
 import { parseWith } from "./validation";
 
 /**
@@ -40,7 +41,10 @@ type ConsoleArgs<B extends z.ZodType | undefined> = {
 
 /**
  * The console's adapter: a signed-in session acts as the person, with every scope. Writes
- * run in one transaction and must come from the same origin.
+ * run in one transaction and must come from the same origin. Every request of a signed-in
+ * person counts against their own windows (CONTRACT §10's limits, as a PAT owner's), before
+ * the body is read or anything slow (a webhook handshake, a hash) runs; a cross-site request is
+ * refused before it is counted, so another site cannot spend someone's windows.
  */
 export function consoleHandler<B extends z.ZodType | undefined = undefined>(
   opts: {
@@ -53,14 +57,20 @@ export function consoleHandler<B extends z.ZodType | undefined = undefined>(
 ): RouteHandler {
   return async (req, routeCtx) => {
     const traceId = randomUUID();
+    let rl: RateLimitResult | undefined;
     try {
-      const userId = await currentUserId();
+      const userId = await sessionUserId(req);
       if (!userId) throw new ApiError("not_signed_in", "Sign in to use the console.");
       const write = req.method !== "GET" && req.method !== "HEAD";
       if (write) assertSameOrigin(req);
+      const db = await getDb();
+      rl = await consumeRateLimit(db, `console-user:${userId}`);
+      if (rl.exceeded) {
+        const w = rl.exceeded;
+        throw new ApiError("rate_limited", `The console's ${w.name} limit of ${w.limit} requests is used up; retry in ${w.resetS} s.`);
+      }
       const params = ((await routeCtx.params) ?? {}) as Record<string, string>;
       const body = opts.body ? parseWith(opts.body, await readJsonBody(req), "body") : undefined;
-      const db = await getDb();
       const base = { body: body as ConsoleArgs<B>["body"], params, url: new URL(req.url) };
       const actor = { kind: "session" as const, userId };
       const prepared = opts.before ? await opts.before({ ...base, ctx: { db, actor } }) : undefined;
@@ -69,7 +79,7 @@ export function consoleHandler<B extends z.ZodType | undefined = undefined>(
       const headers = { "Cache-Control": "no-store", "Content-Type": "application/json" };
       return new Response(isRawJson(result) ? result.text : JSON.stringify(result ?? null), { status: opts.status ?? 200, headers });
     } catch (err) {
-      return errorToResponse(err, req, traceId);
+      return errorToResponse(err, req, traceId, rl);
     }
   };
 }
