@@ -50,7 +50,7 @@ function TeamCard({ team }: { team: CoachedTeam }) {
       >
         <ul className="-mx-4 -mt-4 divide-y divide-slate-100" aria-label={`Members of ${team.name}`}>
           {team.members.map((m) => (
-            <MemberRow key={m.athlete_id} member={m} />
+            <MemberRow key={m.athlete_id ?? m.email} member={m} />
           ))}
         </ul>
         <InviteForm team={team} />
@@ -64,7 +64,8 @@ function MemberRow({ member: m }: { member: RosterEntry }) {
     <li className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-4 py-3" aria-label={m.name ?? m.email}>
       <div className="min-w-0">
         <p className="truncate font-medium">{m.name ?? m.email}</p>
-        <p className="truncate text-xs text-slate-500">{m.email}</p>
+        {/* An invitation shows only the email the coach typed, until it is accepted. */}
+        {m.name && <p className="truncate text-xs text-slate-500">{m.email}</p>}
       </div>
       <div className="flex items-center gap-2 text-xs">
         {m.status === "invited" ? (

@@ -17,8 +17,13 @@ export const InviteAthleteInput = z.strictObject({
 
 const Role = z.enum(["athlete", "coach", "admin"]);
 
+/**
+ * One person on a roster. Until an invitation is accepted it shows only what the coach typed
+ * (the email) and its status: `athlete_id` and `name` are null, so inviting an email reveals
+ * nothing the invitee has not agreed to share.
+ */
 export const RosterEntry = z.object({
-  athlete_id: z.string(),
+  athlete_id: z.string().nullable(),
   name: z.string().nullable(),
   email: z.string(),
   role: Role,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canReach } from "../athletes/reach";
+import { sessionCookieFor } from "../auth/test-session";
 import { refusal, setupApi } from "../testing/fixtures";
 import { InviteAthleteInput } from "./console-schemas";
 import { createTeam } from "./create-team";
@@ -38,12 +39,20 @@ describe("inviteAthlete", () => {
     const athlete = await api.person();
     const team = await createTeam({ ...(await api.as(coach.id)), input: { name: "Squad" } });
     const entry = await inviteAthlete({ ...(await api.as(coach.id)), teamId: team.id, input: InviteAthleteInput.parse({ email: athlete.email.toUpperCase() }) });
-    expect(entry).toMatchObject({ athlete_id: athlete.id, email: athlete.email, role: "athlete", status: "invited", joined_at: null });
+    expect(entry).toEqual({
+      athlete_id: null,
+      name: null,
+      email: athlete.email,
+      role: "athlete",
+      status: "invited",
+      invited_at: expect.any(String),
+      joined_at: null,
+    });
 
     const [listed] = await listCoachedTeams(await api.as(coach.id));
-    expect(listed!.members.map((m) => [m.athlete_id, m.status])).toEqual([
-      [coach.id, "active"],
-      [athlete.id, "invited"],
+    expect(listed!.members.map((m) => [m.athlete_id, m.email, m.status])).toEqual([
+      [coach.id, coach.email, "active"],
+      [null, athlete.email, "invited"],
     ]);
     expect((await listMyMemberships(await api.as(athlete.id))).invitations).toEqual([
       expect.objectContaining({ team_id: team.id, team_name: "Squad", role: "athlete" }),
@@ -114,7 +123,7 @@ describe("respondToInvitation", () => {
     expect(mine.invitations).toEqual([]);
     expect(mine.teams).toEqual([expect.objectContaining({ team_id: team.id, role: "athlete" })]);
     const [listed] = await listCoachedTeams(await api.as(coach.id));
-    expect(listed!.members.find((m) => m.athlete_id === athlete.id)?.status).toBe("active");
+    expect(listed!.members.find((m) => m.athlete_id === athlete.id)).toMatchObject({ status: "active", email: athlete.email, name: expect.any(String) });
   });
 
   it("declining deletes the invitation, so the coach never reaches them and may invite again", async () => {
@@ -146,5 +155,52 @@ describe("respondToInvitation", () => {
     }
     // Declining answers an invitation; it does not end a membership.
     expect(await canReach(await api.db(), coach.id, athlete.id)).toBe(true);
+  });
+});
+
+describe("an invitation over HTTP: the coach sees the email they typed and the status, nothing more, until it is accepted", () => {
+  async function consoleCall(userId: string, method: string, path: string, body?: unknown) {
+    return fetch(api.url + path, {
+      method,
+      headers: {
+        cookie: await sessionCookieFor(userId),
+        ...(method === "GET" ? {} : { origin: api.url }),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  }
+
+  it("hides the invitee's id and name in the invite answer, the console roster and /v1 members, and shows them once accepted", async () => {
+    const coach = await api.person({ name: "Cora Coach" });
+    const athlete = await api.person({ name: "Secret Name" });
+    const team = (await (await consoleCall(coach.id, "POST", "/api/console/teams", { name: "Harbor" })).json()) as { id: string };
+
+    const invited = await consoleCall(coach.id, "POST", `/api/console/teams/${team.id}/invitations`, { email: athlete.email.toUpperCase() });
+    expect(invited.status).toBe(201);
+    const invitedText = await invited.text();
+    expect(JSON.parse(invitedText)).toMatchObject({ athlete_id: null, name: null, email: athlete.email, status: "invited" });
+    expect(invitedText).not.toContain(athlete.id);
+    expect(invitedText).not.toContain("Secret Name");
+
+    const rosterText = await (await consoleCall(coach.id, "GET", "/api/console/teams")).text();
+    expect(rosterText).not.toContain(athlete.id);
+    expect(rosterText).not.toContain("Secret Name");
+    const [roster] = JSON.parse(rosterText) as { members: { athlete_id: string | null; email: string; status: string }[] }[];
+    expect(roster!.members).toContainEqual(expect.objectContaining({ athlete_id: null, name: null, email: athlete.email, status: "invited" }));
+
+    const pat = await api.pat(coach.id, ["teams.read"]);
+    const membersText = await (await api.call(pat, "GET", `/v1/teams/${team.id}/members`)).text();
+    expect(membersText).not.toContain(athlete.id);
+    expect(membersText).not.toContain("Secret Name");
+
+    expect((await consoleCall(athlete.id, "POST", `/api/console/invitations/${team.id}`)).status).toBe(200);
+
+    const after = (await (await consoleCall(coach.id, "GET", "/api/console/teams")).json()) as { members: unknown[] }[];
+    expect(after[0]!.members).toContainEqual(
+      expect.objectContaining({ athlete_id: athlete.id, name: "Secret Name", email: athlete.email, status: "active" }),
+    );
+    const members = (await (await api.call(pat, "GET", `/v1/teams/${team.id}/members`)).json()) as { data: unknown[] };
+    expect(members.data).toContainEqual(expect.objectContaining({ athlete_id: athlete.id, name: "Secret Name", role: "athlete" }));
   });
 });

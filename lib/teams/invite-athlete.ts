@@ -6,6 +6,7 @@ import { teamMemberships, teams, users } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
 import type { InviteAthleteInput, RosterEntry } from "./console-schemas";
+import { rosterEntry } from "./roster-entry";
 
 /** The team's name, if `userId` is an active coach or admin of it; 403 otherwise, also for unknown teams. */
 async function coachedTeamName(db: Db, userId: string, teamId: string): Promise<string> {
@@ -27,7 +28,8 @@ async function coachedTeamName(db: Db, userId: string, teamId: string): Promise<
 
 /**
  * Invites an existing account to a team as an athlete. The invitation grants nothing until
- * the athlete accepts it: reach counts only active memberships.
+ * the athlete accepts it: reach counts only active memberships, and the answer (like the
+ * roster) shows the coach only the email they typed and the status, not who the account is.
  */
 export async function inviteAthlete({
   ctx,
@@ -42,7 +44,7 @@ export async function inviteAthlete({
   const inviterId = ctx.actor.userId;
   const teamName = await coachedTeamName(ctx.db, inviterId, teamId);
   const [person] = await ctx.db
-    .select({ id: users.id, name: users.name, email: users.email })
+    .select({ id: users.id })
     .from(users)
     .where(eq(users.email, input.email));
   if (!person) {
@@ -67,13 +69,5 @@ export async function inviteAthlete({
         : `${who} already a member of ${teamName}.`;
     throw new ApiError("conflict", detail, { errors: [{ field: "email", code: "conflict", detail }] });
   }
-  return {
-    athlete_id: person.id,
-    name: person.name,
-    email: person.email,
-    role: row.role,
-    status: row.status,
-    invited_at: row.invitedAt.toISOString(),
-    joined_at: null,
-  };
+  return rosterEntry(row, { name: null, email: input.email });
 }

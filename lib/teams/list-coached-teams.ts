@@ -3,12 +3,14 @@ import type { Ctx } from "../auth/actor";
 import { teamMemberships, teams, users } from "../db/schema";
 import { requireAthleteActor } from "../athletes/reach";
 import type { CoachedTeam } from "./console-schemas";
+import { rosterEntry } from "./roster-entry";
 
 const ROLE_ORDER = { coach: 0, admin: 1, athlete: 2 } as const;
 
 /**
  * The teams the actor coaches or administers, each with its whole roster, invitations
- * included: staff first, then members who joined, then those still invited.
+ * included (by email only, until accepted): staff first, then members who joined, then those
+ * still invited.
  */
 export async function listCoachedTeams({ ctx }: { ctx: Ctx }): Promise<CoachedTeam[]> {
   requireAthleteActor(ctx.actor);
@@ -36,20 +38,12 @@ export async function listCoachedTeams({ ctx }: { ctx: Ctx }): Promise<CoachedTe
     role: t.role as CoachedTeam["role"],
     members: roster
       .filter((r) => r.membership.teamId === t.id)
+      .map(({ membership, name, email }) => rosterEntry(membership, { name, email }))
       .sort(
         (a, b) =>
-          ROLE_ORDER[a.membership.role] - ROLE_ORDER[b.membership.role] ||
-          Number(a.membership.status === "invited") - Number(b.membership.status === "invited") ||
+          ROLE_ORDER[a.role] - ROLE_ORDER[b.role] ||
+          Number(a.status === "invited") - Number(b.status === "invited") ||
           (a.name ?? a.email).localeCompare(b.name ?? b.email),
-      )
-      .map(({ membership: m, name, email }) => ({
-        athlete_id: m.userId,
-        name,
-        email,
-        role: m.role,
-        status: m.status,
-        invited_at: m.invitedAt.toISOString(),
-        joined_at: m.joinedAt?.toISOString() ?? null,
-      })),
+      ),
   }));
 }
