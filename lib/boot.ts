@@ -3,6 +3,7 @@ import { getDbHandle } from "./db/client";
 import { seedDemoWorld, SeedRefused } from "./db/seed";
 import { getEnv } from "./env";
 import { log } from "./log";
+import { pruneIdempotencyKeys } from "./http/idempotency";
 import { pruneRateLimitCounters } from "./http/rate-limit";
 import { startWebhookDelivery } from "./webhooks/start-delivery";
 
@@ -25,6 +26,7 @@ export async function boot(): Promise<void> {
     }
     const timer = setInterval(() => {
       pruneRateLimitCounters(db).catch((e: unknown) => log.warn("pruning counters failed", { error: String(e) }));
+      pruneIdempotencyKeys(db).catch((e: unknown) => log.warn("pruning idempotency keys failed", { error: String(e) }));
     }, 3_600_000);
     timer.unref();
   } catch (err) {

@@ -1,8 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { setupApi } from "../testing/fixtures";
 import { countRows, writeCounts } from "../testing/rows";
-import { activities, events, idempotencyKeys } from "../db/schema";
+import { startReceiver } from "../testing/webhook-receiver";
+import { sha256Hex } from "../crypto/random";
+import { rowsOf } from "../db/client";
+import { activities, events, idempotencyKeys, oauthClients } from "../db/schema";
+import { resetEnvForTests } from "../env";
+import { pruneIdempotencyKeys } from "./idempotency";
 
 const api = setupApi();
 
@@ -209,5 +215,93 @@ describe("Idempotency-Key on POST", () => {
       });
     }
     expect(await writeCounts()).toEqual(counts);
+  });
+});
+
+describe("stored answers at rest", () => {
+  const closers: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const close of closers) await close();
+    delete process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS;
+    resetEnvForTests();
+  });
+
+  /** Every stored row as PostgreSQL prints it, every column included. */
+  async function storedText(): Promise<string[]> {
+    const db = await api.db();
+    return rowsOf<{ t: string }>(await db.execute(sql`select ${idempotencyKeys}::text as t from ${idempotencyKeys}`)).map((r) => r.t);
+  }
+
+  /** A confidential app's client-credentials token, from POST /oauth/token as an app gets one. */
+  async function appToken(): Promise<string> {
+    const owner = await api.person();
+    const clientId = `idem-${randomBytes(5).toString("hex")}`;
+    const secret = `aas_cs_${randomBytes(16).toString("hex")}`;
+    await (await api.db())
+      .insert(oauthClients)
+      .values({ clientId, ownerId: owner.id, name: "Idem App", kind: "confidential", secretHash: sha256Hex(secret), redirectUris: ["https://idem.example.com/cb"] });
+    const res = await fetch(`${api.url}/oauth/token`, {
+      method: "POST",
+      headers: {
+        authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: "grant_type=client_credentials",
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    return ((await res.json()) as { access_token: string }).access_token;
+  }
+
+  it("keeps a webhook subscription's whsec_ secret sealed in idempotency_keys, and the replay still returns it", async () => {
+    process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
+    resetEnvForTests();
+    const receiver = await startReceiver((r) => ({
+      status: 200,
+      body: JSON.stringify({ "hub.challenge": new URL(r.url, "http://x").searchParams.get("hub.challenge") }),
+      headers: { "content-type": "application/json" },
+    }));
+    closers.push(() => receiver.close());
+    const token = await appToken();
+    const body = { url: receiver.url, events: ["activity.created"] };
+
+    const first = await post(token, "subscribe-sealed", body, "/v1/app/webhooks");
+    expect(first.status, await first.clone().text()).toBe(201);
+    const created = (await first.json()) as { id: string; secret: string };
+    expect(created.secret).toMatch(/^whsec_/);
+
+    const rows = await storedText();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row).not.toContain("whsec_");
+      expect(row).not.toContain(created.secret.slice("whsec_".length));
+    }
+
+    const replay = await post(token, "subscribe-sealed", body, "/v1/app/webhooks");
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await replay.json()).toEqual(created);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it("seals every stored answer, not only those with secrets", async () => {
+    const { token } = await writer();
+    const res = await post(token, "sealed-activity", { ...RUN, name: "Plainly visible name" });
+    expect(res.status).toBe(201);
+    const [row] = await (await api.db()).select().from(idempotencyKeys).where(eq(idempotencyKeys.key, "sealed-activity"));
+    expect(Object.keys(row!.responseBody as object)).toEqual(["sealed"]);
+    expect(JSON.stringify(row!.responseBody)).not.toContain("Plainly visible name");
+  });
+
+  it("prunes keys older than 24 hours and keeps younger ones", async () => {
+    const { token } = await writer();
+    expect((await post(token, "prune-old")).status).toBe(201);
+    expect((await post(token, "prune-young")).status).toBe(201);
+    const db = await api.db();
+    await db.update(idempotencyKeys).set({ createdAt: new Date(Date.now() - 24 * 3_600_000 - 60_000) }).where(eq(idempotencyKeys.key, "prune-old"));
+    await db.update(idempotencyKeys).set({ createdAt: new Date(Date.now() - 23 * 3_600_000) }).where(eq(idempotencyKeys.key, "prune-young"));
+
+    await pruneIdempotencyKeys(db);
+    expect(await countRows(idempotencyKeys, eq(idempotencyKeys.key, "prune-old"))).toBe(0);
+    expect(await countRows(idempotencyKeys, eq(idempotencyKeys.key, "prune-young"))).toBe(1);
   });
 });

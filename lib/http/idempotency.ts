@@ -3,9 +3,27 @@ import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
 import { idempotencyKeys } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
+import { seal, unseal } from "../crypto/seal";
 import { ApiError } from "./errors";
 
 const TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A stored answer at rest: sealed, as webhook secrets are, because an answer may carry a secret
+ * shown once (a subscription's `whsec_…`). Every answer is sealed, so none can be forgotten.
+ */
+type StoredBody = { sealed: string };
+
+function sealAnswer(body: unknown): StoredBody {
+  return { sealed: seal(JSON.stringify(body)) };
+}
+
+function openAnswer(stored: unknown): unknown {
+  const sealed = (stored as Partial<StoredBody> | null)?.sealed;
+  // Answers stored before sealing are plain; they expire within 24 hours of the upgrade.
+  if (typeof sealed !== "string" || Object.keys(stored as object).length !== 1) return stored;
+  return JSON.parse(unseal(sealed)) as unknown;
+}
 
 export type IdempotencyClaim =
   | { kind: "new"; principal: string; key: string; requestHash: string }
@@ -57,7 +75,7 @@ export async function claimIdempotencyKey(
   if (row.requestHash !== requestHash) {
     throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request.");
   }
-  return { kind: "replay", status: row.responseStatus!, body: row.responseBody };
+  return { kind: "replay", status: row.responseStatus!, body: openAnswer(row.responseBody) };
 }
 
 /** Stores the answer, in the transaction that claimed the key, so it commits with the write. */
@@ -72,7 +90,7 @@ export async function completeIdempotencyKey(
     key: claim.key,
     requestHash: claim.requestHash,
     responseStatus: status,
-    responseBody: body,
+    responseBody: sealAnswer(body),
   });
 }
 
@@ -95,5 +113,10 @@ export async function findStoredAnswer(
   if (row.requestHash !== sha256Hex(requestFingerprint)) {
     throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request.");
   }
-  return { kind: "replay", status: row.responseStatus, body: row.responseBody };
+  return { kind: "replay", status: row.responseStatus, body: openAnswer(row.responseBody) };
+}
+
+/** Drops keys past their 24 hours (CONTRACT §5); the hourly housekeeping calls it. */
+export async function pruneIdempotencyKeys(db: Db, nowMs = Date.now()): Promise<void> {
+  await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(nowMs - TTL_MS)));
 }
