@@ -7,23 +7,53 @@ import { isDatabaseUnavailable } from "../http/db-errors";
 import { clientAddress } from "../http/client-address";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { decodeBasic } from "./client-auth";
-import { consumeTokenEndpointLimit } from "./token-limit";
+import { tokenEndpointLimiter, type OverLimit, type TokenLimitWindow } from "./token-limit";
 
-const MAX_FORM_BYTES = 64 * 1024;
+/** The largest form the OAuth endpoints read; a token request is a few hundred bytes. */
+export const MAX_FORM_BYTES = 64 * 1024;
 
+/**
+ * A body over the limit: 413, in RFC 6749's error shape (the status says what happened to any
+ * HTTP client, `invalid_request` is the OAuth code for it). The connection is closed after the
+ * answer, so the rest of the body is neither read nor waited for.
+ */
+function tooLarge(): OAuthError {
+  return new OAuthError("invalid_request", `The request body is larger than ${MAX_FORM_BYTES / 1024} KiB.`, 413, { Connection: "close" });
+}
+
+/**
+ * The form of an OAuth request, read from the stream and refused at the first byte past
+ * MAX_FORM_BYTES: nothing beyond it is buffered, whatever the body declares or does not declare.
+ */
 async function readForm(req: Request): Promise<URLSearchParams> {
   const type = req.headers.get("content-type") ?? "";
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
     throw new OAuthError("invalid_request", "The body must be application/x-www-form-urlencoded.");
   }
-  const text = await req.text();
-  if (Buffer.byteLength(text) > MAX_FORM_BYTES) throw new OAuthError("invalid_request", "The body is too large.");
-  return new URLSearchParams(text);
+  if (Number(req.headers.get("content-length") ?? 0) > MAX_FORM_BYTES) throw tooLarge();
+  if (!req.body) return new URLSearchParams();
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_FORM_BYTES) throw tooLarge();
+      chunks.push(value);
+    }
+  } finally {
+    // Released, not cancelled: cancelling destroys the socket before the answer is written.
+    reader.releaseLock();
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
 }
 
 /**
- * The claimed client id, before authentication: the key of the per-client limit. Decoded as
- * authentication decodes it, so spelling one id differently cannot open a second window.
+ * The client id a request names, before authentication: the key of the per-client gate.
+ * Decoded as authentication decodes it, so spelling one id differently cannot open a second
+ * window.
  */
 function claimedClientId(req: Request, form: URLSearchParams): string {
   const authorization = req.headers.get("authorization");
@@ -32,25 +62,53 @@ function claimedClientId(req: Request, form: URLSearchParams): string {
 }
 
 /**
- * The OAuth endpoints' adapter: form parsing, the per-client and per-address limit of
- * CONTRACT §10, RFC 6749 §5.2 errors, never a problem document.
+ * Called by a handler once the request has proved which client sent it: a confidential
+ * client's valid secret, or for a public client (which has none) a grant that succeeded.
  */
-export function oauthEndpoint(fn: (db: Db, req: Request, form: URLSearchParams) => Promise<Response>) {
+export type ProveClient = (clientId: string) => void;
+
+function slowDown(over: OverLimit): Response {
+  return oauthErrorResponse(
+    new OAuthError("slow_down", `Too many requests; retry in ${over.retryAfterS} s.`, 429, { "Retry-After": String(over.retryAfterS) }),
+  );
+}
+
+/**
+ * The OAuth endpoints' adapter: form parsing, the limits of CONTRACT §10, RFC 6749 §5.2 errors,
+ * never a problem document.
+ *
+ * The limits count who a request proves to be, not who it claims to be. Every request counts
+ * against its source address first; one that proves its client (see ProveClient) is moved to
+ * that client's window. So failures (a wrong secret, an unknown client, an invalid code or
+ * refresh token, a malformed body) all count against the address they came from, and naming a
+ * public client's id, which anyone can read, cannot spend that client's window. A client whose
+ * window its own proven requests filled is refused before any work, by the id it claims.
+ */
+export function oauthEndpoint(fn: (db: Db, req: Request, form: URLSearchParams, prove: ProveClient) => Promise<Response>) {
   return async (req: Request): Promise<Response> => {
     try {
-      const form = await readForm(req);
       const db = await getDb();
+      const limiter = tokenEndpointLimiter(db);
       const limit = getEnv().rateLimitOAuthToken;
-      const over = consumeTokenEndpointLimit(db, [
-        { bucket: `oauth-token-client:${claimedClientId(req, form)}`, windowS: 60, limit },
-        { bucket: `oauth-token-addr:${clientAddress(req)}`, windowS: 60, limit },
-      ]);
-      if (over) {
-        return oauthErrorResponse(
-          new OAuthError("slow_down", `Too many requests; retry in ${over.retryAfterS} s.`, 429, { "Retry-After": String(over.retryAfterS) }),
-        );
-      }
-      return await fn(db, req, form);
+      const startedAt = Date.now();
+      const address: TokenLimitWindow = { bucket: `oauth-token-addr:${clientAddress(req)}`, windowS: 60, limit };
+      const clientWindow = (clientId: string): TokenLimitWindow => ({ bucket: `oauth-token-client:${clientId}`, windowS: 60, limit });
+
+      const overAddress = limiter.hit(address, startedAt);
+      if (overAddress) return slowDown(overAddress);
+      const form = await readForm(req);
+      const claimed = claimedClientId(req, form);
+      const overClient = claimed ? limiter.full(clientWindow(claimed), startedAt) : undefined;
+      if (overClient) return slowDown(overClient);
+
+      let proven = false;
+      const prove: ProveClient = (clientId) => {
+        if (proven) return;
+        proven = true;
+        limiter.add(address, -1, startedAt);
+        limiter.hit(clientWindow(clientId), Date.now());
+      };
+      return await fn(db, req, form, prove);
     } catch (err) {
       if (err instanceof OAuthError) return oauthErrorResponse(err);
       if (isDatabaseUnavailable(err)) {

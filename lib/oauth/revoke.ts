@@ -13,10 +13,19 @@ import { looksLikeJwt, verifyAccessToken } from "./access-token";
  * POST /oauth/revoke. Revoking a refresh token or an athlete access token revokes its token
  * family: the refresh token and every access token issued with it (RFC 7009 §2.1 allows this).
  * Unknown or foreign tokens are answered 200, as the RFC requires.
+ *
+ * `prove` is told the client once the request proved it: a confidential client's secret, or a
+ * public client's own token found (an unknown or another client's token proves nothing).
  * @see RFC 7009 §2
  */
-export async function revokeToken(db: Db, authorization: string | null, form: URLSearchParams): Promise<void> {
+export async function revokeToken(
+  db: Db,
+  authorization: string | null,
+  form: URLSearchParams,
+  prove: (clientId: string) => void = () => {},
+): Promise<void> {
   const client = await authenticateClient(db, authorization, form);
+  if (client.kind === "confidential") prove(client.clientId);
   const token = form.get("token");
   if (!token) throw new OAuthError("invalid_request", "token is required.");
 
@@ -42,5 +51,7 @@ export async function revokeToken(db: Db, authorization: string | null, form: UR
       if (!(err instanceof ApiError)) throw err; // invalid or expired: nothing to revoke
     }
   }
-  if (familyId) await db.update(oauthTokenFamilies).set({ revokedAt: new Date() }).where(eq(oauthTokenFamilies.id, familyId));
+  if (!familyId) return;
+  prove(client.clientId);
+  await db.update(oauthTokenFamilies).set({ revokedAt: new Date() }).where(eq(oauthTokenFamilies.id, familyId));
 }

@@ -6,7 +6,17 @@ import { log } from "../log";
 /** How often a process sends its hits to the shared counters and learns the others'. */
 export const TOKEN_LIMIT_SYNC_MS = 200;
 
-type Window = { bucket: string; windowS: number; limit: number };
+/**
+ * Windows kept in memory at most. Each distinct address that calls in a minute is one, so a
+ * flood from many addresses (an IPv6 prefix holds billions) must not grow the map: past the bound
+ * the oldest window is forgotten. What that costs is small: a forgotten window's hits already
+ * sent stay in the database, and its next sync brings the total back; only hits not yet sent
+ * (at most one sync interval's) are lost.
+ */
+export const TOKEN_LIMIT_MAX_WINDOWS = 50_000;
+
+export type TokenLimitWindow = { bucket: string; windowS: number; limit: number };
+export type OverLimit = { bucket: string; retryAfterS: number };
 type Count = {
   bucket: string;
   windowStart: Date;
@@ -15,7 +25,7 @@ type Count = {
   known: number;
   /** Hits on their way to the database. */
   sending: number;
-  /** Hits not sent yet. */
+  /** Hits not sent yet; negative when hits already sent were taken back. */
   unsent: number;
 };
 
@@ -31,46 +41,74 @@ type Count = {
  * (200 ms) of the total crossing it. Why not one upsert per request, as /v1 counts: it is a
  * write and a round trip on every token request, the larger part of what the endpoint costs
  * beyond signing (bench/README.md, oauth-token).
+ *
+ * Memory is bounded whether or not the database answers: a window that has ended is dropped at
+ * the next sync even if its hits were never sent (they can no longer decide anything), and the
+ * map never holds more than TOKEN_LIMIT_MAX_WINDOWS windows.
  */
-class TokenEndpointLimiter {
+export class TokenEndpointLimiter {
   private counts = new Map<string, Count>();
   private timer: NodeJS.Timeout | undefined;
   private flushing = false;
 
   constructor(private readonly db: Db) {}
 
-  hit(windows: Window[], nowMs: number): { bucket: string; retryAfterS: number } | undefined {
-    let over: { bucket: string; retryAfterS: number } | undefined;
-    for (const w of windows) {
-      const startMs = Math.floor(nowMs / (w.windowS * 1000)) * w.windowS * 1000;
-      const key = `${startMs}|${w.bucket}`;
-      let c = this.counts.get(key);
-      if (!c) {
-        c = { bucket: w.bucket, windowStart: new Date(startMs), endsAt: startMs + w.windowS * 1000, known: 0, sending: 0, unsent: 0 };
-        this.counts.set(key, c);
-      }
-      c.unsent++;
-      if (!over && c.known + c.sending + c.unsent > w.limit) {
-        over = { bucket: w.bucket, retryAfterS: Math.max(1, Math.ceil((c.endsAt - nowMs) / 1000)) };
-      }
-    }
-    this.timer ??= setTimeout(() => void this.flush(), TOKEN_LIMIT_SYNC_MS).unref();
-    return over;
+  private key(w: TokenLimitWindow, nowMs: number): { key: string; startMs: number } {
+    const startMs = Math.floor(nowMs / (w.windowS * 1000)) * w.windowS * 1000;
+    return { key: `${startMs}|${w.bucket}`, startMs };
   }
 
-  private async flush(): Promise<void> {
+  private overOf(c: Count, w: TokenLimitWindow, nowMs: number, atLimit: boolean): OverLimit | undefined {
+    const total = c.known + c.sending + c.unsent;
+    if (atLimit ? total < w.limit : total <= w.limit) return undefined;
+    return { bucket: w.bucket, retryAfterS: Math.max(1, Math.ceil((c.endsAt - nowMs) / 1000)) };
+  }
+
+  /** Whether the window is already full, as this process knows it. Counts nothing, keeps nothing. */
+  full(w: TokenLimitWindow, nowMs: number): OverLimit | undefined {
+    const c = this.counts.get(this.key(w, nowMs).key);
+    return c && this.overOf(c, w, nowMs, true);
+  }
+
+  /** Counts one hit; returns the window when this hit takes it over its limit. */
+  hit(w: TokenLimitWindow, nowMs: number): OverLimit | undefined {
+    return this.add(w, 1, nowMs);
+  }
+
+  /**
+   * Adds `n` hits to the window of `nowMs` (a negative `n` takes hits back, and then only from a
+   * window still kept). Returns the window when it is over its limit.
+   */
+  add(w: TokenLimitWindow, n: number, nowMs: number): OverLimit | undefined {
+    const { key, startMs } = this.key(w, nowMs);
+    let c = this.counts.get(key);
+    if (!c) {
+      if (n <= 0) return undefined;
+      if (this.counts.size >= TOKEN_LIMIT_MAX_WINDOWS) this.counts.delete(this.counts.keys().next().value!);
+      c = { bucket: w.bucket, windowStart: new Date(startMs), endsAt: startMs + w.windowS * 1000, known: 0, sending: 0, unsent: 0 };
+      this.counts.set(key, c);
+    }
+    c.unsent += n;
+    this.timer ??= setTimeout(() => void this.flush(), TOKEN_LIMIT_SYNC_MS).unref();
+    return this.overOf(c, w, nowMs, false);
+  }
+
+  /** Sends what is unsent and learns the totals; exported for tests, which call it directly. */
+  async flush(now = Date.now()): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.flushing) return void (this.timer ??= setTimeout(() => void this.flush(), TOKEN_LIMIT_SYNC_MS).unref());
     this.flushing = true;
-    const now = Date.now();
     const batch: Count[] = [];
     for (const [key, c] of this.counts) {
-      if (c.endsAt <= now && c.unsent === 0) this.counts.delete(key);
-      else if (c.unsent > 0) {
+      if (c.unsent !== 0) {
         c.sending = c.unsent;
         c.unsent = 0;
         batch.push(c);
       }
+      // An ended window decides nothing more: its last hits are sent once (above), and it is
+      // forgotten now, whether or not that send succeeds.
+      if (c.endsAt <= now) this.counts.delete(key);
     }
     try {
       if (batch.length === 0) return;
@@ -83,7 +121,8 @@ class TokenEndpointLimiter {
         c.sending = 0;
       }
     } catch (err) {
-      // Kept and sent with the next hits; meanwhile this process still counts its own.
+      // Kept and sent with the next hits (unless the window ends first); meanwhile this process
+      // still counts its own.
       for (const c of batch) {
         c.unsent += c.sending;
         c.sending = 0;
@@ -93,14 +132,12 @@ class TokenEndpointLimiter {
       this.flushing = false;
     }
   }
+
+  /** Tests: how many windows are kept. */
+  get size(): number {
+    return this.counts.size;
+  }
 }
 
-const limiterOf = perDatabase((db) => new TokenEndpointLimiter(db));
-
-/**
- * Counts one request in each window; returns the first window over its limit with the seconds
- * until it resets, or undefined.
- */
-export function consumeTokenEndpointLimit(db: Db, windows: Window[], nowMs = Date.now()): { bucket: string; retryAfterS: number } | undefined {
-  return limiterOf(db).hit(windows, nowMs);
-}
+/** The limiter of one database (one per process, shared by the token and revocation endpoints). */
+export const tokenEndpointLimiter = perDatabase((db) => new TokenEndpointLimiter(db));

@@ -26,15 +26,31 @@ const invalidGrant = (d: string) => new OAuthError("invalid_grant", d);
 
 /**
  * POST /oauth/token for a form already read. Client authentication first, then the grant.
+ *
+ * `prove` is told which client sent the request as soon as that is proved: for a confidential
+ * client once its secret is verified, for a public client (no secret) only once a code or
+ * refresh token of its own was redeemed. Until then the request counts against its address.
  * @see RFC 6749 §3.2, §4.1.3, §4.4, §6; RFC 7636 §4.5; RFC 8707 §2.2
  */
-export async function tokenRequest(db: Db, authorization: string | null, form: URLSearchParams): Promise<TokenResponse> {
+export async function tokenRequest(
+  db: Db,
+  authorization: string | null,
+  form: URLSearchParams,
+  prove: (clientId: string) => void = () => {},
+): Promise<TokenResponse> {
   for (const key of new Set(form.keys())) {
     if (form.getAll(key).length > 1) throw new OAuthError("invalid_request", `${key} was sent more than once.`);
   }
   const client = await authenticateClient(db, authorization, form);
+  if (client.kind === "confidential") prove(client.clientId);
   const resource = form.get("resource");
   if (resource !== null && resource !== getEnv().apiBaseUrl) throw new OAuthError("invalid_target", `resource must be ${getEnv().apiBaseUrl}.`);
+  const tokens = await grant(db, client, form);
+  prove(client.clientId);
+  return tokens;
+}
+
+function grant(db: Db, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
   switch (form.get("grant_type")) {
     case "authorization_code":
       return exchangeCode(db, client, form);

@@ -2,7 +2,7 @@
 import { oauthEndpoint } from "@/lib/oauth/endpoint";
 import { revokeToken } from "@/lib/oauth/revoke";
 
-export const POST = oauthEndpoint(async (db, req, form) => {
-  await revokeToken(db, req.headers.get("authorization"), form);
+export const POST = oauthEndpoint(async (db, req, form, prove) => {
+  await revokeToken(db, req.headers.get("authorization"), form, prove);
   return new Response(null, { status: 200, headers: { "Cache-Control": "no-store" } });
 });
