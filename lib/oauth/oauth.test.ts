@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as oauth from "oauth4webapi";
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from "jose";
-import { and, eq, inArray, is, isNull } from "drizzle-orm";
+import { and, eq, inArray, is, isNull, sql } from "drizzle-orm";
 import { PgTable } from "drizzle-orm/pg-core";
 import { SCOPE_NAMES } from "../auth/scopes";
 import { sha256Hex } from "../crypto/random";
@@ -516,6 +516,33 @@ describe("refresh tokens", () => {
       }
       expect(await grantOf("demo-training-log", person.id)).toBeUndefined();
     }
+  });
+
+  it("rotate in one transaction: a database failure while issuing the new pair rolls the rotation back, so the retry succeeds and is no reuse (CONTRACT §6)", async () => {
+    const person = await api.person();
+    const tokens = await connect(trainingLog, person.id);
+    const auth = { authorization: basic("demo-training-log", DEMO_CONFIDENTIAL_SECRET) };
+    // A real failure after the compare-and-swap: the database refuses the new refresh token.
+    await db.execute(sql`create function aas_test_refuse() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`);
+    await db.execute(sql`create trigger aas_test_refuse before insert on ${oauthRefreshTokens} for each row execute function aas_test_refuse()`);
+    let failed: Response;
+    try {
+      failed = await post("/oauth/token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token! }, auth);
+    } finally {
+      await db.execute(sql`drop trigger aas_test_refuse on ${oauthRefreshTokens}`);
+      await db.execute(sql`drop function aas_test_refuse()`);
+    }
+    await expectOAuthError(failed, 500, "server_error");
+    const [row] = await db.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, sha256Hex(tokens.refresh_token!)));
+    expect(row!.rotatedAt).toBeNull();
+
+    // The client retries with the same refresh token, as it should: a first use, not a reuse.
+    const next = await refresh(trainingLog, tokens.refresh_token!);
+    expect((await api.call(next.access_token, "GET", "/v1/athletes/me")).status).toBe(200);
+    expect((await api.call(tokens.access_token, "GET", "/v1/athletes/me")).status).toBe(200);
+    expect((await grantOf("demo-training-log", person.id))?.revokedAt).toBeNull();
+    // And the rotation did happen: the old token is now spent.
+    expect(await failure(refresh(trainingLog, tokens.refresh_token!))).toMatchObject({ status: 400, error: "invalid_grant" });
   });
 
   it("can narrow the scopes but never widen them (RFC 6749 §6)", async () => {

@@ -11,6 +11,7 @@ import { isScope } from "../auth/scopes";
 import { OAuthError } from "./errors";
 import { authenticateClient, type OAuthClient } from "./client-auth";
 import { issueAccessToken } from "./access-token";
+import { signingKey } from "./keys";
 
 export const REFRESH_TOKEN_TTL_S = 90 * 86_400;
 
@@ -45,6 +46,9 @@ export async function tokenRequest(
   if (client.kind === "confidential") prove(client.clientId);
   const resource = form.get("resource");
   if (resource !== null && resource !== getEnv().apiBaseUrl) throw new OAuthError("invalid_target", `resource must be ${getEnv().apiBaseUrl}.`);
+  // Loaded (or created) outside the grant's transaction, so a rollback cannot leave this process
+  // signing with a key that was never stored.
+  await signingKey(db);
   const tokens = await grant(db, client, form);
   prove(client.clientId);
   return tokens;
@@ -150,22 +154,27 @@ async function refresh(db: Db, client: OAuthClient, form: URLSearchParams): Prom
     scopes = narrowed;
   }
 
-  // Rotation by compare-and-swap in one statement: the loser of a race is a reuse.
-  const [rotated] = await db
-    .update(oauthRefreshTokens)
-    .set({ rotatedAt: new Date() })
-    .where(and(eq(oauthRefreshTokens.tokenHash, tokenHash), isNull(oauthRefreshTokens.rotatedAt)))
-    .returning({ tokenHash: oauthRefreshTokens.tokenHash });
-  if (!rotated) {
-    // RFC 9700 §4.14.2: reuse of a rotated refresh token means it leaked; end the grant.
-    const now = new Date();
-    await db.transaction(async (tx) => {
-      await tx.update(oauthGrants).set({ revokedAt: now }).where(eq(oauthGrants.id, row.grant.id));
-      await tx.update(oauthTokenFamilies).set({ revokedAt: now }).where(eq(oauthTokenFamilies.grantId, row.grant.id));
-    });
-    throw invalidGrant("The refresh token was already used; the authorization has been revoked.");
-  }
-  return db.transaction((tx) => issueFromFamily(tx, client, row.grant.userId, row.grant.id, row.family.id, scopes));
+  // Rotation by compare-and-swap in one statement: the loser of a race is a reuse. The swap and
+  // the new pair commit together, as the code exchange does: if issuing fails, the swap rolls
+  // back and the client's retry with the same refresh token is a first use, not a reuse. A
+  // concurrent use waits on the row lock until this transaction ends, then sees the swap.
+  const tokens = await db.transaction(async (tx) => {
+    const [rotated] = await tx
+      .update(oauthRefreshTokens)
+      .set({ rotatedAt: new Date() })
+      .where(and(eq(oauthRefreshTokens.tokenHash, tokenHash), isNull(oauthRefreshTokens.rotatedAt)))
+      .returning({ tokenHash: oauthRefreshTokens.tokenHash });
+    if (!rotated) return undefined;
+    return issueFromFamily(tx, client, row.grant.userId, row.grant.id, row.family.id, scopes);
+  });
+  if (tokens) return tokens;
+  // RFC 9700 §4.14.2: reuse of a rotated refresh token means it leaked; end the grant.
+  const now = new Date();
+  await db.transaction(async (tx) => {
+    await tx.update(oauthGrants).set({ revokedAt: now }).where(eq(oauthGrants.id, row.grant.id));
+    await tx.update(oauthTokenFamilies).set({ revokedAt: now }).where(eq(oauthTokenFamilies.grantId, row.grant.id));
+  });
+  throw invalidGrant("The refresh token was already used; the authorization has been revoked.");
 }
 
 async function clientCredentials(db: Db, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
