@@ -11,8 +11,10 @@ import { announceClientChange } from "../oauth/client-cache";
 
 /**
  * Replaces a confidential app's secret. The old one stops authenticating at once (only the
- * new hash is stored); tokens already issued keep working, as rotation is about the client's
- * credential, not the athletes' authorizations.
+ * new hash is stored), and so do the client-credentials tokens it obtained: they carry a
+ * fingerprint of the secret hash, checked against the app on every request
+ * (lib/oauth/access-token.ts), because a rotation is the owner's answer to a leak. Athletes'
+ * tokens keep working: rotation is about the app's credential, not their authorizations.
  */
 export async function rotateClientSecret({ ctx, clientId }: { ctx: Ctx; clientId: string }): Promise<AppWithSecret> {
   requireAthleteActor(ctx.actor);

@@ -1,9 +1,10 @@
 import "server-only";
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { perDatabase, type Db } from "../db/client";
 import { athleteProfiles, oauthGrants, oauthTokenFamilies, users } from "../db/schema";
+import { safeEqual } from "../crypto/random";
 import { getEnv } from "../env";
 import { ApiError } from "../http/errors";
 import { isScope, type Scope } from "../auth/scopes";
@@ -19,7 +20,19 @@ type AccessTokenClaims = {
   /** Grant and token family, for athlete tokens; absent on client-credentials tokens. */
   gid?: string;
   fam?: string;
+  /** Client-credentials tokens: the fingerprint of the secret they were issued under. */
+  csf?: string;
 };
+
+/**
+ * A fingerprint of an app's current secret (of its stored hash; the secret is not derivable from
+ * it): a client-credentials token carries the one it was issued under and is refused once the
+ * app's secret is another. Rotating the secret is the owner's answer to a leak, and it ends the
+ * tokens the leaked secret obtained at once, with no column to keep: the secret hash is it.
+ */
+export function clientSecretFingerprint(secretHash: string | null): string {
+  return createHash("sha256").update(`aas-client-credentials:${secretHash ?? ""}`).digest("base64url").slice(0, 22);
+}
 
 /**
  * An RFC 9068 access token: ES256 JWT, `typ: at+jwt`, audience `{base_url}/v1`, one hour.
@@ -27,7 +40,7 @@ type AccessTokenClaims = {
  */
 export async function issueAccessToken(
   db: Db,
-  t: { subject: string; clientId: string; scopes: readonly string[]; grantId?: string; familyId?: string },
+  t: { subject: string; clientId: string; scopes: readonly string[]; grantId?: string; familyId?: string; clientSecretHash?: string | null },
 ): Promise<{ token: string; expiresIn: number }> {
   const env = getEnv();
   const key = await signingKey(db);
@@ -35,6 +48,7 @@ export async function issueAccessToken(
   if (t.scopes.length) claims.scope = t.scopes.join(" ");
   if (t.grantId) claims.gid = t.grantId;
   if (t.familyId) claims.fam = t.familyId;
+  if (t.clientSecretHash !== undefined) claims.csf = clientSecretFingerprint(t.clientSecretHash);
   const token = await new SignJWT(claims)
     .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid: key.kid })
     .setIssuer(env.baseUrl)
@@ -123,8 +137,9 @@ const familyLookup = perDatabase(buildFamilyLookup);
 /**
  * Access tokens are also checked against their grant and family on every request, so a
  * disconnected app or a revoked family loses access at once (CONTRACT §6). A
- * client-credentials token is checked against its app (from the client cache, which a
- * deletion invalidates at once in this process, see client-cache.ts).
+ * client-credentials token is checked against its app and the app's current secret (from the
+ * client cache, which a deletion or a rotation invalidates at once in this process, see
+ * client-cache.ts).
  */
 export async function resolveAccessToken(db: Db, token: string): Promise<ResolvedBearer> {
   const claims = await verifyAccessToken(db, token);
@@ -132,6 +147,9 @@ export async function resolveAccessToken(db: Db, token: string): Promise<Resolve
   if (!claims.fam) {
     const client = await findClientCached(db, clientId);
     if (!client) throw new ApiError("token_revoked", "The app this token was issued to no longer exists.");
+    if (client.kind !== "confidential" || !claims.csf || !safeEqual(claims.csf, clientSecretFingerprint(client.secretHash))) {
+      throw new ApiError("token_revoked", "The app's client secret was rotated since this token was issued; request a new one.");
+    }
     return { actor: { kind: "app", clientId }, rateBucket: `app:${clientId}`, billing: null };
   }
   const [row] = await familyLookup(db).execute({ fam: claims.fam });

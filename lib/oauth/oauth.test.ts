@@ -12,6 +12,7 @@ import { DEMO_CONFIDENTIAL_SECRET, seedDemoWorld } from "../db/seed";
 import { OPERATIONS } from "../openapi/operations";
 import { deleteApp } from "../oauth-clients/delete-app";
 import { registerApp } from "../oauth-clients/register-app";
+import { rotateClientSecret } from "../oauth-clients/rotate-client-secret";
 import { disconnectApp } from "../oauth-grants/disconnect-app";
 import { setupApi } from "../testing/fixtures";
 import { isWellFormedToken } from "../tokens/format";
@@ -681,6 +682,26 @@ describe("client credentials (RFC 6749 §4.4)", () => {
         await expectProblem(await api.call(token, op.method, concrete(op.path), op.method === "GET" ? {} : { body: {} }), 403, "client_credentials_required");
       }
     }
+  });
+
+  it("stops at once when the app's secret is rotated, the owner's answer to a leak (401 token_revoked); athletes' tokens keep working", async () => {
+    const developer = await api.person();
+    const redirectUri = "https://leaky.example/cb";
+    const { app, client_secret } = await registerApp({ ctx: session(developer.id), input: { name: "Leaky", kind: "confidential", redirect_uris: [redirectUri] } });
+    const leaky: App = { client: { client_id: app.client_id }, auth: () => oauth.ClientSecretBasic(client_secret!), redirectUri };
+    const athlete = await api.person();
+    const athleteTokens = await connect(leaky, athlete.id);
+    const leaked = await clientCredentials(leaky);
+    expect((await api.call(leaked.access_token, "GET", "/v1/app/usage")).status).toBe(200);
+
+    const { client_secret: rotated } = await rotateClientSecret({ ctx: session(developer.id), clientId: app.client_id });
+    const res = await api.call(leaked.access_token, "GET", "/v1/app/usage");
+    await expectProblem(res, 401, "token_revoked");
+    expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+
+    const fresh = await clientCredentials({ ...leaky, auth: () => oauth.ClientSecretBasic(rotated!) });
+    expect((await api.call(fresh.access_token, "GET", "/v1/app/usage")).status).toBe(200);
+    expect((await api.call(athleteTokens.access_token, "GET", "/v1/athletes/me")).status).toBe(200);
   });
 
   it("is refused to a public client with unauthorized_client (RFC 6749 §4.4, §5.2)", async () => {

@@ -12,6 +12,7 @@ import { rotateClientSecret } from "../oauth-clients/rotate-client-secret";
 import { setupApi } from "../testing/fixtures";
 import { CLIENT_CACHE_TTL_MS, CLIENT_CHANNEL, clientCacheStateForTests } from "./client-cache";
 import { TOKEN_LIMIT_SYNC_MS } from "./token-limit";
+import { clientSecretFingerprint } from "./access-token";
 
 // What POST /oauth/token and /v1 keep in memory to stay cheap (client-cache.ts, verified
 // access tokens in access-token.ts, the endpoint's limit in token-limit.ts), and that keeping
@@ -120,9 +121,10 @@ describe("verified access tokens", () => {
   /** A client-credentials-shaped token signed with the service's key, living `ttlS` seconds. */
   async function shortToken(clientId: string, ttlS: number): Promise<string> {
     const [key] = await db.select().from(signingKeys).orderBy(signingKeys.createdAt).limit(1);
+    const [client] = await db.select().from(oauthClients).where(eq(oauthClients.clientId, clientId));
     const env = getEnv();
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ client_id: clientId })
+    return new SignJWT({ client_id: clientId, csf: clientSecretFingerprint(client!.secretHash) })
       .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid: key!.kid })
       .setIssuer(env.baseUrl)
       .setSubject(clientId)

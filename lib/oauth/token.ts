@@ -185,6 +185,6 @@ async function clientCredentials(db: Db, client: OAuthClient, form: URLSearchPar
   if (asked.length) {
     throw new OAuthError("invalid_scope", "A client-credentials token acts as the app and carries no athlete scope.");
   }
-  const access = await issueAccessToken(db, { subject: client.clientId, clientId: client.clientId, scopes: [] });
+  const access = await issueAccessToken(db, { subject: client.clientId, clientId: client.clientId, scopes: [], clientSecretHash: client.secretHash });
   return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, scope: "" };
 }
