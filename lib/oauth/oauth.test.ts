@@ -17,6 +17,7 @@ import { disconnectApp } from "../oauth-grants/disconnect-app";
 import { setupApi } from "../testing/fixtures";
 import { isWellFormedToken } from "../tokens/format";
 import { decideAuthorization, prepareAuthorization } from "./authorize";
+import { privateJwkOf } from "./keys";
 
 // The authorization server driven by a strict, independent client (panva's oauth4webapi)
 // over real HTTP. The athlete's side of /oauth/authorize is what the consent page does:
@@ -405,7 +406,7 @@ describe("access tokens", () => {
     const { access_token } = await connect(trainingLog, person.id, "athlete.read");
     const claims = decodeJwt(access_token);
     const [key] = await db.select().from(signingKeys).where(isNull(signingKeys.retiredAt));
-    const serviceKey = await importJWK(key!.privateJwk as JWK, "ES256");
+    const serviceKey = await importJWK(privateJwkOf(key!.privateJwk), "ES256");
     const sign = (payload: JWTPayload, typ = "at+jwt", k: Parameters<SignJWT["sign"]>[0] = serviceKey) =>
       new SignJWT(payload).setProtectedHeader({ alg: "ES256", typ, kid: key!.kid }).sign(k);
     const now = Math.floor(Date.now() / 1000);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { importJWK, SignJWT, type JWK } from "jose";
+import { importJWK, SignJWT } from "jose";
 import { sha256Hex } from "../crypto/random";
 import { rowsOf, type Db } from "../db/client";
 import { oauthClients, signingKeys } from "../db/schema";
@@ -13,6 +13,7 @@ import { setupApi } from "../testing/fixtures";
 import { CLIENT_CACHE_TTL_MS, CLIENT_CHANNEL, clientCacheStateForTests } from "./client-cache";
 import { TOKEN_LIMIT_SYNC_MS } from "./token-limit";
 import { clientSecretFingerprint } from "./access-token";
+import { privateJwkOf } from "./keys";
 
 // What POST /oauth/token and /v1 keep in memory to stay cheap (client-cache.ts, verified
 // access tokens in access-token.ts, the endpoint's limit in token-limit.ts), and that keeping
@@ -132,7 +133,7 @@ describe("verified access tokens", () => {
       .setIssuedAt(now)
       .setExpirationTime(now + ttlS)
       .setJti(randomUUID())
-      .sign(await importJWK(key!.privateJwk as JWK, "ES256"));
+      .sign(await importJWK(privateJwkOf(key!.privateJwk), "ES256"));
   }
 
   it("are still refused once they expire, though their signature was checked before (RFC 9068 §4)", { timeout: 10_000 }, async () => {
