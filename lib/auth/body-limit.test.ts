@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import { resetEnvForTests } from "../env";
+import { MAX_AUTH_BODY_BYTES, withBodyLimit } from "./body-limit";
+
+// A real server in front of the wrapper, handing it streamed requests as Next.js does; behind
+// it, a handler that reads the body whole, as Auth.js does.
+let url = "";
+let server: http.Server;
+const seen: { method: string; body: string; headers: Headers }[] = [];
+
+const readsWhole = withBodyLimit(async (req: Request) => {
+  const body = await req.text();
+  seen.push({ method: req.method, body, headers: req.headers });
+  return new Response(JSON.stringify({ bytes: Buffer.byteLength(body) }), { headers: { "content-type": "application/json" } });
+});
+
+beforeAll(async () => {
+  server = http.createServer(async (req, res) => {
+    const request = new Request(`http://${req.headers.host}${req.url}`, {
+      method: req.method,
+      headers: Object.entries(req.headers).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : v ? [[k, v]] : [])) as [string, string][],
+      body: req.method === "POST" ? (Readable.toWeb(req) as ReadableStream) : undefined,
+      // @ts-expect-error Node's fetch needs this for streamed bodies
+      duplex: "half",
+    });
+    const response = await readsWhole(request);
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = `${origin}/api/auth/callback/credentials`;
+  process.env.BASE_URL = origin; // problem documents name it
+  resetEnvForTests();
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+/** Sends an endless chunked body until the server answers or closes; how much was sent, and the answer. */
+function endlessBody(giveUpBytes: number) {
+  return new Promise<{ status?: number; body?: string; closed: boolean; sent: number }>((resolve) => {
+    const target = new URL(url);
+    const req = http.request({
+      host: target.hostname,
+      port: target.port,
+      path: target.pathname,
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "transfer-encoding": "chunked" },
+    });
+    const chunk = Buffer.alloc(16 * 1024, "a");
+    let sent = 0;
+    let done = false;
+    const finish = (r: { status?: number; body?: string; closed: boolean }) => {
+      if (done) return;
+      done = true;
+      resolve({ ...r, sent });
+      req.destroy();
+    };
+    req.on("response", (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => (body += d));
+      res.on("end", () => finish({ status: res.statusCode, body, closed: false }));
+      res.on("error", () => finish({ status: res.statusCode, body, closed: true }));
+    });
+    req.on("error", () => finish({ closed: true }));
+    const pump = () => {
+      while (!done && sent < giveUpBytes) {
+        sent += chunk.byteLength;
+        if (!req.write(chunk)) {
+          req.once("drain", pump);
+          return;
+        }
+      }
+      if (!done) finish({ closed: false });
+    };
+    pump();
+  });
+}
+
+describe("withBodyLimit: Auth.js's POST bodies are bounded", () => {
+  it("passes a sign-in form through as it came, streamed or with a length", async () => {
+    const form = new URLSearchParams({ csrfToken: "t", email: "ava@example.com", password: "demo-password" }).toString();
+    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form });
+    expect(res.status).toBe(200);
+    expect(seen.at(-1)).toMatchObject({ method: "POST", body: form });
+    expect(seen.at(-1)!.headers.get("content-type")).toBe("application/x-www-form-urlencoded");
+
+    const streamed = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: Readable.toWeb(Readable.from([Buffer.from(form.slice(0, 10)), Buffer.from(form.slice(10))])) as ReadableStream,
+      // @ts-expect-error Node's fetch needs this for streamed bodies
+      duplex: "half",
+    });
+    expect(streamed.status).toBe(200);
+    expect(seen.at(-1)!.body).toBe(form);
+  });
+
+  it("answers 413 payload_too_large to a declared length over the limit, without handing it on", async () => {
+    const before = seen.length;
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "a".repeat(MAX_AUTH_BODY_BYTES + 1),
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ code: "payload_too_large" });
+    expect(seen.length).toBe(before);
+  });
+
+  it("stops reading an endless chunked body at the limit and answers 413 (or closes)", async () => {
+    const before = seen.length;
+    const giveUp = 64 * 1024 * 1024;
+    const result = await endlessBody(giveUp);
+    // 64 KiB read, and what the sockets' buffers hold.
+    expect(result.sent, "the server kept reading").toBeLessThan(16 * 1024 * 1024);
+    if (!result.closed) {
+      expect(result.status).toBe(413);
+      expect(JSON.parse(result.body!)).toMatchObject({ code: "payload_too_large" });
+    }
+    expect(seen.length).toBe(before);
+  });
+});
