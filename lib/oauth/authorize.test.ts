@@ -5,6 +5,7 @@ import { sha256Hex } from "../crypto/random";
 import type { Db } from "../db/client";
 import { oauthCodes, oauthGrants } from "../db/schema";
 import { seedDemoWorld } from "../db/seed";
+import { registerApp } from "../oauth-clients/register-app";
 import { setupApi } from "../testing/fixtures";
 import { decideAuthorization, prepareAuthorization, type AuthorizationStep } from "./authorize";
 import { readAuthorizeParams } from "./authorize-checks";
@@ -66,6 +67,25 @@ function redirectedError(step: AuthorizationStep, app: App, state: string | unde
   }
   expect(caught).toBeInstanceOf(oauth.AuthorizationResponseError);
   return caught as oauth.AuthorizationResponseError;
+}
+
+/**
+ * An error shown with a link back to the app, not redirected: the link carries what a redirect
+ * would have (oauth4webapi verifies `iss` and `state` before it reports it).
+ */
+function returnedError(step: AuthorizationStep, app: App, state: string | undefined): oauth.AuthorizationResponseError {
+  expect(step.kind).toBe("error_return");
+  const shown = step as Extract<AuthorizationStep, { kind: "error_return" }>;
+  expect(shown.returnHost).toBe(new URL(app.redirectUri).host);
+  expect(shown.message).toBeTruthy();
+  return redirectedError({ kind: "redirect", url: shown.returnUrl }, app, state);
+}
+
+/** An athlete who has already authorized `app` (and so trusts it and its redirect URIs). */
+async function athleteWhoTrusts(...apps: App[]) {
+  const person = await api.person();
+  for (const app of apps) redirectUrl(await decideAuthorization(db, await request(app, { scope: "athlete.read" }), person.id, "allow"));
+  return person;
 }
 
 async function activeGrant(clientId: string, userId: string) {
@@ -137,7 +157,39 @@ describe("errors shown on a page, never redirected", () => {
   });
 });
 
-describe("errors redirected to the app with state and iss (RFC 6749 §4.1.2.1, RFC 9207 §2)", () => {
+describe("errors an athlete never trusted the app with: shown, with a link back (RFC 9700 §4.11.2)", () => {
+  it("an app anyone registered, sending an invalid request, is not redirected to: the service is no open redirector", async () => {
+    const developer = await api.person();
+    const { app } = await registerApp({
+      ctx: { db, actor: { kind: "session", userId: developer.id } },
+      input: { name: "Free Prizes", kind: "confidential", redirect_uris: ["https://phish.example/landing"] },
+    });
+    const phish = { client_id: app.client_id, redirectUri: "https://phish.example/landing" };
+    const person = await api.person();
+    for (const over of [{ scope: "admin" }, { response_type: "token" }, { code_challenge: undefined }, { resource: "https://elsewhere.example/v1" }]) {
+      const params = await request(phish, over);
+      const shown = await prepareAuthorization(db, params, [], person.id);
+      expect(shown.kind, JSON.stringify(over)).toBe("error_return");
+      expect(shown).toMatchObject({ appName: "Free Prizes", returnHost: "phish.example" });
+      // The consent form is input too: a forged post is not redirected either.
+      expect((await decideAuthorization(db, params, person.id, "allow")).kind).toBe("error_return");
+      expect((await decideAuthorization(db, params, person.id, "deny")).kind).toBe("error_return");
+    }
+    expect(await activeGrant(app.client_id, person.id)).toBeUndefined();
+  });
+
+  it("the link back carries the error, state and iss the app expects (RFC 6749 §4.1.2.1, RFC 9207 §2)", async () => {
+    const person = await api.person();
+    for (const app of [trainingLog, mobile]) {
+      const params = await request(app, { scope: "athlete.read admin" });
+      const err = returnedError(await prepareAuthorization(db, params, [], person.id), app, params.state);
+      expect(err.error).toBe("invalid_scope");
+      expect(err.cause.get("iss")).toBe(api.url);
+    }
+  });
+});
+
+describe("errors redirected to an app the athlete has authorized, with state and iss (RFC 6749 §4.1.2.1, RFC 9207 §2)", () => {
   const cases: [string, Record<string, string | undefined>, string][] = [
     ["response_type=token is unsupported_response_type (RFC 6749 §4.1.1, OAuth 2.1 drops the implicit grant)", { response_type: "token" }, "unsupported_response_type"],
     ["a missing response_type is unsupported_response_type", { response_type: undefined }, "unsupported_response_type"],
@@ -151,33 +203,36 @@ describe("errors redirected to the app with state and iss (RFC 6749 §4.1.2.1, R
   ];
   for (const [name, over, error] of cases) {
     it(name, async () => {
-      const person = await api.person();
+      const stranger = await api.person();
+      const person = await athleteWhoTrusts(trainingLog, mobile);
       for (const app of [trainingLog, mobile]) {
         const params = await request(app, over);
         const err = redirectedError(await prepareAuthorization(db, params, [], person.id), app, params.state);
         expect(err.error).toBe(error);
         expect(err.error_description).toBeTruthy();
         expect(err.cause.get("iss")).toBe(api.url);
+        // The same request for an athlete who never authorized the app is shown, not redirected.
+        expect(returnedError(await prepareAuthorization(db, params, [], stranger.id), app, params.state).error).toBe(error);
       }
-      expect(await activeGrant(trainingLog.client_id, person.id)).toBeUndefined();
+      expect(await activeGrant(trainingLog.client_id, stranger.id)).toBeUndefined();
     });
   }
 
   it("a resource of {base_url}/v1 with a trailing slash is invalid_target: resources match exactly (RFC 8707 §2)", async () => {
-    const person = await api.person();
+    const person = await athleteWhoTrusts(trainingLog);
     const params = await request(trainingLog, { resource: `${api.url}/v1/` });
     expect(redirectedError(await prepareAuthorization(db, params, [], person.id), trainingLog, params.state).error).toBe("invalid_target");
   });
 
   it("a repeated parameter is invalid_request (RFC 6749 §3.1)", async () => {
-    const person = await api.person();
+    const person = await athleteWhoTrusts(trainingLog);
     const params = await request(trainingLog);
     const err = redirectedError(await prepareAuthorization(db, params, ["scope"], person.id), trainingLog, params.state);
     expect(err.error).toBe("invalid_request");
   });
 
   it("an error without state carries none back, and still carries iss", async () => {
-    const person = await api.person();
+    const person = await athleteWhoTrusts(trainingLog);
     const params = await request(trainingLog, { state: undefined, response_type: "token" });
     const url = redirectUrl(await prepareAuthorization(db, params, [], person.id));
     expect(url.searchParams.has("state")).toBe(false);
@@ -185,7 +240,7 @@ describe("errors redirected to the app with state and iss (RFC 6749 §4.1.2.1, R
     expect(() => oauth.validateAuthResponse(as, { client_id: trainingLog.client_id }, url, oauth.expectNoState)).toThrow(oauth.AuthorizationResponseError);
   });
 
-  it("Deny sends access_denied with state and iss, and grants nothing (RFC 6749 §4.1.2.1)", async () => {
+  it("Deny on the consent screen, which named where it goes, sends access_denied with state and iss, and grants nothing (RFC 6749 §4.1.2.1)", async () => {
     const person = await api.person();
     for (const app of [trainingLog, mobile]) {
       const params = await request(app);

@@ -31,7 +31,13 @@ export type ValidAuthorization = {
 };
 
 export type AuthorizationStep =
+  /** Shown, with nowhere to go back to: the client or redirect URI is not verified. */
   | { kind: "error_page"; message: string }
+  /**
+   * Shown, with a link back to the app carrying the error (RFC 6749 §4.1.2.1) that the athlete
+   * may follow: the redirect URI is the app's, but the athlete has not trusted the app.
+   */
+  | { kind: "error_return"; message: string; clientId: string; appName: string; returnUrl: string; returnHost: string }
   | { kind: "redirect"; url: string }
   | { kind: "consent"; request: ValidAuthorization; newScopes: Scope[]; grantedScopes: Scope[] };
 
@@ -45,7 +51,9 @@ export function redirectBack(redirectUri: string, params: Record<string, string 
 
 /**
  * Runs every check of the authorization request. Errors before the client and redirect URI
- * are verified are shown on a page; later ones are redirected to the app.
+ * are verified are shown on a page (`error_page`). Later ones are `error_return`: shown on a
+ * page with a link back to the app, and redirected automatically only once the signed-in
+ * athlete turns out to trust the app (see `trusted`).
  */
 export async function validateAuthorizationRequest(
   db: Db,
@@ -81,9 +89,24 @@ export async function validateAuthorizationRequest(
     };
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    const url = redirectBack(redirectUri, { error: err.error, error_description: err.description, state: params.state });
-    return { ok: false, step: { kind: "redirect", url } };
+    const returnUrl = redirectBack(redirectUri, { error: err.error, error_description: err.description, state: params.state });
+    return {
+      ok: false,
+      step: { kind: "error_return", message: err.description, clientId: client.clientId, appName: client.name, returnUrl, returnHost: new URL(redirectUri).host },
+    };
   }
+}
+
+/**
+ * Whether an error may be redirected to the app without asking: only when the signed-in
+ * athlete already holds an authorization of it, that is chose to trust it and its redirect
+ * URIs. Anyone can register an app with any redirect URI, so an error redirect for an app the
+ * athlete never trusted would make this service an open redirector (RFC 9700 §4.11.2): such
+ * errors are shown instead, with a link the athlete may follow.
+ */
+async function trusted(db: Db, step: AuthorizationStep, userId: string): Promise<AuthorizationStep> {
+  if (step.kind !== "error_return") return step;
+  return (await activeGrant(db, step.clientId, userId)) ? { kind: "redirect", url: step.returnUrl } : step;
 }
 
 async function activeGrant(db: Db, clientId: string, userId: string, opts: { lock?: boolean } = {}) {
@@ -104,7 +127,7 @@ async function activeGrant(db: Db, clientId: string, userId: string, opts: { loc
  */
 export async function prepareAuthorization(db: Db, params: AuthorizeParams, repeated: string[], userId: string): Promise<AuthorizationStep> {
   const v = await validateAuthorizationRequest(db, params, repeated);
-  if (!v.ok) return v.step;
+  if (!v.ok) return trusted(db, v.step, userId);
   const grant = await activeGrant(db, v.request.client.clientId, userId);
   const granted = new Set(grant?.scopes ?? []);
   const newScopes = v.request.scopes.filter((s) => !granted.has(s));
@@ -114,7 +137,11 @@ export async function prepareAuthorization(db: Db, params: AuthorizeParams, repe
   return { kind: "consent", request: v.request, newScopes, grantedScopes: SCOPE_NAMES.filter((s) => granted.has(s)) };
 }
 
-/** The athlete's answer on the consent screen. The request is validated again: the form is input too. */
+/**
+ * The athlete's answer on the consent screen. The request is validated again: the form is input
+ * too. Deny goes back to the app: the consent screen named where it would go (RFC 9700 §4.11.2
+ * leaves the decision to an informed athlete).
+ */
 export async function decideAuthorization(
   db: Db,
   params: AuthorizeParams,
@@ -122,7 +149,7 @@ export async function decideAuthorization(
   decision: "allow" | "deny",
 ): Promise<AuthorizationStep> {
   const v = await validateAuthorizationRequest(db, params, []);
-  if (!v.ok) return v.step;
+  if (!v.ok) return trusted(db, v.step, userId);
   if (decision === "deny") {
     return {
       kind: "redirect",
