@@ -46,7 +46,7 @@ async function app() {
   const clientId = `dl-${randomBytes(5).toString("hex")}`;
   const db = await api.db();
   await db.insert(oauthClients).values({ clientId, ownerId: owner.id, name: "Delivered", kind: "confidential", secretHash: "x", redirectUris: ["https://d.example.com/cb"] });
-  return { clientId, ownerId: owner.id, token: (await issueAccessToken(db, { subject: clientId, clientId, scopes: [] })).token };
+  return { clientId, ownerId: owner.id, token: (await issueAccessToken(db, { subject: clientId, clientId, scopes: [], clientSecretHash: "x" })).token };
 }
 
 const posts = (rx: Receiver) => rx.requests.filter((r) => r.method === "POST");
