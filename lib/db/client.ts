@@ -52,8 +52,9 @@ async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
  *   sends again (porsager/postgres#1208, #1154).
  * So a close the client did not ask for is reported as the error it is, first, and the
  * `close` event reaches postgres.js only after writes already scheduled have run (into the
- * destroyed socket, harmlessly), leaving the connection clean to reconnect. (With TLS,
- * postgres.js wraps this socket in its own and keeps its own behaviour.)
+ * destroyed socket, harmlessly), leaving the connection clean to reconnect. Writes scheduled
+ * after the close can only be a still-running transaction's: its guard (`preparingStatements`)
+ * stops those. (With TLS, postgres.js wraps this socket in its own and keeps its own behaviour.)
  */
 function hardenedSocket() {
   let next = 0;
@@ -77,6 +78,89 @@ function hardenedSocket() {
 type PostgresJs = import("postgres").Sql;
 
 /**
+ * A transaction whose connection closed must never write to it again. postgres.js fails a
+ * transaction as soon as its connection closes (the close is the error), but the callback may
+ * still be running: a statement it sends next, or the ROLLBACK or COMMIT postgres.js sends when
+ * the callback settles, is written from a setImmediate into the socket postgres.js has just set
+ * to null. That TypeError escapes every caller (porsager/postgres#1208, #1154), and the bytes
+ * stay buffered in the connection, so its next connection attempt never sends its startup
+ * message and times out.
+ *
+ * So every transaction gets a guard, and once postgres.js has failed the transaction, the
+ * callback is stopped where it stands: its statements and its own result never settle (the
+ * stopped callback is garbage like any unreferenced promise), and nothing more is sent. The
+ * caller still gets the transaction's rejection. A statement that fails because the connection
+ * went (a socket error, a closed connection) is held until postgres.js has processed the close
+ * (at most `LOSS_WAIT_MS`), so the callback never reacts to the loss by sending a ROLLBACK
+ * into the dying connection. drizzle sends every statement through `unsafe()`, savepoints
+ * (nested transactions) through `savepoint()`: those are what the guard covers.
+ */
+type TransactionGuard = { lost: boolean; whenLost: Promise<void>; markLost: () => void };
+
+const LOSS_WAIT_MS = 5_000;
+
+function transactionGuard(): TransactionGuard {
+  let resolve = () => {};
+  const guard: TransactionGuard = {
+    lost: false,
+    whenLost: new Promise<void>((r) => (resolve = r)),
+    markLost: () => {
+      guard.lost = true;
+      resolve();
+    },
+  };
+  return guard;
+}
+
+/** What a stopped transaction's statements and callback get: a promise that never settles. */
+function stopped<T>(): Promise<T> {
+  return new Promise<T>(() => {});
+}
+
+/** A failure of the connection rather than an answer from the server (PostgresError). */
+function isConnectionLoss(err: unknown): boolean {
+  if (!(err instanceof Error) || err.name === "PostgresError") return false;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" && (code.startsWith("CONNECT") || /^E[A-Z]+$/.test(code) || code.startsWith("ERR_STREAM"));
+}
+
+function guarded<T>(p: PromiseLike<T>, guard: TransactionGuard): Promise<T> {
+  return Promise.resolve(p).then(
+    (value) => (guard.lost ? stopped<T>() : value),
+    async (err: unknown) => {
+      if (!guard.lost && isConnectionLoss(err)) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([guard.whenLost, new Promise<void>((r) => (timer = setTimeout(r, LOSS_WAIT_MS)))]);
+        clearTimeout(timer);
+      }
+      if (guard.lost) return stopped<T>();
+      throw err;
+    },
+  );
+}
+
+/** A postgres.js query (lazy: it is sent when first awaited) whose outcome passes the guard. */
+function guardedQuery<Q extends object>(query: Q, guard: TransactionGuard): Q {
+  let outcome: Promise<unknown> | undefined;
+  const settle = () => (outcome ??= guarded(query as unknown as PromiseLike<unknown>, guard));
+  const proxy: Q = new Proxy(query, {
+    get(target, prop) {
+      if (prop === "then") return (f?: (v: unknown) => unknown, r?: (e: unknown) => unknown) => settle().then(f, r);
+      if (prop === "catch") return (r?: (e: unknown) => unknown) => settle().catch(r);
+      if (prop === "finally") return (f?: () => void) => settle().finally(f);
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== "function") return value;
+      // Builder methods (`.values()`, `.raw()`) return the query itself: keep the guard on it.
+      return (...args: unknown[]) => {
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        return result === target ? proxy : result;
+      };
+    },
+  });
+  return proxy;
+}
+
+/**
  * drizzle sends every query that was not `.prepare(name)`d as an unnamed statement, and for
  * those postgres.js first asks the server to describe the parameters: two round trips, and a
  * parse and plan on the server every time. Asking postgres.js to prepare them instead makes it
@@ -85,19 +169,35 @@ type PostgresJs = import("postgres").Sql;
  * three quarters.) The SQL texts are bounded: drizzle writes values as parameters. Behind a
  * transaction-mode pooler that cannot keep named statements, `?prepare=false` in
  * `DATABASE_URL` turns this off (postgres.js reads it and it wins over the per-query option).
+ * Inside a transaction, queries also pass its guard (above).
  */
-function preparingStatements(sql: PostgresJs): PostgresJs {
+function preparingStatements(sql: PostgresJs, guard?: TransactionGuard): PostgresJs {
   return new Proxy(sql, {
     get(target, prop, receiver) {
       if (prop === "unsafe") {
-        return (query: string, params?: unknown[], opts?: object) =>
-          target.unsafe(query, params as never, { ...opts, prepare: true });
+        return (query: string, params?: unknown[], opts?: object) => {
+          if (guard?.lost) return stopped();
+          const q = target.unsafe(query, params as never, { ...opts, prepare: true });
+          return guard ? guardedQuery(q, guard) : q;
+        };
       }
       if (prop === "begin" || prop === "savepoint") {
         return (...args: unknown[]) => {
           const fn = args.pop() as (inner: PostgresJs) => unknown;
-          const method = Reflect.get(target, prop, receiver) as (...a: unknown[]) => unknown;
-          return method.call(target, ...args, (inner: PostgresJs) => fn(preparingStatements(inner)));
+          const method = Reflect.get(target, prop, receiver) as (...a: unknown[]) => Promise<unknown>;
+          // A savepoint belongs to the transaction it runs in; a transaction starts a guard.
+          const g = prop === "savepoint" && guard ? guard : transactionGuard();
+          if (g.lost) return stopped();
+          const run = (inner: PostgresJs) => {
+            const x = fn(preparingStatements(inner, g));
+            return guarded(Array.isArray(x) ? Promise.all(x) : Promise.resolve(x), g);
+          };
+          const result = method.call(target, ...args, run);
+          if (g === guard) return guarded(result, g);
+          // Only a closed connection fails a transaction while its callback still runs; any
+          // other failure comes after the callback settled, when there is nothing left to stop.
+          result.then(undefined, () => g.markLost());
+          return result;
         };
       }
       return Reflect.get(target, prop, receiver);

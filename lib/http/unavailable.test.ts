@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
+import { sql } from "drizzle-orm";
 import { PGlite } from "@electric-sql/pglite";
 import { openDatabase, setDbHandleForTests, type DbHandle } from "../db/client";
+import { isDatabaseUnavailable } from "./db-errors";
 import { setupApi } from "../testing/fixtures";
 import { writeCounts } from "../testing/rows";
 import { serveOverWire } from "../testing/pglite-wire";
@@ -144,5 +146,75 @@ describe("503 when the database cannot be reached", () => {
     for (let i = 0; i < 10; i++) expect((await api.call(token, "GET", "/v1/athletes/me/activities")).status).toBe(200);
     const writes = await Promise.all(Array.from({ length: 10 }, () => api.call(token, "POST", "/v1/athletes/me/activities", { body: RUN })));
     expect(writes.map((r) => r.status)).toEqual(Array(10).fill(201));
+  });
+});
+
+/**
+ * postgres.js writes a transaction's next statement, or the ROLLBACK it sends when the callback
+ * fails, from a setImmediate; when the connection has already closed its socket is null there,
+ * and the TypeError escapes every caller (porsager/postgres#1208). These run the transaction on
+ * the service's own client, through the proxy, and watch for anything thrown uncaught.
+ */
+describe("a connection lost inside a transaction", () => {
+  /**
+   * Runs `body`, then queries until the pool has reconnected and answered (the loop has turned
+   * well past any write postgres.js scheduled for the lost connection), and asserts that nothing
+   * was thrown uncaught meanwhile and that the connections came back.
+   */
+  async function expectNothingUncaught(body: () => Promise<void>): Promise<void> {
+    const thrown: string[] = [];
+    const onUncaught = (err: unknown) => void thrown.push(String(err));
+    process.on("uncaughtException", onUncaught);
+    const after: unknown[] = [];
+    try {
+      await body();
+      for (let i = 0; i < 3; i++) after.push(await handle.db.execute(sql`select 1 as one`).catch((e: unknown) => String(e)));
+    } finally {
+      process.off("uncaughtException", onUncaught);
+    }
+    expect(thrown).toEqual([]);
+    expect(after).toEqual(Array(3).fill([{ one: 1 }]));
+  }
+
+  it("throws nothing uncaught when the callback sends its next statement after the close", async () => {
+    await expectNothingUncaught(async () => {
+      let closed = () => {};
+      const afterClose = new Promise<void>((resolve) => (closed = resolve));
+      const tx = handle.db.transaction(async (t) => {
+        await t.execute(sql`select 1`);
+        proxy.cut();
+        await afterClose;
+        await t.execute(sql`select 2`);
+      });
+      // The transaction fails as soon as postgres.js has processed the close; only then does
+      // the callback, idle until now, send its next statement.
+      tx.catch(() => closed());
+      const err = await tx.then(
+        () => expect.unreachable("the transaction committed"),
+        (e: unknown) => e,
+      );
+      expect(isDatabaseUnavailable(err)).toBe(true);
+      proxy.restore();
+    });
+  });
+
+  it("throws nothing uncaught when a statement sent while the connection closes fails the callback", async () => {
+    await expectNothingUncaught(async () => {
+      const marker = `cut-${randomBytes(4).toString("hex")}`;
+      const cut = proxy.cutAt(marker);
+      const tx = handle.db.transaction(async (t) => {
+        // In flight when the proxy cuts: it fails with the socket's error, and the callback's
+        // next statement goes to a connection postgres.js has not yet seen close.
+        await t.execute(sql.raw(`select '${marker}'`)).catch(() => {});
+        await t.execute(sql`select 2`);
+      });
+      const err = await tx.then(
+        () => expect.unreachable("the transaction committed"),
+        (e: unknown) => e,
+      );
+      await cut;
+      expect(isDatabaseUnavailable(err)).toBe(true);
+      proxy.restore();
+    });
   });
 });
