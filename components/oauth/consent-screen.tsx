@@ -22,6 +22,25 @@ export function AuthorizeError({ message }: { message: string }) {
   );
 }
 
+/**
+ * An error in a request from a verified app that the athlete has not trusted: shown, with the
+ * way back as a link the athlete chooses to follow, never an automatic redirect (RFC 9700 §4.11.2).
+ */
+export function ReturnToApp({ appName, message, returnUrl, returnHost }: { appName: string; message: string; returnUrl: string; returnHost: string }) {
+  return (
+    <Shell>
+      <h1 className="text-xl font-semibold">{appName} sent a request that cannot be used</h1>
+      <p className="mt-3 text-sm text-slate-700">{message}</p>
+      <p className="mt-3 text-sm text-slate-600">Nothing was shared. Only go back if you trust the site you came from.</p>
+      <p className="mt-4 text-sm">
+        <a href={returnUrl} rel="noreferrer" className="text-brand-600 hover:underline">
+          Return to {returnHost}
+        </a>
+      </p>
+    </Shell>
+  );
+}
+
 export function ConsentScreen({
   app,
   account,
