@@ -7,6 +7,7 @@ import { resetEnvForTests } from "@/lib/env";
 import { setupApi } from "@/lib/testing/fixtures";
 import { refusedUrl, startReceiver } from "@/lib/testing/webhook-receiver";
 import { webhookRows } from "@/lib/testing/webhook-rows";
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/claim-deliveries";
 import { fanOutEvents } from "@/lib/webhooks/fan-out";
 import { verifyWebhookSignature } from "@/lib/webhooks/signature";
 import { DELIVERY_DUE } from "../client";
@@ -91,7 +92,8 @@ describe("fan-out-events (Inngest)", () => {
 describe("deliver-webhook (Inngest)", () => {
   it("keys concurrency by subscription", () => {
     const opts = (deliverWebhookFn as unknown as { opts: { concurrency: unknown; triggers: unknown } }).opts;
-    expect(opts.concurrency).toEqual([{ key: "event.data.subscription_id", limit: 5 }]);
+    // No more runs of one subscription at once than the claim lets be in flight.
+    expect(opts.concurrency).toEqual([{ key: "event.data.subscription_id", limit: MAX_IN_FLIGHT_PER_SUBSCRIPTION }]);
     expect(opts.triggers).toEqual([{ event: DELIVERY_DUE }]);
   });
 

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { getEnv } from "@/lib/env";
-import { listDueDeliveries } from "@/lib/webhooks/claim-deliveries";
+import { listDueDeliveries, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/claim-deliveries";
 import { deliverOnce } from "@/lib/webhooks/deliver-once";
 import { DELIVERY_DUE, deliveryDue, inngest, type DeliveryDueData } from "../client";
 
@@ -20,7 +20,9 @@ export const deliverWebhookFn = inngest.createFunction(
     // Infrastructure errors only (the database unreachable): answers from the subscriber are
     // recorded as attempts and retried on the schedule, not by Inngest.
     retries: 5,
-    concurrency: [{ key: "event.data.subscription_id", limit: 5 }],
+    // The claim lets no more than this many of a subscription's deliveries be in flight; runs
+    // beyond it would only wait for a slot.
+    concurrency: [{ key: "event.data.subscription_id", limit: MAX_IN_FLIGHT_PER_SUBSCRIPTION }],
     triggers: [{ event: DELIVERY_DUE }],
   },
   async ({ event, step }) => {

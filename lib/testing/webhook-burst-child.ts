@@ -1,7 +1,8 @@
-// A service process for the kill-and-restart test (lib/webhooks/kill-restart.test.ts): it opens
+// A service process for the kill-and-restart tests (lib/webhooks/kill-restart.test.ts): it opens
 // the database named by the environment, runs the local webhook runner, and in `burst` mode
-// writes activities as fast as it can, printing each id once its transaction has committed.
-// The parent kills it with SIGKILL mid-burst; a `drain` process then finishes the work.
+// writes activities as fast as it can, printing each id once its transaction has committed; in
+// `hold` mode it writes CHILD_WRITES of them and waits, its attempts in flight. The parent kills
+// it with SIGKILL; a `drain` process then finishes the work.
 import { sql } from "drizzle-orm";
 import { createActivity } from "../activities/create-activity";
 import { openDatabase, rowsOf } from "../db/client";
@@ -14,9 +15,10 @@ const handle = await openDatabase({ url: process.env.CHILD_DATABASE_URL || undef
 const db = handle.db;
 const out = (line: string) => process.stdout.write(line + "\n");
 
-const runner = startLocalRunner({ db, allowPrivate: true, schedule: [0.05], pollMs: 100, lockS: 1, timeoutMs: 800 });
+// The claim lease is the runner's default (CLAIM_LEASE_S), as in the service.
+const runner = startLocalRunner({ db, allowPrivate: true, schedule: [0.05], pollMs: 100, timeoutMs: Number(process.env.CHILD_TIMEOUT_MS ?? 800) });
 
-if (mode === "burst") {
+if (mode === "burst" || mode === "hold") {
   const athlete = await signUp(db, { email: `burst-${Date.now()}@example.test`, name: "Burst", password: "correct horse battery" }, { hasSubscription: true });
   const rows = webhookRows(async () => db);
   const clientId = await rows.app();
@@ -24,13 +26,17 @@ if (mode === "burst") {
   await rows.subscribe(clientId, process.env.CHILD_RECEIVER_URL!, ["activity.created"], {});
   out("ready");
   const ctx = { db, actor: { kind: "session" as const, userId: athlete.id } };
-  for (let i = 0; ; i++) {
+  const writes = mode === "hold" ? Number(process.env.CHILD_WRITES ?? 3) : Infinity;
+  for (let i = 0; i < writes; i++) {
     const a = await createActivity({ ctx, athleteId: athlete.id, input: { name: `Run ${i}`, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } });
     out(`committed ${a.id}`);
     // Writes arrive from sockets in a real server; yield as one would, or PGlite's
     // promise-only round trips would starve every timer and socket of the process.
     await new Promise((r) => setImmediate(r));
   }
+  out("written");
+  // Until killed: the runner keeps its attempts in flight and their claims renewed.
+  setInterval(() => {}, 60_000);
 } else {
   for (;;) {
     const [left] = rowsOf<{ n: number }>(

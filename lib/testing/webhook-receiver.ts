@@ -2,7 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 
 export type Received = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string; at: number };
-export type Reply = number | { status: number; body?: string; delayMs?: number; headers?: Record<string, string> };
+/** How to answer: a status, a fuller answer, or `null` to never answer (the request hangs until `close`). */
+export type Reply = number | { status: number; body?: string; delayMs?: number; headers?: Record<string, string> } | null;
 
 /** A webhook receiver on loopback that records every request and answers as told. */
 export async function startReceiver(reply: (r: Received) => Reply = () => 200) {
@@ -17,6 +18,7 @@ export async function startReceiver(reply: (r: Received) => Reply = () => 200) {
       requests.push(r);
       for (const w of waiters) w();
       const a = answer(r);
+      if (a === null) return;
       const { status, body = "", delayMs = 0, headers = {} } = typeof a === "number" ? { status: a } : a;
       const send = () => {
         if (res.destroyed) return;

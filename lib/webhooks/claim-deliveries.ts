@@ -1,5 +1,8 @@
-import { sql } from "drizzle-orm";
+import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
+import { alias, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { rowsOf, type Db } from "../db/client";
+import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
+import { CLAIM_LEASE_S } from "./claim-lease";
 
 /** A delivery held by one worker until `lockedUntil`, with what it needs to be sent. */
 export type ClaimedDelivery = {
@@ -20,8 +23,12 @@ export type ClaimedDelivery = {
   event: { id: string; type: string; athleteId: string; objectId: string; objectType: string; occurredAt: Date } | null;
 };
 
-/** How long a claim holds a delivery: longer than a send can take (10 s timeout). */
-export const DEFAULT_LOCK_S = 30;
+/**
+ * Deliveries of one healthy subscription in flight at once (claimed and not yet recorded). An
+ * endpoint that hangs for the whole 10 s timeout holds at most this many of a worker's slots,
+ * and leaves the rest to other subscriptions; from its first failure it is down to one probe.
+ */
+export const MAX_IN_FLIGHT_PER_SUBSCRIPTION = 4;
 
 /**
  * A database instant (microseconds) as the first millisecond not before it: a wake-up set
@@ -31,51 +38,74 @@ export function notBefore(v: string | Date): Date {
   return new Date(new Date(v).getTime() + 1);
 }
 
+// Typed SQL: every column below comes from the schema, through these aliases.
+const d = alias(webhookDeliveries, "d");
+const x = alias(webhookDeliveries, "x");
+const s = alias(webhookSubscriptions, "s");
+const e = alias(events, "e");
+/** A column as the target of an UPDATE's SET, which takes no table name. */
+const target = (c: AnyPgColumn) => sql.identifier(c.name);
+
+/** Pending, due, and held by no live worker (never claimed, recorded since, or its lease lapsed). */
+const claimable = sql`${d.status} = 'pending' and ${d.nextAttemptAt} <= now() and (${d.lockedUntil} is null or ${d.lockedUntil} <= now())`;
+/** Deliveries of subscription `sub` in flight now: claimed, with a lease still running. */
+const inFlightOf = (sub: AnyPgColumn) =>
+  sql`select 1 from ${webhookDeliveries} ${x} where ${x.subscriptionId} = ${sub} and ${x.status} = 'pending' and ${x.lockedUntil} > now()`;
+
 /**
- * Claims up to `limit` due deliveries for this worker, setting `locked_until` in the claiming
- * transaction, so a crashed worker's claims simply lapse and are taken again.
+ * Claims up to `limit` due deliveries for this worker, setting `locked_until` (a lease of
+ * `leaseS`, which the worker renews while it attempts them: claim-lease.ts) in the claiming
+ * statement, so a dead worker's claims lapse within the lease and are taken again.
  *
- * Deliveries to healthy subscriptions are claimed in parallel. A subscription that is failing
+ * A healthy subscription gets at most MAX_IN_FLIGHT_PER_SUBSCRIPTION deliveries in flight,
+ * counting those claimed before, oldest events first. A subscription that is failing
  * (`consecutive_failures > 0`) is probed by one delivery at a time, its oldest pending one,
  * when that is due and nothing else of it is in flight (CONTRACT §7): newer deliveries wait
  * behind it, so an outage costs one failure per retry step, not one per queued event. Its row
  * is locked while claiming, so two workers never probe it at once.
  */
-export async function claimDueDeliveries(db: Db, opts: { limit: number; lockS?: number }): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(db: Db, opts: { limit: number; leaseS?: number }): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
-  const lockS = opts.lockS ?? DEFAULT_LOCK_S;
+  const leaseS = opts.leaseS ?? CLAIM_LEASE_S;
   // One statement, atomic by itself: SKIP LOCKED keeps two workers off the same rows, and a
   // row changed by a worker that committed meanwhile is re-checked against the conditions
-  // before it is taken (READ COMMITTED's re-evaluation of updated rows). Healthy
-  // subscriptions' deliveries first; the room left goes to probes of failing ones.
+  // before it is taken (READ COMMITTED's re-evaluation of updated rows). The room a
+  // subscription has is read from the statement's snapshot: one worker's claims come one
+  // after another, so it never exceeds the cap; two workers claiming in the same instant could
+  // each fill the room once. Healthy subscriptions' deliveries first; the room left goes to
+  // probes of failing ones.
   return claimedRows(
     await db.execute(sql`
-      with healthy as (
-        select d.id from webhook_deliveries d
-        join webhook_subscriptions s on s.id = d.subscription_id
-        where d.status = 'pending' and d.next_attempt_at <= now()
-          and (d.locked_until is null or d.locked_until <= now())
-          and s.status = 'active' and s.consecutive_failures = 0
-        order by d.next_attempt_at, d.event_seq
-        limit ${opts.limit}
-        for update of d skip locked),
-      heads as (
-        select h.id from webhook_subscriptions s
+      with room as (
+        select ${s.id} as id, ${MAX_IN_FLIGHT_PER_SUBSCRIPTION} - (select count(*) from (${inFlightOf(s.id)}) f)::int as free
+        from ${webhookSubscriptions} ${s}
+        where ${s.status} = 'active' and ${s.consecutiveFailures} = 0),
+      healthy as (
+        select h.id from room r
         cross join lateral (
-          select d.id, d.next_attempt_at from webhook_deliveries d
-          where d.subscription_id = s.id and d.status = 'pending'
-          order by d.event_seq limit 1) h
-        where s.status = 'active' and s.consecutive_failures > 0 and h.next_attempt_at <= now()
-          and not exists (
-            select 1 from webhook_deliveries x
-            where x.subscription_id = s.id and x.status = 'pending' and x.locked_until > now())
+          select ${d.id} as id, ${d.nextAttemptAt} as next_attempt_at, ${d.eventSeq} as event_seq
+          from ${webhookDeliveries} ${d}
+          where ${d.subscriptionId} = r.id and ${claimable}
+          order by ${d.eventSeq}
+          limit greatest(r.free, 0)
+          for update of ${d} skip locked) h
+        order by h.next_attempt_at, h.event_seq
+        limit ${opts.limit}),
+      heads as (
+        select h.id from ${webhookSubscriptions} ${s}
+        cross join lateral (
+          select ${d.id} as id, ${d.nextAttemptAt} as next_attempt_at from ${webhookDeliveries} ${d}
+          where ${d.subscriptionId} = ${s.id} and ${d.status} = 'pending'
+          order by ${d.eventSeq} limit 1) h
+        where ${s.status} = 'active' and ${s.consecutiveFailures} > 0 and h.next_attempt_at <= now()
+          and not exists (${inFlightOf(s.id)})
         limit greatest(${opts.limit} - (select count(*) from healthy), 0)
-        for update of s skip locked),
+        for update of ${s} skip locked),
       claimed as (
-        update webhook_deliveries d set locked_until = now() + make_interval(secs => ${lockS}), updated_at = now()
-        where d.id in (select id from healthy union all select id from heads)
-          and d.status = 'pending' and d.next_attempt_at <= now() and (d.locked_until is null or d.locked_until <= now())
-        returning d.id)
+        update ${webhookDeliveries} ${d}
+        set ${target(webhookDeliveries.lockedUntil)} = now() + make_interval(secs => ${leaseS}), ${target(webhookDeliveries.updatedAt)} = now()
+        where ${d.id} in (select id from healthy union all select id from heads) and ${claimable}
+        returning ${d.id} as id)
       ${loadClaimed}`),
   );
 }
@@ -90,58 +120,68 @@ export type ClaimOne =
 /**
  * Claims one named delivery (the Inngest runner's unit of work) under the same rules as
  * `claimDueDeliveries`. `wait` with `until: null` means it waits behind its failing
- * subscription's probe and is dispatched again when the subscription recovers.
+ * subscription's probe and is dispatched again when the subscription recovers. The delivery
+ * and its subscription are locked first, so claims of one subscription take turns and each
+ * counts what the ones before it claimed.
  */
-export async function claimDelivery(db: Db, deliveryId: string, opts: { lockS?: number } = {}): Promise<ClaimOne> {
-  const lockS = opts.lockS ?? DEFAULT_LOCK_S;
+export async function claimDelivery(db: Db, deliveryId: string, opts: { leaseS?: number } = {}): Promise<ClaimOne> {
+  const leaseS = opts.leaseS ?? CLAIM_LEASE_S;
   const result = await db.transaction(async (tx): Promise<ClaimOne | { state: "ok"; probe: boolean }> => {
-    const [row] = rowsOf<{
-      status: "pending" | "succeeded" | "failed";
-      subscription_id: string;
-      due: boolean;
-      next_attempt_at: string | Date;
-      locked: boolean;
-      locked_until: string | Date | null;
-      sub_status: "active" | "disabled";
-      consecutive_failures: number;
-    }>(
-      await tx.execute(sql`
-        select d.status, d.subscription_id, d.next_attempt_at <= now() as due, d.next_attempt_at,
-          coalesce(d.locked_until > now(), false) as locked, d.locked_until,
-          s.status as sub_status, s.consecutive_failures
-        from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
-        where d.id = ${deliveryId}
-        for update of d, s`),
-    );
+    const [row] = await tx
+      .select({
+        status: webhookDeliveries.status,
+        subscriptionId: webhookDeliveries.subscriptionId,
+        due: sql<boolean>`${webhookDeliveries.nextAttemptAt} <= now()`,
+        nextAttemptAt: webhookDeliveries.nextAttemptAt,
+        locked: sql<boolean>`coalesce(${webhookDeliveries.lockedUntil} > now(), false)`,
+        lockedUntil: webhookDeliveries.lockedUntil,
+        subStatus: webhookSubscriptions.status,
+        consecutiveFailures: webhookSubscriptions.consecutiveFailures,
+      })
+      .from(webhookDeliveries)
+      .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
+      .where(eq(webhookDeliveries.id, deliveryId))
+      .for("update");
     if (!row) return { state: "done", status: "gone" };
     if (row.status !== "pending") return { state: "done", status: row.status };
-    if (row.sub_status !== "active") return { state: "done", status: "failed" };
-    if (!row.due) return { state: "wait", until: notBefore(row.next_attempt_at) };
-    if (row.locked) return { state: "wait", until: notBefore(row.locked_until!) };
-    if (row.consecutive_failures > 0) {
-      const [inFlight] = rowsOf<{ locked_until: string | Date }>(
-        await tx.execute(sql`
-          select locked_until from webhook_deliveries
-          where subscription_id = ${row.subscription_id} and status = 'pending' and locked_until > now()
-          order by locked_until limit 1`),
-      );
-      if (inFlight) return { state: "wait", until: notBefore(inFlight.locked_until) };
-      const [head] = rowsOf<{ id: string }>(
-        await tx.execute(sql`
-          select id from webhook_deliveries where subscription_id = ${row.subscription_id} and status = 'pending'
-          order by event_seq limit 1`),
-      );
+    if (row.subStatus !== "active") return { state: "done", status: "failed" };
+    if (!row.due) return { state: "wait", until: notBefore(row.nextAttemptAt) };
+    if (row.locked) return { state: "wait", until: notBefore(row.lockedUntil!) };
+    const failing = row.consecutiveFailures > 0;
+    // In flight now, soonest lease end first: a failing subscription allows none beside its
+    // probe, a healthy one MAX_IN_FLIGHT_PER_SUBSCRIPTION.
+    const inFlight = await tx
+      .select({ lockedUntil: webhookDeliveries.lockedUntil })
+      .from(webhookDeliveries)
+      .where(
+        and(
+          eq(webhookDeliveries.subscriptionId, row.subscriptionId),
+          eq(webhookDeliveries.status, "pending"),
+          gt(webhookDeliveries.lockedUntil, sql`now()`),
+        ),
+      )
+      .orderBy(asc(webhookDeliveries.lockedUntil))
+      .limit(MAX_IN_FLIGHT_PER_SUBSCRIPTION);
+    if (inFlight.length >= (failing ? 1 : MAX_IN_FLIGHT_PER_SUBSCRIPTION)) return { state: "wait", until: notBefore(inFlight[0]!.lockedUntil!) };
+    if (failing) {
+      const [head] = await tx
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.subscriptionId, row.subscriptionId), eq(webhookDeliveries.status, "pending")))
+        .orderBy(asc(webhookDeliveries.eventSeq))
+        .limit(1);
       if (head?.id !== deliveryId) return { state: "wait", until: null };
     }
-    await tx.execute(sql`
-      update webhook_deliveries set locked_until = now() + make_interval(secs => ${lockS}), updated_at = now()
-      where id = ${deliveryId}`);
-    return { state: "ok", probe: row.consecutive_failures > 0 };
+    await tx
+      .update(webhookDeliveries)
+      .set({ lockedUntil: sql`now() + make_interval(secs => ${leaseS})`, updatedAt: sql`now()` })
+      .where(eq(webhookDeliveries.id, deliveryId));
+    return { state: "ok", probe: failing };
   });
   if (result.state !== "ok") return result;
   const [delivery] = claimedRows(
     await db.execute(sql`
-      with claimed as (select id from webhook_deliveries where id = ${deliveryId})
+      with claimed as (select ${deliveryId}::text as id)
       ${loadClaimed}`),
   );
   return delivery ? { state: "claimed", delivery: { ...delivery, probe: result.probe } } : { state: "done", status: "gone" };
@@ -153,34 +193,34 @@ export type DueDelivery = { id: string; subscriptionId: string; version: string 
 /**
  * Deliveries due for an attempt that no worker holds, under the same one-probe rule for
  * failing subscriptions: what a sweeper hands out again after a crash, an outage or a
- * redelivery. `overdueS` leaves alone those a sleeping worker is about to take.
+ * redelivery. `overdueS` leaves alone those a sleeping worker is about to take. (Handing out
+ * more of a subscription than its cap is harmless: the claim makes the rest wait.)
  */
 export async function listDueDeliveries(
   db: Db,
   opts: { limit: number; overdueS?: number; subscriptionId?: string },
 ): Promise<DueDelivery[]> {
   const overdue = opts.overdueS ?? 0;
-  const onlySub = opts.subscriptionId ? sql`and s.id = ${opts.subscriptionId}` : sql``;
+  const onlySub = opts.subscriptionId ? sql`and ${s.id} = ${opts.subscriptionId}` : sql``;
+  const version = (c: AnyPgColumn | SQL) => sql`floor(extract(epoch from ${c}) * 1000)::bigint`;
   const rows = rowsOf<{ id: string; subscription_id: string; version: string | number }>(
     await db.execute(sql`
-      (select d.id, d.subscription_id, floor(extract(epoch from d.updated_at) * 1000)::bigint as version
-        from webhook_deliveries d
-        join webhook_subscriptions s on s.id = d.subscription_id
-        where d.status = 'pending' and d.next_attempt_at <= now() - make_interval(secs => ${overdue})
-          and (d.locked_until is null or d.locked_until <= now())
-          and s.status = 'active' and s.consecutive_failures = 0 ${onlySub}
-        order by d.next_attempt_at limit ${opts.limit})
+      (select ${d.id} as id, ${d.subscriptionId} as subscription_id, ${version(d.updatedAt)} as version
+        from ${webhookDeliveries} ${d}
+        join ${webhookSubscriptions} ${s} on ${s.id} = ${d.subscriptionId}
+        where ${d.status} = 'pending' and ${d.nextAttemptAt} <= now() - make_interval(secs => ${overdue})
+          and (${d.lockedUntil} is null or ${d.lockedUntil} <= now())
+          and ${s.status} = 'active' and ${s.consecutiveFailures} = 0 ${onlySub}
+        order by ${d.nextAttemptAt} limit ${opts.limit})
       union all
-      (select h.id, s.id, floor(extract(epoch from h.updated_at) * 1000)::bigint from webhook_subscriptions s
+      (select h.id, ${s.id}, ${version(sql`h.updated_at`)} from ${webhookSubscriptions} ${s}
         cross join lateral (
-          select d.id, d.next_attempt_at, d.updated_at from webhook_deliveries d
-          where d.subscription_id = s.id and d.status = 'pending'
-          order by d.event_seq limit 1) h
-        where s.status = 'active' and s.consecutive_failures > 0 ${onlySub}
+          select ${d.id} as id, ${d.nextAttemptAt} as next_attempt_at, ${d.updatedAt} as updated_at from ${webhookDeliveries} ${d}
+          where ${d.subscriptionId} = ${s.id} and ${d.status} = 'pending'
+          order by ${d.eventSeq} limit 1) h
+        where ${s.status} = 'active' and ${s.consecutiveFailures} > 0 ${onlySub}
           and h.next_attempt_at <= now() - make_interval(secs => ${overdue})
-          and not exists (
-            select 1 from webhook_deliveries x
-            where x.subscription_id = s.id and x.status = 'pending' and x.locked_until > now())
+          and not exists (${inFlightOf(s.id)})
         limit ${opts.limit})`),
   );
   return rows.slice(0, opts.limit).map((r) => ({ id: r.id, subscriptionId: r.subscription_id, version: String(r.version) }));
@@ -188,13 +228,16 @@ export async function listDueDeliveries(
 
 /** Follows a `claimed (id)` CTE: what an attempt needs, oldest event first. */
 const loadClaimed = sql`
-  select d.id, d.subscription_id, d.attempt_count, s.consecutive_failures > 0 as probe, s.url, s.secret_sealed, s.previous_secret_sealed,
-    s.previous_secret_expires_at, e.id as event_id, e.type, e.athlete_id, e.object_id, e.object_type, e.occurred_at
+  select ${d.id} as id, ${d.subscriptionId} as subscription_id, ${d.attemptCount} as attempt_count,
+    ${s.consecutiveFailures} > 0 as probe, ${s.url} as url, ${s.secretSealed} as secret_sealed,
+    ${s.previousSecretSealed} as previous_secret_sealed, ${s.previousSecretExpiresAt} as previous_secret_expires_at,
+    ${e.id} as event_id, ${e.type} as type, ${e.athleteId} as athlete_id, ${e.objectId} as object_id,
+    ${e.objectType} as object_type, ${e.occurredAt} as occurred_at
   from claimed c
-  join webhook_deliveries d on d.id = c.id
-  join webhook_subscriptions s on s.id = d.subscription_id
-  left join events e on e.id = d.event_id
-  order by d.event_seq`;
+  join ${webhookDeliveries} ${d} on ${d.id} = c.id
+  join ${webhookSubscriptions} ${s} on ${s.id} = ${d.subscriptionId}
+  left join ${events} ${e} on ${e.id} = ${d.eventId}
+  order by ${d.eventSeq}`;
 
 function claimedRows(result: unknown): ClaimedDelivery[] {
   type Row = {

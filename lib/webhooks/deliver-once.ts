@@ -1,7 +1,9 @@
 import "server-only";
 import type { Db } from "../db/client";
 import { attemptDelivery, type DeliveryOptions } from "./attempt-delivery";
+import type { AttemptRecorded } from "./record-attempt";
 import { claimDelivery } from "./claim-deliveries";
+import { claimLease } from "./claim-lease";
 
 export type DeliverOnceResult =
   | { state: "succeeded" | "failed" | "gone"; subscriptionRecovered?: boolean; subscriptionDisabled?: boolean }
@@ -15,11 +17,20 @@ export type DeliverOnceResult =
  * runner's step, the same claim, send and record the local runner uses. The result is plain
  * JSON, as step results are.
  */
-export async function deliverOnce(db: Db, deliveryId: string, opts: DeliveryOptions & { lockS?: number }): Promise<DeliverOnceResult> {
-  const claim = await claimDelivery(db, deliveryId, { lockS: opts.lockS });
+export async function deliverOnce(db: Db, deliveryId: string, opts: DeliveryOptions & { leaseS?: number }): Promise<DeliverOnceResult> {
+  const claim = await claimDelivery(db, deliveryId, { leaseS: opts.leaseS });
   if (claim.state === "done") return { state: claim.status };
   if (claim.state === "wait") return claim.until ? { state: "retry", at: claim.until.toISOString() } : { state: "queued" };
-  const r = await attemptDelivery(db, claim.delivery, opts);
+  // The claim is renewed while the attempt runs; a step that dies with its process leaves it
+  // to lapse within the lease, and Inngest's retry of the step claims it again.
+  const lease = claimLease(async () => db, { leaseS: opts.leaseS });
+  lease.hold(claim.delivery.id);
+  let r: AttemptRecorded | null;
+  try {
+    r = await attemptDelivery(db, claim.delivery, opts);
+  } finally {
+    lease.stop();
+  }
   if (!r) return { state: "gone" };
   if (r.status === "pending") return { state: "retry", at: (r.nextAttemptAt ?? new Date()).toISOString() };
   return { state: r.status, subscriptionRecovered: r.subscriptionRecovered, subscriptionDisabled: r.subscriptionDisabled };

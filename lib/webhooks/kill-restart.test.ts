@@ -8,13 +8,15 @@ import { createInterface } from "node:readline";
 import postgres from "postgres";
 import { asc, eq } from "drizzle-orm";
 import { openDatabase } from "../db/client";
+import { CLAIM_LEASE_S } from "./claim-lease";
 import { events, webhookDeliveries } from "../db/schema";
 import { startReceiver } from "../testing/webhook-receiver";
 
 /**
  * Nothing lost (issue 4): a service process is killed with SIGKILL in the middle of a burst of
  * writes while it delivers; a new process started on the same database delivers every event
- * whose write committed, at least once, with the same event id.
+ * whose write committed, at least once, with the same event id. And little delayed (issue 9):
+ * what the killed process had claimed is sent again within seconds, not after a 30 s lock.
  */
 const CHILD = path.join(process.cwd(), "lib/testing/webhook-burst-child.ts");
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -98,6 +100,48 @@ describe("kill and restart", () => {
       expect(deliveries.every((d) => d.status === "succeeded")).toBe(true);
       // The kill landed mid-delivery: some events were still to be sent by the second process.
       expect(receivedBeforeKill).toBeLessThan(all.length);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("sends what a killed process had in flight again within seconds of the kill, not after a 30 s lock", { timeout: 90_000 }, async () => {
+    process.env.SECRETS_KEY = "kill-restart-test-key";
+    const db = await database();
+    // The first process's requests hang (its 10 s timeout never ends them before the kill), so
+    // the kill lands with every delivery claimed and in flight; the second one is answered.
+    let killed = false;
+    const rx = await startReceiver(() => (killed ? 200 : null));
+    cleanups.push(() => rx.close());
+    const WRITES = 3;
+    const committed: string[] = [];
+    const first = child({ ...db.env, CHILD_MODE: "hold", CHILD_WRITES: String(WRITES), CHILD_TIMEOUT_MS: "10000", CHILD_RECEIVER_URL: rx.url }, (line) => {
+      if (line.startsWith("committed ")) committed.push(line.slice(10));
+    });
+    await Promise.race([
+      rx.waitFor((r) => r.length >= WRITES, 60_000),
+      first.exited.then((c) => Promise.reject(new Error(`hold child exited early (${c})`))),
+    ]);
+    const inFlight = rx.requests.map((r) => r.headers["service-event-id"] as string);
+    first.proc.kill("SIGKILL");
+    await first.exited;
+    killed = true;
+    const killedAt = Date.now();
+
+    const second = child({ ...db.env, CHILD_MODE: "drain" }, () => {});
+    // Each delivery the killed process held arrives again, with the same event id, once the
+    // second process may claim it: within the lease (CLAIM_LEASE_S) plus its start-up.
+    const again = await rx.waitFor((r) => inFlight.every((id) => r.filter((x) => x.headers["service-event-id"] === id).length >= 2), 25_000);
+    const resentAt = Math.max(...inFlight.map((id) => again.filter((x) => x.headers["service-event-id"] === id)[1]!.at));
+    expect(resentAt - killedAt).toBeLessThan(CLAIM_LEASE_S * 1000 + 10_000);
+    expect(await second.exited).toBe(0);
+
+    expect(committed).toHaveLength(WRITES);
+    const handle = await db.open();
+    try {
+      const deliveries = await handle.db.select().from(webhookDeliveries);
+      expect(deliveries).toHaveLength(WRITES);
+      expect(deliveries.every((d) => d.status === "succeeded")).toBe(true);
     } finally {
       await handle.close();
     }

@@ -11,6 +11,7 @@ import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
 import { refusedUrl, startReceiver, type Receiver } from "../testing/webhook-receiver";
 import { webhookRows } from "../testing/webhook-rows";
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./claim-deliveries";
 import { startLocalRunner, type LocalRunner } from "./local-runner";
 import { verifyWebhookSignature } from "./signature";
 
@@ -304,8 +305,10 @@ describe("a subscription that goes down with deliveries in flight (CONTRACT §7)
         return { status: 500, delayMs: 400 };
       },
     });
-    // Healthy when these are claimed, so they go out together; all of them then fail.
-    for (let i = 0; i < 6; i++) await record(athlete.id, `Run ${i}`);
+    // Healthy when these are claimed, so they go out together (as many as a subscription may
+    // have in flight); all of them then fail.
+    const firstWave = MAX_IN_FLIGHT_PER_SUBSCRIPTION;
+    for (let i = 0; i < firstWave; i++) await record(athlete.id, `Run ${i}`);
     const db = await api.db();
     const attemptCount = async () =>
       (
@@ -315,12 +318,12 @@ describe("a subscription that goes down with deliveries in flight (CONTRACT §7)
           .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
           .where(eq(webhookDeliveries.subscriptionId, sub.id))
       ).length;
-    await rx.waitFor((r) => r.length >= 6, 5000);
+    await rx.waitFor((r) => r.length >= firstWave, 5000);
     expect(maxInFlight).toBeGreaterThan(1); // they really were in flight together
-    await until(attemptCount, (n) => n >= 6);
-    // Six failed attempts logged, one failure counted: the rest were in flight beside it.
+    await until(attemptCount, (n) => n >= firstWave);
+    // Four failed attempts logged, one failure counted: the rest were in flight beside it.
     expect((await subscription(sub.id)).consecutiveFailures).toBe(1);
-    const firstWave = 6; // every later request is a probe
+    // Every later request is a probe.
     maxInFlight = 0;
     // From here one probe at a time, each counted, always the oldest pending delivery.
     await until(() => subscription(sub.id), (s) => s.consecutiveFailures >= 3, 10_000);

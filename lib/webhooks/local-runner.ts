@@ -2,7 +2,8 @@ import "server-only";
 import type { Db } from "../db/client";
 import { log } from "../log";
 import { attemptRecord, sendAttempt, type DeliveryOptions, type SentAttempt } from "./attempt-delivery";
-import { claimDueDeliveries, DEFAULT_LOCK_S, type ClaimedDelivery } from "./claim-deliveries";
+import { claimDueDeliveries, type ClaimedDelivery } from "./claim-deliveries";
+import { claimLease } from "./claim-lease";
 import { isSuccess, recordAttempt, recordSuccesses, type AttemptRecorded, type Success } from "./record-attempt";
 import { LOCAL_RUNNER_CONCURRENCY } from "./runner-defaults";
 import { fanOutEvents } from "./fan-out";
@@ -19,7 +20,8 @@ export type LocalRunnerOptions = DeliveryOptions & {
   concurrency?: number;
   /** The safety net: look for work this often even when nothing wakes the runner. */
   pollMs?: number;
-  lockS?: number;
+  /** How long a claim holds unless renewed (CLAIM_LEASE_S): a killed runner's claims are free again after this. */
+  leaseS?: number;
   /** LISTEN for commits of other instances (and of this one). */
   listen?: boolean;
   fanOutBatch?: number;
@@ -36,15 +38,18 @@ export type LocalRunner = {
  * DELIVERY_RUNNER=local: fan-out and delivery inside the service process, over the database.
  * It wakes when a write commits (NOTIFY), when this process queues work (`wakeWebhookRunner`),
  * when an attempt finishes or a retry falls due, and otherwise polls. Claims go through the
- * database with SKIP LOCKED and lapse if the process dies, so several instances can run one
- * each and a killed one loses nothing.
+ * database with SKIP LOCKED and are renewed while their attempts run; they lapse within the
+ * lease (CLAIM_LEASE_S) if the process dies, so several instances can run one each and a
+ * killed one loses nothing and delays little.
  */
 export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   const concurrency = opts.concurrency ?? LOCAL_RUNNER_CONCURRENCY;
   const pollMs = opts.pollMs ?? 1000;
   const batch = opts.fanOutBatch ?? 200;
-  const lockS = opts.lockS ?? DEFAULT_LOCK_S;
   const getDb = typeof opts.db === "function" ? opts.db : () => Promise.resolve(opts.db as Db);
+  // Every delivery this runner has claimed and not yet recorded has its claim renewed, so the
+  // claim outlives a slow attempt but not this process.
+  const lease = claimLease(getDb, { leaseS: opts.leaseS });
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
   let running = false;
@@ -156,6 +161,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       })
       .catch((err: unknown) => log.warn("webhook attempt not recorded; its claim will lapse", { delivery_id: d.id, error: String(err) }))
       .finally(() => {
+        lease.release(d.id);
         freeSlot();
         recording.delete(recorded);
         refill();
@@ -191,7 +197,13 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
         }
         const room = concurrency - inFlight.size - Math.max(0, recording.size - inFlight.size - concurrency);
         if (room > 0 && !stopped) {
-          for (const d of await claimDueDeliveries(db, { limit: room, lockS })) start(db, d);
+          for (const d of await claimDueDeliveries(db, { limit: room, leaseS: opts.leaseS })) {
+            // Still being attempted here (its lease ran out while this process stalled, and
+            // the claim just renewed it): the attempt in flight will record it.
+            if (lease.holds(d.id)) continue;
+            lease.hold(d.id);
+            start(db, d);
+          }
         }
       } catch (err) {
         failed = true;
@@ -216,6 +228,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       await unlisten?.().catch(() => {});
       while (running) await new Promise((r) => setTimeout(r, 5));
       await Promise.allSettled([...inFlight, ...recording]);
+      lease.stop();
     },
   };
 }

@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import { eq, inArray } from "drizzle-orm";
+import { createActivity } from "../activities/create-activity";
+import { webhookDeliveries, webhookSubscriptions } from "../db/schema";
+import { setupApi } from "../testing/fixtures";
+import { webhookRows } from "../testing/webhook-rows";
+import { claimDelivery, claimDueDeliveries, MAX_IN_FLIGHT_PER_SUBSCRIPTION, type ClaimedDelivery } from "./claim-deliveries";
+import { CLAIM_LEASE_S, claimLease } from "./claim-lease";
+import { fanOutEvents } from "./fan-out";
+import { recordAttempt } from "./record-attempt";
+
+// The claim rules every runner shares (the local runner's batch claim, the Inngest runner's
+// claim of one named delivery), against the real database.
+
+const api = setupApi();
+const rows = webhookRows(api.db);
+
+/** A subscription (nothing listens at its URL: nothing here sends) with `n` pending deliveries. */
+async function subscriptionWith(n: number) {
+  const athlete = await api.person();
+  const clientId = await rows.app();
+  await rows.grant(clientId, athlete.id, ["activities.read"]);
+  const sub = await rows.subscribe(clientId, "http://127.0.0.1:9/hook", ["activity.created"]);
+  const db = await api.db();
+  const ctx = { db, actor: { kind: "session" as const, userId: athlete.id } };
+  for (let i = 0; i < n; i++) {
+    await createActivity({ ctx, athleteId: athlete.id, input: { name: `Run ${i}`, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } });
+  }
+  while ((await fanOutEvents(db)).events > 0);
+  const ids = (await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, sub.id)).orderBy(webhookDeliveries.eventSeq)).map(
+    (r) => r.id,
+  );
+  expect(ids).toHaveLength(n);
+  return { sub, ids };
+}
+
+/** Records a 2xx for a claimed delivery, as a runner does once it is answered. */
+async function succeed(d: Pick<ClaimedDelivery, "id" | "subscriptionId" | "probe">) {
+  await recordAttempt(await api.db(), {
+    deliveryId: d.id,
+    subscriptionId: d.subscriptionId,
+    startedAt: new Date(),
+    requestHeaders: {},
+    requestBody: "{}",
+    result: { outcome: "response", status: 204, contentType: null, bodyExcerpt: "", durationMs: 1 },
+    probe: d.probe,
+  });
+}
+
+const of = (claimed: ClaimedDelivery[], subscriptionId: string) => claimed.filter((d) => d.subscriptionId === subscriptionId);
+
+describe("deliveries in flight per subscription (issue 9: a hanging endpoint cannot take every slot)", () => {
+  it("a batch claim takes at most MAX_IN_FLIGHT_PER_SUBSCRIPTION of one subscription, counting those in flight, and fills its room with others'", async () => {
+    const busy = await subscriptionWith(MAX_IN_FLIGHT_PER_SUBSCRIPTION + 6);
+    const other = await subscriptionWith(2);
+    const db = await api.db();
+    const first = await claimDueDeliveries(db, { limit: 100 });
+    // Oldest events first, and no more than the cap, though far more are due.
+    expect(of(first, busy.sub.id).map((d) => d.id)).toEqual(busy.ids.slice(0, MAX_IN_FLIGHT_PER_SUBSCRIPTION));
+    expect(of(first, other.sub.id).map((d) => d.id)).toEqual(other.ids);
+    // Those four are in flight: a second claim takes nothing more of that subscription.
+    const second = await claimDueDeliveries(db, { limit: 100 });
+    expect(of(second, busy.sub.id)).toEqual([]);
+    // One recorded frees one place, for the next oldest.
+    await succeed(of(first, busy.sub.id)[0]!);
+    const third = await claimDueDeliveries(db, { limit: 100 });
+    expect(of(third, busy.sub.id).map((d) => d.id)).toEqual([busy.ids[MAX_IN_FLIGHT_PER_SUBSCRIPTION]]);
+  });
+
+  it("claiming one named delivery (the Inngest runner) obeys the same cap, and says when to look again", async () => {
+    const { sub, ids } = await subscriptionWith(MAX_IN_FLIGHT_PER_SUBSCRIPTION + 1);
+    const db = await api.db();
+    const claimed: ClaimedDelivery[] = [];
+    for (const id of ids.slice(0, MAX_IN_FLIGHT_PER_SUBSCRIPTION)) {
+      const c = await claimDelivery(db, id);
+      expect(c.state, id).toBe("claimed");
+      if (c.state === "claimed") claimed.push(c.delivery);
+    }
+    const last = ids.at(-1)!;
+    const held = await claimDelivery(db, last);
+    expect(held.state).toBe("wait");
+    const [soonest] = await db
+      .select({ lockedUntil: webhookDeliveries.lockedUntil })
+      .from(webhookDeliveries)
+      .where(inArray(webhookDeliveries.id, ids.slice(0, MAX_IN_FLIGHT_PER_SUBSCRIPTION)))
+      .orderBy(webhookDeliveries.lockedUntil)
+      .limit(1);
+    // When the soonest lease ends, if its worker has not renewed it by then.
+    expect(held.state === "wait" && held.until!.getTime()).toBeGreaterThanOrEqual(soonest!.lockedUntil!.getTime());
+    await succeed(claimed[0]!);
+    expect((await claimDelivery(db, last)).state).toBe("claimed");
+    await db.update(webhookSubscriptions).set({ status: "disabled" }).where(eq(webhookSubscriptions.id, sub.id));
+  });
+});
+
+describe("claim leases (issue 9: a killed worker's claims are free again within seconds)", () => {
+  it("a claim holds for CLAIM_LEASE_S; the worker's renewals extend it; a renewal after the record puts no hold back", async () => {
+    const { ids } = await subscriptionWith(1);
+    const db = await api.db();
+    const lockedUntil = async () =>
+      (await db.select({ at: webhookDeliveries.lockedUntil }).from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[0]!)))[0]!.at;
+    const claimedAt = Date.now();
+    const c = await claimDelivery(db, ids[0]!);
+    expect(c.state).toBe("claimed");
+    const first = (await lockedUntil())!;
+    expect(first.getTime() - claimedAt).toBeGreaterThan((CLAIM_LEASE_S - 1) * 1000);
+    expect(first.getTime() - claimedAt).toBeLessThan((CLAIM_LEASE_S + 1) * 1000);
+
+    const lease = claimLease(async () => db, { leaseS: 60 });
+    lease.hold(ids[0]!);
+    await lease.renew();
+    expect((await lockedUntil())!.getTime()).toBeGreaterThan(first.getTime() + 30_000);
+    if (c.state === "claimed") await succeed(c.delivery);
+    await lease.renew(); // late: the attempt is already recorded
+    expect(await lockedUntil()).toBeNull();
+    lease.stop();
+  });
+
+  it("a delivery whose lease lapsed unrenewed is claimed again", async () => {
+    const { ids } = await subscriptionWith(1);
+    const db = await api.db();
+    expect((await claimDelivery(db, ids[0]!, { leaseS: 0.2 })).state).toBe("claimed");
+    expect((await claimDelivery(db, ids[0]!)).state).toBe("wait");
+    // As after a kill: nobody renews, and the lease runs out.
+    const until = Date.now() + 5000;
+    let again = await claimDelivery(db, ids[0]!);
+    while (again.state === "wait" && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, Math.max(0, again.state === "wait" ? again.until!.getTime() - Date.now() : 0)));
+      again = await claimDelivery(db, ids[0]!);
+    }
+    expect(again.state).toBe("claimed");
+  });
+});
