@@ -27,7 +27,43 @@ export function validationError(error: z.ZodError, where: "body" | "query" | "pa
   });
 }
 
+/**
+ * Strings (and member names) PostgreSQL cannot store as text: a NUL character, which it
+ * refuses outright (a 500 if it got that far), or an unpaired surrogate (valid in a JSON
+ * escape, `"\ud800"`, but not Unicode), which would be stored as U+FFFD. Walked without
+ * recursion, so any depth of nesting the JSON parser accepted is fine here.
+ */
+function unstorableText(input: unknown): string[] {
+  const bad: string[] = [];
+  const stack: [unknown, string][] = [[input, ""]];
+  const wrong = (s: string) => s.includes("\u0000") || !s.isWellFormed();
+  while (stack.length && bad.length < 20) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === "string") {
+      if (wrong(value)) bad.push(path);
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], path ? `${path}.${i}` : String(i)]);
+    } else if (value !== null && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) {
+        const at = path ? `${path}.${k}` : k;
+        if (wrong(k)) bad.push(at);
+        else stack.push([v, at]);
+      }
+    }
+  }
+  return bad;
+}
+
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where: "body" | "query" | "path"): z.output<S> {
+  const unstorable = unstorableText(input);
+  if (unstorable.length) {
+    const errors: FieldError[] = unstorable.map((field) => ({
+      field: (field || where).replace(/[^\x20-\x7e]/g, "?"),
+      code: "invalid_request",
+      detail: "must be Unicode text without NUL characters",
+    }));
+    throw new ApiError("invalid_request", `The ${where === "body" ? "request body" : `${where} parameters`} contain text that is not valid: ${errors.map((e) => e.field).join(", ")}`, { errors });
+  }
   const r = schema.safeParse(input);
   if (!r.success) throw validationError(r.error, where);
   return r.data;

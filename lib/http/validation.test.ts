@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ApiError } from "./errors";
+import { parseWith } from "./validation";
+
+const Body = z.object({ name: z.string(), tags: z.array(z.string()).optional() });
+
+function refusal(input: unknown, where: "body" | "query" | "path" = "body"): ApiError {
+  try {
+    parseWith(Body, input, where);
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+  throw new Error("accepted");
+}
+
+describe("parseWith", () => {
+  it("refuses text PostgreSQL cannot store, naming the field, before the schema sees it", () => {
+    const nul = refusal({ name: "Morning\u0000run" });
+    expect(nul.status).toBe(400);
+    expect(nul.code).toBe("invalid_request");
+    expect(nul.errors).toEqual([{ field: "name", code: "invalid_request", detail: expect.any(String) }]);
+    expect(refusal({ name: "ok", tags: ["a", "\ud800"] }).errors?.map((e) => e.field)).toEqual(["tags.1"]);
+    expect(refusal({ ["a\u0000"]: 1, name: "x" }).errors?.map((e) => e.field)).toEqual(["a?"]);
+    expect(refusal({ id: "\u0000" }, "path").message).toMatch(/path parameters/);
+  });
+
+  it("accepts what it can store, astral characters included", () => {
+    expect(parseWith(Body, { name: "🏃‍♀️ Løp \u202e" }, "body")).toEqual({ name: "🏃‍♀️ Løp \u202e" });
+  });
+
+  it("walks any nesting the JSON parser accepted without running out of stack", () => {
+    const deep = JSON.parse("[".repeat(100_000) + "]".repeat(100_000)) as unknown;
+    expect(refusal(deep).code).toBe("invalid_request");
+  });
+});
