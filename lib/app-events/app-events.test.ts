@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../crypto/random";
-import { events, oauthClients, oauthGrants, webhookSubscriptions } from "../db/schema";
+import { events, oauthClients, oauthGrants, oauthTokenFamilies, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
-import { issueAccessToken } from "../oauth/access-token";
+import { issueAppAccessToken } from "../oauth/access-token";
 import { setupApi } from "../testing/fixtures";
 import { AppEventList } from "./schemas";
 
@@ -24,12 +24,16 @@ async function app(events: string[] | null) {
   if (events) {
     await db.insert(webhookSubscriptions).values({ id: `whs_${randomBytes(8).toString("hex")}`, clientId, url: "https://ev.example.com/hook", events, secretSealed: "v1.a.b.c" });
   }
-  const token = (await issueAccessToken(db, { subject: clientId, clientId, scopes: [] })).token;
+  const token = (await issueAppAccessToken(db, { clientId, secretHash: sha256Hex("s") })).token;
   return { clientId, token };
 }
 
 async function grant(clientId: string, userId: string, scopes: string[], over: Partial<typeof oauthGrants.$inferInsert> = {}) {
-  await (await api.db()).insert(oauthGrants).values({ id: newId("grt"), clientId, userId, scopes, createdAt: new Date(Date.now() - 40 * DAY), ...over });
+  // Granted 40 days ago with these scopes, unchanged since (updated_at as created_at).
+  const at = new Date(Date.now() - 40 * DAY);
+  const id = newId("grt");
+  await (await api.db()).insert(oauthGrants).values({ id, clientId, userId, scopes, createdAt: at, updatedAt: at, ...over });
+  return id;
 }
 
 async function event(type: string, athleteId: string, occurredAt: Date, over: Partial<typeof events.$inferInsert> = {}) {
@@ -97,6 +101,19 @@ describe("GET /v1/app/events", () => {
 
     // The other app sees only what concerns it.
     expect((await list(b.token)).data.map((e) => e.athlete_id)).toEqual([stranger!.id, stranger!.id]);
+  });
+
+  it("judges a scope as fan-out does: one added since an event does not reach back to it", async () => {
+    const a = await app(["activity.created", "metric.created"]);
+    const athlete = await api.person();
+    // Granted metrics.read 40 days ago; activities.read added 5 hours ago (the grant widened in place).
+    const grantId = await grant(a.clientId, athlete.id, ["metrics.read", "activities.read"], { updatedAt: new Date(Date.now() - 5 * HOUR) });
+    // What the first authorization's code exchange left: a token family with the scopes of then.
+    await (await api.db()).insert(oauthTokenFamilies).values({ id: newId("fam"), grantId, scopes: ["metrics.read"], createdAt: new Date(Date.now() - 40 * DAY) });
+    const metric = await event("metric.created", athlete.id, new Date(Date.now() - 10 * HOUR));
+    await event("activity.created", athlete.id, new Date(Date.now() - 10 * HOUR)); // before activities.read was granted
+    const after = await event("activity.created", athlete.id, new Date(Date.now() - HOUR));
+    expect((await list(a.token)).data.map((e) => e.id)).toEqual([metric, after]);
   });
 
   it("is empty for an app with no subscriptions", async () => {

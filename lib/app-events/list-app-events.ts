@@ -1,11 +1,12 @@
-import { and, asc, eq, exists, gt, gte, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, gte, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
-import { events, oauthGrants, webhookSubscriptions } from "../db/schema";
+import { events, webhookSubscriptions } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { decodeCursor, page } from "../http/pagination";
 import { appIdOf } from "../webhooks/subscriptions/owned-subscription";
 import { EVENT_SCOPES } from "../webhooks/event-scope";
+import { entitledAt } from "../webhooks/entitlement";
 import { eventPayload } from "../webhooks/payload";
 import { WEBHOOK_EVENT_TYPES, type ListAppEventsQuery, type WebhookEvent } from "./schemas";
 
@@ -60,23 +61,9 @@ export async function listAppEvents({
     branches.push(sql`(${events.type} = 'athlete.deauthorized' and ${events.clientId} = ${appId})`);
   }
   if (athleteTypes.length) {
-    const scopeMatch = sql.join(
-      athleteTypes.map((t) => sql`(${events.type} = ${t} and ${EVENT_SCOPES[t]} = any(${oauthGrants.scopes}))`),
-      sql` or `,
-    );
-    const authorized = ctx.db
-      .select({ one: sql`1` })
-      .from(oauthGrants)
-      .where(
-        and(
-          eq(oauthGrants.clientId, appId),
-          eq(oauthGrants.userId, events.athleteId),
-          isNull(oauthGrants.revokedAt),
-          sql`${oauthGrants.createdAt} <= ${events.occurredAt}`,
-          sql`(${scopeMatch})`,
-        ),
-      );
-    branches.push(sql`(${isNull(events.clientId)} and ${exists(authorized)})`);
+    // Judged as fan-out judges it: as of when the event occurred (lib/webhooks/entitlement.ts).
+    const entitled = entitledAt({ clientId: sql`${appId}`, athleteId: events.athleteId, type: events.type, occurredAt: events.occurredAt });
+    branches.push(sql`(${isNull(events.clientId)} and ${inArray(events.type, athleteTypes)} and ${entitled})`);
   }
   const rows = await ctx.db
     .select()

@@ -61,6 +61,14 @@ export async function issueAccessToken(
   return { token, expiresIn: ACCESS_TOKEN_TTL_S };
 }
 
+/**
+ * A client-credentials token: the app acting as itself, with no grant and no scope, bound to
+ * the app's current secret so that rotating the secret ends it.
+ */
+export function issueAppAccessToken(db: Db, client: { clientId: string; secretHash: string | null }) {
+  return issueAccessToken(db, { subject: client.clientId, clientId: client.clientId, scopes: [], clientSecretHash: client.secretHash });
+}
+
 export function looksLikeJwt(token: string): boolean {
   return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token);
 }

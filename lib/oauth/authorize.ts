@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { oauthCodes, oauthGrants } from "../db/schema";
 import { randomBase62, sha256Hex } from "../crypto/random";
@@ -176,7 +176,8 @@ async function issueCode(db: Db, request: ValidAuthorization, userId: string): P
     }
     if (request.scopes.some((s) => !grant!.scopes.includes(s))) {
       const scopes = SCOPE_NAMES.filter((s) => grant!.scopes.includes(s) || request.scopes.includes(s));
-      await tx.update(oauthGrants).set({ scopes, updatedAt: new Date() }).where(eq(oauthGrants.id, grant!.id));
+      // The database's clock, as events' occurred_at is: fan-out compares the two (lib/webhooks/entitlement.ts).
+      await tx.update(oauthGrants).set({ scopes, updatedAt: sql`now()` }).where(eq(oauthGrants.id, grant!.id));
     }
     await tx.insert(oauthCodes).values({
       codeHash: sha256Hex(code),

@@ -10,7 +10,7 @@ import { generateToken, isWellFormedToken } from "../tokens/format";
 import { isScope } from "../auth/scopes";
 import { OAuthError } from "./errors";
 import { authenticateClient, type OAuthClient } from "./client-auth";
-import { issueAccessToken } from "./access-token";
+import { issueAccessToken, issueAppAccessToken } from "./access-token";
 import { signingKey } from "./keys";
 
 export const REFRESH_TOKEN_TTL_S = 90 * 86_400;
@@ -185,6 +185,6 @@ async function clientCredentials(db: Db, client: OAuthClient, form: URLSearchPar
   if (asked.length) {
     throw new OAuthError("invalid_scope", "A client-credentials token acts as the app and carries no athlete scope.");
   }
-  const access = await issueAccessToken(db, { subject: client.clientId, clientId: client.clientId, scopes: [], clientSecretHash: client.secretHash });
+  const access = await issueAppAccessToken(db, client);
   return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, scope: "" };
 }

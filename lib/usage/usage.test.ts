@@ -4,7 +4,7 @@ import { sha256Hex } from "../crypto/random";
 import { oauthClients, oauthGrants, oauthTokenFamilies } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { consumeRateLimit } from "../http/rate-limit";
-import { issueAccessToken } from "../oauth/access-token";
+import { issueAccessToken, issueAppAccessToken } from "../oauth/access-token";
 import { setupApi } from "../testing/fixtures";
 import { getAppUsage } from "./get-app-usage";
 import { AppUsage } from "./schemas";
@@ -28,7 +28,7 @@ async function registeredApp(ownerId: string | null = null) {
 
 /** A client-credentials token, as the token endpoint issues it: no grant, no family, no scopes. */
 async function appToken(clientId: string) {
-  return (await issueAccessToken(await api.db(), { subject: clientId, clientId, scopes: [] })).token;
+  return (await issueAppAccessToken(await api.db(), { clientId, secretHash: sha256Hex("secret") })).token;
 }
 
 async function count(clientId: string, n: number, atMs: number) {

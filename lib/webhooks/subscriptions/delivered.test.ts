@@ -4,7 +4,7 @@ import { createActivity } from "../../activities/create-activity";
 import { oauthClients, oauthGrants } from "../../db/schema";
 import { resetEnvForTests } from "../../env";
 import { newId } from "../../ids";
-import { issueAccessToken } from "../../oauth/access-token";
+import { issueAppAccessToken } from "../../oauth/access-token";
 import { setupApi } from "../../testing/fixtures";
 import { startReceiver, type Received, type Receiver } from "../../testing/webhook-receiver";
 import { startLocalRunner, type LocalRunner } from "../local-runner";
@@ -46,7 +46,7 @@ async function app() {
   const clientId = `dl-${randomBytes(5).toString("hex")}`;
   const db = await api.db();
   await db.insert(oauthClients).values({ clientId, ownerId: owner.id, name: "Delivered", kind: "confidential", secretHash: "x", redirectUris: ["https://d.example.com/cb"] });
-  return { clientId, ownerId: owner.id, token: (await issueAccessToken(db, { subject: clientId, clientId, scopes: [], clientSecretHash: "x" })).token };
+  return { clientId, ownerId: owner.id, token: (await issueAppAccessToken(db, { clientId, secretHash: "x" })).token };
 }
 
 const posts = (rx: Receiver) => rx.requests.filter((r) => r.method === "POST");
