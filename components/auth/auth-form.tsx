@@ -23,13 +23,14 @@ export function AuthForm({ mode, action, callbackUrl, demo }: Props) {
       {state.error && <Notice tone="error">{state.error}</Notice>}
       {callbackUrl && <input type="hidden" name="callbackUrl" value={callbackUrl} />}
       {signup && (
-        <Field label="Name" name="name" autoComplete="name" defaultValue={state.values?.name} error={state.fieldErrors?.name} required />
+        <Field label="Name" name="name" autoComplete="name" maxLength={100} defaultValue={state.values?.name} error={state.fieldErrors?.name} required />
       )}
       <Field
         label="Email"
         name="email"
         type="email"
         autoComplete="email"
+        maxLength={254}
         defaultValue={state.values?.email}
         error={state.fieldErrors?.email}
         required
@@ -38,6 +39,7 @@ export function AuthForm({ mode, action, callbackUrl, demo }: Props) {
         label="Password"
         name="password"
         type="password"
+        maxLength={200}
         autoComplete={signup ? "new-password" : "current-password"}
         error={state.fieldErrors?.password}
         hint={signup ? "At least 8 characters." : undefined}
