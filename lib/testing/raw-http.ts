@@ -1,4 +1,5 @@
 import net from "node:net";
+import zlib from "node:zlib";
 
 /** What came back: a parsed answer, or why none did. */
 export type RawAnswer =
@@ -52,10 +53,29 @@ export function sendRaw(port: number, bytes: Buffer, opts: { timeoutMs?: number;
   });
 }
 
-/** Status, headers and body of an HTTP/1.1 answer, or null while it is incomplete. */
+/**
+ * Status, headers and body (decoded, if the server compressed it) of the final HTTP/1.1
+ * answer, after any interim 1xx, or null while it is incomplete.
+ */
 function parseAnswer(raw: Buffer, needComplete: boolean): { status: number; headers: Record<string, string>; body: Buffer } | null {
+  const a = parseMessage(raw, needComplete);
+  if (!a) return null;
+  const encoding = a.headers["content-encoding"]?.toLowerCase();
+  try {
+    if (encoding === "gzip") a.body = zlib.gunzipSync(a.body);
+    else if (encoding === "br") a.body = zlib.brotliDecompressSync(a.body);
+    else if (encoding === "deflate") a.body = zlib.inflateSync(a.body);
+  } catch {
+    // left as it came: the judgement sees bytes that are not what the headers say
+  }
+  return a;
+}
+
+function parseMessage(raw: Buffer, needComplete: boolean): { status: number; headers: Record<string, string>; body: Buffer } | null {
   const headEnd = raw.indexOf("\r\n\r\n");
   if (headEnd < 0) return null;
+  // An interim answer (100 Continue) precedes the real one.
+  if (/^HTTP\/1\.[01] 1\d\d /.test(raw.subarray(0, 16).toString("latin1"))) return parseMessage(raw.subarray(headEnd + 4), needComplete);
   const lines = raw.subarray(0, headEnd).toString("latin1").split("\r\n");
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? "")?.[1]);
   if (!status) return null;
