@@ -1,5 +1,5 @@
 // `npm run bench [-- <scenario>…] [--duration S] [--connections N] [--rounds N] [--rebuild]
-//   [--service-dir DIR]`
+//   [--service-dir DIR] [--scale F] [--parts restart,kill,flap,fuzz]`
 // Runs the named scenarios (all without a name), prints each one's figures and targets, and
 // writes bench/results/latest.json. It reports; it does not gate: a missed target is printed
 // as FAIL and the exit code stays 0. Errors (a server that will not start, non-2xx answers)
@@ -7,6 +7,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { apiRead } from "./api-read";
+import { FAULT_PARTS, faults, type FaultPart } from "./faults";
 import { oauthToken } from "./oauth-token";
 import { REPO_ROOT } from "./lib/paths";
 import { killAllNow, stopAll } from "./lib/processes";
@@ -14,7 +15,7 @@ import { machineInfo, printReport, writeResults, type ScenarioReport } from "./l
 import type { BenchOptions, Scenario } from "./lib/scenario";
 import { webhooks } from "./webhooks";
 
-const SCENARIOS: Scenario[] = [apiRead, oauthToken, webhooks];
+const SCENARIOS: Scenario[] = [apiRead, oauthToken, webhooks, faults];
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -24,6 +25,8 @@ const { values, positionals } = parseArgs({
     rounds: { type: "string", default: "3" },
     rebuild: { type: "boolean", default: false },
     "service-dir": { type: "string" },
+    scale: { type: "string", default: "1" },
+    parts: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -35,8 +38,10 @@ if (values.help) {
       `  --connections N   connections of the throughput runs (32)\n` +
       `  --rounds N        alternating throughput rounds; the best of each side counts (3)\n` +
       `  --rebuild         rebuild the service's production build first\n` +
-      `  --service-dir DIR measure another checkout's build (a candidate change), same database\n\nScenarios:\n` +
-      SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join("\n"),
+      `  --service-dir DIR measure another checkout's build (a candidate change), same database\n` +
+      `  --scale F         faults: the issue's counts × F, for a quick run (1)\n` +
+      `  --parts P,…       faults: which parts to run (${FAULT_PARTS.join(",")}; all)\n\nScenarios:\n` +
+      SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.summary}${s.onlyWhenNamed ? " (only when named)" : ""}`).join("\n"),
   );
   process.exit(0);
 }
@@ -46,7 +51,7 @@ if (unknown.length > 0) {
   console.error(`Unknown scenario ${unknown.join(", ")}; known: ${SCENARIOS.map((s) => s.name).join(", ")}`);
   process.exit(2);
 }
-const selected = positionals.length > 0 ? SCENARIOS.filter((s) => positionals.includes(s.name)) : SCENARIOS;
+const selected = positionals.length > 0 ? SCENARIOS.filter((s) => positionals.includes(s.name)) : SCENARIOS.filter((s) => !s.onlyWhenNamed);
 
 const positive = (name: string, raw: string) => {
   const n = Number(raw);
@@ -56,12 +61,24 @@ const positive = (name: string, raw: string) => {
   }
   return n;
 };
+const scale = Number(values.scale);
+if (!(scale > 0 && scale <= 1)) {
+  console.error("--scale must be a number above 0 and at most 1");
+  process.exit(2);
+}
+const parts = values.parts?.split(",").map((p) => p.trim()) as FaultPart[] | undefined;
+if (parts?.some((p) => !FAULT_PARTS.includes(p))) {
+  console.error(`--parts takes ${FAULT_PARTS.join(", ")}`);
+  process.exit(2);
+}
 const options: BenchOptions = {
   durationS: positive("duration", values.duration),
   connections: positive("connections", values.connections),
   rounds: positive("rounds", values.rounds),
   rebuild: values.rebuild,
   serviceDir: path.resolve(values["service-dir"] ?? REPO_ROOT),
+  scale,
+  parts,
 };
 
 // Servers must not outlive the bench: stop them on Ctrl-C, on kill, and on any way out.

@@ -96,6 +96,8 @@ export async function startNext(opts: {
   mode?: ServeMode;
   /** The launcher script for `mode.launcher === "serve"`. */
   launcherScript?: string;
+  /** Every line the server writes (stdout and stderr). */
+  onOutput?: (line: string) => void;
 }): Promise<NextServer> {
   const port = await freePort();
   const listen = ["-p", String(port), "-H", "127.0.0.1"];
@@ -107,6 +109,7 @@ export async function startNext(opts: {
       cwd: opts.projectDir,
       env: { ...opts.env, PORT: String(port), ...(serve ? { WEB_CONCURRENCY: String(opts.mode!.workers) } : {}) },
     },
+    opts.onOutput,
   );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);

@@ -16,12 +16,14 @@ export type Started = {
  * Starts `command` as the leader of its own process group, so stopping it also stops
  * anything it spawned, and nothing else.
  */
-export function startProcess(command: string, args: string[], options: SpawnOptions): Started {
+export function startProcess(command: string, args: string[], options: SpawnOptions, onLine?: (line: string) => void): Started {
   const child = spawn(command, args, { ...options, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
-    lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+    const fresh = chunk.toString("utf8").split("\n").filter(Boolean);
+    if (onLine) for (const line of fresh) onLine(line);
+    lines.push(...fresh);
     if (lines.length > 60) lines.splice(0, lines.length - 60);
   };
   child.stdout?.on("data", keep);

@@ -41,6 +41,8 @@ export async function startService(opts: {
   env?: NodeJS.ProcessEnv;
   /** How to run it; `defaultServeMode()` unless told. */
   mode?: ServeMode;
+  /** Every line the service writes. */
+  onOutput?: (line: string) => void;
 }): Promise<Started> {
   const dir = opts.dir ?? REPO_ROOT;
   let mode = opts.mode ?? defaultServeMode(opts.databaseUrl);
@@ -68,6 +70,7 @@ export async function startService(opts: {
     readyPath: "/v1/athletes/me",
     mode,
     launcherScript: launcherIn(dir),
+    onOutput: opts.onOutput,
     env: {
       ...BASE_ENV,
       DATABASE_URL: opts.databaseUrl,
