@@ -24,6 +24,8 @@ const APPS = 3;
 const WRITERS = 8;
 /** How long each service process writes before it is killed: a random span in this range. */
 const BURST_MS: [number, number] = [1_500, 3_000];
+/** Receivers take this long to answer, so a kill finds deliveries in flight. */
+const ANSWER_MS = 50;
 /** After the last restart, how long to wait for every delivery. */
 const DRAIN_DEADLINE_MS = 150_000;
 
@@ -49,8 +51,9 @@ export async function killDuringBurst(opts: FaultOptions, log: Log): Promise<{ f
     for (const [i, a] of apps.entries()) {
       const sub = await client.subscribe(a, receiver.url(names[i]!), ["activity.created"]);
       receiver.setSecret(names[i]!, sub.secret);
+      receiver.setDelay(names[i]!, ANSWER_MS);
     }
-    log(`kill: ${APPS} subscriptions on ${WRITERS} athletes' writes; ${kills} kills`);
+    log(`kill: ${APPS} subscriptions on ${WRITERS} athletes' writes; ${kills} kills; receivers answer in ${ANSWER_MS} ms`);
 
     const acked: string[] = [];
     let writeErrors = 0;

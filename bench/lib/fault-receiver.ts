@@ -27,6 +27,8 @@ class Listener {
   readonly held = new Set<http.ServerResponse>();
   secret = "";
   mode: ReceiverMode = "ok";
+  /** How long a healthy answer takes. */
+  delayMs = 0;
   port = 0;
 
   constructor(
@@ -65,8 +67,12 @@ class Listener {
           });
         } else {
           const ok = verifyWebhookSignature(raw, req.headers["service-signature"] as string | undefined, this.secret).ok;
+          // Processed on arrival; the answer may take a while, and a sender that dies meanwhile
+          // never hears it (and sends again: a duplicate).
           attempt(ok ? "200" : "400 bad signature");
-          res.writeHead(ok ? 200 : 400).end();
+          const answer = () => void (res.destroyed || res.writeHead(ok ? 200 : 400).end());
+          if (this.delayMs > 0) setTimeout(answer, this.delayMs);
+          else answer();
         }
       });
     });
@@ -127,6 +133,10 @@ export class FaultReceiver {
 
   setMode(name: string, mode: ReceiverMode): Promise<void> {
     return this.get(name).setMode(mode);
+  }
+
+  setDelay(name: string, ms: number): void {
+    this.get(name).delayMs = ms;
   }
 
   mode(name: string): ReceiverMode {
