@@ -620,7 +620,28 @@ export function isParserRefusal(a: RawAnswer): boolean {
   return a.answered && (a.status === 400 || a.status === 431 || a.status === 413 || a.status === 414 || a.status === 505) && !a.headers["content-type"] && a.headers.connection === "close" && a.body.length === 0;
 }
 
+/**
+ * The family whose rules an answer follows: that of the path the target resolves to, since
+ * dot segments can lead out of the route it was generated from (/v1/%2e%2e/oauth/token is
+ * /oauth/token); "other" for a path outside every family, where only the absence of a 5xx is
+ * asked.
+ */
+export function familyOf(target: string): Family | "other" {
+  let path: string;
+  try {
+    path = new URL(target, "http://host").pathname;
+  } catch {
+    return "other";
+  }
+  if (path === "/v1" || path.startsWith("/v1/")) return "v1";
+  if (path === "/oauth/token" || path === "/oauth/revoke") return "oauth";
+  if (path === "/oauth/authorize") return "authorize";
+  if (path.startsWith("/api/console/")) return "console";
+  return "other";
+}
+
 export function judge(r: HostileRequest, a: RawAnswer): Verdict {
+  const family = familyOf(r.target);
   if (!a.answered) {
     // A client that stopped mid-body, or sent over a megabyte that the service refused while
     // it was still sending, may be cut off; anything else must be answered.
@@ -633,7 +654,8 @@ export function judge(r: HostileRequest, a: RawAnswer): Verdict {
   const contentType = (a.headers["content-type"] ?? "").split(";")[0]!.trim();
   if (r.method === "HEAD") {
     // No body to judge: the headers say what the GET's answer would be.
-    const want = r.family === "oauth" ? "application/json" : r.family === "authorize" ? "text/html" : "application/problem+json";
+    if (family === "other") return { ok: true, kind: `${a.status} outside the families (HEAD)` };
+    const want = family === "oauth" ? "application/json" : family === "authorize" ? "text/html" : "application/problem+json";
     return contentType === want ? { ok: true, kind: `${a.status} (HEAD)` } : { ok: false, rule: "error shape (HEAD)", detail: `HTTP ${a.status} ${contentType}` };
   }
   let body: Record<string, unknown> | undefined;
@@ -643,8 +665,8 @@ export function judge(r: HostileRequest, a: RawAnswer): Verdict {
   } catch {
     // judged below
   }
-  const oauthEndpoint = r.target.startsWith("/oauth/token") || r.target.startsWith("/oauth/revoke");
-  if (oauthEndpoint && r.family === "oauth") {
+  if (family === "other") return { ok: true, kind: `${a.status} outside the families` };
+  if (family === "oauth") {
     if (contentType !== "application/json" || typeof body?.error !== "string") {
       return { ok: false, rule: "OAuth error shape", detail: `HTTP ${a.status} ${contentType}: ${a.body.subarray(0, 200).toString("utf8")}` };
     }
@@ -652,7 +674,7 @@ export function judge(r: HostileRequest, a: RawAnswer): Verdict {
     if (a.status === 401 && !a.headers["www-authenticate"]) return { ok: false, rule: "401 with WWW-Authenticate", detail: `error ${body.error}` };
     return { ok: true, kind: `${a.status} ${body.error}` };
   }
-  if (r.family === "authorize") {
+  if (family === "authorize") {
     // The authorization page answers people: a page, or a redirect carrying the error.
     return contentType === "text/html" ? { ok: true, kind: `${a.status} page` } : { ok: false, rule: "authorize error page", detail: `HTTP ${a.status} ${contentType}` };
   }
@@ -663,13 +685,13 @@ export function judge(r: HostileRequest, a: RawAnswer): Verdict {
   const known = CONTRACT_CODES[code];
   if (known === undefined) {
     // The console has two codes of its own (not_signed_in, cross_site_request): reported apart.
-    return r.family === "console" ? { ok: true, kind: `${a.status} ${code} (console code, not in CONTRACT §3)` } : { ok: false, rule: "code from CONTRACT §3", detail: `HTTP ${a.status} code "${code}"` };
+    return family === "console" ? { ok: true, kind: `${a.status} ${code} (console code, not in CONTRACT §3)` } : { ok: false, rule: "code from CONTRACT §3", detail: `HTTP ${a.status} code "${code}"` };
   }
   if (known !== a.status || body.status !== a.status) return { ok: false, rule: "status matches code", detail: `HTTP ${a.status}, member status ${String(body.status)}, code ${code} (CONTRACT: ${known})` };
   if (typeof body.type !== "string" || !body.type.endsWith(`/problems/${code}`) || typeof body.title !== "string" || typeof body.detail !== "string") {
     return { ok: false, rule: "problem members", detail: JSON.stringify(body).slice(0, 300) };
   }
-  if (a.status === 401 && r.family === "v1" && !a.headers["www-authenticate"]) return { ok: false, rule: "401 with WWW-Authenticate", detail: code };
+  if (a.status === 401 && family === "v1" && !a.headers["www-authenticate"]) return { ok: false, rule: "401 with WWW-Authenticate", detail: code };
   if (a.status === 405 && !a.headers.allow) return { ok: false, rule: "405 with Allow", detail: code };
   if (a.status === 429 && !a.headers["retry-after"]) return { ok: false, rule: "429 with Retry-After", detail: code };
   return { ok: true, kind: `${a.status} ${code}` };
