@@ -23,7 +23,10 @@ import { startProcess } from "./lib/processes";
 import { check, type ScenarioReport } from "./lib/report";
 import type { Scenario } from "./lib/scenario";
 import { startBare, startService } from "./lib/servers";
-import { createBenchApp, createBenchGrant, createBenchToken, prepareWorld, readSigningKey, resetRateLimits } from "./lib/world";
+import { createBenchApp, createBenchGrant, createBenchToken, prepareWorld, readSigningKey, resetRateLimits, resetSigningKeys } from "./lib/world";
+
+/** The service's SECRETS_KEY in this scenario, so the bench can read the signing key it seals. */
+const BENCH_SECRETS_KEY = "bench-oauth-token-secrets-key";
 
 /** Its own small database: this scenario needs a few athletes, not api-read's million rows. */
 const DB_NAME = `${BENCH_DB}_oauth`;
@@ -87,7 +90,7 @@ async function startOidcProvider(app: { clientId: string; secret: string }, log:
  * issued, naming a real grant and family.
  */
 async function mintAthleteJwt(url: string, serviceToken: string, t: { userId: string; clientId: string; grantId: string; familyId: string; scope: string }) {
-  const key = await readSigningKey(url);
+  const key = await readSigningKey(url, BENCH_SECRETS_KEY);
   if (!key) throw new Error("the service has no signing key after issuing a token");
   const { iss, aud } = decodeJwt(serviceToken);
   return new SignJWT({ client_id: t.clientId, scope: t.scope, gid: t.grantId, fam: t.familyId })
@@ -109,6 +112,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
   const app = await createBenchApp(url, athleteId);
   const grant = await createBenchGrant(url, app.clientId, athleteId, ["athlete.read"]);
   await resetRateLimits(url);
+  await resetSigningKeys(url);
 
   const service = await startService({
     databaseUrl: url,
@@ -116,7 +120,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     log,
     dir: opts.serviceDir,
     // The 600-a-minute limit of /oauth/token would refuse the load after a second.
-    env: { NODE_ENV: "production", RATE_LIMIT_OAUTH_TOKEN: "100000000" },
+    env: { NODE_ENV: "production", RATE_LIMIT_OAUTH_TOKEN: "100000000", SECRETS_KEY: BENCH_SECRETS_KEY },
   });
   const bare = await startBare({ log, mode: service.mode });
   const oidc = await startOidcProvider(app, log);

@@ -3,6 +3,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { generateToken } from "../../lib/tokens/format";
 import { randomBase62, sha256Hex } from "../../lib/crypto/random";
+import { unsealWith } from "../../lib/crypto/aead";
 import { SPORT_TYPES } from "../../lib/activities/schemas";
 import type { Scope } from "../../lib/auth/scopes";
 import { connect, ensureDatabase, migrateDatabase, readSeedMark, writeSeedMark, type Sql } from "./database";
@@ -186,11 +187,22 @@ export async function createBenchGrant(url: string, clientId: string, userId: st
   return { grantId, familyId };
 }
 
-/** The service's current signing key (the oldest unretired one, as lib/oauth/keys.ts picks). */
-export async function readSigningKey(url: string): Promise<{ kid: string; privateJwk: Record<string, unknown> } | undefined> {
+/**
+ * Drops the signing keys, so the service, started next with the bench's SECRETS_KEY, makes and
+ * seals a new one (a key sealed in an earlier run, under another SECRETS_KEY, could not be read).
+ */
+export async function resetSigningKeys(url: string): Promise<void> {
+  await withSql(url, (sql) => sql`delete from signing_keys`);
+}
+
+/**
+ * The service's current signing key (the oldest unretired one, as lib/oauth/keys.ts picks),
+ * unsealed with the SECRETS_KEY the bench gave the service.
+ */
+export async function readSigningKey(url: string, secretsKey: string): Promise<{ kid: string; privateJwk: Record<string, unknown> } | undefined> {
   return withSql(url, async (sql) => {
-    const [row] = await sql<{ kid: string; private_jwk: Record<string, unknown> }[]>`
+    const [row] = await sql<{ kid: string; private_jwk: { sealed: string } }[]>`
       select kid, private_jwk from signing_keys where retired_at is null order by created_at limit 1`;
-    return row ? { kid: row.kid, privateJwk: row.private_jwk } : undefined;
+    return row ? { kid: row.kid, privateJwk: JSON.parse(unsealWith(secretsKey, row.private_jwk.sealed)) as Record<string, unknown> } : undefined;
   });
 }
