@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { resetEnvForTests } from "../env";
 import { MAX_AUTH_BODY_BYTES, withBodyLimit } from "./body-limit";
+import { sendEndlessBody } from "../testing/endless-body";
 
 // A real server in front of the wrapper, handing it streamed requests as Next.js does; behind
 // it, a handler that reads the body whole, as Auth.js does.
@@ -41,46 +42,9 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-/** Sends an endless chunked body until the server answers or closes; how much was sent, and the answer. */
+/** Sends an endless chunked form until the server answers or closes; how much was sent, and the answer. */
 function endlessBody(giveUpBytes: number) {
-  return new Promise<{ status?: number; body?: string; closed: boolean; sent: number }>((resolve) => {
-    const target = new URL(url);
-    const req = http.request({
-      host: target.hostname,
-      port: target.port,
-      path: target.pathname,
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", "transfer-encoding": "chunked" },
-    });
-    const chunk = Buffer.alloc(16 * 1024, "a");
-    let sent = 0;
-    let done = false;
-    const finish = (r: { status?: number; body?: string; closed: boolean }) => {
-      if (done) return;
-      done = true;
-      resolve({ ...r, sent });
-      req.destroy();
-    };
-    req.on("response", (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (d: string) => (body += d));
-      res.on("end", () => finish({ status: res.statusCode, body, closed: false }));
-      res.on("error", () => finish({ status: res.statusCode, body, closed: true }));
-    });
-    req.on("error", () => finish({ closed: true }));
-    const pump = () => {
-      while (!done && sent < giveUpBytes) {
-        sent += chunk.byteLength;
-        if (!req.write(chunk)) {
-          req.once("drain", pump);
-          return;
-        }
-      }
-      if (!done) finish({ closed: false });
-    };
-    pump();
-  });
+  return sendEndlessBody(url, { headers: { "content-type": "application/x-www-form-urlencoded" }, giveUpBytes, fill: 0x61, chunkBytes: 16 * 1024 });
 }
 
 describe("withBodyLimit: Auth.js's POST bodies are bounded", () => {

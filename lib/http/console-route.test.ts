@@ -1,11 +1,11 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import http from "node:http";
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { sessionCookieFor } from "../auth/test-session";
 import { oauthClients, teams } from "../db/schema";
 import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
+import { sendEndlessBody } from "../testing/endless-body";
 import { countRows } from "../testing/rows";
 import { startReceiver } from "../testing/webhook-receiver";
 import { MAX_BODY_BYTES } from "./body";
@@ -123,45 +123,9 @@ describe("console routes: a window per signed-in person (CONTRACT §10)", () => 
   });
 });
 
-/**
- * Streams an endless chunked body (no Content-Length) until the server answers or closes the
- * connection; resolves with what happened and how much was sent. A server that read bodies
- * whole would never answer, and the sending would stop at `giveUpBytes`.
- */
+/** An endless JSON body ("{" then spaces) to a console path. */
 function endlessBody(path: string, headers: Record<string, string>, giveUpBytes: number) {
-  return new Promise<{ status?: number; body?: string; closed: boolean; sent: number }>((resolve) => {
-    const url = new URL(api.url + path);
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers });
-    const chunk = Buffer.alloc(64 * 1024, 0x20);
-    chunk[0] = 0x7b; // "{" then spaces: JSON that never ends
-    let sent = 0;
-    let done = false;
-    const finish = (r: { status?: number; body?: string; closed: boolean }) => {
-      if (done) return;
-      done = true;
-      resolve({ ...r, sent });
-      req.destroy();
-    };
-    req.on("response", (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (d: string) => (body += d));
-      res.on("end", () => finish({ status: res.statusCode, body, closed: false }));
-      res.on("error", () => finish({ status: res.statusCode, body, closed: true }));
-    });
-    req.on("error", () => finish({ closed: true }));
-    const pump = () => {
-      while (!done && sent < giveUpBytes) {
-        sent += chunk.byteLength;
-        if (!req.write(sent === chunk.byteLength ? chunk : chunk.fill(0x20))) {
-          req.once("drain", pump);
-          return;
-        }
-      }
-      if (!done) finish({ closed: false });
-    };
-    pump();
-  });
+  return sendEndlessBody(api.url + path, { headers, giveUpBytes, first: Buffer.from("{") });
 }
 
 describe("console routes: bodies", () => {

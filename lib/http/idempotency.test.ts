@@ -1,12 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { randomBytes } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { setupApi } from "../testing/fixtures";
 import { countRows, writeCounts } from "../testing/rows";
 import { startReceiver } from "../testing/webhook-receiver";
-import { sha256Hex } from "../crypto/random";
 import { rowsOf } from "../db/client";
-import { activities, events, idempotencyKeys, oauthClients } from "../db/schema";
+import { activities, events, idempotencyKeys } from "../db/schema";
 import { resetEnvForTests } from "../env";
 import { pruneIdempotencyKeys } from "./idempotency";
 
@@ -234,22 +232,7 @@ describe("stored answers at rest", () => {
 
   /** A confidential app's client-credentials token, from POST /oauth/token as an app gets one. */
   async function appToken(): Promise<string> {
-    const owner = await api.person();
-    const clientId = `idem-${randomBytes(5).toString("hex")}`;
-    const secret = `aas_cs_${randomBytes(16).toString("hex")}`;
-    await (await api.db())
-      .insert(oauthClients)
-      .values({ clientId, ownerId: owner.id, name: "Idem App", kind: "confidential", secretHash: sha256Hex(secret), redirectUris: ["https://idem.example.com/cb"] });
-    const res = await fetch(`${api.url}/oauth/token`, {
-      method: "POST",
-      headers: {
-        authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`,
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: "grant_type=client_credentials",
-    });
-    expect(res.status, await res.clone().text()).toBe(200);
-    return ((await res.json()) as { access_token: string }).access_token;
+    return (await api.app({ name: "Idem App" })).token;
   }
 
   it("keeps a webhook subscription's whsec_ secret sealed in idempotency_keys, and the replay still returns it", async () => {

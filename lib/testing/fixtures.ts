@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { ApiError } from "../http/errors";
 import { randomBytes } from "node:crypto";
 import { getDb, type Db } from "../db/client";
-import { athleteProfiles, teamMemberships, teams } from "../db/schema";
+import { athleteProfiles, oauthClients, teamMemberships, teams } from "../db/schema";
+import { sha256Hex } from "../crypto/random";
 import { signUp } from "../people/people";
 import { createPersonalAccessToken } from "../tokens/personal-access-tokens";
 import { newId } from "../ids";
@@ -18,6 +19,11 @@ export type Api = {
   pat: (userId: string, scopes?: readonly Scope[], expiresInDays?: 7 | 30 | 90 | 365 | null) => Promise<string>;
   team: (coachId: string, members: string[], opts?: { name?: string; memberStatus?: "active" | "invited" }) => Promise<string>;
   call: (token: string | null, method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }) => Promise<Response>;
+  /**
+   * A confidential app (owned by a new person) and a client-credentials token from
+   * POST /oauth/token with HTTP Basic, as an app gets one, under the settings of the moment.
+   */
+  app: (opts?: { name?: string }) => Promise<{ clientId: string; secret: string; ownerId: string; token: string }>;
   /** `{ ctx }` for a domain verb called as a signed-in person (the console's actor). */
   as: (userId: string) => Promise<{ ctx: { db: Db; actor: { kind: "session"; userId: string } } }>;
 };
@@ -69,6 +75,27 @@ export function setupApi(): Api {
         })),
       ]);
       return id;
+    },
+    async app(opts = {}) {
+      const owner = await api.person();
+      const clientId = `app-${randomBytes(5).toString("hex")}`;
+      const secret = `aas_cs_${randomBytes(16).toString("hex")}`;
+      await (await getDb()).insert(oauthClients).values({
+        clientId,
+        ownerId: owner.id,
+        name: opts.name ?? "Test App",
+        kind: "confidential",
+        secretHash: sha256Hex(secret),
+        redirectUris: ["https://app.example.com/cb"],
+      });
+      const res = await fetch(`${api.url}/oauth/token`, {
+        method: "POST",
+        headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+      const { access_token } = (await res.json()) as { access_token: string };
+      return { clientId, secret, ownerId: owner.id, token: access_token };
     },
     async as(userId) {
       return { ctx: { db: await getDb(), actor: { kind: "session" as const, userId } } };

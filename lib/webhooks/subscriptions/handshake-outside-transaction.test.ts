@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { randomBytes } from "node:crypto";
-import { sha256Hex } from "../../crypto/random";
-import { oauthClients } from "../../db/schema";
 import { resetEnvForTests } from "../../env";
 import { setupApi } from "../../testing/fixtures";
 
@@ -34,18 +31,7 @@ describe("the subscribe handshake holds no transaction", () => {
     await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
-    const owner = await api.person();
-    const clientId = `wh-${randomBytes(5).toString("hex")}`;
-    const secret = `aas_cs_${randomBytes(16).toString("hex")}`;
-    await (await api.db())
-      .insert(oauthClients)
-      .values({ clientId, ownerId: owner.id, name: "Slow Hooks", kind: "confidential", secretHash: sha256Hex(secret), redirectUris: ["https://x.example/cb"] });
-    const tokenRes = await fetch(`${api.url}/oauth/token`, {
-      method: "POST",
-      headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
-      body: "grant_type=client_credentials",
-    });
-    const { access_token } = (await tokenRes.json()) as { access_token: string };
+    const { token: access_token } = await api.app({ name: "Slow Hooks" });
 
     const subscribing = api.call(access_token, "POST", "/v1/app/webhooks", { body: { url, events: ["activity.created"] } });
     await handshakeArrived;

@@ -1,11 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { createActivity } from "../../activities/create-activity";
-import { sha256Hex } from "../../crypto/random";
-import { oauthClients, webhookAttempts, webhookDeliveries } from "../../db/schema";
+import { webhookAttempts, webhookDeliveries } from "../../db/schema";
 import { getEnv, resetEnvForTests } from "../../env";
 import { setupApi } from "../../testing/fixtures";
 import { webhookRows } from "../../testing/webhook-rows";
@@ -66,21 +64,9 @@ const echo = (url: URL, res: http.ServerResponse) => {
   res.end(JSON.stringify({ "hub.challenge": url.searchParams.get("hub.challenge") }));
 };
 
-/** A confidential app and a client-credentials token from POST /oauth/token, under the settings of the moment. */
+/** A client-credentials token of a new app, under the settings of the moment. */
 async function appToken(): Promise<string> {
-  const owner = await api.person();
-  const clientId = `pn-${randomBytes(5).toString("hex")}`;
-  const secret = `aas_cs_${randomBytes(16).toString("hex")}`;
-  await (await api.db())
-    .insert(oauthClients)
-    .values({ clientId, ownerId: owner.id, name: "Hooks App", kind: "confidential", secretHash: sha256Hex(secret), redirectUris: ["https://hooks.example.com/cb"] });
-  const res = await fetch(`${api.url}/oauth/token`, {
-    method: "POST",
-    headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
-    body: "grant_type=client_credentials",
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
+  return (await api.app({ name: "Hooks App" })).token;
 }
 
 describe("WEBHOOKS_ALLOW_PRIVATE_NETWORKS's default (CONTRACT §1)", () => {

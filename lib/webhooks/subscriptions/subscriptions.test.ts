@@ -5,9 +5,8 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { sha256Hex } from "../../crypto/random";
 import { unseal } from "../../crypto/seal";
-import { events, oauthClients, oauthGrants, oauthTokenFamilies, webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../../db/schema";
+import { events, oauthGrants, oauthTokenFamilies, webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../../db/schema";
 import { resetEnvForTests } from "../../env";
 import { ApiError } from "../../http/errors";
 import { newId } from "../../ids";
@@ -78,23 +77,8 @@ type App = { clientId: string; ownerId: string; token: string };
 
 /** A confidential app and a client-credentials token from POST /oauth/token (HTTP Basic), as an app gets one. */
 async function registeredApp(): Promise<App> {
-  const owner = await api.person();
-  const clientId = `wh-${randomBytes(5).toString("hex")}`;
-  const secret = `aas_cs_${randomBytes(16).toString("hex")}`;
-  await (await api.db())
-    .insert(oauthClients)
-    .values({ clientId, ownerId: owner.id, name: "Hooks App", kind: "confidential", secretHash: sha256Hex(secret), redirectUris: ["https://hooks.example.com/cb"] });
-  const res = await fetch(`${api.url}/oauth/token`, {
-    method: "POST",
-    headers: {
-      authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`,
-      "content-type": "application/x-www-form-urlencoded",
-    },
-    body: "grant_type=client_credentials",
-  });
-  expect(res.status).toBe(200);
-  const { access_token } = (await res.json()) as { access_token: string };
-  return { clientId, ownerId: owner.id, token: access_token };
+  const { clientId, ownerId, token } = await api.app({ name: "Hooks App" });
+  return { clientId, ownerId, token };
 }
 
 async function expectProblem(res: Response, status: number, code: string) {
