@@ -24,7 +24,7 @@ export const scaled = (n: number, opts: FaultOptions, min = 1) => Math.max(min, 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export const round2 = (n: number) => Math.round(n * 100) / 100;
 
-/** A database of its own for one part of the run, dropped at the end. */
+/** A database of its own for one part of the run, dropped at the end (kept with BENCH_KEEP_DB=1). */
 export async function scratchDatabase(tag: string): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const name = `aas_faults_${tag}_${randomBytes(3).toString("hex")}`;
   await ensureDatabase(name, { fresh: true });
@@ -34,6 +34,8 @@ export async function scratchDatabase(tag: string): Promise<{ name: string; url:
     name,
     url,
     drop: async () => {
+      // BENCH_KEEP_DB=1 keeps it, to look at what a part left behind.
+      if (process.env.BENCH_KEEP_DB) return;
       const admin = connect(databaseUrl("postgres"));
       try {
         await admin.unsafe(`drop database if exists "${name}" with (force)`);

@@ -26,8 +26,9 @@ const WRITERS = 8;
 const BURST_MS: [number, number] = [1_500, 3_000];
 /** Receivers take this long to answer, so a kill finds deliveries in flight. */
 const ANSWER_MS = 50;
-/** After the last restart, how long to wait for every delivery. */
-const DRAIN_DEADLINE_MS = 150_000;
+/** After the last restart, how long to wait for every delivery at most, and without progress. */
+const DRAIN_DEADLINE_MS = 300_000;
+const STALL_MS = 45_000;
 
 export async function killDuringBurst(opts: FaultOptions, log: Log): Promise<{ figures: Figure[]; checks: Check[]; details: Record<string, unknown> }> {
   const kills = scaled(20, opts);
@@ -101,8 +102,20 @@ export async function killDuringBurst(opts: FaultOptions, log: Log): Promise<{ f
     const expected = rows.map((r) => r.id);
     const withEvent = new Set(rows.map((r) => r.object_id));
     const want = new Set(expected.flatMap((e) => names.map((n) => `${n} ${e}`)));
+    // Until everything owed has arrived, or nothing more has for STALL_MS (a delivery that
+    // cannot come), or the deadline.
     const deadline = Date.now() + DRAIN_DEADLINE_MS;
-    while ([...want].some((w) => !receiver.delivered().has(w)) && Date.now() < deadline) await sleep(250);
+    let owedLeft = want.size;
+    let progressAt = Date.now();
+    for (;;) {
+      const got = receiver.delivered();
+      let left = 0;
+      for (const w of want) if (!got.has(w)) left++;
+      if (left < owedLeft) progressAt = Date.now();
+      owedLeft = left;
+      if (left === 0 || Date.now() > deadline || Date.now() - progressAt > STALL_MS) break;
+      await sleep(250);
+    }
     const drainedS = round2((Date.now() - restartedAt) / 1000);
     uncaught.push(...last.uncaught);
 
