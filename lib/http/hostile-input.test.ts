@@ -1,8 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { randomBytes } from "node:crypto";
-import { oauthClients } from "../db/schema";
-import { sha256Hex } from "../crypto/random";
 import { setupApi } from "../testing/fixtures";
 import { hostileRequest, judge, reproduction, serialize, type HostileContext, type HostileRequest } from "../testing/hostile-requests";
 import { sendRaw } from "../testing/raw-http";
@@ -30,20 +27,8 @@ describe("hostile requests", () => {
       body: { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800 },
     });
     const activityId = ((await created.json()) as { id: string }).id;
-    const client = { id: `app-${randomBytes(4).toString("hex")}`, secret: `aas_cs_${randomBytes(24).toString("base64url")}` };
-    await (await api.db()).insert(oauthClients).values({
-      clientId: client.id,
-      name: "Hostile",
-      kind: "confidential",
-      secretHash: sha256Hex(client.secret),
-      redirectUris: ["http://127.0.0.1:8976/callback"],
-    });
-    const token = await fetch(`${api.url}/oauth/token`, {
-      method: "POST",
-      headers: { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
-      body: "grant_type=client_credentials",
-    });
-    expect(token.status, await token.clone().text()).toBe(200);
+    const app = await api.app({ name: "Hostile" });
+    const client = { id: app.clientId, secret: app.secret };
     const rows = webhookRows(api.db);
     const hook = await rows.subscribe(client.id, "https://127.0.0.1/hook");
     const spare = await rows.subscribe(client.id, "https://127.0.0.1/spare");
@@ -63,7 +48,7 @@ describe("hostile requests", () => {
       consoleWebhookId: hook.id,
       consoleGrantId: "grt_0000000000000000000000",
       pat,
-      appToken: ((await token.json()) as { access_token: string }).access_token,
+      appToken: app.token,
       client,
       publicClientId: "demo-mobile",
     };
