@@ -155,7 +155,7 @@ export class Client {
 /** Lines of the service's output that say something was thrown and not caught. */
 export const UNCAUGHT = /uncaught ?exception|unhandled ?rejection|Cannot read properties of null \(reading 'write'\)/i;
 
-export type Service = Started & { uncaught: string[]; kill: () => void };
+export type Service = Started & { uncaught: string[]; errors: string[]; kill: () => void };
 
 /**
  * The service's production build over `url`, as `npm start` runs it, watching its output for
@@ -163,6 +163,7 @@ export type Service = Started & { uncaught: string[]; kill: () => void };
  */
 export async function startWatchedService(opts: FaultOptions, url: string, env: Record<string, string>, log: Log): Promise<Service> {
   const uncaught: string[] = [];
+  const errors: string[] = [];
   const started = await startService({
     databaseUrl: url,
     rebuild: false,
@@ -171,11 +172,14 @@ export async function startWatchedService(opts: FaultOptions, url: string, env: 
     env: { SECRETS_KEY: "faults-scenario-secrets-key-0123456789", ...env } as Partial<NodeJS.ProcessEnv> as NodeJS.ProcessEnv,
     onOutput: (line) => {
       if (UNCAUGHT.test(line) && uncaught.length < 50) uncaught.push(line.slice(0, 500));
+      // The service's own error lines (a 500's trace id and cause), a bounded few.
+      if (line.includes('"level":"error"') && errors.length < 200) errors.push(line.slice(0, 1500));
     },
   });
   return {
     ...started,
     uncaught,
+    errors,
     kill: () => {
       try {
         process.kill(-started.server.pid, "SIGKILL");

@@ -38,6 +38,28 @@ async function signIn(client: Client, email: string, password: string): Promise<
   return cookie();
 }
 
+/** Whether every percent-escape of the path decodes to UTF-8 (Next.js answers 500 otherwise). */
+function pathDecodes(target: string): boolean {
+  try {
+    decodeURIComponent(target.split("?")[0]!);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What a violation comes from, as far as the request tells: the groups of the report. */
+function causeOf(r: HostileRequest, detail: string): string {
+  const path = r.target.split("?")[0]!;
+  if (r.method === "TRACE") return "TRACE: 500 (the method is refused when Next.js builds the Request)";
+  if (r.method === "CONNECT") return "CONNECT: connection dropped without an answer (node:http has no 'connect' handler)";
+  if (!pathDecodes(r.target)) return "a path escape that is not UTF-8 (%FF): 500 from Next.js before any route handler";
+  if (path.startsWith("/api/console/") && /%00/.test(path)) return "a NUL (%00) in a console path parameter: 500 (the database refuses it)";
+  if (/text\/html/.test(detail) && path.startsWith("/api/console/")) return "an unknown /api/console path (after dot segments): Next.js's HTML 404 page";
+  if (/^\/(v1\/%2e%2e\/)?oauth\/(token|revoke)/i.test(path) && r.method !== "POST") return "a method other than POST on /oauth/token or /oauth/revoke: 405 without an OAuth error body";
+  return "other";
+}
+
 export async function generatedRequests(opts: FaultOptions, log: Log): Promise<{ figures: Figure[]; checks: Check[]; details: Record<string, unknown> }> {
   const count = scaled(10_000, opts, 50);
   const seed = Number(process.env.BENCH_FUZZ_SEED ?? randomBytes(4).readUInt32BE(0) & 0x7fffffff);
@@ -113,7 +135,7 @@ export async function generatedRequests(opts: FaultOptions, log: Log): Promise<{
     const byStatus: Record<string, number> = {};
     const byFamily: Record<string, number> = {};
     const byKind: Record<string, number> = {};
-    const violations: { rule: string; route: string; request: HostileRequest; detail: string }[] = [];
+    const violations: { rule: string; route: string; request: HostileRequest; detail: string; cause: string }[] = [];
     const t0 = performance.now();
     let done = 0;
     await pool(requests.length, CONCURRENCY, async (i) => {
@@ -124,18 +146,20 @@ export async function generatedRequests(opts: FaultOptions, log: Log): Promise<{
       byStatus[status] = (byStatus[status] ?? 0) + 1;
       byFamily[r.family] = (byFamily[r.family] ?? 0) + 1;
       if (verdict.ok) byKind[verdict.kind] = (byKind[verdict.kind] ?? 0) + 1;
-      else violations.push({ rule: verdict.rule, route: `${r.method} ${r.route}`, request: r, detail: verdict.detail });
+      else violations.push({ rule: verdict.rule, route: `${r.method} ${r.route}`, request: r, detail: verdict.detail, cause: causeOf(r, verdict.detail) });
       if (++done % 1000 === 0) log(`fuzz: ${done}/${requests.length} sent, ${violations.length} violations so far`);
     });
     const seconds = (performance.now() - t0) / 1000;
     const after = await client.call("GET", "/v1/athletes/me", { headers: { authorization: `Bearer ${a!.token}` } });
 
-    // The violations, grouped by rule and route, a few reproducible examples each.
+    // The violations, grouped by cause, a few reproducible examples each.
     const groups = new Map<string, typeof violations>();
-    for (const v of violations) groups.set(`${v.rule} | ${v.route}`, [...(groups.get(`${v.rule} | ${v.route}`) ?? []), v]);
+    for (const v of violations) groups.set(v.cause, [...(groups.get(v.cause) ?? []), v]);
     const examples = [...groups].map(([key, vs]) => ({
       key,
       count: vs.length,
+      fivexx: vs.filter((v) => v.rule === "no 5xx").length,
+      routes: new Set(vs.map((v) => v.route)).size,
       examples: vs.slice(0, EXAMPLES_PER_RULE).map((v) => ({
         request: `${v.request.method} ${v.request.target.slice(0, 160)}`,
         notes: v.request.notes,
@@ -143,8 +167,9 @@ export async function generatedRequests(opts: FaultOptions, log: Log): Promise<{
         reproduce: reproduction(v.request, host).replace("PORT", "<port>"),
       })),
     }));
+    examples.sort((x, y) => y.count - x.count);
     for (const e of examples) {
-      log(`fuzz VIOLATION ×${e.count}: ${e.key}`);
+      log(`fuzz VIOLATION ×${e.count} (${e.fivexx} of them 5xx, over ${e.routes} routes): ${e.key}`);
       for (const x of e.examples.slice(0, 2)) log(`    ${x.request} [${x.notes.join("; ")}] → ${x.answer.slice(0, 200)}`);
     }
     const fivexx = Object.entries(byStatus).filter(([s]) => s.startsWith("5")).reduce((t, [, n]) => t + n, 0);
@@ -162,6 +187,7 @@ export async function generatedRequests(opts: FaultOptions, log: Log): Promise<{
         { name: "fuzz: answers by status", value: statusText },
         { name: "fuzz: console codes outside CONTRACT §3", value: consoleCodes.map(([k, n]) => `${k} ×${n}`).join(", ") || "none" },
         { name: "fuzz: refused by Node's HTTP parser before the service (no problem document)", value: Object.entries(byKind).filter(([k]) => k.includes("HTTP parser")).reduce((t, [, n]) => t + n, 0) },
+        ...examples.map((e) => ({ name: `fuzz: violations: ${e.key}`, value: `${e.count} (${e.fivexx} 5xx)` })),
       ],
       checks: [
         check("fuzz: 5xx answers", fivexx, "≤", 0, ""),
@@ -169,7 +195,7 @@ export async function generatedRequests(opts: FaultOptions, log: Log): Promise<{
         check("fuzz: GET /v1/athletes/me afterwards, HTTP status", after.status, "≤", 200, ""),
         check("fuzz: lines thrown uncaught in the service", service.uncaught.length, "≤", 0, ""),
       ],
-      details: { seed, byStatus, byFamily, byKind, violations: examples, uncaught: service.uncaught },
+      details: { seed, byStatus, byFamily, byKind, violations: examples, uncaught: service.uncaught, serviceErrors: service.errors },
     };
   } finally {
     await client.close();
