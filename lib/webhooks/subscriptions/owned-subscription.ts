@@ -30,13 +30,23 @@ export async function appIdOf(ctx: Ctx, clientId?: string): Promise<string> {
 }
 
 /** One of the app's subscriptions; another app's is the same 404 as one that does not exist. */
-export async function loadSubscription(db: Db, appId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<SubscriptionRow> {
+/**
+ * `forUpdate` locks the row against every other writer; `forShare` only against deletion and
+ * change, for a write that adds rows pointing at it (a test event, a redelivery), so a delete
+ * running at the same moment either waits or leaves it a clean 404, never a foreign-key error.
+ */
+export async function loadSubscription(
+  db: Db,
+  appId: string,
+  id: string,
+  opts: { forUpdate?: boolean; forShare?: boolean } = {},
+): Promise<SubscriptionRow> {
   const q = db
     .select()
     .from(webhookSubscriptions)
     .where(and(eq(webhookSubscriptions.id, id), eq(webhookSubscriptions.clientId, appId)))
     .limit(1);
-  const [row] = opts.forUpdate ? await q.for("update") : await q;
+  const [row] = opts.forUpdate ? await q.for("update") : opts.forShare ? await q.for("share") : await q;
   if (!row) throw new ApiError("not_found", `The app has no webhook subscription ${id}.`);
   return row;
 }

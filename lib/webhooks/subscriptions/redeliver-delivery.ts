@@ -25,7 +25,7 @@ export async function redeliverDelivery({
   deliveryId: string;
 }): Promise<Delivery> {
   const appId = await appIdOf(ctx, clientId);
-  const sub = await loadSubscription(ctx.db, appId, subscriptionId);
+  const sub = await loadSubscription(ctx.db, appId, subscriptionId, { forShare: true });
   await loadDelivery(ctx.db, subscriptionId, deliveryId);
   if (sub.status !== "active") {
     throw new ApiError("conflict", "The subscription is disabled: re-enable it (PATCH with status active) before redelivering.");

@@ -20,7 +20,7 @@ import type { Delivery } from "./schemas";
  */
 export async function sendTestEvent({ ctx, clientId, id }: { ctx: Ctx; clientId?: string; id: string }): Promise<Delivery> {
   const appId = await appIdOf(ctx, clientId);
-  const sub = await loadSubscription(ctx.db, appId, id);
+  const sub = await loadSubscription(ctx.db, appId, id, { forShare: true });
   if (sub.status !== "active") {
     throw new ApiError("conflict", "The subscription is disabled: re-enable it before sending a test event.");
   }
