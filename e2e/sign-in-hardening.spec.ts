@@ -42,13 +42,13 @@ test("Auth.js's endpoints and the sign-in form's action refuse oversized bodies"
   const huge = await signInPost(request, csrfToken, { email: "eve@example.com", password: "x".repeat(1024 * 1024) });
   expect(huge.status()).toBe(413);
 
-  // The sign-in form's server action: Next.js stops reading past serverActions.bodySizeLimit
-  // (64 KB) and answers 500 (it has no 413 for actions). Under Next.js's default limit (1 MB)
-  // this form would reach the action, which answers 200 with "at most 200 characters".
+  // The form itself holds a person within the schema's limits (the action's body limit, 64 KB,
+  // is never reached from the page): 100 KB typed is 200 characters sent, and the answer is the
+  // sign-in's own message in words.
   await page.goto("/signin");
   await page.getByLabel("Email").fill("eve@example.com");
   await page.getByLabel("Password").fill("x".repeat(100 * 1024));
-  const action = page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/signin");
+  expect(await page.getByLabel("Password").inputValue()).toHaveLength(200);
   await page.getByRole("button", { name: "Sign in" }).click();
-  expect((await action).status()).toBe(500);
+  await expect(page.getByText("That email and password do not match an account.")).toBeVisible();
 });

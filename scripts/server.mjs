@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// One server process: Next.js's own request handler (the one `next start` runs) behind a plain
-// node:http server, so that the socket's peer address reaches the route handlers.
+// One server process: Next.js's own request handler (the one `next start` runs) behind the
+// node:http front server of scripts/front-server.mjs, so that the socket's peer address
+// reaches the route handlers and what no route can serve is refused in the service's shapes.
 //
 //   node scripts/server.mjs [<app dir>] [-p PORT] [-H HOST] [--dev]
 //
@@ -9,10 +10,9 @@
 // learn the real one. Here every request gets PEER_ADDRESS_HEADER set to the socket's peer,
 // overwriting whatever the client sent; lib/http/client-address.ts reads it, and believes
 // `X-Forwarded-For` only through the proxies named in TRUSTED_PROXIES.
-import http from "node:http";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
+import { createFrontServer } from "./front-server.mjs";
 
 function parseArgs(argv) {
   const out = { dir: process.cwd(), port: Number(process.env.PORT || 3000), hostname: undefined, dev: false };
@@ -36,14 +36,8 @@ const app = (next.default ?? next)({ dev: opts.dev, dir: opts.dir, hostname: opt
 await app.prepare();
 const handle = app.getRequestHandler();
 
-const server = http.createServer((req, res) => {
-  req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";
-  handle(req, res).catch((err) => {
-    console.error(err);
-    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
-    res.end("Internal Server Error");
-  });
-});
+const baseUrl = (process.env.BASE_URL || `http://localhost:${opts.port}`).replace(/\/+$/, "");
+const server = createFrontServer({ baseUrl, handle: (req, res) => handle(req, res) });
 if (opts.dev) server.on("upgrade", (req, socket, head) => app.getUpgradeHandler()(req, socket, head));
 server.listen(opts.port, opts.hostname, () => {
   const where = server.address();

@@ -47,10 +47,10 @@ function limitTo(n: number) {
 }
 
 describe("console routes: the signed-in session", () => {
-  it("answers 401 not_signed_in without a session cookie or with one this service did not make", async () => {
+  it("answers 401 token_missing without a session cookie or with one this service did not make", async () => {
     const res = await fetch(`${api.url}/api/console/profile`);
     expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ code: "not_signed_in" });
+    expect(await res.json()).toMatchObject({ code: "token_missing" });
     const forged = await fetch(`${api.url}/api/console/profile`, { headers: { cookie: "authjs.session-token=eyJhbGciOiJub25lIn0.e30." } });
     expect(forged.status).toBe(401);
     const me = await signedIn();
@@ -116,8 +116,8 @@ describe("console routes: a window per signed-in person (CONTRACT §10)", () => 
     const me = await signedIn();
     for (let i = 0; i < 10; i++) {
       const res = await consoleCall(me.cookie, "POST", "/api/console/teams", { name: "Evil" }, { origin: "https://evil.example" });
-      expect(res.status).toBe(403);
-      expect((await res.json()).code).toBe("cross_site_request");
+      expect(res.status).toBe(400);
+      expect((await res.json()).code).toBe("invalid_request");
     }
     for (let i = 0; i < 3; i++) expect((await consoleCall(me.cookie, "GET", "/api/console/profile")).status).toBe(200);
   });
@@ -127,6 +127,25 @@ describe("console routes: a window per signed-in person (CONTRACT §10)", () => 
 function endlessBody(path: string, headers: Record<string, string>, giveUpBytes: number) {
   return sendEndlessBody(api.url + path, { headers, giveUpBytes, first: Buffer.from("{") });
 }
+
+describe("console routes: path parameters", () => {
+  it("refuse text PostgreSQL cannot store with 400 invalid_request, as /v1 does", async () => {
+    const me = await signedIn();
+    const res = await consoleCall(me.cookie, "GET", "/api/console/apps/%00/usage");
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: "invalid_request", errors: [{ field: "client_id" }] });
+  });
+
+  it("answer a 404 problem for a console path that does not exist", async () => {
+    const me = await signedIn();
+    for (const path of ["/api/console/nothing-here", "/api/console/apps/x/y/z/w"]) {
+      const res = await consoleCall(me.cookie, "GET", path);
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get("content-type")).toBe("application/problem+json");
+      expect(await res.json()).toMatchObject({ code: "not_found" });
+    }
+  });
+});
 
 describe("console routes: bodies", () => {
   it("stop reading a chunked body past 1 MiB and answer 413 payload_too_large (or close), without reading it all", async () => {

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { z } from "zod";
+import { z } from "zod";
 import type { Ctx } from "../auth/actor";
 import { sessionUserId } from "../auth/session";
 import { getDb } from "../db/client";
@@ -10,6 +10,9 @@ import { errorToResponse, type RouteHandler } from "./api-route";
 import { readJsonBody } from "./body";
 import { consumeRateLimit, type RateLimitResult } from "./rate-limit";
 import { parseWith } from "./validation";
+
+/** Path parameters: text, checked like /v1's (no NUL, well-formed Unicode) before any query sees it. */
+const ConsoleParams = z.record(z.string(), z.string());
 
 /**
  * Same-origin check for cookie-authenticated writes (OWASP CSRF: verify Origin, fall back
@@ -27,7 +30,8 @@ export function assertSameOrigin(req: Request): void {
   } else if (req.headers.get("sec-fetch-site") === "same-origin") {
     return;
   }
-  throw new ApiError("cross_site_request", "This change must come from the console's own pages.");
+  // CONTRACT §3 has no code of its own for this: a request the console cannot accept as it came.
+  throw new ApiError("invalid_request", "This change must come from the console's own pages (same origin).");
 }
 
 type ConsoleArgs<B extends z.ZodType | undefined> = {
@@ -60,7 +64,7 @@ export function consoleHandler<B extends z.ZodType | undefined = undefined>(
     let rl: RateLimitResult | undefined;
     try {
       const userId = await sessionUserId(req);
-      if (!userId) throw new ApiError("not_signed_in", "Sign in to use the console.");
+      if (!userId) throw new ApiError("token_missing", "Sign in to use the console: its endpoints take a signed-in session (apps call /v1 with a token).");
       const write = req.method !== "GET" && req.method !== "HEAD";
       if (write) assertSameOrigin(req);
       const db = await getDb();
@@ -69,7 +73,7 @@ export function consoleHandler<B extends z.ZodType | undefined = undefined>(
         const w = rl.exceeded;
         throw new ApiError("rate_limited", `The console's ${w.name} limit of ${w.limit} requests is used up; retry in ${w.resetS} s.`);
       }
-      const params = ((await routeCtx.params) ?? {}) as Record<string, string>;
+      const params = parseWith(ConsoleParams, (await routeCtx.params) ?? {}, "path");
       const body = opts.body ? parseWith(opts.body, await readJsonBody(req), "body") : undefined;
       const base = { body: body as ConsoleArgs<B>["body"], params, url: new URL(req.url) };
       const actor = { kind: "session" as const, userId };

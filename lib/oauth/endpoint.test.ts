@@ -259,3 +259,16 @@ describe("the limiter's memory while the database refuses its syncs", () => {
     expect(limiter.size).toBe(TOKEN_LIMIT_MAX_WINDOWS);
   });
 });
+
+describe("other methods on the OAuth endpoints", () => {
+  it("answer 405 with Allow: POST and an RFC 6749 error body", async () => {
+    for (const path of ["/oauth/token", "/oauth/revoke"]) {
+      for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
+        const res = await fetch(api.url + path, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.get("allow")).toBe("POST");
+        expect(await res.json()).toMatchObject({ error: "invalid_request" });
+      }
+    }
+  });
+});

@@ -119,3 +119,13 @@ export function oauthEndpoint(fn: (db: Db, req: Request, form: URLSearchParams, 
     }
   };
 }
+
+/**
+ * The other methods of an OAuth endpoint: 405 with `Allow: POST` and an RFC 6749 error body
+ * (Next.js's own 405 has none), so an OAuth client reads it as it reads every other refusal.
+ */
+export function oauthMethodNotAllowed(req: Request): Response {
+  return oauthErrorResponse(
+    new OAuthError("invalid_request", `${req.method} is not served here; send the request with POST.`, 405, { Allow: "POST" }),
+  );
+}

@@ -650,7 +650,6 @@ export function judge(r: HostileRequest, a: RawAnswer): Verdict {
   }
   if (a.status >= 500) return { ok: false, rule: "no 5xx", detail: `HTTP ${a.status}: ${a.body.subarray(0, 300).toString("utf8")}` };
   if (a.status < 400) return { ok: true, kind: `${Math.floor(a.status / 100)}xx` };
-  if (isParserRefusal(a)) return { ok: true, kind: `${a.status} from the HTTP parser` };
   const contentType = (a.headers["content-type"] ?? "").split(";")[0]!.trim();
   if (r.method === "HEAD") {
     // No body to judge: the headers say what the GET's answer would be.
@@ -683,10 +682,7 @@ export function judge(r: HostileRequest, a: RawAnswer): Verdict {
   }
   const code = String(body.code);
   const known = CONTRACT_CODES[code];
-  if (known === undefined) {
-    // The console has two codes of its own (not_signed_in, cross_site_request): reported apart.
-    return family === "console" ? { ok: true, kind: `${a.status} ${code} (console code, not in CONTRACT §3)` } : { ok: false, rule: "code from CONTRACT §3", detail: `HTTP ${a.status} code "${code}"` };
-  }
+  if (known === undefined) return { ok: false, rule: "code from CONTRACT §3", detail: `HTTP ${a.status} code "${code}"` };
   if (known !== a.status || body.status !== a.status) return { ok: false, rule: "status matches code", detail: `HTTP ${a.status}, member status ${String(body.status)}, code ${code} (CONTRACT: ${known})` };
   if (typeof body.type !== "string" || !body.type.endsWith(`/problems/${code}`) || typeof body.title !== "string" || typeof body.detail !== "string") {
     return { ok: false, rule: "problem members", detail: JSON.stringify(body).slice(0, 300) };

@@ -1,10 +1,9 @@
 import { readdirSync, statSync } from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { resetEnvForTests } from "../env";
-import { PEER_ADDRESS_HEADER } from "../../scripts/peer-address.mjs";
+import { createFrontServer } from "../../scripts/front-server.mjs";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
 type Segment =
@@ -72,7 +71,9 @@ export type TestServer = { url: string; close: () => Promise<void> };
 export async function startTestServer(): Promise<TestServer> {
   const routes = findRoutes(APP).sort(specificity);
   const modules = new Map<string, Record<string, Handler | undefined>>();
-  const server = http.createServer(async (req, res) => {
+  let origin = "";
+  // The same front server as production (scripts/front-server.mjs): early refusals, peer address.
+  const server = createFrontServer({ baseUrl: () => origin, handle: async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
       const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
@@ -104,8 +105,6 @@ export async function startTestServer(): Promise<TestServer> {
         if (Array.isArray(v)) v.forEach((x) => headers.append(k, x));
         else if (v !== undefined) headers.set(k, v);
       }
-      // As scripts/server.mjs does in production: the socket's peer, never the client's word.
-      headers.set(PEER_ADDRESS_HEADER, req.socket.remoteAddress ?? "");
       const hasBody = method !== "GET" && method !== "HEAD";
       const request = new Request(url, {
         method,
@@ -125,14 +124,14 @@ export async function startTestServer(): Promise<TestServer> {
     } catch (err) {
       res.writeHead(500, { "content-type": "text/plain" }).end(`test server: ${String(err)}`);
     }
-  });
+  } });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
-  process.env.BASE_URL = url;
+  origin = `http://127.0.0.1:${port}`;
+  process.env.BASE_URL = origin;
   resetEnvForTests();
   return {
-    url,
+    url: origin,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,8 +1,10 @@
 // POST /oauth/revoke: token revocation (RFC 7009).
-import { oauthEndpoint } from "@/lib/oauth/endpoint";
+import { oauthEndpoint, oauthMethodNotAllowed } from "@/lib/oauth/endpoint";
 import { revokeToken } from "@/lib/oauth/revoke";
 
 export const POST = oauthEndpoint(async (db, req, form, prove) => {
   await revokeToken(db, req.headers.get("authorization"), form, prove);
   return new Response(null, { status: 200, headers: { "Cache-Control": "no-store" } });
 });
+
+export { oauthMethodNotAllowed as GET, oauthMethodNotAllowed as PUT, oauthMethodNotAllowed as PATCH, oauthMethodNotAllowed as DELETE };

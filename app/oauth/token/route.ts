@@ -1,5 +1,5 @@
 // POST /oauth/token: authorization_code, refresh_token and client_credentials grants (RFC 6749).
-import { oauthEndpoint } from "@/lib/oauth/endpoint";
+import { oauthEndpoint, oauthMethodNotAllowed } from "@/lib/oauth/endpoint";
 import { tokenRequest } from "@/lib/oauth/token";
 
 export const POST = oauthEndpoint(async (db, req, form, prove) =>
@@ -7,3 +7,5 @@ export const POST = oauthEndpoint(async (db, req, form, prove) =>
     headers: { "Cache-Control": "no-store", Pragma: "no-cache" },
   }),
 );
+
+export { oauthMethodNotAllowed as GET, oauthMethodNotAllowed as PUT, oauthMethodNotAllowed as PATCH, oauthMethodNotAllowed as DELETE };

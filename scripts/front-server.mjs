@@ -1,0 +1,86 @@
+// The node:http server in front of the service's request handler: what every request passes
+// before Next.js (or, in tests, the test router) sees it. scripts/server.mjs serves Next.js's
+// handler through it; lib/testing/server.ts serves the route files through the same one.
+//
+// - The socket's peer address goes into PEER_ADDRESS_HEADER, overwriting whatever the client
+//   sent there (lib/http/client-address.ts reads it).
+// - What no route can serve is refused here in the service's own shapes: TRACE, TRACK and
+//   CONNECT (Next.js's Request cannot even represent TRACE), paths whose %-escapes are not
+//   UTF-8, and requests node:http cannot parse (it would answer a bare 400 or 431, or, for
+//   CONNECT, nothing at all).
+import http from "node:http";
+import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
+
+const TITLES = { invalid_request: "Invalid request", method_not_allowed: "Method not allowed" };
+
+/** An RFC 6749 error on the OAuth endpoints, an RFC 9457 problem (CONTRACT §3) everywhere else. */
+function refusal(baseUrl, path, status, code, detail) {
+  const oauth = /^\/oauth\/(token|revoke)(\/|$)/.test(path);
+  const body = oauth
+    ? { error: "invalid_request", error_description: detail }
+    : { type: `${baseUrl}/problems/${code}`, title: TITLES[code], status, detail, code };
+  return { status, type: oauth ? "application/json" : "application/problem+json", body: JSON.stringify(body) };
+}
+
+const REFUSED_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
+const ALLOW = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+
+/** The refusal for a request no route may see, or undefined. */
+export function refuseEarly(req, baseUrl) {
+  const path = (req.url ?? "/").split("?")[0];
+  if (REFUSED_METHODS.has(req.method)) return refusal(baseUrl, path, 405, "method_not_allowed", `${req.method} is not served.`);
+  try {
+    decodeURIComponent(path);
+  } catch {
+    return refusal(baseUrl, "", 400, "invalid_request", "The path holds %-escapes that are not UTF-8.");
+  }
+  return undefined;
+}
+
+/** A whole HTTP/1.1 answer for a socket that has no ServerResponse (CONNECT, parse errors). */
+function rawAnswer(r, reason, extra = "") {
+  return `HTTP/1.1 ${r.status} ${reason}\r\n${extra}Content-Type: ${r.type}\r\nContent-Length: ${Buffer.byteLength(r.body)}\r\nConnection: close\r\n\r\n${r.body}`;
+}
+
+/**
+ * A node:http server that hands each request it accepts to `handle(req, res)` (which may return
+ * a promise; a rejection is a plain 500, logged).
+ */
+export function createFrontServer({ baseUrl: base, handle }) {
+  // A function when the address is known only once the server listens (the test server).
+  const baseUrl = () => (typeof base === "function" ? base() : base);
+  // The request each connection is on, so a parse error in its body is answered in its path's
+  // shape, and not at all once its answer has begun.
+  const current = new WeakMap();
+  const server = http.createServer((req, res) => {
+    current.set(req.socket, { path: (req.url ?? "/").split("?")[0], res });
+    const refused = refuseEarly(req, baseUrl());
+    if (refused) {
+      const headers = { "Content-Type": refused.type, "Cache-Control": "no-store" };
+      if (refused.status === 405) headers.Allow = ALLOW;
+      res.writeHead(refused.status, headers).end(refused.body);
+      return;
+    }
+    req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";
+    Promise.resolve(handle(req, res)).catch((err) => {
+      console.error(err);
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+      res.end("Internal Server Error");
+    });
+  });
+  // CONNECT arrives as its own event; with no listener node:http drops the connection unanswered.
+  server.on("connect", (req, socket) => {
+    socket.on("error", () => socket.destroy());
+    socket.end(rawAnswer(refuseEarly(req, baseUrl()), "Method Not Allowed", `Allow: ${ALLOW}\r\n`));
+  });
+  server.on("clientError", (err, socket) => {
+    const on = current.get(socket);
+    if (!socket.writable || err.code === "ECONNRESET" || on?.res.headersSent) return socket.destroy();
+    const large = err.code === "HPE_HEADER_OVERFLOW";
+    // A request that failed in its headers has no request object yet: its line is in the raw bytes.
+    const line = /^[A-Za-z]+ (\/[^ ?]*)/.exec(err.rawPacket?.toString("latin1") ?? "");
+    const r = refusal(baseUrl(), on?.path ?? line?.[1] ?? "", 400, "invalid_request", large ? "The request's headers are larger than 16 KB." : "The request is not well-formed HTTP.");
+    socket.end(rawAnswer(r, "Bad Request"));
+  });
+  return server;
+}

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AddressInfo } from "node:net";
+import type http from "node:http";
+import { sendRaw } from "../lib/testing/raw-http";
+import { createFrontServer } from "./front-server.mjs";
+import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
+
+let server: http.Server;
+let port = 0;
+const seen: { url?: string; peer?: string | string[] }[] = [];
+
+beforeAll(async () => {
+  server = createFrontServer({
+    baseUrl: "http://service.test",
+    handle: (req, res) => {
+      seen.push({ url: req.url, peer: req.headers[PEER_ADDRESS_HEADER] });
+      res.writeHead(200, { "content-type": "text/plain" }).end("handled");
+    },
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+async function send(text: string) {
+  const a = await sendRaw(port, Buffer.from(text, "latin1"));
+  if (!a.answered) throw new Error(`no answer: ${a.error}`);
+  const type = a.headers["content-type"];
+  const body = type?.includes("json") ? (JSON.parse(a.body.toString("utf8")) as Record<string, unknown>) : a.body.toString("utf8");
+  return { status: a.status, type, allow: a.headers.allow, body };
+}
+
+describe("the front server", () => {
+  it("passes the socket's peer address on, overwriting the one a client sent", async () => {
+    const a = await send(`GET /v1/teams HTTP/1.1\r\nHost: x\r\n${PEER_ADDRESS_HEADER}: 203.0.113.9\r\nConnection: close\r\n\r\n`);
+    expect(a.status).toBe(200);
+    expect(seen.at(-1)).toEqual({ url: "/v1/teams", peer: "127.0.0.1" });
+  });
+
+  it("refuses TRACE and CONNECT with 405 problems that name what is allowed, before any handler", async () => {
+    const before = seen.length;
+    const trace = await send(`TRACE /v1/teams HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(trace).toMatchObject({ status: 405, type: "application/problem+json", body: { code: "method_not_allowed", status: 405, type: "http://service.test/problems/method_not_allowed" } });
+    expect(trace.allow).toContain("GET");
+    const connect = await send(`CONNECT /v1/teams HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(connect).toMatchObject({ status: 405, body: { code: "method_not_allowed" } });
+    const oauth = await send(`TRACE /oauth/token HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(oauth).toMatchObject({ status: 405, type: "application/json", body: { error: "invalid_request" } });
+    expect(seen.length).toBe(before);
+  });
+
+  it("refuses a path whose escapes are not UTF-8 with a 400 problem", async () => {
+    const a = await send(`GET /v1/athletes/%FF%FE HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(a).toMatchObject({ status: 400, type: "application/problem+json", body: { code: "invalid_request" } });
+  });
+
+  it("answers what node:http cannot parse in the service's shapes, by the path of the request line", async () => {
+    const badHeader = await send(`GET /v1/teams HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\nConnection: close\r\n\r\n`);
+    expect(badHeader).toMatchObject({ status: 400, type: "application/problem+json", body: { code: "invalid_request" } });
+    const huge = await send(`GET /v1/teams HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\nConnection: close\r\n\r\n`);
+    expect(huge).toMatchObject({ status: 400, body: { code: "invalid_request", detail: expect.stringContaining("16 KB") } });
+    const oauth = await send(`POST /oauth/token HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\nConnection: close\r\n\r\n`);
+    expect(oauth).toMatchObject({ status: 400, type: "application/json", body: { error: "invalid_request" } });
+  });
+});
