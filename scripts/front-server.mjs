@@ -4,35 +4,46 @@
 //
 // - The socket's peer address goes into PEER_ADDRESS_HEADER, overwriting whatever the client
 //   sent there (lib/http/client-address.ts reads it).
-// - What no route can serve is refused here in the service's own shapes: TRACE, TRACK and
-//   CONNECT (Next.js's Request cannot even represent TRACE), paths whose %-escapes are not
-//   UTF-8, and requests node:http cannot parse (it would answer a bare 400 or 431, or, for
-//   CONNECT, nothing at all).
+// - What no route can serve is refused here in the service's own shapes: methods no route
+//   serves (TRACE, CONNECT, PROPFIND …; Next.js's Request cannot even represent TRACE), paths
+//   whose %-escapes are not UTF-8, and requests node:http cannot parse (it would answer a bare
+//   400 or 431, or, for CONNECT, nothing at all).
 import http from "node:http";
 import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
 
 const TITLES = { invalid_request: "Invalid request", method_not_allowed: "Method not allowed" };
 
-/** An RFC 6749 error on the OAuth endpoints, an RFC 9457 problem (CONTRACT §3) everywhere else. */
+const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * A refusal in the shape its path answers in: an RFC 6749 error on the OAuth endpoints, a page
+ * on the authorization endpoint (it answers people), an RFC 9457 problem (CONTRACT §3) everywhere
+ * else.
+ */
 function refusal(baseUrl, path, status, code, detail) {
-  const oauth = /^\/oauth\/(token|revoke)(\/|$)/.test(path);
-  const body = oauth
-    ? { error: "invalid_request", error_description: detail }
-    : { type: `${baseUrl}/problems/${code}`, title: TITLES[code], status, detail, code };
-  return { status, type: oauth ? "application/json" : "application/problem+json", body: JSON.stringify(body) };
+  if (/^\/oauth\/(token|revoke)(\/|$)/.test(path)) {
+    return { status, type: "application/json", body: JSON.stringify({ error: "invalid_request", error_description: detail }) };
+  }
+  if (/^\/oauth\/authorize(\/|$)/.test(path)) {
+    const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${TITLES[code]}</title></head><body><main><h1>This authorization link cannot be used</h1><p>${escapeHtml(detail)}</p></main></body></html>`;
+    return { status, type: "text/html; charset=utf-8", body: page };
+  }
+  const body = { type: `${baseUrl}/problems/${code}`, title: TITLES[code], status, detail, code };
+  return { status, type: "application/problem+json", body: JSON.stringify(body) };
 }
 
-const REFUSED_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
-const ALLOW = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+/** The methods any route serves; every other one (TRACE, CONNECT, PROPFIND …) is refused here. */
+const SERVED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+const ALLOW = [...SERVED_METHODS].join(", ");
 
 /** The refusal for a request no route may see, or undefined. */
 export function refuseEarly(req, baseUrl) {
   const path = (req.url ?? "/").split("?")[0];
-  if (REFUSED_METHODS.has(req.method)) return refusal(baseUrl, path, 405, "method_not_allowed", `${req.method} is not served.`);
+  if (!SERVED_METHODS.has(req.method)) return refusal(baseUrl, path, 405, "method_not_allowed", `${req.method} is not served.`);
   try {
     decodeURIComponent(path);
   } catch {
-    return refusal(baseUrl, "", 400, "invalid_request", "The path holds %-escapes that are not UTF-8.");
+    return refusal(baseUrl, path, 400, "invalid_request", "The path holds %-escapes that are not UTF-8.");
   }
   return undefined;
 }

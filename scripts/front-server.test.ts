@@ -46,6 +46,13 @@ describe("the front server", () => {
     expect(connect).toMatchObject({ status: 405, body: { code: "method_not_allowed" } });
     const oauth = await send(`TRACE /oauth/token HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(oauth).toMatchObject({ status: 405, type: "application/json", body: { error: "invalid_request" } });
+    const webdav = await send(`PROPFIND /api/console/profile HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(webdav).toMatchObject({ status: 405, body: { code: "method_not_allowed" } });
+    // The authorization endpoint answers people: a page.
+    const page = await send(`TRACE /oauth/authorize?client_id=x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(page.status).toBe(405);
+    expect(page.type).toMatch(/^text\/html/);
+    expect(page.body).toContain("TRACE is not served.");
     expect(seen.length).toBe(before);
   });
 

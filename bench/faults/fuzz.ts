@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { randomBase62 } from "../../lib/crypto/random";
-import { hostileRequest, judge, reproduction, serialize, type HostileContext, type HostileRequest } from "../../lib/testing/hostile-requests";
+import { familyOf, hostileRequest, judge, reproduction, serialize, type HostileContext, type HostileRequest } from "../../lib/testing/hostile-requests";
 import { sendRaw } from "../../lib/testing/raw-http";
 import { FaultReceiver } from "../lib/fault-receiver";
 import { check, type Check, type Figure } from "../lib/report";
@@ -38,26 +38,9 @@ async function signIn(client: Client, email: string, password: string): Promise<
   return cookie();
 }
 
-/** Whether every percent-escape of the path decodes to UTF-8 (Next.js answers 500 otherwise). */
-function pathDecodes(target: string): boolean {
-  try {
-    decodeURIComponent(target.split("?")[0]!);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** What a violation comes from, as far as the request tells: the groups of the report. */
-function causeOf(r: HostileRequest, detail: string): string {
-  const path = r.target.split("?")[0]!;
-  if (r.method === "TRACE") return "TRACE: 500 (the method is refused when Next.js builds the Request)";
-  if (r.method === "CONNECT") return "CONNECT: connection dropped without an answer (node:http has no 'connect' handler)";
-  if (!pathDecodes(r.target)) return "a path escape that is not UTF-8 (%FF): 500 from Next.js before any route handler";
-  if (path.startsWith("/api/console/") && /%00/.test(path)) return "a NUL (%00) in a console path parameter: 500 (the database refuses it)";
-  if (/text\/html/.test(detail) && path.startsWith("/api/console/")) return "an unknown /api/console path (after dot segments): Next.js's HTML 404 page";
-  if (/^\/(v1\/%2e%2e\/)?oauth\/(token|revoke)/i.test(path) && r.method !== "POST") return "a method other than POST on /oauth/token or /oauth/revoke: 405 without an OAuth error body";
-  return "other";
+/** The group a violation is reported in: the family its target resolves to, the method and the rule it broke. */
+function causeOf(r: HostileRequest, rule: string): string {
+  return `${familyOf(r.target)}, ${/^[A-Z]+$/.test(r.method) ? r.method : "other methods"}: ${rule}`;
 }
 
 export async function generatedRequests(opts: FaultOptions, log: Log): Promise<{ figures: Figure[]; checks: Check[]; details: Record<string, unknown> }> {
@@ -146,7 +129,7 @@ export async function generatedRequests(opts: FaultOptions, log: Log): Promise<{
       byStatus[status] = (byStatus[status] ?? 0) + 1;
       byFamily[r.family] = (byFamily[r.family] ?? 0) + 1;
       if (verdict.ok) byKind[verdict.kind] = (byKind[verdict.kind] ?? 0) + 1;
-      else violations.push({ rule: verdict.rule, route: `${r.method} ${r.route}`, request: r, detail: verdict.detail, cause: causeOf(r, verdict.detail) });
+      else violations.push({ rule: verdict.rule, route: `${r.method} ${r.route}`, request: r, detail: verdict.detail, cause: causeOf(r, verdict.rule) });
       if (++done % 1000 === 0) log(`fuzz: ${done}/${requests.length} sent, ${violations.length} violations so far`);
     });
     const seconds = (performance.now() - t0) / 1000;
