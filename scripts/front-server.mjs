@@ -20,7 +20,8 @@ const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0
  * on the authorization endpoint (it answers people), an RFC 9457 problem (CONTRACT §3) everywhere
  * else.
  */
-function refusal(baseUrl, path, status, code, detail) {
+function refusal(baseUrl, rawPath, status, code, detail) {
+  const path = resolvedPath(rawPath);
   if (/^\/oauth\/(token|revoke)(\/|$)/.test(path)) {
     return { status, type: "application/json", body: JSON.stringify({ error: "invalid_request", error_description: detail }) };
   }
@@ -30,6 +31,15 @@ function refusal(baseUrl, path, status, code, detail) {
   }
   const body = { type: `${baseUrl}/problems/${code}`, title: TITLES[code], status, detail, code };
   return { status, type: "application/problem+json", body: JSON.stringify(body) };
+}
+
+/** The path a target names once dot segments are resolved (`/v1/%2e%2e/oauth/token` is `/oauth/token`). */
+function resolvedPath(path) {
+  try {
+    return new URL(path || "/", "http://x").pathname;
+  } catch {
+    return path;
+  }
 }
 
 /** The methods any route serves; every other one (TRACE, CONNECT, PROPFIND …) is refused here. */
@@ -65,6 +75,11 @@ export function createFrontServer({ baseUrl: base, handle }) {
   const current = new WeakMap();
   const server = http.createServer((req, res) => {
     current.set(req.socket, { path: (req.url ?? "/").split("?")[0], res });
+    // The authorization endpoint is a page, which Next.js answers OPTIONS for with a bare 400.
+    if (req.method === "OPTIONS" && resolvedPath((req.url ?? "/").split("?")[0]) === "/oauth/authorize") {
+      res.writeHead(204, { Allow: "GET, HEAD, POST, OPTIONS", "Cache-Control": "no-store" }).end();
+      return;
+    }
     const refused = refuseEarly(req, baseUrl());
     if (refused) {
       const headers = { "Content-Type": refused.type, "Cache-Control": "no-store" };

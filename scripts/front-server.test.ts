@@ -46,6 +46,8 @@ describe("the front server", () => {
     expect(connect).toMatchObject({ status: 405, body: { code: "method_not_allowed" } });
     const oauth = await send(`TRACE /oauth/token HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(oauth).toMatchObject({ status: 405, type: "application/json", body: { error: "invalid_request" } });
+    const dotted = await send(`TRACE /v1/%2e%2e/oauth/token HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(dotted).toMatchObject({ status: 405, type: "application/json", body: { error: "invalid_request" } });
     const webdav = await send(`PROPFIND /api/console/profile HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(webdav).toMatchObject({ status: 405, body: { code: "method_not_allowed" } });
     // The authorization endpoint answers people: a page.
