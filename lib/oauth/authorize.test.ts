@@ -99,7 +99,9 @@ async function activeGrant(clientId: string, userId: string) {
 describe("errors shown on a page, never redirected", () => {
   it("an unknown client_id is an error page (RFC 6749 §4.1.2.1)", async () => {
     const person = await api.person();
-    for (const params of [await request({ ...trainingLog, client_id: "no-such-app" }), await request(trainingLog, { client_id: undefined })]) {
+    // A NUL (which PostgreSQL refuses) or a lone surrogate in the id is just an unknown client too.
+    const odd = [await request({ ...trainingLog, client_id: "a\u0000b" }), await request({ ...trainingLog, client_id: "a\ud800" })];
+    for (const params of [await request({ ...trainingLog, client_id: "no-such-app" }), await request(trainingLog, { client_id: undefined }), ...odd]) {
       const step = await prepareAuthorization(db, params, [], person.id);
       expect(step.kind).toBe("error_page");
       expect(await decideAuthorization(db, params, person.id, "allow")).toMatchObject({ kind: "error_page" });

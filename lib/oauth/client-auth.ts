@@ -33,7 +33,8 @@ export function decodeBasic(header: string): { id: string; secret: string } | nu
 }
 
 export async function findClient(db: Db, clientId: string): Promise<OAuthClient | undefined> {
-  if (!clientId || clientId.length > 100) return undefined;
+  // No registered id holds a NUL or a lone surrogate (and PostgreSQL would refuse the first).
+  if (!clientId || clientId.length > 100 || clientId.includes("\u0000") || !clientId.isWellFormed()) return undefined;
   const [c] = await db.select().from(oauthClients).where(eq(oauthClients.clientId, clientId)).limit(1);
   return c;
 }
