@@ -5,6 +5,7 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { verifyWebhookSignature } from "../../lib/webhooks/signature";
+import { answerHandshake } from "./handshake";
 
 export type ReceiverMode = "ok" | "error" | "hang" | "refuse";
 
@@ -36,12 +37,7 @@ class Listener {
     onAttempt: (a: Attempt) => void,
   ) {
     this.server = http.createServer((req, res) => {
-      if (req.method === "GET") {
-        const challenge = new URL(req.url ?? "/", "http://receiver").searchParams.get("hub.challenge");
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ "hub.challenge": challenge }));
-        return;
-      }
+      if (answerHandshake(req, res)) return;
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {

@@ -7,6 +7,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { verifyWebhookSignature } from "../../lib/webhooks/signature";
+import { answerHandshake } from "./handshake";
 
 /** One arrival: the path it came to, the event, and when (epoch milliseconds, sub-ms). */
 export type Arrival = { path: string; eventId: string; objectId: string; at: number; body: string; ok: boolean };
@@ -32,12 +33,7 @@ let unknownPaths = 0;
 
 const server = http.createServer((req, res) => {
   const path = (req.url ?? "").split("?")[0]!;
-  if (req.method === "GET") {
-    const challenge = new URL(req.url ?? "/", "http://receiver").searchParams.get("hub.challenge");
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ "hub.challenge": challenge }));
-    return;
-  }
+  if (answerHandshake(req, res)) return;
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));
   req.on("end", () => {
