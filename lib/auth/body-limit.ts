@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { errorToResponse } from "../http/api-route";
 import { ApiError } from "../http/errors";
+import { readBodyUpTo } from "../http/body";
 
 /** Auth.js's forms (sign-in, sign-out, the CSRF token) are a few hundred bytes. */
 export const MAX_AUTH_BODY_BYTES = 64 * 1024;
@@ -20,25 +21,13 @@ export function withBodyLimit<R extends Request>(
     if (!req.body) return handler(req);
     const tooLarge = () =>
       errorToResponse(new ApiError("payload_too_large", `Request bodies here are limited to ${limit} bytes.`), req, randomUUID());
-    if (Number(req.headers.get("content-length") ?? 0) > limit) {
-      await req.body.cancel().catch(() => {});
+    const read = await readBodyUpTo(req, limit);
+    if (read.tooLarge) {
+      await (read.reader ?? req.body).cancel().catch(() => {});
       return tooLarge();
-    }
-    const reader = req.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel().catch(() => {});
-        return tooLarge();
-      }
-      chunks.push(value);
     }
     // The request's own class (Next.js's NextRequest in the app), so Auth.js sees what it expects.
     const Same = req.constructor as new (input: string, init: RequestInit) => R;
-    return handler(new Same(req.url, { method: req.method, headers: req.headers, body: Buffer.concat(chunks), signal: req.signal }));
+    return handler(new Same(req.url, { method: req.method, headers: req.headers, body: read.bytes, signal: req.signal }));
   };
 }

@@ -33,36 +33,51 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
 }
 
 /**
+ * A body read from its stream up to `limit` bytes: the bytes, or, as soon as it holds (or
+ * declares) more, `tooLarge` with the reader where the reading stopped (none when the declared
+ * length alone refused it), so the caller decides what becomes of the rest: drained, cancelled
+ * or left. Nothing past the limit is buffered. Every endpoint that reads a body reads it here.
+ */
+export async function readBodyUpTo(
+  req: Request,
+  limit: number,
+): Promise<{ tooLarge: false; bytes: Buffer<ArrayBuffer> } | { tooLarge: true; reader: ReadableStreamDefaultReader<Uint8Array> | undefined }> {
+  if (Number(req.headers.get("content-length") ?? 0) > limit) return { tooLarge: true, reader: undefined };
+  const chunks: Uint8Array[] = [];
+  if (req.body) {
+    const reader = req.body.getReader();
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) return { tooLarge: true, reader };
+      chunks.push(value);
+    }
+  }
+  return { tooLarge: false, bytes: Buffer.concat(chunks) };
+}
+
+/**
  * Reads a JSON body of at most 1 MiB: refuses a larger one without buffering it, bytes that
  * are not UTF-8, and text that is not JSON, each with its own message.
  */
 export async function readJsonBody(req: Request): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > MAX_BODY_BYTES) {
-    if (req.body && declared <= DRAIN_LIMIT_BYTES) await drain(req.body.getReader());
-    throw tooLarge();
-  }
-  const type = req.headers.get("content-type");
-  if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
-    throw unreadable("The request body must be JSON with `Content-Type: application/json`.");
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (req.body) {
-    const reader = req.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        await drain(reader);
-        throw tooLarge();
-      }
-      chunks.push(value);
+  if (declared <= MAX_BODY_BYTES) {
+    const type = req.headers.get("content-type");
+    if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
+      throw unreadable("The request body must be JSON with `Content-Type: application/json`.");
     }
   }
-  if (size === 0) throw unreadable("A JSON request body is required.");
-  const bytes = Buffer.concat(chunks);
+  const read = await readBodyUpTo(req, MAX_BODY_BYTES);
+  if (read.tooLarge) {
+    const rest = read.reader ?? (req.body && declared <= DRAIN_LIMIT_BYTES ? req.body.getReader() : undefined);
+    if (rest) await drain(rest);
+    throw tooLarge();
+  }
+  const bytes = read.bytes;
+  if (bytes.byteLength === 0) throw unreadable("A JSON request body is required.");
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

@@ -5,6 +5,7 @@ import { getEnv } from "../env";
 import { log } from "../log";
 import { isDatabaseUnavailable } from "../http/db-errors";
 import { clientAddress } from "../http/client-address";
+import { readBodyUpTo } from "../http/body";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { decodeBasic } from "./client-auth";
 import { tokenEndpointLimiter, type OverLimit, type TokenLimitWindow } from "./token-limit";
@@ -30,24 +31,13 @@ async function readForm(req: Request): Promise<URLSearchParams> {
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
     throw new OAuthError("invalid_request", "The body must be application/x-www-form-urlencoded.");
   }
-  if (Number(req.headers.get("content-length") ?? 0) > MAX_FORM_BYTES) throw tooLarge();
-  if (!req.body) return new URLSearchParams();
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_FORM_BYTES) throw tooLarge();
-      chunks.push(value);
-    }
-  } finally {
+  const read = await readBodyUpTo(req, MAX_FORM_BYTES);
+  if (read.tooLarge) {
     // Released, not cancelled: cancelling destroys the socket before the answer is written.
-    reader.releaseLock();
+    read.reader?.releaseLock();
+    throw tooLarge();
   }
-  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+  return new URLSearchParams(read.bytes.toString("utf8"));
 }
 
 /**
