@@ -161,15 +161,12 @@ export async function generatedRequests(opts: FaultOptions, log: Log): Promise<{
       .map(([s, n]) => `${s}: ${n}`)
       .join(", ");
     log(`fuzz: ${requests.length} requests in ${Math.round(seconds)} s; answers ${statusText}`);
-    const consoleCodes = Object.entries(byKind).filter(([k]) => k.includes("not in CONTRACT"));
 
     return {
       figures: [
         { name: "fuzz: generated requests (seed)", value: `${requests.length} (${seed})` },
         { name: "fuzz: by family", value: Object.entries(byFamily).map(([f, n]) => `${f} ${n}`).join(", ") },
         { name: "fuzz: answers by status", value: statusText },
-        { name: "fuzz: console codes outside CONTRACT §3", value: consoleCodes.map(([k, n]) => `${k} ×${n}`).join(", ") || "none" },
-        { name: "fuzz: refused by Node's HTTP parser before the service (no problem document)", value: Object.entries(byKind).filter(([k]) => k.includes("HTTP parser")).reduce((t, [, n]) => t + n, 0) },
         ...examples.map((e) => ({ name: `fuzz: violations: ${e.key}`, value: `${e.count} (${e.fivexx} 5xx)` })),
       ],
       checks: [

@@ -615,11 +615,6 @@ export type Verdict =
   | { ok: true; kind: string }
   | { ok: false; rule: string; detail: string };
 
-/** Answers Node's HTTP parser gives before any of the service's code runs (no body of ours). */
-export function isParserRefusal(a: RawAnswer): boolean {
-  return a.answered && (a.status === 400 || a.status === 431 || a.status === 413 || a.status === 414 || a.status === 505) && !a.headers["content-type"] && a.headers.connection === "close" && a.body.length === 0;
-}
-
 /**
  * The family whose rules an answer follows: that of the path the target resolves to, since
  * dot segments can lead out of the route it was generated from (/v1/%2e%2e/oauth/token is
