@@ -6,7 +6,7 @@ function secret(): string {
   return process.env.SECRETS_KEY || persistentSecret("SECRETS_KEY");
 }
 
-/** AES-256-GCM: secrets the service must use again (webhook signing secrets) rest sealed. */
+/** AES-256-GCM: what the service must use again rests sealed (webhook signing secrets, the token signing key, stored Idempotency-Key answers). */
 export function seal(plaintext: string): string {
   return sealWith(secret(), plaintext);
 }
