@@ -23,8 +23,12 @@ export function withBodyLimit<R extends Request>(
       errorToResponse(new ApiError("payload_too_large", `Request bodies here are limited to ${limit} bytes.`), req, randomUUID());
     const read = await readBodyUpTo(req, limit);
     if (read.tooLarge) {
-      await (read.reader ?? req.body).cancel().catch(() => {});
-      return tooLarge();
+      // Left, not cancelled: cancelling a request stream whose data is still arriving throws
+      // from Node's stream adapter (ERR_INVALID_STATE); the answer closes the connection.
+      read.reader?.releaseLock();
+      const res = tooLarge();
+      res.headers.set("Connection", "close");
+      return res;
     }
     // The request's own class (Next.js's NextRequest in the app), so Auth.js sees what it expects.
     const Same = req.constructor as new (input: string, init: RequestInit) => R;
