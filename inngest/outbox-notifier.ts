@@ -1,7 +1,8 @@
 import "server-only";
 import type { Db } from "@/lib/db/client";
 import { log } from "@/lib/log";
-import { listenForWebhookWork, type WebhookWork } from "@/lib/webhooks/listen";
+import type { Work } from "@/lib/events/notify";
+import { listenForWebhookWork } from "@/lib/webhooks/listen";
 import { onWebhookWake } from "@/lib/webhooks/wake";
 import { inngest, OUTBOX_APPENDED, type OutboxAppendedData } from "./client";
 
@@ -34,7 +35,7 @@ export function startOutboxNotifier(getDb: () => Promise<Db>): { stop: () => Pro
         }
       });
   };
-  const onWork = (work: WebhookWork) => send(work === "queue" ? { queue: true } : {});
+  const onWork = (work: Work) => send(work === "queue" ? { queue: true } : {});
   const offWake = onWebhookWake(() => onWork("queue"));
   let attempt: NodeJS.Timeout | undefined;
   const listen = () => {

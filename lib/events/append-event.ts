@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import { events } from "../db/schema";
 import { newId } from "../ids";
-import { notifyWebhookWork } from "../webhooks/listen";
+import { notifyWork } from "./notify";
 
 export type EventType = "activity.created" | "activity.updated" | "metric.created" | "athlete.deauthorized";
 export const EVENT_TYPES: EventType[] = ["activity.created", "activity.updated", "metric.created", "athlete.deauthorized"];
@@ -16,6 +16,6 @@ export async function appendEvent(
 ): Promise<string> {
   const id = newId("evt");
   await tx.insert(events).values({ id, ...e, clientId: e.clientId ?? null });
-  await notifyWebhookWork(tx, "outbox");
+  await notifyWork(tx, "outbox");
   return id;
 }

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { webhookDeliveries } from "../../db/schema";
-import { notifyWebhookWork } from "../listen";
+import { notifyWork } from "../../events/notify";
 import type { DeliveryRow } from "./delivery-wire";
 
 /**
@@ -22,6 +22,6 @@ export async function requeueDeliveries(db: Db, where: SQL): Promise<DeliveryRow
     })
     .where(where)
     .returning();
-  if (rows.length) await notifyWebhookWork(db);
+  if (rows.length) await notifyWork(db);
   return rows;
 }

@@ -5,7 +5,7 @@ import { ApiError } from "../../http/errors";
 import { newId } from "../../ids";
 import { TEST_EVENT_TYPE } from "../../app-events/schemas";
 import { toDeliveriesWire } from "./delivery-wire";
-import { notifyWebhookWork } from "../listen";
+import { notifyWork } from "../../events/notify";
 import { appIdOf, loadSubscription } from "./owned-subscription";
 import type { Delivery } from "./schemas";
 
@@ -41,7 +41,7 @@ export async function sendTestEvent({ ctx, clientId, id }: { ctx: Ctx; clientId?
     .insert(webhookDeliveries)
     .values({ id: newId("whd"), subscriptionId: sub.id, eventId: event!.id, eventSeq: event!.seq, nextAttemptAt: sql`now()` })
     .returning();
-  await notifyWebhookWork(ctx.db);
+  await notifyWork(ctx.db);
   const [wire] = await toDeliveriesWire(ctx.db, [delivery!]);
   return wire!;
 }
