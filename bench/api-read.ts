@@ -1,20 +1,21 @@
 // api-read: the read path of /v1 against a bare Next.js route handler, over PostgreSQL with
 // 1,000,000 activities across 10,000 athletes.
 //
-// Targets (the issue): GET /v1/athletes/me with a PAT ≥ 50 % of the bare handler's req/s;
-// GET /v1/athletes/me/activities?limit=50 ≥ 30 %; p99 < 50 ms for both at half their max
-// load; page 1 and page 100 of a 10,000-activity athlete within 1.5× of each other.
+// Targets, each in every round (not the best one): GET /v1/athletes/me with a PAT ≥ 75 % of the
+// bare handler's req/s in the same round; GET /v1/athletes/me/activities?limit=50 ≥ 50 %;
+// p99 < 50 ms for both at half their max load; page 1 and page 100 of a 10,000-activity
+// athlete within 1.5× of each other.
 import os from "node:os";
 import { databaseUrl, BENCH_DB } from "./lib/database";
 import { CpuMeter, cpuPerRequest, measured, type CpuUse } from "./lib/cpu";
-import { atRate, getJson, sequential, throughput, type Target, type ThroughputResult } from "./lib/load";
-import { check, type ScenarioReport } from "./lib/report";
+import { atRate, getJson, sequential, throughput, type RateResult, type Target, type ThroughputResult } from "./lib/load";
+import { check, checkEvery, type ScenarioReport } from "./lib/report";
 import type { Scenario } from "./lib/scenario";
 import { startBare, startService } from "./lib/servers";
 import { createBenchToken, prepareWorld, resetRateLimits } from "./lib/world";
 
-const WORLD = { athletes: 10_000, activitiesEach: 100, bigAthleteActivities: 10_000, version: 1 };
-const PAGE_SIZE = 50;
+export const WORLD = { athletes: 10_000, activitiesEach: 100, bigAthleteActivities: 10_000, version: 1 };
+export const PAGE_SIZE = 50;
 const DEEP_PAGE = 100;
 
 type ActivityPage = { data: { id: string }[]; next_cursor: string | null };
@@ -91,14 +92,19 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     };
     const cpu = { bare: cpuMs("bare"), me: cpuMs("me"), list: cpuMs("list") };
 
-    // Latency at half of each endpoint's own max, open loop.
-    const half = async (key: "me" | "list", rps: number) => {
-      const r = note(`${key} at half load`, await measured(meter, log, () => atRate(targets[key], { rps: Math.round(rps / 2), durationS: opts.durationS })));
-      log(`${key.padEnd(4)} at ${r.targetRps} req/s: p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms (${cpuText(r.cpu)})`);
-      return r;
-    };
-    const meHalf = await half("me", meRps);
-    const listHalf = await half("list", listRps);
+    // Latency at half of each endpoint's own max (its median round), open loop, once per round.
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const halfRuns: Record<"me" | "list", RateResult[]> = { me: [], list: [] };
+    for (let r = 1; r <= opts.rounds; r++) {
+      for (const key of ["me", "list"] as const) {
+        const rps = Math.round(median(rounds[key].map((x) => x.rps)) / 2);
+        const h = note(`${key} at half load, round ${r}`, await measured(meter, log, () => atRate(targets[key], { rps, durationS: opts.durationS })));
+        log(`round ${r}/${opts.rounds} ${key.padEnd(4)} at ${h.targetRps} req/s: p50 ${h.latencyMs.p50} ms, p99 ${h.latencyMs.p99} ms (${cpuText(h.cpu)})`);
+        halfRuns[key].push(h);
+      }
+    }
+    const meHalf = halfRuns.me.reduce((a, b) => (b.latencyMs.p99 > a.latencyMs.p99 ? b : a));
+    const listHalf = halfRuns.list.reduce((a, b) => (b.latencyMs.p99 > a.latencyMs.p99 ? b : a));
 
     // Deep pagination: walk to page 100 once, then time page 1 and page 100 alone.
     const pageUrl = (cursor?: string) =>
@@ -138,15 +144,16 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
       );
     }
 
-    const ratio = (n: number) => round2(n / bareRps);
+    // Each round's ratio against the bare handler of the same round (they ran back to back).
+    const perRound = (key: "me" | "list") => rounds[key].map((x, i) => round2(x.rps / rounds.bare[i]!.rps));
     const pageRatio = round2(Math.max(p1, p100) / Math.min(p1, p100));
     return {
       figures: [
         { name: "bare Next.js handler", value: Math.round(bareRps), unit: "req/s" },
         { name: "GET /v1/athletes/me", value: Math.round(meRps), unit: "req/s" },
         { name: `GET /v1/athletes/me/activities?limit=${PAGE_SIZE}`, value: Math.round(listRps), unit: "req/s" },
-        { name: `  me at ${meHalf.targetRps} req/s: p50 / p99`, value: `${meHalf.latencyMs.p50} / ${meHalf.latencyMs.p99}`, unit: "ms" },
-        { name: `  list at ${listHalf.targetRps} req/s: p50 / p99`, value: `${listHalf.latencyMs.p50} / ${listHalf.latencyMs.p99}`, unit: "ms" },
+        { name: `  me at ${meHalf.targetRps} req/s: p50 / p99, worst round`, value: `${meHalf.latencyMs.p50} / ${meHalf.latencyMs.p99}`, unit: "ms" },
+        { name: `  list at ${listHalf.targetRps} req/s: p50 / p99, worst round`, value: `${listHalf.latencyMs.p50} / ${listHalf.latencyMs.p99}`, unit: "ms" },
         { name: `page 1 / page ${DEEP_PAGE}, one at a time, p50`, value: `${p1} / ${p100}`, unit: "ms" },
         {
           name: "server CPU per request: bare / me / list",
@@ -161,10 +168,10 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
       ],
       warnings,
       checks: [
-        check("/athletes/me vs bare req/s", ratio(meRps), "≥", 0.5, "×"),
-        check(`/activities?limit=${PAGE_SIZE} vs bare req/s`, ratio(listRps), "≥", 0.3, "×"),
-        check("/athletes/me p99 at half load", meHalf.latencyMs.p99, "<", 50, "ms"),
-        check(`/activities?limit=${PAGE_SIZE} p99 at half load`, listHalf.latencyMs.p99, "<", 50, "ms"),
+        checkEvery("/athletes/me vs bare req/s, every round", perRound("me"), "≥", 0.75, "×"),
+        checkEvery(`/activities?limit=${PAGE_SIZE} vs bare req/s, every round`, perRound("list"), "≥", 0.5, "×"),
+        checkEvery("/athletes/me p99 at half load, every round", halfRuns.me.map((h) => h.latencyMs.p99), "<", 50, "ms"),
+        checkEvery(`/activities?limit=${PAGE_SIZE} p99 at half load, every round`, halfRuns.list.map((h) => h.latencyMs.p99), "<", 50, "ms"),
         check(`page ${DEEP_PAGE} vs page 1 latency`, pageRatio, "≤", 1.5, "×"),
       ],
       details: {
@@ -172,7 +179,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
         builds: { service: service.build, bare: bare.build },
         throughput: rounds,
         cpuMsPerRequest: cpu,
-        halfLoad: { me: meHalf, list: listHalf },
+        halfLoad: halfRuns,
         pages: { p50Ms: pageRuns, deepPageCursor: cursor },
         cpu: interference,
       },

@@ -9,13 +9,14 @@ import { parseArgs } from "node:util";
 import { apiRead } from "./api-read";
 import { FAULT_PARTS, faults, type FaultPart } from "./faults";
 import { oauthToken } from "./oauth-token";
+import { runtime } from "./runtime";
 import { REPO_ROOT } from "./lib/paths";
 import { killAllNow, stopAll } from "./lib/processes";
 import { machineInfo, printReport, writeResults, type ScenarioReport } from "./lib/report";
 import type { BenchOptions, Scenario } from "./lib/scenario";
 import { webhooks } from "./webhooks";
 
-const SCENARIOS: Scenario[] = [apiRead, oauthToken, webhooks, faults];
+const SCENARIOS: Scenario[] = [apiRead, oauthToken, webhooks, faults, runtime];
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -10,5 +10,5 @@ export function serve(opts: {
   env?: Record<string, string | undefined>;
   log?: (line: string) => void;
 }): Promise<void>;
-/** Node options every server process starts with (a preload and a garbage-collection setting). */
-export function serverNodeOptions(env?: Record<string, string | undefined>): string[];
+/** Writes AUTH_SECRET and SECRETS_KEY into DATA_DIR/secrets.json when neither env nor the file has them. */
+export function ensureGeneratedSecrets(env: Record<string, string | undefined>): void;

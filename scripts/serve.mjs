@@ -12,37 +12,17 @@
 // PostgreSQL server runs on this machine), and one without it (embedded PGlite in DATA_DIR can
 // be opened by one process only). With one worker there is
 // no cluster: the launcher runs scripts/server.mjs as its child. Why several: see the
-// "Start configuration" section of bench/README.md. Every server process starts with
-// `serverNodeOptions()` (a preload and a garbage-collection setting, each explained there).
+// "Start configuration" section of bench/README.md. Node options given to this launcher
+// (`node --inspect scripts/serve.mjs`, say) are passed on to every server process.
 import cluster from "node:cluster";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 
 const root = path.resolve(import.meta.dirname, "..");
 const serverScript = path.join(root, "scripts", "server.mjs");
-
-/**
- * Node options every server process starts with:
- * - scripts/request-signal.mjs, loaded before Next.js: it changes how `new Request(url,
- *   { signal })` holds its signal (why: there).
- * - `--heap-growing-percent=800`: V8 lets the old generation grow to 9× what survived the last
- *   major collection before the next one, instead of about 4×. On Node 20 every web stream is
- *   backed by a weak native wrapper that minor collections keep alive, so each answer's streams
- *   (Next.js pipes every route handler's Response through a WritableStream) and all they reach
- *   are promoted: about 30 MB/s at 1,000 req/s, a major collection every 4 s, and each one
- *   stalls the requests in flight. At 9× they come about every 12 s; the heap peaks near
- *   450 MB per process rather than 200 MB (bench/README.md, "The tail"). NODE_OPTIONS that set
- *   the flag themselves win (`--heap-growing-percent=0` is V8's own policy).
- */
-export function serverNodeOptions(env = process.env) {
-  const options = ["--import", pathToFileURL(path.join(root, "scripts", "request-signal.mjs")).href];
-  if (!/--heap[-_]growing[-_]percent/.test(env.NODE_OPTIONS ?? "")) options.push("--heap-growing-percent=800");
-  return options;
-}
 
 /** How many server processes to run, and why (printed). */
 export function workerPlan(env = process.env, { service = true } = {}) {
@@ -86,7 +66,7 @@ export function databaseIsLocal(url) {
  * together would otherwise each generate and write their own, and sign sessions with
  * different keys. The file format is lib/secrets.ts's; the write is atomic (rename).
  */
-function ensureGeneratedSecrets(env) {
+export function ensureGeneratedSecrets(env) {
   const wanted = ["AUTH_SECRET", "SECRETS_KEY"].filter((name) => !env[name]);
   if (wanted.length === 0) return;
   const file = path.resolve(env.DATA_DIR || "./.data", "secrets.json");
@@ -114,7 +94,7 @@ export async function serve({ appDir, nextArgs, env = process.env, log = console
   const { workers, reason } = workerPlan(env, { service });
   const args = [appDir, ...nextArgs];
   if (workers === 1) {
-    const child = spawn(process.execPath, [...serverNodeOptions(env), serverScript, ...args], { cwd: appDir, env, stdio: "inherit" });
+    const child = spawn(process.execPath, [...process.execArgv, serverScript, ...args], { cwd: appDir, env, stdio: "inherit" });
     for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
     child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
     return;
@@ -122,7 +102,7 @@ export async function serve({ appDir, nextArgs, env = process.env, log = console
 
   if (service) ensureGeneratedSecrets(env);
   log(`  Serving with ${workers} worker processes (${reason}); set WEB_CONCURRENCY to change`);
-  cluster.setupPrimary({ exec: serverScript, args, cwd: appDir, silent: false, execArgv: [...process.execArgv, ...serverNodeOptions(env)] });
+  cluster.setupPrimary({ exec: serverScript, args, cwd: appDir, silent: false, execArgv: process.execArgv });
   let stopping = false;
   let restarts = 0;
   // Only the first worker seeds the demo world (when asked): two seeding one empty database

@@ -1,6 +1,8 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { databaseIsLocal, serverNodeOptions, workerPlan } from "./serve.mjs";
+import { databaseIsLocal, ensureGeneratedSecrets, workerPlan } from "./serve.mjs";
 
 const cores = os.availableParallelism();
 
@@ -27,14 +29,35 @@ describe("npm start's worker plan", () => {
   });
 });
 
-describe("the Node options of every server process", () => {
-  it("preloads the request-signal module and widens the old generation's growth, unless NODE_OPTIONS sets it", () => {
-    const options = serverNodeOptions({});
-    expect(options[0]).toBe("--import");
-    expect(options[1]).toMatch(/^file:\/\/.*\/scripts\/request-signal\.mjs$/);
-    expect(options).toContain("--heap-growing-percent=800");
-    for (const NODE_OPTIONS of ["--heap-growing-percent=0", "--max-old-space-size=512 --heap_growing_percent=200"]) {
-      expect(serverNodeOptions({ NODE_OPTIONS }).some((o) => o.startsWith("--heap-growing-percent")), NODE_OPTIONS).toBe(false);
-    }
+describe("secrets generated before the workers start", () => {
+  const dataDir = () => mkdtempSync(path.join(os.tmpdir(), "aas-serve-"));
+  const read = (dir: string) => JSON.parse(readFileSync(path.join(dir, "secrets.json"), "utf8")) as Record<string, string>;
+
+  it("writes AUTH_SECRET and SECRETS_KEY once, so every worker signs with the same keys", () => {
+    const dir = dataDir();
+    ensureGeneratedSecrets({ DATA_DIR: dir });
+    const first = read(dir);
+    expect(first.AUTH_SECRET).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(first.SECRETS_KEY).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(first.AUTH_SECRET).not.toBe(first.SECRETS_KEY);
+    ensureGeneratedSecrets({ DATA_DIR: dir });
+    expect(read(dir)).toEqual(first);
+    expect(statSync(path.join(dir, "secrets.json")).mode & 0o077).toBe(0);
+  });
+
+  it("generates only what neither the environment nor the file holds, and keeps what the file has", () => {
+    const dir = dataDir();
+    writeFileSync(path.join(dir, "secrets.json"), JSON.stringify({ AUTH_SECRET: "kept", OTHER: "x" }));
+    ensureGeneratedSecrets({ DATA_DIR: dir, SECRETS_KEY: "from-env" });
+    expect(read(dir)).toEqual({ AUTH_SECRET: "kept", OTHER: "x" });
+    ensureGeneratedSecrets({ DATA_DIR: dir });
+    expect(read(dir)).toMatchObject({ AUTH_SECRET: "kept", OTHER: "x", SECRETS_KEY: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+  });
+
+  it("refuses a secrets file it cannot read rather than replacing the keys in it", () => {
+    const dir = dataDir();
+    writeFileSync(path.join(dir, "secrets.json"), "{not json");
+    expect(() => ensureGeneratedSecrets({ DATA_DIR: dir })).toThrow(/not readable JSON/);
+    expect(readFileSync(path.join(dir, "secrets.json"), "utf8")).toBe("{not json");
   });
 });

@@ -18,7 +18,14 @@ export type NextServer = {
  * with `workers` processes; one means a plain `next start` child). `next-start`: `next start`
  * alone, one process, as the bench ran before `npm start` had a launcher of its own.
  */
-export type ServeMode = { launcher: "serve" | "next-start"; workers: number };
+export type ServeMode = {
+  launcher: "serve" | "next-start";
+  workers: number;
+  /** The Node.js binary: the bench's own unless told (a side-by-side of two runtimes). */
+  node?: string;
+  /** Node options for every server process (the launcher passes its own on to its workers). */
+  nodeArgs?: string[];
+};
 
 /** What scripts/serve.mjs prints once every worker listens. */
 const ALL_LISTENING = "workers listening";
@@ -103,8 +110,8 @@ export async function startNext(opts: {
   const listen = ["-p", String(port), "-H", "127.0.0.1"];
   const serve = opts.mode?.launcher === "serve";
   const proc = startProcess(
-    process.execPath,
-    serve ? [opts.launcherScript!, opts.projectDir, ...listen] : [NEXT_BIN, "start", opts.projectDir, ...listen],
+    opts.mode?.node ?? process.execPath,
+    [...(opts.mode?.nodeArgs ?? []), ...(serve ? [opts.launcherScript!, opts.projectDir, ...listen] : [NEXT_BIN, "start", opts.projectDir, ...listen])],
     {
       cwd: opts.projectDir,
       env: { ...opts.env, PORT: String(port), ...(serve ? { WEB_CONCURRENCY: String(opts.mode!.workers) } : {}) },

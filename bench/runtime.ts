@@ -1,0 +1,161 @@
+// runtime: what the runtime and the serving options buy, side by side in one run, on api-read's
+// world and endpoints (GET /v1/athletes/me, and the activity list, page size 50).
+//
+// Variants of the service, each its own production server over the same build and database:
+//   node24        Node 24 as `npm start` runs it now: no preload, V8's own heap policy
+//   node24+proxy  plus the Node 20 Request-signal preload (bench/lib/node20-request-signal.mjs)
+//   node24+heap   plus --heap-growing-percent=800
+//   node20+both   Node 20 (BENCH_NODE20, /usr/bin/node by default) with both, as production ran
+//                 until Node 24
+//   node24, 2 wk  two worker processes instead of the plan's one (2 cores, local PostgreSQL)
+// and the bare Next.js handler on each runtime. Rounds alternate over every variant; max req/s
+// (closed loop) and p99 at half of each variant's own max (open loop) are kept per round.
+// It reports; the decision it informs is written up in bench/README.md ("Runtime").
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { PAGE_SIZE, WORLD } from "./api-read";
+import { CpuMeter, cpuPerRequest, measured, type CpuUse } from "./lib/cpu";
+import { databaseUrl, BENCH_DB } from "./lib/database";
+import { atRate, getJson, throughput, type RateResult, type Target, type ThroughputResult } from "./lib/load";
+import type { ServeMode } from "./lib/next-server";
+import { REPO_ROOT } from "./lib/paths";
+import type { ScenarioReport } from "./lib/report";
+import type { Scenario } from "./lib/scenario";
+import { startBare, startService, type Started } from "./lib/servers";
+import { createBenchToken, prepareWorld, resetRateLimits } from "./lib/world";
+
+const NODE20 = process.env.BENCH_NODE20 ?? "/usr/bin/node";
+const PROXY = ["--import", pathToFileURL(path.join(REPO_ROOT, "bench", "lib", "node20-request-signal.mjs")).href];
+const HEAP = ["--heap-growing-percent=800"];
+
+type Variant = { key: string; mode: ServeMode; bare?: boolean };
+
+function variants(): Variant[] {
+  const one = (extra: Partial<ServeMode>): ServeMode => ({ launcher: "serve", workers: 1, ...extra });
+  const list: Variant[] = [
+    { key: "bare node24", mode: one({}), bare: true },
+    { key: "node24", mode: one({}) },
+    { key: "node24+proxy", mode: one({ nodeArgs: PROXY }) },
+    { key: "node24+heap", mode: one({ nodeArgs: HEAP }) },
+    { key: "node24, 2 workers", mode: one({ workers: 2 }) },
+  ];
+  if (existsSync(NODE20)) {
+    list.push({ key: "bare node20+both", mode: one({ node: NODE20, nodeArgs: [...PROXY, ...HEAP] }), bare: true });
+    list.push({ key: "node20+both", mode: one({ node: NODE20, nodeArgs: [...PROXY, ...HEAP] }) });
+  }
+  return list;
+}
+
+/** The largest resident set any process of a server's group reached (VmHWM), in MB. */
+function peakRssMb(pgid: number): number {
+  let peak = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (hwm) peak = Math.max(peak, Number(hwm[1]) / 1024);
+    } catch {
+      // exited
+    }
+  }
+  return Math.round(peak);
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => void): Promise<ScenarioReport> {
+  const url = databaseUrl();
+  const world = await prepareWorld(url, BENCH_DB, WORLD, log);
+  const token = await createBenchToken(url, world.typicalAthleteId, ["athlete.read", "activities.read"]);
+  await resetRateLimits(url);
+  const meter = new CpuMeter(BENCH_DB);
+  const started: { v: Variant; s: Started }[] = [];
+  try {
+    let rebuild = opts.rebuild; // once: the variants serve the same build
+    for (const v of variants()) {
+      const s = v.bare ? await startBare({ log, mode: v.mode }) : await startService({ databaseUrl: url, rebuild, log, dir: opts.serviceDir, mode: v.mode });
+      if (!v.bare) rebuild = false;
+      meter.addGroup(s.server.pid, v.key);
+      started.push({ v, s });
+      log(`${v.key.padEnd(18)} on ${s.server.url}`);
+    }
+    const auth = { Authorization: `Bearer ${token.token}` };
+    type Key = "me" | "list" | "bare";
+    const targetsOf = ({ v, s }: (typeof started)[number]): Partial<Record<Key, Target>> =>
+      v.bare
+        ? { bare: { url: `${s.server.url}/bare` } }
+        : { me: { url: `${s.server.url}/v1/athletes/me`, headers: auth }, list: { url: `${s.server.url}/v1/athletes/me/activities?limit=${PAGE_SIZE}`, headers: auth } };
+    for (const x of started) {
+      for (const t of Object.values(targetsOf(x))) {
+        await getJson(t);
+        await throughput(t, { connections: opts.connections, durationS: 3 });
+      }
+    }
+
+    type Row = { max: (ThroughputResult & { cpu?: CpuUse })[]; half: (RateResult & { cpu?: CpuUse })[] };
+    const rows = new Map<string, Row>();
+    const row = (k: string) => rows.get(k) ?? (rows.set(k, { max: [], half: [] }), rows.get(k)!);
+    for (let r = 1; r <= opts.rounds; r++) {
+      for (const x of started) {
+        for (const [key, t] of Object.entries(targetsOf(x)) as [Key, Target][]) {
+          const m = await measured(meter, log, () => throughput(t, { connections: opts.connections, durationS: opts.durationS }));
+          row(`${x.v.key} ${key}`).max.push(m);
+          log(`round ${r}/${opts.rounds} ${`${x.v.key} ${key}`.padEnd(26)} ${Math.round(m.rps).toLocaleString("en").padStart(6)} req/s`);
+        }
+      }
+      for (const x of started) {
+        if (x.v.bare) continue;
+        for (const [key, t] of Object.entries(targetsOf(x)) as [Key, Target][]) {
+          const rw = row(`${x.v.key} ${key}`);
+          const rps = Math.round(median(rw.max.map((m) => m.rps)) / 2);
+          const h = await measured(meter, log, () => atRate(t, { rps, durationS: opts.durationS }));
+          rw.half.push(h);
+          log(`round ${r}/${opts.rounds} ${`${x.v.key} ${key}`.padEnd(26)} at ${rps} req/s: p50 ${h.latencyMs.p50} ms, p99 ${h.latencyMs.p99} ms`);
+        }
+      }
+    }
+
+    const figures = [...rows.entries()].map(([name, rw]) => {
+      const rps = rw.max.map((m) => Math.round(m.rps));
+      const part = name.split(" ").slice(0, -1).join(" ");
+      const cpu = rw.max.map((m) => {
+        const per = cpuPerRequest(m.cpu, m.requests, m.durationS);
+        return per ? round2((per[part] ?? 0) + (name.startsWith("bare") ? 0 : (per.postgres ?? 0))) : NaN;
+      });
+      const p99 = rw.half.map((h) => h.latencyMs.p99);
+      return {
+        name,
+        value:
+          `${rps.join(" / ")} req/s; CPU ${median(cpu)} ms/req` +
+          (p99.length ? `; p99 at half load ${p99.join(" / ")} ms` : "") +
+          `; peak RSS ${peakRssMb(started.find((x) => name.startsWith(x.v.key + " "))!.s.server.pid)} MB`,
+      };
+    });
+    const worstOthers = Math.max(...[...rows.values()].flatMap((rw) => [...rw.max, ...rw.half].map((m) => m.cpu?.othersCores ?? 0)));
+    return {
+      figures: [
+        ...figures,
+        { name: "load", value: `${opts.connections} connections × ${opts.durationS} s, ${opts.rounds} alternating rounds; half load at half the median max` },
+        { name: "runtimes", value: `node24 ${process.version}; node20 ${NODE20}${existsSync(NODE20) ? "" : " (absent: skipped)"}` },
+        { name: "other processes' CPU, worst measurement", value: `${worstOthers} cores` },
+      ],
+      checks: [],
+      warnings: worstOthers > 0.2 ? [`other processes used up to ${worstOthers} of ${os.availableParallelism()} cores during a measurement`] : [],
+      details: { rounds: Object.fromEntries(rows), variants: started.map((x) => ({ key: x.v.key, mode: x.v.mode })) },
+    };
+  } finally {
+    await Promise.all(started.map((x) => x.s.server.stop()));
+  }
+}
+
+export const runtime: Scenario = {
+  name: "runtime",
+  summary: "Node 24 against Node 20, the Node 20 workarounds and the worker plan, side by side on api-read's endpoints",
+  onlyWhenNamed: true,
+  run,
+};
