@@ -1,6 +1,7 @@
-// Preloaded into every server process by scripts/serve.mjs (`node --import`), before Next.js
-// loads: `new Request(url, { signal })` keeps `signal` as the request's signal instead of
-// making a new signal that follows it.
+// The Node 20 workaround that scripts/serve.mjs preloaded into every server process until the
+// service moved to Node 24, kept here only so `npm run bench -- runtime` can measure it beside
+// Node 24 without it (`node --import`, before Next.js loads): `new Request(url, { signal })`
+// keeps `signal` as the request's signal instead of making a new signal that follows it.
 //
 // Why: Next.js builds each route handler's request as `new NextRequest(url, { signal })`, the
 // signal aborting when the client goes away. Node 20's fetch (undici 6) makes such a request
