@@ -4,6 +4,9 @@ const nextConfig: NextConfig = {
   // PGlite ships a WASM build and data files that must be loaded from node_modules as they are.
   serverExternalPackages: ["@electric-sql/pglite", "@node-rs/argon2"],
   poweredByHeader: false,
+  // Next.js gzips answers for clients that accept it. Behind a proxy that compresses, COMPRESS=false
+  // leaves that to the proxy and saves the server the CPU (bench/README.md, "Runtime").
+  compress: process.env.COMPRESS !== "false",
   typedRoutes: false,
   experimental: {
     serverActions: {

@@ -8,7 +8,10 @@
 //   node20+both   Node 20 (BENCH_NODE20, /usr/bin/node by default) with both, as production ran
 //                 until Node 24
 //   node24, 2 wk  two worker processes instead of the plan's one (2 cores, local PostgreSQL)
-// and the bare Next.js handler on each runtime. Rounds alternate over every variant; max req/s
+//   COMPRESS=false  Next.js's gzip off, as behind a proxy that compresses (the list is also
+//                 measured with Accept-Encoding: gzip, on this and on node24)
+// and the bare Next.js handler on each runtime, and under plain `next start` (Next.js's own
+// server, without the front server of scripts/server.mjs). Rounds alternate over every variant; max req/s
 // (closed loop) and p99 at half of each variant's own max (open loop) are kept per round.
 // It reports; the decision it informs is written up in bench/README.md ("Runtime").
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -30,13 +33,16 @@ const NODE20 = process.env.BENCH_NODE20 ?? "/usr/bin/node";
 const PROXY = ["--import", pathToFileURL(path.join(REPO_ROOT, "bench", "lib", "node20-request-signal.mjs")).href];
 const HEAP = ["--heap-growing-percent=800"];
 
-type Variant = { key: string; mode: ServeMode; bare?: boolean };
+/** `gzip`: also measure the list as a browser or proxy asks for it (Accept-Encoding: gzip). */
+type Variant = { key: string; mode: ServeMode; bare?: boolean; env?: Record<string, string>; gzip?: boolean };
 
 function variants(): Variant[] {
   const one = (extra: Partial<ServeMode>): ServeMode => ({ launcher: "serve", workers: 1, ...extra });
   const list: Variant[] = [
     { key: "bare node24", mode: one({}), bare: true },
-    { key: "node24", mode: one({}) },
+    { key: "bare node24 next-start", mode: { launcher: "next-start", workers: 1 }, bare: true },
+    { key: "node24", mode: one({}), gzip: true },
+    { key: "node24 COMPRESS=false", mode: one({}), env: { COMPRESS: "false" }, gzip: true },
     { key: "node24+proxy", mode: one({ nodeArgs: PROXY }) },
     { key: "node24+heap", mode: one({ nodeArgs: HEAP }) },
     { key: "node24, 2 workers", mode: one({ workers: 2 }) },
@@ -78,18 +84,23 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
   try {
     let rebuild = opts.rebuild; // once: the variants serve the same build
     for (const v of variants()) {
-      const s = v.bare ? await startBare({ log, mode: v.mode }) : await startService({ databaseUrl: url, rebuild, log, dir: opts.serviceDir, mode: v.mode });
+      const s = v.bare ? await startBare({ log, mode: v.mode }) : await startService({ databaseUrl: url, rebuild, log, dir: opts.serviceDir, mode: v.mode, env: v.env });
       if (!v.bare) rebuild = false;
       meter.addGroup(s.server.pid, v.key);
       started.push({ v, s });
       log(`${v.key.padEnd(18)} on ${s.server.url}`);
     }
     const auth = { Authorization: `Bearer ${token.token}` };
-    type Key = "me" | "list" | "bare";
-    const targetsOf = ({ v, s }: (typeof started)[number]): Partial<Record<Key, Target>> =>
-      v.bare
-        ? { bare: { url: `${s.server.url}/bare` } }
-        : { me: { url: `${s.server.url}/v1/athletes/me`, headers: auth }, list: { url: `${s.server.url}/v1/athletes/me/activities?limit=${PAGE_SIZE}`, headers: auth } };
+    type Key = "me" | "list" | "list-gzip" | "bare";
+    const targetsOf = ({ v, s }: (typeof started)[number]): Partial<Record<Key, Target>> => {
+      if (v.bare) return { bare: { url: `${s.server.url}/bare` } };
+      const list = `${s.server.url}/v1/athletes/me/activities?limit=${PAGE_SIZE}`;
+      return {
+        me: { url: `${s.server.url}/v1/athletes/me`, headers: auth },
+        list: { url: list, headers: auth },
+        ...(v.gzip ? { "list-gzip": { url: list, headers: { ...auth, "Accept-Encoding": "gzip" } } } : {}),
+      };
+    };
     for (const x of started) {
       for (const t of Object.values(targetsOf(x))) {
         await getJson(t);
