@@ -14,7 +14,8 @@
 // server, without the front server of scripts/server.mjs). Rounds alternate over every variant; max req/s
 // (closed loop) and p99 at half of each variant's own max (open loop) are kept per round.
 // It reports; the decision it informs is written up in bench/README.md ("Runtime").
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -23,7 +24,8 @@ import { CpuMeter, cpuPerRequest, measured, type CpuUse } from "./lib/cpu";
 import { databaseUrl, BENCH_DB } from "./lib/database";
 import { atRate, getJson, throughput, type RateResult, type Target, type ThroughputResult } from "./lib/load";
 import type { ServeMode } from "./lib/next-server";
-import { REPO_ROOT } from "./lib/paths";
+import { CACHE_DIR, REPO_ROOT } from "./lib/paths";
+import { runVisible } from "./lib/processes";
 import type { ScenarioReport } from "./lib/report";
 import type { Scenario } from "./lib/scenario";
 import { startBare, startService, type Started } from "./lib/servers";
@@ -36,11 +38,12 @@ const HEAP = ["--heap-growing-percent=800"];
 /** `gzip`: also measure the list as a browser or proxy asks for it (Accept-Encoding: gzip). */
 type Variant = { key: string; mode: ServeMode; bare?: boolean; env?: Record<string, string>; gzip?: boolean };
 
-function variants(): Variant[] {
+function variants(log: (s: string) => void): Variant[] {
   const one = (extra: Partial<ServeMode>): ServeMode => ({ launcher: "serve", workers: 1, ...extra });
   const list: Variant[] = [
     { key: "bare node24", mode: one({}), bare: true },
     { key: "bare node24 next-start", mode: { launcher: "next-start", workers: 1 }, bare: true },
+    { key: "bare node24 standalone", mode: { launcher: "standalone", workers: 1, script: standaloneBare(log) }, bare: true },
     { key: "node24", mode: one({}), gzip: true },
     { key: "node24 COMPRESS=false", mode: one({}), env: { COMPRESS: "false" }, gzip: true },
     { key: "node24+proxy", mode: one({ nodeArgs: PROXY }) },
@@ -52,6 +55,33 @@ function variants(): Variant[] {
     list.push({ key: "node20+both", mode: one({ node: NODE20, nodeArgs: [...PROXY, ...HEAP] }) });
   }
   return list;
+}
+
+/**
+ * The bare app built with `output: "standalone"` (Next.js's minimal server.js and traced
+ * node_modules), in a folder of its own under the bench's cache: a standalone build traces
+ * from its project root, and Turbopack refuses a node_modules linked from outside it, so the
+ * repository's node_modules is hard-linked in. Built when missing. Returns its server.js.
+ */
+function standaloneBare(log: (s: string) => void): string {
+  const dir = path.join(CACHE_DIR, "bare-standalone");
+  const serverJs = path.join(dir, ".next", "standalone", "server.js");
+  if (existsSync(path.join(dir, ".next", "BUILD_ID")) && existsSync(serverJs)) return serverJs;
+  log("building the bare app as a standalone build…");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(path.join(dir, "node_modules"), { recursive: true });
+  cpSync(path.join(REPO_ROOT, "bench", "bare-next", "app"), path.join(dir, "app"), { recursive: true });
+  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "bare-standalone", private: true }));
+  writeFileSync(
+    path.join(dir, "next.config.mjs"),
+    `export default { output: "standalone", poweredByHeader: false, outputFileTracingRoot: ${JSON.stringify(dir)} };\n`,
+  );
+  const modules = path.join(REPO_ROOT, "node_modules");
+  const entries = readdirSync(modules).filter((e) => e !== ".cache").map((e) => path.join(modules, e));
+  execFileSync("cp", ["-al", ...entries, path.join(dir, "node_modules")]);
+  // Its own copy of next, so that Next.js and the app load the same React.
+  runVisible(process.execPath, [path.join(dir, "node_modules", "next", "dist", "bin", "next"), "build", dir], { cwd: dir, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" } });
+  return serverJs;
 }
 
 /** The largest resident set any process of a server's group reached (VmHWM), in MB. */
@@ -83,7 +113,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
   const started: { v: Variant; s: Started }[] = [];
   try {
     let rebuild = opts.rebuild; // once: the variants serve the same build
-    for (const v of variants()) {
+    for (const v of variants(log)) {
       const s = v.bare ? await startBare({ log, mode: v.mode }) : await startService({ databaseUrl: url, rebuild, log, dir: opts.serviceDir, mode: v.mode, env: v.env });
       if (!v.bare) rebuild = false;
       meter.addGroup(s.server.pid, v.key);

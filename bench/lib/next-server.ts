@@ -19,19 +19,22 @@ export type NextServer = {
  * alone, one process, as the bench ran before `npm start` had a launcher of its own.
  */
 export type ServeMode = {
-  launcher: "serve" | "next-start";
+  /** `standalone`: the server.js of an `output: "standalone"` build (`script`). */
+  launcher: "serve" | "next-start" | "standalone";
   workers: number;
   /** The Node.js binary: the bench's own unless told (a side-by-side of two runtimes). */
   node?: string;
   /** Node options for every server process (the launcher passes its own on to its workers). */
   nodeArgs?: string[];
+  /** For `standalone`: the build's server.js. */
+  script?: string;
 };
 
 /** What scripts/serve.mjs prints once every worker listens. */
 const ALL_LISTENING = "workers listening";
 
 export const describeMode = (m: ServeMode) =>
-  m.launcher === "next-start" ? "next start, 1 process" : `npm start's launcher (scripts/serve.mjs), ${m.workers} worker${m.workers === 1 ? "" : "s"}`;
+  m.launcher === "next-start" ? "next start, 1 process" : m.launcher === "standalone" ? "a standalone build's server.js, 1 process" : `npm start's launcher (scripts/serve.mjs), ${m.workers} worker${m.workers === 1 ? "" : "s"}`;
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -111,10 +114,17 @@ export async function startNext(opts: {
   const serve = opts.mode?.launcher === "serve";
   const proc = startProcess(
     opts.mode?.node ?? process.execPath,
-    [...(opts.mode?.nodeArgs ?? []), ...(serve ? [opts.launcherScript!, opts.projectDir, ...listen] : [NEXT_BIN, "start", opts.projectDir, ...listen])],
+    [
+      ...(opts.mode?.nodeArgs ?? []),
+      ...(serve
+        ? [opts.launcherScript!, opts.projectDir, ...listen]
+        : opts.mode?.launcher === "standalone"
+          ? [opts.mode.script!]
+          : [NEXT_BIN, "start", opts.projectDir, ...listen]),
+    ],
     {
       cwd: opts.projectDir,
-      env: { ...opts.env, PORT: String(port), ...(serve ? { WEB_CONCURRENCY: String(opts.mode!.workers) } : {}) },
+      env: { ...opts.env, PORT: String(port), HOSTNAME: "127.0.0.1", ...(serve ? { WEB_CONCURRENCY: String(opts.mode!.workers) } : {}) },
     },
     opts.onOutput,
   );

@@ -38,7 +38,7 @@ export async function startService(opts: {
   /** Another checkout to measure instead of this one. */
   dir?: string;
   /** Extra settings, e.g. NODE_OPTIONS for a profile. */
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>;
   /** How to run it; `defaultServeMode()` unless told. */
   mode?: ServeMode;
   /** Every line the service writes. */
