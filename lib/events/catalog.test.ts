@@ -29,8 +29,16 @@ describe("the event catalog", () => {
     expect(lists, "take the kinds from lib/events/catalog.ts").toEqual({});
   });
 
-  it("gives the OpenAPI document its kinds: subscriptions' enum, the payload's type and object type", () => {
-    const doc = openApiDocument("http://localhost") as unknown as { components: { schemas: Record<string, Schema> } };
+  it("gives the OpenAPI document its kinds: subscriptions' enum, the payload's type and object type, one webhook each", () => {
+    const doc = openApiDocument("http://localhost") as unknown as {
+      components: { schemas: Record<string, Schema> };
+      webhooks: Record<string, { post: { summary: string; requestBody: { content: Record<string, { schema: Schema }> } } }>;
+    };
+    expect(Object.keys(doc.webhooks)).toEqual(EVENT_TYPES);
+    for (const [type, entry] of Object.entries(doc.webhooks)) {
+      expect(entry.post.summary).toBe(EVENT_KINDS[type as keyof typeof EVENT_KINDS].description);
+      expect(entry.post.requestBody.content["application/json"]!.schema.properties!.type).toMatchObject({ const: type });
+    }
     const schemas = doc.components.schemas;
     expect(schemas.WebhookEventType!.enum).toEqual(SUBSCRIBABLE_EVENT_TYPES);
     expect(schemas.EventType!.enum).toEqual(EVENT_TYPES);

@@ -58,14 +58,14 @@ export const EVENT_SCOPES: Readonly<Partial<Record<EventType, Scope>>> = Object.
 /** Kinds addressed to one app through the event's `client_id`. */
 export const APP_ADDRESSED_EVENT_TYPES: readonly EventType[] = kinds.filter(([, k]) => k.to === "app").map(([t]) => t);
 
-const described = (types: readonly EventType[]) => types.map((t) => `\`${t}\` (${EVENT_KINDS[t].description.replace(/\.$/, "")})`).join(", ");
+const described = (types: readonly EventType[]) => types.map((t) => `\`${t}\`: ${EVENT_KINDS[t].description}`).join(" ");
 
-export const EventType = z.enum(EVENT_TYPES).meta({ id: "EventType", description: `The kind of event: ${described(EVENT_TYPES)}.` });
+export const EventType = z.enum(EVENT_TYPES).meta({ id: "EventType", description: `The kind of event. ${described(EVENT_TYPES)}` });
 
 /** The kinds a webhook subscription can ask for (SPEC §6.1, CONTRACT §7). */
 export const SubscribableEventType = z
   .enum(SUBSCRIBABLE_EVENT_TYPES)
-  .meta({ id: "WebhookEventType", description: `A kind a subscription can ask for: ${described(SUBSCRIBABLE_EVENT_TYPES)}.` });
+  .meta({ id: "WebhookEventType", description: `A kind a subscription can ask for. ${described(SUBSCRIBABLE_EVENT_TYPES)}` });
 
 /** SPEC §2.2: the thin event, exactly as a delivery's body carries it and `/v1/app/events` lists it. */
 export const WebhookEvent = z
