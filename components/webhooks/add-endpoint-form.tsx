@@ -6,9 +6,8 @@ import { ConsoleApiError, consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Notice } from "@/components/ui/notice";
-import { WEBHOOK_EVENT_TYPES } from "@/lib/app-events/schemas";
 import type { SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
-import { EVENT_TYPE_LABELS, webhooksPath } from "./shared";
+import { EVENT_OPTIONS, webhooksPath } from "./shared";
 
 /**
  * URL and event types of a new endpoint. Submitting runs the verification handshake on the
@@ -26,7 +25,7 @@ export function AddEndpointForm({
   onCancel: () => void;
 }) {
   const [url, setUrl] = useState("");
-  const [events, setEvents] = useState<string[]>(["activity.created", "activity.updated"]);
+  const [events, setEvents] = useState<string[]>(() => EVENT_OPTIONS.filter((o) => o.checked).map((o) => o.type));
   const [verifyToken, setVerifyToken] = useState("");
   const create = useMutation({
     mutationFn: () =>
@@ -76,7 +75,7 @@ export function AddEndpointForm({
       <fieldset>
         <legend className="text-sm font-medium text-slate-700">Events</legend>
         <div className="mt-2 grid gap-2 sm:grid-cols-2">
-          {WEBHOOK_EVENT_TYPES.map((t) => (
+          {EVENT_OPTIONS.map(({ type: t, label, scope }) => (
             <label key={t} className="flex cursor-pointer items-start gap-2 rounded-md border border-slate-200 p-2 text-sm">
               <input
                 type="checkbox"
@@ -86,7 +85,10 @@ export function AddEndpointForm({
               />
               <span>
                 <span className="font-mono text-xs">{t}</span>
-                <span className="block text-xs text-slate-600">{EVENT_TYPE_LABELS[t]}</span>
+                <span className="block text-xs text-slate-600">
+                  {label}
+                  {scope && ` Needs ${scope}.`}
+                </span>
               </span>
             </label>
           ))}

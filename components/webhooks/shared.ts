@@ -1,3 +1,4 @@
+import { EVENT_KINDS, EVENT_SCOPES, SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "@/lib/events/catalog";
 import type { ListDeliveriesQuery } from "@/lib/webhooks/subscriptions/schemas";
 
 export type DeliveryFilter = NonNullable<ListDeliveriesQuery["status"]> | "all";
@@ -11,13 +12,21 @@ export const deliveriesKey = (clientId: string, subscriptionId: string, filter?:
 export const webhooksPath = (clientId: string) => `/api/console/apps/${encodeURIComponent(clientId)}/webhooks`;
 export const subscriptionPath = (clientId: string, id: string) => `${webhooksPath(clientId)}/${encodeURIComponent(id)}`;
 
-/** What each event type means, for the checkboxes and the list. */
-export const EVENT_TYPE_LABELS: Record<string, string> = {
-  "activity.created": "An athlete recorded an activity",
-  "activity.updated": "An athlete changed an activity",
-  "metric.created": "An athlete recorded a body metric (needs metrics.read)",
-  "athlete.deauthorized": "An athlete disconnected the app",
-};
+/** A signing secret shown once, after creation or rotation. */
+export type RevealedSecret = { title: string; url: string; secret: string; note: string };
+
+/**
+ * The event types a new endpoint can subscribe to, from the event catalog, with what each means
+ * and the scope an athlete's grant needs for the app to receive it. The activity events start
+ * checked: they are what most apps come for.
+ */
+export const EVENT_OPTIONS: readonly { type: SubscribableEventType; label: string; scope: string | null; checked: boolean }[] =
+  SUBSCRIBABLE_EVENT_TYPES.map((type) => ({
+    type,
+    label: EVENT_KINDS[type].description,
+    scope: EVENT_SCOPES[type] ?? null,
+    checked: EVENT_KINDS[type].objectType === "activity",
+  }));
 
 /** Why an attempt got no HTTP answer, in words. */
 export const NOT_SENT_LABELS: Record<string, string> = {

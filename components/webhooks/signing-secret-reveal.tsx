@@ -2,7 +2,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Notice } from "@/components/ui/notice";
-import type { RevealedSecret } from "./webhooks-panel";
+import type { RevealedSecret } from "./shared";
 
 /** A subscription's signing secret right after creation or rotation: it is never shown again. */
 export function SigningSecretReveal({ revealed, onDone }: { revealed: RevealedSecret; onDone: () => void }) {

@@ -7,12 +7,9 @@ import { Button } from "@/components/ui/button";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import { DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES } from "@/lib/webhooks/retry-policy";
-import type { Delivery, Subscription, SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
+import type { Delivery, Subscription, SubscriptionWithSecret, UpdatedSubscription } from "@/lib/webhooks/subscriptions/schemas";
 import { DeliveryLog } from "./delivery-log";
-import { deliveriesKey, subscriptionPath, webhooksKey } from "./shared";
-import type { RevealedSecret } from "./webhooks-panel";
-
-type Updated = Subscription & { redelivered?: number };
+import { deliveriesKey, subscriptionPath, webhooksKey, type RevealedSecret } from "./shared";
 
 function StatusBadge({ sub }: { sub: Subscription }) {
   const failing = sub.status === "active" && sub.consecutive_failures >= FAILING_AFTER_FAILURES;
@@ -38,7 +35,7 @@ export function SubscriptionItem({ clientId, sub, onSecret }: { clientId: string
 
   const reenable = useMutation({
     mutationFn: (redeliver: boolean) =>
-      consoleFetch<Updated>(path, { method: "PATCH", body: redeliver ? { status: "active", redeliver_failed: true } : { status: "active" } }),
+      consoleFetch<UpdatedSubscription>(path, { method: "PATCH", body: redeliver ? { status: "active", redeliver_failed: true } : { status: "active" } }),
     onSuccess: (u) => {
       setNotice(
         u.redelivered === undefined

@@ -13,11 +13,9 @@ import type { Subscription, SubscriptionWithSecret } from "@/lib/webhooks/subscr
 import { AddEndpointForm } from "./add-endpoint-form";
 import { SigningSecretReveal } from "./signing-secret-reveal";
 import { SubscriptionItem } from "./subscription-item";
-import { webhooksKey, webhooksPath } from "./shared";
+import { webhooksKey, webhooksPath, type RevealedSecret } from "./shared";
 
 const noRetryOn4xx = (failures: number, err: Error) => !(err instanceof ConsoleApiError && err.status < 500) && failures < 1;
-
-export type RevealedSecret = { title: string; url: string; secret: string; note: string };
 
 /** An app's webhook subscriptions: add (with the handshake's result), manage, and read each delivery log. */
 export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId: string; allowPrivate: boolean; apiBaseUrl: string }) {

@@ -5,10 +5,10 @@ import { events, webhookSubscriptions } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { decodeCursor, page } from "../http/pagination";
 import { appIdOf } from "../webhooks/subscriptions/owned-subscription";
-import { EVENT_SCOPES } from "../webhooks/event-scope";
+import { APP_ADDRESSED_EVENT_TYPES, EVENT_SCOPES, SUBSCRIBABLE_EVENT_TYPES, type WebhookEvent } from "../events/catalog";
 import { entitledAt } from "../webhooks/entitlement";
 import { eventPayload } from "../webhooks/payload";
-import { WEBHOOK_EVENT_TYPES, type ListAppEventsQuery, type WebhookEvent } from "./schemas";
+import type { ListAppEventsQuery } from "./schemas";
 
 export const APP_EVENTS_DAYS = 30;
 
@@ -50,15 +50,16 @@ export async function listAppEvents({
 }): Promise<{ data: WebhookEvent[]; next_cursor: string | null }> {
   const appId = await appIdOf(ctx, clientId);
   const subs = await ctx.db.select({ events: webhookSubscriptions.events }).from(webhookSubscriptions).where(eq(webhookSubscriptions.clientId, appId));
-  const covered = WEBHOOK_EVENT_TYPES.filter((t) => subs.some((s) => s.events.includes(t)));
+  const covered = SUBSCRIBABLE_EVENT_TYPES.filter((t) => subs.some((s) => s.events.includes(t)));
   const after = query.after ? await afterSeq(ctx, query.after) : 0;
   if (!covered.length) return { data: [], next_cursor: null };
 
   // Kinds addressed to one app (athlete.deauthorized) follow the end of a grant and need no scope.
+  const appTypes = covered.filter((t) => APP_ADDRESSED_EVENT_TYPES.includes(t));
   const athleteTypes = covered.filter((t) => EVENT_SCOPES[t]);
   const branches: SQL[] = [];
-  if (covered.includes("athlete.deauthorized")) {
-    branches.push(sql`(${events.type} = 'athlete.deauthorized' and ${events.clientId} = ${appId})`);
+  if (appTypes.length) {
+    branches.push(sql`(${inArray(events.type, appTypes)} and ${events.clientId} = ${appId})`);
   }
   if (athleteTypes.length) {
     // Judged as fan-out judges it: as of when the event occurred (lib/webhooks/entitlement.ts).

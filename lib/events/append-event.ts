@@ -1,21 +1,36 @@
 import type { Db } from "../db/client";
 import { events } from "../db/schema";
 import { newId } from "../ids";
+import { EVENT_KINDS, type SubscribableEventType } from "./catalog";
 import { notifyWork } from "./notify";
 
-export type EventType = "activity.created" | "activity.updated" | "metric.created" | "athlete.deauthorized";
-export const EVENT_TYPES: EventType[] = ["activity.created", "activity.updated", "metric.created", "athlete.deauthorized"];
+type Kinds = typeof EVENT_KINDS;
+
+/**
+ * An event to append: its kind fixes the object type (the argument, if given, must agree), and a
+ * kind addressed to one app must name it.
+ */
+export type NewEvent<T extends SubscribableEventType> = {
+  type: T;
+  athleteId: string;
+  objectId: string;
+  objectType?: Kinds[T]["objectType"];
+} & (Kinds[T]["to"] extends "app" ? { clientId: string } : { clientId?: undefined });
 
 /**
  * Appends to the outbox. Call it with the transaction that made the change: the event, and
  * the notification that wakes the webhook runners, exist exactly when the change commits.
  */
-export async function appendEvent(
-  tx: Db,
-  e: { type: EventType; athleteId: string; objectId: string; objectType: string; clientId?: string },
-): Promise<string> {
+export async function appendEvent<T extends SubscribableEventType>(tx: Db, e: NewEvent<T>): Promise<string> {
   const id = newId("evt");
-  await tx.insert(events).values({ id, ...e, clientId: e.clientId ?? null });
+  await tx.insert(events).values({
+    id,
+    type: e.type,
+    athleteId: e.athleteId,
+    objectId: e.objectId,
+    objectType: EVENT_KINDS[e.type].objectType,
+    clientId: e.clientId ?? null,
+  });
   await notifyWork(tx, "outbox");
   return id;
 }

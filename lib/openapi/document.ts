@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { createDocument } from "zod-openapi";
-import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from "zod-openapi";
+import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponseObject } from "zod-openapi";
+import { EVENT_KINDS, EVENT_TYPES, WebhookEvent } from "../events/catalog";
 import { PROBLEM_CODES, type ProblemCode } from "../http/errors";
 import type { Operation } from "../http/operation";
 import { SCOPES } from "../auth/scopes";
+import { SIGNATURE_HEADER } from "../webhooks/signature";
 import { HandshakeReport } from "../webhooks/subscriptions/schemas";
 import { OPERATIONS } from "./operations";
 
@@ -120,6 +122,40 @@ function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
   };
 }
 
+/** OpenAPI 3.1 `webhooks`: what the service POSTs to a subscriber, one entry for each kind in the event catalog. */
+function webhookDeliveries(): ZodOpenApiPathsObject {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => {
+      const kind: (typeof EVENT_KINDS)[keyof typeof EVENT_KINDS] = EVENT_KINDS[type];
+      const to =
+        kind.to === "grants"
+          ? `Sent to each subscription covering it whose app the athlete had authorized, with \`${kind.scope}\`, when it occurred.`
+          : kind.to === "app"
+            ? "Sent only to the subscriptions covering it of the app the event concerns."
+            : "Sent only when asked for, to the one subscription named (`POST /v1/app/webhooks/{id}/send-test-event`); no subscription can subscribe to it.";
+      const operation: ZodOpenApiOperationObject = {
+        operationId: `${type.replace(/\.(.)/g, (_, c: string) => c.toUpperCase())}Event`,
+        summary: kind.description,
+        description: `${to} The body is the thin event; fetch the object from the API for detail.`,
+        tags: ["Webhooks"],
+        requestParams: {
+          header: z.object({
+            [SIGNATURE_HEADER]: z.string().meta({ description: "`t=<unix>,v1=<hex>`: HMAC-SHA256 of `<t>.<raw body>` with the subscription's secret (one `v1` per live secret)." }),
+          }),
+        },
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: WebhookEvent.extend({ type: z.literal(type), object_type: z.literal(kind.objectType) }) } },
+        },
+        responses: {
+          "2XX": { description: "Any 2xx acknowledges the delivery. Any other answer, or none, is retried with backoff, and a long enough streak of failures disables the subscription." },
+        },
+      };
+      return [type, { post: operation }];
+    }),
+  );
+}
+
 let cached: { baseUrl: string; doc: ReturnType<typeof createDocument> } | undefined;
 
 /** The OpenAPI 3.1 document, built from the same zod schemas that validate requests and shape responses. */
@@ -182,6 +218,7 @@ export function openApiDocument(baseUrl: string) {
       },
     },
     paths,
+    webhooks: webhookDeliveries(),
   });
   cached = { baseUrl, doc };
   return doc;

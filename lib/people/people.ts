@@ -15,7 +15,7 @@ export function hashPassword(password: string): Promise<string> {
   return hash(password, ARGON2);
 }
 
-export type Person = { id: string; email: string; name: string | null };
+export type Person = Pick<typeof users.$inferSelect, "id" | "email" | "name">;
 
 export class EmailTakenError extends Error {
   constructor() {

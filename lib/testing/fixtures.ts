@@ -11,6 +11,7 @@ import type { Scope } from "../auth/scopes";
 import { SCOPE_NAMES } from "../auth/scopes";
 import { createTestDatabase } from "./db";
 import { startTestServer } from "./server";
+import { expectWireShape } from "./wire-shape";
 
 export type Api = {
   url: string;
@@ -18,6 +19,7 @@ export type Api = {
   person: (opts?: PersonOpts) => Promise<{ id: string; email: string }>;
   pat: (userId: string, scopes?: readonly Scope[], expiresInDays?: 7 | 30 | 90 | 365 | null) => Promise<string>;
   team: (coachId: string, members: string[], opts?: { name?: string; memberStatus?: "active" | "invited" }) => Promise<string>;
+  /** A request to the test server; a successful `/v1` answer must be exactly its operation's schema (`expectWireShape`). */
   call: (token: string | null, method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }) => Promise<Response>;
   /**
    * A confidential app (owned by a new person) and a client-credentials token from
@@ -100,7 +102,7 @@ export function setupApi(): Api {
     async as(userId) {
       return { ctx: { db: await getDb(), actor: { kind: "session" as const, userId } } };
     },
-    call(token, method, path, init = {}) {
+    async call(token, method, path, init = {}) {
       const headers: Record<string, string> = { ...init.headers };
       if (token) headers.authorization = `Bearer ${token}`;
       let body: string | undefined;
@@ -108,7 +110,9 @@ export function setupApi(): Api {
         body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
         headers["content-type"] ??= "application/json";
       }
-      return fetch(api.url + path, { method, headers, body });
+      const res = await fetch(api.url + path, { method, headers, body });
+      await expectWireShape(method, path, res);
+      return res;
     },
   };
   beforeAll(async () => {

@@ -3,6 +3,10 @@
 // (a problem document with a code of CONTRACT §3, or RFC 6749's shape on the OAuth endpoints).
 // Used by the fault scenario (`npm run bench -- faults`) and by the property tests.
 import fc from "fast-check";
+import { SPORT_TYPES } from "../activities/schemas";
+import { SCOPE_NAMES } from "../auth/scopes";
+import { EVENT_TYPES } from "../events/catalog";
+import { METRIC_TYPES } from "../metrics/schemas";
 import type { RawAnswer } from "./raw-http";
 
 export type Family = "v1" | "oauth" | "authorize" | "console";
@@ -155,10 +159,11 @@ const numberish = fc.oneof(
 /** Written into JSON text as is: literals JSON.stringify cannot produce. */
 const rawNumberText = fc.constantFrom("1e999", "-1e999", "NaN", "Infinity", "01", "1.", ".5", "0x10", "9".repeat(400), "1_000", "+1");
 
-const sportType = fc.oneof(fc.constantFrom("run", "trail_run", "ride", "virtual_ride", "swim", "walk", "hike", "row", "ski", "strength", "yoga", "other"), fc.constantFrom("RUN", "run ", "jog", "rün", "", "Run"), nastyString);
-const metricType = fc.oneof(fc.constantFrom("body_mass_kg", "resting_heart_rate_hz", "heart_rate_variability_s", "sleep_duration_s"), fc.constantFrom("weight", "BODY_MASS_KG", "steps"), nastyString);
-const scope = fc.oneof(fc.constantFrom("athlete.read", "activities.read", "activities.write", "metrics.read", "metrics.write", "teams.read", "location.read"), fc.constantFrom("admin", "*", "activities:read", "openid"), nastyString);
-const eventType = fc.oneof(fc.constantFrom("activity.created", "activity.updated", "metric.created", "athlete.deauthorized", "activity.deleted"), fc.constantFrom("*", "activity.*", "ping"), nastyString);
+// Valid values come from the schemas they must pass; the near misses are written here.
+const sportType = fc.oneof(fc.constantFrom(...SPORT_TYPES), fc.constantFrom("RUN", "run ", "jog", "rün", "", "Run"), nastyString);
+const metricType = fc.oneof(fc.constantFrom(...METRIC_TYPES), fc.constantFrom("weight", "BODY_MASS_KG", "steps"), nastyString);
+const scope = fc.oneof(fc.constantFrom(...SCOPE_NAMES), fc.constantFrom("location.read", "admin", "*", "activities:read", "openid"), nastyString);
+const eventType = fc.oneof(fc.constantFrom(...EVENT_TYPES), fc.constantFrom("activity.deleted", "*", "activity.*", "ping"), nastyString);
 /** Webhook and redirect URLs, all on loopback: the service must not be sent anywhere else. */
 const loopbackUrl = fc.oneof(
   fc.constantFrom(

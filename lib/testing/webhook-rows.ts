@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { oauthClients, oauthGrants, webhookSubscriptions } from "../db/schema";
 import { seal } from "../crypto/seal";
 import { sha256Hex } from "../crypto/random";
+import { SUBSCRIBABLE_EVENT_TYPES } from "../events/catalog";
 
 const rand = () => randomBytes(6).toString("hex");
 
@@ -28,7 +29,7 @@ export function webhookRows(db: () => Promise<Db>) {
     async subscribe(
       clientId: string,
       url: string,
-      events: string[] = ["activity.created", "activity.updated", "metric.created", "athlete.deauthorized"],
+      events: string[] = [...SUBSCRIBABLE_EVENT_TYPES],
       over: Partial<typeof webhookSubscriptions.$inferInsert> = {},
     ): Promise<{ id: string; secret: string }> {
       const id = `whs_${rand()}`;

@@ -1,11 +1,5 @@
-import type { Scope } from "../auth/scopes";
-
 /**
- * SPEC §6.2 (3): the scope an event's data sits behind. An app whose grant lacks it never
- * receives the event. Kinds not listed here go to no one through a grant.
+ * SPEC §6.2 (3): the scope an event's data sits behind, taken from the event catalog. Kinds
+ * not listed go to no one through a grant.
  */
-export const EVENT_SCOPES: Readonly<Record<string, Scope>> = {
-  "activity.created": "activities.read",
-  "activity.updated": "activities.read",
-  "metric.created": "metrics.read",
-};
+export { EVENT_SCOPES } from "../events/catalog";

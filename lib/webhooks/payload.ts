@@ -1,24 +1,18 @@
 import type { events } from "../db/schema";
-
-/** SPEC §2.2: the thin event a subscriber receives. Nothing about the object itself. */
-export type WebhookEventPayload = {
-  id: string;
-  type: string;
-  athlete_id: string;
-  object_id: string;
-  object_type: string;
-  occurred_at: string;
-};
+import type { EventType, WebhookEvent } from "../events/catalog";
 
 type EventRow = Pick<typeof events.$inferSelect, "id" | "type" | "athleteId" | "objectId" | "objectType" | "occurredAt">;
 
-export function eventPayload(e: EventRow): WebhookEventPayload {
+/** SPEC §2.2: the thin event a subscriber receives, in the shape of the catalog's `WebhookEvent`. */
+export function eventPayload(e: EventRow): WebhookEvent {
   return {
     id: e.id,
-    type: e.type,
+    // The outbox is written only with the catalog's kinds (appendEvent, sendTestEvent), each
+    // with its kind's object type; the column is plain text because the schema knows no domain.
+    type: e.type as EventType,
     athlete_id: e.athleteId,
     object_id: e.objectId,
-    object_type: e.objectType,
+    object_type: e.objectType as WebhookEvent["object_type"],
     occurred_at: new Date(e.occurredAt).toISOString(),
   };
 }

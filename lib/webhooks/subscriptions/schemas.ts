@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WebhookEvent, WebhookEventType } from "../../app-events/schemas";
+import { SubscribableEventType, WebhookEvent } from "../../events/catalog";
 import { Cursor, Instant, Limit, listOf } from "../../http/schemas";
 
 const IdParam = z.string().min(1).max(64);
@@ -16,10 +16,10 @@ const WebhookUrl = z.string().trim().min(1, "give the endpoint's URL").meta({
 });
 
 const EventTypes = z
-  .array(WebhookEventType)
+  .array(SubscribableEventType)
   .min(1, "subscribe to at least one event type")
   .transform((types) => [...new Set(types)])
-  .meta({ description: "The event types to deliver: any of `activity.created`, `activity.updated`, `metric.created`, `athlete.deauthorized`." });
+  .meta({ description: "The event types to deliver, at least one (see `WebhookEventType`)." });
 
 const VerifyToken = z
   .string()
@@ -60,7 +60,7 @@ export const Subscription = z
   .object({
     id: z.string().meta({ example: "whs_5tR8nL2xQ7mK1vB9cZ4pHs" }),
     url: z.string(),
-    events: z.array(WebhookEventType),
+    events: z.array(SubscribableEventType),
     status: z.enum(["active", "disabled"]),
     consecutive_failures: z.number().int().min(0).meta({ description: "Failed attempts in a row; back to 0 on any success. At 10 the subscription is failing, at 20 disabled." }),
     failing_since: Instant.nullable().meta({ description: "When the current streak of failures began; null while deliveries succeed." }),
@@ -81,6 +81,7 @@ export type SubscriptionWithSecret = z.output<typeof SubscriptionWithSecret>;
 export const UpdatedSubscription = Subscription.extend({
   redelivered: z.number().int().optional().meta({ description: "With `redeliver_failed`: how many deliveries were queued again." }),
 }).meta({ id: "UpdatedWebhookSubscription" });
+export type UpdatedSubscription = z.output<typeof UpdatedSubscription>;
 
 export const ListSubscriptionsQuery = z.object({ limit: Limit, cursor: Cursor });
 export const SubscriptionList = listOf(Subscription, "WebhookSubscriptionList");
