@@ -5,7 +5,6 @@ import { getDb, type Db } from "../db/client";
 import { getEnv } from "../env";
 import { errorText, log } from "../log";
 import type { Actor, Ctx } from "../auth/actor";
-import { inTransaction } from "../db/transaction";
 import { resolveBearer, type ResolvedBearer } from "../tokens/resolve-bearer";
 import { clientAddress } from "./client-address";
 import { ApiError } from "./errors";
@@ -16,7 +15,7 @@ import { readJsonBody } from "./body";
 import { isRawJson } from "./raw-json";
 import { parseWith } from "./validation";
 import { claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
-import type { BeforeArgs, CtxFor, HandlerArgs, HttpMethod, Operation, OperationHandler, RouteIo, WriteCtx } from "./operation";
+import { inWriteCtx, type BeforeArgs, type CtxFor, type HandlerArgs, type HttpMethod, type Operation, type OperationHandler, type RouteIo, type WriteCtx } from "./operation";
 
 export type RouteContext = { params: Promise<Record<string, string | string[]>> };
 export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & {
@@ -191,7 +190,7 @@ export function jsonResponse(headers: Headers, status: number, payload: unknown)
 
 /**
  * Runs a route's verb with the context its method calls for: a read gets the plain database,
- * a write the transaction this opens (`inTransaction`), the only one it runs in: the
+ * a write the transaction this opens (`inWriteCtx`), the only one it runs in: the
  * Idempotency-Key's claim and stored answer go into the same one.
  */
 export function runVerb<T>(
@@ -200,8 +199,7 @@ export function runVerb<T>(
   ctx: Omit<Ctx, "db">,
   verb: (ctx: Ctx | WriteCtx) => Promise<T>,
 ): Promise<T> {
-  if (method === "GET") return verb({ ...ctx, db });
-  return inTransaction(db, (tx) => verb({ ...ctx, db: tx }));
+  return method === "GET" ? verb({ ...ctx, db }) : inWriteCtx({ ...ctx, db }, verb);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { RawJson } from "./raw-json";
 import type { z } from "zod";
 import type { Scope } from "../auth/scopes";
 import type { Actor, Ctx } from "../auth/actor";
-import type { Tx } from "../db/transaction";
+import { inTransaction, type Tx } from "../db/transaction";
 import type { ProblemCode } from "./errors";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -15,6 +15,14 @@ export type WriteMethod = Exclude<HttpMethod, "GET">;
  * so a write verb hands it to reads as it is.
  */
 export type WriteCtx<A extends Actor = Actor> = Omit<Ctx<A>, "db"> & { db: Tx };
+
+/**
+ * A write verb called outside the route wrappers (seed, tests, scripts), in a transaction of
+ * its own opened by `inTransaction`, as a wrapper would: `inWriteCtx(ctx, (ctx) => createActivity({ ctx, … }))`.
+ */
+export function inWriteCtx<A extends Actor, T>(ctx: Ctx<A>, verb: (ctx: WriteCtx<A>) => Promise<T>): Promise<T> {
+  return inTransaction(ctx.db, (tx) => verb({ ...ctx, db: tx }));
+}
 
 /** The context an operation's handler gets: reads the plain database, writes the open transaction. */
 export type CtxFor<M extends HttpMethod> = [M] extends [WriteMethod] ? WriteCtx : Ctx;

@@ -9,14 +9,13 @@ import { refusal, setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { disconnectApp } from "./disconnect-app";
 import { listConnectedApps } from "./list-connected-apps";
-import { inTransaction } from "../db/transaction";
-import type { WriteCtx } from "../http/operation";
+import { inWriteCtx, type WriteCtx } from "../http/operation";
 
 const api = setupApi();
 
 /** A write verb called as the signed-in person, in a transaction of its own (as the console's wrapper runs it). */
 async function writeAs<T>(userId: string, verb: (ctx: WriteCtx) => Promise<T>): Promise<T> {
-  return inTransaction(await api.db(), (tx) => verb({ db: tx, actor: { kind: "session", userId } }));
+  return inWriteCtx({ db: await api.db(), actor: { kind: "session", userId } }, verb);
 }
 
 const rand = () => randomBytes(6).toString("hex");
@@ -154,7 +153,7 @@ describe("disconnectApp", () => {
 
   it("refuses a client-credentials actor", async () => {
     const err = await refusal(
-      inTransaction(await api.db(), (tx) => disconnectApp({ ctx: { db: tx, actor: { kind: "app", clientId: "x" } }, grantId: "grt_x" })),
+      inWriteCtx({ db: await api.db(), actor: { kind: "app", clientId: "x" } }, (ctx) => disconnectApp({ ctx, grantId: "grt_x" })),
     );
     expect(err.code).toBe("client_credentials_not_allowed");
   });

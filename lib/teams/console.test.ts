@@ -8,14 +8,13 @@ import { inviteAthlete } from "./invite-athlete";
 import { listCoachedTeams } from "./list-coached-teams";
 import { listMyMemberships } from "./list-my-memberships";
 import { respondToInvitation } from "./respond-to-invitation";
-import { inTransaction } from "../db/transaction";
-import type { WriteCtx } from "../http/operation";
+import { inWriteCtx, type WriteCtx } from "../http/operation";
 
 const api = setupApi();
 
 /** A write verb called as the signed-in person, in a transaction of its own (as the console's wrapper runs it). */
 async function writeAs<T>(userId: string, verb: (ctx: WriteCtx) => Promise<T>): Promise<T> {
-  return inTransaction(await api.db(), (tx) => verb({ db: tx, actor: { kind: "session", userId } }));
+  return inWriteCtx({ db: await api.db(), actor: { kind: "session", userId } }, verb);
 }
 
 describe("createTeam", () => {
