@@ -75,10 +75,13 @@ type ConsoleVerb<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, 
  * webhook handshake, see `handle`): it runs first, on the plain database, must not write, and
  * what it returns is the verb's `prepared`.
  */
-export function consoleHandler<P extends z.ZodType = z.ZodNever, Q extends z.ZodType = z.ZodNever, B extends z.ZodType = z.ZodNever, R extends z.ZodType = z.ZodNever, M extends HttpMethod = HttpMethod>(
-  op: ConsoleOperation<P, Q, B, R, M>,
-  fn: ConsoleVerb<P, Q, B, R, M, undefined>,
-): RouteHandler;
+export function consoleHandler<
+  P extends z.ZodType = z.ZodNever,
+  Q extends z.ZodType = z.ZodNever,
+  B extends z.ZodType = z.ZodNever,
+  R extends z.ZodType = z.ZodNever,
+  M extends HttpMethod = HttpMethod,
+>(op: ConsoleOperation<P, Q, B, R, M>, fn: ConsoleVerb<P, Q, B, R, M, undefined>): RouteHandler;
 export function consoleHandler<
   P extends z.ZodType = z.ZodNever,
   Q extends z.ZodType = z.ZodNever,
