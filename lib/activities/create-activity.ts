@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { activitySource, type Ctx } from "../auth/actor";
+import { activitySource } from "../auth/actor";
+import type { WriteCtx } from "../http/operation";
 import { activities } from "../db/schema";
 import { appendEvent } from "../events/append-event";
 import { newId } from "../ids";
@@ -7,15 +8,16 @@ import { assertSelf, requireAthleteActor } from "../athletes/reach";
 import type { CreateActivityInput } from "./schemas";
 import { toActivityWire } from "./to-wire";
 
-/** Records an activity for the actor and emits `activity.created` in the same transaction. */
+/** Records an activity for the actor and emits `activity.created` in the caller's transaction. */
 export async function createActivity({
   ctx,
   athleteId,
   input,
 }: {
-  ctx: Ctx;
+  ctx: WriteCtx;
   athleteId: string;
-  input: z.output<typeof CreateActivityInput> }) {
+  input: z.output<typeof CreateActivityInput>;
+}) {
   requireAthleteActor(ctx.actor);
   assertSelf(ctx.actor, athleteId);
   const actor = ctx.actor;
@@ -24,29 +26,27 @@ export async function createActivity({
     (input.distance_m != null && (input.moving_time_s ?? input.elapsed_time_s) > 0
       ? input.distance_m / (input.moving_time_s ?? input.elapsed_time_s)
       : null);
-  return ctx.db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(activities)
-      .values({
-        id: newId("act"),
-        athleteId: actor.userId,
-        name: input.name,
-        sportType: input.sport_type,
-        startLocal: input.start_local.replace("T", " "),
-        elapsedTimeS: input.elapsed_time_s,
-        movingTimeS: input.moving_time_s ?? null,
-        distanceM: input.distance_m ?? null,
-        elevationGainM: input.elevation_gain_m ?? null,
-        averageSpeedMps: averageSpeed,
-        maxSpeedMps: input.max_speed_mps ?? null,
-        averageHeartRateHz: input.average_heart_rate_hz ?? null,
-        maxHeartRateHz: input.max_heart_rate_hz ?? null,
-        averagePowerW: input.average_power_w ?? null,
-        energyJ: input.energy_j ?? null,
-        source: activitySource(actor),
-      })
-      .returning();
-    await appendEvent(tx, { type: "activity.created", athleteId: actor.userId, objectId: row!.id, objectType: "activity" });
-    return toActivityWire(row!);
-  });
+  const [row] = await ctx.db
+    .insert(activities)
+    .values({
+      id: newId("act"),
+      athleteId: actor.userId,
+      name: input.name,
+      sportType: input.sport_type,
+      startLocal: input.start_local.replace("T", " "),
+      elapsedTimeS: input.elapsed_time_s,
+      movingTimeS: input.moving_time_s ?? null,
+      distanceM: input.distance_m ?? null,
+      elevationGainM: input.elevation_gain_m ?? null,
+      averageSpeedMps: averageSpeed,
+      maxSpeedMps: input.max_speed_mps ?? null,
+      averageHeartRateHz: input.average_heart_rate_hz ?? null,
+      maxHeartRateHz: input.max_heart_rate_hz ?? null,
+      averagePowerW: input.average_power_w ?? null,
+      energyJ: input.energy_j ?? null,
+      source: activitySource(actor),
+    })
+    .returning();
+  await appendEvent(ctx.db, { type: "activity.created", athleteId: actor.userId, objectId: row!.id, objectType: "activity" });
+  return toActivityWire(row!);
 }

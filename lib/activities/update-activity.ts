@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
-import type { Ctx } from "../auth/actor";
+import type { WriteCtx } from "../http/operation";
 import { activities } from "../db/schema";
 import { appendEvent } from "../events/append-event";
 import { ApiError } from "../http/errors";
@@ -26,7 +26,7 @@ const COLUMNS = {
 } as const satisfies Record<keyof z.output<typeof UpdateActivityInput>, keyof typeof activities.$inferInsert>;
 
 /**
- * Changes the actor's own activity and emits `activity.updated` in the same transaction.
+ * Changes the actor's own activity and emits `activity.updated` in the caller's transaction.
  * A coach reads their athletes' activities but does not edit them.
  */
 export async function updateActivity({
@@ -34,7 +34,7 @@ export async function updateActivity({
   activityId,
   input,
 }: {
-  ctx: Ctx;
+  ctx: WriteCtx;
   activityId: string;
   input: z.output<typeof UpdateActivityInput>;
 }) {
@@ -50,9 +50,7 @@ export async function updateActivity({
     if (value === undefined) continue;
     (set as Record<string, unknown>)[column] = field === "start_local" && typeof value === "string" ? value.replace("T", " ") : value;
   }
-  return ctx.db.transaction(async (tx) => {
-    const [row] = await tx.update(activities).set(set).where(eq(activities.id, activityId)).returning();
-    await appendEvent(tx, { type: "activity.updated", athleteId: actor.userId, objectId: activityId, objectType: "activity" });
-    return toActivityWire(row!);
-  });
+  const [row] = await ctx.db.update(activities).set(set).where(eq(activities.id, activityId)).returning();
+  await appendEvent(ctx.db, { type: "activity.updated", athleteId: actor.userId, objectId: activityId, objectType: "activity" });
+  return toActivityWire(row!);
 }

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import type { Ctx } from "../auth/actor";
+import type { WriteCtx } from "../http/operation";
 import { athleteProfiles, users } from "../db/schema";
 import { isValidTimezone } from "../time/local";
 import { getAthleteProfile } from "./get-athlete-profile";
@@ -16,17 +16,15 @@ export const UpdateProfileInput = z.strictObject({
 });
 
 /** The athlete's own settings (console): name, timezone, units. */
-export async function updateProfile({ ctx, input }: { ctx: Ctx; input: z.output<typeof UpdateProfileInput> }) {
+export async function updateProfile({ ctx, input }: { ctx: WriteCtx; input: z.output<typeof UpdateProfileInput> }) {
   requireAthleteActor(ctx.actor);
   const userId = ctx.actor.userId;
-  await ctx.db.transaction(async (tx) => {
-    if (input.name !== undefined) await tx.update(users).set({ name: input.name }).where(eq(users.id, userId));
-    if (input.timezone !== undefined || input.uses_metric_units !== undefined) {
-      await tx
-        .update(athleteProfiles)
-        .set({ timezone: input.timezone, usesMetricUnits: input.uses_metric_units, updatedAt: new Date() })
-        .where(eq(athleteProfiles.userId, userId));
-    }
-  });
+  if (input.name !== undefined) await ctx.db.update(users).set({ name: input.name }).where(eq(users.id, userId));
+  if (input.timezone !== undefined || input.uses_metric_units !== undefined) {
+    await ctx.db
+      .update(athleteProfiles)
+      .set({ timezone: input.timezone, usesMetricUnits: input.uses_metric_units, updatedAt: new Date() })
+      .where(eq(athleteProfiles.userId, userId));
+  }
   return getAthleteProfile({ ctx, athleteId: "me" });
 }

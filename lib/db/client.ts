@@ -3,15 +3,17 @@ import net from "node:net";
 import path from "node:path";
 import { mkdirSync } from "node:fs";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { getEnv } from "../env";
 import { log } from "../log";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
-/** A database or an open transaction: every query function takes one (STYLE §10). */
+/**
+ * A database or an open transaction: every query function takes one (STYLE §10). A write verb
+ * takes a `Tx` (./transaction.ts), which only `inTransaction` makes.
+ */
 export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 
 export type DbHandle = {
   db: Db;

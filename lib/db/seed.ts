@@ -1,6 +1,7 @@
 import "server-only";
 import { count, eq } from "drizzle-orm";
 import type { Db } from "./client";
+import { inTransaction } from "./transaction";
 import { activities, athleteProfiles, metrics, oauthClients, teamMemberships, teams, users } from "./schema";
 import { hashPassword } from "../people/people";
 import { newId } from "../ids";
@@ -141,7 +142,7 @@ export async function seedDemoWorld(db: Db, opts: { baseUrl: string; now?: Date 
   }
   const passwordHash = await hashPassword(DEMO_PASSWORD);
   const r = rng(20261121);
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     const ids: Record<string, string> = {};
     for (const p of PEOPLE) {
       const id = newId("ath");

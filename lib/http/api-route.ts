@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { getDb, type Db } from "../db/client";
 import { getEnv } from "../env";
 import { errorText, log } from "../log";
-import type { Actor } from "../auth/actor";
+import type { Actor, Ctx } from "../auth/actor";
 import { resolveBearer, type ResolvedBearer } from "../tokens/resolve-bearer";
 import { clientAddress } from "./client-address";
 import { ApiError } from "./errors";
@@ -15,7 +15,7 @@ import { readJsonBody } from "./body";
 import { isRawJson } from "./raw-json";
 import { parseWith } from "./validation";
 import { claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
-import type { HandlerArgs, HttpMethod, Operation, OperationHandler } from "./operation";
+import { inWriteCtx, type BeforeArgs, type CtxFor, type HandlerArgs, type HttpMethod, type Operation, type OperationHandler, type RouteIo, type WriteCtx } from "./operation";
 
 export type RouteContext = { params: Promise<Record<string, string | string[]>> };
 export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & {
@@ -28,7 +28,8 @@ function policyHeader(): string {
   return `"15min";q=${env.rateLimit15Min};w=900, "daily";q=${env.rateLimitDaily};w=86400`;
 }
 
-function baseHeaders(traceId: string, rl?: RateLimitResult): Headers {
+/** Every answer's headers: the trace id, no caching, and the caller's rate-limit windows. */
+export function baseHeaders(traceId: string, rl?: RateLimitResult): Headers {
   const h = new Headers({ "Request-Id": traceId, "Cache-Control": "no-store" });
   if (rl) for (const [k, v] of Object.entries(rateLimitHeaders(rl))) h.set(k, v);
   else h.set("RateLimit-Policy", policyHeader());
@@ -157,20 +158,64 @@ function idempotencyPrincipal(actor: Actor): string {
   }
 }
 
+/** Path, query and body parsed by the route's schemas; any failure is a 400 problem with `errors[]`. */
+export async function parseRequest<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+  io: RouteIo<P, Q, B, z.ZodType, HttpMethod>,
+  req: Request,
+  routeCtx: RouteContext,
+): Promise<Omit<HandlerArgs<P, Q, B>, "ctx" | "prepared"> & { url: URL }> {
+  const url = new URL(req.url);
+  const rawParams = (await routeCtx.params) ?? {};
+  // An operation without a schema for a part never reads it: `undefined` stands for `never`.
+  const params = (io.params ? parseWith(io.params, rawParams, "path") : undefined) as z.output<P>;
+  const query = (io.query ? parseWith(io.query, Object.fromEntries(url.searchParams), "query") : undefined) as z.output<Q>;
+  const body = (io.body ? parseWith(io.body, await readJsonBody(req), "body") : undefined) as z.output<B>;
+  return { params, query, body, rawParams, req, url };
+}
+
+/** The answer as the route's response schema shapes it; anything it refuses is a 500. */
+export function shapeResponse(io: RouteIo, result: unknown): unknown {
+  if (!io.response.schema) return undefined;
+  if (!isRawJson(result)) return io.response.schema.parse(result);
+  if (process.env.NODE_ENV !== "production") io.response.schema.parse(JSON.parse(result.text));
+  return result;
+}
+
+/** A JSON answer with the request's headers, or an empty one for 204 and for nothing to send. */
+export function jsonResponse(headers: Headers, status: number, payload: unknown): Response {
+  if (payload === undefined || status === 204) return new Response(null, { status, headers });
+  headers.set("Content-Type", "application/json");
+  return new Response(isRawJson(payload) ? payload.text : JSON.stringify(payload), { status, headers });
+}
+
+/**
+ * Runs a route's verb with the context its method calls for: a read gets the plain database,
+ * a write the transaction this opens (`inWriteCtx`), the only one it runs in: the
+ * Idempotency-Key's claim and stored answer go into the same one.
+ */
+export function runVerb<T>(
+  db: Db,
+  method: HttpMethod,
+  ctx: Omit<Ctx, "db">,
+  verb: (ctx: Ctx | WriteCtx) => Promise<T>,
+): Promise<T> {
+  return method === "GET" ? verb({ ...ctx, db }) : inWriteCtx({ ...ctx, db }, verb);
+}
+
 /**
  * The `/v1` adapter: bearer resolution, rate limit, credential kind, subscription, scope,
  * parsing, idempotency, one transaction for writes, response shaping and problem mapping.
  */
-export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
-  op: Operation<P, Q, B, R>,
-  fn: OperationHandler<P, Q, B, R>,
+export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends HttpMethod>(
+  op: Operation<P, Q, B, R, M>,
+  fn: OperationHandler<P, Q, B, R, M>,
   opts: {
     /**
      * Slow work that must not hold the write's transaction (a webhook handshake waits up to
      * 5 s on someone else's server): runs first, on the plain database; `args.prepared` gets
      * its result. It must not write.
      */
-    before?: (args: HandlerArgs<P, Q, B>) => Promise<unknown>;
+    before?: (args: BeforeArgs<P, Q, B>) => Promise<unknown>;
   } = {},
 ): RouteHandler {
   const handler: RouteHandler = async (req, routeCtx) => {
@@ -187,51 +232,39 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       checkBilling(bearer);
       checkScope(op, actor);
 
-      const url = new URL(req.url);
-      const rawParams = (await routeCtx.params) ?? {};
-      const params = op.params ? parseWith(op.params, rawParams, "path") : undefined;
-      const query = op.query ? parseWith(op.query, Object.fromEntries(url.searchParams), "query") : undefined;
-      const body = op.body ? parseWith(op.body, await readJsonBody(req), "body") : undefined;
-      const args = { params, query, body, rawParams, req } as Parameters<typeof fn>[0];
-
-      const shape = (result: unknown) => {
-        if (!op.response.schema) return undefined;
-        if (!isRawJson(result)) return op.response.schema.parse(result);
-        if (process.env.NODE_ENV !== "production") op.response.schema.parse(JSON.parse(result.text));
-        return result;
-      };
+      const { url, ...args } = await parseRequest(op, req, routeCtx);
       const headers = baseHeaders(traceId, rl);
-      const respond = (status: number, payload: unknown) => {
-        if (payload === undefined || status === 204) return new Response(null, { status, headers });
-        headers.set("Content-Type", "application/json");
-        return new Response(isRawJson(payload) ? payload.text : JSON.stringify(payload), { status, headers });
-      };
+      // The handler's context matches its method (CtxFor<M>); `runVerb` decides it from the same method.
+      const call = (ctx: Ctx | WriteCtx, prepared?: unknown) => fn({ ...args, prepared, ctx: ctx as CtxFor<M> });
 
       if (op.method === "GET") {
-        return respond(op.response.status, shape(await fn({ ...args, ctx: { db, actor, self: bearer.self } })));
+        const result = await runVerb(db, op.method, { actor, self: bearer.self }, (ctx) => call(ctx));
+        return jsonResponse(headers, op.response.status, shapeResponse(op, result));
       }
 
       const key = op.idempotent ? req.headers.get("idempotency-key") : null;
-      const fingerprint = `${op.method} ${url.pathname} ${JSON.stringify(body)}`;
+      const fingerprint = `${op.method} ${url.pathname} ${JSON.stringify(args.body)}`;
+      let prepared: unknown;
       if (opts.before) {
         const stored = key === null ? undefined : await findStoredAnswer(db, idempotencyPrincipal(actor), key, fingerprint);
         if (stored) {
           headers.set("Idempotent-Replayed", "true");
-          return respond(stored.status, stored.body);
+          return jsonResponse(headers, stored.status, stored.body);
         }
-        args.prepared = await opts.before({ ...args, ctx: { db, actor } });
+        prepared = await opts.before({ ...args, ctx: { db, actor } });
       }
-      const answer = await db.transaction(async (tx) => {
+      const answer = await runVerb(db, op.method, { actor }, async (ctx) => {
+        const tx = ctx.db;
         const claim = key === null ? undefined : await claimIdempotencyKey(tx, idempotencyPrincipal(actor), key, fingerprint);
         if (claim?.kind === "replay") return { replayed: true, status: claim.status, payload: claim.body };
-        const shaped = shape(await fn({ ...args, ctx: { db: tx, actor } }));
+        const shaped = shapeResponse(op, await call(ctx, prepared));
         // Stored answers (Idempotency-Key) keep the value, not the wrapper.
         const out: unknown = isRawJson(shaped) ? JSON.parse(shaped.text) : shaped;
         if (claim) await completeIdempotencyKey(tx, claim, op.response.status, out ?? null);
         return { replayed: false, status: op.response.status, payload: out };
       });
       if (answer.replayed) headers.set("Idempotent-Replayed", "true");
-      return respond(answer.status, answer.payload);
+      return jsonResponse(headers, answer.status, answer.payload);
     } catch (err) {
       return errorToResponse(err, req, traceId, rl ?? rateLimitOf(err));
     }

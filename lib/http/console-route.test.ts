@@ -165,3 +165,100 @@ describe("console routes: bodies", () => {
     }
   });
 });
+
+describe("console routes: parsing and answers, as /v1's", () => {
+  it("answer a bad body, path parameter or query with a 400 problem whose errors[] names the field", async () => {
+    const me = await signedIn();
+    const cases: [string, string, unknown, string][] = [
+      ["POST", "/api/console/teams", { name: "" }, "name"],
+      ["POST", "/api/console/teams", { name: "Squad", colour: "red" }, "colour"],
+      ["PATCH", "/api/console/activities/%00", { name: "x" }, "activity_id"],
+      ["GET", "/api/console/activities?limit=0", undefined, "limit"],
+      ["GET", `/api/console/apps/x/webhooks/y/deliveries?status=lost`, undefined, "status"],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const res = await consoleCall(me.cookie, method, path, body);
+      expect(res.status, `${method} ${path}`).toBe(400);
+      expect(res.headers.get("content-type")).toBe("application/problem+json");
+      const problem = (await res.json()) as { status: number; errors: { field: string }[] };
+      expect(problem.status).toBe(400);
+      expect(problem.errors.map((e) => e.field), `${method} ${path}`).toContain(field);
+    }
+    expect(await countRows(teams, eq(teams.createdBy, me.id))).toBe(0);
+  });
+
+  it("serve every console route with its status and the answer its schema shapes", async () => {
+    process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
+    resetEnvForTests();
+    const me = await signedIn();
+    const member = await signedIn();
+    const call = async (method: string, path: string, status: number, body?: unknown, who = me) => {
+      const res = await consoleCall(who.cookie, method, path, body);
+      const text = await res.text();
+      expect(res.status, `${method} ${path}: ${text}`).toBe(status);
+      expect(res.headers.get("content-type"), `${method} ${path}`).toBe("application/json");
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      return JSON.parse(text) as Record<string, unknown> & { id: string };
+    };
+
+    expect(await call("GET", "/api/console/profile", 200)).toMatchObject({ id: me.id });
+    expect(await call("PATCH", "/api/console/profile", 200, { uses_metric_units: false })).toMatchObject({ uses_metric_units: false });
+
+    const activity = await call("POST", "/api/console/activities", 201, {
+      name: "Run",
+      sport_type: "run",
+      start_local: "2026-03-01T07:00:00",
+      elapsed_time_s: 1200,
+    });
+    expect(await call("GET", "/api/console/activities?limit=5", 200)).toMatchObject({ data: [{ id: activity.id }], next_cursor: null });
+    expect(await call("GET", `/api/console/activities/${activity.id}`, 200)).toMatchObject({ id: activity.id, name: "Run" });
+    expect(await call("PATCH", `/api/console/activities/${activity.id}`, 200, { name: "Long run" })).toMatchObject({ name: "Long run" });
+
+    const team = await call("POST", "/api/console/teams", 201, { name: "Squad" });
+    expect(team).toEqual({ id: team.id, name: "Squad", role: "coach" });
+    expect(await call("POST", `/api/console/teams/${team.id}/invitations`, 201, { email: member.email })).toMatchObject({ status: "invited" });
+    expect(await call("GET", "/api/console/memberships", 200, undefined, member)).toMatchObject({ invitations: [{ team_id: team.id }] });
+    expect(await call("POST", `/api/console/invitations/${team.id}`, 200, undefined, member)).toMatchObject({ team_id: team.id, team_name: "Squad" });
+    expect(await call("GET", "/api/console/teams", 200)).toMatchObject([{ id: team.id }]);
+    await call("POST", `/api/console/teams/${team.id}/invitations`, 201, { email: (await signedIn()).email });
+    const third = await signedIn();
+    await call("POST", `/api/console/teams/${team.id}/invitations`, 201, { email: third.email });
+    expect(await call("DELETE", `/api/console/invitations/${team.id}`, 200, undefined, third)).toBeNull();
+
+    const pat = await call("POST", "/api/console/tokens", 201, { name: "CLI", scopes: ["athlete.read"], expires_in_days: 7 });
+    const summary = pat.summary as { id: string };
+    expect(pat.token).toMatch(/^aas_pat_/);
+    expect(await call("GET", "/api/console/tokens", 200)).toMatchObject([{ id: summary.id, revoked_at: null }]);
+    expect((await call("DELETE", `/api/console/tokens/${summary.id}`, 200)).revoked_at).toEqual(expect.any(String));
+
+    const registered = await call("POST", "/api/console/apps", 201, { name: "Log", kind: "confidential", redirect_uris: ["https://log.example/cb"] });
+    const app = registered.app as { client_id: string };
+    expect(registered.client_secret).toEqual(expect.any(String));
+    expect(await call("GET", "/api/console/apps", 200)).toMatchObject([{ client_id: app.client_id }]);
+    expect(await call("GET", `/api/console/apps/${app.client_id}`, 200)).toMatchObject({ client_id: app.client_id, connected_athletes: 0 });
+    expect(await call("PATCH", `/api/console/apps/${app.client_id}`, 200, { name: "Training Log" })).toMatchObject({ name: "Training Log" });
+    expect((await call("POST", `/api/console/apps/${app.client_id}/rotate-secret`, 200)).client_secret).not.toBe(registered.client_secret);
+    expect(await call("GET", `/api/console/apps/${app.client_id}/usage`, 200)).toMatchObject({ client_id: app.client_id });
+    expect(await call("GET", "/api/console/connected-apps", 200)).toEqual([]);
+
+    const receiver = await startReceiver((r) => ({
+      status: 200,
+      body: JSON.stringify({ "hub.challenge": new URL(r.url, "http://x").searchParams.get("hub.challenge") }),
+      headers: { "content-type": "application/json" },
+    }));
+    receivers.push(receiver);
+    const hooks = `/api/console/apps/${app.client_id}/webhooks`;
+    const sub = await call("POST", hooks, 201, { url: receiver.url, events: ["activity.created"] });
+    expect(sub.secret).toEqual(expect.any(String));
+    expect(await call("GET", hooks, 200)).toMatchObject({ data: [{ id: sub.id }], next_cursor: null });
+    expect(await call("GET", `${hooks}/${sub.id}`, 200)).toMatchObject({ id: sub.id, status: "active" });
+    expect(await call("PATCH", `${hooks}/${sub.id}`, 200, { events: ["activity.created", "activity.updated"] })).toMatchObject({ id: sub.id });
+    expect((await call("POST", `${hooks}/${sub.id}/rotate-secret`, 200)).secret).not.toBe(sub.secret);
+    const delivery = await call("POST", `${hooks}/${sub.id}/send-test-event`, 202);
+    expect(await call("GET", `${hooks}/${sub.id}/deliveries`, 200)).toMatchObject({ data: [{ id: delivery.id }] });
+    expect(await call("GET", `${hooks}/${sub.id}/deliveries/${delivery.id}`, 200)).toMatchObject({ id: delivery.id });
+    expect(await call("POST", `${hooks}/${sub.id}/deliveries/${delivery.id}/redeliver`, 202)).toMatchObject({ id: delivery.id });
+    expect(await call("DELETE", `${hooks}/${sub.id}`, 200)).toBeNull();
+    expect(await call("DELETE", `/api/console/apps/${app.client_id}`, 200)).toEqual({ client_id: app.client_id, deleted: true });
+  });
+});

@@ -5,14 +5,10 @@ import type { Ctx } from "../auth/actor";
 import { sessionUserId } from "../auth/session";
 import { getDb } from "../db/client";
 import { ApiError } from "./errors";
-import { isRawJson } from "./raw-json";
-import { errorToResponse, type RouteHandler } from "./api-route";
-import { readJsonBody } from "./body";
+import type { RawJson } from "./raw-json";
+import { baseHeaders, errorToResponse, jsonResponse, parseRequest, runVerb, shapeResponse, type RouteHandler } from "./api-route";
+import type { BeforeArgs, CtxFor, HandlerArgs, HttpMethod, RouteIo } from "./operation";
 import { consumeRateLimit, type RateLimitResult } from "./rate-limit";
-import { parseWith } from "./validation";
-
-/** Path parameters: text, checked like /v1's (no NUL, well-formed Unicode) before any query sees it. */
-const ConsoleParams = z.record(z.string(), z.string());
 
 /**
  * Same-origin check for cookie-authenticated writes (OWASP CSRF: verify Origin, fall back
@@ -34,30 +30,73 @@ export function assertSameOrigin(req: Request): void {
   throw new ApiError("invalid_request", "This change must come from the console's own pages (same origin).");
 }
 
-type ConsoleArgs<B extends z.ZodType | undefined> = {
-  ctx: Ctx;
-  body: B extends z.ZodType ? z.output<B> : undefined;
-  params: Record<string, string>;
-  url: URL;
-  /** What `opts.before` produced, outside the write's transaction. */
-  prepared?: unknown;
+/**
+ * A console route, declared like an `Operation` (path, query and body in, the answer out) but
+ * outside the public document. Its answer always has a schema: a verb that answers nothing
+ * answers JSON `null` (the console's pages read every answer as JSON).
+ */
+export type ConsoleOperation<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+  M extends HttpMethod = HttpMethod,
+> = Omit<RouteIo<P, Q, B, R, M>, "response"> & { response: { status: 200 | 201 | 202; schema: R } };
+
+/** Path parameters as text (parsing still refuses NUL and malformed Unicode); the verbs judge the ids. */
+export function pathParams<K extends string>(...names: K[]): z.ZodObject<Record<K, z.ZodString>> {
+  return z.strictObject(Object.fromEntries(names.map((n) => [n, z.string()])) as Record<K, z.ZodString>);
+}
+
+type ConsoleArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, M extends HttpMethod, X> = Omit<
+  HandlerArgs<P, Q, B, M>,
+  "rawParams" | "req" | "prepared"
+> & {
+  /** What the `before` step produced, outside the write's transaction. */
+  prepared: X;
 };
+type ConsoleBefore<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, X> = (
+  args: Omit<BeforeArgs<P, Q, B>, "rawParams" | "req">,
+) => Promise<X>;
+type ConsoleVerb<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends HttpMethod, X> = (
+  args: ConsoleArgs<P, Q, B, M, X>,
+) => Promise<z.input<R> | RawJson | (null extends z.input<R> ? void : never)>;
 
 /**
  * The console's adapter: a signed-in session acts as the person, with every scope. Writes
- * run in one transaction and must come from the same origin. Every request of a signed-in
- * person counts against their own windows (CONTRACT §10's limits, as a PAT owner's), before
- * the body is read or anything slow (a webhook handshake, a hash) runs; a cross-site request is
- * refused before it is counted, so another site cannot spend someone's windows.
+ * must come from the same origin and run in one transaction, which this opens. Every request
+ * of a signed-in person counts against their own windows (CONTRACT §10's limits, as a PAT
+ * owner's), before the body is read or anything slow (a webhook handshake, a hash) runs; a
+ * cross-site request is refused before it is counted, so another site cannot spend someone's
+ * windows. Path, query and body are parsed by the operation's schemas and the answer shaped
+ * by its response schema, as in `handle`; failures are the same problem documents.
+ *
+ * With three arguments, the second is slow work that must not hold the write's transaction (a
+ * webhook handshake, see `handle`): it runs first, on the plain database, must not write, and
+ * what it returns is the verb's `prepared`.
  */
-export function consoleHandler<B extends z.ZodType | undefined = undefined>(
-  opts: {
-    body?: B;
-    status?: number;
-    /** Slow work that must not hold the write's transaction (see `handle`). It must not write. */
-    before?: (args: ConsoleArgs<B>) => Promise<unknown>;
-  },
-  fn: (args: ConsoleArgs<B>) => Promise<unknown>,
+export function consoleHandler<
+  P extends z.ZodType = z.ZodNever,
+  Q extends z.ZodType = z.ZodNever,
+  B extends z.ZodType = z.ZodNever,
+  R extends z.ZodType = z.ZodNever,
+  M extends HttpMethod = HttpMethod,
+>(op: ConsoleOperation<P, Q, B, R, M>, fn: ConsoleVerb<P, Q, B, R, M, undefined>): RouteHandler;
+export function consoleHandler<
+  P extends z.ZodType = z.ZodNever,
+  Q extends z.ZodType = z.ZodNever,
+  B extends z.ZodType = z.ZodNever,
+  R extends z.ZodType = z.ZodNever,
+  M extends HttpMethod = HttpMethod,
+  X = undefined,
+>(
+  op: ConsoleOperation<P, Q, B, R, M>,
+  before: ConsoleBefore<P, Q, B, X>,
+  fn: ConsoleVerb<P, Q, B, R, M, X>,
+): RouteHandler;
+export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends HttpMethod, X>(
+  op: ConsoleOperation<P, Q, B, R, M>,
+  ...steps: [ConsoleVerb<P, Q, B, R, M, undefined>] | [ConsoleBefore<P, Q, B, X>, ConsoleVerb<P, Q, B, R, M, X>]
 ): RouteHandler {
   return async (req, routeCtx) => {
     const traceId = randomUUID();
@@ -65,23 +104,28 @@ export function consoleHandler<B extends z.ZodType | undefined = undefined>(
     try {
       const userId = await sessionUserId(req);
       if (!userId) throw new ApiError("token_missing", "Sign in to use the console: its endpoints take a signed-in session (apps call /v1 with a token).");
-      const write = req.method !== "GET" && req.method !== "HEAD";
-      if (write) assertSameOrigin(req);
+      if (op.method !== "GET") assertSameOrigin(req);
       const db = await getDb();
       rl = await consumeRateLimit(db, `console-user:${userId}`);
       if (rl.exceeded) {
         const w = rl.exceeded;
         throw new ApiError("rate_limited", `The console's ${w.name} limit of ${w.limit} requests is used up; retry in ${w.resetS} s.`);
       }
-      const params = parseWith(ConsoleParams, (await routeCtx.params) ?? {}, "path");
-      const body = opts.body ? parseWith(opts.body, await readJsonBody(req), "body") : undefined;
-      const base = { body: body as ConsoleArgs<B>["body"], params, url: new URL(req.url) };
+      const { params, query, body } = await parseRequest(op, req, routeCtx);
       const actor = { kind: "session" as const, userId };
-      const prepared = opts.before ? await opts.before({ ...base, ctx: { db, actor } }) : undefined;
-      const run = (ctxDb: typeof db) => fn({ ...base, ctx: { db: ctxDb, actor }, prepared });
-      const result = write ? await db.transaction((tx) => run(tx)) : await run(db);
-      const headers = { "Cache-Control": "no-store", "Content-Type": "application/json" };
-      return new Response(isRawJson(result) ? result.text : JSON.stringify(result ?? null), { status: opts.status ?? 200, headers });
+      let run: (ctx: Ctx) => Promise<unknown>;
+      if (steps.length === 1) {
+        const [fn] = steps;
+        // The context matches the method (CtxFor<M>): `runVerb` decides it from the same method.
+        run = (ctx) => fn({ params, query, body, prepared: undefined, ctx: ctx as CtxFor<M> });
+      } else {
+        const [before, fn] = steps;
+        const prepared = await before({ params, query, body, ctx: { db, actor } });
+        run = (ctx) => fn({ params, query, body, prepared, ctx: ctx as CtxFor<M> });
+      }
+      // A verb that answers nothing answers JSON null, which the schema then must allow.
+      const result = await runVerb(db, op.method, { actor }, async (ctx) => shapeResponse(op, (await run(ctx)) ?? null));
+      return jsonResponse(baseHeaders(traceId, rl), op.response.status, result);
     } catch (err) {
       return errorToResponse(err, req, traceId, rl);
     }

@@ -1,10 +1,49 @@
 import type { RawJson } from "./raw-json";
 import type { z } from "zod";
 import type { Scope } from "../auth/scopes";
-import type { Ctx } from "../auth/actor";
+import type { Actor, Ctx } from "../auth/actor";
+import { inTransaction, type Tx } from "../db/transaction";
 import type { ProblemCode } from "./errors";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type WriteMethod = Exclude<HttpMethod, "GET">;
+
+/**
+ * What a write verb receives: `Ctx` whose `db` is the transaction the route wrapper (or
+ * `inTransaction`) opened. A plain `Ctx` is not one, so a write verb cannot be called outside
+ * a transaction, and `Tx` has no `transaction` to open a nested one with. It still is a `Ctx`,
+ * so a write verb hands it to reads as it is.
+ */
+export type WriteCtx<A extends Actor = Actor> = Omit<Ctx<A>, "db"> & { db: Tx };
+
+/**
+ * A write verb called outside the route wrappers (seed, tests, scripts), in a transaction of
+ * its own opened by `inTransaction`, as a wrapper would: `inWriteCtx(ctx, (ctx) => createActivity({ ctx, … }))`.
+ */
+export function inWriteCtx<A extends Actor, T>(ctx: Ctx<A>, verb: (ctx: WriteCtx<A>) => Promise<T>): Promise<T> {
+  return inTransaction(ctx.db, (tx) => verb({ ...ctx, db: tx }));
+}
+
+/** The context an operation's handler gets: reads the plain database, writes the open transaction. */
+export type CtxFor<M extends HttpMethod> = [M] extends [WriteMethod] ? WriteCtx : Ctx;
+
+/**
+ * What a route takes and answers, declared once with zod: both wrappers (`handle`,
+ * `consoleHandler`) parse path, query and body with it and shape the answer by it.
+ */
+export type RouteIo<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+  M extends HttpMethod = HttpMethod,
+> = {
+  method: M;
+  params?: P;
+  query?: Q;
+  body?: B;
+  response: { status: 200 | 201 | 202 | 204; schema?: R };
+};
 
 /**
  * One API operation, declared once: the route wrapper enforces it and the OpenAPI document
@@ -15,8 +54,9 @@ export type Operation<
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
-> = {
-  method: HttpMethod;
+  M extends HttpMethod = HttpMethod,
+> = RouteIo<P, Q, B, R, M> & {
+  response: { description: string };
   /** OpenAPI path template, e.g. `/v1/athletes/{athlete_id}`. */
   path: string;
   operationId: string;
@@ -26,12 +66,8 @@ export type Operation<
   /** `athlete`: PATs and OAuth access tokens. `app`: client-credentials tokens only. */
   auth: "athlete" | "app";
   scope?: Scope;
-  params?: P;
-  query?: Q;
-  body?: B;
   /** Accepts `Idempotency-Key` (CONTRACT §5). */
   idempotent?: boolean;
-  response: { status: 200 | 201 | 202 | 204; description: string; schema?: R };
   /** Problem codes this operation can answer beyond the ones every operation can. */
   errors: ProblemCode[];
 };
@@ -41,12 +77,13 @@ export function defineOperation<
   Q extends z.ZodType = z.ZodNever,
   B extends z.ZodType = z.ZodNever,
   R extends z.ZodType = z.ZodNever,
->(op: Operation<P, Q, B, R>): Operation<P, Q, B, R> {
+  M extends HttpMethod = HttpMethod,
+>(op: Operation<P, Q, B, R, M>): Operation<P, Q, B, R, M> {
   return op;
 }
 
-export type HandlerArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = {
-  ctx: Ctx;
+export type HandlerArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, M extends HttpMethod = HttpMethod> = {
+  ctx: CtxFor<M>;
   params: z.output<P>;
   query: z.output<Q>;
   body: z.output<B>;
@@ -57,6 +94,15 @@ export type HandlerArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
   prepared?: unknown;
 };
 
-export type OperationHandler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> = (
-  args: HandlerArgs<P, Q, B>,
-) => Promise<z.input<R> | RawJson>;
+/** The arguments of a route's `before` step: it runs on the plain database, before the transaction. */
+export type BeforeArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = Omit<HandlerArgs<P, Q, B>, "ctx" | "prepared"> & {
+  ctx: Ctx;
+};
+
+export type OperationHandler<
+  P extends z.ZodType,
+  Q extends z.ZodType,
+  B extends z.ZodType,
+  R extends z.ZodType,
+  M extends HttpMethod = HttpMethod,
+> = (args: HandlerArgs<P, Q, B, M>) => Promise<z.input<R> | RawJson>;

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
+import type { WriteCtx } from "../http/operation";
 import { metrics } from "../db/schema";
 import { appendEvent } from "../events/append-event";
 import { decodeLocalTimeCursor, page } from "../http/pagination";
@@ -53,30 +54,29 @@ export async function listMetrics({
   return { data: p.data.map(toMetricWire), next_cursor: p.next_cursor };
 }
 
-/** Records a metric for the actor and emits `metric.created` in the same transaction. */
+/** Records a metric for the actor and emits `metric.created` in the caller's transaction. */
 export async function createMetric({
   ctx,
   athleteId,
   input,
 }: {
-  ctx: Ctx;
+  ctx: WriteCtx;
   athleteId: string;
-  input: z.output<typeof CreateMetricInput> }) {
+  input: z.output<typeof CreateMetricInput>;
+}) {
   requireAthleteActor(ctx.actor);
   assertSelf(ctx.actor, athleteId);
   const userId = ctx.actor.userId;
-  return ctx.db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(metrics)
-      .values({
-        id: newId("met"),
-        athleteId: userId,
-        type: input.type,
-        value: input.value,
-        measuredLocal: input.measured_local.replace("T", " "),
-      })
-      .returning();
-    await appendEvent(tx, { type: "metric.created", athleteId: userId, objectId: row!.id, objectType: "metric" });
-    return toMetricWire(row!);
-  });
+  const [row] = await ctx.db
+    .insert(metrics)
+    .values({
+      id: newId("met"),
+      athleteId: userId,
+      type: input.type,
+      value: input.value,
+      measuredLocal: input.measured_local.replace("T", " "),
+    })
+    .returning();
+  await appendEvent(ctx.db, { type: "metric.created", athleteId: userId, objectId: row!.id, objectType: "metric" });
+  return toMetricWire(row!);
 }

@@ -9,8 +9,14 @@ import { refusal, setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { disconnectApp } from "./disconnect-app";
 import { listConnectedApps } from "./list-connected-apps";
+import { inWriteCtx, type WriteCtx } from "../http/operation";
 
 const api = setupApi();
+
+/** A write verb called as the signed-in person, in a transaction of its own (as the console's wrapper runs it). */
+async function writeAs<T>(userId: string, verb: (ctx: WriteCtx) => Promise<T>): Promise<T> {
+  return inWriteCtx({ db: await api.db(), actor: { kind: "session", userId } }, verb);
+}
 
 const rand = () => randomBytes(6).toString("hex");
 
@@ -61,7 +67,7 @@ describe("listConnectedApps", () => {
     const coachGrant = await grant(coach, athlete.id, ["metrics.read"]);
     await grant(log, other.id, ["athlete.read"]);
     const revoked = await grant(gone, athlete.id, ["athlete.read"]);
-    await disconnectApp({ ...(await api.as(athlete.id)), grantId: revoked });
+    await writeAs(athlete.id, (ctx) => disconnectApp({ ctx, grantId: revoked }));
 
     const list = await listConnectedApps(await api.as(athlete.id));
     expect(list.map((a) => a.grant_id)).toEqual([coachGrant, logGrant]);
@@ -90,7 +96,7 @@ describe("disconnectApp", () => {
     const db = await api.db();
     const eventsBefore = await countRows(events);
 
-    const out = await disconnectApp({ ...(await api.as(athlete.id)), grantId });
+    const out = await writeAs(athlete.id, (ctx) => disconnectApp({ ctx, grantId }));
     expect(out).toMatchObject({ grant_id: grantId, client_id: clientId });
 
     const [g] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, grantId));
@@ -112,9 +118,9 @@ describe("disconnectApp", () => {
   it("is not_found the second time, and sends no second event", async () => {
     const athlete = await api.person();
     const grantId = await grant(await app(), athlete.id, ["athlete.read"]);
-    await disconnectApp({ ...(await api.as(athlete.id)), grantId });
+    await writeAs(athlete.id, (ctx) => disconnectApp({ ctx, grantId }));
     const eventsAfterFirst = await countRows(events);
-    expect((await refusal(disconnectApp({ ...(await api.as(athlete.id)), grantId }))).code).toBe("not_found");
+    expect((await refusal(writeAs(athlete.id, (ctx) => disconnectApp({ ctx, grantId })))).code).toBe("not_found");
     expect(await countRows(events)).toBe(eventsAfterFirst);
   });
 
@@ -123,7 +129,7 @@ describe("disconnectApp", () => {
     const intruder = await api.person();
     const grantId = await grant(await app(), athlete.id, ["athlete.read"]);
     const eventsBefore = await countRows(events);
-    expect((await refusal(disconnectApp({ ...(await api.as(intruder.id)), grantId }))).code).toBe("not_found");
+    expect((await refusal(writeAs(intruder.id, (ctx) => disconnectApp({ ctx, grantId })))).code).toBe("not_found");
     const db = await api.db();
     const [g] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, grantId));
     expect(g!.revokedAt).toBeNull();
@@ -140,14 +146,15 @@ describe("disconnectApp", () => {
     const mine = await grant(clientId, athlete.id, ["athlete.read"]);
     const theirs = await grant(clientId, other.id, ["athlete.read"]);
     const otherApp = await grant(await app(), athlete.id, ["athlete.read"]);
-    await disconnectApp({ ...(await api.as(athlete.id)), grantId: mine });
+    await writeAs(athlete.id, (ctx) => disconnectApp({ ctx, grantId: mine }));
     expect((await listConnectedApps(await api.as(athlete.id))).map((a) => a.grant_id)).toEqual([otherApp]);
     expect((await listConnectedApps(await api.as(other.id))).map((a) => a.grant_id)).toEqual([theirs]);
   });
 
   it("refuses a client-credentials actor", async () => {
-    const db = await api.db();
-    const err = await refusal(disconnectApp({ ctx: { db, actor: { kind: "app", clientId: "x" } }, grantId: "grt_x" }));
+    const err = await refusal(
+      inWriteCtx({ db: await api.db(), actor: { kind: "app", clientId: "x" } }, (ctx) => disconnectApp({ ctx, grantId: "grt_x" })),
+    );
     expect(err.code).toBe("client_credentials_not_allowed");
   });
 });
@@ -178,7 +185,7 @@ describe("disconnecting, over HTTP", () => {
     const rotated = await refresh(refreshToken);
     expect(rotated.status).toBe(200);
     const { refresh_token: next } = (await rotated.json()) as { refresh_token: string };
-    await disconnectApp({ ...(await api.as(athlete.id)), grantId });
+    await writeAs(athlete.id, (ctx) => disconnectApp({ ctx, grantId }));
 
     const refused = await api.call(token, "GET", "/v1/athletes/me");
     expect(refused.status).toBe(401);

@@ -15,3 +15,7 @@ export const ConnectedApp = z.object({
   updated_at: Instant,
 });
 export type ConnectedApp = z.output<typeof ConnectedApp>;
+
+/** The answer to disconnecting an app: which authorization ended, and when. */
+export const DisconnectedApp = z.object({ grant_id: z.string(), client_id: z.string(), revoked_at: Instant });
+export type DisconnectedApp = z.output<typeof DisconnectedApp>;

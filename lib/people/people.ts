@@ -3,6 +3,7 @@ import { hash, verify } from "@node-rs/argon2";
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../db/client";
+import { inTransaction, type Tx } from "../db/transaction";
 import { athleteProfiles, users } from "../db/schema";
 import { consumeRateLimit } from "../http/rate-limit";
 import { newId } from "../ids";
@@ -23,27 +24,35 @@ export class EmailTakenError extends Error {
   }
 }
 
-/** Creates a person with an athlete profile: a 30-day trial, metric units, UTC until they choose. */
+type NewPerson = { email: string; name: string; passwordHash: string };
+
+/** The person's rows, written in the caller's transaction. */
+async function createPerson(tx: Tx, person: NewPerson, profile: Partial<typeof athleteProfiles.$inferInsert>): Promise<Person> {
+  const [user] = await tx
+    .insert(users)
+    .values({ id: newId("ath"), ...person })
+    .onConflictDoNothing({ target: users.email })
+    .returning();
+  if (!user) throw new EmailTakenError();
+  await tx.insert(athleteProfiles).values({
+    trialEndsAt: new Date(Date.now() + 30 * 86_400_000),
+    ...profile,
+    userId: user.id,
+  });
+  return { id: user.id, email: user.email, name: user.name };
+}
+
+/**
+ * Creates a person with an athlete profile: a 30-day trial, metric units, UTC until they
+ * choose. The password is hashed first, so argon2's time holds no transaction.
+ */
 export async function signUp(
   db: Db,
   input: z.output<typeof SignUpInput>,
   profile: Partial<typeof athleteProfiles.$inferInsert> = {},
 ): Promise<Person> {
   const passwordHash = await hashPassword(input.password);
-  return db.transaction(async (tx) => {
-    const [user] = await tx
-      .insert(users)
-      .values({ id: newId("ath"), email: input.email, name: input.name, passwordHash })
-      .onConflictDoNothing({ target: users.email })
-      .returning();
-    if (!user) throw new EmailTakenError();
-    await tx.insert(athleteProfiles).values({
-      trialEndsAt: new Date(Date.now() + 30 * 86_400_000),
-      ...profile,
-      userId: user.id,
-    });
-    return { id: user.id, email: user.email, name: user.name };
-  });
+  return inTransaction(db, (tx) => createPerson(tx, { email: input.email, name: input.name, passwordHash }, profile));
 }
 
 export class SignUpRateLimited extends Error {

@@ -8,13 +8,19 @@ import { inviteAthlete } from "./invite-athlete";
 import { listCoachedTeams } from "./list-coached-teams";
 import { listMyMemberships } from "./list-my-memberships";
 import { respondToInvitation } from "./respond-to-invitation";
+import { inWriteCtx, type WriteCtx } from "../http/operation";
 
 const api = setupApi();
+
+/** A write verb called as the signed-in person, in a transaction of its own (as the console's wrapper runs it). */
+async function writeAs<T>(userId: string, verb: (ctx: WriteCtx) => Promise<T>): Promise<T> {
+  return inWriteCtx({ db: await api.db(), actor: { kind: "session", userId } }, verb);
+}
 
 describe("createTeam", () => {
   it("makes its creator the team's active coach", async () => {
     const coach = await api.person({ name: "Cora" });
-    const team = await createTeam({ ...(await api.as(coach.id)), input: { name: "Harbor Runners" } });
+    const team = await writeAs(coach.id, (ctx) => createTeam({ ctx, input: { name: "Harbor Runners" } }));
     expect(team).toMatchObject({ name: "Harbor Runners", role: "coach" });
     expect(team.id).toMatch(/^team_/);
 
@@ -37,8 +43,8 @@ describe("inviteAthlete", () => {
   it("invites an existing account by email, case-insensitively, as an invited athlete", async () => {
     const coach = await api.person();
     const athlete = await api.person();
-    const team = await createTeam({ ...(await api.as(coach.id)), input: { name: "Squad" } });
-    const entry = await inviteAthlete({ ...(await api.as(coach.id)), teamId: team.id, input: InviteAthleteInput.parse({ email: athlete.email.toUpperCase() }) });
+    const team = await writeAs(coach.id, (ctx) => createTeam({ ctx, input: { name: "Squad" } }));
+    const entry = await writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId: team.id, input: InviteAthleteInput.parse({ email: athlete.email.toUpperCase() }) }));
     expect(entry).toEqual({
       athlete_id: null,
       name: null,
@@ -61,8 +67,8 @@ describe("inviteAthlete", () => {
 
   it("refuses an email with no account: 404 with a field error on email", async () => {
     const coach = await api.person();
-    const team = await createTeam({ ...(await api.as(coach.id)), input: { name: "Squad" } });
-    const err = await refusal(inviteAthlete({ ...(await api.as(coach.id)), teamId: team.id, input: { email: "nobody@example.test" } }));
+    const team = await writeAs(coach.id, (ctx) => createTeam({ ctx, input: { name: "Squad" } }));
+    const err = await refusal(writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId: team.id, input: { email: "nobody@example.test" } })));
     expect(err.code).toBe("not_found");
     expect(err.message).toContain("No account uses nobody@example.test");
     expect(err.errors).toEqual([expect.objectContaining({ field: "email", code: "not_found" })]);
@@ -73,17 +79,17 @@ describe("inviteAthlete", () => {
     const invited = await api.person();
     const member = await api.person();
     const teamId = await api.team(coach.id, [member.id]);
-    await inviteAthlete({ ...(await api.as(coach.id)), teamId, input: { email: invited.email } });
+    await writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId, input: { email: invited.email } }));
 
-    const again = await refusal(inviteAthlete({ ...(await api.as(coach.id)), teamId, input: { email: invited.email } }));
+    const again = await refusal(writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId, input: { email: invited.email } })));
     expect(again.code).toBe("conflict");
     expect(again.message).toContain("already invited");
 
-    const joined = await refusal(inviteAthlete({ ...(await api.as(coach.id)), teamId, input: { email: member.email } }));
+    const joined = await refusal(writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId, input: { email: member.email } })));
     expect(joined.code).toBe("conflict");
     expect(joined.message).toContain("already a member");
 
-    const self = await refusal(inviteAthlete({ ...(await api.as(coach.id)), teamId, input: { email: coach.email } }));
+    const self = await refusal(writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId, input: { email: coach.email } })));
     expect(self.code).toBe("conflict");
   });
 
@@ -94,10 +100,10 @@ describe("inviteAthlete", () => {
     const target = await api.person();
     const teamId = await api.team(coach.id, [member.id]);
     for (const who of [member.id, stranger.id]) {
-      const err = await refusal(inviteAthlete({ ...(await api.as(who)), teamId, input: { email: target.email } }));
+      const err = await refusal(writeAs(who, (ctx) => inviteAthlete({ ctx, teamId, input: { email: target.email } })));
       expect(err.code).toBe("team_not_reachable");
     }
-    const unknown = await refusal(inviteAthlete({ ...(await api.as(coach.id)), teamId: "team_nope", input: { email: target.email } }));
+    const unknown = await refusal(writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId: "team_nope", input: { email: target.email } })));
     expect(unknown.code).toBe("team_not_reachable");
     expect((await listMyMemberships(await api.as(target.id))).invitations).toEqual([]);
   });
@@ -107,12 +113,12 @@ describe("respondToInvitation", () => {
   it("accepting makes the athlete reachable by the team's coach; until then they are not", async () => {
     const coach = await api.person();
     const athlete = await api.person();
-    const team = await createTeam({ ...(await api.as(coach.id)), input: { name: "Squad" } });
-    await inviteAthlete({ ...(await api.as(coach.id)), teamId: team.id, input: { email: athlete.email } });
+    const team = await writeAs(coach.id, (ctx) => createTeam({ ctx, input: { name: "Squad" } }));
+    await writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId: team.id, input: { email: athlete.email } }));
     const db = await api.db();
     expect(await canReach(db, coach.id, athlete.id)).toBe(false);
 
-    const joined = await respondToInvitation({ ...(await api.as(athlete.id)), teamId: team.id, answer: "accept" });
+    const joined = await writeAs(athlete.id, (ctx) => respondToInvitation({ ctx, teamId: team.id, answer: "accept" }));
     expect(joined).toMatchObject({ team_id: team.id, team_name: "Squad", role: "athlete" });
     expect(joined!.joined_at).not.toBeNull();
     expect(await canReach(db, coach.id, athlete.id)).toBe(true);
@@ -130,13 +136,13 @@ describe("respondToInvitation", () => {
     const coach = await api.person();
     const athlete = await api.person();
     const teamId = await api.team(coach.id, [athlete.id], { memberStatus: "invited" });
-    expect(await respondToInvitation({ ...(await api.as(athlete.id)), teamId, answer: "decline" })).toBeNull();
+    expect(await writeAs(athlete.id, (ctx) => respondToInvitation({ ctx, teamId, answer: "decline" }))).toBeNull();
 
     expect(await canReach(await api.db(), coach.id, athlete.id)).toBe(false);
     expect(await listMyMemberships(await api.as(athlete.id))).toEqual({ invitations: [], teams: [] });
     const [listed] = await listCoachedTeams(await api.as(coach.id));
     expect(listed!.members.map((m) => m.athlete_id)).toEqual([coach.id]);
-    await expect(inviteAthlete({ ...(await api.as(coach.id)), teamId, input: { email: athlete.email } })).resolves.toMatchObject({
+    await expect(writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId, input: { email: athlete.email } }))).resolves.toMatchObject({
       status: "invited",
     });
   });
@@ -147,11 +153,11 @@ describe("respondToInvitation", () => {
     const other = await api.person();
     const teamId = await api.team(coach.id, [athlete.id], { memberStatus: "invited" });
     for (const answer of ["accept", "decline"] as const) {
-      expect((await refusal(respondToInvitation({ ...(await api.as(other.id)), teamId, answer }))).code).toBe("not_found");
+      expect((await refusal(writeAs(other.id, (ctx) => respondToInvitation({ ctx, teamId, answer })))).code).toBe("not_found");
     }
-    await respondToInvitation({ ...(await api.as(athlete.id)), teamId, answer: "accept" });
+    await writeAs(athlete.id, (ctx) => respondToInvitation({ ctx, teamId, answer: "accept" }));
     for (const answer of ["accept", "decline"] as const) {
-      expect((await refusal(respondToInvitation({ ...(await api.as(athlete.id)), teamId, answer }))).code).toBe("not_found");
+      expect((await refusal(writeAs(athlete.id, (ctx) => respondToInvitation({ ctx, teamId, answer })))).code).toBe("not_found");
     }
     // Declining answers an invitation; it does not end a membership.
     expect(await canReach(await api.db(), coach.id, athlete.id)).toBe(true);

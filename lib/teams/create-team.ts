@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Ctx } from "../auth/actor";
+import type { WriteCtx } from "../http/operation";
 import { teamMemberships, teams } from "../db/schema";
 import { newId } from "../ids";
 import { requireAthleteActor } from "../athletes/reach";
@@ -11,7 +11,7 @@ export async function createTeam({
   ctx,
   input,
 }: {
-  ctx: Ctx;
+  ctx: WriteCtx;
   input: z.output<typeof CreateTeamInput>;
 }): Promise<z.output<typeof Team>> {
   requireAthleteActor(ctx.actor);

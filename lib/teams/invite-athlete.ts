@@ -1,6 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { z } from "zod";
-import type { Ctx } from "../auth/actor";
+import type { WriteCtx } from "../http/operation";
 import type { Db } from "../db/client";
 import { teamMemberships, teams, users } from "../db/schema";
 import { ApiError } from "../http/errors";
@@ -36,7 +36,7 @@ export async function inviteAthlete({
   teamId,
   input,
 }: {
-  ctx: Ctx;
+  ctx: WriteCtx;
   teamId: string;
   input: z.output<typeof InviteAthleteInput>;
 }): Promise<RosterEntry> {

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { Ctx } from "../auth/actor";
+import type { WriteCtx } from "../http/operation";
 import { teamMemberships, teams } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
@@ -14,7 +14,7 @@ export async function respondToInvitation({
   teamId,
   answer,
 }: {
-  ctx: Ctx;
+  ctx: WriteCtx;
   teamId: string;
   answer: "accept" | "decline";
 }): Promise<Membership | null> {

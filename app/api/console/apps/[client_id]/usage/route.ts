@@ -1,8 +1,11 @@
 // GET /api/console/apps/{client_id}/usage: what GET /v1/app/usage answers, for the app's owner.
 import { route } from "@/lib/http/api-route";
-import { consoleHandler } from "@/lib/http/console-route";
+import { consoleHandler, pathParams } from "@/lib/http/console-route";
 import { getAppUsage } from "@/lib/usage/get-app-usage";
+import { AppUsage } from "@/lib/usage/schemas";
 
 export const { GET, POST, PUT, PATCH, DELETE } = route({
-  GET: consoleHandler({}, ({ ctx, params }) => getAppUsage({ ctx, clientId: params.client_id! })),
+  GET: consoleHandler({ method: "GET", params: pathParams("client_id"), response: { status: 200, schema: AppUsage } }, ({ ctx, params }) =>
+    getAppUsage({ ctx, clientId: params.client_id }),
+  ),
 });

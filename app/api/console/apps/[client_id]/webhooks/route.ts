@@ -1,22 +1,25 @@
 // GET /api/console/apps/{client_id}/webhooks: the app's subscriptions, for its owner; POST: subscribe after the handshake.
 import { route } from "@/lib/http/api-route";
-import { consoleHandler } from "@/lib/http/console-route";
-import { parseWith } from "@/lib/http/validation";
-import { createSubscription, verifyNewSubscription, type VerifiedEndpoint } from "@/lib/webhooks/subscriptions/create-subscription";
+import { consoleHandler, pathParams } from "@/lib/http/console-route";
+import { createSubscription, verifyNewSubscription } from "@/lib/webhooks/subscriptions/create-subscription";
 import { listSubscriptions } from "@/lib/webhooks/subscriptions/list-subscriptions";
-import { CreateSubscriptionInput, ListSubscriptionsQuery } from "@/lib/webhooks/subscriptions/schemas";
+import {
+  CreateSubscriptionInput,
+  ListSubscriptionsQuery,
+  SubscriptionList,
+  SubscriptionWithSecret,
+} from "@/lib/webhooks/subscriptions/schemas";
+
+const params = pathParams("client_id");
 
 export const { GET, POST, PUT, PATCH, DELETE } = route({
-  GET: consoleHandler({}, ({ ctx, params, url }) =>
-    listSubscriptions({ ctx, clientId: params.client_id!, query: parseWith(ListSubscriptionsQuery, Object.fromEntries(url.searchParams), "query") }),
+  GET: consoleHandler(
+    { method: "GET", params, query: ListSubscriptionsQuery, response: { status: 200, schema: SubscriptionList } },
+    ({ ctx, params, query }) => listSubscriptions({ ctx, clientId: params.client_id, query }),
   ),
   POST: consoleHandler(
-    {
-      body: CreateSubscriptionInput,
-      status: 201,
-      before: ({ ctx, params, body }) => verifyNewSubscription({ ctx, clientId: params.client_id!, input: body }),
-    },
-    ({ ctx, params, body, prepared }) =>
-      createSubscription({ ctx, clientId: params.client_id!, input: body, verified: prepared as VerifiedEndpoint }),
+    { method: "POST", params, body: CreateSubscriptionInput, response: { status: 201, schema: SubscriptionWithSecret } },
+    ({ ctx, params, body }) => verifyNewSubscription({ ctx, clientId: params.client_id, input: body }),
+    ({ ctx, params, body, prepared }) => createSubscription({ ctx, clientId: params.client_id, input: body, verified: prepared }),
   ),
 });

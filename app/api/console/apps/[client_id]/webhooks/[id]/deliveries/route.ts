@@ -1,17 +1,12 @@
 // GET /api/console/apps/{client_id}/webhooks/{id}/deliveries?status=&cursor=: the delivery log, newest first.
 import { route } from "@/lib/http/api-route";
-import { consoleHandler } from "@/lib/http/console-route";
-import { parseWith } from "@/lib/http/validation";
+import { consoleHandler, pathParams } from "@/lib/http/console-route";
 import { listDeliveries } from "@/lib/webhooks/subscriptions/list-deliveries";
-import { ListDeliveriesQuery } from "@/lib/webhooks/subscriptions/schemas";
+import { DeliveryList, ListDeliveriesQuery } from "@/lib/webhooks/subscriptions/schemas";
 
 export const { GET, POST, PUT, PATCH, DELETE } = route({
-  GET: consoleHandler({}, ({ ctx, params, url }) =>
-    listDeliveries({
-      ctx,
-      clientId: params.client_id!,
-      subscriptionId: params.id!,
-      query: parseWith(ListDeliveriesQuery, Object.fromEntries(url.searchParams), "query"),
-    }),
+  GET: consoleHandler(
+    { method: "GET", params: pathParams("client_id", "id"), query: ListDeliveriesQuery, response: { status: 200, schema: DeliveryList } },
+    ({ ctx, params, query }) => listDeliveries({ ctx, clientId: params.client_id, subscriptionId: params.id, query }),
   ),
 });
