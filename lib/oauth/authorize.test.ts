@@ -10,9 +10,10 @@ import { setupApi } from "../testing/fixtures";
 import { authorizationStep, decideAuthorization, prepareAuthorization, type AuthorizationPageStep, type AuthorizationStep } from "./authorize";
 import { readAuthorizeParams } from "./authorize-checks";
 
-// The athlete's side of GET /oauth/authorize, driven exactly as the consent page drives it:
-// prepareAuthorization with the query of the URL the app built, decideAuthorization with the
-// form the athlete submits. What comes back to the app is checked with oauth4webapi.
+// The athlete's side of GET /oauth/authorize, driven as the consent page drives it:
+// authorizationStep (prepareAuthorization once the athlete is signed in) with the query of the
+// URL the app built, decideAuthorization with the form the athlete submits. What comes back to
+// the app is checked with oauth4webapi.
 
 const api = setupApi();
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
