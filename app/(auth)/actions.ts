@@ -1,18 +1,14 @@
 "use server";
 
+import { headers } from "next/headers";
 import { AuthError } from "next-auth";
+import type { FormState } from "@/components/auth/auth-form";
 import { actionClientAddress } from "@/lib/auth/action-address";
 import { signIn, signOut } from "@/lib/auth/next-auth";
-import { getDb } from "@/lib/db/client";
-import { EmailTakenError, SignUpRateLimited, signUpFrom } from "@/lib/people/people";
+import { signUpFromForm } from "@/lib/auth/sign-up";
+import { EmailTakenError, SignUpRateLimited } from "@/lib/people/people";
 import { SignInInput, SignUpInput } from "@/lib/people/schemas";
 import { safeReturnPath } from "@/lib/http/safe-redirect";
-
-export type FormState = {
-  error?: string;
-  fieldErrors?: Record<string, string>;
-  values?: Record<string, string>;
-};
 
 function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -56,7 +52,7 @@ export async function signUpAction(_prev: FormState, form: FormData): Promise<Fo
   const parsed = SignUpInput.safeParse(raw);
   if (!parsed.success) return { fieldErrors: fieldErrors(parsed.error.issues), values };
   try {
-    await signUpFrom(await getDb(), parsed.data, await actionClientAddress());
+    await signUpFromForm(parsed.data, actionClientAddress(await headers()));
   } catch (err) {
     if (err instanceof EmailTakenError) return { fieldErrors: { email: err.message }, values };
     if (err instanceof SignUpRateLimited) return { error: err.message, values };

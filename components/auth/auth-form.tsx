@@ -5,7 +5,13 @@ import { useActionState } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Notice } from "@/components/ui/notice";
-import type { FormState } from "@/app/(auth)/actions";
+
+/** What a sign-in or sign-up action answers the form with: what to show, and what to fill back in. */
+export type FormState = {
+  error?: string;
+  fieldErrors?: Record<string, string>;
+  values?: Record<string, string>;
+};
 
 type Props = {
   mode: "signin" | "signup";

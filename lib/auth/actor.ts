@@ -14,6 +14,17 @@ export type AthleteActor = Exclude<Actor, { kind: "app" }>;
 /** The acting athlete's own rows, read in the same statement that checked their token. */
 export type SelfRows = { user: typeof users.$inferSelect; profile: typeof athleteProfiles.$inferSelect };
 
+/** What a bearer token resolves to, whichever kind it is (lib/tokens/resolve-bearer.ts). */
+export type ResolvedBearer = {
+  actor: Actor;
+  /** Key of the rate-limit windows: one per app, one per PAT owner (CONTRACT §10). */
+  rateBucket: string;
+  /** The owning athlete's account standing, for 402; null for app tokens. */
+  billing: { hasSubscription: boolean; trialEndsAt: Date | null } | null;
+  /** The token owner's user and profile rows, for athlete tokens. */
+  self?: SelfRows;
+};
+
 /**
  * What every domain verb receives: the actor and a database or open transaction, and, for a
  * token acting as an athlete, that athlete's rows as the request found them (so reading one's

@@ -23,13 +23,24 @@ const REFUSALS: Record<SignInRefusal, new () => CredentialsSignin> = {
   rate_limited: SourceRateLimited,
 };
 
+const SIGN_IN_PAGE = "/signin";
+
+/**
+ * Where a visitor who is not signed in is sent: the sign-in page, which brings them back to
+ * `returnTo` (a path of this service) afterwards. Pages and actions redirect there themselves:
+ * lib decides, app/ redirects.
+ */
+export function signInPath(returnTo: string): string {
+  return `${SIGN_IN_PAGE}?callbackUrl=${encodeURIComponent(returnTo)}`;
+}
+
 // Lazy configuration: the secret is read (or generated under DATA_DIR) on the first request,
 // not when `next build` imports this module.
 export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   secret: authSecret(),
   trustHost: true,
   session: { strategy: "jwt", maxAge: 30 * 86_400 },
-  pages: { signIn: "/signin" },
+  pages: { signIn: SIGN_IN_PAGE },
   logger: {
     // A wrong password is an expected outcome, not a server error worth a stack trace.
     error: (error: Error) => {

@@ -8,7 +8,7 @@ import { safeEqual } from "../crypto/random";
 import { getEnv } from "../env";
 import { ApiError } from "../http/errors";
 import { isScope, type Scope } from "../auth/scopes";
-import type { ResolvedBearer } from "../tokens/resolve-bearer";
+import type { ResolvedBearer } from "../auth/actor";
 import { findClientCached } from "./client-cache";
 import { signingKey, verificationKeys, verifiedTokens } from "./keys";
 

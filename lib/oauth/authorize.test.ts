@@ -7,12 +7,13 @@ import { oauthCodes, oauthGrants } from "../db/schema";
 import { seedDemoWorld } from "../db/seed";
 import { registerApp } from "../oauth-clients/register-app";
 import { setupApi } from "../testing/fixtures";
-import { decideAuthorization, prepareAuthorization, type AuthorizationStep } from "./authorize";
+import { authorizationStep, decideAuthorization, prepareAuthorization, type AuthorizationPageStep, type AuthorizationStep } from "./authorize";
 import { readAuthorizeParams } from "./authorize-checks";
 
-// The athlete's side of GET /oauth/authorize, driven exactly as the consent page drives it:
-// prepareAuthorization with the query of the URL the app built, decideAuthorization with the
-// form the athlete submits. What comes back to the app is checked with oauth4webapi.
+// The athlete's side of GET /oauth/authorize, driven as the consent page drives it:
+// authorizationStep (prepareAuthorization once the athlete is signed in) with the query of the
+// URL the app built, decideAuthorization with the form the athlete submits. What comes back to
+// the app is checked with oauth4webapi.
 
 const api = setupApi();
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -49,13 +50,13 @@ async function request(app: App, over: Record<string, string | undefined> = {}) 
   return params;
 }
 
-function redirectUrl(step: AuthorizationStep): URL {
+function redirectUrl(step: AuthorizationPageStep): URL {
   expect(step.kind).toBe("redirect");
   return new URL((step as { url: string }).url);
 }
 
 /** An error redirected to the app: oauth4webapi verifies `iss` and `state` before it reports it. */
-function redirectedError(step: AuthorizationStep, app: App, state: string | undefined): oauth.AuthorizationResponseError {
+function redirectedError(step: AuthorizationPageStep, app: App, state: string | undefined): oauth.AuthorizationResponseError {
   const url = redirectUrl(step);
   expect(`${url.origin}${url.pathname}`).toBe(app.redirectUri);
   expect(url.searchParams.has("code")).toBe(false);
@@ -156,6 +157,30 @@ describe("errors shown on a page, never redirected", () => {
     const person = await api.person();
     const params = await request(trainingLog, { redirect_uri: "https://attacker.example/cb", response_type: "token", code_challenge: undefined });
     expect(await prepareAuthorization(db, params, [], person.id)).toMatchObject({ kind: "error_page" });
+  });
+});
+
+describe("before sign-in: nothing goes back to the app (RFC 9700 §4.11.2)", () => {
+  it("an unverified client or redirect URI is shown to a visitor not signed in, as to anyone", async () => {
+    for (const params of [await request({ ...trainingLog, client_id: "no-such-app" }), await request(trainingLog, { redirect_uri: "https://attacker.example/cb" })]) {
+      expect(await authorizationStep(db, params, [], null)).toMatchObject({ kind: "error_page" });
+    }
+    expect(await authorizationStep(db, await request(trainingLog), ["client_id"], null)).toMatchObject({ kind: "error_page" });
+  });
+
+  it("any other request, an invalid one included, sends the visitor to sign in first, not back to the app", async () => {
+    for (const over of [{}, { scope: "admin" }, { response_type: "token" }, { code_challenge: undefined }]) {
+      expect(await authorizationStep(db, await request(trainingLog, over), [], null), JSON.stringify(over)).toEqual({ kind: "sign_in" });
+    }
+  });
+
+  it("once signed in, the step is the athlete's: an error is redirected only to an app they trust", async () => {
+    const params = await request(trainingLog, { scope: "athlete.read admin" });
+    const trusting = await athleteWhoTrusts(trainingLog);
+    expect(redirectedError(await authorizationStep(db, params, [], trusting.id), trainingLog, params.state).error).toBe("invalid_scope");
+    const stranger = await api.person();
+    expect((await authorizationStep(db, params, [], stranger.id)).kind).toBe("error_return");
+    expect((await authorizationStep(db, await request(trainingLog), [], stranger.id)).kind).toBe("consent");
   });
 });
 

@@ -41,6 +41,9 @@ export type AuthorizationStep =
   | { kind: "redirect"; url: string }
   | { kind: "consent"; request: ValidAuthorization; newScopes: Scope[]; grantedScopes: Scope[] };
 
+/** What the authorization page does for a visitor who may not be signed in yet. */
+export type AuthorizationPageStep = AuthorizationStep | { kind: "sign_in" };
+
 /** The redirect back to the app, with `iss` as RFC 9207 asks. */
 export function redirectBack(redirectUri: string, params: Record<string, string | undefined>): string {
   const url = new URL(redirectUri);
@@ -135,6 +138,22 @@ export async function prepareAuthorization(db: Db, params: AuthorizeParams, repe
     return { kind: "redirect", url: await issueCode(db, v.request, userId) };
   }
   return { kind: "consent", request: v.request, newScopes, grantedScopes: SCOPE_NAMES.filter((s) => granted.has(s)) };
+}
+
+/**
+ * What GET /oauth/authorize does next, for a visitor signed in (`userId`) or not. An unverified
+ * client or redirect URI is shown to anyone, never redirected; anything else, errors included,
+ * waits for sign-in: nothing goes back to an app before the athlete is known (RFC 9700 §4.11.2).
+ */
+export async function authorizationStep(
+  db: Db,
+  params: AuthorizeParams,
+  repeated: string[],
+  userId: string | null,
+): Promise<AuthorizationPageStep> {
+  if (userId) return prepareAuthorization(db, params, repeated, userId);
+  const v = await validateAuthorizationRequest(db, params, repeated);
+  return !v.ok && v.step.kind === "error_page" ? v.step : { kind: "sign_in" };
 }
 
 /**

@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JSONWebKeySet, type JWK } from "jose";
-import type { Db } from "../db/client";
+import { getDb, type Db } from "../db/client";
 import { signingKeys } from "../db/schema";
 import { randomBase62 } from "../crypto/random";
 import { seal, unseal } from "../crypto/seal";
@@ -110,6 +110,11 @@ export function publicJwks(db: Db): Promise<JSONWebKeySet> {
     c.jwks = undefined;
     throw err;
   }));
+}
+
+/** GET /oauth/jwks: `publicJwks` of the service's own database, opened here rather than in app/. */
+export async function servedJwks(): Promise<JSONWebKeySet> {
+  return publicJwks(await getDb());
 }
 
 /**

@@ -5,20 +5,14 @@ import { athleteProfiles, personalAccessTokens, users } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
 import { ApiError } from "../http/errors";
 import { isScope, type Scope } from "../auth/scopes";
-import type { Actor, SelfRows } from "../auth/actor";
+import type { ResolvedBearer } from "../auth/actor";
 import { isWellFormedToken } from "./format";
 import { log } from "../log";
 import { looksLikeJwt, resolveAccessToken } from "../oauth/access-token";
 
-export type ResolvedBearer = {
-  actor: Actor;
-  /** Key of the rate-limit windows: one per app, one per PAT owner (CONTRACT §10). */
-  rateBucket: string;
-  /** The owning athlete's account standing, for 402; null for app tokens. */
-  billing: { hasSubscription: boolean; trialEndsAt: Date | null } | null;
-  /** The token owner's user and profile rows, for athlete tokens. */
-  self?: SelfRows;
-};
+// Declared beside Actor, so lib/oauth/access-token.ts needs nothing from this file (which
+// calls it); re-exported for callers that take it with resolveBearer.
+export type { ResolvedBearer };
 
 const LAST_USED_GRANULARITY_MS = 60_000;
 

@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
 import { ActivitiesPanel } from "@/components/activities/activities-panel";
 import { PageHeader } from "@/components/ui/card";
-import { requireUserId } from "@/lib/auth/require-user";
+import { currentUserId, signInPath } from "@/lib/auth/next-auth";
 
 export const metadata: Metadata = { title: "Activities" };
 
 export default async function ActivitiesPage() {
-  await requireUserId("/activities");
+  if (!(await currentUserId())) redirect(signInPath("/activities"));
   return (
     <>
       <PageHeader title="Activities" description="Everything you have recorded, newest first, in the units you prefer." />

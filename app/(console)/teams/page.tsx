@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
 import { TeamsPanel } from "@/components/teams/teams-panel";
 import { PageHeader } from "@/components/ui/card";
-import { requireUserId } from "@/lib/auth/require-user";
+import { currentUserId, signInPath } from "@/lib/auth/next-auth";
 
 export const metadata: Metadata = { title: "Teams" };
 
 export default async function TeamsPage() {
-  await requireUserId("/teams");
+  if (!(await currentUserId())) redirect(signInPath("/teams"));
   return (
     <>
       <PageHeader

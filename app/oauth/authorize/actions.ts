@@ -1,9 +1,8 @@
 "use server";
 
 import { redirect } from "next/navigation";
-import { currentUserId } from "@/lib/auth/next-auth";
-import { getDb } from "@/lib/db/client";
-import { decideAuthorization } from "@/lib/oauth/authorize";
+import { currentUserId, signInPath } from "@/lib/auth/next-auth";
+import { consentAnswer } from "@/lib/oauth/authorize-page";
 import { AUTHORIZE_PARAMS, type AuthorizeParams } from "@/lib/oauth/authorize-checks";
 
 /**
@@ -18,9 +17,9 @@ export async function decideAction(form: FormData): Promise<void> {
   }
   const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
   const userId = await currentUserId();
-  if (!userId) redirect(`/signin?callbackUrl=${encodeURIComponent(`/oauth/authorize?${query}`)}`);
+  if (!userId) redirect(signInPath(`/oauth/authorize?${query}`));
   const decision = form.get("decision") === "allow" ? "allow" : "deny";
-  const step = await decideAuthorization(await getDb(), params, userId, decision);
+  const step = await consentAnswer(params, userId, decision);
   if (step.kind === "redirect") redirect(step.url);
   redirect(`/oauth/authorize?${query}`);
 }

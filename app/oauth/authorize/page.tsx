@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { auth } from "@/lib/auth/next-auth";
-import { getDb } from "@/lib/db/client";
-import { prepareAuthorization, validateAuthorizationRequest } from "@/lib/oauth/authorize";
+import { auth, signInPath } from "@/lib/auth/next-auth";
+import { authorizePageStep } from "@/lib/oauth/authorize-page";
 import { AUTHORIZE_PARAMS, readAuthorizeParams } from "@/lib/oauth/authorize-checks";
 import { SCOPES } from "@/lib/auth/scopes";
 import { ConsentScreen, AuthorizeError, ReturnToApp } from "@/components/oauth/consent-screen";
@@ -15,15 +14,11 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 // GET /oauth/authorize: the authorization endpoint (RFC 6749 §4.1.1) and its consent screen.
 export default async function AuthorizePage({ searchParams }: Props) {
   const { params, repeated, query } = readAuthorizeParams(await searchParams);
-  const db = await getDb();
-  // Unknown client or redirect URI: shown here, never redirected.
-  const checked = await validateAuthorizationRequest(db, params, repeated);
-  if (!checked.ok && checked.step.kind === "error_page") return <AuthorizeError message={checked.step.message} />;
-  // Nothing goes back to the app before the athlete is signed in (RFC 9700 §4.11.2).
   const session = await auth();
-  const userId = session?.user?.id;
-  if (!userId) redirect(`/signin?callbackUrl=${encodeURIComponent(`/oauth/authorize?${query}`)}`);
-  const step = await prepareAuthorization(db, params, repeated, userId);
+  // Unknown client or redirect URI: shown, never redirected. Nothing goes back to the app
+  // before the athlete is signed in (RFC 9700 §4.11.2): lib/oauth/authorize.ts decides.
+  const step = await authorizePageStep(params, repeated, session?.user?.id ?? null);
+  if (step.kind === "sign_in") redirect(signInPath(`/oauth/authorize?${query}`));
   if (step.kind === "redirect") redirect(step.url);
   if (step.kind === "error_page") return <AuthorizeError message={step.message} />;
   if (step.kind === "error_return") return <ReturnToApp {...step} />;

@@ -1,9 +1,8 @@
 // GET /oauth/jwks: the public keys that verify access tokens.
-import { getDb } from "@/lib/db/client";
-import { publicJwks } from "@/lib/oauth/keys";
+import { servedJwks } from "@/lib/oauth/keys";
 
 export async function GET() {
-  return Response.json(await publicJwks(await getDb()), {
+  return Response.json(await servedJwks(), {
     headers: { "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" },
   });
 }

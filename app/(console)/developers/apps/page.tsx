@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
 import { PageHeader } from "@/components/ui/card";
 import { DeveloperAppsPanel } from "@/components/developer-apps/apps-panel";
-import { requireUserId } from "@/lib/auth/require-user";
+import { currentUserId, signInPath } from "@/lib/auth/next-auth";
 
 export const metadata: Metadata = { title: "Developer apps" };
 
 export default async function DeveloperAppsPage() {
-  await requireUserId("/developers/apps");
+  if (!(await currentUserId())) redirect(signInPath("/developers/apps"));
   return (
     <>
       <PageHeader

@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
 import { PageHeader } from "@/components/ui/card";
 import { ConnectedAppsPanel } from "@/components/connected-apps/connected-apps-panel";
-import { requireUserId } from "@/lib/auth/require-user";
+import { currentUserId, signInPath } from "@/lib/auth/next-auth";
 
 export const metadata: Metadata = { title: "Connected apps" };
 
 export default async function ConnectedAppsPage() {
-  await requireUserId("/settings/apps");
+  if (!(await currentUserId())) redirect(signInPath("/settings/apps"));
   return (
     <>
       <PageHeader

@@ -1,14 +1,15 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
 import { PageHeader } from "@/components/ui/card";
 import { TokensPanel } from "@/components/tokens/tokens-panel";
-import { requireUserId } from "@/lib/auth/require-user";
+import { currentUserId, signInPath } from "@/lib/auth/next-auth";
 import { SCOPES } from "@/lib/auth/scopes";
 import { getEnv } from "@/lib/env";
 
 export const metadata: Metadata = { title: "Personal access tokens" };
 
 export default async function TokensPage() {
-  await requireUserId("/settings/tokens");
+  if (!(await currentUserId())) redirect(signInPath("/settings/tokens"));
   const scopes = Object.entries(SCOPES).map(([name, s]) => ({ name, plain: s.plain }));
   return (
     <>

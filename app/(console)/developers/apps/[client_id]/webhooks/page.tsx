@@ -1,13 +1,14 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
 import { WebhooksPanel } from "@/components/webhooks/webhooks-panel";
-import { requireUserId } from "@/lib/auth/require-user";
+import { currentUserId, signInPath } from "@/lib/auth/next-auth";
 import { getEnv } from "@/lib/env";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
 export default async function AppWebhooksPage({ params }: { params: Promise<{ client_id: string }> }) {
   const { client_id } = await params;
-  await requireUserId(`/developers/apps/${encodeURIComponent(client_id)}/webhooks`);
+  if (!(await currentUserId())) redirect(signInPath(`/developers/apps/${encodeURIComponent(client_id)}/webhooks`));
   const env = getEnv();
   return <WebhooksPanel clientId={client_id} allowPrivate={env.webhooksAllowPrivateNetworks} apiBaseUrl={env.apiBaseUrl} />;
 }
