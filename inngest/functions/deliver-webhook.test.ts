@@ -7,7 +7,7 @@ import { resetEnvForTests } from "@/lib/env";
 import { setupApi } from "@/lib/testing/fixtures";
 import { refusedUrl, startReceiver } from "@/lib/testing/webhook-receiver";
 import { webhookRows } from "@/lib/testing/webhook-rows";
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/claim-deliveries";
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/policy";
 import { fanOutEvents } from "@/lib/webhooks/fan-out";
 import { verifyWebhookSignature } from "@/lib/webhooks/signature";
 import { DELIVERY_DUE } from "../client";

@@ -11,7 +11,7 @@ import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
 import { refusedUrl, startReceiver, type Receiver } from "../testing/webhook-receiver";
 import { webhookRows } from "../testing/webhook-rows";
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./claim-deliveries";
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
 import { startLocalRunner, type LocalRunner } from "./local-runner";
 import { verifyWebhookSignature } from "./signature";
 

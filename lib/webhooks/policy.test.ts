@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETRY_SCHEDULE_S, MAX_ATTEMPTS, retryDelayS } from "./retry-policy";
+import { DEFAULT_RETRY_SCHEDULE_S, MAX_ATTEMPTS, retryDelayS } from "./policy";
 
-describe("retry policy (CONTRACT §7)", () => {
+describe("delivery policy: the retry schedule (CONTRACT §7)", () => {
   const exact = () => 0.5; // jitter factor exactly 1
 
   it("follows 10 s, 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 4 h, 8 h, then every 12 h", () => {
