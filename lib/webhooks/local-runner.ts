@@ -1,10 +1,11 @@
 import "server-only";
 import type { Db } from "../db/client";
 import { log } from "../log";
-import { attemptDelivery, type DeliveryOptions } from "./attempt-delivery";
+import { attemptRecord, sendAttempt, type DeliveryOptions } from "./attempt-delivery";
 import { claimDueDeliveries, type ClaimedDelivery } from "./claim-deliveries";
 import { claimLease } from "./claim-lease";
 import { fanOutEvents } from "./fan-out";
+import { isSuccess, recordAttempt } from "./record-attempt";
 import { listenForWebhookWork } from "./listen";
 import { LOCAL_RUNNER_CONCURRENCY } from "./runner-defaults";
 import { onWebhookWake } from "./wake";
@@ -49,7 +50,9 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   const batch = opts.fanOutBatch ?? 200;
   const getDb = typeof opts.db === "function" ? opts.db : () => Promise.resolve(opts.db as Db);
   const lease = claimLease(getDb, { leaseS: opts.leaseS });
+  /** Attempts until recorded, and the slots they hold until answered. */
   const attempts = new Set<Promise<void>>();
+  const slots = new Set<Promise<void>>();
   const retries = dueTimes();
   const signal = wakeSignal();
   const idleWaiters: { after: number; resolve: () => void }[] = [];
@@ -65,15 +68,37 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
     signal.fire();
   };
 
-  const attempt = async (db: Db, d: ClaimedDelivery) => {
-    try {
-      const recorded = await attemptDelivery(db, d, opts);
-      if (recorded?.nextAttemptAt) retries.add(recorded.nextAttemptAt.getTime());
-    } catch (err) {
-      log.warn("webhook attempt not recorded; its claim will lapse", { delivery_id: d.id, error: String(err) });
-    } finally {
-      lease.release(d.id);
-    }
+  // An attempt holds one of the `concurrency` slots until its answer: a success frees it at
+  // once (its record only ends the claim, and waits to be batched with others'), a failure once
+  // it is recorded (by then its subscription counts as failing, and only its probe is claimed).
+  // The claim stays in place until the record, so the delivery is not claimed again meanwhile.
+  const start = (db: Db, d: ClaimedDelivery) => {
+    lease.hold(d.id);
+    let freeSlot = () => {};
+    const slot = new Promise<void>((r) => (freeSlot = r));
+    const attempt = (async () => {
+      try {
+        const sent = await sendAttempt(d, opts);
+        if (isSuccess(sent.result)) freeSlot();
+        const recorded = await recordAttempt(db, attemptRecord(sent, opts));
+        if (recorded?.nextAttemptAt) retries.add(recorded.nextAttemptAt.getTime());
+      } catch (err) {
+        log.warn("webhook attempt not recorded; its claim will lapse", { delivery_id: d.id, error: String(err) });
+      } finally {
+        lease.release(d.id);
+        freeSlot();
+      }
+    })();
+    slots.add(slot);
+    attempts.add(attempt);
+    void slot.then(() => {
+      slots.delete(slot);
+      signal.fire();
+    });
+    void attempt.then(() => {
+      attempts.delete(attempt);
+      signal.fire();
+    });
   };
 
   const listen = (db: Db) => {
@@ -97,17 +122,17 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
           while ((await fanOutEvents(db, { batch })).events === batch && !stopped);
         }
         retries.dropUntil(Date.now());
-        const room = stopped ? 0 : concurrency - attempts.size;
-        for (const d of room > 0 ? await claimDueDeliveries(db, { limit: room, leaseS: opts.leaseS }) : []) {
+        // Records waiting beyond one slot's worth each take a slot too: a database slower
+        // than the subscribers must not gather an unbounded queue of them.
+        const unrecorded = Math.max(0, attempts.size - slots.size - concurrency);
+        const room = stopped ? 0 : concurrency - slots.size - unrecorded;
+        // While busy, claim a quarter of the slots at a time rather than one per answer: the
+        // claim statement costs about the same whatever it takes.
+        const worthIt = room > 0 && (slots.size === 0 || room >= Math.ceil(concurrency / 4));
+        for (const d of worthIt ? await claimDueDeliveries(db, { limit: room, leaseS: opts.leaseS }) : []) {
           // Still being attempted here (its lease ran out while this process stalled, and the
           // claim just renewed it): the attempt in flight will record it.
-          if (lease.holds(d.id)) continue;
-          lease.hold(d.id);
-          const running: Promise<void> = attempt(db, d).finally(() => {
-            attempts.delete(running);
-            signal.fire(); // a slot is free
-          });
-          attempts.add(running);
+          if (!lease.holds(d.id)) start(db, d);
         }
       } catch (err) {
         failed = true;
