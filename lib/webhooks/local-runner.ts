@@ -57,6 +57,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   const signal = wakeSignal();
   const idleWaiters: { after: number; resolve: () => void }[] = [];
   let passes = 0;
+  let relook = false;
   let stopped = false;
   // Fan-out runs when something may have been appended (a NOTIFY, a wake, the poll), not
   // after every attempt.
@@ -121,7 +122,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
           outboxDirty = false;
           while ((await fanOutEvents(db, { batch })).events === batch && !stopped);
         }
-        retries.dropUntil(Date.now());
+        const retriesDue = retries.dropUntil(Date.now());
         // Records waiting beyond one slot's worth each take a slot too: a database slower
         // than the subscribers must not gather an unbounded queue of them.
         const unrecorded = Math.max(0, attempts.size - slots.size - concurrency);
@@ -129,11 +130,17 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
         // While busy, claim a quarter of the slots at a time rather than one per answer: the
         // claim statement costs about the same whatever it takes.
         const worthIt = room > 0 && (slots.size === 0 || room >= Math.ceil(concurrency / 4));
-        for (const d of worthIt ? await claimDueDeliveries(db, { limit: room, leaseS: opts.leaseS }) : []) {
+        const claimed = worthIt ? await claimDueDeliveries(db, { limit: room, leaseS: opts.leaseS }) : [];
+        for (const d of claimed) {
           // Still being attempted here (its lease ran out while this process stalled, and the
           // claim just renewed it): the attempt in flight will record it.
           if (!lease.holds(d.id)) start(db, d);
         }
+        // A retry that fell due can be passed over for an instant while another transaction
+        // holds its row (the claim skips locked rows): look once more shortly after, rather
+        // than leave it to the poll.
+        relook = retriesDue > 0 && worthIt && !claimed.length && !relook;
+        if (relook) retries.add(Date.now() + RELOOK_MS);
       } catch (err) {
         failed = true;
         outboxDirty = true;
@@ -200,6 +207,7 @@ function wakeSignal() {
 }
 
 const MAX_DUE_TIMES = 10_000;
+const RELOOK_MS = 100;
 
 /**
  * The instants at which this runner's retries fall due, soonest first: a failing subscription
@@ -216,8 +224,11 @@ function dueTimes() {
       if (at[i - 1] !== due) at.splice(i, 0, due);
       if (at.length > MAX_DUE_TIMES) at.length = MAX_DUE_TIMES;
     },
-    dropUntil(now: number) {
-      while (at.length && at[0]! <= now) at.shift();
+    /** Forgets the instants up to `now`; says how many there were. */
+    dropUntil(now: number): number {
+      let n = 0;
+      for (; at.length && at[0]! <= now; n++) at.shift();
+      return n;
     },
     next: () => at[0] ?? Infinity,
   };

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias, type AnyPgColumn } from "drizzle-orm/pg-core";
-import { rowsOf, type Db } from "../db/client";
+import { perDatabase, rowsOf, type Db } from "../db/client";
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
 import type { OutboundResult } from "./outbound";
@@ -52,17 +52,14 @@ export function isSuccess(r: OutboundResult): r is Success {
  */
 export function recordAttempt(db: Db, a: Attempt): Promise<AttemptRecorded | null> {
   if (!isSuccess(a.result)) return recordFailure(db, a);
-  let batcher = successBatchers.get(db);
-  if (!batcher) successBatchers.set(db, (batcher = successBatcher(db)));
-  return batcher({ ...a, result: a.result });
+  return successBatcher(db)({ ...a, result: a.result });
 }
 
 /** Successes recorded by one statement at most. */
 const MAX_SUCCESS_BATCH = 200;
 type SuccessItem = Attempt & { result: Success };
-const successBatchers = new WeakMap<Db, (a: SuccessItem) => Promise<AttemptRecorded | null>>();
 
-function successBatcher(db: Db) {
+const successBatcher = perDatabase((db: Db) => {
   let queue: { a: SuccessItem; done: (r: AttemptRecorded | null) => void; fail: (e: unknown) => void }[] = [];
   let flushing = false;
   const flush = async () => {
@@ -84,7 +81,7 @@ function successBatcher(db: Db) {
       queue.push({ a, done, fail });
       if (!flushing) void flush();
     });
-}
+});
 
 async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null> {
   return db.transaction(async (tx) => {
