@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETRY_SCHEDULE_S, MAX_ATTEMPTS, retryDelayS } from "./policy";
+import { afterFailure, DEFAULT_RETRY_SCHEDULE_S, DISABLE_AFTER_FAILURES, MAX_ATTEMPTS, retryDelayS } from "./policy";
 
 describe("delivery policy: the retry schedule (CONTRACT §7)", () => {
   const exact = () => 0.5; // jitter factor exactly 1
@@ -21,5 +21,31 @@ describe("delivery policy: the retry schedule (CONTRACT §7)", () => {
 
   it("takes a replacement schedule (WEBHOOK_RETRY_SCHEDULE_S), repeating its last step", () => {
     expect([1, 2, 3, 4].map((n) => retryDelayS(n, [0.1, 0.2], exact))).toEqual([0.1, 0.2, 0.2, 0.2]);
+  });
+});
+
+describe("what a failed attempt leads to (CONTRACT §7)", () => {
+  const active = (consecutiveFailures: number) => ({ status: "active" as const, consecutiveFailures });
+  const exact = () => 0.5;
+
+  it("the first failure starts the streak; after that only the probe counts", () => {
+    expect(afterFailure({ attempt: 1, subscription: active(0), probe: false, random: exact })).toMatchObject({ countsTowardsStreak: true, streak: 1, disable: false, retryInS: 10 });
+    // In flight beside the first failure: logged and retried, not counted.
+    expect(afterFailure({ attempt: 1, subscription: active(1), probe: false, random: exact })).toMatchObject({ countsTowardsStreak: false, streak: 1, retryInS: 10 });
+    expect(afterFailure({ attempt: 2, subscription: active(1), probe: true, random: exact })).toMatchObject({ countsTowardsStreak: true, streak: 2, retryInS: 60 });
+  });
+
+  it("disables the subscription at exactly DISABLE_AFTER_FAILURES, and only by a counted failure", () => {
+    expect(afterFailure({ attempt: 3, subscription: active(DISABLE_AFTER_FAILURES - 2), probe: true }).disable).toBe(false);
+    expect(afterFailure({ attempt: 3, subscription: active(DISABLE_AFTER_FAILURES - 1), probe: true }).disable).toBe(true);
+    expect(afterFailure({ attempt: 3, subscription: active(DISABLE_AFTER_FAILURES - 1), probe: false }).disable).toBe(false);
+    expect(afterFailure({ attempt: 3, subscription: { status: "disabled", consecutiveFailures: DISABLE_AFTER_FAILURES }, probe: true })).toMatchObject({
+      countsTowardsStreak: false,
+      disable: false,
+    });
+  });
+
+  it("fails the delivery after its last attempt", () => {
+    expect(afterFailure({ attempt: MAX_ATTEMPTS, subscription: active(1), probe: false }).retryInS).toBeNull();
   });
 });
