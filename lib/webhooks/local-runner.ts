@@ -62,6 +62,8 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   // Fan-out runs when something may have been appended (a NOTIFY, a wake, the poll), not
   // after every attempt.
   let outboxDirty = true;
+  let lastFanOut = -Infinity;
+  let fanOutDue = Infinity;
   let listening: Promise<(() => Promise<void>) | undefined> | undefined;
 
   const wake = () => {
@@ -118,8 +120,13 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       try {
         const db = await getDb();
         listen(db);
-        if (outboxDirty) {
+        // At most one fan-out per FAN_OUT_EVERY_MS: under a burst of writes each commit's
+        // NOTIFY would otherwise cost a fan-out transaction of its own.
+        fanOutDue = outboxDirty ? lastFanOut + FAN_OUT_EVERY_MS : Infinity;
+        if (fanOutDue <= Date.now()) {
           outboxDirty = false;
+          fanOutDue = Infinity;
+          lastFanOut = Date.now();
           while ((await fanOutEvents(db, { batch })).events === batch && !stopped);
         }
         const retriesDue = retries.dropUntil(Date.now());
@@ -153,7 +160,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
         }
       }
       // After a failed pass only the poll (or a wake) tries again.
-      await signal.wait(Math.min(failed ? Infinity : retries.next(), Date.now() + pollMs));
+      await signal.wait(Math.min(failed ? Infinity : Math.min(retries.next(), fanOutDue), Date.now() + pollMs));
     }
   };
 
@@ -208,6 +215,7 @@ function wakeSignal() {
 
 const MAX_DUE_TIMES = 10_000;
 const RELOOK_MS = 100;
+const FAN_OUT_EVERY_MS = 10;
 
 /**
  * The instants at which this runner's retries fall due, soonest first: a failing subscription
