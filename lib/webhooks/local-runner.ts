@@ -153,7 +153,8 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
         outboxDirty = true;
         log.warn("webhook runner pass failed; retrying", { error: String(err) });
       }
-      if (!attempts.size && !failed) {
+      // Idle: nothing in flight, and no fan-out left waiting for its turn.
+      if (!attempts.size && !failed && !outboxDirty) {
         for (const w of idleWaiters.filter((w) => w.after < pass)) {
           idleWaiters.splice(idleWaiters.indexOf(w), 1);
           w.resolve();
