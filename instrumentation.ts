@@ -3,4 +3,20 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { boot } = await import("./lib/boot");
   await boot();
+  // Webhook delivery retries the database by itself, so it starts even when that is down. The
+  // process entry picks the runner: lib/webhooks knows neither the local runner's start nor inngest/.
+  const { getEnv } = await import("./lib/env");
+  const { getDb } = await import("./lib/db/client");
+  const { log } = await import("./lib/log");
+  const g = globalThis as unknown as { __aasDelivery?: { stop: () => Promise<void> } };
+  if (g.__aasDelivery) return;
+  const env = getEnv();
+  if (env.deliveryRunner === "local") {
+    const { startLocalRunner } = await import("./lib/webhooks/local-runner");
+    g.__aasDelivery = startLocalRunner({ db: getDb, allowPrivate: env.webhooksAllowPrivateNetworks, schedule: env.webhookRetryScheduleS });
+  } else {
+    const { startOutboxNotifier } = await import("./inngest/outbox-notifier");
+    g.__aasDelivery = startOutboxNotifier(getDb);
+  }
+  log.info("webhook delivery started", { runner: env.deliveryRunner });
 }

@@ -1,10 +1,11 @@
 // webhooks: the local delivery runner over PostgreSQL, against a loopback receiver that
 // verifies every signature and answers 200 at once.
 //
-// Targets (the issue): ≥ 500 deliveries/s sustained, beside a bare loop that signs and POSTs
-// the same payloads to the same receiver with the same concurrency (the limit, ratio printed);
-// p99 from the write that emits an event to its arrival at the receiver < 250 ms at 100 events/s;
-// with one subscription down (answering 500), the others' p99 within 1.5× of the healthy run.
+// Targets (the issue), in every round: ≥ 1,000 deliveries/s sustained, beside a bare loop that
+// signs and POSTs the same payloads to the same receiver with the same concurrency (the limit,
+// ratio printed); p99 from the write that emits an event to its arrival at the receiver < 250 ms
+// at 100 events/s; with one subscription down (answering 500), the others' p99 within 1.5× of the
+// healthy run (best rounds of each side).
 //
 // The world: 8 apps, one subscription each (made through POST /v1/app/webhooks, handshake
 // included). "Fan-out" athletes authorized all 8 apps, so each of their writes is 8 deliveries:
@@ -361,6 +362,9 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     }
     const bestP99 = (rs: Steady[]) => rs.reduce((a, b) => (b.latency.p99 < a.latency.p99 ? b : a));
     const allHealthy = bestP99(healthyRounds);
+    // The targets hold in every round, so the checks take the worst one.
+    const worstService = serviceRounds.reduce((a, b) => (b.rate < a.rate ? b : a));
+    const worstHealthy = healthyRounds.reduce((a, b) => (b.latency.p99 > a.latency.p99 ? b : a));
     const oneDown = bestP99(downRounds);
 
     // What the failing subscription looks like after the run: one probe at a time.
@@ -396,6 +400,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
           unit: `deliveries/s (${sendConcurrency} in flight, as ${workers} workers × ${LOCAL_RUNNER_CONCURRENCY})`,
         },
         { name: "service, local runner", value: bestService.rate, unit: `deliveries/s (${bestService.deliveries} in ${bestService.durationS} s)` },
+        { name: "  worst round", value: worstService.rate, unit: "deliveries/s" },
         { name: "  ratio service ÷ bare loop", value: `${round2(bestService.rate / bestBare.rate)}×` },
         { name: "  after the writes ended", value: bestService.tailRate, unit: `deliveries/s (the burst of writes took ${bestService.writesS} s)` },
         {
@@ -407,6 +412,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
             `${perDelivery(bestBare.cpu, bestBare.deliveries, bestBare.durationS, "bench")} ms sending)`,
         },
         { name: `write → arrival at ${STEADY_EVENTS_PER_S} events/s, best round: p50 / p90 / p99`, value: `${allHealthy.latency.p50} / ${allHealthy.latency.p90} / ${allHealthy.latency.p99}`, unit: "ms" },
+        { name: "  worst round: p50 / p90 / p99", value: `${worstHealthy.latency.p50} / ${worstHealthy.latency.p90} / ${worstHealthy.latency.p99}`, unit: "ms" },
         {
           name: "  one subscription answering 500, others, best round: p50 / p90 / p99",
           value: `${oneDown.latency.p50} / ${oneDown.latency.p90} / ${oneDown.latency.p99}`,
@@ -421,8 +427,8 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
       ],
       warnings,
       checks: [
-        check("sustained deliveries/s", bestService.rate, "≥", 500, "req/s"),
-        check(`p99 write → arrival at ${STEADY_EVENTS_PER_S} events/s`, allHealthy.latency.p99, "<", 250, "ms"),
+        check("sustained deliveries/s, every round", worstService.rate, "≥", 1000, "req/s"),
+        check(`p99 write → arrival at ${STEADY_EVENTS_PER_S} events/s, every round`, worstHealthy.latency.p99, "<", 250, "ms"),
         check("p99 with one subscription down vs all healthy", downRatio, "≤", 1.5, "×"),
       ],
       details: {

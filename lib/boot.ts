@@ -5,11 +5,11 @@ import { getEnv } from "./env";
 import { log } from "./log";
 import { pruneIdempotencyKeys } from "./http/idempotency";
 import { pruneRateLimitCounters } from "./http/rate-limit";
-import { startWebhookDelivery } from "./webhooks/start-delivery";
 
 /**
  * Start-up: apply migrations, seed the demo world when asked, and keep housekeeping running.
  * A database that is down at start is retried in the background; requests answer 503 meanwhile.
+ * Webhook delivery is started by the process entry (instrumentation.ts), which picks the runner.
  */
 export async function boot(): Promise<void> {
   const env = getEnv();
@@ -32,6 +32,4 @@ export async function boot(): Promise<void> {
   } catch (err) {
     log.error("start-up failed; the service answers 503 until the database is reachable", { error: String(err) });
   }
-  // Webhook delivery retries the database by itself, so it starts even when that is down.
-  await startWebhookDelivery();
 }

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { InngestTestEngine } from "@inngest/test";
 import { asc, eq } from "drizzle-orm";
 import { createActivity } from "@/lib/activities/create-activity";
@@ -7,8 +7,10 @@ import { resetEnvForTests } from "@/lib/env";
 import { setupApi } from "@/lib/testing/fixtures";
 import { refusedUrl, startReceiver } from "@/lib/testing/webhook-receiver";
 import { webhookRows } from "@/lib/testing/webhook-rows";
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/claim-deliveries";
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/policy";
+import { claimDelivery, type ClaimedDelivery } from "@/lib/webhooks/claim-deliveries";
 import { fanOutEvents } from "@/lib/webhooks/fan-out";
+import { recordAttempt } from "@/lib/webhooks/record-attempt";
 import { verifyWebhookSignature } from "@/lib/webhooks/signature";
 import { DELIVERY_DUE } from "../client";
 import { deliverWebhookFn } from "./deliver-webhook";
@@ -90,11 +92,55 @@ describe("fan-out-events (Inngest)", () => {
 });
 
 describe("deliver-webhook (Inngest)", () => {
-  it("keys concurrency by subscription", () => {
-    const opts = (deliverWebhookFn as unknown as { opts: { concurrency: unknown; triggers: unknown } }).opts;
-    // No more runs of one subscription at once than the claim lets be in flight.
-    expect(opts.concurrency).toEqual([{ key: "event.data.subscription_id", limit: MAX_IN_FLIGHT_PER_SUBSCRIPTION }]);
-    expect(opts.triggers).toEqual([{ event: DELIVERY_DUE }]);
+  it("a run beyond its subscription's in-flight cap sends nothing until a slot frees, then delivers", async () => {
+    const { sub, record, rx } = await setup(() => 200);
+    for (let i = 0; i <= MAX_IN_FLIGHT_PER_SUBSCRIPTION; i++) await record();
+    await fanOutEvents(await api.db());
+    const ds = await deliveries(sub.id);
+    const db = await api.db();
+    // As if other runs had these in flight: claimed, their leases running.
+    const held: ClaimedDelivery[] = [];
+    for (const d of ds.slice(0, MAX_IN_FLIGHT_PER_SUBSCRIPTION)) {
+      const c = await claimDelivery(db, d.id);
+      if (c.state === "claimed") held.push(c.delivery);
+    }
+    expect(held).toHaveLength(MAX_IN_FLIGHT_PER_SUBSCRIPTION);
+    const soonestLeaseEnd = Math.min(...(await deliveries(sub.id)).filter((d) => d.lockedUntil).map((d) => d.lockedUntil!.getTime()));
+    const last = ds.at(-1)!;
+    let freedAt = 0;
+    const t = new InngestTestEngine({
+      function: deliverWebhookFn,
+      events: [{ name: DELIVERY_DUE, data: { delivery_id: last.id, subscription_id: sub.id } }],
+      steps: [
+        {
+          // While the run sleeps, one of the others finishes.
+          id: "wait-0",
+          handler: async () => {
+            expect(rx.requests).toHaveLength(0);
+            await recordAttempt(db, {
+              deliveryId: held[0]!.id,
+              subscriptionId: sub.id,
+              startedAt: new Date(),
+              requestHeaders: {},
+              requestBody: "{}",
+              result: { outcome: "response", status: 204, contentType: null, bodyExcerpt: "", durationMs: 1 },
+              probe: false,
+            });
+            freedAt = Date.now();
+          },
+        },
+        ...sleeps.slice(1),
+        ...sends,
+      ],
+    });
+    const { result, ctx } = await t.execute();
+    // It slept until the soonest lease would end (or its worker renew it), not a fixed time.
+    const [[, until]] = vi.mocked(ctx.step.sleepUntil).mock.calls as unknown as [[string, Date]];
+    expect(until.getTime()).toBeGreaterThanOrEqual(soonestLeaseEnd);
+    expect(result).toMatchObject({ state: "succeeded" });
+    expect(rx.requests.map((r) => r.headers["service-delivery-id"])).toEqual([last.id]);
+    expect(rx.requests[0]!.at).toBeGreaterThanOrEqual(freedAt);
+    await rx.close();
   });
 
   it("sends a signed delivery in one step and records it", async () => {

@@ -1,6 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { getEnv } from "@/lib/env";
-import { listDueDeliveries, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/claim-deliveries";
+import { listDueDeliveries } from "@/lib/webhooks/claim-deliveries";
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/policy";
 import { deliverOnce } from "@/lib/webhooks/deliver-once";
 import { DELIVERY_DUE, deliveryDue, inngest, type DeliveryDueData } from "../client";
 

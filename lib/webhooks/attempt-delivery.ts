@@ -4,7 +4,7 @@ import { unseal } from "../crypto/seal";
 import type { ClaimedDelivery } from "./claim-deliveries";
 import { sendOutbound, type OutboundResult } from "./outbound";
 import { serializePayload } from "./payload";
-import { recordAttempt, type AttemptRecorded } from "./record-attempt";
+import { recordAttempt, type Attempt, type AttemptRecorded } from "./record-attempt";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature";
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -67,8 +67,12 @@ export async function sendAttempt(d: ClaimedDelivery, opts: DeliveryOptions): Pr
   return { delivery: d, startedAt, request: request ?? { headers: {}, body: "" }, result };
 }
 
-/** What `recordAttempt` takes for a sent attempt. */
-export function attemptRecord(s: SentAttempt, opts: Pick<DeliveryOptions, "schedule">) {
+/**
+ * What `recordAttempt` takes for a sent attempt. A crash between the send and the record leaves
+ * the claim to lapse and the delivery to be sent again with the same event id: delivery is at
+ * least once.
+ */
+export function attemptRecord(s: SentAttempt, opts: Pick<DeliveryOptions, "schedule">): Attempt {
   return {
     deliveryId: s.delivery.id,
     subscriptionId: s.delivery.subscriptionId,
@@ -81,11 +85,7 @@ export function attemptRecord(s: SentAttempt, opts: Pick<DeliveryOptions, "sched
   };
 }
 
-/**
- * One attempt of a claimed delivery: sign, POST (10 s, no redirects, 4 KiB read) and record.
- * A crash between the send and the record leaves the claim to lapse and the delivery to be
- * sent again with the same event id: delivery is at least once.
- */
+/** One attempt of a claimed delivery, as both runners make it: sign, POST, record. */
 export async function attemptDelivery(db: Db, d: ClaimedDelivery, opts: DeliveryOptions): Promise<AttemptRecorded | null> {
   return recordAttempt(db, attemptRecord(await sendAttempt(d, opts), opts));
 }

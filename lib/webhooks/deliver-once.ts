@@ -1,9 +1,9 @@
 import "server-only";
 import type { Db } from "../db/client";
 import { attemptDelivery, type DeliveryOptions } from "./attempt-delivery";
-import type { AttemptRecorded } from "./record-attempt";
 import { claimDelivery } from "./claim-deliveries";
 import { claimLease } from "./claim-lease";
+import type { AttemptRecorded } from "./record-attempt";
 
 export type DeliverOnceResult =
   | { state: "succeeded" | "failed" | "gone"; subscriptionRecovered?: boolean; subscriptionDisabled?: boolean }
@@ -13,9 +13,9 @@ export type DeliverOnceResult =
   | { state: "queued" };
 
 /**
- * Claim one named delivery and, if it is this worker's to send, attempt it: the Inngest
- * runner's step, the same claim, send and record the local runner uses. The result is plain
- * JSON, as step results are.
+ * Claim one named delivery and, if the policy lets it go, attempt it: the Inngest runner's
+ * step, the same claim, send and record the local runner uses. The result is plain JSON, as
+ * step results are.
  */
 export async function deliverOnce(db: Db, deliveryId: string, opts: DeliveryOptions & { leaseS?: number }): Promise<DeliverOnceResult> {
   const claim = await claimDelivery(db, deliveryId, { leaseS: opts.leaseS });

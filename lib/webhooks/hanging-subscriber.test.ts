@@ -4,7 +4,7 @@ import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
 import { startReceiver, type Receiver } from "../testing/webhook-receiver";
 import { webhookRows } from "../testing/webhook-rows";
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./claim-deliveries";
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
 import { startLocalRunner, type LocalRunner } from "./local-runner";
 
 // Issue 9: an endpoint that hangs for the whole timeout must not hold every delivery slot of a

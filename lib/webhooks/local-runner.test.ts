@@ -11,7 +11,7 @@ import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
 import { refusedUrl, startReceiver, type Receiver } from "../testing/webhook-receiver";
 import { webhookRows } from "../testing/webhook-rows";
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./claim-deliveries";
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
 import { startLocalRunner, type LocalRunner } from "./local-runner";
 import { verifyWebhookSignature } from "./signature";
 
@@ -246,14 +246,21 @@ describe("retries, the failure streak and disabling (SPEC §3, §6.4, CONTRACT �
     const off = await until(() => subscription(sub.id), (s) => s.status === "disabled", 20_000);
     expect(off).toMatchObject({ consecutiveFailures: 20, disabledReason: expect.stringContaining("20 consecutive") });
     expect(off.disabledAt).toBeInstanceOf(Date);
-    await new Promise((r) => setTimeout(r, 300));
+    // A whole pass of the runner after the disable, ending with nothing in flight: anything it
+    // would still send would have been claimed in it.
+    await runner.idle();
     expect(rx.requests).toHaveLength(20);
     const ds = await deliveriesOf(sub.id);
     expect(ds.map((d) => d.status)).toEqual(["failed", "failed", "failed"]);
     expect(ds.reduce((n, d) => n + d.attemptCount, 0)).toBe(20);
-    // Nothing more is sent once disabled, new events included.
-    await record(athlete.id, "After");
-    await new Promise((r) => setTimeout(r, 300));
+    // Nothing more is sent once disabled, new events included: a pass that began after the
+    // write has fanned it out (to no delivery of this subscription) and claimed what was due.
+    const after = await record(athlete.id, "After");
+    await runner.idle();
+    const db = await api.db();
+    const [fanned] = await db.select({ at: events.fannedOutAt }).from(events).where(eq(events.objectId, after.id));
+    expect(fanned!.at).toBeInstanceOf(Date);
+    expect(await deliveriesOf(sub.id)).toHaveLength(3);
     expect(rx.requests).toHaveLength(20);
   });
 

@@ -1,18 +1,14 @@
 import "server-only";
 import type { Db } from "../db/client";
 import { log } from "../log";
-import { attemptRecord, sendAttempt, type DeliveryOptions, type SentAttempt } from "./attempt-delivery";
+import { attemptRecord, sendAttempt, type DeliveryOptions } from "./attempt-delivery";
 import { claimDueDeliveries, type ClaimedDelivery } from "./claim-deliveries";
 import { claimLease } from "./claim-lease";
-import { isSuccess, recordAttempt, recordSuccesses, type AttemptRecorded, type Success } from "./record-attempt";
-import { LOCAL_RUNNER_CONCURRENCY } from "./runner-defaults";
 import { fanOutEvents } from "./fan-out";
+import { isSuccess, recordAttempt } from "./record-attempt";
 import { listenForWebhookWork } from "./listen";
+import { LOCAL_RUNNER_CONCURRENCY } from "./runner-defaults";
 import { onWebhookWake } from "./wake";
-
-const MAX_WAKE_TIMES = 10_000;
-/** Successful attempts recorded by one statement at most. */
-const MAX_RECORD_BATCH = 200;
 
 export type LocalRunnerOptions = DeliveryOptions & {
   db: Db | (() => Promise<Db>);
@@ -30,205 +26,219 @@ export type LocalRunnerOptions = DeliveryOptions & {
 export type LocalRunner = {
   /** Look for work now. */
   wake: () => void;
+  /**
+   * Resolves after a pass that began after the call (fan-out, then a claim) ended with no
+   * attempt in flight: everything due by then has been attempted and recorded.
+   */
+  idle: () => Promise<void>;
   /** Stops taking work and waits for attempts in flight to be recorded. */
   stop: () => Promise<void>;
 };
 
 /**
  * DELIVERY_RUNNER=local: fan-out and delivery inside the service process, over the database.
- * It wakes when a write commits (NOTIFY), when this process queues work (`wakeWebhookRunner`),
- * when an attempt finishes or a retry falls due, and otherwise polls. Claims go through the
- * database with SKIP LOCKED and are renewed while their attempts run; they lapse within the
- * lease (CLAIM_LEASE_S) if the process dies, so several instances can run one each and a
- * killed one loses nothing and delays little.
+ * One loop: fan out new events, claim what the policy lets go (claim-deliveries.ts), start an
+ * attempt for each (send, then record: record-attempt.ts), and sleep until something wakes it:
+ * a write's commit (NOTIFY, so other instances hear it too), this process queueing work
+ * (`wakeWebhookRunner`), an attempt finishing, one of its retries falling due, or the poll.
+ * Claims are leases, renewed while their attempts run (claim-lease.ts): if the process dies
+ * they lapse and another instance takes them, so several instances can run one each.
  */
 export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   const concurrency = opts.concurrency ?? LOCAL_RUNNER_CONCURRENCY;
   const pollMs = opts.pollMs ?? 1000;
   const batch = opts.fanOutBatch ?? 200;
   const getDb = typeof opts.db === "function" ? opts.db : () => Promise.resolve(opts.db as Db);
-  // Every delivery this runner has claimed and not yet recorded has its claim renewed, so the
-  // claim outlives a slow attempt but not this process.
   const lease = claimLease(getDb, { leaseS: opts.leaseS });
-  const inFlight = new Set<Promise<void>>();
+  /** Attempts until recorded, and the slots they hold until answered. */
+  const attempts = new Set<Promise<void>>();
+  const slots = new Set<Promise<void>>();
+  const retries = dueTimes();
+  const signal = wakeSignal();
+  const idleWaiters: { after: number; resolve: () => void }[] = [];
+  let passes = 0;
+  let relook = false;
   let stopped = false;
-  let running = false;
-  let again = false;
   // Fan-out runs when something may have been appended (a NOTIFY, a wake, the poll), not
   // after every attempt.
   let outboxDirty = true;
-  let timer: NodeJS.Timeout | undefined;
-  let timerAt = Infinity;
-  let pollAt = Infinity;
-  // Every instant at which one of this process's retries falls due, soonest first: a failing
-  // subscription is probed by its oldest delivery, which need not be the soonest retry.
-  const dueAt: number[] = [];
-  let unlisten: (() => Promise<void>) | undefined;
-  let listening: Promise<void> | undefined;
-
-  const arm = () => {
-    const next = Math.min(dueAt[0] ?? Infinity, pollAt);
-    if (stopped || next === timerAt) return;
-    clearTimeout(timer);
-    timerAt = next;
-    if (next === Infinity) return;
-    timer = setTimeout(fire, Math.max(0, next - Date.now()));
-    timer.unref?.();
-  };
-  const fire = () => {
-    timer = undefined;
-    timerAt = Infinity;
-    const now = Date.now();
-    while (dueAt.length && dueAt[0]! <= now) dueAt.shift();
-    if (pollAt <= now) pollAt = Infinity;
-    wake();
-    arm();
-  };
-  const wakeAt = (at: number) => {
-    const t = Math.ceil(at) + 2; // timers may fire a millisecond early
-    let i = dueAt.length;
-    while (i > 0 && dueAt[i - 1]! > t) i--;
-    if (dueAt[i - 1] !== t) dueAt.splice(i, 0, t);
-    if (dueAt.length > MAX_WAKE_TIMES) dueAt.length = MAX_WAKE_TIMES; // the poll finds the rest
-    arm();
-  };
+  let lastFanOut = -Infinity;
+  let fanOutDue = Infinity;
+  let listening: Promise<(() => Promise<void>) | undefined> | undefined;
 
   const wake = () => {
     outboxDirty = true;
-    refill();
-  };
-  const refill = () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    void loop();
+    signal.fire();
   };
 
-  // Successes are recorded in batches: while one batch's statement runs, the attempts that
-  // finish meanwhile queue for the next (group commit), so a lone attempt waits for nothing
-  // and a busy runner makes one round trip for many. Each waits for its own record before
-  // its slot is free, so a delivery is never both recorded-pending and claimed again here.
-  let successes: { sent: SentAttempt; result: Success; done: (r: AttemptRecorded | null) => void; fail: (e: unknown) => void }[] = [];
-  let flushing = false;
-  const flushSuccesses = async (db: Db) => {
-    if (flushing) return;
-    flushing = true;
-    try {
-      while (successes.length) {
-        const batch = successes.slice(0, MAX_RECORD_BATCH);
-        successes = successes.slice(batch.length);
-        try {
-          const recorded = await recordSuccesses(
-            db,
-            batch.map((b) => ({ ...attemptRecord(b.sent, opts), result: b.result })),
-          );
-          for (const b of batch) b.done(recorded.get(b.sent.delivery.id) ?? null);
-        } catch (err) {
-          for (const b of batch) b.fail(err);
-        }
-      }
-    } finally {
-      flushing = false;
-    }
-  };
-  const record = (db: Db, sent: SentAttempt): Promise<AttemptRecorded | null> => {
-    const result = sent.result;
-    if (!isSuccess(result)) return recordAttempt(db, attemptRecord(sent, opts));
-    return new Promise((done, fail) => {
-      successes.push({ sent, result, done, fail });
-      void flushSuccesses(db);
-    });
-  };
-
-  // A slot is free again once a successful request is answered; its record follows in a
-  // batch, and until then the delivery stays locked, so it cannot be claimed again meanwhile.
-  // A failure holds its slot until it is recorded: by then the subscription counts as failing,
-  // so this runner claims nothing more of it but its probe.
-  const recording = new Set<Promise<void>>();
+  // An attempt holds one of the `concurrency` slots until its answer: a success frees it at
+  // once (its record only ends the claim, and waits to be batched with others'), a failure once
+  // it is recorded (by then its subscription counts as failing, and only its probe is claimed).
+  // The claim stays in place until the record, so the delivery is not claimed again meanwhile.
   const start = (db: Db, d: ClaimedDelivery) => {
-    let freeSlot: () => void = () => {};
+    lease.hold(d.id);
+    let freeSlot = () => {};
     const slot = new Promise<void>((r) => (freeSlot = r));
-    const recorded: Promise<void> = sendAttempt(d, opts)
-      .then((s) => {
-        if (isSuccess(s.result)) freeSlot();
-        return record(db, s);
-      })
-      .then((r) => {
-        if (r?.nextAttemptAt) wakeAt(r.nextAttemptAt.getTime());
-      })
-      .catch((err: unknown) => log.warn("webhook attempt not recorded; its claim will lapse", { delivery_id: d.id, error: String(err) }))
-      .finally(() => {
+    const attempt = (async () => {
+      try {
+        const sent = await sendAttempt(d, opts);
+        if (isSuccess(sent.result)) freeSlot();
+        const recorded = await recordAttempt(db, attemptRecord(sent, opts));
+        if (recorded?.nextAttemptAt) retries.add(recorded.nextAttemptAt.getTime());
+      } catch (err) {
+        log.warn("webhook attempt not recorded; its claim will lapse", { delivery_id: d.id, error: String(err) });
+      } finally {
         lease.release(d.id);
         freeSlot();
-        recording.delete(recorded);
-        refill();
-      });
-    recording.add(recorded);
+      }
+    })();
+    slots.add(slot);
+    attempts.add(attempt);
     void slot.then(() => {
-      inFlight.delete(slot);
-      refill(); // coalesced: while a pass runs, completions only ask for one more
+      slots.delete(slot);
+      signal.fire();
     });
-    inFlight.add(slot);
+    void attempt.then(() => {
+      attempts.delete(attempt);
+      signal.fire();
+    });
   };
 
-  async function loop(): Promise<void> {
-    let failed = false;
-    do {
-      again = false;
+  const listen = (db: Db) => {
+    if (opts.listen === false || listening) return;
+    listening = listenForWebhookWork(db, wake).catch((err: unknown) => {
+      listening = undefined; // the next pass tries again
+      log.warn("webhook runner cannot LISTEN; polling only", { error: String(err) });
+      return undefined;
+    });
+  };
+
+  const loop = async () => {
+    while (!stopped) {
+      const pass = ++passes;
+      let failed = false;
       try {
         const db = await getDb();
-        if (opts.listen !== false && !listening) {
-          listening = listenForWebhookWork(db, () => wake()).then(
-            (u) => {
-              unlisten = u;
-            },
-            (err: unknown) => {
-              listening = undefined;
-              log.warn("webhook runner cannot LISTEN; polling only", { error: String(err) });
-            },
-          );
-        }
-        if (outboxDirty) {
+        listen(db);
+        // At most one fan-out per FAN_OUT_EVERY_MS: under a burst of writes each commit's
+        // NOTIFY would otherwise cost a fan-out transaction of its own.
+        fanOutDue = outboxDirty ? lastFanOut + FAN_OUT_EVERY_MS : Infinity;
+        if (fanOutDue <= Date.now()) {
           outboxDirty = false;
+          fanOutDue = Infinity;
+          lastFanOut = Date.now();
           while ((await fanOutEvents(db, { batch })).events === batch && !stopped);
         }
-        const room = concurrency - inFlight.size - Math.max(0, recording.size - inFlight.size - concurrency);
-        if (room > 0 && !stopped) {
-          for (const d of await claimDueDeliveries(db, { limit: room, leaseS: opts.leaseS })) {
-            // Still being attempted here (its lease ran out while this process stalled, and
-            // the claim just renewed it): the attempt in flight will record it.
-            if (lease.holds(d.id)) continue;
-            lease.hold(d.id);
-            start(db, d);
-          }
+        const retriesDue = retries.dropUntil(Date.now());
+        // Records waiting beyond one slot's worth each take a slot too: a database slower
+        // than the subscribers must not gather an unbounded queue of them.
+        const unrecorded = Math.max(0, attempts.size - slots.size - concurrency);
+        const room = stopped ? 0 : concurrency - slots.size - unrecorded;
+        // While busy, claim a quarter of the slots at a time rather than one per answer: the
+        // claim statement costs about the same whatever it takes.
+        const worthIt = room > 0 && (slots.size === 0 || room >= Math.ceil(concurrency / 4));
+        const claimed = worthIt ? await claimDueDeliveries(db, { limit: room, leaseS: opts.leaseS }) : [];
+        for (const d of claimed) {
+          // Still being attempted here (its lease ran out while this process stalled, and the
+          // claim just renewed it): the attempt in flight will record it.
+          if (!lease.holds(d.id)) start(db, d);
         }
+        // A retry that fell due can be passed over for an instant while another transaction
+        // holds its row (the claim skips locked rows): look once more shortly after, rather
+        // than leave it to the poll.
+        relook = retriesDue > 0 && worthIt && !claimed.length && !relook;
+        if (relook) retries.add(Date.now() + RELOOK_MS);
       } catch (err) {
         failed = true;
         outboxDirty = true;
         log.warn("webhook runner pass failed; retrying", { error: String(err) });
       }
-    } while (again && !stopped && !failed);
-    running = false;
-    pollAt = Date.now() + pollMs;
-    arm();
-  }
+      // Idle: nothing in flight, and no fan-out left waiting for its turn.
+      if (!attempts.size && !failed && !outboxDirty) {
+        for (const w of idleWaiters.filter((w) => w.after < pass)) {
+          idleWaiters.splice(idleWaiters.indexOf(w), 1);
+          w.resolve();
+        }
+      }
+      // After a failed pass only the poll (or a wake) tries again.
+      await signal.wait(Math.min(failed ? Infinity : Math.min(retries.next(), fanOutDue), Date.now() + pollMs));
+    }
+  };
 
   const offWake = onWebhookWake(wake);
-  wake();
+  const done = loop();
   return {
     wake,
+    idle() {
+      return new Promise((resolve) => {
+        idleWaiters.push({ after: passes, resolve });
+        wake();
+      });
+    },
     async stop() {
       stopped = true;
       offWake();
-      clearTimeout(timer);
-      await listening;
-      await unlisten?.().catch(() => {});
-      while (running) await new Promise((r) => setTimeout(r, 5));
-      await Promise.allSettled([...inFlight, ...recording]);
+      signal.fire();
+      await done;
+      await Promise.allSettled([...attempts]);
       lease.stop();
+      const unlisten = await listening;
+      await unlisten?.().catch(() => {});
     },
+  };
+}
+
+/** Wakes the loop; a wake that comes while a pass runs is kept for when it ends. */
+function wakeSignal() {
+  let woken = false;
+  let resolve: (() => void) | undefined;
+  return {
+    fire() {
+      woken = true;
+      resolve?.();
+    },
+    /** Until a wake, or the instant `at` (ms since the epoch). */
+    async wait(at: number): Promise<void> {
+      if (!woken) {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((r) => {
+          resolve = r;
+          timer = setTimeout(r, Math.max(0, at - Date.now()));
+          timer.unref?.();
+        });
+        clearTimeout(timer);
+        resolve = undefined;
+      }
+      woken = false;
+    },
+  };
+}
+
+const MAX_DUE_TIMES = 10_000;
+const RELOOK_MS = 100;
+const FAN_OUT_EVERY_MS = 10;
+
+/**
+ * The instants at which this runner's retries fall due, soonest first: a failing subscription
+ * is probed by its oldest delivery, which need not be the soonest retry, so all are kept (up
+ * to a bound: the poll finds the rest).
+ */
+function dueTimes() {
+  const at: number[] = [];
+  return {
+    add(t: number) {
+      const due = Math.ceil(t) + 2; // timers may fire a millisecond early
+      let i = at.length;
+      while (i > 0 && at[i - 1]! > due) i--;
+      if (at[i - 1] !== due) at.splice(i, 0, due);
+      if (at.length > MAX_DUE_TIMES) at.length = MAX_DUE_TIMES;
+    },
+    /** Forgets the instants up to `now`; says how many there were. */
+    dropUntil(now: number): number {
+      let n = 0;
+      for (; at.length && at[0]! <= now; n++) at.shift();
+      return n;
+    },
+    next: () => at[0] ?? Infinity,
   };
 }

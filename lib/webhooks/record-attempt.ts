@@ -1,10 +1,11 @@
-import { sql } from "drizzle-orm";
-import { rowsOf, type Db } from "../db/client";
-import { webhookAttempts } from "../db/schema";
+import { and, eq, sql } from "drizzle-orm";
+import { alias, type AnyPgColumn } from "drizzle-orm/pg-core";
+import { perDatabase, rowsOf, type Db } from "../db/client";
+import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
 import type { OutboundResult } from "./outbound";
 import { notBefore } from "./claim-deliveries";
-import { DISABLE_AFTER_FAILURES, retryDelayS } from "./retry-policy";
+import { afterFailure, deliverable } from "./policy";
 
 export type AttemptRecorded = {
   /** The delivery's status after this attempt. */
@@ -17,38 +18,80 @@ export type AttemptRecorded = {
   subscriptionRecovered: boolean;
 };
 
+/** One attempt as sent and as answered (or why nothing was sent). */
+export type Attempt = {
+  deliveryId: string;
+  subscriptionId: string;
+  startedAt: Date;
+  requestHeaders: Record<string, string>;
+  requestBody: string;
+  result: OutboundResult;
+  /** Claimed as the failing subscription's probe (ClaimedDelivery.probe). */
+  probe: boolean;
+  schedule?: readonly number[];
+  random?: () => number;
+};
+
+export type Success = Extract<OutboundResult, { outcome: "response" }>;
+
+export function isSuccess(r: OutboundResult): r is Success {
+  return r.outcome === "response" && r.status >= 200 && r.status < 300;
+}
+
 /**
- * Records one attempt and its consequences in one transaction (CONTRACT §4, §7): the attempt
- * row as sent and as answered; on a 2xx the delivery succeeds and the subscription's failure
- * streak ends; otherwise the streak grows, the delivery is rescheduled by the retry policy
- * (or fails after its last attempt), and at 20 consecutive failures the subscription is
- * disabled and every pending delivery of it fails. A failure counts towards the streak when it
- * starts one or when it is the probe of a subscription already failing.
+ * Records one attempt and its consequences, atomically (CONTRACT §4, §7): the attempt row as
+ * sent and as answered; on a 2xx the delivery succeeds and the subscription's failure streak
+ * ends; otherwise the streak grows (policy.ts says when a failure counts), the delivery is
+ * rescheduled by the retry policy or fails after its last attempt, and at 20 consecutive
+ * failures the subscription is disabled and every pending delivery of it fails. Null when the
+ * delivery was deleted meanwhile (with its subscription).
+ *
+ * Successes are recorded in batches (group commit): while one batch's statement runs, the
+ * successes that arrive meanwhile queue for the next, so a lone attempt waits for nothing and
+ * a busy runner makes one round trip for many.
  */
-export async function recordAttempt(
-  db: Db,
-  a: {
-    deliveryId: string;
-    subscriptionId: string;
-    startedAt: Date;
-    requestHeaders: Record<string, string>;
-    requestBody: string;
-    result: OutboundResult;
-    /** Claimed as the failing subscription's probe (ClaimedDelivery.probe). */
-    probe: boolean;
-    schedule?: readonly number[];
-    random?: () => number;
-  },
-): Promise<AttemptRecorded | null> {
-  if (isSuccess(a.result)) {
-    return (await recordSuccesses(db, [{ ...a, result: a.result }])).get(a.deliveryId) ?? null;
-  }
+export function recordAttempt(db: Db, a: Attempt): Promise<AttemptRecorded | null> {
+  if (!isSuccess(a.result)) return recordFailure(db, a);
+  return successBatcher(db)({ ...a, result: a.result });
+}
+
+/** Successes recorded by one statement at most. */
+const MAX_SUCCESS_BATCH = 200;
+type SuccessItem = Attempt & { result: Success };
+
+const successBatcher = perDatabase((db: Db) => {
+  let queue: { a: SuccessItem; done: (r: AttemptRecorded | null) => void; fail: (e: unknown) => void }[] = [];
+  let flushing = false;
+  const flush = async () => {
+    flushing = true;
+    while (queue.length) {
+      const batch = queue.slice(0, MAX_SUCCESS_BATCH);
+      queue = queue.slice(batch.length);
+      try {
+        const recorded = await recordSuccesses(db, batch.map((b) => b.a));
+        for (const b of batch) b.done(recorded.get(b.a.deliveryId) ?? null);
+      } catch (err) {
+        for (const b of batch) b.fail(err);
+      }
+    }
+    flushing = false;
+  };
+  return (a: SuccessItem) =>
+    new Promise<AttemptRecorded | null>((done, fail) => {
+      queue.push({ a, done, fail });
+      if (!flushing) void flush();
+    });
+});
+
+async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null> {
   return db.transaction(async (tx) => {
-    const [d] = rowsOf<{ status: "pending" | "succeeded" | "failed"; attempt_count: number }>(
-      await tx.execute(sql`select status, attempt_count from webhook_deliveries where id = ${a.deliveryId} for update`),
-    );
-    if (!d) return null; // deleted with its subscription meanwhile
-    const attempt = d.attempt_count + 1;
+    const [d] = await tx
+      .select({ status: webhookDeliveries.status, attemptCount: webhookDeliveries.attemptCount })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, a.deliveryId))
+      .for("update");
+    if (!d) return null;
+    const attempt = d.attemptCount + 1;
     await tx.insert(webhookAttempts).values({
       id: newId("wha"),
       deliveryId: a.deliveryId,
@@ -62,76 +105,72 @@ export async function recordAttempt(
       requestHeaders: a.requestHeaders,
       requestBody: a.requestBody,
     });
-
-    // The first failure starts the streak; after that only the probe counts. Deliveries that
-    // were already in flight beside the first failure are logged and retried, but do not each
-    // add to the streak: from its first failure a subscription is probed one at a time.
-    const [sub] = rowsOf<{ consecutive_failures: number }>(
-      await tx.execute(sql`
-        update webhook_subscriptions
-        set consecutive_failures = consecutive_failures + 1, failing_since = coalesce(failing_since, now()), updated_at = now()
-        where id = ${a.subscriptionId} and status = 'active' and (consecutive_failures = 0 or ${a.probe})
-        returning consecutive_failures`),
-    );
-    if (sub && sub.consecutive_failures >= DISABLE_AFTER_FAILURES) {
-      const last = a.result.outcome === "response" ? `HTTP ${a.result.status}` : a.result.error;
-      await tx.execute(sql`
-        update webhook_subscriptions
-        set status = 'disabled', disabled_at = now(), updated_at = now(),
-          disabled_reason = ${`${sub.consecutive_failures} consecutive failed deliveries (last: ${last})`}
-        where id = ${a.subscriptionId}`);
-      await tx.execute(sql`update webhook_deliveries set attempt_count = ${attempt} where id = ${a.deliveryId}`);
-      await tx.execute(sql`
-        update webhook_deliveries set status = 'failed', locked_until = null, updated_at = now()
-        where subscription_id = ${a.subscriptionId} and status = 'pending'`);
-      return { status: "failed", attempt, nextAttemptAt: null, subscriptionDisabled: true, subscriptionRecovered: false };
+    const [sub] = await tx
+      .select({ status: webhookSubscriptions.status, consecutiveFailures: webhookSubscriptions.consecutiveFailures })
+      .from(webhookSubscriptions)
+      .where(eq(webhookSubscriptions.id, a.subscriptionId))
+      .for("update");
+    const next = afterFailure({ attempt, subscription: sub ?? null, probe: a.probe, schedule: a.schedule, random: a.random });
+    if (next.countsTowardsStreak) {
+      await tx
+        .update(webhookSubscriptions)
+        .set({
+          consecutiveFailures: next.streak,
+          failingSince: sql`coalesce(${webhookSubscriptions.failingSince}, now())`,
+          updatedAt: sql`now()`,
+        })
+        .where(eq(webhookSubscriptions.id, a.subscriptionId));
     }
-
+    const done = { attempt, nextAttemptAt: null, subscriptionDisabled: false, subscriptionRecovered: false };
+    if (next.disable) {
+      const last = a.result.outcome === "response" ? `HTTP ${a.result.status}` : a.result.error;
+      await tx
+        .update(webhookSubscriptions)
+        .set({ status: "disabled", disabledAt: sql`now()`, updatedAt: sql`now()`, disabledReason: `${next.streak} consecutive failed deliveries (last: ${last})` })
+        .where(eq(webhookSubscriptions.id, a.subscriptionId));
+      await tx.update(webhookDeliveries).set({ attemptCount: attempt }).where(eq(webhookDeliveries.id, a.deliveryId));
+      await tx
+        .update(webhookDeliveries)
+        .set({ status: "failed", lockedUntil: null, updatedAt: sql`now()` })
+        .where(and(eq(webhookDeliveries.subscriptionId, a.subscriptionId), eq(webhookDeliveries.status, "pending")));
+      return { ...done, status: "failed", subscriptionDisabled: true };
+    }
     if (d.status !== "pending") {
       // Already settled elsewhere (a disable, or a duplicate send that succeeded): only count.
-      await tx.execute(sql`update webhook_deliveries set attempt_count = ${attempt}, updated_at = now() where id = ${a.deliveryId}`);
-      return { status: d.status, attempt, nextAttemptAt: null, subscriptionDisabled: false, subscriptionRecovered: false };
+      await tx.update(webhookDeliveries).set({ attemptCount: attempt, updatedAt: sql`now()` }).where(eq(webhookDeliveries.id, a.deliveryId));
+      return { ...done, status: d.status };
     }
-    const delay = retryDelayS(attempt, a.schedule, a.random);
-    if (delay === null) {
-      await tx.execute(sql`
-        update webhook_deliveries set status = 'failed', attempt_count = ${attempt}, locked_until = null, updated_at = now()
-        where id = ${a.deliveryId}`);
-      return { status: "failed", attempt, nextAttemptAt: null, subscriptionDisabled: false, subscriptionRecovered: false };
+    if (next.retryInS === null) {
+      await tx
+        .update(webhookDeliveries)
+        .set({ status: "failed", attemptCount: attempt, lockedUntil: null, updatedAt: sql`now()` })
+        .where(eq(webhookDeliveries.id, a.deliveryId));
+      return { ...done, status: "failed" };
     }
-    const [next] = rowsOf<{ next_attempt_at: string | Date }>(
-      await tx.execute(sql`
-        update webhook_deliveries
-        set attempt_count = ${attempt}, next_attempt_at = now() + make_interval(secs => ${delay}), locked_until = null, updated_at = now()
-        where id = ${a.deliveryId}
-        returning next_attempt_at`),
-    );
-    return { status: "pending", attempt, nextAttemptAt: notBefore(next!.next_attempt_at), subscriptionDisabled: false, subscriptionRecovered: false };
+    const [retry] = await tx
+      .update(webhookDeliveries)
+      .set({ attemptCount: attempt, nextAttemptAt: sql`now() + make_interval(secs => ${next.retryInS})`, lockedUntil: null, updatedAt: sql`now()` })
+      .where(eq(webhookDeliveries.id, a.deliveryId))
+      .returning({ nextAttemptAt: webhookDeliveries.nextAttemptAt });
+    return { ...done, status: "pending", nextAttemptAt: notBefore(retry!.nextAttemptAt) };
   });
 }
 
-export type Success = Extract<OutboundResult, { outcome: "response" }>;
-
-export function isSuccess(r: OutboundResult): r is Success {
-  return r.outcome === "response" && r.status >= 200 && r.status < 300;
-}
+// Typed SQL for the batch statement: every column comes from the schema.
+const w = alias(webhookDeliveries, "w");
+const ws = alias(webhookSubscriptions, "ws");
+const col = (c: AnyPgColumn) => sql.identifier(c.name);
 
 /**
  * Records successful attempts, any number in one statement (one round trip, atomic on its
  * own, the same SQL whatever the count): each attempt row, its delivery's success, and the
- * end of its subscription's failure streak if there was one. A delivery deleted meanwhile
- * (with its subscription) maps to null.
+ * end of its subscription's failure streak if there was one.
  */
-export async function recordSuccesses(
-  db: Db,
-  items: readonly { deliveryId: string; subscriptionId: string; startedAt: Date; requestHeaders: Record<string, string>; requestBody: string; result: Success }[],
-): Promise<Map<string, AttemptRecorded | null>> {
+async function recordSuccesses(db: Db, items: readonly SuccessItem[]): Promise<Map<string, AttemptRecorded | null>> {
   const out = new Map<string, AttemptRecorded | null>(items.map((i) => [i.deliveryId, null]));
-  if (!items.length) return out;
   const input = JSON.stringify(
     items.map((i) => ({
       delivery_id: i.deliveryId,
-      subscription_id: i.subscriptionId,
       attempt_id: newId("wha"),
       started_at: i.startedAt.toISOString(),
       duration_ms: i.result.durationMs,
@@ -141,35 +180,36 @@ export async function recordSuccesses(
       body: i.requestBody,
     })),
   );
-  const rows = rowsOf<{ id: string; attempt: number; recovered: boolean }>(
+  const A = webhookAttempts;
+  const rows = rowsOf<{ id: string; subscription_id: string; attempt: number; recovered: boolean }>(
     await db.execute(sql`
       with i as (
-        select * from json_to_recordset(${input}::json) as x(delivery_id text, subscription_id text, attempt_id text,
+        select * from json_to_recordset(${input}::json) as x(delivery_id text, attempt_id text,
           started_at timestamptz, duration_ms int, status int, excerpt text, headers jsonb, body text)),
       d as (
-        update webhook_deliveries w
-        set status = 'succeeded', attempt_count = w.attempt_count + 1, locked_until = null, updated_at = now()
-        from i where w.id = i.delivery_id
-        returning w.id, w.subscription_id, w.attempt_count),
+        update ${webhookDeliveries} ${w}
+        set ${col(webhookDeliveries.status)} = 'succeeded', ${col(webhookDeliveries.attemptCount)} = ${w.attemptCount} + 1,
+          ${col(webhookDeliveries.lockedUntil)} = null, ${col(webhookDeliveries.updatedAt)} = now()
+        from i where ${w.id} = i.delivery_id
+        returning ${w.id} as id, ${w.subscriptionId} as subscription_id, ${w.attemptCount} as attempt_count),
       a as (
-        insert into webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, outcome, response_status,
-          response_body_excerpt, error, request_headers, request_body)
+        insert into ${A} (${col(A.id)}, ${col(A.deliveryId)}, ${col(A.attempt)}, ${col(A.startedAt)}, ${col(A.durationMs)}, ${col(A.outcome)},
+          ${col(A.responseStatus)}, ${col(A.responseBodyExcerpt)}, ${col(A.error)}, ${col(A.requestHeaders)}, ${col(A.requestBody)})
         select i.attempt_id, d.id, d.attempt_count, i.started_at, i.duration_ms, 'response', i.status, i.excerpt, null, i.headers, i.body
         from d join i on i.delivery_id = d.id),
       s as (
-        update webhook_subscriptions
-        set consecutive_failures = 0, failing_since = null, updated_at = now()
-        where id in (select subscription_id from d) and status = 'active' and (consecutive_failures > 0 or failing_since is not null)
-        returning id)
-      select d.id, d.attempt_count as attempt, d.subscription_id in (select id from s) as recovered from d`),
+        update ${webhookSubscriptions} ${ws}
+        set ${col(webhookSubscriptions.consecutiveFailures)} = 0, ${col(webhookSubscriptions.failingSince)} = null, ${col(webhookSubscriptions.updatedAt)} = now()
+        where ${ws.id} in (select subscription_id from d) and ${deliverable(ws)}
+          and (${ws.consecutiveFailures} > 0 or ${ws.failingSince} is not null)
+        returning ${ws.id} as id)
+      select d.id, d.subscription_id, d.attempt_count as attempt, d.subscription_id in (select id from s) as recovered from d`),
   );
   // One success per subscription ends its streak; the others in the batch are plain successes.
   const recoveredOnce = new Set<string>();
-  const subOf = new Map(items.map((i) => [i.deliveryId, i.subscriptionId]));
   for (const r of rows) {
-    const sub = subOf.get(r.id)!;
-    const recovered = r.recovered && !recoveredOnce.has(sub);
-    if (recovered) recoveredOnce.add(sub);
+    const recovered = r.recovered && !recoveredOnce.has(r.subscription_id);
+    if (recovered) recoveredOnce.add(r.subscription_id);
     out.set(r.id, { status: "succeeded", attempt: Number(r.attempt), nextAttemptAt: null, subscriptionDisabled: false, subscriptionRecovered: recovered });
   }
   return out;

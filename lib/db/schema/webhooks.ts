@@ -52,10 +52,10 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     uniqueIndex("webhook_deliveries_event_sub_idx").on(t.subscriptionId, t.eventId),
-    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index("webhook_deliveries_sub_idx").on(t.subscriptionId, t.createdAt),
-    // A failing subscription is probed by its oldest pending delivery, and only while none of
-    // its deliveries is in flight: both are looked up on every claim, whatever its backlog.
+    // Every claim looks up, per subscription, its pending deliveries oldest first (what is due,
+    // or a failing one's probe) and those in flight (the cap), whatever its backlog. Nothing
+    // reads pending deliveries by due time alone, so no index on it costs every insert.
     index("webhook_deliveries_pending_sub_seq_idx").on(t.subscriptionId, t.eventSeq).where(sql`${t.status} = 'pending'`),
     index("webhook_deliveries_pending_sub_lock_idx").on(t.subscriptionId, t.lockedUntil).where(sql`${t.status} = 'pending'`),
   ],
