@@ -5,6 +5,7 @@ import { setupApi } from "@/lib/testing/fixtures";
 import { wakeWebhookRunner } from "@/lib/webhooks/wake";
 import { inngest, OUTBOX_APPENDED } from "./client";
 import { startOutboxNotifier } from "./outbox-notifier";
+import { inWriteCtx } from "../lib/http/operation";
 
 const api = setupApi();
 const send = vi.spyOn(inngest, "send").mockResolvedValue({ ids: [] } as never);
@@ -17,11 +18,13 @@ describe("outbox notifier (DELIVERY_RUNNER=inngest)", () => {
       await new Promise((r) => setTimeout(r, 100)); // LISTEN is in place
       const athlete = await api.person();
       send.mockClear();
-      await createActivity({
-        ctx: { db: await api.db(), actor: { kind: "session", userId: athlete.id } },
-        athleteId: athlete.id,
-        input: { name: "Run", sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 },
-      });
+      await inWriteCtx({ db: await api.db(), actor: { kind: "session", userId: athlete.id } }, (ctx) =>
+        createActivity({
+          ctx,
+          athleteId: athlete.id,
+          input: { name: "Run", sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 },
+        }),
+      );
       await vi.waitFor(() => expect(send).toHaveBeenCalledWith({ name: OUTBOX_APPENDED, data: {} }), { timeout: 2000 });
       send.mockClear();
       wakeWebhookRunner();

@@ -15,6 +15,7 @@ import { verifyWebhookSignature } from "@/lib/webhooks/signature";
 import { DELIVERY_DUE } from "../client";
 import { deliverWebhookFn } from "./deliver-webhook";
 import { fanOutEventsFn } from "./fan-out-events";
+import { inWriteCtx } from "../../lib/http/operation";
 
 process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
 process.env.WEBHOOK_RETRY_SCHEDULE_S = "0";
@@ -42,7 +43,7 @@ async function setup(reply: Parameters<typeof startReceiver>[0], opts: { url?: s
   const sub = await rows.subscribe(clientId, opts.url ?? rx.url);
   const ctx = { db: await api.db(), actor: { kind: "session" as const, userId: athlete.id } };
   const record = () =>
-    createActivity({ ctx, athleteId: athlete.id, input: { name: "Run", sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } });
+    inWriteCtx(ctx, (ctx) => createActivity({ ctx, athleteId: athlete.id, input: { name: "Run", sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } }));
   return { athlete, rx, sub, record };
 }
 

@@ -18,6 +18,7 @@ import { setupApi } from "../testing/fixtures";
 import { isWellFormedToken } from "../tokens/format";
 import { decideAuthorization, prepareAuthorization } from "./authorize";
 import { privateJwkOf } from "./keys";
+import { inWriteCtx } from "../http/operation";
 
 // The authorization server driven by a strict, independent client (panva's oauth4webapi)
 // over real HTTP. The athlete's side of /oauth/authorize is what the consent page does:
@@ -370,7 +371,7 @@ describe("authorization codes", () => {
     const person = await api.person();
     const authorized = await approve(trainingLog, person.id);
     const grant = await grantOf("demo-training-log", person.id);
-    await disconnectApp({ ctx: session(person.id), grantId: grant!.id });
+    await inWriteCtx(session(person.id), (ctx) => disconnectApp({ ctx, grantId: grant!.id }));
     expect(await failure(exchange(trainingLog, authorized))).toMatchObject({ status: 400, error: "invalid_grant" });
   });
 });
@@ -796,7 +797,7 @@ describe("disconnecting and deleting", () => {
     expect((await api.call(tokens.access_token, "GET", "/v1/athletes/me")).status).toBe(200);
     const grant = await grantOf("demo-training-log", person.id);
 
-    await disconnectApp({ ctx: session(person.id), grantId: grant!.id });
+    await inWriteCtx(session(person.id), (ctx) => disconnectApp({ ctx, grantId: grant!.id }));
     expect(await failure(refresh(trainingLog, tokens.refresh_token!))).toMatchObject({ status: 400, error: "invalid_grant" });
     const res = await api.call(tokens.access_token, "GET", "/v1/athletes/me");
     await expectProblem(res, 401, "token_revoked");
@@ -823,7 +824,7 @@ describe("disconnecting and deleting", () => {
     const person = await api.person();
     const old = await connect(mobile, person.id);
     const oldGrant = await grantOf("demo-mobile", person.id);
-    await disconnectApp({ ctx: session(person.id), grantId: oldGrant!.id });
+    await inWriteCtx(session(person.id), (ctx) => disconnectApp({ ctx, grantId: oldGrant!.id }));
 
     const fresh = await connect(mobile, person.id);
     expect((await grantOf("demo-mobile", person.id))!.id).not.toBe(oldGrant!.id);

@@ -9,6 +9,7 @@ import { openDatabase, rowsOf } from "../db/client";
 import { signUp } from "../people/people";
 import { startLocalRunner } from "../webhooks/local-runner";
 import { webhookRows } from "./webhook-rows";
+import { inWriteCtx } from "../http/operation";
 
 const mode = process.env.CHILD_MODE ?? "burst";
 const handle = await openDatabase({ url: process.env.CHILD_DATABASE_URL || undefined, dataDir: process.env.CHILD_DATA_DIR });
@@ -28,7 +29,7 @@ if (mode === "burst" || mode === "hold") {
   const ctx = { db, actor: { kind: "session" as const, userId: athlete.id } };
   const writes = mode === "hold" ? Number(process.env.CHILD_WRITES ?? 3) : Infinity;
   for (let i = 0; i < writes; i++) {
-    const a = await createActivity({ ctx, athleteId: athlete.id, input: { name: `Run ${i}`, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } });
+    const a = await inWriteCtx(ctx, (ctx) => createActivity({ ctx, athleteId: athlete.id, input: { name: `Run ${i}`, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } }));
     out(`committed ${a.id}`);
     // Writes arrive from sockets in a real server; yield as one would, or PGlite's
     // promise-only round trips would starve every timer and socket of the process.

@@ -9,6 +9,7 @@ import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
 import { CLAIM_LEASE_S, claimLease } from "./claim-lease";
 import { fanOutEvents } from "./fan-out";
 import { recordAttempt } from "./record-attempt";
+import { inWriteCtx } from "../http/operation";
 
 // The claim rules every runner shares (the local runner's batch claim, the Inngest runner's
 // claim of one named delivery), against the real database.
@@ -25,7 +26,7 @@ async function subscriptionWith(n: number) {
   const db = await api.db();
   const ctx = { db, actor: { kind: "session" as const, userId: athlete.id } };
   for (let i = 0; i < n; i++) {
-    await createActivity({ ctx, athleteId: athlete.id, input: { name: `Run ${i}`, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } });
+    await inWriteCtx(ctx, (ctx) => createActivity({ ctx, athleteId: athlete.id, input: { name: `Run ${i}`, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } }));
   }
   while ((await fanOutEvents(db)).events > 0);
   const ids = (await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, sub.id)).orderBy(webhookDeliveries.eventSeq)).map(

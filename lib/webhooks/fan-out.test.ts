@@ -12,6 +12,7 @@ import { claimDueDeliveries } from "./claim-deliveries";
 import { fanOutEvents } from "./fan-out";
 import { startLocalRunner } from "./local-runner";
 import { serializePayload } from "./payload";
+import { inWriteCtx } from "../http/operation";
 
 const api = setupApi();
 const rows = webhookRows(api.db);
@@ -23,7 +24,7 @@ async function connectedAthlete(url: string) {
   const sub = await rows.subscribe(clientId, url, ["activity.created"]);
   const ctx = { db: await api.db(), actor: { kind: "session" as const, userId: athlete.id } };
   const record = (i = 0) =>
-    createActivity({ ctx, athleteId: athlete.id, input: { name: `Run ${i}`, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } });
+    inWriteCtx(ctx, (ctx) => createActivity({ ctx, athleteId: athlete.id, input: { name: `Run ${i}`, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } }));
   return { athlete, clientId, sub, record };
 }
 
@@ -106,8 +107,8 @@ describe("who receives an event, judged as of when it occurred (SPEC §6.2, issu
     const sub = await rows.subscribe(clientId, "http://127.0.0.1:9/hook", ["activity.created", "metric.created"]);
     const ctx = { db: await api.db(), actor: { kind: "session" as const, userId: athlete.id } };
     const run = (name: string) =>
-      createActivity({ ctx, athleteId: athlete.id, input: { name, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } });
-    const weigh = () => createMetric({ ctx, athleteId: athlete.id, input: { type: "body_mass_kg", value: 70, measured_local: "2025-03-01T07:00:00" } });
+      inWriteCtx(ctx, (ctx) => createActivity({ ctx, athleteId: athlete.id, input: { name, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } }));
+    const weigh = () => inWriteCtx(ctx, (ctx) => createMetric({ ctx, athleteId: athlete.id, input: { type: "body_mass_kg", value: 70, measured_local: "2025-03-01T07:00:00" } }));
     return { athlete, clientId, sub, run, weigh };
   }
 

@@ -6,6 +6,7 @@ import { startReceiver, type Receiver } from "../testing/webhook-receiver";
 import { webhookRows } from "../testing/webhook-rows";
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
 import { startLocalRunner, type LocalRunner } from "./local-runner";
+import { inWriteCtx } from "../http/operation";
 
 // Issue 9: an endpoint that hangs for the whole timeout must not hold every delivery slot of a
 // worker. Real receivers on loopback, the real runner, the real database.
@@ -37,7 +38,7 @@ async function subscribed(url: string) {
   await rows.subscribe(clientId, url, ["activity.created"]);
   const ctx = { db: await api.db(), actor: { kind: "session" as const, userId: athlete.id } };
   return (name: string) =>
-    createActivity({ ctx, athleteId: athlete.id, input: { name, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } });
+    inWriteCtx(ctx, (ctx) => createActivity({ ctx, athleteId: athlete.id, input: { name, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } }));
 }
 
 describe("a subscriber that hangs (issue 9)", () => {

@@ -14,6 +14,7 @@ import { webhookRows } from "../testing/webhook-rows";
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
 import { startLocalRunner, type LocalRunner } from "./local-runner";
 import { verifyWebhookSignature } from "./signature";
+import { inWriteCtx } from "../http/operation";
 
 process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
 resetEnvForTests();
@@ -42,15 +43,17 @@ async function as(userId: string) {
 }
 
 async function record(userId: string, name = "Morning run") {
-  return createActivity({
-    ctx: await as(userId),
-    athleteId: userId,
-    input: { name, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 1800 },
-  });
+  return inWriteCtx(await as(userId), (ctx) =>
+    createActivity({
+      ctx,
+      athleteId: userId,
+      input: { name, sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 1800 },
+    }),
+  );
 }
 
 async function weigh(userId: string) {
-  return createMetric({ ctx: await as(userId), athleteId: userId, input: { type: "body_mass_kg", value: 70, measured_local: "2025-03-01T07:00:00" } });
+  return inWriteCtx(await as(userId), (ctx) => createMetric({ ctx, athleteId: userId, input: { type: "body_mass_kg", value: 70, measured_local: "2025-03-01T07:00:00" } }));
 }
 
 /** An athlete who authorized an app with `scopes`, and that app's subscription to a receiver. */
@@ -172,7 +175,7 @@ describe("who receives an event (SPEC §6.2, at fan-out time)", () => {
   it("a subscription that does not cover a kind does not receive it", async () => {
     const { athlete, rx } = await connected(["activities.read"], { events: ["activity.created"] });
     const a = await record(athlete.id);
-    await updateActivity({ ctx: await as(athlete.id), activityId: a.id, input: { name: "Renamed" } });
+    await inWriteCtx(await as(athlete.id), (ctx) => updateActivity({ ctx, activityId: a.id, input: { name: "Renamed" } }));
     await record(athlete.id, "Second");
     await rx.waitFor((r) => r.length >= 2);
     await fannedOut(await eventIdOf(a.id));
@@ -187,7 +190,7 @@ describe("who receives an event (SPEC §6.2, at fan-out time)", () => {
     await rows.subscribe(other, rxOther.url);
     await record(athlete.id);
     await rx.waitFor((r) => r.length >= 1);
-    await disconnectApp({ ctx: await as(athlete.id), grantId });
+    await inWriteCtx(await as(athlete.id), (ctx) => disconnectApp({ ctx, grantId }));
     const [, bye] = await rx.waitFor((r) => r.length >= 2);
     expect(JSON.parse(bye!.body)).toMatchObject({ type: "athlete.deauthorized", athlete_id: athlete.id, object_id: athlete.id, object_type: "athlete" });
     const after = await record(athlete.id);

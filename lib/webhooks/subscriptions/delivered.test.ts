@@ -10,6 +10,7 @@ import { startReceiver, type Received, type Receiver } from "../../testing/webho
 import { startLocalRunner, type LocalRunner } from "../local-runner";
 import { verifyWebhookSignature } from "../signature";
 import { Delivery, SubscriptionWithSecret, UpdatedSubscription } from "./schemas";
+import { inWriteCtx } from "../../http/operation";
 
 // The verbs of this folder against the real delivery engine: what they queue is delivered.
 
@@ -90,7 +91,7 @@ describe("with the local runner", () => {
     await (await api.db()).insert(oauthGrants).values({ id: newId("grt"), clientId: a.clientId, userId: athlete.id, scopes: ["activities.read"] });
     const ctx = { db: await api.db(), actor: { kind: "session" as const, userId: athlete.id } };
     const input = { name: "Run", sport_type: "run" as const, start_local: "2026-03-01T07:00:00", elapsed_time_s: 600 };
-    const made = [await createActivity({ ctx, athleteId: athlete.id, input }), await createActivity({ ctx, athleteId: athlete.id, input })];
+    const made = [await inWriteCtx(ctx, (ctx) => createActivity({ ctx, athleteId: athlete.id, input })), await inWriteCtx(ctx, (ctx) => createActivity({ ctx, athleteId: athlete.id, input }))];
 
     // Down: attempts fail and the streak begins; the developer disables the endpoint meanwhile.
     await rx.waitFor((all) => all.filter((r) => r.method === "POST").length >= 2);

@@ -10,6 +10,7 @@ import { webhookRows } from "../../testing/webhook-rows";
 import { attemptDelivery } from "../attempt-delivery";
 import { claimDueDeliveries } from "../claim-deliveries";
 import { fanOutEvents } from "../fan-out";
+import { inWriteCtx } from "../../http/operation";
 
 // Issue 9: private networks are reached only by a demo on this machine (CONTRACT §1), and what an
 // endpoint answered is never shown beyond what a receiver needs to debug its handshake.
@@ -129,11 +130,13 @@ describe("what an answer shows (issue 9)", () => {
     await rows.grant(clientId, athlete.id, ["activities.read"]);
     const sub = await rows.subscribe(clientId, r.url, ["activity.created"]);
     const db = await api.db();
-    await createActivity({
-      ctx: { db, actor: { kind: "session", userId: athlete.id } },
-      athleteId: athlete.id,
-      input: { name: "Run", sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 },
-    });
+    await inWriteCtx({ db, actor: { kind: "session", userId: athlete.id } }, (ctx) =>
+      createActivity({
+        ctx,
+        athleteId: athlete.id,
+        input: { name: "Run", sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 },
+      }),
+    );
     while ((await fanOutEvents(db)).events > 0);
     const [claimed] = (await claimDueDeliveries(db, { limit: 100 })).filter((d) => d.subscriptionId === sub.id);
     await attemptDelivery(db, claimed!, { allowPrivate: false });
