@@ -33,6 +33,13 @@ const layerZones = [
     from: "./inngest",
     message: "The webhook logic never imports a runner: inngest/ calls lib/webhooks, not the reverse.",
   },
+  {
+    // The local runner is a runner too: the process entry (instrumentation.ts) starts it, and
+    // tests drive it; the delivery logic it calls never reaches back for it.
+    target: ["./lib/webhooks/!(local-runner|*.test).ts", "./lib/webhooks/*/**/!(*.test).ts"],
+    from: "./lib/webhooks/local-runner.ts",
+    message: "The webhook logic never imports a runner: the process entry starts the local runner, which calls the logic.",
+  },
 ];
 
 // Packages, by name: Next.js in lib/, the database drivers in app/ and components/.

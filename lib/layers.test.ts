@@ -128,6 +128,8 @@ forbidden(
   [
     ["lib/webhooks/probe.ts", "@/inngest/client", importOf("@/inngest/client")],
     ["lib/webhooks/probe.ts", "../../inngest/client", `export async function load() {\n  return import("../../inngest/client");\n}\n`],
+    ["lib/webhooks/probe.ts", "./local-runner", importOf("./local-runner")],
+    ["lib/webhooks/subscriptions/probe.ts", "../local-runner", typeImportOf("../local-runner")],
   ],
   /never imports a runner/,
 );
@@ -153,6 +155,8 @@ allowed("what the layers allow", [
   ["lib/db/schema/probe.ts", "./people", importOf("./people")],
   ["lib/db/schema/probe.ts", "drizzle-orm/pg-core", importOf("drizzle-orm/pg-core")],
   ["lib/db/schema/probe.ts", "drizzle-orm", importOf("drizzle-orm")],
+  // Tests drive the local runner.
+  ["lib/webhooks/probe.test.ts", "./local-runner", importOf("./local-runner")],
 ]);
 
 describe("import cycles", () => {

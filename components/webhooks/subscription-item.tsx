@@ -6,7 +6,7 @@ import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
-import { DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES } from "@/lib/webhooks/retry-policy";
+import { DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES } from "@/lib/webhooks/policy";
 import type { Delivery, Subscription, SubscriptionWithSecret, UpdatedSubscription } from "@/lib/webhooks/subscriptions/schemas";
 import { DeliveryLog } from "./delivery-log";
 import { deliveriesKey, subscriptionPath, webhooksKey, type RevealedSecret } from "./shared";

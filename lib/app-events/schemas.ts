@@ -2,9 +2,6 @@ import { z } from "zod";
 import { WebhookEvent } from "../events/catalog";
 import { Limit } from "../http/schemas";
 
-// Where the test sender has always found its kind; the kinds themselves live in the catalog.
-export { TEST_EVENT_TYPE } from "../events/catalog";
-
 export const ListAppEventsQuery = z.object({
   after: z
     .string()

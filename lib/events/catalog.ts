@@ -58,7 +58,13 @@ export const EVENT_SCOPES: Readonly<Partial<Record<EventType, Scope>>> = Object.
 /** Kinds addressed to one app through the event's `client_id`. */
 export const APP_ADDRESSED_EVENT_TYPES: readonly EventType[] = kinds.filter(([, k]) => k.to === "app").map(([t]) => t);
 
-const described = (types: readonly EventType[]) => types.map((t) => `\`${t}\`: ${EVENT_KINDS[t].description}`).join(" ");
+const described = (types: readonly EventType[]) =>
+  types
+    .map((t) => {
+      const kind: EventKind = EVENT_KINDS[t];
+      return `\`${t}\`: ${kind.description}${kind.scope ? ` Sent where the athlete's grant carries \`${kind.scope}\`.` : ""}`;
+    })
+    .join(" ");
 
 export const EventType = z.enum(EVENT_TYPES).meta({ id: "EventType", description: `The kind of event. ${described(EVENT_TYPES)}` });
 

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { alias, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { oauthCodes, oauthGrants, oauthTokenFamilies } from "../db/schema";
-import { EVENT_SCOPES } from "./event-scope";
+import { EVENT_SCOPES } from "../events/catalog";
 
 type Expr = SQL | AnyPgColumn;
 

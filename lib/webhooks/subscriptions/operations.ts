@@ -25,7 +25,7 @@ export const createSubscriptionOp = defineOperation({
   path: "/v1/app/webhooks",
   operationId: "createWebhookSubscription",
   summary: "Subscribe to webhook events",
-  description: `Subscribes the app, once, to events for every athlete who has authorized it. An event is delivered while the kind is subscribed to, the athlete has authorized the app, and the athlete's grant carries the kind's scope (\`activities.read\` for \`activity.*\`, \`metrics.read\` for \`metric.created\`), judged as of when the event occurred: an event from before the athlete authorized the app, or before the grant carried its scope, is never sent; \`athlete.deauthorized\` is sent once, when an athlete disconnects the app. ${HANDSHAKE} Nothing is created unless the handshake completes. The answer carries the signing \`secret\`, shown only here. An app may have 20 subscriptions (409 \`conflict\` beyond). Accepts \`Idempotency-Key\`.`,
+  description: `Subscribes the app, once, to events for every athlete who has authorized it. An event is delivered while the kind is subscribed to, the athlete has authorized the app, and the athlete's grant carries the kind's scope (the scope each kind needs is in \`WebhookEventType\`), judged as of when the event occurred: an event from before the athlete authorized the app, or before the grant carried its scope, is never sent; \`athlete.deauthorized\` is sent once, when an athlete disconnects the app. ${HANDSHAKE} Nothing is created unless the handshake completes. The answer carries the signing \`secret\`, shown only here. An app may have 20 subscriptions (409 \`conflict\` beyond). Accepts \`Idempotency-Key\`.`,
   tag: TAG,
   auth: "app",
   body: CreateSubscriptionInput,

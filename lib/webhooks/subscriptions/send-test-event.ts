@@ -3,7 +3,7 @@ import type { Ctx } from "../../auth/actor";
 import { events, oauthClients, webhookDeliveries } from "../../db/schema";
 import { ApiError } from "../../http/errors";
 import { newId } from "../../ids";
-import { TEST_EVENT_TYPE } from "../../app-events/schemas";
+import { EVENT_KINDS, TEST_EVENT_TYPE } from "../../events/catalog";
 import { toDeliveriesWire } from "./delivery-wire";
 import { notifyWork } from "../../events/notify";
 import { appIdOf, loadSubscription } from "./owned-subscription";
@@ -32,7 +32,7 @@ export async function sendTestEvent({ ctx, clientId, id }: { ctx: Ctx; clientId?
       type: TEST_EVENT_TYPE,
       athleteId: owner?.ownerId ?? "",
       objectId: sub.id,
-      objectType: "webhook_subscription",
+      objectType: EVENT_KINDS[TEST_EVENT_TYPE].objectType,
       clientId: appId,
       fannedOutAt: sql`now()`,
     })
