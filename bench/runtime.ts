@@ -138,13 +138,27 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
       }
     }
 
-    type Row = { max: (ThroughputResult & { cpu?: CpuUse })[]; half: (RateResult & { cpu?: CpuUse })[] };
+    type Row = { max: (ThroughputResult & { cpu?: CpuUse })[]; half: (RateResult & { cpu?: CpuUse })[]; errors: string[] };
     const rows = new Map<string, Row>();
-    const row = (k: string) => rows.get(k) ?? (rows.set(k, { max: [], half: [] }), rows.get(k)!);
+    const row = (k: string) => rows.get(k) ?? (rows.set(k, { max: [], half: [], errors: [] }), rows.get(k)!);
+    // A variant that fails a measurement (a connection it closed, an error answer) is recorded as
+    // such and the comparison goes on: one variant's failure is itself a figure.
+    const attempt = async <T>(name: string, fn: () => Promise<T>): Promise<T | undefined> => {
+      try {
+        return await fn();
+      } catch (err) {
+        row(name).errors.push(err instanceof Error ? err.message : String(err));
+        log(`${name}: ERROR ${err instanceof Error ? err.message : String(err)}`);
+        return undefined;
+      }
+    };
     for (let r = 1; r <= opts.rounds; r++) {
       for (const x of started) {
         for (const [key, t] of Object.entries(targetsOf(x)) as [Key, Target][]) {
-          const m = await measured(meter, log, () => throughput(t, { connections: opts.connections, durationS: opts.durationS }));
+          const m = await attempt(`${x.v.key} ${key}`, () =>
+            measured(meter, log, () => throughput(t, { connections: opts.connections, durationS: opts.durationS })),
+          );
+          if (!m) continue;
           row(`${x.v.key} ${key}`).max.push(m);
           log(`round ${r}/${opts.rounds} ${`${x.v.key} ${key}`.padEnd(26)} ${Math.round(m.rps).toLocaleString("en").padStart(6)} req/s`);
         }
@@ -154,7 +168,9 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
         for (const [key, t] of Object.entries(targetsOf(x)) as [Key, Target][]) {
           const rw = row(`${x.v.key} ${key}`);
           const rps = Math.round(median(rw.max.map((m) => m.rps)) / 2);
-          const h = await measured(meter, log, () => atRate(t, { rps, durationS: opts.durationS }));
+          if (!(rps > 0)) continue;
+          const h = await attempt(`${x.v.key} ${key}`, () => measured(meter, log, () => atRate(t, { rps, durationS: opts.durationS })));
+          if (!h) continue;
           rw.half.push(h);
           log(`round ${r}/${opts.rounds} ${`${x.v.key} ${key}`.padEnd(26)} at ${rps} req/s: p50 ${h.latencyMs.p50} ms, p99 ${h.latencyMs.p99} ms`);
         }
@@ -174,6 +190,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
         value:
           `${rps.join(" / ")} req/s; CPU ${median(cpu)} ms/req` +
           (p99.length ? `; p99 at half load ${p99.join(" / ")} ms` : "") +
+          (rw.errors.length ? `; ${rw.errors.length} failed measurement(s): ${rw.errors[0]}` : "") +
           `; peak RSS ${peakRssMb(started.find((x) => name.startsWith(x.v.key + " "))!.s.server.pid)} MB`,
       };
     });
