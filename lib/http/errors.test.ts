@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { inWriteCtx } from "./operation";
 import { eq } from "drizzle-orm";
 import { setupApi } from "../testing/fixtures";
 import { writeCounts } from "../testing/rows";
@@ -219,12 +220,9 @@ describe("401: no valid token", () => {
     const p = await api.person();
     const db = await api.db();
     const session = { db, actor: { kind: "session" as const, userId: p.id } };
-    const { token, summary } = await createPersonalAccessToken({
-      ctx: session,
-      input: { name: "script", scopes: ["athlete.read"], expires_in_days: null },
-    });
+    const { token, summary } = await inWriteCtx(session, (ctx) => createPersonalAccessToken({ ctx, input: { name: "script", scopes: ["athlete.read"], expires_in_days: null } }));
     expect((await api.call(token, "GET", "/v1/athletes/me")).status).toBe(200);
-    await revokePersonalAccessToken({ ctx: session, tokenId: summary.id });
+    await inWriteCtx(session, (ctx) => revokePersonalAccessToken({ ctx, tokenId: summary.id }));
     const res = await api.call(token, "GET", "/v1/athletes/me");
     await expectProblem(res, 401, "token_revoked");
     expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
@@ -345,17 +343,14 @@ describe("a refused write writes nothing", () => {
     const ben = await api.person({ billing: "expired" });
     const benToken = await api.pat(ben.id);
     const expired = await api.pat(person.id, ["activities.write"], 7);
-    const revoked = await createPersonalAccessToken({
-      ctx: { db: await api.db(), actor: { kind: "session", userId: person.id } },
-      input: { name: "gone", scopes: ["activities.write"], expires_in_days: null },
-    });
+    const revoked = await inWriteCtx({ db: await api.db(), actor: { kind: "session", userId: person.id } }, (ctx) => createPersonalAccessToken({ ctx, input: { name: "gone", scopes: ["activities.write"], expires_in_days: null } }));
     const mine = (await (await api.call(token, "POST", "/v1/athletes/me/activities", { body: RUN })).json()) as { id: string };
     const db = await api.db();
     await db
       .update(personalAccessTokens)
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(personalAccessTokens.tokenHash, sha256Hex(expired)));
-    await revokePersonalAccessToken({ ctx: { db, actor: { kind: "session", userId: person.id } }, tokenId: revoked.summary.id });
+    await inWriteCtx({ db, actor: { kind: "session", userId: person.id } }, (ctx) => revokePersonalAccessToken({ ctx, tokenId: revoked.summary.id }));
     const [before] = await db.select().from(activities).where(eq(activities.id, mine.id));
 
     const json = { "content-type": "application/json" };

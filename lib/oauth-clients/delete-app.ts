@@ -1,5 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { Ctx } from "../auth/actor";
+import type { WriteCtx } from "../http/operation";
 import { requireAthleteActor } from "../athletes/reach";
 import { oauthClients, rateLimitCounters } from "../db/schema";
 import { ApiError } from "../http/errors";
@@ -10,7 +10,7 @@ import { announceClientChange } from "../oauth/client-cache";
  * and refresh tokens, so every authorization and token issued to it ends with it: access
  * tokens are checked against their grant on every request.
  */
-export async function deleteApp({ ctx, clientId }: { ctx: Ctx; clientId: string }): Promise<{ client_id: string; deleted: true }> {
+export async function deleteApp({ ctx, clientId }: { ctx: WriteCtx; clientId: string }): Promise<{ client_id: string; deleted: true }> {
   requireAthleteActor(ctx.actor);
   const deleted = await ctx.db
     .delete(oauthClients)

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { inWriteCtx } from "../http/operation";
 import { eq, like } from "drizzle-orm";
 import { sha256Hex } from "../crypto/random";
 import { oauthClients, oauthCodes, oauthGrants, oauthRefreshTokens, oauthTokenFamilies, rateLimitCounters } from "../db/schema";
@@ -135,7 +136,7 @@ describe("client ids", () => {
 describe("registerApp", () => {
   it("gives a confidential app a client secret, shown once and stored only as its SHA-256", async () => {
     const dev = await api.person();
-    const { app, client_secret } = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
+    const { app, client_secret } = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: confidential() }));
     expect(app).toMatchObject({
       name: "Training Log",
       kind: "confidential",
@@ -161,16 +162,13 @@ describe("registerApp", () => {
 
   it("gives a public app no secret; a native app may use a private-use scheme", async () => {
     const dev = await api.person();
-    const { app, client_secret } = await registerApp({
-      ...(await api.as(dev.id)),
-      input: RegisterAppInput.parse({
+    const { app, client_secret } = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: RegisterAppInput.parse({
         name: "Pocket Coach",
         kind: "public",
         redirect_uris: ["com.example.pocketcoach:/callback", "http://127.0.0.1/callback"],
         logo_url: "https://example.com/logo.png",
         homepage_url: "https://example.com",
-      }),
-    });
+      }) }));
     expect(client_secret).toBeNull();
     expect(await storedHash(app.client_id)).toBeNull();
     expect(app).toMatchObject({ kind: "public", logo_url: "https://example.com/logo.png", homepage_url: "https://example.com" });
@@ -180,7 +178,7 @@ describe("registerApp", () => {
     const dev = await api.person();
     const before = await countRows(oauthClients);
     const err = await refusal(
-      registerApp({ ...(await api.as(dev.id)), input: confidential({ redirect_uris: ["com.example.app:/cb"] }) }),
+      inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: confidential({ redirect_uris: ["com.example.app:/cb"] }) })),
     );
     expect(err.code).toBe("invalid_request");
     expect(err.errors).toEqual([expect.objectContaining({ field: "redirect_uris.0" })]);
@@ -189,8 +187,8 @@ describe("registerApp", () => {
 
   it("gives two apps of the same name different client ids", async () => {
     const dev = await api.person();
-    const a = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
-    const b = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
+    const a = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: confidential() }));
+    const b = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: confidential() }));
     expect(a.app.client_id).not.toBe(b.app.client_id);
     expect(a.client_secret).not.toBe(b.client_secret);
   });
@@ -200,7 +198,7 @@ describe("only the owner", () => {
   it("lists, reads, changes, rotates or deletes an app; anyone else gets not_found", async () => {
     const dev = await api.person();
     const other = await api.person();
-    const { app } = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
+    const { app } = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: confidential() }));
     expect((await listMyApps(await api.as(dev.id))).map((a) => a.client_id)).toContain(app.client_id);
     expect(await listMyApps(await api.as(other.id))).toEqual([]);
 
@@ -208,9 +206,9 @@ describe("only the owner", () => {
     const ctx = await api.as(other.id);
     for (const attempt of [
       () => getMyApp({ ...ctx, clientId }),
-      () => updateApp({ ...ctx, clientId, input: { name: "Mine now" } }),
-      () => rotateClientSecret({ ...ctx, clientId }),
-      () => deleteApp({ ...ctx, clientId }),
+      () => inWriteCtx(ctx.ctx, (ctx) => updateApp({ ctx, clientId, input: { name: "Mine now" } })),
+      () => inWriteCtx(ctx.ctx, (ctx) => rotateClientSecret({ ctx, clientId })),
+      () => inWriteCtx(ctx.ctx, (ctx) => deleteApp({ ctx, clientId })),
     ]) {
       expect((await refusal(attempt())).code).toBe("not_found");
     }
@@ -231,12 +229,8 @@ describe("only the owner", () => {
 describe("updateApp", () => {
   it("changes the members sent, checks redirect URIs against the app's kind and keeps the client id", async () => {
     const dev = await api.person();
-    const { app } = await registerApp({ ...(await api.as(dev.id)), input: confidential({ logo_url: "https://example.com/l.png" }) });
-    const updated = await updateApp({
-      ...(await api.as(dev.id)),
-      clientId: app.client_id,
-      input: UpdateAppInput.parse({ name: "Renamed", redirect_uris: ["https://a.example.com/cb", "http://127.0.0.1:9000/cb"] }),
-    });
+    const { app } = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: confidential({ logo_url: "https://example.com/l.png" }) }));
+    const updated = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => updateApp({ ctx, clientId: app.client_id, input: UpdateAppInput.parse({ name: "Renamed", redirect_uris: ["https://a.example.com/cb", "http://127.0.0.1:9000/cb"] }) }));
     expect(updated).toMatchObject({
       client_id: app.client_id,
       name: "Renamed",
@@ -244,11 +238,11 @@ describe("updateApp", () => {
       logo_url: "https://example.com/l.png",
     });
 
-    const cleared = await updateApp({ ...(await api.as(dev.id)), clientId: app.client_id, input: UpdateAppInput.parse({ logo_url: "" }) });
+    const cleared = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => updateApp({ ctx, clientId: app.client_id, input: UpdateAppInput.parse({ logo_url: "" }) }));
     expect(cleared.logo_url).toBeNull();
 
     const err = await refusal(
-      updateApp({ ...(await api.as(dev.id)), clientId: app.client_id, input: { redirect_uris: ["com.example.app:/cb"] } }),
+      inWriteCtx((await api.as(dev.id)).ctx, (ctx) => updateApp({ ctx, clientId: app.client_id, input: { redirect_uris: ["com.example.app:/cb"] } })),
     );
     expect(err.errors?.[0]).toMatchObject({ field: "redirect_uris.0", detail: expect.stringContaining("confidential") });
     expect((await getMyApp({ ...(await api.as(dev.id)), clientId: app.client_id })).redirect_uris).toEqual(updated.redirect_uris);
@@ -262,8 +256,8 @@ describe("updateApp", () => {
 describe("rotateClientSecret", () => {
   it("shows a new secret once; the old one stops matching at once", async () => {
     const dev = await api.person();
-    const { app, client_secret: first } = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
-    const rotated = await rotateClientSecret({ ...(await api.as(dev.id)), clientId: app.client_id });
+    const { app, client_secret: first } = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: confidential() }));
+    const rotated = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => rotateClientSecret({ ctx, clientId: app.client_id }));
     expect(rotated.client_secret).toMatch(/^aas_cs_/);
     expect(rotated.client_secret).not.toBe(first);
     const hash = await storedHash(app.client_id);
@@ -274,11 +268,8 @@ describe("rotateClientSecret", () => {
 
   it("refuses a public app, which has no secret", async () => {
     const dev = await api.person();
-    const { app } = await registerApp({
-      ...(await api.as(dev.id)),
-      input: RegisterAppInput.parse({ name: "Mobile", kind: "public", redirect_uris: ["http://127.0.0.1/cb"] }),
-    });
-    expect((await refusal(rotateClientSecret({ ...(await api.as(dev.id)), clientId: app.client_id }))).code).toBe("conflict");
+    const { app } = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: RegisterAppInput.parse({ name: "Mobile", kind: "public", redirect_uris: ["http://127.0.0.1/cb"] }) }));
+    expect((await refusal(inWriteCtx((await api.as(dev.id)).ctx, (ctx) => rotateClientSecret({ ctx, clientId: app.client_id })))).code).toBe("conflict");
     expect(await storedHash(app.client_id)).toBeNull();
   });
 });
@@ -288,8 +279,8 @@ describe("deleteApp", () => {
     const dev = await api.person();
     const athlete = await api.person();
     const db = await api.db();
-    const { app } = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
-    const { app: kept } = await registerApp({ ...(await api.as(dev.id)), input: confidential({ name: "Kept" }) });
+    const { app } = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: confidential() }));
+    const { app: kept } = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: confidential({ name: "Kept" }) }));
 
     for (const clientId of [app.client_id, kept.client_id]) {
       const grantId = `grt_${clientId}`;
@@ -310,7 +301,7 @@ describe("deleteApp", () => {
     await consumeRateLimit(db, `app:${app.client_id}`);
     expect((await getMyApp({ ...(await api.as(dev.id)), clientId: app.client_id })).connected_athletes).toBe(1);
 
-    expect(await deleteApp({ ...(await api.as(dev.id)), clientId: app.client_id })).toEqual({ client_id: app.client_id, deleted: true });
+    expect(await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => deleteApp({ ctx, clientId: app.client_id }))).toEqual({ client_id: app.client_id, deleted: true });
 
     expect(await countRows(oauthClients, eq(oauthClients.clientId, app.client_id))).toBe(0);
     expect(await countRows(oauthGrants, eq(oauthGrants.clientId, app.client_id))).toBe(0);
@@ -323,7 +314,7 @@ describe("deleteApp", () => {
     expect(await countRows(oauthGrants, eq(oauthGrants.clientId, kept.client_id))).toBe(1);
     expect(await countRows(oauthRefreshTokens, eq(oauthRefreshTokens.familyId, `fam_${kept.client_id}`))).toBe(1);
 
-    expect((await refusal(deleteApp({ ...(await api.as(dev.id)), clientId: app.client_id }))).code).toBe("not_found");
+    expect((await refusal(inWriteCtx((await api.as(dev.id)).ctx, (ctx) => deleteApp({ ctx, clientId: app.client_id })))).code).toBe("not_found");
   });
 });
 
@@ -340,10 +331,10 @@ describe("client credentials at the token endpoint", () => {
 
   it("accept the secret shown at registration; after rotation only the new one", async () => {
     const dev = await api.person();
-    const { app, client_secret: first } = await registerApp({ ...(await api.as(dev.id)), input: confidential() });
+    const { app, client_secret: first } = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: confidential() }));
     expect((await clientCredentials(app.client_id, first!)).status).toBe(200);
 
-    const { client_secret: second } = await rotateClientSecret({ ...(await api.as(dev.id)), clientId: app.client_id });
+    const { client_secret: second } = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => rotateClientSecret({ ctx, clientId: app.client_id }));
     const old = await clientCredentials(app.client_id, first!);
     expect(old.status).toBe(401);
     expect(await old.json()).toMatchObject({ error: "invalid_client" });
@@ -353,7 +344,7 @@ describe("client credentials at the token endpoint", () => {
     expect((await api.call(access_token, "GET", "/v1/app/usage")).status).toBe(200);
 
     // Deleting the app ends the tokens issued to it on their next request.
-    await deleteApp({ ...(await api.as(dev.id)), clientId: app.client_id });
+    await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => deleteApp({ ctx, clientId: app.client_id }));
     const after = await api.call(access_token, "GET", "/v1/app/usage");
     expect(after.status).toBe(401);
     expect(await after.json()).toMatchObject({ code: "token_revoked" });

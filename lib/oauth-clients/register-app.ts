@@ -1,4 +1,4 @@
-import type { Ctx } from "../auth/actor";
+import type { WriteCtx } from "../http/operation";
 import { requireAthleteActor } from "../athletes/reach";
 import { sha256Hex } from "../crypto/random";
 import { oauthClients } from "../db/schema";
@@ -15,7 +15,7 @@ const ID_ATTEMPTS = 5;
  * only here and stored only as its SHA-256 (CONTRACT §6); a public app gets none and
  * authenticates by PKCE alone.
  */
-export async function registerApp({ ctx, input }: { ctx: Ctx; input: RegisterAppInput }): Promise<AppWithSecret> {
+export async function registerApp({ ctx, input }: { ctx: WriteCtx; input: RegisterAppInput }): Promise<AppWithSecret> {
   requireAthleteActor(ctx.actor);
   const redirectUris = assertValidRedirectUris(input.redirect_uris, input.kind);
   const secret = input.kind === "confidential" ? generateToken("clientSecret") : null;

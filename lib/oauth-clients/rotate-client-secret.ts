@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { Ctx } from "../auth/actor";
+import type { WriteCtx } from "../http/operation";
 import { requireAthleteActor } from "../athletes/reach";
 import { sha256Hex } from "../crypto/random";
 import { oauthClients } from "../db/schema";
@@ -16,7 +16,7 @@ import { announceClientChange } from "../oauth/client-cache";
  * (lib/oauth/access-token.ts), because a rotation is the owner's answer to a leak. Athletes'
  * tokens keep working: rotation is about the app's credential, not their authorizations.
  */
-export async function rotateClientSecret({ ctx, clientId }: { ctx: Ctx; clientId: string }): Promise<AppWithSecret> {
+export async function rotateClientSecret({ ctx, clientId }: { ctx: WriteCtx; clientId: string }): Promise<AppWithSecret> {
   requireAthleteActor(ctx.actor);
   const current = await loadOwnedApp(ctx.db, ctx.actor.userId, clientId, { forUpdate: true });
   if (current.kind !== "confidential") {

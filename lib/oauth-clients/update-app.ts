@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { Ctx } from "../auth/actor";
+import type { WriteCtx } from "../http/operation";
 import { requireAthleteActor } from "../athletes/reach";
 import { oauthClients } from "../db/schema";
 import { connectedAthletes, loadOwnedApp, toDeveloperApp } from "./owned-app";
@@ -11,7 +11,7 @@ import { announceClientChange } from "../oauth/client-cache";
  * Changes the members sent. Removing a redirect URI takes effect on the next authorization
  * request; tokens already issued are unaffected (they are not bound to a redirect URI).
  */
-export async function updateApp({ ctx, clientId, input }: { ctx: Ctx; clientId: string; input: UpdateAppInput }): Promise<DeveloperApp> {
+export async function updateApp({ ctx, clientId, input }: { ctx: WriteCtx; clientId: string; input: UpdateAppInput }): Promise<DeveloperApp> {
   requireAthleteActor(ctx.actor);
   const current = await loadOwnedApp(ctx.db, ctx.actor.userId, clientId, { forUpdate: true });
   const set: Partial<typeof oauthClients.$inferInsert> = {};

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { inWriteCtx } from "../http/operation";
 import * as oauth from "oauth4webapi";
 import { and, eq, isNull } from "drizzle-orm";
 import { sha256Hex } from "../crypto/random";
@@ -187,10 +188,7 @@ describe("before sign-in: nothing goes back to the app (RFC 9700 §4.11.2)", () 
 describe("errors an athlete never trusted the app with: shown, with a link back (RFC 9700 §4.11.2)", () => {
   it("an app anyone registered, sending an invalid request, is not redirected to: the service is no open redirector", async () => {
     const developer = await api.person();
-    const { app } = await registerApp({
-      ctx: { db, actor: { kind: "session", userId: developer.id } },
-      input: { name: "Free Prizes", kind: "confidential", redirect_uris: ["https://phish.example/landing"] },
-    });
+    const { app } = await inWriteCtx({ db, actor: { kind: "session", userId: developer.id } }, (ctx) => registerApp({ ctx, input: { name: "Free Prizes", kind: "confidential", redirect_uris: ["https://phish.example/landing"] } }));
     const phish = { client_id: app.client_id, redirectUri: "https://phish.example/landing" };
     const person = await api.person();
     for (const over of [{ scope: "admin" }, { response_type: "token" }, { code_challenge: undefined }, { resource: "https://elsewhere.example/v1" }]) {

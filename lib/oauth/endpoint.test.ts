@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { inWriteCtx } from "../http/operation";
 import * as oauth from "oauth4webapi";
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
@@ -77,7 +78,7 @@ const session = (userId: string) => ({ db, actor: { kind: "session" as const, us
 async function publicAppWithAthlete(name: string) {
   const developer = await api.person();
   const redirectUri = "http://127.0.0.1:7000/cb";
-  const { app } = await registerApp({ ctx: session(developer.id), input: { name, kind: "public", redirect_uris: [redirectUri] } });
+  const { app } = await inWriteCtx(session(developer.id), (ctx) => registerApp({ ctx, input: { name, kind: "public", redirect_uris: [redirectUri] } }));
   const athlete = await api.person();
   const verifier = oauth.generateRandomCodeVerifier();
   const step = await decideAuthorization(
@@ -132,7 +133,7 @@ describe("the token endpoint counts a request against the client it proves, and 
   it("a confidential client's window counts only requests with its valid secret: a wrong secret counts against the address", { timeout: 120_000 }, async () => {
     await startOfMinute(40);
     const developer = await api.person();
-    const { app, client_secret } = await registerApp({ ctx: session(developer.id), input: { name: "Backend", kind: "confidential", redirect_uris: ["https://backend.example/cb"] } });
+    const { app, client_secret } = await inWriteCtx(session(developer.id), (ctx) => registerApp({ ctx, input: { name: "Backend", kind: "confidential", redirect_uris: ["https://backend.example/cb"] } }));
     const bad = await burst(100, (i) => post("/oauth/token", { grant_type: "client_credentials" }, { authorization: basic(app.client_id, `aas_cs_wrong${i}`), "x-forwarded-for": `203.0.113.${i % 50}` }));
     expect(new Set(bad)).toEqual(new Set([401]));
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { inWriteCtx } from "../http/operation";
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from "jose";
@@ -20,10 +21,7 @@ let app: { clientId: string; secret: string };
 beforeAll(async () => {
   db = await api.db();
   const developer = await api.person();
-  const { app: registered, client_secret } = await registerApp({
-    ctx: { db, actor: { kind: "session", userId: developer.id } },
-    input: { name: "Key Tester", kind: "confidential", redirect_uris: ["https://keys.example/cb"] },
-  });
+  const { app: registered, client_secret } = await inWriteCtx({ db, actor: { kind: "session", userId: developer.id } }, (ctx) => registerApp({ ctx, input: { name: "Key Tester", kind: "confidential", redirect_uris: ["https://keys.example/cb"] } }));
   app = { clientId: registered.client_id, secret: client_secret! };
 });
 

@@ -703,14 +703,14 @@ describe("client credentials (RFC 6749 §4.4)", () => {
   it("stops at once when the app's secret is rotated, the owner's answer to a leak (401 token_revoked); athletes' tokens keep working", async () => {
     const developer = await api.person();
     const redirectUri = "https://leaky.example/cb";
-    const { app, client_secret } = await registerApp({ ctx: session(developer.id), input: { name: "Leaky", kind: "confidential", redirect_uris: [redirectUri] } });
+    const { app, client_secret } = await inWriteCtx(session(developer.id), (ctx) => registerApp({ ctx, input: { name: "Leaky", kind: "confidential", redirect_uris: [redirectUri] } }));
     const leaky: App = { client: { client_id: app.client_id }, auth: () => oauth.ClientSecretBasic(client_secret!), redirectUri };
     const athlete = await api.person();
     const athleteTokens = await connect(leaky, athlete.id);
     const leaked = await clientCredentials(leaky);
     expect((await api.call(leaked.access_token, "GET", "/v1/app/usage")).status).toBe(200);
 
-    const { client_secret: rotated } = await rotateClientSecret({ ctx: session(developer.id), clientId: app.client_id });
+    const { client_secret: rotated } = await inWriteCtx(session(developer.id), (ctx) => rotateClientSecret({ ctx, clientId: app.client_id }));
     const res = await api.call(leaked.access_token, "GET", "/v1/app/usage");
     await expectProblem(res, 401, "token_revoked");
     expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
@@ -835,10 +835,7 @@ describe("disconnecting and deleting", () => {
 
   it("deleting an app ends its client-credentials tokens and every athlete's tokens", async () => {
     const developer = await api.person();
-    const { app, client_secret } = await registerApp({
-      ctx: session(developer.id),
-      input: { name: "Short Lived", kind: "confidential", redirect_uris: ["https://short.example/cb"] },
-    });
+    const { app, client_secret } = await inWriteCtx(session(developer.id), (ctx) => registerApp({ ctx, input: { name: "Short Lived", kind: "confidential", redirect_uris: ["https://short.example/cb"] } }));
     const short: App = { client: { client_id: app.client_id }, auth: () => oauth.ClientSecretBasic(client_secret!), redirectUri: "https://short.example/cb" };
     const athlete = await api.person();
     const tokens = await connect(short, athlete.id);
@@ -846,7 +843,7 @@ describe("disconnecting and deleting", () => {
     expect((await api.call(tokens.access_token, "GET", "/v1/athletes/me")).status).toBe(200);
     expect((await api.call(cc.access_token, "GET", "/v1/athletes/me")).status).toBe(403);
 
-    await deleteApp({ ctx: session(developer.id), clientId: app.client_id });
+    await inWriteCtx(session(developer.id), (ctx) => deleteApp({ ctx, clientId: app.client_id }));
     await expectProblem(await api.call(tokens.access_token, "GET", "/v1/athletes/me"), 401, "token_revoked");
     await expectProblem(await api.call(cc.access_token, "GET", "/v1/athletes/me"), 401, "token_revoked");
     for (const op of OPERATIONS.filter((o) => o.auth === "app" && o.method === "GET")) {

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { inWriteCtx } from "../http/operation";
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { importJWK, SignJWT } from "jose";
@@ -53,7 +54,7 @@ async function expectInvalidClient(res: Response): Promise<void> {
 async function cachedApp(name: string) {
   const developer = await api.person();
   const ctx = { db, actor: { kind: "session" as const, userId: developer.id } };
-  const { app, client_secret } = await registerApp({ ctx, input: { name, kind: "confidential", redirect_uris: ["https://app.example/cb"] } });
+  const { app, client_secret } = await inWriteCtx(ctx, (ctx) => registerApp({ ctx, input: { name, kind: "confidential", redirect_uris: ["https://app.example/cb"] } }));
   await expectToken(await clientCredentials(app.client_id, client_secret!));
   await expectToken(await clientCredentials(app.client_id, client_secret!));
   await waitFor(() => clientCacheStateForTests().cached.includes(app.client_id));
@@ -80,7 +81,7 @@ describe("the client cache behind /oauth/token", () => {
 
   it("refuses the old secret on the very next request after a rotation, inside a transaction as the console runs it", async () => {
     const app = await cachedApp("Rotated");
-    const rotated = await db.transaction((tx) => rotateClientSecret({ ctx: { ...app.ctx, db: tx }, clientId: app.clientId }));
+    const rotated = await inWriteCtx(app.ctx, (ctx) => rotateClientSecret({ ctx, clientId: app.clientId }));
     await expectInvalidClient(await clientCredentials(app.clientId, app.secret));
     await expectToken(await clientCredentials(app.clientId, rotated.client_secret!));
   });
@@ -89,7 +90,7 @@ describe("the client cache behind /oauth/token", () => {
     const app = await cachedApp("Deleted");
     const token = await expectToken(await clientCredentials(app.clientId, app.secret));
     expect((await api.call(token, "GET", "/v1/app/usage")).status).toBe(200);
-    await deleteApp({ ctx: app.ctx, clientId: app.clientId });
+    await inWriteCtx(app.ctx, (ctx) => deleteApp({ ctx, clientId: app.clientId }));
     await expectInvalidClient(await clientCredentials(app.clientId, app.secret));
     const res = await api.call(token, "GET", "/v1/app/usage");
     expect(res.status).toBe(401);

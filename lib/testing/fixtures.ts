@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect } from "vitest";
+import { inWriteCtx } from "../http/operation";
 import { ApiError } from "../http/errors";
 import { randomBytes } from "node:crypto";
 import { getDb, type Db } from "../db/client";
@@ -56,10 +57,7 @@ export function setupApi(): Api {
       });
     },
     async pat(userId, scopes = SCOPE_NAMES, expiresInDays = null) {
-      const { token } = await createPersonalAccessToken({
-        ctx: { db: await getDb(), actor: { kind: "session", userId } },
-        input: { name: "test", scopes: [...scopes], expires_in_days: expiresInDays },
-      });
+      const { token } = await inWriteCtx({ db: await getDb(), actor: { kind: "session", userId } }, (ctx) => createPersonalAccessToken({ ctx, input: { name: "test", scopes: [...scopes], expires_in_days: expiresInDays } }));
       return token;
     },
     async team(coachId, members, opts = {}) {

@@ -1,5 +1,6 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
+import type { WriteCtx } from "../http/operation";
 import type { Ctx } from "../auth/actor";
 import { personalAccessTokens } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
@@ -23,7 +24,7 @@ function toSummary(t: typeof personalAccessTokens.$inferSelect): PatSummary {
 }
 
 /** Creates a PAT for the actor. The token is returned once here and stored only as a hash. */
-export async function createPersonalAccessToken({ ctx, input }: { ctx: Ctx; input: z.output<typeof CreatePatInput> }) {
+export async function createPersonalAccessToken({ ctx, input }: { ctx: WriteCtx; input: z.output<typeof CreatePatInput> }) {
   requireAthleteActor(ctx.actor);
   if (ctx.actor.kind !== "session") throw new ApiError("insufficient_scope", "Tokens are created in the console.");
   const token = generateToken("pat");
@@ -54,7 +55,7 @@ export async function listPersonalAccessTokens({ ctx }: { ctx: Ctx }): Promise<P
 }
 
 /** Revokes one of the actor's tokens; the very next request with it gets 401 `token_revoked`. */
-export async function revokePersonalAccessToken({ ctx, tokenId }: { ctx: Ctx; tokenId: string }) {
+export async function revokePersonalAccessToken({ ctx, tokenId }: { ctx: WriteCtx; tokenId: string }) {
   requireAthleteActor(ctx.actor);
   const rows = await ctx.db
     .update(personalAccessTokens)

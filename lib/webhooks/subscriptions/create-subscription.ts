@@ -1,4 +1,5 @@
 import { count, eq } from "drizzle-orm";
+import type { WriteCtx } from "../../http/operation";
 import type { Ctx } from "../../auth/actor";
 import { seal } from "../../crypto/seal";
 import type { Db } from "../../db/client";
@@ -28,7 +29,7 @@ export async function createSubscription({
   input,
   verified,
 }: {
-  ctx: Ctx;
+  ctx: WriteCtx;
   clientId?: string;
   input: CreateSubscriptionInput;
   /** From `verifyNewSubscription`, run before the transaction; done here when absent. */

@@ -1,11 +1,11 @@
 import { and, eq } from "drizzle-orm";
-import type { Ctx } from "../../auth/actor";
+import type { WriteCtx } from "../../http/operation";
 import { webhookSubscriptions } from "../../db/schema";
 import { ApiError } from "../../http/errors";
 import { appIdOf } from "./owned-subscription";
 
 /** Deletes the subscription with its deliveries and their log; nothing more is sent to it. */
-export async function deleteSubscription({ ctx, clientId, id }: { ctx: Ctx; clientId?: string; id: string }): Promise<void> {
+export async function deleteSubscription({ ctx, clientId, id }: { ctx: WriteCtx; clientId?: string; id: string }): Promise<void> {
   const appId = await appIdOf(ctx, clientId);
   const gone = await ctx.db
     .delete(webhookSubscriptions)

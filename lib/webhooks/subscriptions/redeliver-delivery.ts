@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { Ctx } from "../../auth/actor";
+import type { WriteCtx } from "../../http/operation";
 import { webhookDeliveries } from "../../db/schema";
 import { ApiError } from "../../http/errors";
 import { toDeliveriesWire } from "./delivery-wire";
@@ -19,7 +19,7 @@ export async function redeliverDelivery({
   subscriptionId,
   deliveryId,
 }: {
-  ctx: Ctx;
+  ctx: WriteCtx;
   clientId?: string;
   subscriptionId: string;
   deliveryId: string;

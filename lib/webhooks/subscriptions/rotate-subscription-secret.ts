@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { Ctx } from "../../auth/actor";
+import type { WriteCtx } from "../../http/operation";
 import { seal } from "../../crypto/seal";
 import { webhookSubscriptions } from "../../db/schema";
 import { generateToken } from "../../tokens/format";
@@ -21,7 +21,7 @@ export async function rotateSubscriptionSecret({
   id,
   nowMs = Date.now(),
 }: {
-  ctx: Ctx;
+  ctx: WriteCtx;
   clientId?: string;
   id: string;
   nowMs?: number;

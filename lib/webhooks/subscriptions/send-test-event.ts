@@ -1,5 +1,5 @@
 import { eq, sql } from "drizzle-orm";
-import type { Ctx } from "../../auth/actor";
+import type { WriteCtx } from "../../http/operation";
 import { events, oauthClients, webhookDeliveries } from "../../db/schema";
 import { ApiError } from "../../http/errors";
 import { newId } from "../../ids";
@@ -18,7 +18,7 @@ import type { Delivery } from "./schemas";
  * is appended to the outbox already marked fanned out and addressed to the app, and its one
  * delivery is inserted here, so fan-out never sends it anywhere else.
  */
-export async function sendTestEvent({ ctx, clientId, id }: { ctx: Ctx; clientId?: string; id: string }): Promise<Delivery> {
+export async function sendTestEvent({ ctx, clientId, id }: { ctx: WriteCtx; clientId?: string; id: string }): Promise<Delivery> {
   const appId = await appIdOf(ctx, clientId);
   const sub = await loadSubscription(ctx.db, appId, id, { forShare: true });
   if (sub.status !== "active") {

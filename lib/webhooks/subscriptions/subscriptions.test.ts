@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { inWriteCtx } from "../../http/operation";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
@@ -777,17 +778,13 @@ describe("the console's verbs", () => {
     const r = await receiver();
     const db = await api.db();
     const owner = { db, actor: { kind: "session" as const, userId: app.ownerId } };
-    const sub = await createSubscription({
-      ctx: owner,
-      clientId: app.clientId,
-      input: CreateSubscriptionInput.parse({ url: r.url, events: ["activity.created"] }),
-    });
+    const sub = await inWriteCtx(owner, (ctx) => createSubscription({ ctx, clientId: app.clientId, input: CreateSubscriptionInput.parse({ url: r.url, events: ["activity.created"] }) }));
     expect((await getSubscription({ ctx: owner, clientId: app.clientId, id: sub.id })).id).toBe(sub.id);
     expect((await listDeliveries({ ctx: owner, clientId: app.clientId, subscriptionId: sub.id, query: { limit: 50 } })).data).toEqual([]);
     const other = { db, actor: { kind: "session" as const, userId: stranger.id } };
     for (const call of [
       () => getSubscription({ ctx: other, clientId: app.clientId, id: sub.id }),
-      () => createSubscription({ ctx: other, clientId: app.clientId, input: CreateSubscriptionInput.parse({ url: r.url, events: ["activity.created"] }) }),
+      () => inWriteCtx(other, (ctx) => createSubscription({ ctx, clientId: app.clientId, input: CreateSubscriptionInput.parse({ url: r.url, events: ["activity.created"] }) })),
     ]) {
       const err = (await call().catch((e: unknown) => e)) as ApiError;
       expect(err).toBeInstanceOf(ApiError);

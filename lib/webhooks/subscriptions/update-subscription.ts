@@ -1,5 +1,6 @@
 import { and, eq, exists, gte, or, sql } from "drizzle-orm";
 import type { z } from "zod";
+import type { WriteCtx } from "../../http/operation";
 import type { Ctx } from "../../auth/actor";
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../../db/schema";
 import { verifyEndpoint } from "../handshake";
@@ -40,7 +41,7 @@ export async function updateSubscription({
   nowMs = Date.now(),
   verifiedUrl,
 }: {
-  ctx: Ctx;
+  ctx: WriteCtx;
   clientId?: string;
   id: string;
   input: UpdateSubscriptionInput;
