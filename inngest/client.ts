@@ -1,4 +1,5 @@
 import { Inngest } from "inngest";
+import type { FannedOutDelivery } from "@/lib/webhooks/fan-out";
 
 /** DELIVERY_RUNNER=inngest: Inngest Cloud or a self-hosted Inngest server calls /api/inngest. */
 export const inngest = new Inngest({ id: "athlete-activity-service" });
@@ -20,6 +21,6 @@ export type DeliveryDueData = { delivery_id: string; subscription_id: string };
  * (the row's updated_at), so Inngest drops a second hand-out of an unchanged delivery (fan-out
  * and a sweep that both saw it) while a redelivery or a recovery hands it out again.
  */
-export function deliveryDue(d: { id: string; subscriptionId: string; version: string }) {
+export function deliveryDue(d: FannedOutDelivery) {
   return { id: `deliver-${d.id}-${d.version}`, name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: d.subscriptionId } satisfies DeliveryDueData };
 }
