@@ -57,4 +57,7 @@ export const DeveloperApp = z.object({
 export type DeveloperApp = z.output<typeof DeveloperApp>;
 
 /** Registration and rotation answers: the only time the secret is ever shown. */
-export type AppWithSecret = { app: DeveloperApp; client_secret: string | null };
+export const AppWithSecret = z.object({ app: DeveloperApp, client_secret: z.string().nullable() });
+export type AppWithSecret = z.output<typeof AppWithSecret>;
+
+export const DeletedApp = z.object({ client_id: z.string(), deleted: z.literal(true) });

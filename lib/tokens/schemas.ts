@@ -10,14 +10,18 @@ export const CreatePatInput = z.strictObject({
   expires_in_days: z.union([z.literal(7), z.literal(30), z.literal(90), z.literal(365)]).nullable(),
 });
 
-export type PatSummary = {
-  id: string;
-  name: string;
+export const PatSummary = z.object({
+  id: z.string(),
+  name: z.string(),
   /** `aas_pat_…abcd`: the prefix and last four characters, all a list ever shows. */
-  display: string;
-  scopes: string[];
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-  revoked_at: string | null;
-};
+  display: z.string(),
+  scopes: z.array(z.string()),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  last_used_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+});
+export type PatSummary = z.output<typeof PatSummary>;
+
+/** A new token: the secret, shown only in this answer, and what lists will show of it. */
+export const CreatedPat = z.object({ token: z.string(), summary: PatSummary });

@@ -2,16 +2,13 @@
 import { z } from "zod";
 import { route } from "@/lib/http/api-route";
 import { consoleHandler } from "@/lib/http/console-route";
-import { DeveloperApp, RegisterAppInput, type AppWithSecret } from "@/lib/oauth-clients/schemas";
+import { AppWithSecret, DeveloperApp, RegisterAppInput } from "@/lib/oauth-clients/schemas";
 import { listMyApps } from "@/lib/oauth-clients/list-my-apps";
 import { registerApp } from "@/lib/oauth-clients/register-app";
 
-// lib/oauth-clients declares this answer in TypeScript only; this schema is held to that type until it moves there.
-const AppWithSecretWire = z.object({ app: DeveloperApp, client_secret: z.string().nullable() }) satisfies z.ZodType<AppWithSecret>;
-
 export const { GET, POST, PUT, PATCH, DELETE } = route({
   GET: consoleHandler({ method: "GET", response: { status: 200, schema: z.array(DeveloperApp) } }, ({ ctx }) => listMyApps({ ctx })),
-  POST: consoleHandler({ method: "POST", body: RegisterAppInput, response: { status: 201, schema: AppWithSecretWire } }, ({ ctx, body }) =>
+  POST: consoleHandler({ method: "POST", body: RegisterAppInput, response: { status: 201, schema: AppWithSecret } }, ({ ctx, body }) =>
     registerApp({ ctx, input: body }),
   ),
 });

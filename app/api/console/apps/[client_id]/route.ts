@@ -1,14 +1,12 @@
 // GET /api/console/apps/{client_id}: one of the person's apps; PATCH: change it; DELETE: delete it and every grant to it.
-import { z } from "zod";
 import { route } from "@/lib/http/api-route";
 import { consoleHandler, pathParams } from "@/lib/http/console-route";
-import { DeveloperApp, UpdateAppInput } from "@/lib/oauth-clients/schemas";
+import { DeletedApp, DeveloperApp, UpdateAppInput } from "@/lib/oauth-clients/schemas";
 import { deleteApp } from "@/lib/oauth-clients/delete-app";
 import { getMyApp } from "@/lib/oauth-clients/get-my-app";
 import { updateApp } from "@/lib/oauth-clients/update-app";
 
 const params = pathParams("client_id");
-const DeletedApp = z.object({ client_id: z.string(), deleted: z.literal(true) });
 
 export const { GET, POST, PUT, PATCH, DELETE } = route({
   GET: consoleHandler({ method: "GET", params, response: { status: 200, schema: DeveloperApp } }, ({ ctx, params }) =>
