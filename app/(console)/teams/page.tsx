@@ -1,13 +1,12 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
+import { requireUserId } from "@/app/(console)/require-user";
 import { TeamsPanel } from "@/components/teams/teams-panel";
 import { PageHeader } from "@/components/ui/card";
-import { currentUserId, signInPath } from "@/lib/auth/next-auth";
 
 export const metadata: Metadata = { title: "Teams" };
 
 export default async function TeamsPage() {
-  if (!(await currentUserId())) redirect(signInPath("/teams"));
+  await requireUserId("/teams");
   return (
     <>
       <PageHeader

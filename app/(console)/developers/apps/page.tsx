@@ -1,13 +1,12 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
+import { requireUserId } from "@/app/(console)/require-user";
 import { PageHeader } from "@/components/ui/card";
 import { DeveloperAppsPanel } from "@/components/developer-apps/apps-panel";
-import { currentUserId, signInPath } from "@/lib/auth/next-auth";
 
 export const metadata: Metadata = { title: "Developer apps" };
 
 export default async function DeveloperAppsPage() {
-  if (!(await currentUserId())) redirect(signInPath("/developers/apps"));
+  await requireUserId("/developers/apps");
   return (
     <>
       <PageHeader

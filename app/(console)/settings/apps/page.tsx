@@ -1,13 +1,12 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
+import { requireUserId } from "@/app/(console)/require-user";
 import { PageHeader } from "@/components/ui/card";
 import { ConnectedAppsPanel } from "@/components/connected-apps/connected-apps-panel";
-import { currentUserId, signInPath } from "@/lib/auth/next-auth";
 
 export const metadata: Metadata = { title: "Connected apps" };
 
 export default async function ConnectedAppsPage() {
-  if (!(await currentUserId())) redirect(signInPath("/settings/apps"));
+  await requireUserId("/settings/apps");
   return (
     <>
       <PageHeader

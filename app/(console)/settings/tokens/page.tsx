@@ -1,15 +1,14 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
+import { requireUserId } from "@/app/(console)/require-user";
 import { PageHeader } from "@/components/ui/card";
 import { TokensPanel } from "@/components/tokens/tokens-panel";
-import { currentUserId, signInPath } from "@/lib/auth/next-auth";
 import { SCOPES } from "@/lib/auth/scopes";
 import { getEnv } from "@/lib/env";
 
 export const metadata: Metadata = { title: "Personal access tokens" };
 
 export default async function TokensPage() {
-  if (!(await currentUserId())) redirect(signInPath("/settings/tokens"));
+  await requireUserId("/settings/tokens");
   const scopes = Object.entries(SCOPES).map(([name, s]) => ({ name, plain: s.plain }));
   return (
     <>

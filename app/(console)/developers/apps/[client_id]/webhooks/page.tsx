@@ -1,14 +1,13 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
+import { requireUserId } from "@/app/(console)/require-user";
 import { WebhooksPanel } from "@/components/webhooks/webhooks-panel";
-import { currentUserId, signInPath } from "@/lib/auth/next-auth";
 import { getEnv } from "@/lib/env";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
 export default async function AppWebhooksPage({ params }: { params: Promise<{ client_id: string }> }) {
   const { client_id } = await params;
-  if (!(await currentUserId())) redirect(signInPath(`/developers/apps/${encodeURIComponent(client_id)}/webhooks`));
+  await requireUserId(`/developers/apps/${encodeURIComponent(client_id)}/webhooks`);
   const env = getEnv();
   return <WebhooksPanel clientId={client_id} allowPrivate={env.webhooksAllowPrivateNetworks} apiBaseUrl={env.apiBaseUrl} />;
 }
