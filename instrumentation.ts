@@ -19,4 +19,21 @@ export async function register() {
     g.__aasDelivery = startOutboxNotifier(getDb);
   }
   log.info("webhook delivery started", { runner: env.deliveryRunner });
+  await startUploadProcessing(env.deliveryRunner);
+}
+
+/** Uploads are processed on the same runner as webhook delivery: in this process, or by Inngest. */
+async function startUploadProcessing(runner: "local" | "inngest") {
+  const { getDb } = await import("./lib/db/client");
+  const { log } = await import("./lib/log");
+  const g = globalThis as unknown as { __aasUploads?: { stop: () => Promise<void> } };
+  if (g.__aasUploads) return;
+  if (runner === "local") {
+    const { startUploadProcessor } = await import("./lib/uploads/local-processor");
+    g.__aasUploads = startUploadProcessor({ db: getDb });
+  } else {
+    const { startUploadNotifier } = await import("./inngest/functions/process-upload");
+    g.__aasUploads = startUploadNotifier(getDb);
+  }
+  log.info("upload processing started", { runner });
 }

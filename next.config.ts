@@ -2,7 +2,9 @@ import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
   // PGlite ships a WASM build and data files that must be loaded from node_modules as they are.
-  serverExternalPackages: ["@electric-sql/pglite", "@node-rs/argon2"],
+  // esbuild bundles the file worker on demand outside a build (lib/files/worker/bundle.ts): a native
+  // binary, loaded from node_modules as it is.
+  serverExternalPackages: ["@electric-sql/pglite", "@node-rs/argon2", "esbuild"],
   poweredByHeader: false,
   // Next.js gzips answers for clients that accept it. Behind a proxy that compresses, COMPRESS=false
   // leaves that to the proxy and saves the server the CPU (bench/README.md, "Runtime").

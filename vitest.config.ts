@@ -17,6 +17,8 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 120_000,
-    env: { LOG_LEVEL: "silent", NEXT_TELEMETRY_DISABLED: "1" },
+    // Vite puts its own BASE_URL ("/") into process.env; the service reads BASE_URL as its
+    // address, so tests that start no HTTP server (lib/testing/server.ts sets it) get a real one.
+    env: { LOG_LEVEL: "silent", NEXT_TELEMETRY_DISABLED: "1", BASE_URL: "http://localhost:3000" },
   },
 });

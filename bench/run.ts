@@ -7,6 +7,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { apiRead } from "./api-read";
+import { files } from "./files";
 import { FAULT_PARTS, faults, type FaultPart } from "./faults";
 import { oauthToken } from "./oauth-token";
 import { runtime } from "./runtime";
@@ -16,7 +17,7 @@ import { machineInfo, printReport, writeResults, type ScenarioReport } from "./l
 import type { BenchOptions, Scenario } from "./lib/scenario";
 import { webhooks } from "./webhooks";
 
-const SCENARIOS: Scenario[] = [apiRead, oauthToken, webhooks, faults, runtime];
+const SCENARIOS: Scenario[] = [apiRead, oauthToken, webhooks, files, faults, runtime];
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -1,5 +1,6 @@
 import { deliverWebhookFn } from "./functions/deliver-webhook";
 import { fanOutEventsFn } from "./functions/fan-out-events";
+import { processUploadFn } from "./functions/process-upload";
 
 /** Every function served at /api/inngest. */
-export const functions = [fanOutEventsFn, deliverWebhookFn];
+export const functions = [fanOutEventsFn, deliverWebhookFn, processUploadFn];

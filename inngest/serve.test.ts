@@ -21,14 +21,14 @@ describe("/api/inngest", () => {
     expect((await GET(new Request("http://localhost:3000/api/inngest"), {})).status).toBe(404);
   });
 
-  it("serves both functions when DELIVERY_RUNNER=inngest", async () => {
+  it("serves every function when DELIVERY_RUNNER=inngest", async () => {
     process.env.DELIVERY_RUNNER = "inngest";
     process.env.INNGEST_DEV = "1";
     resetEnvForTests();
     const res = await GET(new Request("http://localhost:3000/api/inngest"), {});
     expect(res.status).toBe(200);
     const body = (await res.json()) as { function_count: number; mode: string };
-    expect(body).toMatchObject({ function_count: 2, mode: "dev" });
-    expect(functions.map((f) => f.id())).toEqual(["fan-out-events", "deliver-webhook"]);
+    expect(body).toMatchObject({ function_count: 3, mode: "dev" });
+    expect(functions.map((f) => f.id())).toEqual(["fan-out-events", "deliver-webhook", "process-upload"]);
   });
 });

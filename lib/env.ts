@@ -50,6 +50,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_OAUTH_TOKEN: z.coerce.number().int().positive().default(600),
   AUTH_SECRET: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  FILE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
   TRUSTED_PROXIES: z
     .string()
     .refine((v) => parseRanges(v) !== undefined, "comma-separated addresses, CIDR ranges, `loopback` or `private`")
@@ -79,6 +80,11 @@ export type Env = {
    * the socket's peer and `X-Forwarded-For` is ignored.
    */
   trustedProxies: AddressRange[];
+  /**
+   * Worker threads that parse uploaded files and generate exports (lib/files/worker), so that
+   * neither stalls the requests this process serves. 0 does that work on the request thread.
+   */
+  fileWorkers: number;
 };
 
 /** Whether a base URL names this machine: `localhost`, 127.0.0.0/8 or [::1]. */
@@ -125,6 +131,7 @@ export function getEnv(): Env {
     authSecret: e.AUTH_SECRET,
     logLevel: e.LOG_LEVEL,
     trustedProxies: parseRanges(e.TRUSTED_PROXIES ?? "") ?? [],
+    fileWorkers: e.FILE_WORKERS,
   };
   return cached;
 }

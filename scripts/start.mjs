@@ -34,6 +34,11 @@ if (stale) {
   const r = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, env, stdio: "inherit" });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
+// After `next build`, which empties .next; also when an older build predates the worker file.
+if (stale || !existsSync(path.join(root, ".next", "file-worker", "entry.mjs"))) {
+  const r = spawnSync(process.execPath, [path.join(root, "scripts", "build-file-worker.mjs")], { cwd: root, env, stdio: "inherit" });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
 
 const embedded = !env.DATABASE_URL;
 const seeding = (env.SEED_DEMO ?? (embedded ? "true" : "false")) === "true";

@@ -9,7 +9,7 @@ import { REPO_ROOT, RESULTS_DIR } from "./paths";
 export type Check = {
   name: string;
   measured: number;
-  unit: "×" | "ms" | "req/s" | "";
+  unit: "×" | "ms" | "req/s" | "MiB" | "B" | "";
   comparison: "≥" | "≤" | "<";
   target: number;
   pass: boolean;

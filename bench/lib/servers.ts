@@ -92,7 +92,12 @@ export async function startService(opts: {
  * build, and served in the service's mode (the same launcher and workers) so that the two
  * differ only in what their handlers do.
  */
-export async function startBare(opts: { log: (s: string) => void; mode: ServeMode }): Promise<Started> {
+export async function startBare(opts: {
+  log: (s: string) => void;
+  mode: ServeMode;
+  /** Extra settings, e.g. BENCH_BYTES_DIR for GET /bytes/{name}. */
+  env?: Record<string, string | undefined>;
+}): Promise<Started> {
   const mode = opts.mode;
   const projectDir = path.join(REPO_ROOT, "bench", "bare-next");
   const build = ensureBuild({
@@ -108,7 +113,7 @@ export async function startBare(opts: { log: (s: string) => void; mode: ServeMod
     label: "the bare Next.js app",
     projectDir,
     readyPath: "/bare",
-    env: BASE_ENV,
+    env: { ...BASE_ENV, ...opts.env },
     mode,
     launcherScript: launcherIn(REPO_ROOT),
   });

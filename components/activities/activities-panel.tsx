@@ -13,6 +13,7 @@ import { ActivityForm } from "./activity-form";
 import { emptyFormValues, type ActivityInput } from "./activity-form-values";
 import { ACTIVITIES_KEY } from "./query-keys";
 import { SPORT_LABELS } from "./sport";
+import { UploadPanel } from "./upload-panel";
 import { formatAverage, formatDistance, formatDuration, formatLocal, unitsOf, type Units } from "./units";
 
 type ActivityPage = { data: ActivityWire[]; next_cursor: string | null };
@@ -58,6 +59,8 @@ export function ActivitiesPanel() {
         </Notice>
       )}
 
+      <UploadPanel />
+
       {recording && units && profile.data && (
         <Card title="Record an activity">
           <ActivityForm
@@ -95,7 +98,7 @@ export function ActivitiesPanel() {
           <p className="mb-3 text-xs text-slate-500">
             {profile.data.uses_metric_units ? "Kilometres and km/h" : "Miles and minutes per mile"} · times are local
             {profile.data.timezone ? ` (${profile.data.timezone})` : ""} ·{" "}
-            <Link href="/settings/profile" className="text-brand-600 hover:underline">
+            <Link href="/settings/profile" className="text-brand-700 underline hover:text-brand-600">
               change
             </Link>
           </p>
@@ -104,7 +107,7 @@ export function ActivitiesPanel() {
         {list.error && <Notice tone="error">{list.error.message}</Notice>}
         {profile.error && <Notice tone="error">{profile.error.message}</Notice>}
         {list.data && units && activities.length === 0 && (
-          <p className="text-sm text-slate-600">No activities yet. Record one by hand, or connect an app that uploads them.</p>
+          <p className="text-sm text-slate-600">No activities yet. Upload files from your watch or bike computer, record one by hand, or connect an app that uploads them.</p>
         )}
         {units && activities.length > 0 && (
           <ul className="-mx-4 divide-y divide-slate-100" aria-label="Activities">

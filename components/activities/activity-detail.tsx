@@ -10,9 +10,15 @@ import { Card, PageHeader } from "@/components/ui/card";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import type { ActivityWire } from "@/lib/activities/schemas";
+import { DeleteActivity, DownloadMenu } from "./activity-actions";
+import { ActivityCharts } from "./activity-charts";
+import { readsPace } from "./chart-series";
 import { ActivityForm } from "./activity-form";
 import { changedFields, toFormValues, type ActivityInput } from "./activity-form-values";
-import { ACTIVITIES_KEY, activityKey } from "./query-keys";
+import { consolePaths, type LapWire, type StreamsWire } from "./files-api";
+import { LapsTable } from "./laps-table";
+import { ACTIVITIES_KEY, activityKey, lapsKey, streamsKey } from "./query-keys";
+import { RouteMap } from "./route-map";
 import { SPORT_LABELS } from "./sport";
 import {
   formatDistance,
@@ -65,22 +71,33 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
         title={a?.name ?? "Activity"}
         description={a ? `${SPORT_LABELS[a.sport_type]} · ${formatLocal(a.start_local, { dateStyle: "full", timeStyle: "short" })}` : undefined}
         actions={
+          a &&
           mine &&
           !editing && (
-            <Button
-              onClick={() => {
-                setEditing(true);
-                setNotice(null);
-              }}
-            >
-              Edit
-            </Button>
+            <div className="flex flex-wrap gap-2">
+              <Button
+                onClick={() => {
+                  setEditing(true);
+                  setNotice(null);
+                }}
+              >
+                Edit
+              </Button>
+              {a.source === "upload" && <DownloadMenu activityId={a.id} />}
+              <DeleteActivity activityId={a.id} name={a.name} />
+            </div>
           )
         }
       />
       <div className="space-y-6">
         {(activity.isPending || profile.isPending) && <p className="text-sm text-slate-500">Loading…</p>}
-        {activity.error && <Notice tone="error">{activity.error.message}</Notice>}
+        {activity.error && (
+          <Notice tone="error">
+            {activity.error instanceof ConsoleApiError && activity.error.status === 404
+              ? "This activity is not here: it was deleted, or the address is wrong."
+              : activity.error.message}
+          </Notice>
+        )}
         {profile.error && <Notice tone="error">{profile.error.message}</Notice>}
         {notice && <Notice tone="success">{notice}</Notice>}
 
@@ -105,7 +122,13 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
           </Card>
         )}
 
-        {a && units && !editing && <Fields activity={a} units={units} />}
+        {a && units && !editing && (
+          <>
+            <Headline activity={a} units={units} />
+            <Recording activity={a} units={units} />
+            <Fields activity={a} units={units} />
+          </>
+        )}
       </div>
     </>
   );
@@ -170,7 +193,7 @@ function Fields({ activity: a, units }: { activity: ActivityWire; units: Units }
     {
       title: "Record",
       rows: [
-        ["Source", a.source === "manual" ? "Recorded by hand" : a.source],
+        ["Source", a.source === "manual" ? "Recorded by hand" : a.source === "upload" ? "Uploaded file" : a.source],
         ["Created", formatInstant(a.created_at)],
         ["Last changed", formatInstant(a.updated_at)],
         ["Activity id", a.id],
@@ -191,6 +214,79 @@ function Fields({ activity: a, units }: { activity: ActivityWire; units: Units }
           </dl>
         </Card>
       ))}
+    </div>
+  );
+}
+
+/** The numbers a runner or cyclist looks for first, large; a measurement the activity lacks is left out. */
+function Headline({ activity: a, units }: { activity: ActivityWire; units: Units }) {
+  const pace = readsPace(a.sport_type);
+  const stats: [string, string | null][] = [
+    ["Distance", a.distance_m === null ? null : formatDistance(a.distance_m, units)],
+    [a.moving_time_s !== null ? "Moving time" : "Time", formatDuration(a.moving_time_s ?? a.elapsed_time_s)],
+    [pace ? "Pace" : "Speed", a.average_speed_mps === null ? null : pace ? formatPace(a.average_speed_mps, units) : formatSpeed(a.average_speed_mps, units)],
+    ["Elevation gain", a.elevation_gain_m === null ? null : formatElevation(a.elevation_gain_m, units)],
+    ["Heart rate", a.average_heart_rate_hz === null ? null : `${Math.round(hzToBpm(a.average_heart_rate_hz))} bpm`],
+    ["Power", a.average_power_w === null ? null : `${Math.round(a.average_power_w)} W`],
+  ];
+  return (
+    <dl aria-label="Headline numbers" className="grid grid-cols-2 gap-x-4 gap-y-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:grid-cols-3 lg:grid-cols-6">
+      {stats
+        .filter((s): s is [string, string] => s[1] !== null)
+        .map(([label, value]) => (
+          <div key={label} className="min-w-0">
+            <dt className="text-xs font-medium uppercase tracking-wide text-slate-600">{label}</dt>
+            <dd className="mt-0.5 text-xl font-semibold tabular-nums text-slate-900 sm:text-2xl">{value}</dd>
+          </div>
+        ))}
+    </dl>
+  );
+}
+
+// Reserved while the samples load, so the page does not jump when they arrive.
+const ROUTE_PLACEHOLDER = "aspect-[3/2] w-full rounded-md bg-slate-100";
+
+/** What the file recorded: the route, the charts and the laps. Nothing for an activity typed by hand. */
+function Recording({ activity: a, units }: { activity: ActivityWire; units: Units }) {
+  const fromFile = a.source === "upload";
+  const streams = useQuery({
+    queryKey: streamsKey(a.id),
+    // Medium: at most 1,000 samples, enough for a chart as wide as a screen and a route as a line.
+    queryFn: () => consoleFetch<StreamsWire>(consolePaths.streams(a.id, "medium")),
+    enabled: fromFile,
+    staleTime: Infinity,
+  });
+  const laps = useQuery({
+    queryKey: lapsKey(a.id),
+    queryFn: () => consoleFetch<{ data: LapWire[] }>(consolePaths.laps(a.id)),
+    enabled: fromFile,
+    staleTime: Infinity,
+  });
+  if (!fromFile) return null;
+
+  const s = streams.data?.streams;
+  const hasRoute = !!s?.latlng?.some((p) => p !== null);
+  return (
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-5">
+      {(streams.isPending || hasRoute) && (
+        <div className="min-w-0 lg:col-span-2">
+          <Card title="Route">{s ? <RouteMap latlng={s.latlng ?? []} units={units} /> : <div className={ROUTE_PLACEHOLDER} />}</Card>
+        </div>
+      )}
+      <div className={`min-w-0 ${streams.isPending || hasRoute ? "lg:col-span-3" : "lg:col-span-5"}`}>
+        <Card title="Charts">
+          {streams.isPending && <div className="h-64 w-full rounded-md bg-slate-100" aria-hidden />}
+          {streams.error && <Notice tone="error">Could not load the samples: {streams.error.message}</Notice>}
+          {s && <ActivityCharts streams={s} sport={a.sport_type} units={units} />}
+        </Card>
+      </div>
+      <div className="min-w-0 lg:col-span-5">
+        <Card title="Laps">
+          {laps.isPending && <p className="text-sm text-slate-600">Loading laps…</p>}
+          {laps.error && <Notice tone="error">Could not load the laps: {laps.error.message}</Notice>}
+          {laps.data && <LapsTable laps={laps.data.data} pace={readsPace(a.sport_type)} units={units} />}
+        </Card>
+      </div>
     </div>
   );
 }

@@ -8,6 +8,7 @@ export const SCOPES = {
   "metrics.read": { plain: "Read your body metrics: weight, resting heart rate, HRV and sleep" },
   "metrics.write": { plain: "Record body metrics for you" },
   "teams.read": { plain: "See the teams you coach or administer, and their members" },
+  "location.read": { plain: "See the routes of your activities, where you trained" },
 } as const;
 
 export type Scope = keyof typeof SCOPES;

@@ -59,7 +59,7 @@ describe("the event catalog", () => {
     for (const [type, kind] of Object.entries(EVENT_KINDS)) {
       expect(WebhookEvent.safeParse({ ...event, type, object_type: kind.objectType }).success, type).toBe(true);
     }
-    expect(WebhookEvent.safeParse({ ...event, type: "activity.deleted", object_type: "activity" }).success).toBe(false);
+    expect(WebhookEvent.safeParse({ ...event, type: "activity.archived", object_type: "activity" }).success).toBe(false);
     expect(WebhookEvent.safeParse({ ...event, type: TEST_EVENT_TYPE, object_type: "invoice" }).success).toBe(false);
   });
 });

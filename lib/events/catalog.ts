@@ -22,6 +22,7 @@ type EventKind = { objectType: string; description: string } & (
 export const EVENT_KINDS = {
   "activity.created": { objectType: "activity", to: "grants", scope: "activities.read", description: "An athlete recorded an activity." },
   "activity.updated": { objectType: "activity", to: "grants", scope: "activities.read", description: "An athlete changed an activity." },
+  "activity.deleted": { objectType: "activity", to: "grants", scope: "activities.read", description: "An athlete deleted an activity; it can no longer be fetched." },
   "metric.created": { objectType: "metric", to: "grants", scope: "metrics.read", description: "An athlete recorded a body metric." },
   "athlete.deauthorized": { objectType: "athlete", to: "app", description: "An athlete disconnected the app." },
   "webhook.test": {

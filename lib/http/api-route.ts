@@ -1,5 +1,5 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { getDb, type Db } from "../db/client";
 import { getEnv } from "../env";
@@ -9,11 +9,14 @@ import { resolveBearer, type ResolvedBearer } from "../tokens/resolve-bearer";
 import { clientAddress } from "./client-address";
 import { ApiError } from "./errors";
 import { problemResponse } from "./problem";
+import { fileResponse, isFileBody } from "./file-body";
+import { requireScopes } from "../auth/require-scope";
 import { isDatabaseUnavailable } from "./db-errors";
 import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWindow } from "./rate-limit";
 import { readJsonBody } from "./body";
 import { isRawJson } from "./raw-json";
 import { parseWith } from "./validation";
+import { readMultipartForm, type ReceivedFile } from "../uploads/multipart";
 import { claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
 import { inWriteCtx, type BeforeArgs, type CtxFor, type HandlerArgs, type HttpMethod, type Operation, type OperationHandler, type RouteIo, type WriteCtx } from "./operation";
 
@@ -139,12 +142,8 @@ function checkBilling(bearer: ResolvedBearer): void {
 }
 
 function checkScope(op: Operation, actor: Actor): void {
-  if (!op.scope || actor.kind === "session" || actor.kind === "app") return;
-  if (!actor.scopes.has(op.scope)) {
-    throw new ApiError("insufficient_scope", `This endpoint requires the \`${op.scope}\` scope.`, {
-      headers: { "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${op.scope}"` },
-    });
-  }
+  if (actor.kind === "session" || actor.kind === "app") return;
+  requireScopes(actor, [op.scope, op.extraScope].filter((s) => s !== undefined));
 }
 
 function idempotencyPrincipal(actor: Actor): string {
@@ -169,12 +168,30 @@ export async function parseRequest<P extends z.ZodType, Q extends z.ZodType, B e
   // An operation without a schema for a part never reads it: `undefined` stands for `never`.
   const params = (io.params ? parseWith(io.params, rawParams, "path") : undefined) as z.output<P>;
   const query = (io.query ? parseWith(io.query, Object.fromEntries(url.searchParams), "query") : undefined) as z.output<Q>;
-  const body = (io.body ? parseWith(io.body, await readJsonBody(req), "body") : undefined) as z.output<B>;
-  return { params, query, body, rawParams, req, url };
+  const { body, file } = await parseBody(io, req);
+  return { params, query, body: body as z.output<B>, file, rawParams, req, url };
+}
+
+/** The body as the route declares it: JSON, or a multipart form's text fields and its one file part. */
+async function parseBody(io: RouteIo, req: Request): Promise<{ body: unknown; file?: ReceivedFile }> {
+  if (!io.multipart) return { body: io.body ? parseWith(io.body, await readJsonBody(req), "body") : undefined };
+  const form = await readMultipartForm(req, io.multipart);
+  return { body: io.body ? parseWith(io.body, form.fields, "body") : undefined, file: form.file };
+}
+
+/** A multipart body's file counts in its Idempotency-Key fingerprint: the same key with another file is 422. */
+function fileFingerprint(key: string | null, file: ReceivedFile | undefined): string {
+  return key !== null && file ? ` file:${createHash("sha256").update(file.bytes).digest("hex")}` : "";
+}
+
+/** Sets the answer's `Location` when the route names one (a 201 or 202 pointing at what it made). */
+export function setLocation(io: RouteIo, headers: Headers, payload: unknown): void {
+  if (io.response.location && payload !== undefined && payload !== null) headers.set("Location", io.response.location(payload));
 }
 
 /** The answer as the route's response schema shapes it; anything it refuses is a 500. */
 export function shapeResponse(io: RouteIo, result: unknown): unknown {
+  if (isFileBody(result)) return result;
   if (!io.response.schema) return undefined;
   if (!isRawJson(result)) return io.response.schema.parse(result);
   if (process.env.NODE_ENV !== "production") io.response.schema.parse(JSON.parse(result.text));
@@ -183,9 +200,11 @@ export function shapeResponse(io: RouteIo, result: unknown): unknown {
 
 /** A JSON answer with the request's headers, or an empty one for 204 and for nothing to send. */
 export function jsonResponse(headers: Headers, status: number, payload: unknown): Response {
+  if (isFileBody(payload)) return fileResponse(headers, status, payload);
   if (payload === undefined || status === 204) return new Response(null, { status, headers });
   headers.set("Content-Type", "application/json");
-  return new Response(isRawJson(payload) ? payload.text : JSON.stringify(payload), { status, headers });
+  const body = isRawJson(payload) ? (payload.bytes as Uint8Array<ArrayBuffer> | undefined) ?? payload.text : JSON.stringify(payload);
+  return new Response(body, { status, headers });
 }
 
 /**
@@ -243,12 +262,13 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       }
 
       const key = op.idempotent ? req.headers.get("idempotency-key") : null;
-      const fingerprint = `${op.method} ${url.pathname} ${JSON.stringify(args.body)}`;
+      const fingerprint = `${op.method} ${url.pathname} ${JSON.stringify(args.body)}${fileFingerprint(key, args.file)}`;
       let prepared: unknown;
       if (opts.before) {
         const stored = key === null ? undefined : await findStoredAnswer(db, idempotencyPrincipal(actor), key, fingerprint);
         if (stored) {
           headers.set("Idempotent-Replayed", "true");
+          setLocation(op, headers, stored.body);
           return jsonResponse(headers, stored.status, stored.body);
         }
         prepared = await opts.before({ ...args, ctx: { db, actor } });
@@ -264,6 +284,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
         return { replayed: false, status: op.response.status, payload: out };
       });
       if (answer.replayed) headers.set("Idempotent-Replayed", "true");
+      setLocation(op, headers, answer.payload);
       return jsonResponse(headers, answer.status, answer.payload);
     } catch (err) {
       return errorToResponse(err, req, traceId, rl ?? rateLimitOf(err));

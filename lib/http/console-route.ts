@@ -5,8 +5,9 @@ import type { Ctx } from "../auth/actor";
 import { sessionUserId } from "../auth/session";
 import { getDb } from "../db/client";
 import { ApiError } from "./errors";
+import type { FileBody } from "./file-body";
 import type { RawJson } from "./raw-json";
-import { baseHeaders, errorToResponse, jsonResponse, parseRequest, runVerb, shapeResponse, type RouteHandler } from "./api-route";
+import { baseHeaders, errorToResponse, jsonResponse, parseRequest, runVerb, setLocation, shapeResponse, type RouteHandler } from "./api-route";
 import type { BeforeArgs, CtxFor, HandlerArgs, HttpMethod, RouteIo } from "./operation";
 import { consumeRateLimit, type RateLimitResult } from "./rate-limit";
 
@@ -41,7 +42,9 @@ export type ConsoleOperation<
   B extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
   M extends HttpMethod = HttpMethod,
-> = Omit<RouteIo<P, Q, B, R, M>, "response"> & { response: { status: 200 | 201 | 202; schema: R } };
+> = Omit<RouteIo<P, Q, B, R, M>, "response"> & {
+  response: { status: 200 | 201 | 202; schema: R; location?(answer: z.output<R>): string };
+};
 
 /** Path parameters as text (parsing still refuses NUL and malformed Unicode); the verbs judge the ids. */
 export function pathParams<K extends string>(...names: K[]): z.ZodObject<Record<K, z.ZodString>> {
@@ -60,7 +63,7 @@ type ConsoleBefore<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType
 ) => Promise<X>;
 type ConsoleVerb<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends HttpMethod, X> = (
   args: ConsoleArgs<P, Q, B, M, X>,
-) => Promise<z.input<R> | RawJson | (null extends z.input<R> ? void : never)>;
+) => Promise<z.input<R> | RawJson | FileBody | (null extends z.input<R> ? void : never)>;
 
 /**
  * The console's adapter: a signed-in session acts as the person, with every scope. Writes
@@ -111,21 +114,23 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
         const w = rl.exceeded;
         throw new ApiError("rate_limited", `The console's ${w.name} limit of ${w.limit} requests is used up; retry in ${w.resetS} s.`);
       }
-      const { params, query, body } = await parseRequest(op, req, routeCtx);
+      const { params, query, body, file } = await parseRequest(op, req, routeCtx);
       const actor = { kind: "session" as const, userId };
       let run: (ctx: Ctx) => Promise<unknown>;
       if (steps.length === 1) {
         const [fn] = steps;
         // The context matches the method (CtxFor<M>): `runVerb` decides it from the same method.
-        run = (ctx) => fn({ params, query, body, prepared: undefined, ctx: ctx as CtxFor<M> });
+        run = (ctx) => fn({ params, query, body, file, prepared: undefined, ctx: ctx as CtxFor<M> });
       } else {
         const [before, fn] = steps;
-        const prepared = await before({ params, query, body, ctx: { db, actor } });
-        run = (ctx) => fn({ params, query, body, prepared, ctx: ctx as CtxFor<M> });
+        const prepared = await before({ params, query, body, file, ctx: { db, actor } });
+        run = (ctx) => fn({ params, query, body, file, prepared, ctx: ctx as CtxFor<M> });
       }
       // A verb that answers nothing answers JSON null, which the schema then must allow.
       const result = await runVerb(db, op.method, { actor }, async (ctx) => shapeResponse(op, (await run(ctx)) ?? null));
-      return jsonResponse(baseHeaders(traceId, rl), op.response.status, result);
+      const headers = baseHeaders(traceId, rl);
+      setLocation(op, headers, result);
+      return jsonResponse(headers, op.response.status, result);
     } catch (err) {
       return errorToResponse(err, req, traceId, rl);
     }

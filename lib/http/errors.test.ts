@@ -276,7 +276,12 @@ describe("404 and 405", () => {
       ["/v1/athletes/me", ["POST", "PUT", "PATCH", "DELETE"], "GET, HEAD, OPTIONS"],
       ["/v1/athletes/me/activities", ["PUT", "PATCH", "DELETE"], "GET, POST, HEAD, OPTIONS"],
       ["/v1/athletes/me/metrics", ["PUT", "PATCH", "DELETE"], "GET, POST, HEAD, OPTIONS"],
-      ["/v1/activities/act_x", ["POST", "PUT", "DELETE"], "GET, PATCH, HEAD, OPTIONS"],
+      ["/v1/activities/act_x", ["POST", "PUT"], "GET, PATCH, DELETE, HEAD, OPTIONS"],
+      ["/v1/activities/act_x/streams", ["POST", "PUT", "PATCH", "DELETE"], "GET, HEAD, OPTIONS"],
+      ["/v1/activities/act_x/laps", ["POST", "PUT", "PATCH", "DELETE"], "GET, HEAD, OPTIONS"],
+      ["/v1/activities/act_x/export", ["POST", "PUT", "PATCH", "DELETE"], "GET, HEAD, OPTIONS"],
+      ["/v1/athletes/me/uploads", ["GET", "PUT", "PATCH", "DELETE"], "POST, OPTIONS"],
+      ["/v1/uploads/upl_x", ["POST", "PUT", "PATCH", "DELETE"], "GET, HEAD, OPTIONS"],
       ["/v1/teams", ["POST", "PUT", "PATCH", "DELETE"], "GET, HEAD, OPTIONS"],
       ["/v1/teams/team_x/members", ["POST", "PUT", "PATCH", "DELETE"], "GET, HEAD, OPTIONS"],
       ["/v1/openapi.json", ["POST", "PUT", "PATCH", "DELETE"], "GET, HEAD, OPTIONS"],
@@ -284,7 +289,7 @@ describe("404 and 405", () => {
     const { token } = await writer();
     for (const [path, methods, allow] of cases) {
       for (const method of methods) {
-        const res = await api.call(token, method, path, method === "DELETE" ? {} : { body: RUN });
+        const res = await api.call(token, method, path, method === "DELETE" || method === "GET" ? {} : { body: RUN });
         await expectProblem(res, 405, "method_not_allowed");
         expect(res.headers.get("allow"), `${method} ${path}`).toBe(allow);
       }

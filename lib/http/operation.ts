@@ -1,9 +1,11 @@
 import type { RawJson } from "./raw-json";
+import type { FileAnswer, FileBody } from "./file-body";
 import type { z } from "zod";
 import type { Scope } from "../auth/scopes";
 import type { Actor, Ctx } from "../auth/actor";
 import { inTransaction, type Tx } from "../db/transaction";
 import type { ProblemCode } from "./errors";
+import type { MultipartSpec, ReceivedFile } from "../uploads/multipart";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export type WriteMethod = Exclude<HttpMethod, "GET">;
@@ -42,7 +44,17 @@ export type RouteIo<
   params?: P;
   query?: Q;
   body?: B;
-  response: { status: 200 | 201 | 202 | 204; schema?: R };
+  /**
+   * The body is `multipart/form-data`, streamed: `body` then parses its text fields and the
+   * handler gets the one file part as `file` (lib/uploads/multipart.ts).
+   */
+  multipart?: MultipartSpec;
+  response: {
+    status: 200 | 201 | 202 | 204;
+    schema?: R;
+    /** The `Location` header of a successful answer, from the answer as shaped. */
+    location?(answer: z.output<R>): string;
+  };
 };
 
 /**
@@ -56,7 +68,8 @@ export type Operation<
   R extends z.ZodType = z.ZodType,
   M extends HttpMethod = HttpMethod,
 > = RouteIo<P, Q, B, R, M> & {
-  response: { description: string };
+  /** `files`: the answer is a file (`FileBody`), not JSON. */
+  response: { description: string; files?: FileAnswer };
   /** OpenAPI path template, e.g. `/v1/athletes/{athlete_id}`. */
   path: string;
   operationId: string;
@@ -66,6 +79,8 @@ export type Operation<
   /** `athlete`: PATs and OAuth access tokens. `app`: client-credentials tokens only. */
   auth: "athlete" | "app";
   scope?: Scope;
+  /** A second scope the whole operation needs besides `scope` (an export shows where the athlete trained). */
+  extraScope?: Scope;
   /** Accepts `Idempotency-Key` (CONTRACT §5). */
   idempotent?: boolean;
   /** Problem codes this operation can answer beyond the ones every operation can. */
@@ -87,6 +102,8 @@ export type HandlerArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
   params: z.output<P>;
   query: z.output<Q>;
   body: z.output<B>;
+  /** The file part of a multipart body (`RouteIo.multipart`); absent if none was sent. */
+  file?: ReceivedFile;
   /** Path parameters as the router gave them, for routes whose path is fixed in the document (`/athletes/me/…`). */
   rawParams: Record<string, string | string[]>;
   req: Request;
@@ -105,4 +122,4 @@ export type OperationHandler<
   B extends z.ZodType,
   R extends z.ZodType,
   M extends HttpMethod = HttpMethod,
-> = (args: HandlerArgs<P, Q, B, M>) => Promise<z.input<R> | RawJson>;
+> = (args: HandlerArgs<P, Q, B, M>) => Promise<z.input<R> | RawJson | FileBody>;

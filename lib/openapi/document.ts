@@ -4,6 +4,7 @@ import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiRespon
 import { EVENT_KINDS, EVENT_TYPES, WebhookEvent } from "../events/catalog";
 import { PROBLEM_CODES, type ProblemCode } from "../http/errors";
 import type { Operation } from "../http/operation";
+import type { FileAnswer } from "../http/file-body";
 import { SCOPES } from "../auth/scopes";
 import { SIGNATURE_HEADER } from "../webhooks/signature";
 import { HandshakeReport } from "../webhooks/subscriptions/schemas";
@@ -49,6 +50,18 @@ function problemSchema(codes: ProblemCode[]) {
   });
 }
 
+/** A file answer (an export): raw bytes in one of the declared media types, to be saved, not rendered. */
+function fileResponseObject(description: string, files: FileAnswer): ZodOpenApiResponseObject {
+  // OpenAPI 3.1 §4.8.24.4: binary content is described by its media type alone, with no schema.
+  return {
+    description: `${description} ${files.description}`,
+    headers: RateLimitHeaders.extend({
+      "Content-Disposition": z.string().meta({ description: 'Always `attachment; filename="…"` (with `filename*` for names beyond ASCII).' }),
+    }),
+    content: Object.fromEntries(files.contentTypes.map((t) => [t, {}])),
+  };
+}
+
 /** The codes an operation can answer, grouped by status: its own plus those every operation shares. */
 function problemCodes(op: Operation): Map<number, ProblemCode[]> {
   const common: ProblemCode[] = [
@@ -74,14 +87,35 @@ function problemCodes(op: Operation): Map<number, ProblemCode[]> {
   return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
 }
 
+/** JSON, or for a file upload `multipart/form-data`: the text fields of `op.body` and the file part, as binary. */
+function requestBodyOf(op: Operation): Pick<ZodOpenApiOperationObject, "requestBody"> {
+  if (!op.body) return {};
+  if (!op.multipart) return { requestBody: { required: true, content: { "application/json": { schema: op.body } } } };
+  const { fileField, maxFileBytes } = op.multipart;
+  const form = z
+    .object({
+      [fileField]: z.string().meta({
+        format: "binary",
+        description: `The file, at most ${maxFileBytes / (1024 * 1024)} MiB (decompressed too). Its kind is recognised from the content.`,
+      }),
+      ...(op.body as z.ZodObject).shape,
+    })
+    .meta({ id: `${op.operationId[0]!.toUpperCase()}${op.operationId.slice(1)}Form` });
+  return { requestBody: { required: true, content: { "multipart/form-data": { schema: form } } } };
+}
+
 function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
+  const scopes = [op.scope, op.extraScope].filter((s) => s !== undefined);
   const responses: Record<string, ZodOpenApiResponseObject> = {
     [String(op.response.status)]: {
       description: op.response.description,
-      headers: RateLimitHeaders,
+      headers: op.response.location
+        ? RateLimitHeaders.extend({ Location: z.string().meta({ description: "Where to read what was made (poll it until it is done)." }) })
+        : RateLimitHeaders,
       ...(op.response.schema ? { content: { "application/json": { schema: op.response.schema } } } : {}),
     },
   };
+  if (op.response.files) responses[String(op.response.status)] = fileResponseObject(op.response.description, op.response.files);
   for (const [status, codes] of problemCodes(op)) {
     const headers: Record<string, z.ZodType> = {};
     if (status === 401) headers["WWW-Authenticate"] = z.string().meta({ description: 'Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource/v1"' });
@@ -89,7 +123,7 @@ function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
     if (status === 405) headers.Allow = z.string();
     if (status === 429 || status === 503) headers["Retry-After"] = z.string().meta({ description: "Seconds to wait." });
     responses[String(status)] = {
-      description: `${STATUS_TEXT[status] ?? ""} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
+      description: `${(status === 413 && op.multipart ? `The file is larger than ${op.multipart.maxFileBytes / (1024 * 1024)} MiB, as sent or decompressed.` : STATUS_TEXT[status]) ?? ""} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
       ...(Object.keys(headers).length ? { headers: z.object(headers) } : {}),
       content: { "application/problem+json": { schema: problemSchema(codes) } },
     };
@@ -106,18 +140,21 @@ function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
   return {
     operationId: op.operationId,
     summary: op.summary,
-    description: [op.description, op.scope ? `Requires scope \`${op.scope}\`.` : "Requires a client-credentials token."]
+    description: [
+      op.description,
+      scopes.length ? `Requires scope${scopes.length > 1 ? "s" : ""} ${scopes.map((s) => `\`${s}\``).join(" and ")}.` : "Requires a client-credentials token.",
+    ]
       .filter(Boolean)
       .join("\n\n"),
     tags: [op.tag],
     // Either credential works: a PAT (bearer) or an OAuth access token carrying the scope.
-    security: op.auth === "app" ? [{ oauth2: [] }] : [{ bearerAuth: [] }, { oauth2: op.scope ? [op.scope] : [] }],
+    security: op.auth === "app" ? [{ oauth2: [] }] : [{ bearerAuth: [] }, { oauth2: scopes }],
     requestParams: {
       ...(op.params ? { path: op.params as z.ZodObject } : {}),
       ...(op.query ? { query: op.query as z.ZodObject } : {}),
       ...(header ? { header } : {}),
     },
-    ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: op.body } } } } : {}),
+    ...requestBodyOf(op),
     responses,
   };
 }
@@ -181,6 +218,7 @@ export function openApiDocument(baseUrl: string) {
     tags: [
       { name: "Athletes", description: "Profiles. `me` is the token's athlete; coaches reach their teams' active members." },
       { name: "Activities", description: "Activities in SI units, newest first." },
+      { name: "Uploads", description: "Activity files (FIT, GPX, TCX) sent for the service to read into activities with their streams and laps." },
       { name: "Metrics", description: "Body metrics: mass, resting heart rate, HRV, sleep." },
       { name: "Teams", description: "Discover the athlete ids a coach's token may pass." },
       { name: "App", description: "The app itself, with a client-credentials token: usage." },

@@ -1,10 +1,20 @@
 import type { Operation } from "../http/operation";
 import { getAthleteOp } from "../athletes/operations";
-import { createActivityOp, getActivityOp, listActivitiesOp, updateActivityOp } from "../activities/operations";
+import {
+  createActivityOp,
+  deleteActivityOp,
+  exportActivityOp,
+  getActivityOp,
+  getActivityStreamsOp,
+  listActivitiesOp,
+  listActivityLapsOp,
+  updateActivityOp,
+} from "../activities/operations";
 import { createMetricOp, listMetricsOp } from "../metrics/operations";
 import { listTeamMembersOp, listTeamsOp } from "../teams/operations";
 import { getAppUsageOp } from "../usage/operations";
 import { listAppEventsOp } from "../app-events/operations";
+import { createUploadOp, getUploadOp } from "../uploads/operations";
 import {
   createSubscriptionOp,
   deleteSubscriptionOp,
@@ -25,6 +35,10 @@ export const OPERATIONS: Operation[] = [
   createActivityOp,
   getActivityOp,
   updateActivityOp,
+  deleteActivityOp,
+  getActivityStreamsOp,
+  listActivityLapsOp,
+  exportActivityOp,
   listMetricsOp,
   createMetricOp,
   listTeamsOp,
@@ -41,4 +55,6 @@ export const OPERATIONS: Operation[] = [
   getDeliveryOp,
   redeliverDeliveryOp,
   listAppEventsOp,
+  createUploadOp,
+  getUploadOp,
 ] as Operation[];

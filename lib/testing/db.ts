@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import postgres from "postgres";
 import { openDatabase, setDbHandleForTests, type DbHandle } from "../db/client";
 import { resetKeyCacheForTests } from "../oauth/keys";
@@ -26,6 +29,37 @@ export async function createTestDatabase(): Promise<DbHandle & { drop: () => Pro
     ...handle,
     drop: async () => {
       await handle.close();
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+/**
+ * A database a child process opens too (the kill-and-restart tests): an embedded one in a
+ * directory both can open one after the other, or a new database on the TEST_DATABASE_URL
+ * server. `env` tells the child where it is (CHILD_DATA_DIR or CHILD_DATABASE_URL); `open` opens
+ * it in this process; `cleanup` removes it.
+ */
+export async function createChildDatabase(prefix: string): Promise<{
+  env: Record<string, string>;
+  open: () => ReturnType<typeof openDatabase>;
+  cleanup: () => Promise<void>;
+}> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) {
+    const dir = mkdtempSync(path.join(tmpdir(), prefix));
+    return { env: { CHILD_DATA_DIR: dir }, open: () => openDatabase({ dataDir: dir }), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `aas_test_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    env: { CHILD_DATABASE_URL: url.toString() },
+    open: () => openDatabase({ url: url.toString(), max: 2 }),
+    cleanup: async () => {
       await admin.unsafe(`drop database if exists ${name} with (force)`);
       await admin.end();
     },

@@ -162,8 +162,8 @@ const rawNumberText = fc.constantFrom("1e999", "-1e999", "NaN", "Infinity", "01"
 // Valid values come from the schemas they must pass; the near misses are written here.
 const sportType = fc.oneof(fc.constantFrom(...SPORT_TYPES), fc.constantFrom("RUN", "run ", "jog", "rün", "", "Run"), nastyString);
 const metricType = fc.oneof(fc.constantFrom(...METRIC_TYPES), fc.constantFrom("weight", "BODY_MASS_KG", "steps"), nastyString);
-const scope = fc.oneof(fc.constantFrom(...SCOPE_NAMES), fc.constantFrom("location.read", "admin", "*", "activities:read", "openid"), nastyString);
-const eventType = fc.oneof(fc.constantFrom(...EVENT_TYPES), fc.constantFrom("activity.deleted", "*", "activity.*", "ping"), nastyString);
+const scope = fc.oneof(fc.constantFrom(...SCOPE_NAMES), fc.constantFrom("location.write", "admin", "*", "activities:read", "openid"), nastyString);
+const eventType = fc.oneof(fc.constantFrom(...EVENT_TYPES), fc.constantFrom("activity.archived", "*", "activity.*", "ping"), nastyString);
 /** Webhook and redirect URLs, all on loopback: the service must not be sent anywhere else. */
 const loopbackUrl = fc.oneof(
   fc.constantFrom(
@@ -453,6 +453,28 @@ function routes(): Route[] {
     { family: "v1", template: "/v1/athletes/{athlete_id}/activities", methods: ["GET"], params: athlete, query: () => ({ start: date, end: date, sport_type: sportType, ...listQuery }), auth: v1Auth },
     { family: "v1", template: "/v1/athletes/me/activities", methods: ["POST"], body: jsonBody(activityBody), auth: v1Auth },
     { family: "v1", template: "/v1/activities/{activity_id}", methods: ["GET", "PATCH"], params: (c) => ({ activity_id: idLike(c.activityId) }), body: jsonBody(activityBody), auth: v1Auth },
+    {
+      family: "v1",
+      template: "/v1/activities/{activity_id}/streams",
+      methods: ["GET"],
+      params: (c) => ({ activity_id: idLike(c.activityId) }),
+      query: () => ({
+        keys: fc.oneof(fc.constantFrom("time_s,latlng", "heart_rate_hz", "", "nope", "time_s,,power_w", "TIME_S"), nastyString),
+        resolution: fc.oneof(fc.constantFrom("low", "medium", "high", "full", "", "FULL"), nastyString),
+      }),
+      auth: v1Auth,
+    },
+    { family: "v1", template: "/v1/activities/{activity_id}/laps", methods: ["GET"], params: (c) => ({ activity_id: idLike(c.activityId) }), auth: v1Auth },
+    {
+      family: "v1",
+      template: "/v1/activities/{activity_id}/export",
+      methods: ["GET"],
+      params: (c) => ({ activity_id: idLike(c.activityId) }),
+      query: () => ({ format: fc.oneof(fc.constantFrom("original", "fit", "gpx", "tcx", "", "kml"), nastyString) }),
+      auth: v1Auth,
+    },
+    { family: "v1", template: "/v1/athletes/me/uploads", methods: ["POST"], body: jsonBody(activityBody), auth: v1Auth },
+    { family: "v1", template: "/v1/uploads/{upload_id}", methods: ["GET"], params: () => ({ upload_id: idLike("upl_7hQ2mN4rT1vB8kL3pZaX9c") }), auth: v1Auth },
     { family: "v1", template: "/v1/athletes/{athlete_id}/metrics", methods: ["GET"], params: athlete, query: () => ({ start: date, end: date, type: metricType, ...listQuery }), auth: v1Auth },
     { family: "v1", template: "/v1/athletes/me/metrics", methods: ["POST"], body: jsonBody(metricBody), auth: v1Auth },
     { family: "v1", template: "/v1/teams", methods: ["GET"], query: () => listQuery, auth: v1Auth },

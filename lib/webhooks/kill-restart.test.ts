@@ -1,13 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
-import postgres from "postgres";
 import { asc, eq } from "drizzle-orm";
-import { openDatabase } from "../db/client";
+import { createChildDatabase } from "../testing/db";
 import { CLAIM_LEASE_S } from "./claim-lease";
 import { events, webhookDeliveries } from "../db/schema";
 import { startReceiver } from "../testing/webhook-receiver";
@@ -24,23 +20,10 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-async function database(): Promise<{ env: Record<string, string>; open: () => ReturnType<typeof openDatabase> }> {
-  const base = process.env.TEST_DATABASE_URL;
-  if (!base) {
-    const dir = mkdtempSync(path.join(tmpdir(), "aas-kill-"));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    return { env: { CHILD_DATA_DIR: dir }, open: () => openDatabase({ dataDir: dir }) };
-  }
-  const name = `aas_test_${randomBytes(6).toString("hex")}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  cleanups.push(async () => {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  });
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return { env: { CHILD_DATABASE_URL: url.toString() }, open: () => openDatabase({ url: url.toString(), max: 2 }) };
+async function database() {
+  const db = await createChildDatabase("aas-kill-");
+  cleanups.push(db.cleanup);
+  return db;
 }
 
 function child(env: Record<string, string>, onLine: (line: string) => void): { proc: ChildProcess; exited: Promise<number | null> } {

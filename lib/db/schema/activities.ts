@@ -24,6 +24,11 @@ export const activities = pgTable(
     averagePowerW: doublePrecision("average_power_w"),
     energyJ: doublePrecision("energy_j"),
     source: text("source").notNull().default("manual"),
+    /**
+     * The upload it was read from (files.ts), for export and delete; null for one recorded by
+     * hand. No foreign key: `uploads` is declared after this table and refers to it.
+     */
+    uploadId: text("upload_id"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -6,3 +6,4 @@ export * from "./oauth";
 export * from "./events";
 export * from "./platform";
 export * from "./webhooks";
+export * from "./files";

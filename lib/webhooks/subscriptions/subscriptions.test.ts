@@ -291,7 +291,7 @@ describe("POST /v1/app/webhooks", () => {
     const app = await registeredApp();
     const r = await receiver();
     const unknown = await expectProblem(
-      await api.call(app.token, "POST", "/v1/app/webhooks", { body: { url: r.url, events: ["activity.created", "activity.deleted"] } }),
+      await api.call(app.token, "POST", "/v1/app/webhooks", { body: { url: r.url, events: ["activity.created", "activity.archived"] } }),
       400,
       "invalid_enum_value",
     );

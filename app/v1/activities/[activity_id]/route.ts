@@ -1,6 +1,7 @@
-// GET /v1/activities/{activity_id}: one activity; PATCH: change it.
+// GET /v1/activities/{activity_id}: one activity; PATCH: change it; DELETE: delete it, with its streams, laps and file.
 import { handle, route } from "@/lib/http/api-route";
-import { getActivityOp, updateActivityOp } from "@/lib/activities/operations";
+import { deleteActivityOp, getActivityOp, updateActivityOp } from "@/lib/activities/operations";
+import { deleteActivity } from "@/lib/activities/delete-activity";
 import { getActivity } from "@/lib/activities/get-activity";
 import { updateActivity } from "@/lib/activities/update-activity";
 
@@ -9,4 +10,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = route({
   PATCH: handle(updateActivityOp, ({ ctx, params, body }) =>
     updateActivity({ ctx, activityId: params.activity_id, input: body }),
   ),
+  // A 204 has no body: the operation declares no response schema, so its handler's type is `never`.
+  DELETE: handle(deleteActivityOp, ({ ctx, params }) => deleteActivity({ ctx, activityId: params.activity_id }) as Promise<never>),
 });

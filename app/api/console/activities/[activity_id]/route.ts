@@ -1,9 +1,11 @@
-// GET /api/console/activities/{activity_id}: one activity; PATCH: change the athlete's own.
+// GET /api/console/activities/{activity_id}: one activity; PATCH: change the athlete's own; DELETE: delete it.
 import { getActivity } from "@/lib/activities/get-activity";
 import { Activity, UpdateActivityInput } from "@/lib/activities/schemas";
 import { updateActivity } from "@/lib/activities/update-activity";
+import { deleteActivity } from "@/lib/activities/delete-activity";
 import { route } from "@/lib/http/api-route";
 import { consoleHandler, pathParams } from "@/lib/http/console-route";
+import { z } from "zod";
 
 const params = pathParams("activity_id");
 
@@ -13,5 +15,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = route({
   ),
   PATCH: consoleHandler({ method: "PATCH", params, body: UpdateActivityInput, response: { status: 200, schema: Activity } }, ({ ctx, params, body }) =>
     updateActivity({ ctx, activityId: params.activity_id, input: body }),
+  ),
+  DELETE: consoleHandler({ method: "DELETE", params, response: { status: 200, schema: z.null() } }, ({ ctx, params }) =>
+    deleteActivity({ ctx, activityId: params.activity_id }),
   ),
 });

@@ -1,0 +1,11 @@
+// GET /api/console/activities/{activity_id}/laps: the laps, for the activity page.
+import { getLaps } from "@/lib/activities/get-laps";
+import { LapList } from "@/lib/activities/file-schemas";
+import { route } from "@/lib/http/api-route";
+import { consoleHandler, pathParams } from "@/lib/http/console-route";
+
+export const { GET, POST, PUT, PATCH, DELETE } = route({
+  GET: consoleHandler({ method: "GET", params: pathParams("activity_id"), response: { status: 200, schema: LapList } }, ({ ctx, params }) =>
+    getLaps({ ctx, activityId: params.activity_id }),
+  ),
+});

@@ -1,0 +1,12 @@
+// GET /api/console/activities/{activity_id}/streams: the samples the activity page charts and maps.
+import { getStreams } from "@/lib/activities/get-streams";
+import { ActivityStreams, StreamsQuery } from "@/lib/activities/file-schemas";
+import { route } from "@/lib/http/api-route";
+import { consoleHandler, pathParams } from "@/lib/http/console-route";
+
+export const { GET, POST, PUT, PATCH, DELETE } = route({
+  GET: consoleHandler(
+    { method: "GET", params: pathParams("activity_id"), query: StreamsQuery, response: { status: 200, schema: ActivityStreams } },
+    ({ ctx, params, query }) => getStreams({ ctx, activityId: params.activity_id, query }),
+  ),
+});

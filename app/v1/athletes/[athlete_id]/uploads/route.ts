@@ -1,0 +1,13 @@
+// POST /v1/athletes/me/uploads: send an activity file; it is processed after the answer.
+import { handle, route } from "@/lib/http/api-route";
+import { createUploadOp } from "@/lib/uploads/operations";
+import { createUpload, prepareUpload } from "@/lib/uploads/create-upload";
+
+export const { GET, POST, PUT, PATCH, DELETE } = route({
+  POST: handle(
+    createUploadOp,
+    ({ ctx, rawParams, body, prepared }) =>
+      createUpload({ ctx, athleteId: String(rawParams.athlete_id), fields: body, file: prepared as ReturnType<typeof prepareUpload> }),
+    { before: async ({ file }) => prepareUpload(file) },
+  ),
+});

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { buildChartData, formatX, robustRange, smooth, speedOf, summarize } from "./chart-series";
+import type { StreamsWire } from "./files-api";
+
+const run: StreamsWire["streams"] = {
+  time_s: [0, 10, 20, 30, 40],
+  distance_m: [0, 30, 60, null, 120],
+  speed_mps: [3, 3, 3, 3, 3],
+  heart_rate_hz: [2, 2.5, null, 2.5, 3],
+  altitude_m: [10, 11, 12, 13, 14],
+};
+
+describe("buildChartData", () => {
+  it("charts a run's pace in min/km, heart rate in bpm and elevation, against distance, leaving out samples without one", () => {
+    const d = buildChartData(run, "run", "metric", "distance");
+    expect(d.xMode).toBe("distance");
+    expect(d.x).toEqual([0, 0.03, 0.06, 0.12]);
+    expect(d.channels.map((c) => c.key)).toEqual(["pace", "heart_rate", "elevation"]);
+    const pace = d.channels[0]!;
+    expect(pace.values).toEqual([1000 / 3, 1000 / 3, 1000 / 3, 1000 / 3]);
+    expect(pace.inverted).toBe(true);
+    expect(pace.format(1000 / 3)).toBe("5:33 /km");
+    expect(d.channels[1]!.values).toEqual([120, 150, null, 180]);
+  });
+
+  it("charts a ride's speed in mph and elevation in feet for imperial units, against time", () => {
+    const d = buildChartData({ ...run, power_w: [200, 210, null, 190, 250] }, "ride", "imperial", "time");
+    expect(d.x).toEqual([0, 10, 20, 30, 40]);
+    const keys = d.channels.map((c) => c.key);
+    expect(keys).toEqual(["speed", "heart_rate", "power", "elevation"]);
+    expect(d.channels[0]!.values[0]).toBeCloseTo(6.71, 2);
+    expect(d.channels[0]!.format(6.71)).toBe("6.7 mph");
+    expect(d.channels[3]!.values[0]).toBeCloseTo(32.8, 1);
+  });
+
+  it("falls back to time when there is no distance, and shows only the channels recorded", () => {
+    const d = buildChartData({ time_s: [0, 1, 2], heart_rate_hz: [2, 2, 2], power_w: [null, null, null] }, "ride", "metric", "distance");
+    expect(d.xMode).toBe("time");
+    expect(d.channels.map((c) => c.key)).toEqual(["heart_rate"]);
+  });
+
+  it("holds a distance that steps back, so x never decreases", () => {
+    const d = buildChartData({ time_s: [0, 1, 2, 3], distance_m: [0, 10, 9, 20], heart_rate_hz: [2, 2, 2, 2] }, "run", "metric", "distance");
+    expect(d.x).toEqual([0, 0.01, 0.01, 0.02]);
+  });
+
+  it("leaves standing still out of the pace chart", () => {
+    const d = buildChartData({ time_s: [0, 1, 2, 3, 4, 5, 6, 7, 8], speed_mps: [0, 0, 0, 0, 0, 0, 0, 0, 0] }, "run", "metric", "time");
+    expect(d.channels).toEqual([]);
+  });
+});
+
+describe("speedOf", () => {
+  it("derives speed from distance over time when the file recorded none", () => {
+    expect(speedOf({ time_s: [0, 10, 20], distance_m: [0, 50, 150] })).toEqual([5, 5, 10]);
+    expect(speedOf({ time_s: [0, 10] })).toBeNull();
+  });
+});
+
+describe("smooth", () => {
+  it("averages neighbours and keeps missing samples missing", () => {
+    expect(smooth([1, 2, 3, null, 5], 3)).toEqual([1.5, 2, 2.5, null, 5]);
+  });
+});
+
+describe("robustRange", () => {
+  it("is not stretched by one spike", () => {
+    const values = [...Array.from({ length: 200 }, (_, i) => 140 + (i % 10)), 250];
+    const [lo, hi] = robustRange(values)!;
+    expect(hi).toBeLessThan(160);
+    expect(lo).toBeGreaterThan(130);
+    expect(robustRange([null, null])).toBeNull();
+  });
+
+  it("keeps stops out of a pace chart's range", () => {
+    // Running at 5:00 /km, with a tenth of the samples standing at a crossing (20:00 /km).
+    const pace = [...Array.from({ length: 90 }, (_, i) => 290 + (i % 20)), ...Array.from({ length: 10 }, () => 1200)];
+    const [, slowest] = robustRange(pace, true)!;
+    expect(slowest).toBeLessThan(700);
+    expect(robustRange(pace)![1]).toBeGreaterThan(1200);
+  });
+});
+
+describe("summarize and formatX", () => {
+  it("puts a chart into words", () => {
+    expect(summarize({ key: "heart_rate", values: [100, null, 200], format: (v) => `${v} bpm` })).toBe("from 100 bpm to 200 bpm, average 150 bpm");
+    const pace = [...Array.from({ length: 50 }, () => 300), 1500];
+    expect(summarize({ key: "pace", values: pace, format: (v) => `${v}` })).toBe("fastest 300, slowest 300, average 300");
+    expect(formatX(3725, "time", "metric")).toBe("1:02:05");
+    expect(formatX(12.345, "distance", "imperial")).toBe("12.3 mi");
+  });
+});

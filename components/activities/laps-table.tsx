@@ -1,0 +1,62 @@
+import type { LapWire } from "./files-api";
+import { formatDistance, formatDuration, formatElevation, formatPace, formatSpeed, hzToBpm, type Units } from "./units";
+
+type Column = { header: string; show: boolean; cell: (l: LapWire) => string; numeric: boolean };
+
+/** The file's laps in the athlete's units; a column appears only if some lap has a value for it. */
+export function LapsTable({ laps, pace, units }: { laps: LapWire[]; pace: boolean; units: Units }) {
+  const any = (f: (l: LapWire) => unknown) => laps.some((l) => f(l) !== null && f(l) !== undefined);
+  const dash = <T,>(v: T | null, f: (v: T) => string) => (v === null ? "—" : f(v));
+  const all: Column[] = [
+    { header: "Lap", show: true, cell: (l) => String(l.index + 1), numeric: true },
+    { header: "Time", show: true, cell: (l) => formatDuration(l.moving_time_s ?? l.elapsed_time_s), numeric: true },
+    { header: "Distance", show: any((l) => l.distance_m), cell: (l) => dash(l.distance_m, (m) => formatDistance(m, units)), numeric: true },
+    {
+      header: pace ? "Pace" : "Speed",
+      show: any((l) => l.average_speed_mps),
+      cell: (l) => dash(l.average_speed_mps, (v) => (pace ? formatPace(v, units) : formatSpeed(v, units))),
+      numeric: true,
+    },
+    { header: "Heart rate", show: any((l) => l.average_heart_rate_hz), cell: (l) => dash(l.average_heart_rate_hz, (hz) => `${Math.round(hzToBpm(hz))} bpm`), numeric: true },
+    { header: "Max heart rate", show: any((l) => l.max_heart_rate_hz), cell: (l) => dash(l.max_heart_rate_hz, (hz) => `${Math.round(hzToBpm(hz))} bpm`), numeric: true },
+    { header: "Power", show: any((l) => l.average_power_w), cell: (l) => dash(l.average_power_w, (w) => `${Math.round(w)} W`), numeric: true },
+    { header: "Elevation gain", show: any((l) => l.elevation_gain_m), cell: (l) => dash(l.elevation_gain_m, (m) => formatElevation(m, units)), numeric: true },
+  ];
+  const columns = all.filter((c) => c.show);
+
+  if (laps.length === 0) return <p className="text-sm text-slate-600">No laps.</p>;
+  return (
+    // Wide tables scroll sideways on a phone rather than squeeze their numbers.
+    <div className="-mx-4 overflow-x-auto px-4" tabIndex={0} role="region" aria-label="Laps, scrollable">
+      <table className="w-full min-w-max text-sm tabular-nums">
+        <caption className="sr-only">Laps</caption>
+        <thead>
+          <tr className="border-b border-slate-200 text-left text-xs text-slate-600">
+            {columns.map((c) => (
+              <th key={c.header} scope="col" className={`px-2 py-2 font-medium ${c.numeric ? "text-right" : ""}`}>
+                {c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {laps.map((l) => (
+            <tr key={l.index}>
+              {columns.map((c, i) =>
+                i === 0 ? (
+                  <th key={c.header} scope="row" className="px-2 py-2 text-right font-medium text-slate-900">
+                    {c.cell(l)}
+                  </th>
+                ) : (
+                  <td key={c.header} className="px-2 py-2 text-right text-slate-800">
+                    {c.cell(l)}
+                  </td>
+                ),
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+import { consolePaths, type UploadWire } from "./files-api";
+
+/** The upload request was answered with an error, or never answered (`status` 0). */
+export class UploadSendError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    readonly detail: string | undefined,
+  ) {
+    super(detail ?? `Upload failed (${status})`);
+    this.name = "UploadSendError";
+  }
+}
+
+/**
+ * POSTs one file as multipart/form-data. XMLHttpRequest, not fetch: fetch cannot report how
+ * much of a request body has gone out, and the progress bar shows exactly that.
+ */
+export function sendUpload(file: File, onProgress: (fraction: number) => void, signal?: AbortSignal): Promise<UploadWire> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", consolePaths.uploads);
+    xhr.responseType = "text";
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable && e.total > 0) onProgress(Math.min(1, e.loaded / e.total));
+    };
+    xhr.onload = () => {
+      let body: unknown = null;
+      try {
+        body = xhr.responseText ? JSON.parse(xhr.responseText) : null;
+      } catch {
+        // A proxy's HTML error page: the status alone says enough.
+      }
+      if (xhr.status >= 200 && xhr.status < 300 && body && typeof body === "object") {
+        onProgress(1);
+        resolve(body as UploadWire);
+        return;
+      }
+      const p = (body ?? {}) as { code?: string; detail?: string };
+      reject(new UploadSendError(xhr.status, p.code, p.detail));
+    };
+    xhr.onerror = () => reject(new UploadSendError(0, undefined, undefined));
+    xhr.onabort = () => reject(new UploadSendError(0, "aborted", "The upload was cancelled."));
+    signal?.addEventListener("abort", () => xhr.abort(), { once: true });
+    const form = new FormData();
+    form.append("file", file, file.name);
+    xhr.send(form);
+  });
+}

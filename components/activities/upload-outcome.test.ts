@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { MAX_UPLOAD_BYTES, type UploadWire } from "./files-api";
+import { checkBeforeSending, describeSendFailure, describeUploadError } from "./upload-outcome";
+
+describe("describeUploadError", () => {
+  it("says what each failure code means, keeping the service's detail", () => {
+    const bad = describeUploadError({ activity_id: null, error: { code: "invalid_file", detail: "The FIT file's CRC does not match." } });
+    expect(bad.headline).toMatch(/damaged or incomplete/);
+    expect(bad.detail).toBe("The FIT file's CRC does not match.");
+    expect(describeUploadError({ activity_id: null, error: { code: "no_activity_data", detail: "x" } }).headline).toMatch(/no activity/);
+  });
+
+  it("points a duplicate at the activity the same file already made", () => {
+    const dup = describeUploadError({ activity_id: "act_1", error: { code: "duplicate_activity", detail: "x" } });
+    expect(dup.headline).toMatch(/already uploaded/);
+    expect(dup.existingActivityId).toBe("act_1");
+  });
+
+  it("has words for a code this console does not know yet (a newer service may add one)", () => {
+    const error = { code: "something_new", detail: "d" } as unknown as UploadWire["error"];
+    expect(describeUploadError({ activity_id: null, error }).detail).toBe("d");
+  });
+});
+
+describe("describeSendFailure", () => {
+  it("maps refusals of the upload request", () => {
+    expect(describeSendFailure(413, "payload_too_large", "x").headline).toMatch(/larger than 25 MiB/);
+    expect(describeSendFailure(400, "unsupported_file_type", "x").headline).toMatch(/not a FIT, GPX or TCX file/);
+    expect(describeSendFailure(0, undefined, undefined).retryable).toBe(true);
+    expect(describeSendFailure(503, "service_unavailable", undefined).retryable).toBe(true);
+    const other = describeSendFailure(400, "invalid_request", "name is too long");
+    expect(other.retryable).toBe(false);
+    expect(other.detail).toBe("name is too long");
+  });
+});
+
+describe("checkBeforeSending", () => {
+  it("refuses empty and oversized files before a byte is sent", () => {
+    expect(checkBeforeSending({ size: MAX_UPLOAD_BYTES })).toBeNull();
+    expect(checkBeforeSending({ size: MAX_UPLOAD_BYTES + 1 })?.headline).toMatch(/larger than/);
+    expect(checkBeforeSending({ size: 0 })?.headline).toMatch(/empty/);
+  });
+});

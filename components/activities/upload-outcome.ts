@@ -1,0 +1,58 @@
+import type { UploadWire } from "./files-api";
+import { MAX_UPLOAD_BYTES } from "./files-api";
+
+/**
+ * What a person reads when a file did not become an activity. The service's own `detail` says
+ * what exactly was wrong with the bytes; this says what it means and what to do.
+ */
+export type UploadProblem = {
+  headline: string;
+  detail: string | null;
+  /** On `duplicate_activity`: the activity the same file already made. */
+  existingActivityId: string | null;
+  /** Whether sending the same file again could go differently (the network, the server, a sign-in). */
+  retryable: boolean;
+};
+
+const MIB = 1024 * 1024;
+
+/** Upload `error.code` values (CONTRACT §11) in words. */
+export function describeUploadError(upload: Pick<UploadWire, "error" | "activity_id">): UploadProblem {
+  const detail = upload.error?.detail ?? null;
+  switch (upload.error?.code) {
+    case "invalid_file":
+      return { headline: "This file is damaged or incomplete, so it could not be read.", detail, existingActivityId: null, retryable: false };
+    case "no_activity_data":
+      return {
+        headline: "This file holds no activity: it has no timed samples (a settings or workout file, for example).",
+        detail,
+        existingActivityId: null,
+        retryable: false,
+      };
+    case "duplicate_activity":
+      return { headline: "You already uploaded this file.", detail: null, existingActivityId: upload.activity_id, retryable: false };
+    default:
+      return { headline: "This file could not be turned into an activity.", detail, existingActivityId: null, retryable: false };
+  }
+}
+
+/** Why the upload request itself was refused, from its status and problem `code`. */
+export function describeSendFailure(status: number, code: string | undefined, detail: string | undefined): UploadProblem {
+  const base = { detail: null, existingActivityId: null };
+  if (status === 413 || code === "payload_too_large")
+    return { ...base, headline: `This file is larger than ${MAX_UPLOAD_BYTES / MIB} MiB, the most one upload may hold.`, retryable: false };
+  if (code === "unsupported_file_type")
+    return { ...base, headline: "This is not a FIT, GPX or TCX file (compressed with gzip or not), so it cannot be uploaded.", retryable: false };
+  if (status === 401) return { ...base, headline: "You are signed out. Sign in again, then upload the file again.", retryable: true };
+  if (status === 429) return { ...base, headline: "Too many uploads at once. Wait a moment and try again.", retryable: true };
+  if (status === 0) return { ...base, headline: "The file could not be sent: the connection failed. Check it and try again.", retryable: true };
+  if (status >= 500) return { ...base, headline: "The service could not take the file just now. Try again in a moment.", retryable: true };
+  return { ...base, headline: "The file was refused.", detail: detail ?? null, retryable: false };
+}
+
+/** Checked before sending, so a person learns at once what the service would refuse anyway. */
+export function checkBeforeSending(file: { size: number }): UploadProblem | null {
+  if (file.size > MAX_UPLOAD_BYTES) return describeSendFailure(413, "payload_too_large", undefined);
+  if (file.size === 0) return { headline: "This file is empty.", detail: null, existingActivityId: null, retryable: false };
+  return null;
+}

@@ -1,0 +1,292 @@
+"use client";
+
+import Link from "next/link";
+import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useId, useRef, useState, type DragEvent } from "react";
+import { consoleFetch } from "@/components/console/api";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { Notice } from "@/components/ui/notice";
+import { ProgressBar } from "@/components/ui/progress-bar";
+import type { ActivityWire } from "@/lib/activities/schemas";
+import { consolePaths, type UploadWire } from "./files-api";
+import { ACTIVITIES_KEY, activityKey, uploadKey } from "./query-keys";
+import { sendUpload, UploadSendError } from "./send-upload";
+import { mayStartSending, type Phase } from "./upload-queue";
+import { checkBeforeSending, describeSendFailure, describeUploadError, type UploadProblem } from "./upload-outcome";
+
+// Files go out a few at a time: a folder of fifty runs should not open fifty connections.
+const PARALLEL_SENDS = 3;
+// More than a season of files in one drop is more likely a mistake (the wrong folder).
+const MAX_FILES_AT_ONCE = 100;
+// Processing takes seconds; asking about twice a second shows the outcome as soon as it exists.
+const POLL_MS = 750;
+
+type Item = { key: string; file: File; phase: Phase; rejected: UploadProblem | null };
+
+/** "Upload files": pick or drop FIT, GPX and TCX files; each shows its progress, then its activity or what went wrong. */
+export function UploadPanel() {
+  const [items, setItems] = useState<Item[]>([]);
+  const [dragging, setDragging] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const nextKey = useRef(0);
+  const hintId = useId();
+
+  const add = useCallback((files: FileList | File[]) => {
+    const list = Array.from(files);
+    if (list.length === 0) return;
+    const taken = list.slice(0, MAX_FILES_AT_ONCE);
+    setNotice(list.length > taken.length ? `Only the first ${MAX_FILES_AT_ONCE} files were taken; drop the rest afterwards.` : null);
+    setItems((prev) => [
+      ...taken.map((file): Item => {
+        const rejected = checkBeforeSending(file);
+        return { key: `u${nextKey.current++}`, file, phase: rejected ? "finished" : "queued", rejected };
+      }),
+      ...prev,
+    ]);
+  }, []);
+
+  const setPhase = useCallback((key: string, phase: Phase) => {
+    setItems((prev) => prev.map((i) => (i.key === key ? { ...i, phase } : i)));
+  }, []);
+
+  // A file dropped beside the zone would make the browser leave the page to show it.
+  useEffect(() => {
+    const hasFiles = (e: globalThis.DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes("Files");
+    const stop = (e: globalThis.DragEvent) => {
+      if (hasFiles(e)) e.preventDefault();
+    };
+    window.addEventListener("dragover", stop);
+    window.addEventListener("drop", stop);
+    return () => {
+      window.removeEventListener("dragover", stop);
+      window.removeEventListener("drop", stop);
+    };
+  }, []);
+
+  const mayStart = mayStartSending(items, PARALLEL_SENDS);
+
+  const onDrop = (e: DragEvent<HTMLDivElement>) => {
+    e.preventDefault();
+    setDragging(false);
+    add(e.dataTransfer.files);
+  };
+
+  return (
+    <Card title="Add activities from files">
+      <div
+        data-testid="upload-drop-zone"
+        onDragEnter={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragOver={(e) => {
+          e.preventDefault();
+          e.dataTransfer.dropEffect = "copy";
+          setDragging(true);
+        }}
+        onDragLeave={(e) => {
+          if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+        }}
+        onDrop={onDrop}
+        className={`flex flex-col items-center gap-3 rounded-lg border-2 border-dashed px-4 py-4 text-center transition-colors sm:flex-row sm:justify-between sm:text-left ${
+          dragging ? "border-brand-600 bg-brand-50" : "border-slate-300 bg-slate-50"
+        }`}
+      >
+        <div className="space-y-1">
+          <p id={hintId} className="text-sm text-slate-800">
+            Drop FIT, GPX or TCX files here (gzip-compressed too), several at once.
+          </p>
+          <p className="text-xs text-slate-600">Up to 25 MiB a file. Each becomes an activity with its route, samples and laps.</p>
+        </div>
+        <Button type="button" className="shrink-0" onClick={() => input.current?.click()} aria-describedby={hintId}>
+          Upload files
+        </Button>
+        <input
+          ref={input}
+          type="file"
+          multiple
+          accept=".fit,.gpx,.tcx,.gz,application/gzip,application/gpx+xml,application/vnd.garmin.tcx+xml,application/vnd.ant.fit"
+          className="sr-only"
+          tabIndex={-1}
+          aria-hidden
+          onChange={(e) => {
+            if (e.target.files) add(e.target.files);
+            // The same file picked again after a failure must fire change again.
+            e.target.value = "";
+          }}
+        />
+      </div>
+
+      {notice && (
+        <div className="mt-3">
+          <Notice tone="warning">{notice}</Notice>
+        </div>
+      )}
+
+      {items.length > 0 && (
+        <>
+          <ul aria-label="Uploads" className="mt-4 divide-y divide-slate-100">
+            {items.map((i) => (
+              <UploadRow key={i.key} item={i} mayStart={mayStart.has(i.key)} onPhase={setPhase} />
+            ))}
+          </ul>
+          {items.some((i) => i.phase === "finished") && (
+            <div className="mt-3 flex justify-end">
+              <Button variant="ghost" onClick={() => setItems((prev) => prev.filter((i) => i.phase !== "finished"))}>
+                Clear finished
+              </Button>
+            </div>
+          )}
+        </>
+      )}
+    </Card>
+  );
+}
+
+function UploadRow({ item, mayStart, onPhase }: { item: Item; mayStart: boolean; onPhase: (key: string, phase: Phase) => void }) {
+  const qc = useQueryClient();
+  const [progress, setProgress] = useState(0);
+  const { key, file } = item;
+
+  const send = useMutation({
+    mutationFn: () => sendUpload(file, setProgress),
+    onSuccess: () => onPhase(key, "sent"),
+    onError: () => onPhase(key, "finished"),
+  });
+
+  const { mutate, isIdle } = send;
+  useEffect(() => {
+    if (mayStart && isIdle && item.phase === "queued") {
+      onPhase(key, "sending");
+      mutate();
+    }
+  }, [mayStart, isIdle, item.phase, key, mutate, onPhase]);
+
+  const accepted = send.data;
+  const upload = useQuery({
+    queryKey: uploadKey(accepted?.id ?? ""),
+    queryFn: () => consoleFetch<UploadWire>(consolePaths.upload(accepted!.id)),
+    enabled: !!accepted,
+    initialData: accepted,
+    staleTime: 0,
+    refetchInterval: (q) => (q.state.data?.status === "processing" ? POLL_MS : false),
+    refetchIntervalInBackground: true,
+  });
+
+  const status = upload.data?.status;
+  useEffect(() => {
+    if (status === "succeeded") void qc.invalidateQueries({ queryKey: ACTIVITIES_KEY, exact: true });
+    if (status === "succeeded" || status === "failed") onPhase(key, "finished");
+  }, [status, qc, key, onPhase]);
+
+  const linked = upload.data ? (upload.data.status === "succeeded" ? upload.data.activity_ids : upload.data.activity_id ? [upload.data.activity_id] : []) : [];
+  const activities = useQueries({
+    queries: linked.map((id) => ({
+      queryKey: activityKey(id),
+      queryFn: () => consoleFetch<ActivityWire>(consolePaths.activity(id)),
+    })),
+  });
+
+  const sendProblem = item.rejected ?? (send.error instanceof UploadSendError ? describeSendFailure(send.error.status, send.error.code, send.error.detail) : send.error ? describeSendFailure(0, undefined, undefined) : null);
+
+  let bar: { value: number | null; text: string; tone: "active" | "success" | "error" };
+  let state: string;
+  if (sendProblem || status === "failed") {
+    bar = { value: 1, text: "Failed", tone: "error" };
+    state = "Failed";
+  } else if (status === "succeeded") {
+    bar = { value: 1, text: "Done", tone: "success" };
+    state = "Done";
+  } else if (accepted) {
+    bar = { value: null, text: "Processing", tone: "active" };
+    state = "Processing…";
+  } else if (send.isPending) {
+    const pct = Math.round(progress * 100);
+    bar = { value: progress, text: `Sending, ${pct}%`, tone: "active" };
+    state = `Sending ${pct}%`;
+  } else {
+    bar = { value: 0, text: "Waiting to send", tone: "active" };
+    state = "Waiting";
+  }
+
+  const nameOf = (id: string, i: number) => activities[i]?.data?.name ?? (activities[i]?.isError ? "the activity" : "…");
+
+  return (
+    <li className="py-3" data-testid="upload-row">
+      <div className="flex items-baseline justify-between gap-3">
+        <span className="min-w-0 truncate text-sm font-medium text-slate-900" title={file.name}>
+          {file.name}
+        </span>
+        <span className="shrink-0 text-xs tabular-nums text-slate-600">
+          {formatBytes(file.size)} · {state}
+        </span>
+      </div>
+      <div className="mt-2">
+        <ProgressBar label={`${file.name} upload progress`} value={bar.value} valueText={bar.text} tone={bar.tone} />
+      </div>
+      <div aria-live="polite" className="mt-2 text-sm">
+        {status === "succeeded" && linked.length > 0 && (
+          <p className="text-slate-800">
+            {linked.length === 1 ? "Created " : `Created ${linked.length} activities: `}
+            {linked.map((id, i) => (
+              <span key={id}>
+                {i > 0 && ", "}
+                <Link href={`/activities/${encodeURIComponent(id)}`} className="font-medium text-brand-700 underline hover:text-brand-600">
+                  {nameOf(id, i)}
+                </Link>
+              </span>
+            ))}
+          </p>
+        )}
+        {status === "failed" && upload.data && <ProblemText problem={describeUploadError(upload.data)} existingName={linked[0] ? nameOf(linked[0], 0) : null} />}
+        {sendProblem && (
+          <div className="flex flex-wrap items-center gap-3">
+            <ProblemText problem={sendProblem} existingName={null} />
+            {sendProblem.retryable && !item.rejected && (
+              <Button
+                variant="secondary"
+                onClick={() => {
+                  send.reset();
+                  setProgress(0);
+                  onPhase(key, "queued");
+                }}
+              >
+                Try again
+              </Button>
+            )}
+          </div>
+        )}
+        {upload.error && <p className="text-red-700">Could not learn how the upload went: {upload.error.message}</p>}
+      </div>
+    </li>
+  );
+}
+
+function ProblemText({ problem, existingName }: { problem: UploadProblem; existingName: string | null }) {
+  return (
+    <div className="text-red-800">
+      <p>
+        {problem.headline}
+        {problem.existingActivityId && (
+          <>
+            {" "}
+            Its activity:{" "}
+            <Link href={`/activities/${encodeURIComponent(problem.existingActivityId)}`} className="font-medium text-brand-700 underline hover:text-brand-600">
+              {existingName ?? "the activity"}
+            </Link>
+            .
+          </>
+        )}
+      </p>
+      {problem.detail && <p className="mt-0.5 text-xs text-slate-700">{problem.detail}</p>}
+    </div>
+  );
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KiB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+}

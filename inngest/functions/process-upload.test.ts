@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { InngestTestEngine } from "@inngest/test";
+import { eq } from "drizzle-orm";
+import { activities, uploads } from "@/lib/db/schema";
+import { setupApi } from "@/lib/testing/fixtures";
+import { processUploadFn, UPLOAD_RECEIVED } from "./process-upload";
+
+const api = setupApi();
+
+async function upload(token: string, file: string): Promise<string> {
+  const form = new FormData();
+  form.append("file", new Blob([new Uint8Array(readFileSync(file))]), "a.gpx");
+  const res = await fetch(`${api.url}/v1/athletes/me/uploads`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+  expect(res.status).toBe(202);
+  return ((await res.json()) as { id: string }).id;
+}
+
+describe("process-upload (Inngest)", () => {
+  it("processes the upload an event names, once: a second run of the same event finds it finished", async () => {
+    const a = await api.person();
+    const id = await upload(await api.pat(a.id), "/work/shared/samples/gpx/run.gpx");
+    const run = () => new InngestTestEngine({ function: processUploadFn, events: [{ name: UPLOAD_RECEIVED, data: { upload_id: id } }] }).execute();
+    const first = await run();
+    expect(first.result).toEqual({ outcome: "succeeded" });
+    const db = await api.db();
+    const [row] = await db.select().from(uploads).where(eq(uploads.id, id));
+    expect(row).toMatchObject({ status: "succeeded", attempts: 1 });
+    expect((await run()).result).toEqual({ outcome: "not-claimed" });
+    expect(await db.select().from(activities).where(eq(activities.athleteId, a.id))).toHaveLength(1);
+  });
+
+  it("the sweep (cron, or an event naming no upload) hands out each upload waiting for a processor", async () => {
+    const a = await api.person();
+    const id = await upload(await api.pat(a.id), "/work/shared/samples/gpx/missing_hr.gpx");
+    const t = new InngestTestEngine({
+      function: processUploadFn,
+      events: [{ name: UPLOAD_RECEIVED, data: {} }],
+      steps: [{ id: "dispatch-waiting", handler: () => ({ ids: [] }) }],
+    });
+    const { result, ctx } = await t.execute();
+    expect(result).toMatchObject({ dispatched: 1 });
+    expect(ctx.step.sendEvent).toHaveBeenCalledWith("dispatch-waiting", [{ name: UPLOAD_RECEIVED, data: { upload_id: id } }]);
+  });
+});

@@ -1,0 +1,101 @@
+import { getDb, type Db } from "@/lib/db/client";
+import { log } from "@/lib/log";
+import { claimUploads, listProcessingUploads } from "@/lib/uploads/claim-uploads";
+import { processUpload } from "@/lib/uploads/process-upload";
+import { listenForUploads, onUploadWake } from "@/lib/uploads/wake";
+import { inngest } from "../client";
+
+/** Sent when an upload commits (or the minute's sweep finds one waiting): `data.upload_id` to process. */
+export const UPLOAD_RECEIVED = "aas/upload.received";
+type UploadReceivedData = { upload_id?: string };
+
+/** Uploads one sweep hands out at most. */
+const SWEEP_LIMIT = 100;
+
+/**
+ * DELIVERY_RUNNER=inngest: processes uploads with the local processor's code (claim, then
+ * process: lib/uploads). An event naming an upload processes that one; the minute's cron, or
+ * an event naming none, claims whatever waits, uploads whose processor died included once
+ * their lease lapsed. A run that finds its upload claimed elsewhere does nothing.
+ */
+export const processUploadFn = inngest.createFunction(
+  {
+    id: "process-upload",
+    // Infrastructure errors only: a bad file ends as a failed upload, not as a failed run.
+    retries: 3,
+    // Parsing is CPU work in the serving process: a few at a time keep the API answering.
+    concurrency: [{ limit: 2 }],
+    triggers: [{ event: UPLOAD_RECEIVED }, { cron: "* * * * *" }],
+  },
+  async ({ event, step }) => {
+    const uploadId = (event.data as UploadReceivedData | undefined)?.upload_id;
+    if (uploadId) {
+      return step.run("process", async () => {
+        const db = await getDb();
+        const [claimed] = await claimUploads(db, { limit: 1, uploadId });
+        return claimed ? { outcome: await processUpload(db, claimed) } : { outcome: "not-claimed" as const };
+      });
+    }
+    const waiting = await step.run("find-waiting", async () => listProcessingUploads(await getDb(), SWEEP_LIMIT));
+    if (waiting.length) await step.sendEvent("dispatch-waiting", waiting.map(uploadReceived));
+    return { dispatched: waiting.length };
+  },
+);
+
+function uploadReceived(uploadId: string) {
+  return { name: UPLOAD_RECEIVED, data: { upload_id: uploadId } satisfies UploadReceivedData };
+}
+
+/**
+ * DELIVERY_RUNNER=inngest: tells Inngest when uploads commit (LISTEN on the uploads' NOTIFY),
+ * with a sweep event that claims whatever waits; the function's cron covers anything missed.
+ * At most one send in flight and one queued behind it.
+ */
+export function startUploadNotifier(getDb: () => Promise<Db>): { stop: () => Promise<void> } {
+  let sending = false;
+  let queued = false;
+  let stopped = false;
+  let unlisten: (() => Promise<void>) | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const send = () => {
+    if (stopped) return;
+    if (sending) {
+      queued = true;
+      return;
+    }
+    sending = true;
+    inngest
+      .send({ name: UPLOAD_RECEIVED, data: {} })
+      .catch((err: unknown) => log.warn("could not tell Inngest about new uploads; its cron will find them", { error: String(err) }))
+      .finally(() => {
+        sending = false;
+        if (queued) {
+          queued = false;
+          send();
+        }
+      });
+  };
+  const offWake = onUploadWake(send);
+  const listen = () => {
+    getDb()
+      .then((db) => listenForUploads(db, send))
+      .then((u) => {
+        unlisten = u;
+        if (stopped) void u();
+      })
+      .catch((err: unknown) => {
+        log.warn("upload notifier cannot LISTEN yet; retrying", { error: String(err) });
+        retry = setTimeout(listen, 5000);
+        retry.unref();
+      });
+  };
+  listen();
+  return {
+    async stop() {
+      stopped = true;
+      offWake();
+      clearTimeout(retry);
+      await unlisten?.();
+    },
+  };
+}

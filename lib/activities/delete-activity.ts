@@ -1,0 +1,39 @@
+import { eq, inArray } from "drizzle-orm";
+import type { WriteCtx } from "../http/operation";
+import { activities, uploadFiles, uploads } from "../db/schema";
+import { appendEvent } from "../events/append-event";
+import { ApiError } from "../http/errors";
+import { requireAthleteActor } from "../athletes/reach";
+import { findReachableActivity } from "./get-activity";
+
+/**
+ * Deletes the actor's own activity with its streams and laps (their rows cascade) and emits
+ * `activity.deleted` in the caller's transaction. A coach reads their athletes' activities but
+ * does not delete them. When no activity made from the same upload remains, the stored file
+ * goes too, so the athlete can upload it again (CONTRACT §11); the upload's record stays, for
+ * whoever polls it.
+ */
+export async function deleteActivity({ ctx, activityId }: { ctx: WriteCtx; activityId: string }): Promise<void> {
+  requireAthleteActor(ctx.actor);
+  const actor = ctx.actor;
+  const existing = await findReachableActivity(ctx, activityId);
+  if (existing.athleteId !== actor.userId) {
+    throw new ApiError("athlete_not_reachable", "Only the athlete who owns an activity can delete it.");
+  }
+  // The upload's row is locked first, so two deletes of a multisport file's last two
+  // activities see each other: the second one to lock finds nothing left and drops the file.
+  const [upload] = existing.uploadId
+    ? await ctx.db.select({ id: uploads.id, activityIds: uploads.activityIds }).from(uploads).where(eq(uploads.id, existing.uploadId)).for("update")
+    : [];
+  const deleted = await ctx.db.delete(activities).where(eq(activities.id, activityId)).returning({ id: activities.id });
+  // A concurrent delete of the same activity committed first.
+  if (!deleted.length) throw new ApiError("not_found", `No activity ${activityId}.`);
+  if (upload) {
+    const others = upload.activityIds.filter((id) => id !== activityId);
+    const remaining = others.length
+      ? await ctx.db.select({ id: activities.id }).from(activities).where(inArray(activities.id, others)).limit(1)
+      : [];
+    if (!remaining.length) await ctx.db.delete(uploadFiles).where(eq(uploadFiles.uploadId, upload.id));
+  }
+  await appendEvent(ctx.db, { type: "activity.deleted", athleteId: actor.userId, objectId: activityId, objectType: "activity" });
+}

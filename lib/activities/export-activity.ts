@@ -1,0 +1,92 @@
+import { eq, sql } from "drizzle-orm";
+import type { Ctx } from "../auth/actor";
+import { canReach, requireAthleteActor } from "../athletes/reach";
+import { activities, activityStreams, athleteProfiles } from "../db/schema";
+import { readUploadedFile } from "../uploads/read-uploaded-file";
+import { exportStoredOffThread } from "../files/worker/pool";
+import type { Lap } from "../files/types";
+import { ApiError } from "../http/errors";
+import { fileBody, type FileBody } from "../http/file-body";
+import type { EXPORT_FORMATS } from "./file-schemas";
+import { readLaps } from "./get-laps";
+import { EXPORT_CONTENT_TYPES } from "./operations";
+import type { SportType } from "./schemas";
+import type { z } from "zod";
+
+type Format = (typeof EXPORT_FORMATS)[number];
+
+/**
+ * A file name a browser can save anywhere: the activity's name (letters and digits of any
+ * script; everything else, separators and dots included, becomes `-`) and its local date.
+ */
+export function exportFileName(name: string, startLocal: string, extension: string): string {
+  const base =
+    name
+      .normalize("NFC")
+      .replace(/[^\p{L}\p{N}]+/gu, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 80) || "activity";
+  return `${base}-${startLocal.slice(0, 10)}.${extension}`;
+}
+
+/**
+ * CONTRACT §11's export of an activity the actor reaches: the uploaded file as received, or one
+ * generated from its streams and laps. An activity recorded by hand has no file (404).
+ */
+export async function exportActivity({ ctx, activityId, format }: { ctx: Ctx; activityId: string; format: Format }): Promise<FileBody> {
+  requireAthleteActor(ctx.actor);
+  const [activity] = await ctx.db
+    .select({
+      athleteId: activities.athleteId,
+      uploadId: activities.uploadId,
+      name: activities.name,
+      sportType: activities.sportType,
+      startLocal: activities.startLocal,
+      // The stored start is the athlete's wall-clock time; the files need the instant.
+      startEpochS: sql<number>`extract(epoch from (${activities.startLocal} at time zone ${athleteProfiles.timezone}))`.mapWith(Number),
+      elapsedTimeS: activities.elapsedTimeS,
+      movingTimeS: activities.movingTimeS,
+      distanceM: activities.distanceM,
+      elevationGainM: activities.elevationGainM,
+      averageSpeedMps: activities.averageSpeedMps,
+      maxSpeedMps: activities.maxSpeedMps,
+      averageHeartRateHz: activities.averageHeartRateHz,
+      maxHeartRateHz: activities.maxHeartRateHz,
+      averagePowerW: activities.averagePowerW,
+      energyJ: activities.energyJ,
+    })
+    .from(activities)
+    .innerJoin(athleteProfiles, eq(athleteProfiles.userId, activities.athleteId))
+    .where(eq(activities.id, activityId))
+    .limit(1);
+  if (!activity || !(await canReach(ctx.db, ctx.actor.userId, activity.athleteId))) {
+    throw new ApiError("not_found", `No activity ${activityId}.`);
+  }
+  const noFile = new ApiError("not_found", `Activity ${activityId} was recorded by hand: it has no file to export.`);
+  if (!activity.uploadId) throw noFile;
+
+  if (format === "original") {
+    const file = await readUploadedFile(ctx.db, activity.uploadId);
+    if (!file) throw noFile;
+    return fileBody({
+      bytes: file.bytes,
+      contentType: file.gzip ? EXPORT_CONTENT_TYPES.gzip : EXPORT_CONTENT_TYPES[file.dataType],
+      fileName: exportFileName(activity.name, activity.startLocal, file.gzip ? `${file.dataType}.gz` : file.dataType),
+    });
+  }
+
+  const [stored] = await ctx.db.select({ data: activityStreams.data }).from(activityStreams).where(eq(activityStreams.activityId, activityId)).limit(1);
+  if (!stored) throw noFile;
+  const laps: Lap[] = (await readLaps(ctx.db, activityId)).map(({ activityId: _id, index: _i, ...lap }) => lap);
+  const { name, sportType, startEpochS, athleteId: _a, uploadId: _u, startLocal, ...totals } = activity;
+  // Generating a file takes up to a second (fitsdk's encoder): on the file worker, not this thread.
+  const bytes = await exportStoredOffThread(format, {
+    sport: sportType as z.output<typeof SportType>,
+    startTime: new Date(startEpochS * 1000),
+    name,
+    totals,
+    streamsData: stored.data,
+    laps,
+  });
+  return fileBody({ bytes, contentType: EXPORT_CONTENT_TYPES[format], fileName: exportFileName(name, startLocal, format) });
+}

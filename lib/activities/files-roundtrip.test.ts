@@ -1,0 +1,162 @@
+import { SAMPLES_DIR } from "../files/testing/samples";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { setupApi } from "../testing/fixtures";
+import { countRows } from "../testing/rows";
+import { expectWireShape } from "../testing/wire-shape";
+import { uploadFiles } from "../db/schema";
+import { STREAM_KEYS } from "../files/types";
+import { Upload } from "../uploads/schemas";
+import { startUploadProcessor, type UploadProcessor } from "../uploads/local-processor";
+import { Activity } from "./schemas";
+import { ActivityStreams, LapList } from "./file-schemas";
+
+// Every sample file that holds an activity, uploaded for real, then read back: its streams at
+// each resolution, its laps, its original byte for byte, and FIT, GPX and TCX exports that,
+// uploaded again by another athlete, give back the same activity (CONTRACT §11).
+
+const api = setupApi();
+const SAMPLES = SAMPLES_DIR;
+const TZ = "Europe/Oslo";
+
+let processor: UploadProcessor;
+beforeAll(() => {
+  processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+});
+afterAll(async () => {
+  await processor.stop();
+});
+
+type UploadWire = ReturnType<typeof Upload.parse>;
+type StreamsWire = ReturnType<typeof ActivityStreams.parse>;
+
+async function upload(token: string, bytes: Uint8Array, fileName: string): Promise<UploadWire> {
+  const form = new FormData();
+  form.append("file", new Blob([new Uint8Array(bytes)]), fileName);
+  const res = await fetch(`${api.url}/v1/athletes/me/uploads`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+  await expectWireShape("POST", "/v1/athletes/me/uploads", res);
+  expect(res.status, await res.clone().text()).toBe(202);
+  const sent = Upload.parse(await res.json());
+  for (let i = 0; i < 100; i++) {
+    await processor.idle();
+    const u = Upload.parse(await (await api.call(token, "GET", `/v1/uploads/${sent.id}`)).json());
+    if (u.status !== "processing") return u;
+  }
+  throw new Error(`upload ${sent.id} still processing`);
+}
+
+async function ok(token: string, p: string): Promise<Response> {
+  const res = await api.call(token, "GET", p);
+  expect(res.status, `${p}: ${await res.clone().text()}`).toBe(200);
+  return res;
+}
+
+const streamsOf = async (token: string, id: string, resolution = "full") =>
+  ActivityStreams.parse(await (await ok(token, `/v1/activities/${id}/streams?resolution=${resolution}`)).json());
+const activityOf = async (token: string, id: string) => Activity.parse(await (await ok(token, `/v1/activities/${id}`)).json());
+
+function expectWellFormed(s: StreamsWire) {
+  expect(s.size).toBeGreaterThan(0);
+  for (const [key, values] of Object.entries(s.streams)) expect(values, key).toHaveLength(s.size);
+  const t = s.streams.time_s!;
+  expect(t[0]).toBe(0);
+  expect(t.every((v, i) => i === 0 || v >= t[i - 1]!)).toBe(true);
+}
+
+const close = (a: number | null | undefined, b: number | null | undefined, tolerance: number) =>
+  a == null || b == null ? a === b : Math.abs(a - b) <= tolerance;
+
+/*
+ * Where a generated file cannot give back what CONTRACT §11 asks, because its format cannot hold
+ * it (original → read back); kept out of the assertions so the rest still holds every file to
+ * the contract.
+ */
+const KNOWN_GAPS = new Set([
+  // FIT record timestamps are whole seconds: tour_hr.tcx has samples at 16:02:36.000, 36.571 and
+  // 37.000, three in two seconds, so one of them has no second of its own in a FIT file.
+  "tcx/tour_hr.tcx fit size", // 465 → 464 samples
+]);
+
+const files = ["fit", "gpx", "tcx"].flatMap((dir) => readdirSync(path.join(SAMPLES, dir)).map((f) => `${dir}/${f}`));
+
+describe("every sample activity read back through streams, laps and export", () => {
+  for (const rel of files) {
+    it(rel, async () => {
+      const owner = await api.person({ timezone: TZ });
+      const token = await api.pat(owner.id);
+      const bytes = readFileSync(path.join(SAMPLES, rel));
+      const done = await upload(token, bytes, path.basename(rel));
+      // Files without an activity end as uploads' own tests require; nothing here to read back.
+      if (done.status !== "succeeded") return;
+
+      for (const id of done.activity_ids) {
+        const full = await streamsOf(token, id);
+        expectWellFormed(full);
+        expect(full.original_size).toBe(full.size);
+        for (const [resolution, bound] of [["low", 100], ["medium", 1000], ["high", 10_000]] as const) {
+          const down = await streamsOf(token, id, resolution);
+          expect(down.size).toBeLessThanOrEqual(Math.min(bound, full.size));
+          expect(Object.keys(down.streams)).toEqual(Object.keys(full.streams));
+          const t = down.streams.time_s!;
+          expect([t[0], t.at(-1)]).toEqual([full.streams.time_s![0], full.streams.time_s!.at(-1)]);
+        }
+        const laps = LapList.parse(await (await ok(token, `/v1/activities/${id}/laps`)).json()).data;
+        expect(laps.length).toBeGreaterThan(0);
+        expect(laps.map((l) => l.index)).toEqual(laps.map((_, i) => i));
+
+        const original = await ok(token, `/v1/activities/${id}/export?format=original`);
+        expect(Buffer.from(await original.arrayBuffer()).equals(bytes)).toBe(true);
+
+        const activity = await activityOf(token, id);
+        const other = await api.person({ timezone: TZ });
+        const otherToken = await api.pat(other.id);
+        for (const format of ["fit", "gpx", "tcx"] as const) {
+          // A GPX point needs a position (GPX 1.1 `trkpt` requires lat and lon): an indoor
+          // activity has nothing a GPX file can hold.
+          if (format === "gpx" && !full.streams.latlng?.some((p) => p !== null)) continue;
+          const res = await ok(token, `/v1/activities/${id}/export?format=${format}`);
+          const again = await upload(otherToken, new Uint8Array(await res.arrayBuffer()), `again.${format}`);
+          expect(again.status, `${format}: ${JSON.stringify(again.error)}`).toBe("succeeded");
+          const copy = await activityOf(otherToken, again.activity_ids[0]!);
+          const copied = await streamsOf(otherToken, copy.id);
+          const holds = (check: string) => !KNOWN_GAPS.has(`${rel} ${format} ${check}`);
+          if (holds("start")) expect(copy.start_local, `${format} start`).toBe(activity.start_local);
+          if (holds("elapsed")) expect(Math.abs(copy.elapsed_time_s - activity.elapsed_time_s), `${format} elapsed`).toBeLessThanOrEqual(1);
+          if (holds("distance")) expect(close(copy.distance_m, activity.distance_m, Math.max(1, (activity.distance_m ?? 0) * 0.01)), `${format} distance ${copy.distance_m} for ${activity.distance_m}`).toBe(true);
+          if (format === "fit") {
+            // FIT carries every channel this service keeps: the same streams, to the file's precision.
+            expect(Object.keys(copied.streams)).toEqual(Object.keys(full.streams));
+            expect(copy.sport_type).toBe(activity.sport_type);
+            if (holds("size")) expect(copied.size).toBe(full.size);
+          } else if (format === "tcx") {
+            // An activity that ended after its last sample gets a last point with only a time.
+            expect(copied.size - full.size).toBeGreaterThanOrEqual(0);
+            expect(copied.size - full.size).toBeLessThanOrEqual(1);
+          }
+          for (const key of ["latlng", "heart_rate_hz", "altitude_m", "cadence_hz"] as const) {
+            if (full.streams[key]?.some((v) => v !== null)) expect(Object.keys(copied.streams), `${format} keeps ${key}`).toContain(key);
+          }
+        }
+      }
+    });
+  }
+});
+
+describe("deleting uploaded activities", () => {
+  it("drops the file with the last activity, and the same file can then be uploaded again", async () => {
+    const owner = await api.person({ timezone: TZ });
+    const token = await api.pat(owner.id);
+    const bytes = readFileSync(path.join(SAMPLES, "tcx/sample.tcx"));
+    const first = await upload(token, bytes, "sample.tcx");
+    expect(first.status).toBe("succeeded");
+    const refused = await upload(token, bytes, "sample.tcx");
+    expect(refused.error?.code).toBe("duplicate_activity");
+    for (const id of first.activity_ids) expect((await api.call(token, "DELETE", `/v1/activities/${id}`)).status).toBe(204);
+    expect(await countRows(uploadFiles, eq(uploadFiles.uploadId, first.id))).toBe(0);
+    const again = await upload(token, bytes, "sample.tcx");
+    expect(again.status).toBe("succeeded");
+    expect(Object.keys((await streamsOf(token, again.activity_ids[0]!)).streams).every((k) => (STREAM_KEYS as readonly string[]).includes(k))).toBe(true);
+  });
+});

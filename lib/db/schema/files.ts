@@ -1,0 +1,97 @@
+import { sql } from "drizzle-orm";
+import { boolean, customType, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { users } from "./people";
+import { activities } from "./activities";
+
+/** Raw bytes. PGlite answers a Uint8Array, postgres.js a Buffer (itself a Uint8Array). */
+export const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => "bytea",
+});
+
+/**
+ * One file an athlete (or an app for them) sent (CONTRACT §11). Processing claims it with a
+ * lease (`claimed_until`), so an upload whose processor died is taken up again.
+ * `uploader` scopes `external_id`: the app's client_id, or `athlete` for the athlete's own
+ * PATs and console together.
+ */
+export const uploads = pgTable(
+  "uploads",
+  {
+    id: text("id").primaryKey(),
+    athleteId: text("athlete_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    uploader: text("uploader").notNull(),
+    externalId: text("external_id"),
+    status: text("status", { enum: ["processing", "succeeded", "failed"] }).notNull().default("processing"),
+    dataType: text("data_type", { enum: ["fit", "gpx", "tcx"] }).notNull(),
+    fileName: text("file_name"),
+    /** The optional `name` and `sport_type` fields sent with the file. */
+    nameOverride: text("name_override"),
+    sportTypeOverride: text("sport_type_override"),
+    gzip: boolean("gzip").notNull(),
+    /** SHA-256 (hex) of the bytes as received: `external_id` sent again with other bytes is a conflict. */
+    receivedSha256: text("received_sha256").notNull(),
+    /** SHA-256 (hex) of the decompressed content: the same file again is a duplicate. */
+    contentSha256: text("content_sha256").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    errorCode: text("error_code"),
+    errorDetail: text("error_detail"),
+    /** Every activity made from this file, in order. */
+    activityIds: text("activity_ids").array().notNull().default(sql`'{}'::text[]`),
+    /** On `duplicate_activity`: the existing activity. */
+    duplicateOf: text("duplicate_of"),
+    attempts: integer("attempts").notNull().default(0),
+    claimedUntil: timestamp("claimed_until", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("uploads_external_id_idx").on(t.athleteId, t.uploader, t.externalId).where(sql`${t.externalId} is not null`),
+    index("uploads_content_idx").on(t.athleteId, t.contentSha256),
+    index("uploads_processing_idx").on(t.createdAt).where(sql`${t.status} = 'processing'`),
+  ],
+);
+
+/** The file as received, byte for byte, kept apart so reading an upload's status never reads its file. */
+export const uploadFiles = pgTable("upload_files", {
+  uploadId: text("upload_id")
+    .primaryKey()
+    .references(() => uploads.id, { onDelete: "cascade" }),
+  bytes: bytea("bytes").notNull(),
+});
+
+/**
+ * An activity's samples, every channel in one compact value (lib/files/stream-codec.ts): one
+ * row per activity, read with one query. `keys` lists the channels it holds.
+ */
+export const activityStreams = pgTable("activity_streams", {
+  activityId: text("activity_id")
+    .primaryKey()
+    .references(() => activities.id, { onDelete: "cascade" }),
+  size: integer("size").notNull(),
+  keys: text("keys").array().notNull(),
+  data: bytea("data").notNull(),
+});
+
+/** An activity's laps from its file (CONTRACT §11); `index` counts from 0. */
+export const activityLaps = pgTable(
+  "activity_laps",
+  {
+    activityId: text("activity_id")
+      .notNull()
+      .references(() => activities.id, { onDelete: "cascade" }),
+    index: integer("index").notNull(),
+    startOffsetS: doublePrecision("start_offset_s").notNull(),
+    elapsedTimeS: doublePrecision("elapsed_time_s").notNull(),
+    movingTimeS: doublePrecision("moving_time_s"),
+    distanceM: doublePrecision("distance_m"),
+    elevationGainM: doublePrecision("elevation_gain_m"),
+    averageSpeedMps: doublePrecision("average_speed_mps"),
+    maxSpeedMps: doublePrecision("max_speed_mps"),
+    averageHeartRateHz: doublePrecision("average_heart_rate_hz"),
+    maxHeartRateHz: doublePrecision("max_heart_rate_hz"),
+    averagePowerW: doublePrecision("average_power_w"),
+  },
+  (t) => [primaryKey({ columns: [t.activityId, t.index] })],
+);

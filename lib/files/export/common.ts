@@ -1,0 +1,42 @@
+import type { ExportInput } from "./types";
+
+/** A gap between samples this long (seconds) is written as a pause: the timer stopped. */
+export const PAUSE_GAP_S = 30;
+
+/** The instant of sample `i`. */
+export function sampleTime(a: ExportInput, i: number): Date {
+  return new Date(a.startTime.getTime() + Math.round(a.streams.time_s[i]! * 1000));
+}
+
+/** An instant as RFC 3339 UTC, with milliseconds only when there are some. */
+export function isoTime(d: Date): string {
+  const s = d.toISOString();
+  return s.endsWith(".000Z") ? `${s.slice(0, -5)}Z` : s;
+}
+
+/** Text for XML content and attributes: the five predefined entities, and no control characters XML 1.0 forbids. */
+export function xmlText(s: string): string {
+  return s
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, "")
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
+}
+
+/** A number as XML text: at most `decimals` places, no trailing zeros, never exponent notation. */
+export function num(v: number, decimals: number): string {
+  const s = v.toFixed(decimals);
+  return s.includes(".") ? s.replace(/\.?0+$/, "") : s;
+}
+
+/** Whole beats or revolutions per minute from Hz. */
+export const perMinute = (hz: number) => Math.round(hz * 60);
+
+/** The sample value of a scalar channel, or null. */
+export function at(values: (number | null)[] | undefined, i: number): number | null {
+  const v = values?.[i];
+  return v == null || !Number.isFinite(v) ? null : v;
+}

@@ -1,0 +1,258 @@
+import { Decoder, Stream } from "@garmin/fitsdk";
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { describe, expect, it } from "vitest";
+import { atPrecision } from "../stream-arbitraries";
+import { haversineM, syntheticActivity } from "../synthetic";
+import type { Lap, Streams, Totals } from "../types";
+import { exportActivity, exportFit, exportGpx, exportTcx, type ExportInput } from "./index";
+
+/*
+ * Each export read back with a reader of its own format (fitsdk's Decoder, a plain XML parser),
+ * not with this service's importers, so a shared misunderstanding cannot hide. The synthetic
+ * activity's values are at the precision every format keeps, so what comes back must be equal.
+ */
+
+const SEMI = 2 ** 31 / 180;
+
+function decodeFit(bytes: Uint8Array) {
+  const decoder = new Decoder(Stream.fromByteArray(Array.from(bytes)));
+  expect(decoder.isFIT()).toBe(true);
+  expect(decoder.checkIntegrity()).toBe(true);
+  const { messages, errors } = decoder.read();
+  expect(errors).toEqual([]);
+  return messages;
+}
+
+/** Streams from FIT records, as the activity's streams: seconds from the start, Hz, degrees. */
+function fitStreams(records: NonNullable<ReturnType<typeof decodeFit>["recordMesgs"]>, start: Date, like: Streams): Streams {
+  const t0 = start.getTime();
+  const s: Streams = { size: records.length, time_s: records.map((r) => ((r.timestamp as Date).getTime() - t0) / 1000) };
+  const col = <T,>(f: (r: (typeof records)[number]) => T | undefined) => records.map((r) => f(r) ?? null);
+  if (like.latlng) s.latlng = col((r) => (r.positionLat == null ? undefined : ([r.positionLat / SEMI, r.positionLong! / SEMI] as [number, number])));
+  if (like.distance_m) s.distance_m = col((r) => r.distance);
+  if (like.altitude_m) s.altitude_m = col((r) => (r as { enhancedAltitude?: number }).enhancedAltitude);
+  if (like.speed_mps) s.speed_mps = col((r) => (r as { enhancedSpeed?: number }).enhancedSpeed);
+  if (like.heart_rate_hz) s.heart_rate_hz = col((r) => (r.heartRate == null ? undefined : r.heartRate / 60));
+  if (like.cadence_hz) s.cadence_hz = col((r) => (r.cadence == null ? undefined : (r.cadence + ((r as { fractionalCadence?: number }).fractionalCadence ?? 0)) / 60));
+  if (like.power_w) s.power_w = col((r) => r.power);
+  if (like.temperature_c) s.temperature_c = col((r) => r.temperature);
+  return s;
+}
+
+type FitTotals = {
+  totalElapsedTime?: number;
+  totalTimerTime?: number;
+  totalDistance?: number;
+  totalAscent?: number;
+  totalFractionalAscent?: number;
+  enhancedAvgSpeed?: number;
+  enhancedMaxSpeed?: number;
+  avgHeartRate?: number;
+  maxHeartRate?: number;
+  avgPower?: number;
+};
+function fitTotals(m: FitTotals) {
+  return {
+    elapsedTimeS: m.totalElapsedTime,
+    movingTimeS: m.totalTimerTime,
+    distanceM: m.totalDistance,
+    elevationGainM: m.totalAscent == null ? null : Math.round((m.totalAscent + (m.totalFractionalAscent ?? 0)) * 100) / 100,
+    averageSpeedMps: m.enhancedAvgSpeed,
+    maxSpeedMps: m.enhancedMaxSpeed,
+    averageHeartRateHz: m.avgHeartRate == null ? null : m.avgHeartRate / 60,
+    maxHeartRateHz: m.maxHeartRate == null ? null : m.maxHeartRate / 60,
+    averagePowerW: m.avgPower,
+  };
+}
+const lapTotals = (l: Lap | Totals) => ({
+  elapsedTimeS: l.elapsedTimeS,
+  movingTimeS: l.movingTimeS,
+  distanceM: l.distanceM,
+  elevationGainM: l.elevationGainM,
+  averageSpeedMps: l.averageSpeedMps,
+  maxSpeedMps: l.maxSpeedMps,
+  averageHeartRateHz: l.averageHeartRateHz,
+  maxHeartRateHz: l.maxHeartRateHz,
+  averagePowerW: l.averagePowerW,
+});
+
+describe("FIT export", () => {
+  for (const [label, a] of [
+    ["a 1-hour ride", syntheticActivity({ hours: 1, seed: 1 })],
+    ["a 40-minute run", syntheticActivity({ hours: 0.7, sport: "run", seed: 2 })],
+  ] as const) {
+    it(`gives back the same streams, totals and laps: ${label}`, () => {
+      const m = decodeFit(exportFit(a));
+      expect(m.fileIdMesgs![0]!.type).toBe("activity");
+      const session = m.sessionMesgs![0]!;
+      expect(session.sport).toBe(a.sport === "ride" ? "cycling" : "running");
+      expect((session.startTime as Date).toISOString()).toBe(a.startTime.toISOString());
+      expect(atPrecision(fitStreams(m.recordMesgs!, a.startTime, a.streams))).toEqual(atPrecision(a.streams));
+      expect(fitTotals(session as FitTotals)).toEqual(lapTotals(a.totals));
+      expect((session as { totalWork?: number }).totalWork).toBe(a.totals.energyJ);
+      expect(m.lapMesgs!.map((l) => fitTotals(l as FitTotals))).toEqual(a.laps.map(lapTotals));
+      expect(m.lapMesgs!.map((l) => ((l.startTime as Date).getTime() - a.startTime.getTime()) / 1000)).toEqual(a.laps.map((l) => l.startOffsetS));
+      // The pause is a timer stop and start, so other tools count it out of the moving time.
+      const timer = m.eventMesgs!.filter((e) => e.event === "timer").map((e) => e.eventType);
+      expect(timer).toEqual(["start", "stop", "start", "stopAll"]);
+      expect(m.activityMesgs![0]!.numSessions).toBe(1);
+    });
+  }
+
+  it("writes nothing for a channel the activity lacks, and one record per second", () => {
+    const a = syntheticActivity({ hours: 0.1, hz: 2, seed: 4 });
+    const indoor: ExportInput = { ...a, sport: "virtual_ride", streams: { ...a.streams, latlng: undefined }, laps: [] };
+    delete indoor.streams.latlng;
+    const m = decodeFit(exportFit(indoor));
+    expect(m.sessionMesgs![0]!.subSport).toBe("virtualActivity");
+    expect(m.recordMesgs!.some((r) => r.positionLat != null)).toBe(false);
+    const seconds = m.recordMesgs!.map((r) => (r.timestamp as Date).getTime() / 1000);
+    expect(new Set(seconds).size).toBe(seconds.length);
+    expect(seconds.length).toBe(new Set(a.streams.time_s.map((t) => Math.round(t))).size);
+    expect(seconds.length).toBeLessThan(a.streams.size);
+    // Without laps, one lap covering the activity.
+    expect(m.lapMesgs).toHaveLength(1);
+    expect(m.lapMesgs![0]!.totalElapsedTime).toBe(a.totals.elapsedTimeS);
+  });
+
+  it("writes every record of a 4-hour ride", () => {
+    const a = syntheticActivity({ hours: 4, seed: 8 });
+    const t0 = performance.now();
+    const bytes = exportFit(a);
+    const ms = performance.now() - t0;
+    console.info(`exportFit: 4-hour ride, ${a.streams.size} records, ${(bytes.length / 1e6).toFixed(2)} MB in ${ms.toFixed(0)} ms`);
+    expect(decodeFit(bytes).recordMesgs).toHaveLength(a.streams.size);
+  });
+});
+
+const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@", removeNSPrefix: true, parseTagValue: false, isArray: (n) => ["trkpt", "Lap", "Trackpoint"].includes(n) });
+type Node = Record<string, unknown> & { "#text"?: string };
+const n = (v: unknown) => (v == null ? null : Number(typeof v === "object" ? (v as Node)["#text"] : v));
+
+describe("GPX export", () => {
+  const a = syntheticActivity({ hours: 1, seed: 6 });
+
+  it("is well-formed GPX 1.1 with the name escaped", () => {
+    const text = exportGpx({ ...a, name: `Tom & Jerry's <"ride"> \u0001 ✓` });
+    expect(XMLValidator.validate(text)).toBe(true);
+    const doc = xml.parse(text).gpx;
+    expect(doc["@version"]).toBe("1.1");
+    expect(doc.trk.name).toBe(`Tom & Jerry's <"ride">  ✓`);
+    expect(doc.trk.type).toBe("cycling");
+  });
+
+  it("gives back the start, elapsed time, distance and every channel GPX carries", () => {
+    const pts = xml.parse(exportGpx(a)).gpx.trk.trkseg.trkpt as Node[];
+    expect(pts).toHaveLength(a.streams.size);
+    const t = pts.map((pt) => Date.parse(pt.time as string));
+    expect(new Date(t[0]!)).toEqual(a.startTime);
+    expect((t.at(-1)! - t[0]!) / 1000).toBe(a.totals.elapsedTimeS);
+    const latlng = pts.map((pt) => [Number(pt["@lat"]), Number(pt["@lon"])] as [number, number]);
+    let distance = 0;
+    for (let i = 1; i < latlng.length; i++) distance += haversineM(latlng[i - 1]!, latlng[i]!);
+    expect(distance).toBeCloseTo(a.totals.distanceM!, 1);
+    const ext = (pt: Node) => ((pt.extensions as Node | undefined)?.TrackPointExtension ?? {}) as Node;
+    const back: Streams = {
+      size: pts.length,
+      time_s: t.map((v) => (v - t[0]!) / 1000),
+      latlng,
+      altitude_m: pts.map((pt) => n(pt.ele)),
+      heart_rate_hz: pts.map((pt) => (ext(pt).hr == null ? null : n(ext(pt).hr)! / 60)),
+      cadence_hz: pts.map((pt) => n(ext(pt).cad)! / 60),
+      power_w: pts.map((pt) => n((pt.extensions as Node).PowerInWatts)),
+      temperature_c: pts.map((pt) => n(ext(pt).atemp)),
+      distance_m: pts.map((pt) => n((pt.extensions as Node).distance)),
+      speed_mps: pts.map((pt) => n((pt.extensions as Node).speed)),
+    };
+    expect(atPrecision(back)).toEqual(atPrecision(a.streams));
+    expect(pts.some((pt) => "fix" in pt)).toBe(false);
+  });
+
+  it("writes samples without a position at the nearest known one with <fix>none</fix>, and a last point at the activity's end", () => {
+    const s = a.streams;
+    const noFix = (i: number) => i < 5 || (i >= 100 && i < 110);
+    const gappy: ExportInput = {
+      ...a,
+      streams: { ...s, latlng: s.latlng!.map((p, i) => (noFix(i) ? null : p)) },
+      totals: { ...a.totals, elapsedTimeS: a.totals.elapsedTimeS + 30, distanceM: a.totals.distanceM! + 50 },
+    };
+    const text = exportGpx(gappy);
+    expect(XMLValidator.validate(text)).toBe(true);
+    const pts = xml.parse(text).gpx.trk.trkseg.trkpt as Node[];
+    expect(pts).toHaveLength(s.size + 1);
+    const pos = (pt: Node) => [Number(pt["@lat"]), Number(pt["@lon"])];
+    for (let i = 0; i < s.size; i++) {
+      expect(pts[i]!.fix ?? null, `point ${i}`).toBe(noFix(i) ? "none" : null);
+      expect(Date.parse(pts[i]!.time as string)).toBe(a.startTime.getTime() + s.time_s[i]! * 1000);
+      // The samples' own channels stay on their points.
+      expect(n((pts[i]!.extensions as Node).distance)).toBe(s.distance_m![i]);
+    }
+    expect(pos(pts[0]!)).toEqual(pos(pts[5]!));
+    expect(pos(pts[105]!)).toEqual(pos(pts[99]!));
+    const end = pts.at(-1)!;
+    expect(end.fix).toBe("none");
+    expect(Date.parse(end.time as string)).toBe(a.startTime.getTime() + gappy.totals.elapsedTimeS * 1000);
+    expect(n((end.extensions as Node).distance)).toBeCloseTo(s.distance_m![0]! + gappy.totals.distanceM!, 6);
+    expect(pos(end)).toEqual(pos(pts[s.size - 1]!));
+  });
+
+  it("has no points for an activity without any position", () => {
+    const { latlng: _l, ...indoor } = a.streams;
+    const text = exportGpx({ ...a, streams: indoor as Streams });
+    expect(XMLValidator.validate(text)).toBe(true);
+    expect(text).not.toContain("<trkpt");
+  });
+});
+
+describe("TCX export", () => {
+  const a = syntheticActivity({ hours: 2, sport: "run", seed: 12 });
+
+  it("is well-formed TCX v2 with the laps, their totals and every channel TCX carries", () => {
+    const text = exportTcx(a);
+    expect(XMLValidator.validate(text)).toBe(true);
+    const act = xml.parse(text).TrainingCenterDatabase.Activities.Activity;
+    expect(act["@Sport"]).toBe("Running");
+    expect(new Date(act.Id)).toEqual(a.startTime);
+    expect(act.Notes).toBe(a.name);
+    const laps = act.Lap as Node[];
+    expect(laps.map((l) => (Date.parse(l["@StartTime"] as string) - a.startTime.getTime()) / 1000)).toEqual(a.laps.map((l) => l.startOffsetS));
+    expect(laps.map((l) => n(l.TotalTimeSeconds))).toEqual(a.laps.map((l) => l.movingTimeS));
+    expect(laps.map((l) => n(l.DistanceMeters))).toEqual(a.laps.map((l) => l.distanceM));
+    expect(laps.map((l) => n(l.MaximumSpeed))).toEqual(a.laps.map((l) => l.maxSpeedMps));
+    expect(laps.map((l) => n((l.AverageHeartRateBpm as Node).Value)! / 60)).toEqual(a.laps.map((l) => l.averageHeartRateHz));
+    expect(laps.map((l) => n(((l.Extensions as Node).LX as Node).AvgWatts))).toEqual(a.laps.map((l) => l.averagePowerW));
+    // Moving time is the laps' TotalTimeSeconds together (CONTRACT §11).
+    expect(laps.reduce((s, l) => s + n(l.TotalTimeSeconds)!, 0)).toBeCloseTo(a.totals.movingTimeS!, 6);
+
+    const pts = laps.flatMap((l) => ((l.Track as Node).Trackpoint as Node[]) ?? []);
+    expect(pts).toHaveLength(a.streams.size);
+    const t = pts.map((pt) => Date.parse(pt.Time as string));
+    expect(new Date(t[0]!)).toEqual(a.startTime);
+    expect((t.at(-1)! - t[0]!) / 1000).toBe(a.totals.elapsedTimeS);
+    expect(n(pts.at(-1)!.DistanceMeters)).toBe(a.totals.distanceM);
+    const tpx = (pt: Node) => ((pt.Extensions as Node).TPX ?? {}) as Node;
+    const back: Streams = {
+      size: pts.length,
+      time_s: t.map((v) => (v - t[0]!) / 1000),
+      latlng: pts.map((pt) => [n((pt.Position as Node).LatitudeDegrees)!, n((pt.Position as Node).LongitudeDegrees)!]),
+      distance_m: pts.map((pt) => n(pt.DistanceMeters)),
+      altitude_m: pts.map((pt) => n(pt.AltitudeMeters)),
+      speed_mps: pts.map((pt) => n(tpx(pt).Speed)),
+      heart_rate_hz: pts.map((pt) => (pt.HeartRateBpm == null ? null : n((pt.HeartRateBpm as Node).Value)! / 60)),
+      cadence_hz: pts.map((pt) => n(pt.Cadence)! / 60),
+      power_w: pts.map((pt) => n(tpx(pt).Watts)),
+    };
+    const { temperature_c: _t, ...carried } = a.streams;
+    expect(atPrecision(back)).toEqual(atPrecision(carried as Streams));
+  });
+});
+
+describe("exportActivity", () => {
+  it("answers the contract's content types", () => {
+    const a = syntheticActivity({ hours: 0.05, seed: 1 });
+    expect(exportActivity("fit", a).contentType).toBe("application/vnd.ant.fit");
+    expect(exportActivity("gpx", a).contentType).toBe("application/gpx+xml");
+    expect(exportActivity("tcx", a).contentType).toBe("application/vnd.garmin.tcx+xml");
+    expect(Buffer.from(exportActivity("gpx", a).bytes).toString("utf8")).toBe(exportGpx(a));
+  });
+});

@@ -1,0 +1,178 @@
+import { SAMPLES_DIR } from "../testing/samples";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseActivityFile } from "../parse";
+import { atPrecision } from "../stream-arbitraries";
+import { syntheticActivity } from "../synthetic";
+import { FileError, type FileKind, type ParsedActivity, type Streams } from "../types";
+import { exportFit, exportGpx, exportTcx, type ExportInput } from "./index";
+
+/*
+ * CONTRACT §11's promise, with the service's own importer: a generated FIT file gives the same
+ * streams and totals; a generated GPX or TCX file gives the same start, elapsed time, distance
+ * and the channels its format carries. For every real sample and for synthetic activities:
+ * parse(export(parse(file))).
+ */
+
+const SAMPLES = SAMPLES_DIR;
+const enc = new TextEncoder();
+
+function asInput(p: ParsedActivity): ExportInput {
+  return { sport: p.sport, startTime: p.startTime, name: p.name ?? "Activity", totals: p.totals, streams: p.streams, laps: p.laps };
+}
+
+const reparse = {
+  fit: (a: ExportInput) => parseActivityFile(exportFit(a), "fit"),
+  gpx: (a: ExportInput) => parseActivityFile(enc.encode(exportGpx(a)), "gpx"),
+  tcx: (a: ExportInput) => parseActivityFile(enc.encode(exportTcx(a)), "tcx"),
+};
+
+/** Only the channels a format carries (TCX: no temperature). */
+function carried(s: Streams, format: FileKind): Streams {
+  const out: Streams = { ...s };
+  if (format === "tcx") delete out.temperature_c;
+  return out;
+}
+
+/** Samples a format can hold: FIT keeps one record per whole second. */
+function holdable(s: Streams, format: FileKind, startMs: number): Streams {
+  const keep: number[] = [];
+  let lastSecond = -Infinity;
+  for (let i = 0; i < s.size; i++) {
+    if (format === "fit") {
+      const sec = Math.round((startMs + Math.round(s.time_s[i]! * 1000)) / 1000);
+      if (sec <= lastSecond) continue;
+      lastSecond = sec;
+    }
+    keep.push(i);
+  }
+  // FIT's timestamps are whole seconds.
+  const time = (i: number) => (format === "fit" ? Math.round((startMs + Math.round(s.time_s[i]! * 1000)) / 1000) - startMs / 1000 : s.time_s[i]!);
+  const out: Streams = { size: keep.length, time_s: keep.map(time) };
+  for (const key of ["latlng", "distance_m", "altitude_m", "speed_mps", "heart_rate_hz", "cadence_hz", "power_w", "temperature_c"] as const) {
+    const v = s[key] as unknown[] | undefined;
+    if (v) (out as Record<string, unknown>)[key] = keep.map((i) => v[i]);
+  }
+  return out;
+}
+
+/** Values at what every format keeps: altitude in FIT's 0.2 m, temperature in whole °C, heart rate and cadence in whole per minute. */
+function coarse(s: Streams, format: FileKind): Streams {
+  // From the raw values: rounding to 0.01 m first and then to FIT's 0.2 m would round twice.
+  const out: Streams = { ...s };
+  const map = (key: keyof Streams, f: (v: number) => number) => {
+    const v = out[key] as (number | null)[] | undefined;
+    if (v) (out as Record<string, unknown>)[key] = v.map((x) => (x == null ? null : f(x)));
+  };
+  // As FIT stores altitude: (value + 500 m) × 5, rounded.
+  if (format === "fit") map("altitude_m", (v) => Math.round((v + 500) * 5) / 5 - 500);
+  // As FIT stores positions: semicircles (2^31 per 180°), a little finer than 1e-7°.
+  const semi = (v: number) => (Math.round((v * 2 ** 31) / 180) * 180) / 2 ** 31;
+  if (format === "fit" && out.latlng) out.latlng = out.latlng.map((p) => (p ? [semi(p[0]), semi(p[1])] : null));
+  map("temperature_c", (v) => Math.round(v));
+  map("heart_rate_hz", (v) => Math.round(v * 60) / 60);
+  if (format !== "fit") map("cadence_hz", (v) => Math.round(v * 60) / 60);
+  map("power_w", (v) => Math.round(v));
+  return atPrecision(out);
+}
+
+/** Drops channels that come back entirely empty either way (a format cannot tell "absent" from "all missing"). */
+function present(s: Streams): Streams {
+  const out: Streams = { size: s.size, time_s: s.time_s };
+  for (const key of ["latlng", "distance_m", "altitude_m", "speed_mps", "heart_rate_hz", "cadence_hz", "power_w", "temperature_c"] as const) {
+    const v = s[key] as unknown[] | undefined;
+    if (v && v.some((x) => x != null)) (out as Record<string, unknown>)[key] = v;
+  }
+  return out;
+}
+
+/**
+ * TCX and GPX end with a point of only a time (GPX: and the activity's distance, at a position
+ * without a fix) when the activity lasted past its last sample: not a sample of the original.
+ */
+function withoutEndMarker(s: Streams, size: number): Streams {
+  if (s.size !== size + 1) return s;
+  const out: Streams = { size, time_s: s.time_s.slice(0, size) };
+  for (const key of ["latlng", "distance_m", "altitude_m", "speed_mps", "heart_rate_hz", "cadence_hz", "power_w", "temperature_c"] as const) {
+    const v = s[key] as unknown[] | undefined;
+    if (v) {
+      if (key !== "distance_m") expect(v[size]).toBeNull();
+      (out as Record<string, unknown>)[key] = v.slice(0, size);
+    }
+  }
+  return out;
+}
+
+function checkRoundTrip(original: ExportInput, format: FileKind) {
+  const [back, ...more] = reparse[format](original);
+  expect(more).toHaveLength(0);
+  const expected = holdable(original.streams, format, original.startTime.getTime());
+  expect(back!.startTime.getTime()).toBe(original.startTime.getTime() + Math.round(expected.time_s[0]! * 1000));
+  const shift = (s: Streams) => ({ ...s, time_s: s.time_s.map((t) => t - s.time_s[0]!) });
+  expect(present(coarse(carried(withoutEndMarker(back!.streams, expected.size), format), format))).toEqual(
+    present(coarse(carried(shift(expected), format), format)),
+  );
+  // Elapsed time: every format carries the activity's own (a session's, laps' spans), TCX and
+  // GPX with a last point at its end. The importer keeps whole seconds.
+  const elapsed = Math.max(original.totals.elapsedTimeS, original.streams.time_s.at(-1)!);
+  expect(Math.abs(back!.totals.elapsedTimeS - elapsed)).toBeLessThanOrEqual(1);
+  const t = original.totals;
+  const b = back!.totals;
+  if (t.distanceM != null) {
+    // TCX carries each lap's distance; where a device's laps do not add up to its session's
+    // distance, the laps are what the file can say. GPX carries each point's and the end's.
+    const laps = original.laps.reduce((sum, l) => sum + (l.distanceM ?? 0), 0);
+    const slack = format === "tcx" && original.laps.length ? Math.abs(laps - t.distanceM) : 0;
+    expect(Math.abs(b.distanceM! - t.distanceM)).toBeLessThanOrEqual(0.1 + slack);
+  } else expect(b.distanceM).toBeNull();
+  if (format === "fit") {
+    // The rest of FIT's totals, at FIT's precision: whole bpm, whole watts, kcal (the importer
+    // reads total_calories, not total_work) and whole metres of ascent (it does not read
+    // total_fractional_ascent).
+    expect(b.movingTimeS).toBeCloseTo(t.movingTimeS ?? b.movingTimeS!, 0);
+    if (t.elevationGainM != null) expect(Math.abs(b.elevationGainM! - t.elevationGainM)).toBeLessThan(1);
+    for (const k of ["averageSpeedMps", "maxSpeedMps"] as const) if (t[k] != null) expect(b[k]).toBeCloseTo(t[k], 3);
+    for (const k of ["averageHeartRateHz", "maxHeartRateHz"] as const) if (t[k] != null) expect(b[k]! * 60).toBe(Math.round(t[k] * 60));
+    if (t.averagePowerW != null) expect(b.averagePowerW).toBe(Math.round(t.averagePowerW));
+    if (t.energyJ != null) expect(Math.abs(b.energyJ! - t.energyJ)).toBeLessThanOrEqual(4184 / 2);
+    expect(back!.laps.map((l) => l.startOffsetS)).toEqual(
+      (original.laps.length ? original.laps : [{ startOffsetS: 0 }]).map((l) => Math.round(l.startOffsetS)),
+    );
+  }
+}
+
+describe("parse(export(synthetic))", () => {
+  for (const format of ["fit", "gpx", "tcx"] as const) {
+    for (const sport of ["ride", "run"] as const) {
+      it(`${format}, a ${sport}`, () => checkRoundTrip(syntheticActivity({ hours: 1, sport, seed: 31 }), format));
+    }
+  }
+});
+
+const sampleFiles = (["fit", "gpx", "tcx"] as const).flatMap((kind) => {
+  try {
+    return readdirSync(path.join(SAMPLES, kind)).map((f) => ({ kind, file: f }));
+  } catch {
+    return [];
+  }
+});
+
+describe.skipIf(sampleFiles.length === 0)("parse(export(parse(sample)))", () => {
+  for (const { kind, file } of sampleFiles) {
+    let parsed: ParsedActivity[] | null = null;
+    try {
+      parsed = parseActivityFile(readFileSync(path.join(SAMPLES, kind, file)), kind);
+    } catch (e) {
+      if (!(e instanceof FileError)) throw e;
+    }
+    if (!parsed) continue; // a file that is not an activity (the importer's tests cover those)
+    parsed.forEach((activity, n) => {
+      for (const format of ["fit", "gpx", "tcx"] as const) {
+        it.skipIf(format === "gpx" && !activity.streams.latlng)(`${kind}/${file}${parsed!.length > 1 ? ` #${n}` : ""} → ${format}`, () =>
+          checkRoundTrip(asInput(activity), format),
+        );
+      }
+    });
+  }
+});

@@ -1,0 +1,105 @@
+import type { Lap } from "../types";
+import { at, isoTime, num, perMinute, sampleTime, xmlText } from "./common";
+import type { ExportInput } from "./types";
+
+/*
+ * TCX v2 (TrainingCenterDatabasev2.xsd, elements in its sequence order) with Garmin's
+ * ActivityExtension v2: TPX for each point's speed and watts, LX for each lap's average speed
+ * and watts. A lap's TotalTimeSeconds is its timer (moving) time, as devices write it; its
+ * points are the samples from its start to the next lap's. TCX has no temperature, and no
+ * elapsed time but its points': an activity that ended after its last sample gets a last
+ * point with only a time.
+ */
+
+const TCX_SPORT: Record<ExportInput["sport"], "Running" | "Biking" | "Other"> = {
+  run: "Running",
+  trail_run: "Running",
+  ride: "Biking",
+  virtual_ride: "Biking",
+  swim: "Other",
+  walk: "Other",
+  hike: "Other",
+  row: "Other",
+  ski: "Other",
+  strength: "Other",
+  yoga: "Other",
+  other: "Other",
+};
+
+const HEADER =
+  '<?xml version="1.0" encoding="UTF-8"?>\n' +
+  '<TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2" ' +
+  'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ' +
+  'xmlns:ns3="http://www.garmin.com/xmlschemas/ActivityExtension/v2" ' +
+  'xsi:schemaLocation="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2 http://www.garmin.com/xmlschemas/TrainingCenterDatabasev2.xsd ' +
+  'http://www.garmin.com/xmlschemas/ActivityExtension/v2 http://www.garmin.com/xmlschemas/ActivityExtensionv2.xsd">\n';
+
+/** Heart rate as TCX's HeartRateInBeatsPerMinute_t (1–255 bpm), or null. */
+const bpm = (hz: number | null) => (hz == null || perMinute(hz) < 1 || perMinute(hz) > 255 ? null : perMinute(hz));
+
+/** A TCX v2 document with the activity's laps, their totals and points. */
+export function exportTcx(a: ExportInput): string {
+  const { streams, totals } = a;
+  const last = streams.size ? streams.time_s[streams.size - 1]! : 0;
+  const end = Math.max(totals.elapsedTimeS, last);
+  const laps: Lap[] = a.laps.length ? a.laps : [{ ...totals, startOffsetS: 0, elapsedTimeS: Math.max(totals.elapsedTimeS, last) }];
+  const timer = laps.reduce((s, l) => s + (l.movingTimeS ?? l.elapsedTimeS), 0);
+  const kcal = totals.energyJ == null ? 0 : totals.energyJ / 4184;
+  const { latlng, altitude_m, distance_m, heart_rate_hz, cadence_hz, speed_mps, power_w } = streams;
+
+  const out: string[] = [HEADER, ` <Activities>\n  <Activity Sport="${TCX_SPORT[a.sport]}">\n   <Id>${isoTime(a.startTime)}</Id>\n`];
+  let i = 0;
+  laps.forEach((lap, k) => {
+    const lapTimer = lap.movingTimeS ?? lap.elapsedTimeS;
+    const lapStart = new Date(a.startTime.getTime() + Math.round(lap.startOffsetS * 1000));
+    const hrAvg = bpm(lap.averageHeartRateHz);
+    const hrMax = bpm(lap.maxHeartRateHz);
+    out.push(`   <Lap StartTime="${isoTime(lapStart)}">\n`);
+    out.push(`    <TotalTimeSeconds>${num(lapTimer, 3)}</TotalTimeSeconds>\n`);
+    out.push(`    <DistanceMeters>${num(lap.distanceM ?? 0, 2)}</DistanceMeters>\n`);
+    if (lap.maxSpeedMps != null) out.push(`    <MaximumSpeed>${num(lap.maxSpeedMps, 3)}</MaximumSpeed>\n`);
+    out.push(`    <Calories>${Math.min(65535, Math.round(timer > 0 ? (kcal * lapTimer) / timer : 0))}</Calories>\n`);
+    if (hrAvg != null) out.push(`    <AverageHeartRateBpm><Value>${hrAvg}</Value></AverageHeartRateBpm>\n`);
+    if (hrMax != null) out.push(`    <MaximumHeartRateBpm><Value>${hrMax}</Value></MaximumHeartRateBpm>\n`);
+    out.push(`    <Intensity>Active</Intensity>\n    <TriggerMethod>Manual</TriggerMethod>\n    <Track>\n`);
+    const next = laps[k + 1];
+    for (; i < streams.size && (next === undefined || streams.time_s[i]! < next.startOffsetS); i++) {
+      let pt = `     <Trackpoint><Time>${isoTime(sampleTime(a, i))}</Time>`;
+      const p = latlng?.[i];
+      if (p) pt += `<Position><LatitudeDegrees>${num(p[0], 7)}</LatitudeDegrees><LongitudeDegrees>${num(p[1], 7)}</LongitudeDegrees></Position>`;
+      const alt = at(altitude_m, i);
+      if (alt != null) pt += `<AltitudeMeters>${num(alt, 2)}</AltitudeMeters>`;
+      const dist = at(distance_m, i);
+      if (dist != null) pt += `<DistanceMeters>${num(dist, 2)}</DistanceMeters>`;
+      const hr = bpm(at(heart_rate_hz, i));
+      if (hr != null) pt += `<HeartRateBpm><Value>${hr}</Value></HeartRateBpm>`;
+      const cad = at(cadence_hz, i);
+      if (cad != null && perMinute(cad) <= 254) pt += `<Cadence>${perMinute(cad)}</Cadence>`;
+      const speed = at(speed_mps, i);
+      const watts = at(power_w, i);
+      if (speed != null || watts != null) {
+        pt += "<Extensions><ns3:TPX>";
+        if (speed != null) pt += `<ns3:Speed>${num(speed, 3)}</ns3:Speed>`;
+        if (watts != null && watts >= 0 && watts <= 65535) pt += `<ns3:Watts>${Math.round(watts)}</ns3:Watts>`;
+        pt += "</ns3:TPX></Extensions>";
+      }
+      out.push(pt, "</Trackpoint>\n");
+    }
+    if (k === laps.length - 1 && streams.size && end - last >= 1) {
+      // The activity went on past its last sample (a session's own elapsed time): a point with
+      // only a time says when it ended, as TCX has nowhere else to say it.
+      out.push(`     <Trackpoint><Time>${isoTime(new Date(a.startTime.getTime() + Math.round(end * 1000)))}</Time></Trackpoint>\n`);
+    }
+    out.push("    </Track>\n");
+    if (lap.averageSpeedMps != null || lap.averagePowerW != null) {
+      out.push("    <Extensions><ns3:LX>");
+      if (lap.averageSpeedMps != null) out.push(`<ns3:AvgSpeed>${num(lap.averageSpeedMps, 3)}</ns3:AvgSpeed>`);
+      if (lap.averagePowerW != null) out.push(`<ns3:AvgWatts>${Math.round(lap.averagePowerW)}</ns3:AvgWatts>`);
+      out.push("</ns3:LX></Extensions>\n");
+    }
+    out.push("   </Lap>\n");
+  });
+  if (a.name) out.push(`   <Notes>${xmlText(a.name)}</Notes>\n`);
+  out.push("  </Activity>\n </Activities>\n</TrainingCenterDatabase>\n");
+  return out.join("");
+}

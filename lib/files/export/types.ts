@@ -1,0 +1,13 @@
+import type { z } from "zod";
+import type { SportType } from "../../activities/schemas";
+import type { Lap, Streams, Totals } from "../types";
+
+/** What an export is made from: the activity row, its streams and its laps. */
+export type ExportInput = {
+  sport: z.output<typeof SportType>;
+  startTime: Date;
+  name: string;
+  totals: Totals;
+  streams: Streams;
+  laps: Lap[];
+};

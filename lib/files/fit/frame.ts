@@ -1,0 +1,315 @@
+import { CrcCalculator } from "@garmin/fitsdk";
+import { FileError } from "../types";
+
+// The framing of a FIT file, checked before the SDK decodes it, so a damaged file fails with a
+// message that says what is wrong and where: the header (size, ".FIT", its CRC), the declared
+// data size against the bytes present (truncation), the file CRC, and the record structure
+// (every data message has a definition, no record runs past the data). Bytes after the last
+// complete FIT file are ignored: some devices and copy tools pad or append to a finished file.
+//
+// fitsdk does not decode compressed-timestamp records (it stops with "compressed timestamp
+// messages are not currently supported"), though devices write them (compressed-speed-distance.fit).
+// Such a file is rewritten here into the equivalent file with full timestamps: each compressed
+// record becomes a normal one whose definition carries a timestamp field (253), its value the
+// one the FIT protocol defines (the last full timestamp plus the 5-bit rollover offset).
+
+const FIT_EPOCH_S = 631_065_600;
+const MAX_CHAINED_FILES = 100;
+const TIMESTAMP_FIELD = 253;
+const UINT32 = 0x86;
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+type Definition = {
+  /** The definition record's bytes, to be written again after an augmented one. */
+  raw: Uint8Array;
+  littleEndian: boolean;
+  globalBytes: Uint8Array;
+  fieldDefs: Uint8Array;
+  devDefs: Uint8Array | null;
+  fieldsSize: number;
+  size: number;
+  /** Byte offset of a 4-byte timestamp field (253) in the message body, or -1. */
+  timestampAt: number;
+};
+
+/** Each FIT file of the input (a file may chain several) with what the decoder needs to know. */
+export type Framed = {
+  /** Bytes to decode: the complete FIT files, rewritten where they used compressed timestamps. */
+  bytes: Uint8Array;
+  /** Bytes ignored after the last complete FIT file. */
+  trailing: number;
+};
+
+function damaged(message: string): FileError {
+  return new FileError("invalid_file", message);
+}
+
+/** Checks and, where needed, rewrites a FIT file for the SDK's decoder. Throws `invalid_file`. */
+export function frameFit(b: Uint8Array): Framed {
+  const parts: Uint8Array[] = [];
+  let p = 0;
+  let rewritten = false;
+  while (p < b.length && parts.length < MAX_CHAINED_FILES) {
+    if (p > 0) {
+      // After a complete file, whatever follows is read only if it is a complete FIT file too:
+      // a good file must not fail for what a device or a copy tool appended to it.
+      if (!looksLikeHeader(b, p)) break;
+      try {
+        const next = frameOne(b, p);
+        parts.push(next.part);
+        rewritten ||= next.rewritten;
+        p = next.end;
+      } catch (e) {
+        if (e instanceof FileError) break;
+        throw e;
+      }
+      continue;
+    }
+    const first = frameOne(b, 0);
+    parts.push(first.part);
+    rewritten ||= first.rewritten;
+    p = first.end;
+  }
+  const used = parts.reduce((n, x) => n + x.length, 0);
+  const trailing = b.length - p;
+  if (!rewritten && parts.length === 1) return { bytes: parts[0]!, trailing };
+  const out = new Uint8Array(used);
+  let o = 0;
+  for (const x of parts) {
+    out.set(x, o);
+    o += x.length;
+  }
+  return { bytes: out, trailing };
+}
+
+/** Checks the FIT file that starts at `p`; throws `invalid_file` saying what is wrong. */
+function frameOne(b: Uint8Array, p: number): { part: Uint8Array; rewritten: boolean; end: number } {
+  const headerSize = b[p]!;
+  if (headerSize !== 12 && headerSize !== 14) {
+    throw damaged(`The FIT file's header is damaged: it gives its own size as ${headerSize} bytes, where a FIT header has 12 or 14.`);
+  }
+  if (b.length - p < headerSize) {
+    throw damaged(`The FIT file ends after ${fmt(b.length - p)} bytes, inside its ${headerSize}-byte header: it was cut off while copying.`);
+  }
+  if (!(b[p + 8] === 0x2e && b[p + 9] === 0x46 && b[p + 10] === 0x49 && b[p + 11] === 0x54)) {
+    throw damaged("The FIT file's header is damaged: it lacks the \".FIT\" mark.");
+  }
+  if (headerSize === 14) {
+    const headerCrc = b[p + 12]! | (b[p + 13]! << 8);
+    if (headerCrc !== 0 && headerCrc !== CrcCalculator.calculateCRC(b, p, p + 12)) {
+      throw damaged("The FIT file's header is damaged: its checksum does not match the header.");
+    }
+  }
+  const dataSize = (b[p + 4]! | (b[p + 5]! << 8) | (b[p + 6]! << 16)) + b[p + 7]! * 0x1000000;
+  if (dataSize === 0) {
+    throw damaged("The FIT file declares no data: the recording was never finished or the header is damaged.");
+  }
+  const dataStart = p + headerSize;
+  const dataEnd = dataStart + dataSize;
+  const present = b.length - dataStart;
+  if (present < dataSize) {
+    throw damaged(`The FIT file ends after ${fmt(Math.max(0, present))} of its ${fmt(dataSize)} data bytes: it was cut off (a copy that did not finish, or a recording that stopped abruptly).`);
+  }
+  if (b.length < dataEnd + 2) {
+    throw damaged("The FIT file ends before its final checksum: it was cut off (a copy that did not finish, or a recording that stopped abruptly).");
+  }
+  const crc = b[dataEnd]! | (b[dataEnd + 1]! << 8);
+  if (crc !== CrcCalculator.calculateCRC(b, p, dataEnd)) {
+    throw damaged("The FIT file's checksum does not match its contents: it was damaged in storage or while copying.");
+  }
+  const data = walk(b, dataStart, dataEnd);
+  return data
+    ? { part: withHeader(b, p, data), rewritten: true, end: dataEnd + 2 }
+    : { part: b.subarray(p, dataEnd + 2), rewritten: false, end: dataEnd + 2 };
+}
+
+/** Whether bytes at `p` begin another chained FIT file rather than trailing garbage. */
+function looksLikeHeader(b: Uint8Array, p: number): boolean {
+  const size = b[p];
+  if (size !== 12 && size !== 14) return false;
+  if (b.length - p < size) return false;
+  if (!(b[p + 8] === 0x2e && b[p + 9] === 0x46 && b[p + 10] === 0x49 && b[p + 11] === 0x54)) return false;
+  if (size === 14) {
+    const headerCrc = b[p + 12]! | (b[p + 13]! << 8);
+    if (headerCrc !== 0 && headerCrc !== CrcCalculator.calculateCRC(b, p, p + 12)) return false;
+  }
+  return true;
+}
+
+/** A rewritten data section as a complete FIT file: a 14-byte header, the data, a CRC. */
+function withHeader(b: Uint8Array, p: number, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(14 + data.length + 2);
+  out[0] = 14;
+  out[1] = b[p + 1]!;
+  out[2] = b[p + 2]!;
+  out[3] = b[p + 3]!;
+  new DataView(out.buffer).setUint32(4, data.length, true);
+  out.set([0x2e, 0x46, 0x49, 0x54], 8);
+  const headerCrc = CrcCalculator.calculateCRC(out, 0, 12);
+  out[12] = headerCrc & 0xff;
+  out[13] = headerCrc >> 8;
+  out.set(data, 14);
+  const crc = CrcCalculator.calculateCRC(out, 0, 14 + data.length);
+  out[14 + data.length] = crc & 0xff;
+  out[15 + data.length] = crc >> 8;
+  return out;
+}
+
+/**
+ * Walks the records of one data section. Returns null when the section can go to the decoder as
+ * it is, or the rewritten section when it holds compressed-timestamp records.
+ */
+function walk(b: Uint8Array, start: number, end: number): Uint8Array | null {
+  const defs: (Definition | undefined)[] = new Array(16);
+  const augmented: boolean[] = new Array(16).fill(false);
+  let out: Chunks | null = null;
+  let lastTs: number | null = null;
+  let p = start;
+  const need = (n: number, what: string) => {
+    if (p + n > end) {
+      throw damaged(`The FIT file is damaged at byte ${fmt(p)}: ${what} runs past the end of its data.`);
+    }
+  };
+  while (p < end) {
+    const h = b[p]!;
+    if (h & 0x80) {
+      const local = (h >> 5) & 0x3;
+      const def = defs[local];
+      if (!def) throw damaged(`The FIT file is damaged at byte ${fmt(p)}: a record refers to a message type it never defined.`);
+      need(1 + def.size, "a record");
+      if (lastTs === null) {
+        throw damaged(`The FIT file is damaged at byte ${fmt(p)}: a record's time is given relative to a time the file never stated.`);
+      }
+      const offset = h & 0x1f;
+      let ts: number = (lastTs & ~0x1f) >>> 0;
+      ts += offset >= (lastTs & 0x1f) ? offset : offset + 0x20;
+      lastTs = ts;
+      out ??= Chunks.upTo(b, start, p);
+      const body = b.subarray(p + 1, p + 1 + def.size);
+      if (def.timestampAt >= 0) {
+        if (augmented[local]) {
+          out.push(def.raw);
+          augmented[local] = false;
+        }
+        const copy = body.slice();
+        writeU32(copy, def.timestampAt, ts, def.littleEndian);
+        out.push(Uint8Array.of(local));
+        out.push(copy);
+      } else {
+        if (!augmented[local]) {
+          out.push(augmentedDefinition(local, def));
+          augmented[local] = true;
+        }
+        const ts4 = new Uint8Array(4);
+        writeU32(ts4, 0, ts, def.littleEndian);
+        out.push(Uint8Array.of(local));
+        out.push(body.subarray(0, def.fieldsSize));
+        out.push(ts4);
+        out.push(body.subarray(def.fieldsSize));
+      }
+      p += 1 + def.size;
+    } else if (h & 0x40) {
+      const local = h & 0x0f;
+      const defStart = p;
+      need(6, "a message definition");
+      const littleEndian = b[p + 2] === 0;
+      const globalBytes = b.subarray(p + 3, p + 5);
+      const nFields = b[p + 5]!;
+      p += 6;
+      need(nFields * 3, "a message definition");
+      const fieldDefs = b.subarray(p, p + nFields * 3);
+      let fieldsSize = 0;
+      let timestampAt = -1;
+      for (let i = 0; i < nFields; i++) {
+        const num = b[p + i * 3]!;
+        const size = b[p + i * 3 + 1]!;
+        if (num === TIMESTAMP_FIELD && size === 4 && timestampAt < 0) timestampAt = fieldsSize;
+        fieldsSize += size;
+      }
+      p += nFields * 3;
+      let devDefs: Uint8Array | null = null;
+      let devSize = 0;
+      if (h & 0x20) {
+        need(1, "a message definition");
+        const nDev = b[p]!;
+        need(1 + nDev * 3, "a message definition");
+        devDefs = b.subarray(p, p + 1 + nDev * 3);
+        for (let i = 0; i < nDev; i++) devSize += b[p + 1 + i * 3 + 1]!;
+        p += 1 + nDev * 3;
+      }
+      const raw = b.subarray(defStart, p);
+      defs[local] = { raw, littleEndian, globalBytes, fieldDefs, devDefs, fieldsSize, size: fieldsSize + devSize, timestampAt };
+      augmented[local] = false;
+      out?.push(raw);
+    } else {
+      const local = h & 0x0f;
+      const def = defs[local];
+      if (!def) throw damaged(`The FIT file is damaged at byte ${fmt(p)}: a record refers to a message type it never defined.`);
+      need(1 + def.size, "a record");
+      if (def.timestampAt >= 0) lastTs = readU32(b, p + 1 + def.timestampAt, def.littleEndian);
+      if (out) {
+        if (augmented[local]) {
+          out.push(def.raw);
+          augmented[local] = false;
+        }
+        out.push(b.subarray(p, p + 1 + def.size));
+      }
+      p += 1 + def.size;
+    }
+  }
+  return out ? out.join() : null;
+}
+
+function augmentedDefinition(local: number, def: Definition): Uint8Array {
+  const nFields = def.fieldDefs.length / 3 + 1;
+  if (nFields > 255) throw damaged("The FIT file is damaged: a message definition has too many fields.");
+  const head = Uint8Array.of(0x40 | (def.devDefs ? 0x20 : 0) | local, 0, def.littleEndian ? 0 : 1, def.globalBytes[0]!, def.globalBytes[1]!, nFields);
+  const parts = [head, def.fieldDefs, Uint8Array.of(TIMESTAMP_FIELD, 4, UINT32)];
+  if (def.devDefs) parts.push(def.devDefs);
+  const out = new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
+  let o = 0;
+  for (const x of parts) {
+    out.set(x, o);
+    o += x.length;
+  }
+  return out;
+}
+
+function readU32(b: Uint8Array, at: number, littleEndian: boolean): number {
+  return littleEndian
+    ? (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16)) + b[at + 3]! * 0x1000000
+    : (b[at + 3]! | (b[at + 2]! << 8) | (b[at + 1]! << 16)) + b[at]! * 0x1000000;
+}
+
+function writeU32(b: Uint8Array, at: number, v: number, littleEndian: boolean) {
+  const bytes = [v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, (v >>> 24) & 0xff];
+  if (!littleEndian) bytes.reverse();
+  b.set(bytes, at);
+}
+
+/** Output assembled from slices of the input and a few new records. */
+class Chunks {
+  private parts: Uint8Array[] = [];
+  private length = 0;
+  static upTo(b: Uint8Array, start: number, p: number) {
+    const c = new Chunks();
+    c.push(b.subarray(start, p));
+    return c;
+  }
+  push(x: Uint8Array) {
+    this.parts.push(x);
+    this.length += x.length;
+  }
+  join(): Uint8Array {
+    const out = new Uint8Array(this.length);
+    let o = 0;
+    for (const x of this.parts) {
+      out.set(x, o);
+      o += x.length;
+    }
+    return out;
+  }
+}
+
+export { FIT_EPOCH_S };

@@ -1,0 +1,197 @@
+import { describe, expect, it } from "vitest";
+import { parseActivityFile } from "../parse";
+import { sample, utf8 } from "../testing/samples";
+import { FileError, type ParsedActivity } from "../types";
+
+const gpx = (body: string, head = "") =>
+  utf8(`<?xml version="1.0" encoding="UTF-8"?>${head}<gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">${body}</gpx>`);
+
+const pt = (t: string, extra = "", lat = 47.1, lon = 8.1) => `<trkpt lat="${lat}" lon="${lon}"><ele>400</ele><time>${t}</time>${extra}</trkpt>`;
+
+function parse(bytes: Uint8Array): ParsedActivity[] {
+  return parseActivityFile(bytes, "gpx");
+}
+
+function errorOf(bytes: Uint8Array): FileError {
+  try {
+    parse(bytes);
+  } catch (e) {
+    expect(e).toBeInstanceOf(FileError);
+    return e as FileError;
+  }
+  throw new Error("parsed");
+}
+
+describe("GPX", () => {
+  it("times going backwards: those samples are dropped, time_s never decreases", () => {
+    const [a] = parse(
+      gpx(`<trk><trkseg>${[
+        pt("2024-01-01T10:00:00Z"),
+        pt("2024-01-01T10:00:05Z"),
+        pt("2024-01-01T09:59:00Z"), // the clock jumped back
+        pt("2024-01-01T10:00:05Z"), // a repeat
+        pt("2024-01-01T10:00:10Z"),
+      ].join("")}</trkseg></trk>`),
+    );
+    expect(a!.streams.time_s).toEqual([0, 5, 10]);
+  });
+
+  it("points without a time are skipped; a track of them alone is no_activity_data", () => {
+    const [a] = parse(gpx(`<trk><trkseg>${pt("2024-01-01T10:00:00Z")}<trkpt lat="1" lon="1"/>${pt("2024-01-01T10:00:01Z")}</trkseg></trk>`));
+    expect(a!.streams.size).toBe(2);
+    expect(errorOf(gpx(`<trk><trkseg><trkpt lat="1" lon="1"/></trkseg></trk>`)).code).toBe("no_activity_data");
+    expect(errorOf(gpx(`<wpt lat="1" lon="1"><time>2024-01-01T10:00:00Z</time></wpt>`)).code).toBe("no_activity_data");
+  });
+
+  it("extensions under any prefix: hr, cad, atemp, and Strava's <power>", () => {
+    const ext = (p: string) =>
+      `<extensions><power>250</power><${p}:TrackPointExtension><${p}:atemp>21.5</${p}:atemp><${p}:hr>150</${p}:hr><${p}:cad>90</${p}:cad></${p}:TrackPointExtension></extensions>`;
+    const [a] = parse(
+      gpx(
+        `<trk><name>Ride &amp; coffee</name><type>cycling</type><trkseg>${pt("2024-01-01T10:00:00Z", ext("gpxtpx"))}${pt("2024-01-01T10:00:01Z", ext("ns3"))}</trkseg></trk>`,
+      ),
+    );
+    expect(a!.name).toBe("Ride & coffee");
+    expect(a!.sport).toBe("ride");
+    expect(a!.streams.heart_rate_hz).toEqual([2.5, 2.5]);
+    expect(a!.streams.cadence_hz).toEqual([1.5, 1.5]);
+    expect(a!.streams.temperature_c).toEqual([21.5, 21.5]);
+    expect(a!.streams.power_w).toEqual([250, 250]);
+    expect(a!.totals.averagePowerW).toBe(250);
+  });
+
+  it.each([
+    ["running", "run"],
+    ["9", "run"],
+    ["biking", "ride"],
+    ["1", "ride"],
+    ["hiking", "hike"],
+    ["10", "walk"],
+    ["swimming", "swim"],
+    ["kayaking", "other"],
+  ])("type %s is %s", (type, sport) => {
+    const [a] = parse(gpx(`<trk><type>${type}</type><trkseg>${pt("2024-01-01T10:00:00Z")}</trkseg></trk>`));
+    expect(a!.sport).toBe(sport);
+  });
+
+  it("the name falls back to metadata/name; times without a zone are UTC", () => {
+    const [a] = parse(gpx(`<metadata><name>Morning</name></metadata><trk><trkseg>${pt("2024-01-01T10:00:00")}</trkseg></trk>`));
+    expect(a!.name).toBe("Morning");
+    expect(a!.startTime.toISOString()).toBe("2024-01-01T10:00:00.000Z");
+    expect(a!.totals.elapsedTimeS).toBe(1);
+  });
+
+  it("a pause between segments is not moving time, and its gap adds no distance", () => {
+    const seg1 = [0, 10, 20].map((s, i) => pt(`2024-01-01T10:00:${String(s).padStart(2, "0")}Z`, "", 47 + i * 0.0005, 8)).join("");
+    const seg2 = [0, 10].map((s, i) => pt(`2024-01-01T10:30:${String(s).padStart(2, "0")}Z`, "", 47.01 + i * 0.0005, 8)).join("");
+    const [a] = parse(gpx(`<trk><trkseg>${seg1}</trkseg><trkseg>${seg2}</trkseg></trk>`));
+    expect(a!.totals.elapsedTimeS).toBe(30 * 60 + 10);
+    expect(a!.totals.movingTimeS).toBe(30);
+    // Three 0.0005° steps of latitude, about 55.6 m each.
+    expect(a!.totals.distanceM!).toBeGreaterThan(160);
+    expect(a!.totals.distanceM!).toBeLessThan(170);
+  });
+
+  it("each track with times is one activity", () => {
+    const acts = parse(gpx(`<trk><name>A</name><trkseg>${pt("2024-01-01T10:00:00Z")}</trkseg></trk><trk><name>B</name><trkseg>${pt("2024-01-02T10:00:00Z")}</trkseg></trk>`));
+    expect(acts.map((a) => a.name)).toEqual(["A", "B"]);
+  });
+
+  it.each([
+    ["cut in the middle of a tag", (s: string) => s.slice(0, Math.floor(s.length / 2))],
+    ["cut before the closing root", (s: string) => s.slice(0, s.lastIndexOf("</gpx>"))],
+    ["a mismatched tag", (s: string) => s.replace("</trkseg>", "</trksg>")],
+  ])("not well-formed XML (%s) is invalid_file", (_, cut) => {
+    const text = new TextDecoder().decode(sample("gpx", "run.gpx"));
+    const e = errorOf(utf8(cut(text)));
+    expect(e.code).toBe("invalid_file");
+    expect(e.message).toMatch(/not well-formed/);
+  });
+
+  it("a billion-laughs DOCTYPE is not expanded: fast, small, and the document still reads", () => {
+    const lol = [`<!ENTITY lol0 "lol">`];
+    for (let i = 1; i <= 9; i++) lol.push(`<!ENTITY lol${i} "${`&lol${i - 1};`.repeat(10)}">`);
+    const doc = gpx(`<trk><name>&lol9;</name><trkseg>${pt("2024-01-01T10:00:00Z")}</trkseg></trk>`, `<!DOCTYPE gpx [${lol.join("")}]>`);
+    const before = process.memoryUsage().heapUsed;
+    const t = performance.now();
+    let result: ParsedActivity[] | FileError;
+    try {
+      result = parse(doc);
+    } catch (e) {
+      result = e as FileError;
+    }
+    expect(performance.now() - t).toBeLessThan(1_000);
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(50 * 1024 * 1024);
+    if (result instanceof FileError) {
+      expect(result.code).toBe("invalid_file");
+    } else {
+      expect(result[0]!.name!.length).toBeLessThanOrEqual(200);
+      expect(result[0]!.name).not.toContain("lollollol");
+    }
+  });
+
+  it("an external entity is not fetched or expanded", () => {
+    const doc = gpx(`<trk><name>&xxe;</name><trkseg>${pt("2024-01-01T10:00:00Z")}</trkseg></trk>`, `<!DOCTYPE gpx [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>`);
+    let name: string | null = null;
+    try {
+      name = parse(doc)[0]!.name;
+    } catch (e) {
+      expect(e).toBeInstanceOf(FileError);
+    }
+    expect(name ?? "").not.toContain("root:");
+  });
+
+  it("nesting deeper than any GPX needs is invalid_file, not a stack overflow", () => {
+    const deep = "<extensions>".repeat(5000) + "</extensions>".repeat(5000);
+    const e = errorOf(gpx(`<trk><trkseg><trkpt lat="1" lon="1"><time>2024-01-01T10:00:00Z</time>${deep}</trkpt></trkseg></trk>`));
+    expect(e.code).toBe("invalid_file");
+  });
+
+  it("a point marked <fix>none</fix> has no position but keeps its time and channels", () => {
+    const hr = (v: number) => `<extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>${v}</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions>`;
+    const [a] = parse(
+      gpx(
+        `<trk><trkseg>` +
+          `<trkpt lat="47.1" lon="8.1"><time>2024-01-01T10:00:00Z</time><fix>none</fix>${hr(100)}</trkpt>` +
+          `<trkpt lat="47.1" lon="8.1"><time>2024-01-01T10:00:10Z</time><fix>3d</fix>${hr(110)}</trkpt>` +
+          `<trkpt lat="47.101" lon="8.1"><time>2024-01-01T10:00:20Z</time>${hr(120)}</trkpt>` +
+          `<trkpt lat="47.101" lon="8.1"><time>2024-01-01T10:00:30Z</time><fix> none </fix>${hr(130)}</trkpt>` +
+          `</trkseg></trk>`,
+      ),
+    );
+    expect(a!.startTime.toISOString()).toBe("2024-01-01T10:00:00.000Z");
+    expect(a!.totals.elapsedTimeS).toBe(30);
+    expect(a!.streams.latlng).toEqual([null, [47.1, 8.1], [47.101, 8.1], null]);
+    expect(a!.streams.heart_rate_hz!.map((v) => v! * 60)).toEqual([100, 110, 120, 130]);
+    expect(a!.totals.distanceM).toBeCloseTo(111.2, 0);
+  });
+
+  it("distance from gpxdata:distance when (nearly) every point carries it, else measured along the points", () => {
+    const dist = (m: number) => `<extensions><gpxdata:distance>${m}</gpxdata:distance></extensions>`;
+    const times = Array.from({ length: 20 }, (_, i) => `2024-01-01T10:00:${String(i).padStart(2, "0")}Z`);
+    // Each point 0.001° of latitude (111 m) on; the device says 10 m a second (a wheel, a footpod).
+    const track = (carries: (i: number) => boolean) =>
+      gpx(`<trk><trkseg>${times.map((t, i) => pt(t, carries(i) ? dist(1000 + i * 10) : "", 47 + i * 0.001)).join("")}</trkseg></trk>`);
+    const [all] = parse(track(() => true));
+    expect(all!.totals.distanceM).toBe(190);
+    expect(all!.streams.distance_m![19]).toBe(1190);
+    // 18 of 20 (90%): the device's, a missing one null.
+    const [most] = parse(track((i) => i !== 3 && i !== 7));
+    expect(most!.totals.distanceM).toBe(190);
+    expect(most!.streams.distance_m![3]).toBeNull();
+    // 2 of 20: too few to be the activity's distance.
+    const [few] = parse(track((i) => i < 2));
+    expect(few!.totals.distanceM).toBeCloseTo(19 * 111.2, -1);
+    expect(few!.streams.distance_m![1]).toBeCloseTo(111.2, 0);
+  });
+
+  it("GPX 1.0 with CDATA names and no extensions (blue_hills.gpx)", () => {
+    const acts = parse(sample("gpx", "blue_hills.gpx"));
+    expect(acts.length).toBeGreaterThan(1);
+    for (const a of acts) {
+      expect(a.streams.heart_rate_hz).toBeUndefined();
+      expect(a.totals.averageHeartRateHz).toBeNull();
+      expect(a.name).toBeTruthy();
+    }
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { LIMITS, SampleBudget, SampleBuilder, cleanName, cleanPosition, finishActivity, haversine } from "./sanity";
+import { FileError } from "./types";
+
+const T0 = Date.UTC(2024, 0, 1) / 1000;
+
+function build(samples: { at: number; alt?: number; speed?: number; lat?: number; lng?: number }[]) {
+  const b = new SampleBuilder(new SampleBudget());
+  for (const s of samples) b.push({ t: T0 + s.at, altitudeM: s.alt, speedMps: s.speed, lat: s.lat, lng: s.lng });
+  return b;
+}
+
+describe("sample checks", () => {
+  it("elevation gain ignores wobble below the hysteresis and counts real climbs", () => {
+    // ±1.2 m of noise around a flat road, then a 50 m climb with the same noise on it.
+    const noise = (i: number) => (i % 2 ? 1.2 : -1.2);
+    const samples: { at: number; alt?: number; speed?: number }[] = [];
+    for (let i = 0; i < 200; i++) samples.push({ at: i, alt: 100 + noise(i) });
+    for (let i = 0; i < 100; i++) samples.push({ at: 200 + i, alt: 100 + i * 0.5 + noise(i) });
+    const a = finishActivity({ sport: "ride", name: null, samples: build(samples), declared: {}, laps: [], ordinal: 1 });
+    const naive = samples.slice(1).reduce((g, s, i) => g + Math.max(0, s.alt! - samples[i]!.alt!), 0);
+    expect(naive).toBeGreaterThan(250);
+    expect(a.totals.elevationGainM!).toBeGreaterThan(45);
+    expect(a.totals.elevationGainM!).toBeLessThan(55);
+  });
+
+  it("moving time leaves out the stretches standing still", () => {
+    const samples: { at: number; alt?: number; speed?: number }[] = [];
+    for (let i = 0; i <= 100; i++) samples.push({ at: i, speed: i >= 40 && i < 70 ? 0 : 3 });
+    const a = finishActivity({ sport: "run", name: null, samples: build(samples), declared: {}, laps: [], ordinal: 1 });
+    expect(a.totals.elapsedTimeS).toBe(100);
+    expect(a.totals.movingTimeS).toBe(70);
+  });
+
+  it("positions: out of range and exact zeros are no fix", () => {
+    expect(cleanPosition(91, 8)).toBeNull();
+    expect(cleanPosition(47, -181)).toBeNull();
+    expect(cleanPosition(0, 0)).toBeNull();
+    expect(cleanPosition(Number.NaN, 8)).toBeNull();
+    expect(cleanPosition(47.1, 8.2)).toEqual([47.1, 8.2]);
+    // One degree of latitude is about 111.2 km.
+    expect(haversine([47, 8], [48, 8])).toBeCloseTo(111_195, -1);
+  });
+
+  it("timestamps before the FIT epoch or far in the future are dropped", () => {
+    const b = new SampleBuilder(new SampleBudget());
+    b.push({ t: Date.UTC(1980, 0, 1) / 1000 });
+    b.push({ t: T0 });
+    b.push({ t: Date.UTC(2085, 0, 1) / 1000 });
+    expect(b.size).toBe(1);
+    expect(b.dropped).toBe(2);
+  });
+
+  it("the sample cap is per file, across its activities", () => {
+    const budget = new SampleBudget();
+    budget.used = LIMITS.samplesPerFile - 1;
+    const a = new SampleBuilder(budget);
+    a.push({ t: T0 });
+    const b = new SampleBuilder(budget);
+    expect(() => b.push({ t: T0 })).toThrow(FileError);
+  });
+
+  it("names: control characters and runs of space collapse, at most 200 characters", () => {
+    expect(cleanName("  Morning\u0000 run\n\t ")).toBe("Morning run");
+    expect(cleanName("   ")).toBeNull();
+    expect([...cleanName("🏃".repeat(300))!]).toHaveLength(200);
+  });
+
+  it("a declared total outside the limits is replaced by the samples' own", () => {
+    const samples: { at: number; alt?: number; speed?: number }[] = [];
+    for (let i = 0; i <= 10; i++) samples.push({ at: i, speed: 3 });
+    const a = finishActivity({
+      sport: "run",
+      name: null,
+      samples: build(samples),
+      declared: { maxSpeedMps: 250, averageHeartRateHz: 9, energyJ: -5 },
+      laps: [],
+      ordinal: 1,
+    });
+    expect(a.totals.maxSpeedMps).toBe(3);
+    expect(a.totals.averageHeartRateHz).toBeNull();
+    expect(a.totals.energyJ).toBeNull();
+  });
+});

@@ -1,0 +1,533 @@
+import type { SportType } from "../activities/schemas";
+import type { z } from "zod";
+import { FileError, type Lap, type ParsedActivity, type ScalarStreamKey, type Streams, type Totals } from "./types";
+
+// Everything a file states is checked here before it is trusted: each sample value against the
+// range a body or a device can produce, each total against the limits a manual activity has
+// (lib/activities/schemas.ts), and the counts a file may hold. A value out of range becomes null
+// (one bad sensor reading must not cost the athlete the activity); only what the activity cannot
+// exist without (its samples, an elapsed time within 30 days) fails the file.
+
+export const LIMITS = {
+  /** Samples in one file, all activities together: 23 days at 1 Hz. */
+  samplesPerFile: 2_000_000,
+  activitiesPerFile: 100,
+  lapsPerActivity: 10_000,
+  /** The manual-activity limits of lib/activities/schemas.ts, for the same columns. */
+  elapsedS: 30 * 86_400,
+  distanceM: 1_000_000,
+  elevationGainM: 20_000,
+  speedMps: 100,
+  heartRateHz: 5,
+  powerW: 3_000,
+  energyJ: 100_000_000,
+} as const;
+
+/** Sample ranges outside which a value is a sensor fault or a sentinel, not a measurement. */
+export const SAMPLE_RANGE = {
+  heartRateBpm: [20, 300],
+  speedMps: [0, 100],
+  altitudeM: [-500, 9_000],
+  powerW: [0, 3_000],
+  temperatureC: [-60, 70],
+  cadenceRpm: [0, 300],
+  distanceM: [0, 1_000_000],
+} as const;
+
+/** Earliest and latest instants a sample may carry: FIT's epoch (1989-12-31) to a year ahead of now. */
+const EARLIEST_S = Date.UTC(1989, 11, 31) / 1000;
+const latestS = () => Date.now() / 1000 + 366 * 86_400;
+
+const within = (v: number | null | undefined, [lo, hi]: readonly [number, number]): number | null =>
+  v != null && Number.isFinite(v) && v >= lo && v <= hi ? v : null;
+
+/** A latitude/longitude pair, or null when it is out of range or the (0, 0) writers put for "no fix". */
+export function cleanPosition(lat: number | null | undefined, lng: number | null | undefined): [number, number] | null {
+  if (lat == null || lng == null || !Number.isFinite(lat) || !Number.isFinite(lng)) return null;
+  if (lat < -90 || lat > 90 || lng < -180 || lng > 180) return null;
+  // Exactly zero is what recorders write without a fix (bad.tcx, many FIT files); a real track
+  // hits an exact 0.0000000 so rarely that losing that one point costs nothing.
+  if (lat === 0 || lng === 0) return null;
+  return [lat, lng];
+}
+
+/** One sample as a file states it, in the file's units where they are common ones (bpm, rpm). */
+export type RawSample = {
+  /** Seconds since the Unix epoch (fractions allowed). */
+  t: number;
+  lat?: number | null;
+  lng?: number | null;
+  distanceM?: number | null;
+  altitudeM?: number | null;
+  speedMps?: number | null;
+  heartRateBpm?: number | null;
+  cadenceRpm?: number | null;
+  powerW?: number | null;
+  temperatureC?: number | null;
+};
+
+type Channel = ScalarStreamKey;
+const SCALAR_CHANNELS: readonly Channel[] = [
+  "distance_m",
+  "altitude_m",
+  "speed_mps",
+  "heart_rate_hz",
+  "cadence_hz",
+  "power_w",
+  "temperature_c",
+];
+
+/** Shared by every activity of one file, so a file cannot exceed the cap by splitting its samples. */
+export class SampleBudget {
+  used = 0;
+  take() {
+    if (++this.used > LIMITS.samplesPerFile) {
+      throw new FileError(
+        "invalid_file",
+        `The file holds more than ${fmt(LIMITS.samplesPerFile)} samples, more than any real activity records.`,
+      );
+    }
+  }
+}
+
+/**
+ * Collects an activity's samples column by column. Samples must come in time order: one whose
+ * timestamp goes backwards is dropped (a device clock jump or a file spliced from two
+ * recordings; keeping it would make `time_s` decrease). One that repeats the previous timestamp
+ * is merged into it: some writers (Strava's, FIT) put position and distance of one instant in two
+ * records, so the later record fills the channels the earlier lacked.
+ */
+export class SampleBuilder {
+  readonly t: number[] = [];
+  readonly latlng: ([number, number] | null)[] = [];
+  readonly ch: Record<Channel, (number | null)[]> = {
+    distance_m: [],
+    altitude_m: [],
+    speed_mps: [],
+    heart_rate_hz: [],
+    cadence_hz: [],
+    power_w: [],
+    temperature_c: [],
+  };
+  /** Indices where a new segment starts after a pause (GPX trkseg, a timer stop): not moving time. */
+  readonly breaks = new Set<number>();
+  dropped = 0;
+  private pendingBreak = false;
+  private readonly latest = latestS();
+
+  constructor(private readonly budget: SampleBudget) {}
+
+  get size() {
+    return this.t.length;
+  }
+
+  /** The next sample starts a new segment (the recording was paused before it). */
+  pause() {
+    this.pendingBreak = true;
+  }
+
+  push(s: RawSample) {
+    const t = s.t;
+    if (!Number.isFinite(t) || t < EARLIEST_S || t > this.latest) {
+      this.dropped++;
+      return;
+    }
+    const pos = cleanPosition(s.lat, s.lng);
+    const ch = this.ch;
+    const n = this.t.length;
+    if (n > 0) {
+      const last = this.t[n - 1]!;
+      if (t < last) {
+        this.dropped++;
+        return;
+      }
+      if (t === last) {
+        const fill = (k: Channel, v: number | null) => {
+          if (ch[k][n - 1] === null) ch[k][n - 1] = v;
+        };
+        if (this.latlng[n - 1] === null) this.latlng[n - 1] = pos;
+        fill("distance_m", within(s.distanceM, SAMPLE_RANGE.distanceM));
+        fill("altitude_m", within(s.altitudeM, SAMPLE_RANGE.altitudeM));
+        fill("speed_mps", within(s.speedMps, SAMPLE_RANGE.speedMps));
+        fill("heart_rate_hz", hz(within(s.heartRateBpm, SAMPLE_RANGE.heartRateBpm)));
+        fill("cadence_hz", hz(within(s.cadenceRpm, SAMPLE_RANGE.cadenceRpm)));
+        fill("power_w", within(s.powerW, SAMPLE_RANGE.powerW));
+        fill("temperature_c", within(s.temperatureC, SAMPLE_RANGE.temperatureC));
+        return;
+      }
+    }
+    this.budget.take();
+    if (this.pendingBreak && n > 0) this.breaks.add(n);
+    this.pendingBreak = false;
+    this.t.push(t);
+    this.latlng.push(pos);
+    ch.distance_m.push(within(s.distanceM, SAMPLE_RANGE.distanceM));
+    ch.altitude_m.push(within(s.altitudeM, SAMPLE_RANGE.altitudeM));
+    ch.speed_mps.push(within(s.speedMps, SAMPLE_RANGE.speedMps));
+    ch.heart_rate_hz.push(hz(within(s.heartRateBpm, SAMPLE_RANGE.heartRateBpm)));
+    ch.cadence_hz.push(hz(within(s.cadenceRpm, SAMPLE_RANGE.cadenceRpm)));
+    ch.power_w.push(within(s.powerW, SAMPLE_RANGE.powerW));
+    ch.temperature_c.push(within(s.temperatureC, SAMPLE_RANGE.temperatureC));
+  }
+
+  /**
+   * The streams: `time_s` from the first sample, a channel only where the file recorded at least
+   * one value of it. Without a distance channel but with positions, distance is the cumulative
+   * great-circle length of the track.
+   */
+  streams(): Streams {
+    const n = this.t.length;
+    const t0 = this.t[0] ?? 0;
+    const time = new Array<number>(n);
+    for (let i = 0; i < n; i++) time[i] = round3(this.t[i]! - t0);
+    const out: Streams = { size: n, time_s: time };
+    const hasPos = this.latlng.some((p) => p !== null);
+    if (hasPos) out.latlng = this.latlng;
+    for (const k of SCALAR_CHANNELS) {
+      if (this.ch[k].some((v) => v !== null)) out[k] = this.ch[k];
+    }
+    if (!out.distance_m && hasPos) out.distance_m = trackDistance(this.latlng, this.breaks);
+    return out;
+  }
+}
+
+const hz = (perMinute: number | null) => (perMinute === null ? null : perMinute / 60);
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+const EARTH_RADIUS_M = 6_371_008.8;
+/** Great-circle distance (haversine) in metres. */
+export function haversine(a: [number, number], b: [number, number]): number {
+  const toRad = Math.PI / 180;
+  const dLat = (b[0] - a[0]) * toRad;
+  const dLng = (b[1] - a[1]) * toRad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a[0] * toRad) * Math.cos(b[0] * toRad) * Math.sin(dLng / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/**
+ * Cumulative distance along the positions; a sample without one keeps the distance so far. The
+ * gap across a pause is not counted: it is not moving time either, and counting one without the
+ * other would make the average speed absurd.
+ */
+function trackDistance(latlng: ([number, number] | null)[], breaks: ReadonlySet<number>): (number | null)[] {
+  const out = new Array<number | null>(latlng.length);
+  let total = 0;
+  let prev: [number, number] | null = null;
+  for (let i = 0; i < latlng.length; i++) {
+    const p = latlng[i]!;
+    if (breaks.has(i)) prev = null;
+    if (p) {
+      if (prev) total += haversine(prev, p);
+      prev = p;
+    }
+    out[i] = prev ? Math.round(total * 100) / 100 : null;
+  }
+  return out;
+}
+
+/** Below this speed an interval counts as standing still (a slow walk is ~1 m/s). */
+const MOVING_MPS = 0.3;
+/** Without any channel that shows movement, a gap longer than this is a pause. */
+const MAX_SILENT_GAP_S = 60;
+/** Altitude must move this far from the last turning point to count: GPS and barometer noise. */
+const ELEVATION_HYSTERESIS_M = 3;
+/** Metabolic energy from mechanical work at a gross efficiency of about 24% (1 kJ of work ≈ 1 kcal). */
+const WORK_TO_ENERGY = 1 / 0.239;
+
+/** Totals computed from samples `from`..`to` (inclusive). */
+export function summarize(streams: Streams, breaks: ReadonlySet<number>, from: number, to: number): Omit<Totals, "elapsedTimeS"> & { elapsedTimeS: number } {
+  const t = streams.time_s;
+  const dist = streams.distance_m;
+  const speed = streams.speed_mps;
+  const power = streams.power_w;
+  const cadence = streams.cadence_hz;
+  let moving = 0;
+  let work = 0;
+  let workSeen = false;
+  for (let i = from + 1; i <= to; i++) {
+    const dt = t[i]! - t[i - 1]!;
+    if (dt <= 0 || breaks.has(i)) continue;
+    let evidence = false;
+    let moved = false;
+    const v = speed?.[i];
+    if (v != null) {
+      evidence = true;
+      if (v >= MOVING_MPS) moved = true;
+    }
+    const d1 = dist?.[i];
+    const d0 = dist?.[i - 1];
+    if (d1 != null && d0 != null) {
+      evidence = true;
+      if ((d1 - d0) / dt >= MOVING_MPS) moved = true;
+    }
+    const p = power?.[i];
+    if (p != null) {
+      evidence = true;
+      if (p > 0) moved = true;
+      if (dt <= MAX_SILENT_GAP_S) {
+        work += p * dt;
+        workSeen = true;
+      }
+    }
+    const c = cadence?.[i];
+    if (c != null) {
+      evidence = true;
+      if (c > 0) moved = true;
+    }
+    if (evidence ? moved : dt <= MAX_SILENT_GAP_S) moving += dt;
+  }
+  return {
+    elapsedTimeS: t[to]! - t[from]!,
+    movingTimeS: moving,
+    distanceM: dist ? span(dist, from, to) : null,
+    elevationGainM: streams.altitude_m ? elevationGain(streams.altitude_m, from, to) : null,
+    averageSpeedMps: null,
+    maxSpeedMps: speed ? max(speed, from, to) : null,
+    averageHeartRateHz: streams.heart_rate_hz ? mean(streams.heart_rate_hz, from, to) : null,
+    maxHeartRateHz: streams.heart_rate_hz ? max(streams.heart_rate_hz, from, to) : null,
+    averagePowerW: power ? mean(power, from, to) : null,
+    energyJ: workSeen ? work * WORK_TO_ENERGY : null,
+  };
+}
+
+function span(v: (number | null)[], from: number, to: number): number | null {
+  let first: number | null = null;
+  let last: number | null = null;
+  for (let i = from; i <= to; i++) {
+    const x = v[i];
+    if (x == null) continue;
+    if (first === null) first = x;
+    last = x;
+  }
+  return first === null || last === null ? null : Math.max(0, last - first);
+}
+
+function mean(v: (number | null)[], from: number, to: number): number | null {
+  let sum = 0;
+  let n = 0;
+  for (let i = from; i <= to; i++) {
+    const x = v[i];
+    if (x == null) continue;
+    sum += x;
+    n++;
+  }
+  return n ? sum / n : null;
+}
+
+function max(v: (number | null)[], from: number, to: number): number | null {
+  let m: number | null = null;
+  for (let i = from; i <= to; i++) {
+    const x = v[i];
+    if (x != null && (m === null || x > m)) m = x;
+  }
+  return m;
+}
+
+function elevationGain(alt: (number | null)[], from: number, to: number): number | null {
+  let gain = 0;
+  let ref: number | null = null;
+  let seen = false;
+  for (let i = from; i <= to; i++) {
+    const a = alt[i];
+    if (a == null) continue;
+    seen = true;
+    if (ref === null) ref = a;
+    else if (a - ref >= ELEVATION_HYSTERESIS_M) {
+      gain += a - ref;
+      ref = a;
+    } else if (ref - a >= ELEVATION_HYSTERESIS_M) ref = a;
+  }
+  return seen ? gain : null;
+}
+
+/** Totals as a file states them; anything absent is computed from the samples instead. */
+export type Declared = Partial<{ [K in keyof Totals]: number | null | undefined }>;
+
+/** A lap as a file states it: where it starts (Unix seconds) and whatever totals it carries. */
+export type DeclaredLap = { startS: number; endS?: number | null; totals: Declared };
+
+const check = (v: number | null | undefined, lo: number, hi: number, loExclusive = false) =>
+  v != null && Number.isFinite(v) && (loExclusive ? v > lo : v >= lo) && v <= hi ? v : null;
+
+/** Declared totals within the manual-activity limits; an absurd one is null, to be computed instead. */
+function cleanDeclared(d: Declared): Declared {
+  return {
+    elapsedTimeS: check(d.elapsedTimeS, 0, LIMITS.elapsedS),
+    movingTimeS: check(d.movingTimeS, 0, LIMITS.elapsedS),
+    distanceM: check(d.distanceM, 0, LIMITS.distanceM),
+    elevationGainM: check(d.elevationGainM, 0, LIMITS.elevationGainM),
+    averageSpeedMps: check(d.averageSpeedMps, 0, LIMITS.speedMps),
+    maxSpeedMps: check(d.maxSpeedMps, 0, LIMITS.speedMps),
+    averageHeartRateHz: check(d.averageHeartRateHz, 0, LIMITS.heartRateHz, true),
+    maxHeartRateHz: check(d.maxHeartRateHz, 0, LIMITS.heartRateHz, true),
+    averagePowerW: check(d.averagePowerW, 0, LIMITS.powerW),
+    energyJ: check(d.energyJ, 0, LIMITS.energyJ),
+  };
+}
+
+/** File's value first, else the computed one, and either only within the limits. */
+function merge(declared: Declared, computed: ReturnType<typeof summarize>): Omit<Totals, "elapsedTimeS"> & { elapsedTimeS: number } {
+  const d = cleanDeclared(declared);
+  const c = cleanDeclared(computed);
+  const pick = <K extends keyof Totals>(k: K) => d[k] ?? c[k] ?? null;
+  const elapsed = d.elapsedTimeS ?? computed.elapsedTimeS;
+  let moving = pick("movingTimeS");
+  if (moving !== null && moving > elapsed) moving = elapsed;
+  const distance = pick("distanceM");
+  let avgSpeed = d.averageSpeedMps ?? null;
+  if (avgSpeed === null && distance !== null) {
+    const time = moving || elapsed;
+    avgSpeed = time > 0 ? check(distance / time, 0, LIMITS.speedMps) : null;
+  }
+  return {
+    elapsedTimeS: elapsed,
+    movingTimeS: moving,
+    distanceM: distance,
+    elevationGainM: pick("elevationGainM"),
+    averageSpeedMps: avgSpeed,
+    maxSpeedMps: pick("maxSpeedMps"),
+    averageHeartRateHz: pick("averageHeartRateHz"),
+    maxHeartRateHz: pick("maxHeartRateHz"),
+    averagePowerW: pick("averagePowerW"),
+    energyJ: pick("energyJ"),
+  };
+}
+
+/** First index with time ≥ `s` (seconds from the first sample). */
+function lowerBound(t: number[], s: number): number {
+  let lo = 0;
+  let hi = t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (t[mid]! < s) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Builds a checked activity from its samples and what the file declares. Throws `invalid_file`
+ * when what remains cannot be a valid activity (elapsed time over 30 days).
+ */
+export function finishActivity(input: {
+  sport: z.output<typeof SportType>;
+  /** Unix seconds; default the first sample. */
+  startS?: number | null;
+  name: string | null;
+  samples: SampleBuilder;
+  declared: Declared;
+  laps: DeclaredLap[];
+  /** Which activity of the file this is (1-based), for messages. */
+  ordinal: number;
+}): ParsedActivity {
+  const { samples } = input;
+  const streams = samples.streams();
+  const n = streams.size;
+  const t0 = samples.t[0]!;
+  const startS = input.startS != null && Number.isFinite(input.startS) ? input.startS : t0;
+  const computed = summarize(streams, samples.breaks, 0, n - 1);
+  const totals = merge(input.declared, computed);
+  if (totals.elapsedTimeS > LIMITS.elapsedS) {
+    throw new FileError(
+      "invalid_file",
+      `${input.ordinal > 1 ? `Activity ${input.ordinal} of the file` : "The activity"} lasts ${fmt(Math.round(totals.elapsedTimeS / 86_400))} days; an activity can last at most 30.`,
+    );
+  }
+  // A file whose only sample is one instant still took that second.
+  totals.elapsedTimeS = Math.max(1, Math.round(totals.elapsedTimeS));
+  if (totals.movingTimeS !== null) totals.movingTimeS = Math.min(totals.elapsedTimeS, Math.round(totals.movingTimeS));
+
+  if (input.laps.length > LIMITS.lapsPerActivity) {
+    throw new FileError("invalid_file", `The file declares ${fmt(input.laps.length)} laps in one activity; at most ${fmt(LIMITS.lapsPerActivity)} are accepted.`);
+  }
+  const laps: Lap[] = [];
+  const sorted = [...input.laps].filter((l) => Number.isFinite(l.startS)).sort((a, b) => a.startS - b.startS);
+  for (let i = 0; i < sorted.length; i++) {
+    const lap = sorted[i]!;
+    // A lap repeated with the same start (bad.tcx repeats its only lap) is one lap.
+    if (i > 0 && lap.startS === sorted[i - 1]!.startS) continue;
+    let nextStart: number | undefined;
+    for (let j = i + 1; j < sorted.length; j++) {
+      if (sorted[j]!.startS > lap.startS) {
+        nextStart = sorted[j]!.startS;
+        break;
+      }
+    }
+    const declaredEnd = lap.endS ?? (lap.totals.elapsedTimeS != null ? lap.startS + lap.totals.elapsedTimeS : null);
+    const endS = Math.min(declaredEnd ?? Infinity, nextStart ?? Infinity);
+    const from = lowerBound(streams.time_s, lap.startS - t0);
+    let to = (Number.isFinite(endS) ? lowerBound(streams.time_s, endS - t0 + 1e-9) : n) - 1;
+    if (to >= n) to = n - 1;
+    const lapComputed =
+      from <= to
+        ? summarize(streams, samples.breaks, from, to)
+        : { ...nullTotals(), elapsedTimeS: Number.isFinite(endS) ? endS - lap.startS : 0 };
+    const merged = merge(lap.totals, lapComputed);
+    // A lap that starts before the first sample (a TCX lap opened before the GPS had a fix) is
+    // counted from the first sample, like the activity.
+    const early = Math.max(0, t0 - lap.startS);
+    const lapElapsed = round3(Math.min(Math.max(0, merged.elapsedTimeS - early), LIMITS.elapsedS));
+    laps.push({
+      startOffsetS: Math.max(0, round3(lap.startS - t0)),
+      elapsedTimeS: lapElapsed,
+      movingTimeS: merged.movingTimeS === null ? null : Math.min(merged.movingTimeS, lapElapsed),
+      distanceM: merged.distanceM,
+      elevationGainM: merged.elevationGainM,
+      averageSpeedMps: merged.averageSpeedMps,
+      maxSpeedMps: merged.maxSpeedMps,
+      averageHeartRateHz: merged.averageHeartRateHz,
+      maxHeartRateHz: merged.maxHeartRateHz,
+      averagePowerW: merged.averagePowerW,
+    });
+  }
+  if (laps.length === 0) {
+    laps.push({
+      startOffsetS: 0,
+      elapsedTimeS: totals.elapsedTimeS,
+      movingTimeS: totals.movingTimeS,
+      distanceM: totals.distanceM,
+      elevationGainM: totals.elevationGainM,
+      averageSpeedMps: totals.averageSpeedMps,
+      maxSpeedMps: totals.maxSpeedMps,
+      averageHeartRateHz: totals.averageHeartRateHz,
+      maxHeartRateHz: totals.maxHeartRateHz,
+      averagePowerW: totals.averagePowerW,
+    });
+  }
+  return {
+    sport: input.sport,
+    startTime: new Date(Math.round(startS * 1000)),
+    name: cleanName(input.name),
+    totals,
+    streams,
+    laps,
+  };
+}
+
+function nullTotals(): Omit<Totals, "elapsedTimeS"> {
+  return {
+    movingTimeS: null,
+    distanceM: null,
+    elevationGainM: null,
+    averageSpeedMps: null,
+    maxSpeedMps: null,
+    averageHeartRateHz: null,
+    maxHeartRateHz: null,
+    averagePowerW: null,
+    energyJ: null,
+  };
+}
+
+/** A name fit for the activity's `name` (1 to 200 characters, no control characters), or null. */
+export function cleanName(name: string | null | undefined): string | null {
+  if (typeof name !== "string") return null;
+  const s = name.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim();
+  if (!s) return null;
+  return [...s].slice(0, 200).join("");
+}
+
+/** The error for a file that holds no timed sample. */
+export function noActivityData(what: string): FileError {
+  return new FileError("no_activity_data", what);
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { parseActivityFile } from "../parse";
+import { sample, utf8 } from "../testing/samples";
+import { FileError, type ParsedActivity } from "../types";
+
+const tcx = (activities: string, prefix = "") =>
+  utf8(
+    `<?xml version="1.0"?><${prefix}TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2" xmlns:ns3="http://www.garmin.com/xmlschemas/ActivityExtension/v2"><${prefix}Activities>${activities}</${prefix}Activities></${prefix}TrainingCenterDatabase>`,
+  );
+
+const tp = (time: string, extra = "") =>
+  `<Trackpoint><Time>${time}</Time><Position><LatitudeDegrees>47.1</LatitudeDegrees><LongitudeDegrees>8.1</LongitudeDegrees></Position>${extra}</Trackpoint>`;
+
+const lap = (start: string, seconds: number, distance: number, points: string, extra = "") =>
+  `<Lap StartTime="${start}"><TotalTimeSeconds>${seconds}</TotalTimeSeconds><DistanceMeters>${distance}</DistanceMeters>${extra}<Track>${points}</Track></Lap>`;
+
+function parse(bytes: Uint8Array): ParsedActivity[] {
+  return parseActivityFile(bytes, "tcx");
+}
+
+describe("TCX", () => {
+  it("laps give the totals: moving time is the sum of TotalTimeSeconds, heart rate weighted by lap time", () => {
+    const [a] = parse(
+      tcx(
+        `<Activity Sport="Running"><Id>2024-01-01T10:00:00Z</Id><Notes>Intervals</Notes>` +
+          lap("2024-01-01T10:00:00Z", 100, 300, tp("2024-01-01T10:00:00Z") + tp("2024-01-01T10:01:40Z"), "<AverageHeartRateBpm><Value>120</Value></AverageHeartRateBpm><MaximumHeartRateBpm><Value>130</Value></MaximumHeartRateBpm><Calories>10</Calories>") +
+          lap("2024-01-01T10:02:00Z", 300, 1200, tp("2024-01-01T10:02:00Z") + tp("2024-01-01T10:07:00Z"), "<AverageHeartRateBpm><Value>160</Value></AverageHeartRateBpm><MaximumHeartRateBpm><Value>175</Value></MaximumHeartRateBpm><Calories>40</Calories>") +
+          `</Activity>`,
+      ),
+    );
+    expect(a!.sport).toBe("run");
+    expect(a!.name).toBe("Intervals");
+    expect(a!.totals.elapsedTimeS).toBe(420);
+    expect(a!.totals.movingTimeS).toBe(400);
+    expect(a!.totals.distanceM).toBe(1500);
+    expect(a!.totals.averageHeartRateHz).toBeCloseTo((120 * 100 + 160 * 300) / 400 / 60, 9);
+    expect(a!.totals.maxHeartRateHz).toBeCloseTo(175 / 60, 9);
+    expect(a!.totals.energyJ).toBe(50 * 4184);
+    // A lap's elapsed time runs to the next lap's start: the first lap's 100 s of timer time
+    // plus 20 s paused.
+    expect(a!.laps.map((l) => [l.startOffsetS, l.elapsedTimeS, l.movingTimeS, l.distanceM])).toEqual([
+      [0, 120, 100, 300],
+      [120, 300, 300, 1200],
+    ]);
+  });
+
+  it("trackpoint extensions under any prefix: TPX Speed, Watts, RunCadence", () => {
+    const ext = (p: string) => `<Extensions><${p}TPX><${p}Speed>3.5</${p}Speed><${p}Watts>210</${p}Watts><${p}RunCadence>88</${p}RunCadence></${p}TPX></Extensions>`;
+    const [a] = parse(
+      tcx(`<Activity Sport="Biking">${lap("2024-01-01T10:00:00Z", 2, 7, tp("2024-01-01T10:00:00Z", ext("ns3:")) + tp("2024-01-01T10:00:01Z", ext("")))}</Activity>`),
+    );
+    expect(a!.sport).toBe("ride");
+    expect(a!.streams.speed_mps).toEqual([3.5, 3.5]);
+    expect(a!.streams.power_w).toEqual([210, 210]);
+    expect(a!.streams.cadence_hz).toEqual([88 / 60, 88 / 60]);
+  });
+
+  it("a multisport session gives one activity per sport, in order", () => {
+    const act = (sport: string, t: string) => `<Activity Sport="${sport}">${lap(t, 60, 100, tp(t))}</Activity>`;
+    const acts = parse(
+      tcx(
+        `<MultiSportSession><Id>2024-01-01T10:00:00Z</Id><FirstSport>${act("Biking", "2024-01-01T10:00:00Z")}</FirstSport><NextSport>${act("Running", "2024-01-01T11:00:00Z")}</NextSport></MultiSportSession>`,
+      ),
+    );
+    expect(acts.map((a) => a.sport)).toEqual(["ride", "run"]);
+  });
+
+  it("an activity without timed trackpoints is no_activity_data; Other is other", () => {
+    const e = (() => {
+      try {
+        parse(tcx(`<Activity Sport="Other"><Lap StartTime="2024-01-01T10:00:00Z"><TotalTimeSeconds>60</TotalTimeSeconds></Lap></Activity>`));
+      } catch (err) {
+        return err as FileError;
+      }
+    })();
+    expect(e).toBeInstanceOf(FileError);
+    expect(e!.code).toBe("no_activity_data");
+    const [a] = parse(tcx(`<Activity Sport="Other">${lap("2024-01-01T10:00:00Z", 1, 0, tp("2024-01-01T10:00:00Z"))}</Activity>`));
+    expect(a!.sport).toBe("other");
+  });
+
+  it("a lap's DistanceMeters of 0 with no point carrying a distance or a position is not recorded: null", () => {
+    const bare = (t: string) => `<Trackpoint><Time>${t}</Time><HeartRateBpm><Value>120</Value></HeartRateBpm></Trackpoint>`;
+    const indoor = (points: string) => `<Activity Sport="Biking">${lap("2024-01-01T10:00:00Z", 60, 0, points)}</Activity>`;
+    const [a] = parse(tcx(indoor(bare("2024-01-01T10:00:00Z") + bare("2024-01-01T10:01:00Z"))));
+    expect(a!.totals.distanceM).toBeNull();
+    expect(a!.laps[0]!.distanceM).toBeNull();
+    // A point that does carry one makes the 0 a measurement: standing still on the trainer.
+    const [b] = parse(tcx(indoor(bare("2024-01-01T10:00:00Z") + tp("2024-01-01T10:01:00Z", "<DistanceMeters>0</DistanceMeters>"))));
+    expect(b!.totals.distanceM).toBe(0);
+    expect(b!.laps[0]!.distanceM).toBe(0);
+  });
+
+  it("a cut TCX is invalid_file", () => {
+    const bytes = sample("tcx", "garmin_connect.tcx");
+    try {
+      parse(bytes.subarray(0, bytes.length - 100));
+      throw new Error("parsed");
+    } catch (e) {
+      expect(e).toBeInstanceOf(FileError);
+      expect((e as FileError).code).toBe("invalid_file");
+    }
+  });
+
+  it("times with an offset are read as the instant they name (bad.tcx: +01:00)", () => {
+    const [a] = parse(sample("tcx", "bad.tcx"));
+    expect(a!.startTime.toISOString()).toBe("2020-12-27T14:59:36.000Z");
+  });
+});

@@ -1,0 +1,334 @@
+import { gzipSync } from "node:zlib";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { afterAll, describe, expect, it } from "vitest";
+import { inspectUpload } from "../detect";
+import { exportFit, exportGpx, exportTcx } from "../export/index";
+import { parseActivityFile } from "../parse";
+import { decodeStreams, encodeStreams } from "../stream-codec";
+import { syntheticActivity } from "../synthetic";
+import { SAMPLES_DIR } from "../testing/samples";
+import { FileError, STREAM_KEYS, type FileKind } from "../types";
+import { bundleFileWorker, bundleIsFresh } from "./bundle";
+import {
+  closeFileWorkers,
+  DEFAULT_POOL_OPTIONS,
+  exportOffThread,
+  exportStoredOffThread,
+  FileWorkBusyError,
+  FileWorkerError,
+  FileWorkerPool,
+  fileWorkMode,
+  prepareActivitiesOffThread,
+  prepareUploadOffThread,
+  type PoolOptions,
+} from "./pool";
+
+// Vite sets BASE_URL to "/" in tests; the settings need a URL.
+process.env.BASE_URL = "http://localhost:3000";
+
+const read = (p: string) => new Uint8Array(readFileSync(path.join(SAMPLES_DIR, p)));
+const root = path.resolve(__dirname, "../../..");
+
+const pools: FileWorkerPool[] = [];
+function testPool(opts: Partial<PoolOptions> = {}) {
+  const p = new FileWorkerPool({ ...DEFAULT_POOL_OPTIONS, size: 1, ...opts });
+  pools.push(p);
+  return p;
+}
+afterAll(async () => {
+  await Promise.all(pools.map((p) => p.close()));
+  await closeFileWorkers();
+});
+
+/** What the request thread would compute itself. */
+function inProcess(content: Uint8Array, kind: FileKind) {
+  return parseActivityFile(content, kind).map(({ streams, ...rest }) => ({
+    ...rest,
+    streamsSize: streams.size,
+    streamKeys: STREAM_KEYS.filter((k) => streams[k] !== undefined),
+    streamsData: encodeStreams(streams),
+  }));
+}
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("prepareActivitiesOffThread", () => {
+  const files: [string, FileKind][] = [
+    ["fit/garmin-edge-500-activity.fit", "fit"],
+    ["fit/activity-small-fenix2-run.fit", "fit"],
+    ["fit/sample-activity-indoor-trainer.fit", "fit"],
+    ["gpx/blue_hills.gpx", "gpx"],
+    ["gpx/missing_hr.gpx", "gpx"],
+    ["tcx/tour_hr.tcx", "tcx"],
+    ["tcx/garmin_connect.tcx", "tcx"],
+  ];
+  for (const [file, kind] of files) {
+    it(`${file}: the same activities, streams and bytes as in-process`, async () => {
+      const got = await prepareActivitiesOffThread(read(file), kind);
+      expect(fileWorkMode()).toBe("worker");
+      const want = inProcess(read(file), kind);
+      expect(got.length).toBe(want.length);
+      expect(got).toEqual(want);
+      // And the stored bytes decode to the parsed streams.
+      expect(decodeStreams(got[0]!.streamsData).size).toBe(parseActivityFile(read(file), kind)[0]!.streams.size);
+      expect(got[0]!.startTime).toBeInstanceOf(Date);
+    });
+  }
+
+  const bad: [string, Uint8Array, FileKind][] = [
+    ["a valid FIT file with no activity", read("other/WorkoutIndividualSteps.fit"), "fit"],
+    ["a GPX with an empty track", read("gpx/empty_trk.gpx"), "gpx"],
+    ["a truncated FIT file", read("fit/garmin-edge-500-activity.fit").subarray(0, 5000), "fit"],
+    ["cut XML", read("tcx/sample.tcx").subarray(0, 3000), "tcx"],
+    ["bytes that are no format", new TextEncoder().encode("hello, world"), "gpx"],
+  ];
+  for (const [what, bytes, kind] of bad) {
+    it(`${what}: the same FileError (code and message) as in-process`, async () => {
+      let want: FileError | undefined;
+      try {
+        parseActivityFile(bytes, kind);
+      } catch (e) {
+        want = e as FileError;
+      }
+      expect(want).toBeInstanceOf(FileError);
+      const got = await rejection(prepareActivitiesOffThread(bytes, kind));
+      expect(got).toBeInstanceOf(FileError);
+      expect({ code: (got as FileError).code, message: got.message }).toEqual({ code: want!.code, message: want!.message });
+    });
+  }
+
+  it("moves the caller's buffer when it gives it up, and copies it otherwise", async () => {
+    const given = read("gpx/run.gpx");
+    const kept = read("gpx/run.gpx");
+    const [a, b] = await Promise.all([prepareActivitiesOffThread(given, "gpx", { transfer: true }), prepareActivitiesOffThread(kept, "gpx")]);
+    expect(given.byteLength).toBe(0);
+    expect(kept.byteLength).toBeGreaterThan(60_000);
+    expect(a).toEqual(b);
+    // A small Buffer lives in Node's shared pool, which must not (and cannot) be moved: it is copied.
+    const small = Buffer.from(readFileSync(path.join(SAMPLES_DIR, "gpx/missing_hr.gpx")));
+    await prepareActivitiesOffThread(small, "gpx", { transfer: true });
+    expect(small.byteLength).toBe(4443);
+  });
+});
+
+describe("prepareUploadOffThread", () => {
+  it("reads a gzip-compressed upload as the uncompressed file", async () => {
+    const tcx = read("tcx/garmin_connect.tcx");
+    expect(await prepareUploadOffThread(gzipSync(tcx), "tcx")).toEqual(inProcess(tcx, "tcx"));
+    expect(await prepareUploadOffThread(tcx, "tcx")).toEqual(inProcess(tcx, "tcx"));
+  });
+  it("refuses damaged gzip with inspectUpload's words, as invalid_file", async () => {
+    const damaged = gzipSync(read("gpx/run.gpx")).subarray(0, 2000);
+    const inspected = inspectUpload(damaged);
+    expect(inspected.ok).toBe(false);
+    const got = await rejection(prepareUploadOffThread(damaged, "gpx"));
+    expect(got).toBeInstanceOf(FileError);
+    expect({ code: (got as FileError).code, message: got.message }).toEqual({ code: "invalid_file", message: inspected.ok ? "" : inspected.detail });
+  });
+});
+
+describe("exportOffThread", () => {
+  const activity = syntheticActivity({ hours: 1, seed: 3 });
+  it("makes the same FIT, GPX and TCX bytes as in-process", async () => {
+    expect(Buffer.from(await exportOffThread("fit", activity)).equals(Buffer.from(exportFit(activity)))).toBe(true);
+    expect(new TextDecoder().decode(await exportOffThread("gpx", activity))).toBe(exportGpx(activity));
+    expect(new TextDecoder().decode(await exportOffThread("tcx", activity))).toBe(exportTcx(activity));
+  });
+  it("from stored (encoded) streams, the same as exporting the decoded streams", async () => {
+    const streamsData = encodeStreams(activity.streams);
+    const { streams: _, ...rest } = activity;
+    const got = await exportStoredOffThread("gpx", { ...rest, streamsData });
+    expect(new TextDecoder().decode(got)).toBe(exportGpx({ ...activity, streams: decodeStreams(streamsData) }));
+  });
+});
+
+describe("a worker that dies", () => {
+  it("out of memory on a file: that file fails as invalid_file, the worker is replaced, the next file is read", async () => {
+    const pool = testPool({ resourceLimits: { maxOldGenerationSizeMb: 48 } });
+    const big = new TextEncoder().encode(exportGpx(syntheticActivity({ hours: 12, seed: 5 })));
+    const got = await rejection(pool.run({ op: "prepare", content: big, kind: "gpx" }));
+    expect(got).toBeInstanceOf(FileError);
+    expect((got as FileError).code).toBe("invalid_file");
+    expect(got.message).toMatch(/within the service's limits/);
+    expect(pool.replaced).toBe(1);
+    const next = (await pool.run({ op: "prepare", content: read("gpx/run.gpx"), kind: "gpx" })) as unknown[];
+    expect(next).toEqual(inProcess(read("gpx/run.gpx"), "gpx"));
+    expect(pool.mode).toBe("worker");
+  });
+
+  it("by exiting: only its task fails; tasks queued behind it run on the replacement", async () => {
+    const pool = testPool();
+    const crash = rejection(pool.run({ op: "exit" }));
+    const after = pool.run({ op: "prepare", content: read("tcx/sample.tcx"), kind: "tcx" });
+    const err = await crash;
+    expect(err).toBeInstanceOf(FileWorkerError);
+    expect(await after).toEqual(inProcess(read("tcx/sample.tcx"), "tcx"));
+    expect(pool.replaced).toBe(1);
+  });
+
+  it("by running too long: it is ended, its task fails, the next one runs", async () => {
+    const pool = testPool({ taskTimeoutMs: 300 });
+    const started = performance.now();
+    const err = await rejection(pool.run({ op: "spin", ms: 20_000 }));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(err).toBeInstanceOf(FileWorkerError);
+    expect(await pool.run({ op: "spin", ms: 1 })).toBeNull();
+    expect(pool.replaced).toBe(1);
+  });
+});
+
+describe("limits and fallback", () => {
+  it("refuses tasks past the queue's bound with a retriable error", async () => {
+    const pool = testPool({ maxQueuedTasks: 2 });
+    await pool.run({ op: "spin", ms: 1 }); // the worker is up
+    const running = pool.run({ op: "spin", ms: 300 });
+    await new Promise((r) => setTimeout(r, 50)); // let the first task leave the queue for the worker
+    const queued = [pool.run({ op: "spin", ms: 1 }), pool.run({ op: "spin", ms: 1 })];
+    const refused = await rejection(pool.run({ op: "spin", ms: 1 }));
+    expect(refused).toBeInstanceOf(FileWorkBusyError);
+    expect((refused as FileWorkBusyError).retriable).toBe(true);
+    await Promise.all([running, ...queued]);
+  });
+
+  it("refuses tasks past the queued bytes' bound", async () => {
+    const pool = testPool({ maxQueuedBytes: 100_000 });
+    const running = pool.run({ op: "spin", ms: 200 });
+    const first = pool.run({ op: "spin", ms: 1 }, [], 80_000);
+    expect(await rejection(pool.run({ op: "spin", ms: 1 }, [], 80_000))).toBeInstanceOf(FileWorkBusyError);
+    await Promise.all([running, first]);
+  });
+
+  it("a retired pool finishes the task it holds, then ends its workers", async () => {
+    const pool = testPool();
+    await pool.run({ op: "spin", ms: 1 });
+    const running = pool.run({ op: "spin", ms: 200 });
+    pool.retire();
+    expect(await running).toBeNull();
+    expect(pool.mode).toBe("idle");
+    expect(await rejection(pool.run({ op: "spin", ms: 1 }))).toBeInstanceOf(FileWorkerError);
+  });
+
+  it("without a worker module, runs in-process and still answers", async () => {
+    const pool = testPool({
+      workerFile: () => Promise.reject(new Error("no bundle here")),
+    });
+    expect(await pool.run({ op: "prepare", content: read("gpx/run.gpx"), kind: "gpx" })).toEqual(inProcess(read("gpx/run.gpx"), "gpx"));
+    expect(pool.mode).toBe("in-process");
+    const err = await rejection(pool.run({ op: "prepare", content: read("gpx/empty_trk.gpx"), kind: "gpx" }));
+    expect(err).toBeInstanceOf(FileError);
+  });
+
+  it("with a worker that cannot start, runs the task in-process", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "file-worker-"));
+    const broken = path.join(dir, "broken.mjs");
+    writeFileSync(broken, "throw new Error('cannot load');\n");
+    try {
+      const pool = testPool({ workerFile: async () => broken });
+      expect(await pool.run({ op: "prepare", content: read("tcx/sample.tcx"), kind: "tcx" })).toEqual(inProcess(read("tcx/sample.tcx"), "tcx"));
+      expect(pool.mode).toBe("in-process");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the request thread", () => {
+  it("stays responsive while a 12-hour GPX parses off it (and does not in-process)", async () => {
+    const gpx = new TextEncoder().encode(exportGpx(syntheticActivity({ hours: 12, seed: 9 })));
+    await prepareActivitiesOffThread(read("gpx/run.gpx"), "gpx"); // the worker is up
+
+    const measure = async (work: () => Promise<unknown>) => {
+      const h = monitorEventLoopDelay({ resolution: 5 });
+      h.enable();
+      // Timers keep the loop turning, so a stall shows as delay even while we only await.
+      const tick = setInterval(() => {}, 5);
+      await new Promise((r) => setTimeout(r, 20));
+      const started = performance.now();
+      await work();
+      const ms = performance.now() - started;
+      // One more turn of the loop, so a stall that just ended is recorded.
+      await new Promise((r) => setTimeout(r, 20));
+      clearInterval(tick);
+      h.disable();
+      return { ms, maxDelayMs: h.max / 1e6 };
+    };
+    const inline = await measure(async () => inProcess(gpx, "gpx"));
+    const off = await measure(() => prepareActivitiesOffThread(gpx, "gpx"));
+    console.log(`${(gpx.byteLength / 2 ** 20).toFixed(1)} MiB GPX: in-process ${inline.ms.toFixed(0)} ms (loop delay max ${inline.maxDelayMs.toFixed(0)} ms); worker ${off.ms.toFixed(0)} ms (loop delay max ${off.maxDelayMs.toFixed(0)} ms)`);
+    expect(inline.maxDelayMs).toBeGreaterThan(inline.ms * 0.8);
+    expect(off.maxDelayMs).toBeLessThan(inline.ms / 5);
+  });
+});
+
+describe("bundleIsFresh", () => {
+  it("is false once a source the bundle was built from changes", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "file-worker-"));
+    try {
+      const out = path.join(dir, "entry.mjs");
+      await bundleFileWorker(root, out);
+      expect(bundleIsFresh(root, out)).toBe(true);
+      const inputs = JSON.parse(readFileSync(`${out}.inputs.json`, "utf8")) as string[];
+      expect(inputs).toContain("lib/files/parse.ts");
+      const source = path.join(dir, "source.ts");
+      writeFileSync(source, "");
+      writeFileSync(`${out}.inputs.json`, JSON.stringify([...inputs, source]));
+      const later = new Date(Date.now() + 60_000);
+      utimesSync(source, later, later);
+      expect(bundleIsFresh(root, out)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("judges a bundle copied into another checkout by that checkout's sources", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "file-worker-"));
+    try {
+      const out = path.join(dir, "entry.mjs");
+      await bundleFileWorker(root, out);
+      // Another checkout whose copy of a source is newer than the bundle: stale there, fresh here.
+      const other = path.join(dir, "checkout");
+      mkdirSync(path.join(other, "lib/files"), { recursive: true });
+      const inputs = JSON.parse(readFileSync(`${out}.inputs.json`, "utf8")) as string[];
+      for (const p of inputs) {
+        mkdirSync(path.dirname(path.join(other, p)), { recursive: true });
+        writeFileSync(path.join(other, p), "");
+      }
+      const later = new Date(Date.now() + 60_000);
+      utimesSync(path.join(other, "lib/files/parse.ts"), later, later);
+      expect(bundleIsFresh(root, out)).toBe(true);
+      expect(bundleIsFresh(other, out)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("priority", () => {
+  it.runIf(process.platform === "linux")("the worker thread runs at nice 19 and the calling thread keeps its own", async () => {
+    const { readdirSync, readFileSync: read } = await import("node:fs");
+    const pool = new FileWorkerPool({ ...DEFAULT_POOL_OPTIONS, size: 1 });
+    try {
+      await pool.run({ op: "spin", ms: 1 }, [], 0);
+      const nices = readdirSync("/proc/self/task").map((t) => {
+        const st = read(`/proc/self/task/${t}/stat`, "utf8");
+        return { tid: Number(t), name: st.slice(st.indexOf("(") + 1, st.lastIndexOf(")")), nice: Number(st.slice(st.lastIndexOf(")") + 2).split(" ")[16]) };
+      });
+      expect(pool.mode, JSON.stringify(nices)).toBe("worker");
+      expect(nices.map((t) => t.nice)).toContain(19);
+      // This process's main thread (its thread id is the process id) is left as it was.
+      expect(nices.find((t) => t.tid === process.pid)!.nice).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -1,0 +1,370 @@
+import "server-only";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { isMarkedAsUntransferable, Worker, type ResourceLimits } from "node:worker_threads";
+import { getEnv } from "../../env";
+import { errorText, log } from "../../log";
+import type { ExportInput } from "../export/types";
+import { FileError, type FileKind } from "../types";
+import { BUILT_WORKER, bundleFileWorker, bundleIsFresh, CACHED_WORKER } from "./bundle";
+import { READY, type ExportFormat, type PreparedActivity, type Reply, type StoredExportInput, type Task, type WireError } from "./protocol";
+import { runTask } from "./run-task";
+
+export type { ExportFormat, PreparedActivity, StoredExportInput } from "./protocol";
+
+// Parsing a large GPX takes seconds and a FIT export about one: on the request thread that
+// would stall every request the process serves. The work runs on worker threads instead, one
+// by default (the API keeps a core, file work gets the other).
+
+/** The pool has more waiting than it accepts: nothing is wrong with the file, try again later. */
+export class FileWorkBusyError extends Error {
+  readonly retriable = true;
+  constructor() {
+    super("The service is busy reading other files; try again shortly.");
+    this.name = "FileWorkBusyError";
+  }
+}
+
+/** The worker died or ran out of time on a task that is not a user's file (an export): the service's fault. */
+export class FileWorkerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FileWorkerError";
+  }
+}
+
+/**
+ * A file that exhausts the worker's memory or time, or kills it, fails as the file's fault: the
+ * worker runs nothing but that file, so trying again would end the same way.
+ */
+const OVER_LIMITS = "The file could not be read within the service's limits: it is too large or too complex.";
+
+export type PoolOptions = {
+  /** Worker threads; 0 runs every task on the calling thread. */
+  size: number;
+  /** The worker module's path; throwing (no bundle, no esbuild) makes the pool run tasks in-process. */
+  workerFile: () => Promise<string>;
+  taskTimeoutMs: number;
+  /** Tasks waiting for a worker beyond which new ones are refused (FileWorkBusyError). */
+  maxQueuedTasks: number;
+  /** Bytes of input waiting beyond which new tasks are refused: each waiting upload holds its whole file. */
+  maxQueuedBytes: number;
+  resourceLimits: ResourceLimits;
+};
+
+type Job = {
+  id: number;
+  task: Task;
+  transfer: ArrayBuffer[];
+  bytes: number;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+};
+
+type Slot = { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null; online: boolean };
+
+export type PoolMode = "idle" | "worker" | "in-process";
+
+export class FileWorkerPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private queuedBytes = 0;
+  private nextId = 1;
+  private file: Promise<string | null> | null = null;
+  private fallback = false;
+  private closed = false;
+  private draining = false;
+  private retiring = false;
+  /** Workers that died while working, and so were replaced (for tests and logs). */
+  replaced = 0;
+
+  constructor(private readonly opts: PoolOptions) {}
+
+  /** Where tasks run: "idle" until the first task decides. */
+  get mode(): PoolMode {
+    if (this.fallback || this.opts.size === 0) return "in-process";
+    return this.slots.some((s) => s.online) ? "worker" : "idle";
+  }
+
+  run(task: Task, transfer: ArrayBuffer[] = [], bytes = 0): Promise<unknown> {
+    if (this.closed) return Promise.reject(new FileWorkerError("The file worker pool is closed."));
+    if (this.queue.length >= this.opts.maxQueuedTasks || (this.queue.length > 0 && this.queuedBytes + bytes > this.opts.maxQueuedBytes)) {
+      return Promise.reject(new FileWorkBusyError());
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, task, transfer, bytes, resolve, reject });
+      this.queuedBytes += bytes;
+      void this.pump();
+    });
+  }
+
+  /** Ends the workers; waiting tasks are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new FileWorkerError("The file worker pool is closed."));
+    this.queuedBytes = 0;
+    const slots = this.slots.splice(0);
+    for (const s of slots) {
+      if (s.timer) clearTimeout(s.timer);
+      s.job?.reject(new FileWorkerError("The file worker pool is closed."));
+      s.job = null;
+    }
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+
+  private take(): Job | undefined {
+    const job = this.queue.shift();
+    if (job) this.queuedBytes -= job.bytes;
+    return job;
+  }
+
+  private async pump(): Promise<void> {
+    if (this.queue.length === 0) return;
+    if (!this.fallback && this.opts.size > 0) {
+      this.file ??= this.opts.workerFile().catch((e: unknown) => {
+        log.warn("file worker unavailable: reading files on the request thread", { error: errorText(e) });
+        return null;
+      });
+      const file = await this.file;
+      if (file === null) this.fallback = true;
+      else {
+        if (this.closed) return;
+        this.dispatch(file);
+        return;
+      }
+    }
+    this.runInProcess();
+  }
+
+  private dispatch(file: string): void {
+    for (;;) {
+      if (this.fallback) return this.runInProcess();
+      let slot = this.slots.find((s) => s.job === null);
+      if (!slot && this.slots.length < this.opts.size) slot = this.spawn(file);
+      if (!slot) return;
+      const job = this.take();
+      if (!job) return;
+      this.assign(slot, job);
+    }
+  }
+
+  private runInProcess(): void {
+    if (this.draining) return;
+    this.draining = true;
+    // One task per turn of the event loop: requests are served between files at least.
+    const next = () => {
+      const job = this.take();
+      if (!job) {
+        this.draining = false;
+        return;
+      }
+      try {
+        job.resolve(runTask(job.task).result);
+      } catch (e) {
+        job.reject(e instanceof Error ? e : new Error(String(e)));
+      }
+      setImmediate(next);
+    };
+    setImmediate(next);
+  }
+
+  /** Ends the workers once the tasks already given are done. */
+  retire(): void {
+    this.retiring = true;
+    this.closeIfRetired();
+  }
+
+  private closeIfRetired(): void {
+    if (this.retiring && !this.closed && this.queue.length === 0 && this.slots.every((s) => s.job === null)) void this.close();
+  }
+
+  private spawn(file: string): Slot {
+    const worker = new Worker(file, { name: "file-worker", resourceLimits: this.opts.resourceLimits, stdout: false, stderr: false });
+    // Never what keeps a process alive: referenced only while it holds a task someone awaits.
+    worker.unref();
+    const slot: Slot = { worker, job: null, timer: null, online: false };
+    this.slots.push(slot);
+    worker.on("message", (reply: Reply | typeof READY) => {
+      if (reply !== READY) return this.settle(slot, reply);
+      if (this.slots.every((s) => !s.online)) log.info("file worker started", { file, threadId: worker.threadId });
+      slot.online = true;
+    });
+    let failure: Error | null = null;
+    worker.on("error", (e) => {
+      failure = e;
+    });
+    worker.on("exit", (code) => this.died(slot, code, failure, file));
+    return slot;
+  }
+
+  private assign(slot: Slot, job: Job): void {
+    slot.job = job;
+    slot.worker.ref();
+    slot.timer = setTimeout(() => {
+      if (slot.job !== job) return;
+      // Out of the pool at once, so nothing is given to a worker that is being ended.
+      this.slots.splice(this.slots.indexOf(slot), 1);
+      this.release(slot);
+      this.replaced++;
+      log.warn("file worker task ran out of time: worker ended", { op: job.task.op, timeoutMs: this.opts.taskTimeoutMs });
+      job.reject(this.overLimits(job.task));
+      void slot.worker.terminate().then(() => this.redispatch());
+    }, this.opts.taskTimeoutMs);
+    slot.timer.unref();
+    slot.worker.postMessage({ ...job.task, id: job.id }, job.transfer);
+  }
+
+  private settle(slot: Slot, reply: Reply): void {
+    const job = slot.job;
+    if (!job || job.id !== reply.id) return;
+    this.release(slot);
+    if (reply.ok) job.resolve(reply.result);
+    else job.reject(reviveError(reply.error));
+    this.redispatch();
+  }
+
+  private redispatch(): void {
+    if (this.file) void this.file.then((f) => f && !this.closed && this.dispatch(f));
+    this.closeIfRetired();
+  }
+
+  private release(slot: Slot): void {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+    slot.job = null;
+    slot.worker.unref();
+  }
+
+  private died(slot: Slot, code: number, failure: Error | null, file: string): void {
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return; // closed
+    this.slots.splice(index, 1);
+    const job = slot.job;
+    this.release(slot);
+    if (!slot.online) {
+      // It never ran a line of ours: the bundle is broken or threads cannot start here. The
+      // task did not run, so it runs in-process with the rest.
+      log.warn("file worker could not start: reading files on the request thread", { file, code, error: failure ? errorText(failure) : undefined });
+      this.fallback = true;
+      if (job) this.queue.unshift(job);
+      this.queuedBytes += job?.bytes ?? 0;
+      this.runInProcess();
+      return;
+    }
+    if (job) {
+      this.replaced++;
+      const outOfMemory = (failure as { code?: string } | null)?.code === "ERR_WORKER_OUT_OF_MEMORY";
+      log.warn("file worker died on a task: replaced", { op: job.task.op, code, outOfMemory, error: failure ? errorText(failure) : undefined });
+      job.reject(this.overLimits(job.task));
+    }
+    if (!this.closed) this.dispatch(file);
+    this.closeIfRetired();
+  }
+
+  private overLimits(task: Task): Error {
+    return task.op === "prepare" || task.op === "prepareUpload" ? new FileError("invalid_file", OVER_LIMITS) : new FileWorkerError(`The file worker could not finish the ${task.op} task.`);
+  }
+}
+
+/** A FileError comes back as one (same code and message); anything else as an Error with its message. */
+function reviveError(e: WireError): Error {
+  if (e.code) return new FileError(e.code, e.message);
+  const err = new Error(e.message);
+  err.name = e.name;
+  return err;
+}
+
+/** The worker module: the one `npm run build` made when serving a build, else bundled on demand and kept while its sources stay unchanged. */
+export async function resolveWorkerFile(): Promise<string> {
+  // The server runs in the app's directory (scripts/serve.mjs). Not for Next.js's file tracing:
+  // a path from the working directory would have it trace the whole project.
+  const root = process.cwd();
+  const built = path.join(/* turbopackIgnore: true */ root, BUILT_WORKER);
+  if (process.env.NODE_ENV === "production" && existsSync(/* turbopackIgnore: true */ built)) return built;
+  const cached = path.join(/* turbopackIgnore: true */ root, CACHED_WORKER);
+  if (!bundleIsFresh(root, cached)) await bundleFileWorker(root, cached);
+  return cached;
+}
+
+export const DEFAULT_POOL_OPTIONS: Omit<PoolOptions, "size"> = {
+  workerFile: () => resolveWorkerFile(),
+  taskTimeoutMs: 60_000,
+  maxQueuedTasks: 1_000,
+  maxQueuedBytes: 1024 * 1024 * 1024,
+  // The largest upload (a 25 MiB GPX, 24 h at 1 Hz) parses within 384 MB of heap and fails at
+  // 256 MB: 1 GiB leaves room, and a hostile file stops there, not at the process's limit.
+  resourceLimits: { maxOldGenerationSizeMb: 1024 },
+};
+
+let shared: FileWorkerPool | undefined;
+
+/** The pool of this module's last instance. */
+const LATEST = Symbol.for("athlete-activity-service.file-worker-pool");
+
+function pool(): FileWorkerPool {
+  if (shared) return shared;
+  shared = new FileWorkerPool({ ...DEFAULT_POOL_OPTIONS, size: getEnv().fileWorkers });
+  // `next dev` evaluates this module again when a file it imports changes: the new instance's
+  // pool loads the rebuilt worker, and the old one's threads end once their tasks are done.
+  const g = globalThis as { [LATEST]?: FileWorkerPool };
+  g[LATEST]?.retire();
+  g[LATEST] = shared;
+  return shared;
+}
+
+/** The input as a buffer that can be moved to the worker: the caller's own when it gives it up, else a copy of just its bytes. */
+function movable(content: Uint8Array, giveUp: boolean): Uint8Array {
+  const whole = content.buffer instanceof ArrayBuffer && content.byteOffset === 0 && content.byteLength === content.buffer.byteLength;
+  if (giveUp && whole && !isMarkedAsUntransferable(content.buffer)) return content;
+  return new Uint8Array(content);
+}
+
+/**
+ * Parses a file and encodes each activity's streams as stored (lib/files/stream-codec.ts) off the
+ * request thread. Rejects with the same FileError parseActivityFile throws for a bad file, and with
+ * FileError `invalid_file` when the file exhausts the worker's memory (1 GiB) or time (60 s).
+ * `transfer: true` hands `content`'s memory to the worker (the caller's view is emptied) instead
+ * of copying it. Rejects with FileWorkBusyError (retriable) when too much is already waiting.
+ */
+export async function prepareActivitiesOffThread(content: Uint8Array, kind: FileKind, opts: { transfer?: boolean } = {}): Promise<PreparedActivity[]> {
+  const input = movable(content, opts.transfer === true);
+  return (await pool().run({ op: "prepare", content: input, kind }, [input.buffer as ArrayBuffer], input.byteLength)) as PreparedActivity[];
+}
+
+/**
+ * prepareActivitiesOffThread for an upload's stored bytes (`upload_files.bytes`, gzip or not):
+ * the worker also checks and decompresses them (inspectUpload), so no step of reading a file
+ * runs on the request thread. A file inspectUpload refuses fails as FileError `invalid_file`
+ * with its words.
+ */
+export async function prepareUploadOffThread(bytes: Uint8Array, kind: FileKind, opts: { transfer?: boolean } = {}): Promise<PreparedActivity[]> {
+  const input = movable(bytes, opts.transfer === true);
+  return (await pool().run({ op: "prepareUpload", bytes: input, kind }, [input.buffer as ArrayBuffer], input.byteLength)) as PreparedActivity[];
+}
+
+/** A generated file (exportFit, exportGpx or exportTcx) made off the request thread. */
+export async function exportOffThread(format: ExportFormat, input: ExportInput): Promise<Uint8Array> {
+  return (await pool().run({ op: "export", format, input }, [], input.streams.size * 80)) as Uint8Array;
+}
+
+/**
+ * The same from a stored activity, its streams still encoded (`activity_streams.data`): the
+ * worker decodes them, so the request thread neither decodes nor copies tens of thousands of samples.
+ */
+export async function exportStoredOffThread(format: ExportFormat, input: StoredExportInput): Promise<Uint8Array> {
+  // Only the view's bytes: a driver's Buffer may be a view into a larger one, which a plain post would copy whole.
+  const streamsData = movable(input.streamsData, false);
+  return (await pool().run({ op: "exportStored", format, input: { ...input, streamsData } }, [streamsData.buffer as ArrayBuffer], streamsData.byteLength)) as Uint8Array;
+}
+
+/** Ends the shared pool's workers (tests; a server never needs to: idle workers do not hold it open). */
+export async function closeFileWorkers(): Promise<void> {
+  const p = shared;
+  shared = undefined;
+  await p?.close();
+}
+
+/** Where the shared pool runs tasks (tests check that it is a worker). */
+export function fileWorkMode(): PoolMode {
+  return shared?.mode ?? "idle";
+}

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq, gt, sql } from "drizzle-orm";
+import { users, uploads } from "../db/schema";
+import type { Db } from "../db/client";
+import { createTestDatabase } from "../testing/db";
+import { claimUploads } from "./claim-uploads";
+
+/**
+ * A claim takes exactly the uploads it answers. Written as `UPDATE … WHERE id IN (SELECT …
+ * LIMIT n FOR UPDATE SKIP LOCKED)`, PostgreSQL updated more rows than the limit on a busy table:
+ * the extra ones had their attempt counted and their lease set, yet no processor held them, and
+ * after three lapsed leases good files ended failed (seen under a burst of 100 uploads).
+ */
+let db: Db;
+let drop: () => Promise<void>;
+beforeAll(async () => {
+  const handle = await createTestDatabase();
+  db = handle.db;
+  drop = handle.drop;
+  await db.insert(users).values({ id: "ath_claims", email: "claims@example.com", name: "Claims", passwordHash: "x" });
+  await db.insert(uploads).values(
+    Array.from({ length: 200 }, (_, i) => ({
+      id: `upl_claim${String(i).padStart(4, "0")}`,
+      athleteId: "ath_claims",
+      uploader: "athlete",
+      dataType: "fit" as const,
+      gzip: false,
+      receivedSha256: `r${i}`,
+      contentSha256: `c${i}`,
+      sizeBytes: 1,
+      createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+    })),
+  );
+  await db.execute(sql`analyze uploads`);
+});
+afterAll(() => drop());
+
+describe("claimUploads", () => {
+  it("claims at most `limit` uploads, oldest first, and counts an attempt only on those it answers", async () => {
+    const answered: string[] = [];
+    for (let round = 0; round < 20; round++) {
+      const claimed = await claimUploads(db, { limit: 1 });
+      expect(claimed).toHaveLength(1);
+      answered.push(claimed[0]!.id);
+    }
+    const five = await claimUploads(db, { limit: 5 });
+    expect(five).toHaveLength(5);
+    answered.push(...five.map((c) => c.id));
+    expect(answered).toEqual(Array.from({ length: 25 }, (_, i) => `upl_claim${String(i).padStart(4, "0")}`));
+    const touched = await db.select({ id: uploads.id, attempts: uploads.attempts }).from(uploads).where(gt(uploads.attempts, 0));
+    expect(touched.map((t) => t.id).sort()).toEqual([...answered].sort());
+    expect(touched.every((t) => t.attempts === 1)).toBe(true);
+  });
+
+  it("takes a named upload only while it is claimable", async () => {
+    const [claimed] = await claimUploads(db, { limit: 1, uploadId: "upl_claim0100" });
+    expect(claimed).toEqual({ id: "upl_claim0100", attempts: 1 });
+    expect(await claimUploads(db, { limit: 1, uploadId: "upl_claim0100" })).toEqual([]);
+    const [row] = await db.select().from(uploads).where(eq(uploads.id, "upl_claim0100"));
+    expect(row!.claimedUntil!.getTime()).toBeGreaterThan(Date.now());
+  });
+});

@@ -1,0 +1,159 @@
+import { createHash } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { uploadFiles, uploads } from "../db/schema";
+import type { AthleteActor } from "../auth/actor";
+import { assertSelf, requireAthleteActor } from "../athletes/reach";
+import { ApiError } from "../http/errors";
+import type { WriteCtx } from "../http/operation";
+import { newId } from "../ids";
+import { inspectUpload } from "../files/detect";
+import type { FileKind } from "../files/types";
+import type { ReceivedFile } from "./multipart";
+import { MAX_UPLOAD_BYTES, type CreateUploadFields } from "./schemas";
+import { toUploadWire } from "./to-wire";
+import { notifyUploadWork } from "./wake";
+
+/** A received file, recognised and hashed before the write's transaction opens. */
+export type PreparedUpload = {
+  kind: FileKind;
+  gzip: boolean;
+  fileName: string | null;
+  /** The bytes as received (a gzip upload stays gzip: the original is exported as it came). */
+  bytes: Uint8Array;
+  receivedSha256: string;
+  contentSha256: string;
+};
+
+function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * Recognises the file from its content (CONTRACT §11: FIT header, XML root; gzip around either)
+ * and hashes it as received and as decompressed. CPU work on up to 25 MiB, so it runs before
+ * the transaction opens (`before`): no connection is held while it runs.
+ */
+export function prepareUpload(file: ReceivedFile | undefined): PreparedUpload {
+  if (!file) {
+    const detail = "An upload needs its file in a `file` part of the multipart body.";
+    throw new ApiError("invalid_request", detail, { errors: [{ field: "file", code: "invalid_request", detail }] });
+  }
+  const inspected = inspectUpload(file.bytes);
+  if (!inspected.ok) {
+    if (inspected.reason === "too_large") {
+      throw new ApiError("payload_too_large", `Files are limited to ${MAX_UPLOAD_BYTES} bytes (25 MiB), decompressed too: ${inspected.detail}`);
+    }
+    throw new ApiError(
+      "unsupported_file_type",
+      `The file is not one this service reads (FIT, GPX or TCX, each optionally gzip-compressed): ${inspected.detail}`,
+    );
+  }
+  return {
+    kind: inspected.kind,
+    gzip: inspected.gzip,
+    fileName: file.name,
+    bytes: file.bytes,
+    receivedSha256: sha256(file.bytes),
+    contentSha256: inspected.gzip ? sha256(inspected.content) : sha256(file.bytes),
+  };
+}
+
+/**
+ * The bytes a single statement carries. Both drivers send a bytea parameter as hex text, so one
+ * statement with a whole 25 MiB file costs some 100 MiB of transient strings and buffers per
+ * upload; ten at once passed a gigabyte. In slices the cost is bounded by the slice, at the
+ * price of PostgreSQL rewriting the growing value once per slice (a 25 MiB file: 7 statements).
+ */
+const FILE_SLICE_BYTES = 4 * 1024 * 1024;
+
+/** The original file into `upload_files`, one bounded slice a statement. */
+async function storeFileBytes(tx: WriteCtx["db"], uploadId: string, bytes: Uint8Array): Promise<void> {
+  await tx.insert(uploadFiles).values({ uploadId, bytes: bytes.subarray(0, FILE_SLICE_BYTES) });
+  for (let at = FILE_SLICE_BYTES; at < bytes.byteLength; at += FILE_SLICE_BYTES) {
+    const slice = bytes.subarray(at, at + FILE_SLICE_BYTES);
+    await tx
+      .update(uploadFiles)
+      .set({ bytes: sql`${uploadFiles.bytes} || ${sql.param(slice, uploadFiles.bytes)}` })
+      .where(eq(uploadFiles.uploadId, uploadId));
+  }
+}
+
+/** Who an `external_id` belongs to besides the athlete: the app, or the athlete's own PATs and console together. */
+export function uploaderOf(actor: AthleteActor): string {
+  return actor.kind === "oauth" ? actor.clientId : "athlete";
+}
+
+async function findByExternalId(db: Db, athleteId: string, uploader: string, externalId: string) {
+  const [row] = await db
+    .select()
+    .from(uploads)
+    .where(and(eq(uploads.athleteId, athleteId), eq(uploads.uploader, uploader), eq(uploads.externalId, externalId)))
+    .limit(1);
+  return row;
+}
+
+function replayOrConflict(row: typeof uploads.$inferSelect, file: PreparedUpload) {
+  if (row.receivedSha256 !== file.receivedSha256) {
+    throw new ApiError(
+      "conflict",
+      `external_id ${JSON.stringify(row.externalId)} already names upload ${row.id}, sent with other file bytes. Use a new external_id for a new file.`,
+    );
+  }
+  return toUploadWire(row);
+}
+
+/**
+ * Records an upload for the actor: the row and the original bytes, nothing else, in the
+ * caller's transaction; processing happens elsewhere (process-upload.ts), woken by this
+ * transaction's commit. The same `external_id` from the same uploader answers the first
+ * upload as it stands now, or 409 when the bytes differ (CONTRACT §11).
+ */
+export async function createUpload({
+  ctx,
+  athleteId,
+  fields,
+  file,
+}: {
+  ctx: WriteCtx;
+  athleteId: string;
+  fields: CreateUploadFields;
+  file: PreparedUpload;
+}) {
+  requireAthleteActor(ctx.actor);
+  assertSelf(ctx.actor, athleteId);
+  const actor = ctx.actor;
+  const uploader = uploaderOf(actor);
+  const externalId = fields.external_id ?? null;
+  if (externalId !== null) {
+    const existing = await findByExternalId(ctx.db, actor.userId, uploader, externalId);
+    if (existing) return replayOrConflict(existing, file);
+  }
+  const [row] = await ctx.db
+    .insert(uploads)
+    .values({
+      id: newId("upl"),
+      athleteId: actor.userId,
+      uploader,
+      externalId,
+      dataType: file.kind,
+      fileName: file.fileName,
+      nameOverride: fields.name ?? null,
+      sportTypeOverride: fields.sport_type ?? null,
+      gzip: file.gzip,
+      receivedSha256: file.receivedSha256,
+      contentSha256: file.contentSha256,
+      sizeBytes: file.bytes.byteLength,
+    })
+    // Two requests with one external_id at once: the second waits for the first to commit and inserts nothing.
+    .onConflictDoNothing({ target: [uploads.athleteId, uploads.uploader, uploads.externalId], where: sql`${uploads.externalId} is not null` })
+    .returning();
+  if (!row) {
+    const winner = await findByExternalId(ctx.db, actor.userId, uploader, externalId!);
+    if (!winner) throw new Error("upload external_id conflict without a row");
+    return replayOrConflict(winner, file);
+  }
+  await storeFileBytes(ctx.db, row.id, file.bytes);
+  await notifyUploadWork(ctx.db);
+  return toUploadWire(row);
+}

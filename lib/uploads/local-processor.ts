@@ -1,0 +1,115 @@
+import "server-only";
+import type { Db } from "../db/client";
+import { log } from "../log";
+import { claimUploads } from "./claim-uploads";
+import { processUpload, type ProcessOptions } from "./process-upload";
+import { listenForUploads, onUploadWake } from "./wake";
+
+export type UploadProcessorOptions = ProcessOptions & {
+  db: Db | (() => Promise<Db>);
+  /** The safety net: look for uploads this often even when nothing wakes the processor. */
+  pollMs?: number;
+  /** LISTEN for uploads committed by any instance. */
+  listen?: boolean;
+};
+
+export type UploadProcessor = {
+  wake: () => void;
+  /** Resolves after a pass that began after the call found no upload left to claim. */
+  idle: () => Promise<void>;
+  /** Stops taking uploads and waits for the one in hand. */
+  stop: () => Promise<void>;
+};
+
+/**
+ * DELIVERY_RUNNER=local: processes uploads inside the service process, one at a time (the
+ * parsing runs on the file worker thread, lib/files/worker; one file at a time keeps a burst of
+ * uploads to one core's worth of parsing and one write transaction). Woken by each upload's commit
+ * (NOTIFY, so instances hear each other's) and by a poll, which also finds uploads whose
+ * processor died once their lease lapses.
+ */
+export function startUploadProcessor(opts: UploadProcessorOptions): UploadProcessor {
+  const pollMs = opts.pollMs ?? 2000;
+  const getDb = typeof opts.db === "function" ? opts.db : () => Promise.resolve(opts.db as Db);
+  let stopped = false;
+  let woken = false;
+  let resolveWait: (() => void) | undefined;
+  let passes = 0;
+  const idleWaiters: { after: number; resolve: () => void }[] = [];
+  let listening: Promise<(() => Promise<void>) | undefined> | undefined;
+
+  const wake = () => {
+    woken = true;
+    resolveWait?.();
+  };
+
+  const wait = async () => {
+    if (woken) {
+      woken = false;
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((r) => {
+      resolveWait = r;
+      timer = setTimeout(r, pollMs);
+      timer.unref?.();
+    });
+    clearTimeout(timer);
+    resolveWait = undefined;
+    woken = false;
+  };
+
+  const loop = async () => {
+    while (!stopped) {
+      const pass = ++passes;
+      let failed = false;
+      try {
+        const db = await getDb();
+        if (opts.listen !== false && !listening) {
+          listening = listenForUploads(db, wake).catch((err: unknown) => {
+            listening = undefined;
+            log.warn("upload processor cannot LISTEN; polling only", { error: String(err) });
+            return undefined;
+          });
+        }
+        for (;;) {
+          if (stopped) break;
+          const [claimed] = await claimUploads(db, { limit: 1, leaseS: opts.leaseS });
+          if (!claimed) break;
+          await processUpload(db, claimed, opts);
+          await new Promise<void>((r) => setImmediate(r));
+        }
+      } catch (err) {
+        failed = true;
+        log.warn("upload processor pass failed; retrying", { error: String(err) });
+      }
+      if (!failed) {
+        for (const w of idleWaiters.filter((w) => w.after < pass)) {
+          idleWaiters.splice(idleWaiters.indexOf(w), 1);
+          w.resolve();
+        }
+      }
+      if (!stopped) await wait();
+    }
+  };
+
+  const offWake = onUploadWake(wake);
+  const done = loop();
+  return {
+    wake,
+    idle() {
+      return new Promise((resolve) => {
+        idleWaiters.push({ after: passes, resolve });
+        wake();
+      });
+    },
+    async stop() {
+      stopped = true;
+      offWake();
+      wake();
+      await done;
+      const unlisten = await listening;
+      await unlisten?.().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,194 @@
+import { Busboy, type BusboyFileStream } from "@fastify/busboy";
+import { ApiError } from "../http/errors";
+
+/** How the one file part of a `multipart/form-data` body is read (`RouteIo.multipart`). */
+export type MultipartSpec = {
+  /** The name of the one file part; any other file part is refused. */
+  fileField: string;
+  /** The most bytes the file may hold; past it the answer is 413, and nothing more is kept. */
+  maxFileBytes: number;
+  /** The largest text field, in bytes. */
+  maxFieldBytes?: number;
+  /** How many text fields at most (their names are judged by the route's body schema). */
+  maxFields?: number;
+};
+
+/** The file part as received, byte for byte: one buffer, no copies kept beside it. */
+export type ReceivedFile = { name: string | null; bytes: Buffer };
+
+export type MultipartForm = { fields: Record<string, string>; file: ReceivedFile | undefined };
+
+/** Room for the boundaries, part headers and text fields around the file. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+/** How much of a refused body is still read (and dropped) so the answer reaches the client. */
+const DRAIN_FACTOR = 2;
+
+function badForm(detail: string, field = "body"): ApiError {
+  return new ApiError("invalid_request", detail, { errors: [{ field, code: "invalid_request", detail }] });
+}
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError("payload_too_large", `Files are limited to ${limit} bytes (${limit / (1024 * 1024)} MiB).`);
+}
+
+/**
+ * Reads a `multipart/form-data` body from its stream with busboy: text fields as strings, and
+ * the one file part into a single buffer, sized from `Content-Length` when the client sent
+ * one, so a 25 MiB file costs 25 MiB and not a list of chunks plus their concatenation. A file
+ * over the limit is 413 as soon as it passes it; what follows is read and dropped (up to a
+ * bound) so the client gets the answer on its connection, and nothing of it is kept.
+ */
+export async function readMultipartForm(req: Request, spec: MultipartSpec): Promise<MultipartForm> {
+  const type = req.headers.get("content-type") ?? "";
+  if (!/^multipart\/form-data\s*;/i.test(type.trim())) {
+    throw badForm("The request body must be `multipart/form-data` with a `file` part (`Content-Type: multipart/form-data; boundary=…`).");
+  }
+  const maxFieldBytes = spec.maxFieldBytes ?? 1024;
+  const maxFields = spec.maxFields ?? 8;
+  const bodyLimit = spec.maxFileBytes + FORM_OVERHEAD_BYTES;
+  const declared = req.headers.has("content-length") ? Number(req.headers.get("content-length")) : undefined;
+  if (declared !== undefined && declared > bodyLimit) {
+    if (req.body && declared <= bodyLimit * DRAIN_FACTOR) await drain(req.body.getReader(), bodyLimit * DRAIN_FACTOR);
+    else await req.body?.cancel().catch(() => {});
+    throw tooLarge(spec.maxFileBytes);
+  }
+
+  let bb: ReturnType<typeof Busboy>;
+  try {
+    bb = Busboy({
+      headers: { "content-type": type },
+      limits: {
+        fileSize: spec.maxFileBytes,
+        // One more than taken, so a second file part is named in the refusal rather than dropped.
+        files: 2,
+        fields: maxFields,
+        parts: maxFields + 2,
+        fieldSize: maxFieldBytes,
+        fieldNameSize: 100,
+        headerPairs: 20,
+      },
+    });
+  } catch (err) {
+    throw badForm(`The multipart body cannot be read: ${(err as Error).message}.`);
+  }
+
+  const fields: Record<string, string> = {};
+  let file: ReceivedFile | undefined;
+  let refusal: ApiError | undefined;
+  const refuse = (e: ApiError) => {
+    refusal ??= e;
+  };
+  let fileDone: Promise<void> = Promise.resolve();
+
+  bb.on("field", (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
+    if (name === spec.fileField) return refuse(badForm(`\`${name}\` must be a file part (with a filename), not a text field.`, name));
+    if (Object.hasOwn(fields, name)) return refuse(badForm(`The field \`${name}\` is sent more than once.`, name));
+    if (valueTruncated) return refuse(badForm(`The field \`${name}\` is longer than ${maxFieldBytes} bytes.`, name));
+    fields[name] = value;
+  });
+  bb.on("file", (name: string, stream: BusboyFileStream, filename: string | undefined) => {
+    if (name !== spec.fileField || file) {
+      stream.resume();
+      return refuse(
+        file && name === spec.fileField
+          ? badForm(`Send one \`${spec.fileField}\` part per upload.`, name)
+          : badForm(`Unknown file part \`${name}\`: the file goes in the \`${spec.fileField}\` part.`, name),
+      );
+    }
+    const received: ReceivedFile = { name: cleanFileName(filename), bytes: Buffer.alloc(0) };
+    file = received;
+    // Sized once from the declared body length (the file is at most that); grown by doubling otherwise.
+    let buf = Buffer.allocUnsafe(Math.min(declared ?? 64 * 1024, spec.maxFileBytes));
+    let size = 0;
+    fileDone = new Promise<void>((resolve) => {
+      stream.on("data", (chunk: Buffer) => {
+        if (refusal?.code === "payload_too_large") return;
+        if (size + chunk.byteLength > buf.byteLength) {
+          const grown = Buffer.allocUnsafe(Math.min(spec.maxFileBytes, Math.max(buf.byteLength * 2, size + chunk.byteLength)));
+          buf.copy(grown, 0, 0, size);
+          buf = grown;
+        }
+        chunk.copy(buf, size);
+        size += chunk.byteLength;
+      });
+      stream.on("limit", () => {
+        refuse(tooLarge(spec.maxFileBytes));
+        buf = Buffer.alloc(0);
+      });
+      stream.on("end", () => {
+        received.bytes = refusal?.code === "payload_too_large" ? Buffer.alloc(0) : buf.subarray(0, size);
+        resolve();
+      });
+      stream.on("error", () => resolve());
+    });
+  });
+  bb.on("partsLimit", () => refuse(badForm("The body has more parts than an upload takes: one `file` and the documented fields.")));
+  bb.on("filesLimit", () => refuse(badForm(`Send one \`${spec.fileField}\` part per upload.`, spec.fileField)));
+  bb.on("fieldsLimit", () => refuse(badForm(`An upload takes at most ${maxFields} text fields.`)));
+
+  const finished = new Promise<void>((resolve, reject) => {
+    bb.on("finish", () => resolve());
+    bb.on("error", (err: unknown) => reject(err instanceof Error ? err : new Error(String(err))));
+  });
+  // Busboy's own errors (a malformed body) are answered below; the promise must not be left unhandled meanwhile.
+  finished.catch(() => {});
+
+  let read = 0;
+  if (req.body) {
+    const reader = req.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        read += value.byteLength;
+        if (read > bodyLimit) {
+          refuse(tooLarge(spec.maxFileBytes));
+          await drain(reader, bodyLimit * DRAIN_FACTOR - read);
+          break;
+        }
+        if (refusal?.code === "payload_too_large") continue;
+        if (!bb.write(value)) await new Promise<void>((r) => bb.once("drain", () => r()));
+      }
+    } catch (err) {
+      throw badForm(`The request body could not be read to its end: ${(err as Error).message}.`);
+    }
+  }
+  if (refusal?.code === "payload_too_large") {
+    bb.destroy();
+    throw refusal;
+  }
+  bb.end();
+  try {
+    await finished;
+  } catch (err) {
+    throw badForm(`The multipart body is malformed: ${(err as Error).message}.`);
+  }
+  await fileDone;
+  if (refusal) throw refusal;
+  return { fields, file };
+}
+
+/** Reads and drops up to `limit` more bytes, then cancels the stream. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<void> {
+  let dropped = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      dropped += value.byteLength;
+      if (dropped > limit) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    // The client went away: nothing is left to answer.
+  }
+}
+
+/** The name as the client gave it, without a path, control characters or excess length; null when none is left. */
+function cleanFileName(raw: string | undefined): string | null {
+  if (!raw) return null;
+  const name = raw.replace(/^.*[\\/]/, "").replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255);
+  return name || null;
+}

@@ -1,0 +1,153 @@
+import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
+import { activities, activityLaps, activityStreams, athleteProfiles, uploads } from "../db/schema";
+import type { Tx } from "../db/transaction";
+import { appendEvent } from "../events/append-event";
+import type { PreparedActivity } from "../files/worker/pool";
+import { newId } from "../ids";
+import { localDateTimeIn } from "../time/local";
+import { SportType } from "../activities/schemas";
+import { defaultActivityName } from "./name-activity";
+
+type UploadRow = typeof uploads.$inferSelect;
+export type UploadOutcome = "succeeded" | "failed" | "already_finished";
+
+/** A number the file gave, or null where it gave none (or nothing finite). */
+const finite = (v: number | null | undefined): number | null => (v != null && Number.isFinite(v) ? v : null);
+const wholeSeconds = (v: number | null | undefined): number | null => {
+  const f = finite(v);
+  return f === null ? null : Math.max(0, Math.round(f));
+};
+
+/**
+ * The upload, locked for this transaction, if it is still processing. A second processor that
+ * took it after this one's lease lapsed waits here for this one to commit, then finds it
+ * finished: each upload's activities are made exactly once.
+ */
+async function lockProcessing(tx: Tx, uploadId: string): Promise<UploadRow | undefined> {
+  const [row] = await tx.select().from(uploads).where(eq(uploads.id, uploadId)).for("update");
+  return row?.status === "processing" ? row : undefined;
+}
+
+/** Ends an upload as failed with `{code, detail}`, unless it already ended. */
+export async function failUpload(
+  tx: Tx,
+  uploadId: string,
+  error: { code: "invalid_file" | "no_activity_data" | "duplicate_activity"; detail: string; duplicateOf?: string },
+): Promise<UploadOutcome> {
+  if (!(await lockProcessing(tx, uploadId))) return "already_finished";
+  await tx
+    .update(uploads)
+    .set({
+      status: "failed",
+      errorCode: error.code,
+      errorDetail: error.detail,
+      duplicateOf: error.duplicateOf ?? null,
+      activityIds: [],
+      claimedUntil: null,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(uploads.id, uploadId));
+  return "failed";
+}
+
+/**
+ * An activity of an earlier upload of the same file bytes (decompressed) by the same athlete
+ * that still exists (CONTRACT §11 `duplicate_activity`); deleting every activity made from a
+ * file lets it be uploaded again.
+ */
+async function existingActivityOfSameFile(tx: Tx, upload: UploadRow): Promise<string | undefined> {
+  const same = tx
+    .select({ id: uploads.id })
+    .from(uploads)
+    .where(and(eq(uploads.athleteId, upload.athleteId), eq(uploads.contentSha256, upload.contentSha256), ne(uploads.id, upload.id)));
+  const [hit] = await tx
+    .select({ id: activities.id })
+    .from(activities)
+    .where(and(eq(activities.athleteId, upload.athleteId), inArray(activities.uploadId, same)))
+    .orderBy(asc(activities.createdAt), asc(activities.id))
+    .limit(1);
+  return hit?.id;
+}
+
+/**
+ * Turns a parsed file into its activities, in the caller's one transaction: the duplicate
+ * check, then per parsed activity its row (source `upload`), its streams, its laps and
+ * `activity.created`, and the upload marked succeeded with their ids. Whatever fails rolls all
+ * of it back: never a half-made activity.
+ */
+export async function saveParsedActivities(tx: Tx, uploadId: string, parsed: PreparedActivity[]): Promise<UploadOutcome> {
+  const upload = await lockProcessing(tx, uploadId);
+  if (!upload) return "already_finished";
+  // Two uploads of one file processed at once would each find no activity of the other.
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`upload:${upload.athleteId}:${upload.contentSha256}`}, 0))`);
+  const existing = await existingActivityOfSameFile(tx, upload);
+  if (existing) {
+    return failUpload(tx, uploadId, {
+      code: "duplicate_activity",
+      detail: `This file was already uploaded: it is activity ${existing}. Delete that activity to upload the file again.`,
+      duplicateOf: existing,
+    });
+  }
+  if (!parsed.length) return failUpload(tx, uploadId, { code: "no_activity_data", detail: "The file holds no activity." });
+
+  const [profile] = await tx.select({ timezone: athleteProfiles.timezone }).from(athleteProfiles).where(eq(athleteProfiles.userId, upload.athleteId));
+  const timezone = profile?.timezone ?? "UTC";
+  const sportOverride = upload.sportTypeOverride ? SportType.parse(upload.sportTypeOverride) : undefined;
+  const ids: string[] = [];
+  for (const p of parsed) {
+    const id = newId("act");
+    const sport = sportOverride ?? p.sport;
+    const startLocal = localDateTimeIn(timezone, p.startTime);
+    const t = p.totals;
+    await tx.insert(activities).values({
+      id,
+      athleteId: upload.athleteId,
+      name: (upload.nameOverride ?? p.name?.trim() ?? "").slice(0, 200) || defaultActivityName(sport, startLocal),
+      sportType: sport,
+      startLocal: startLocal.replace("T", " "),
+      elapsedTimeS: wholeSeconds(t.elapsedTimeS) ?? 0,
+      movingTimeS: wholeSeconds(t.movingTimeS),
+      distanceM: finite(t.distanceM),
+      elevationGainM: finite(t.elevationGainM),
+      averageSpeedMps: finite(t.averageSpeedMps),
+      maxSpeedMps: finite(t.maxSpeedMps),
+      averageHeartRateHz: finite(t.averageHeartRateHz),
+      maxHeartRateHz: finite(t.maxHeartRateHz),
+      averagePowerW: finite(t.averagePowerW),
+      energyJ: finite(t.energyJ),
+      source: "upload",
+      uploadId: upload.id,
+    });
+    await tx.insert(activityStreams).values({
+      activityId: id,
+      size: p.streamsSize,
+      keys: p.streamKeys,
+      data: p.streamsData,
+    });
+    if (p.laps.length) {
+      await tx.insert(activityLaps).values(
+        p.laps.map((l, index) => ({
+          activityId: id,
+          index,
+          startOffsetS: finite(l.startOffsetS) ?? 0,
+          elapsedTimeS: finite(l.elapsedTimeS) ?? 0,
+          movingTimeS: finite(l.movingTimeS),
+          distanceM: finite(l.distanceM),
+          elevationGainM: finite(l.elevationGainM),
+          averageSpeedMps: finite(l.averageSpeedMps),
+          maxSpeedMps: finite(l.maxSpeedMps),
+          averageHeartRateHz: finite(l.averageHeartRateHz),
+          maxHeartRateHz: finite(l.maxHeartRateHz),
+          averagePowerW: finite(l.averagePowerW),
+        })),
+      );
+    }
+    await appendEvent(tx, { type: "activity.created", athleteId: upload.athleteId, objectId: id, objectType: "activity" });
+    ids.push(id);
+  }
+  await tx
+    .update(uploads)
+    .set({ status: "succeeded", activityIds: ids, errorCode: null, errorDetail: null, claimedUntil: null, updatedAt: sql`now()` })
+    .where(eq(uploads.id, uploadId));
+  return "succeeded";
+}

@@ -1,0 +1,529 @@
+import { SAMPLES_DIR } from "../files/testing/samples";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { randomBytes } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import { Decoder, Stream } from "@garmin/fitsdk";
+import { setupApi } from "../testing/fixtures";
+import { sessionCookieFor } from "../auth/test-session";
+import { countRows } from "../testing/rows";
+import { expectWireShape } from "../testing/wire-shape";
+import { activities, activityLaps, activityStreams, events, uploadFiles, uploads } from "../db/schema";
+import { Activity } from "../activities/schemas";
+import { localDateTimeIn } from "../time/local";
+import { Upload } from "./schemas";
+import { claimUploads, MAX_UPLOAD_ATTEMPTS } from "./claim-uploads";
+import { processUpload } from "./process-upload";
+import { startUploadProcessor, type UploadProcessor } from "./local-processor";
+
+const api = setupApi();
+const SAMPLES = SAMPLES_DIR;
+const TZ = "America/New_York";
+
+let processor: UploadProcessor;
+beforeAll(() => {
+  processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+});
+afterAll(async () => {
+  await processor.stop();
+});
+
+type UploadWire = ReturnType<typeof Upload.parse>;
+type Part = { name: string; value: string } | { name: string; file: Uint8Array; fileName?: string };
+
+function sample(rel: string): Buffer {
+  return readFileSync(path.join(SAMPLES, rel));
+}
+
+function form(parts: Part[]): FormData {
+  const f = new FormData();
+  for (const p of parts) {
+    if ("value" in p) f.append(p.name, p.value);
+    else f.append(p.name, new Blob([new Uint8Array(p.file)]), p.fileName ?? "file.bin");
+  }
+  return f;
+}
+
+async function post(token: string | null, body: FormData | string, headers: Record<string, string> = {}, url = "/v1/athletes/me/uploads"): Promise<Response> {
+  const res = await fetch(api.url + url, {
+    method: "POST",
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body,
+  });
+  await expectWireShape("POST", url, res);
+  return res;
+}
+
+/** Sends a file and expects the 202 with its Location. */
+async function send(token: string, bytes: Uint8Array, fileName: string, fields: Record<string, string> = {}): Promise<UploadWire> {
+  const res = await post(token, form([{ name: "file", file: bytes, fileName }, ...Object.entries(fields).map(([name, value]) => ({ name, value }))]));
+  expect(res.status, await res.clone().text()).toBe(202);
+  const upload = Upload.parse(await res.json());
+  expect(res.headers.get("location")).toBe(`/v1/uploads/${upload.id}`);
+  return upload;
+}
+
+async function get(token: string, id: string): Promise<Response> {
+  const res = await api.call(token, "GET", `/v1/uploads/${id}`);
+  return res;
+}
+
+/** The upload once the processor has looked at everything waiting (a signal, not a sleep). */
+async function settled(token: string, id: string): Promise<UploadWire> {
+  for (let i = 0; i < 50; i++) {
+    await processor.idle();
+    const res = await get(token, id);
+    expect(res.status).toBe(200);
+    const u = Upload.parse(await res.json());
+    if (u.status !== "processing") return u;
+  }
+  throw new Error(`upload ${id} still processing`);
+}
+
+async function activity(token: string, id: string) {
+  const res = await api.call(token, "GET", `/v1/activities/${id}`);
+  expect(res.status).toBe(200);
+  return Activity.parse(await res.json());
+}
+
+async function athlete(scopes?: Parameters<typeof api.pat>[1]) {
+  const person = await api.person({ timezone: TZ });
+  return { ...person, token: await api.pat(person.id, scopes) };
+}
+
+async function activitiesOf(athleteId: string): Promise<number> {
+  return countRows(activities, eq(activities.athleteId, athleteId));
+}
+
+// What the files say, read independently of the service's parser (CONTRACT §11's mapping).
+const FIT_SPORT: Record<string, string> = { running: "run", cycling: "ride", swimming: "swim", walking: "walk", hiking: "hike", rowing: "row" };
+function fitSport(sport: string | undefined, subSport: string | undefined): string {
+  if (sport === "running" && subSport === "trail") return "trail_run";
+  if (sport === "cycling" && (subSport === "indoorCycling" || subSport === "virtualActivity")) return "virtual_ride";
+  if (subSport === "indoorRowing") return "row";
+  if (subSport === "strengthTraining" && sport === "training") return "strength";
+  if (subSport === "yoga") return "yoga";
+  if (sport && /skiing/i.test(sport)) return "ski";
+  return FIT_SPORT[sport ?? ""] ?? "other";
+}
+
+type FitSession = { startTime: Date; totalElapsedTime?: number; sport?: string; subSport?: string };
+function fitFacts(bytes: Uint8Array) {
+  const { messages } = new Decoder(Stream.fromByteArray(Array.from(bytes))).read();
+  const sessions = (messages.sessionMesgs ?? []) as FitSession[];
+  const records = (messages.recordMesgs ?? []) as { timestamp?: Date }[];
+  return { sessions, firstRecord: records.find((r) => r.timestamp)?.timestamp };
+}
+
+function xmlFacts(text: string, kind: "gpx" | "tcx") {
+  const time = kind === "gpx" ? /<trkpt\b[\s\S]*?<time>([^<]+)<\/time>/.exec(text) : /<Trackpoint>\s*<Time>([^<]+)<\/Time>/.exec(text);
+  let sport = "other";
+  if (kind === "tcx") {
+    const s = /<Activity Sport="(\w+)"/.exec(text)?.[1];
+    sport = s === "Running" ? "run" : s === "Biking" ? "ride" : "other";
+  } else {
+    const t = /<trk>[\s\S]*?<type>([^<]+)<\/type>/.exec(text)?.[1]?.trim().toLowerCase();
+    const map: Record<string, string> = { running: "run", run: "run", "9": "run", cycling: "ride", biking: "ride", ride: "ride", "1": "ride", hiking: "hike", "4": "hike", walking: "walk", "10": "walk", swimming: "swim" };
+    sport = (t && map[t]) ?? "other";
+  }
+  // One activity per GPX track, or per TCX activity, that has a timed point.
+  const opener = kind === "gpx" ? /<trk[\s>]/ : /<Activity[\s>]/;
+  const closer = kind === "gpx" ? "</trk>" : "</Activity>";
+  const timed = kind === "gpx" ? /<trkpt\b[\s\S]*?<time>/ : /<Trackpoint>\s*<Time>/;
+  const activities = text
+    .split(opener)
+    .slice(1)
+    .filter((part) => timed.test(part.split(closer)[0]!)).length;
+  return { start: time ? new Date(time[1]!) : undefined, sport, activities };
+}
+
+describe("every sample file goes through POST → poll (CONTRACT §11)", () => {
+  const files = ["fit", "gpx", "tcx", "other"].flatMap((dir) => readdirSync(path.join(SAMPLES, dir)).map((f) => `${dir}/${f}`));
+
+  for (const rel of files) {
+    it(rel, async () => {
+      const a = await athlete(["activities.read", "activities.write"]);
+      const bytes = sample(rel);
+      const up = await send(a.token, bytes, path.basename(rel));
+      expect(up).toMatchObject({ status: "processing", activity_id: null, activity_ids: [], error: null, file_name: path.basename(rel), external_id: null });
+      expect(up.data_type).toBe(rel.startsWith("other/") ? "fit" : rel.slice(0, 3));
+      const done = await settled(a.token, up.id);
+
+      if (rel.startsWith("other/") || rel === "gpx/empty_trk.gpx") {
+        expect(done).toMatchObject({ status: "failed", activity_id: null, activity_ids: [], error: { code: "no_activity_data" } });
+        expect(done.error!.detail.length).toBeGreaterThan(0);
+        expect(await activitiesOf(a.id)).toBe(0);
+        return;
+      }
+      if (rel === "fit/strava-android-app-201.10-b1218918.fit") {
+        // A recording that crashed: its header promises 17 bytes more than the file holds.
+        expect(done).toMatchObject({ status: "failed", activity_ids: [], error: { code: "invalid_file" } });
+        expect(done.error!.detail).toMatch(/cut off/);
+        expect(await activitiesOf(a.id)).toBe(0);
+        return;
+      }
+      if (rel === "tcx/bad.tcx" && done.status === "failed") {
+        // Well-formed XML with unreadable coordinates: either outcome is a file's, never a 5xx.
+        expect(done.error?.code).toBe("invalid_file");
+        expect(await activitiesOf(a.id)).toBe(0);
+        return;
+      }
+      expect(done.error, JSON.stringify(done.error)).toBeNull();
+      expect(done.status).toBe("succeeded");
+      expect(done.activity_ids.length).toBeGreaterThan(0);
+      expect(done.activity_id).toBe(done.activity_ids[0]);
+      expect(await activitiesOf(a.id)).toBe(done.activity_ids.length);
+      const first = await activity(a.token, done.activity_ids[0]!);
+      expect(first).toMatchObject({ athlete_id: a.id, source: "upload" });
+      expect(first.elapsed_time_s).toBeGreaterThan(0);
+
+      if (rel.startsWith("fit/")) {
+        const facts = fitFacts(bytes);
+        if (facts.sessions.length) {
+          expect(done.activity_ids).toHaveLength(facts.sessions.length);
+          const s = facts.sessions[0]!;
+          expect(first.start_local).toBe(localDateTimeIn(TZ, s.startTime));
+          expect(first.sport_type).toBe(fitSport(s.sport, s.subSport));
+          if (s.totalElapsedTime != null) expect(Math.abs(first.elapsed_time_s - s.totalElapsedTime)).toBeLessThanOrEqual(1);
+        } else {
+          expect(first.start_local).toBe(localDateTimeIn(TZ, facts.firstRecord!));
+        }
+      } else {
+        const facts = xmlFacts(bytes.toString("utf8"), rel.slice(0, 3) as "gpx" | "tcx");
+        expect(done.activity_ids).toHaveLength(facts.activities);
+        expect(first.start_local).toBe(localDateTimeIn(TZ, facts.start!));
+        expect(first.sport_type).toBe(facts.sport);
+      }
+      // Each activity has its streams and its laps, and announced itself.
+      for (const id of done.activity_ids) {
+        expect(await countRows(activityStreams, eq(activityStreams.activityId, id))).toBe(1);
+        expect(await countRows(activityLaps, eq(activityLaps.activityId, id))).toBeGreaterThan(0);
+        expect(await countRows(events, and(eq(events.objectId, id), eq(events.type, "activity.created")))).toBe(1);
+      }
+    });
+  }
+});
+
+describe("POST /v1/athletes/me/uploads", () => {
+  it("takes a gzip-compressed file, recognised by its content whatever its name, and keeps the bytes as received", async () => {
+    const a = await athlete();
+    const gz = gzipSync(sample("fit/activity-small-fenix2-run.fit"));
+    const up = await send(a.token, gz, "export.bin");
+    expect(up.data_type).toBe("fit");
+    const done = await settled(a.token, up.id);
+    expect(done.status).toBe("succeeded");
+    const [stored] = await (await api.db()).select().from(uploadFiles).where(eq(uploadFiles.uploadId, up.id));
+    expect(Buffer.from(stored!.bytes).equals(gz)).toBe(true);
+  });
+
+  it("keeps a file larger than one stored slice byte for byte", async () => {
+    const a = await athlete();
+    const bytes = Buffer.concat([Buffer.from('<?xml version="1.0"?><gpx version="1.1">'), randomBytes(9 * 1024 * 1024 + 7)]);
+    const up = await send(a.token, bytes, "noise.gpx");
+    const [stored] = await (await api.db()).select().from(uploadFiles).where(eq(uploadFiles.uploadId, up.id));
+    expect(Buffer.from(stored!.bytes).equals(bytes)).toBe(true);
+    expect((await settled(a.token, up.id)).error?.code).toBe("invalid_file");
+  });
+
+  it("names the activity from the `name` field and takes `sport_type` over the file's", async () => {
+    const a = await athlete();
+    const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx", { name: "Hill repeats", sport_type: "trail_run" });
+    const done = await settled(a.token, up.id);
+    const act = await activity(a.token, done.activity_id!);
+    expect(act).toMatchObject({ name: "Hill repeats", sport_type: "trail_run" });
+  });
+
+  it("refuses what is not FIT, GPX or TCX with 400 unsupported_file_type, and records nothing", async () => {
+    const a = await athlete();
+    const before = await countRows(uploads);
+    for (const bytes of [Buffer.from("\x89PNG\r\n\x1a\n not an activity"), Buffer.from("<?xml version='1.0'?><kml></kml>"), Buffer.from("")]) {
+      const res = await post(a.token, form([{ name: "file", file: bytes, fileName: "run.fit" }]));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: "unsupported_file_type" });
+    }
+    expect(await countRows(uploads)).toBe(before);
+  });
+
+  it("refuses a file over 25 MiB with 413, and a small gzip that decompresses past it", async () => {
+    const a = await athlete();
+    const before = await countRows(uploads);
+    const big = Buffer.alloc(25 * 1024 * 1024 + 1, 0x20);
+    sample("gpx/run.gpx").copy(big, 0, 0, 200);
+    const res = await post(a.token, form([{ name: "file", file: big, fileName: "big.gpx" }]));
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ code: "payload_too_large" });
+
+    // Declared past the limit by Content-Length: refused before busboy reads a byte of it.
+    const declared = await post(a.token, form([{ name: "file", file: Buffer.alloc(26 * 1024 * 1024, 0x20), fileName: "huge.gpx" }]));
+    expect(declared.status).toBe(413);
+
+    const head = Buffer.from('<?xml version="1.0"?><gpx version="1.1"><trk><trkseg>');
+    const bomb = gzipSync(Buffer.concat([head, Buffer.alloc(26 * 1024 * 1024, 0x20), Buffer.from("</trkseg></trk></gpx>")]));
+    expect(bomb.byteLength).toBeLessThan(1024 * 1024);
+    const res2 = await post(a.token, form([{ name: "file", file: bomb, fileName: "bomb.gpx.gz" }]));
+    expect(res2.status).toBe(413);
+    expect(await res2.json()).toMatchObject({ code: "payload_too_large" });
+    expect(await countRows(uploads)).toBe(before);
+  });
+
+  it("refuses malformed forms with 400 naming the problem: no file, two files, unknown parts and fields, bad values, not multipart", async () => {
+    const a = await athlete();
+    const gpx = sample("gpx/run.gpx");
+    const before = await countRows(uploads);
+    const cases: [FormData | string, Record<string, string>, string, string][] = [
+      [form([{ name: "name", value: "x" }]), {}, "invalid_request", "file"],
+      [form([{ name: "file", file: gpx }, { name: "file", file: gpx }]), {}, "invalid_request", "file"],
+      [form([{ name: "file", file: gpx }, { name: "other", file: gpx }]), {}, "invalid_request", "other"],
+      [form([{ name: "file", file: gpx }, { name: "colour", value: "red" }]), {}, "invalid_request", "colour"],
+      [form([{ name: "file", file: gpx }, { name: "sport_type", value: "curling" }]), {}, "invalid_enum_value", "sport_type"],
+      [form([{ name: "file", file: gpx }, { name: "external_id", value: "x".repeat(256) }]), {}, "invalid_request", "external_id"],
+      [form([{ name: "file", file: gpx }, { name: "name", value: "a" }, { name: "name", value: "b" }]), {}, "invalid_request", "name"],
+      [JSON.stringify({ file: "x" }), { "content-type": "application/json" }, "invalid_request", "body"],
+      ["--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a\"\r\n\r\nabc", { "content-type": "multipart/form-data; boundary=b" }, "invalid_request", "body"],
+    ];
+    for (const [body, headers, code, field] of cases) {
+      const res = await post(a.token, body, headers);
+      const problem = (await res.json()) as { code: string; errors?: { field: string }[] };
+      expect(res.status, JSON.stringify(problem)).toBe(400);
+      expect(problem.code, JSON.stringify(problem)).toBe(code);
+      expect(problem.errors?.map((e) => e.field.replace(/^body\./, "")), JSON.stringify(problem)).toContain(field);
+    }
+    expect(await countRows(uploads)).toBe(before);
+  });
+
+  it("needs activities.write (403 insufficient_scope) and a token (401), and writes only for `me`", async () => {
+    const a = await athlete(["activities.read"]);
+    const gpx = sample("gpx/run.gpx");
+    const res = await post(a.token, form([{ name: "file", file: gpx }]));
+    expect(res.status).toBe(403);
+    expect(res.headers.get("www-authenticate")).toContain('scope="activities.write"');
+    expect(await res.json()).toMatchObject({ code: "insufficient_scope" });
+    expect((await post(null, form([{ name: "file", file: gpx }]))).status).toBe(401);
+    const b = await athlete();
+    const other = await post(b.token, form([{ name: "file", file: gpx }]), {}, `/v1/athletes/${a.id}/uploads`);
+    expect(other.status).toBe(403);
+    expect(await countRows(uploads, eq(uploads.athleteId, a.id))).toBe(0);
+  });
+
+  it("answers a repeated external_id with the first upload as it stands, and 409 for other bytes", async () => {
+    const a = await athlete();
+    const first = await send(a.token, sample("gpx/run.gpx"), "run.gpx", { external_id: "watch-42" });
+    const done = await settled(a.token, first.id);
+    expect(done.status).toBe("succeeded");
+    const again = await send(a.token, sample("gpx/run.gpx"), "run.gpx", { external_id: "watch-42" });
+    expect(again).toStrictEqual(done);
+    const conflict = await post(a.token, form([{ name: "file", file: sample("gpx/missing_hr.gpx") }, { name: "external_id", value: "watch-42" }]));
+    expect(conflict.status).toBe(409);
+    expect(await conflict.json()).toMatchObject({ code: "conflict" });
+    expect(await countRows(uploads, eq(uploads.athleteId, a.id))).toBe(1);
+    // Another athlete's external_id is theirs alone.
+    const b = await athlete();
+    const theirs = await send(b.token, sample("gpx/missing_hr.gpx"), "x.gpx", { external_id: "watch-42" });
+    expect(theirs.id).not.toBe(first.id);
+  });
+
+  it("accepts Idempotency-Key: the same key and file replay the answer, the same key with another file is 422", async () => {
+    const a = await athlete();
+    const body = () => form([{ name: "file", file: sample("gpx/run.gpx"), fileName: "run.gpx" }]);
+    const first = await post(a.token, body(), { "idempotency-key": "k-1" });
+    expect(first.status).toBe(202);
+    const replay = await post(a.token, body(), { "idempotency-key": "k-1" });
+    expect(replay.status).toBe(202);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    const up = Upload.parse(await first.json());
+    expect(Upload.parse(await replay.json()).id).toBe(up.id);
+    expect(replay.headers.get("location")).toBe(`/v1/uploads/${up.id}`);
+    const other = await post(a.token, form([{ name: "file", file: sample("gpx/missing_hr.gpx"), fileName: "run.gpx" }]), { "idempotency-key": "k-1" });
+    expect(other.status).toBe(422);
+    expect(await countRows(uploads, eq(uploads.athleteId, a.id))).toBe(1);
+    await settled(a.token, up.id);
+  });
+
+  it("takes the same external_id sent twice at once as one upload", async () => {
+    const a = await athlete();
+    const bytes = sample("fit/garmin-edge-820-bike.fit");
+    const [x, y] = await Promise.all([0, 1].map(() => send(a.token, bytes, "a.fit", { external_id: "race" })));
+    expect(x!.id).toBe(y!.id);
+    expect(await countRows(uploads, eq(uploads.athleteId, a.id))).toBe(1);
+  });
+});
+
+describe("processing failures end as failed uploads, never 5xx, never an activity (CONTRACT §11)", () => {
+  const fit = sample("fit/activity-small-fenix2-run.fit");
+  const gpx = sample("gpx/run.gpx").toString("utf8");
+  const cases: [string, Uint8Array, string, "invalid_file" | "no_activity_data"][] = [
+    ["a truncated FIT file", fit.subarray(0, Math.floor(fit.length / 2)), "cut.fit", "invalid_file"],
+    ["a FIT file with a wrong CRC", Buffer.concat([fit.subarray(0, fit.length - 2), Buffer.from([fit[fit.length - 2]! ^ 0xff, fit[fit.length - 1]! ^ 0xff])]), "crc.fit", "invalid_file"],
+    ["cut XML", Buffer.from(gpx.slice(0, Math.floor(gpx.length / 2))), "cut.gpx", "invalid_file"],
+    ["a FIT settings file", sample("other/WeightScaleSingleUser.fit"), "w.fit", "no_activity_data"],
+  ];
+  for (const [what, bytes, name, code] of cases) {
+    it(what, async () => {
+      const a = await athlete();
+      const up = await send(a.token, bytes, name);
+      const done = await settled(a.token, up.id);
+      expect(done).toMatchObject({ status: "failed", activity_id: null, activity_ids: [], error: { code } });
+      expect(done.error!.detail).not.toMatch(/undefined|\[object/);
+      expect(await activitiesOf(a.id)).toBe(0);
+    });
+  }
+
+  it("the same file bytes again (even gzip-compressed) fail as duplicate_activity naming the existing activity, until it is deleted", async () => {
+    const a = await athlete();
+    const bytes = sample("tcx/sample.tcx");
+    const first = await settled(a.token, (await send(a.token, bytes, "a.tcx")).id);
+    expect(first.status).toBe("succeeded");
+    const second = await settled(a.token, (await send(a.token, gzipSync(bytes), "b.tcx.gz")).id);
+    expect(second).toMatchObject({ status: "failed", activity_id: first.activity_id, activity_ids: [], error: { code: "duplicate_activity" } });
+    expect(await activitiesOf(a.id)).toBe(1);
+    // Another athlete's identical file is not a duplicate.
+    const b = await athlete();
+    expect((await settled(b.token, (await send(b.token, bytes, "a.tcx")).id)).status).toBe("succeeded");
+    // Once the activity is gone the file can come again.
+    await (await api.db()).delete(activities).where(eq(activities.id, first.activity_id!));
+    expect((await settled(a.token, (await send(a.token, bytes, "a.tcx")).id)).status).toBe("succeeded");
+  });
+});
+
+describe("GET /v1/uploads/{upload_id}", () => {
+  it("shows an upload to its athlete only: another athlete, or a coach, gets 404; without activities.write 403", async () => {
+    const a = await athlete();
+    const up = await send(a.token, sample("gpx/missing_hr.gpx"), "m.gpx");
+    expect((await get(a.token, up.id)).status).toBe(200);
+    const b = await athlete();
+    const res = await get(b.token, up.id);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ code: "not_found" });
+    const coach = await athlete();
+    await api.team(coach.id, [a.id]);
+    expect((await get(coach.token, up.id)).status).toBe(404);
+    expect((await get(b.token, "upl_doesnotexist")).status).toBe(404);
+    const readOnly = await api.pat(a.id, ["activities.read"]);
+    expect((await get(readOnly, up.id)).status).toBe(403);
+    await settled(a.token, up.id);
+  });
+});
+
+describe("crash recovery", () => {
+  it("an upload whose processor died mid-processing is processed after the lease, exactly once", async () => {
+    await processor.stop();
+    const a = await athlete();
+    const db = await api.db();
+    const up = await send(a.token, sample("fit/garmin-edge-820-bike.fit"), "bike.fit");
+    // A processor claims it and dies before writing anything: its claim stands until the lease ends.
+    const [dead] = await claimUploads(db, { limit: 1, leaseS: 1 });
+    expect(dead).toMatchObject({ id: up.id, attempts: 1 });
+    processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+    await processor.idle();
+    expect(Upload.parse(await (await get(a.token, up.id)).json()).status).toBe("processing");
+    // Until the instant the dead claim ends, then the processor's poll takes it.
+    const [lease] = await db.select({ until: uploads.claimedUntil }).from(uploads).where(eq(uploads.id, up.id));
+    await new Promise((r) => setTimeout(r, Math.max(0, lease!.until!.getTime() - Date.now())));
+    const done = await settled(a.token, up.id);
+    expect(done.status).toBe("succeeded");
+    const [row] = await db.select({ attempts: uploads.attempts }).from(uploads).where(eq(uploads.id, up.id));
+    expect(row!.attempts).toBe(2);
+    // The dead processor comes back to life with its stale claim: it finds the upload finished.
+    expect(await processUpload(db, dead!)).toBe("already_finished");
+    expect(await activitiesOf(a.id)).toBe(done.activity_ids.length);
+  });
+
+  it("two processors finishing one upload at once make its activities once", async () => {
+    await processor.stop();
+    const a = await athlete();
+    const db = await api.db();
+    const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
+    const [claim] = await claimUploads(db, { limit: 1 });
+    expect(claim?.id).toBe(up.id);
+    const outcomes = await Promise.all([processUpload(db, claim!), processUpload(db, claim!)]);
+    expect(outcomes.sort()).toEqual(["already_finished", "succeeded"]);
+    expect(await activitiesOf(a.id)).toBe(1);
+    processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+  });
+
+  it("retries an unexpected failure soon, then fails the upload with a clear error, leaving nothing half-made", async () => {
+    await processor.stop();
+    const a = await athlete();
+    const db = await api.db();
+    const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
+    let calls = 0;
+    const failing = startUploadProcessor({
+      db: () => api.db(),
+      pollMs: 100,
+      afterParse: async () => {
+        calls++;
+        throw new Error("the disk is on fire");
+      },
+    });
+    try {
+      for (;;) {
+        await failing.idle();
+        const [row] = await db.select().from(uploads).where(eq(uploads.id, up.id));
+        if (row!.status !== "processing") break;
+        // Until the shortened claim ends, when the poll takes the upload again.
+        await new Promise((r) => setTimeout(r, Math.max(0, row!.claimedUntil!.getTime() - Date.now())));
+      }
+    } finally {
+      await failing.stop();
+      processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+    }
+    expect(calls).toBe(MAX_UPLOAD_ATTEMPTS);
+    const done = Upload.parse(await (await get(a.token, up.id)).json());
+    expect(done).toMatchObject({ status: "failed", activity_ids: [], error: { code: "invalid_file" } });
+    expect(await activitiesOf(a.id)).toBe(0);
+  });
+
+  it(`gives up after ${MAX_UPLOAD_ATTEMPTS} claims that never finished, with a failed upload and a clear error`, async () => {
+    const a = await athlete();
+    await processor.stop();
+    const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
+    const db = await api.db();
+    await db.update(uploads).set({ attempts: MAX_UPLOAD_ATTEMPTS, claimedUntil: sql`now() - interval '1 second'` }).where(eq(uploads.id, up.id));
+    processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+    const done = await settled(a.token, up.id);
+    expect(done).toMatchObject({ status: "failed", activity_ids: [], error: { code: "invalid_file" } });
+    expect(done.error!.detail).toContain(`${MAX_UPLOAD_ATTEMPTS} attempts`);
+    expect(await activitiesOf(a.id)).toBe(0);
+  });
+});
+
+describe("console routes (session, same origin)", () => {
+  async function consolePost(cookie: string, body: FormData, origin = api.url): Promise<Response> {
+    return fetch(`${api.url}/api/console/uploads`, { method: "POST", headers: { cookie, origin }, body });
+  }
+
+  it("uploads as the signed-in athlete, sharing external_id with the athlete's PATs, and polls only their own", async () => {
+    const a = await athlete();
+    const cookie = await sessionCookieFor(a.id);
+    const viaPat = await send(a.token, sample("gpx/run.gpx"), "run.gpx", { external_id: "phone-1" });
+    const res = await consolePost(cookie, form([{ name: "file", file: sample("gpx/run.gpx"), fileName: "run.gpx" }, { name: "external_id", value: "phone-1" }]));
+    expect(res.status).toBe(202);
+    const same = Upload.parse(await res.json());
+    expect(same.id).toBe(viaPat.id);
+    expect(res.headers.get("location")).toBe(`/api/console/uploads/${same.id}`);
+
+    const fresh = await consolePost(cookie, form([{ name: "file", file: sample("tcx/sample.tcx"), fileName: "sample.tcx" }]));
+    expect(fresh.status).toBe(202);
+    const up = Upload.parse(await fresh.json());
+    const polled = await fetch(`${api.url}/api/console/uploads/${up.id}`, { headers: { cookie } });
+    expect(polled.status).toBe(200);
+    expect(Upload.parse(await polled.json()).id).toBe(up.id);
+
+    const b = await athlete();
+    const theirs = await fetch(`${api.url}/api/console/uploads/${up.id}`, { headers: { cookie: await sessionCookieFor(b.id) } });
+    expect(theirs.status).toBe(404);
+    await settled(a.token, up.id);
+  });
+
+  it("refuses a cross-site upload and one without a session, recording nothing", async () => {
+    const a = await athlete();
+    const before = await countRows(uploads);
+    const cross = await consolePost(await sessionCookieFor(a.id), form([{ name: "file", file: sample("gpx/run.gpx") }]), "https://evil.example");
+    expect(cross.status).toBe(400);
+    const anonymous = await consolePost("", form([{ name: "file", file: sample("gpx/run.gpx") }]));
+    expect(anonymous.status).toBe(401);
+    expect(await countRows(uploads)).toBe(before);
+  });
+});
