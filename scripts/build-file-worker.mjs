@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Bundles the file worker (lib/files/worker/entry.ts) into .next/file-worker/entry.mjs, the
-// module the built server's worker threads load (lib/files/worker/pool.ts). Runs after
+// module the built server's worker processes load (lib/files/worker/pool.ts). Runs after
 // `next build`, which empties .next first: `npm run build` and `npm start` call both.
 import path from "node:path";
 import { BUILT_WORKER, bundleFileWorker } from "../lib/files/worker/bundle.ts";

@@ -23,7 +23,7 @@ export type UploadProcessor = {
 
 /**
  * DELIVERY_RUNNER=local: processes uploads inside the service process, one at a time (the
- * parsing runs on the file worker thread, lib/files/worker; one file at a time keeps a burst of
+ * parsing runs in the file worker process, lib/files/worker; one file at a time keeps a burst of
  * uploads to one core's worth of parsing and one write transaction). Woken by each upload's commit
  * (NOTIFY, so instances hear each other's) and by a poll, which also finds uploads whose
  * processor died once their lease lapses.

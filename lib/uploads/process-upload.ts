@@ -26,7 +26,7 @@ export type ProcessOptions = {
  * upload is claimed again and retried, and after MAX_UPLOAD_ATTEMPTS claims it ends failed. A
  * processor that dies instead leaves its claim to lapse with the lease.
  *
- * Reading the file (gunzip, parse, encode the streams) runs on the file worker thread
+ * Reading the file (gunzip, parse, encode the streams) runs in the file worker process
  * (lib/files/worker), one file at a time, so requests on this thread are served meanwhile.
  * A worker that dies or runs out of memory on a file fails it as `invalid_file`; a full queue
  * is retried like any other unexpected error.
@@ -58,7 +58,7 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
     const read = performance.now();
     let parsed;
     try {
-      parsed = await prepareUploadOffThread(row.bytes, row.kind, { transfer: true });
+      parsed = await prepareUploadOffThread(row.bytes, row.kind);
     } catch (err) {
       if (!(err instanceof FileError)) throw err;
       return await inTransaction(db, (tx) => failUpload(tx, claimed.id, { code: err.code, detail: err.message }));

@@ -1,38 +1,25 @@
-// The file worker's thread: bundled with its dependencies into one .mjs (./bundle.ts), because
-// in the built server lib/ exists only inside Next.js's chunks. It answers one task at a time.
-import { setPriority } from "node:os";
-import { parentPort } from "node:worker_threads";
+// The file worker: a child process of the server, bundled with its dependencies into one .mjs
+// (./bundle.ts), because in the built server lib/ exists only inside Next.js's chunks. It
+// answers one task at a time over the IPC channel its parent opened (./pool.ts).
 import { FileError } from "../types";
 import { READY, type Reply, type Request } from "./protocol";
 import { runTask } from "./run-task";
 
-const port = parentPort;
-if (!port) throw new Error("the file worker runs only as a worker thread");
+const send = process.send?.bind(process);
+if (!send) throw new Error("the file worker runs only as a child process with an IPC channel");
 
-// File work yields the CPU to requests: on Linux a nice value belongs to the thread that sets
-// it, so only this thread runs at the lowest priority, and a burst of uploads takes the cores
-// the API leaves idle rather than the API's share. Elsewhere it may apply to the whole process
-// or be refused: then it is left as it is.
-if (process.platform === "linux") {
-  try {
-    setPriority(19);
-  } catch {
-    // not permitted here: parse at normal priority
-  }
-}
-
-port.on("message", (req: Request) => {
+process.on("message", (req: Request) => {
   let reply: Reply;
-  let transfer: ArrayBuffer[] = [];
   try {
-    const done = runTask(req);
-    reply = { id: req.id, ok: true, result: done.result };
-    transfer = done.transfer;
+    reply = { id: req.id, ok: true, result: runTask(req) };
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
     reply = { id: req.id, ok: false, error: { name: err.name, message: err.message, ...(e instanceof FileError ? { code: e.code } : {}) } };
   }
-  port.postMessage(reply, transfer);
+  send(reply);
 });
 
-port.postMessage(READY);
+// The parent going away closes the channel: nothing is left to answer.
+process.on("disconnect", () => process.exit(0));
+
+send(READY);

@@ -1,7 +1,7 @@
 import "server-only";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { isMarkedAsUntransferable, Worker, type ResourceLimits } from "node:worker_threads";
+import { fork, type ChildProcess } from "node:child_process";
 import { getEnv } from "../../env";
 import { errorText, log } from "../../log";
 import type { ExportInput } from "../export/types";
@@ -13,8 +13,15 @@ import { runTask } from "./run-task";
 export type { ExportFormat, PreparedActivity, StoredExportInput } from "./protocol";
 
 // Parsing a large GPX takes seconds and a FIT export about one: on the request thread that
-// would stall every request the process serves. The work runs on worker threads instead, one
+// would stall every request the process serves. The work runs in worker processes instead, one
 // by default (the API keeps a core, file work gets the other).
+//
+// Processes, not worker threads: a worker thread's heap limit is best-effort. For some shapes of
+// allocation (one growing Map, one huge array; seen on Node 24.21) V8 aborts the whole process at
+// the thread's limit instead of ending the thread (nodejs/node#47224), so one hostile file could
+// end every request the server was serving, as it ended a test run here. A child process that aborts takes only its own task.
+// The price is a copy of each file over the IPC channel (V8's serializer, about 10 ms for 25 MiB)
+// and the memory of a second Node.js process while one runs.
 
 /** The pool has more waiting than it accepts: nothing is wrong with the file, try again later. */
 export class FileWorkBusyError extends Error {
@@ -40,7 +47,7 @@ export class FileWorkerError extends Error {
 const OVER_LIMITS = "The file could not be read within the service's limits: it is too large or too complex.";
 
 export type PoolOptions = {
-  /** Worker threads; 0 runs every task on the calling thread. */
+  /** Worker processes; 0 runs every task on the calling thread. */
   size: number;
   /** The worker module's path; throwing (no bundle, no esbuild) makes the pool run tasks in-process. */
   workerFile: () => Promise<string>;
@@ -49,19 +56,19 @@ export type PoolOptions = {
   maxQueuedTasks: number;
   /** Bytes of input waiting beyond which new tasks are refused: each waiting upload holds its whole file. */
   maxQueuedBytes: number;
-  resourceLimits: ResourceLimits;
+  /** The worker's V8 heap limit (--max-old-space-size): a file that needs more fails, alone. */
+  maxHeapMb: number;
 };
 
 type Job = {
   id: number;
   task: Task;
-  transfer: ArrayBuffer[];
   bytes: number;
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
 };
 
-type Slot = { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null; online: boolean };
+type Slot = { worker: ChildProcess; exited: Promise<void>; job: Job | null; timer: NodeJS.Timeout | null; online: boolean; stderr: string };
 
 export type PoolMode = "idle" | "worker" | "in-process";
 
@@ -86,13 +93,13 @@ export class FileWorkerPool {
     return this.slots.some((s) => s.online) ? "worker" : "idle";
   }
 
-  run(task: Task, transfer: ArrayBuffer[] = [], bytes = 0): Promise<unknown> {
+  run(task: Task, bytes = 0): Promise<unknown> {
     if (this.closed) return Promise.reject(new FileWorkerError("The file worker pool is closed."));
     if (this.queue.length >= this.opts.maxQueuedTasks || (this.queue.length > 0 && this.queuedBytes + bytes > this.opts.maxQueuedBytes)) {
       return Promise.reject(new FileWorkBusyError());
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, task, transfer, bytes, resolve, reject });
+      this.queue.push({ id: this.nextId++, task, bytes, resolve, reject });
       this.queuedBytes += bytes;
       void this.pump();
     });
@@ -109,7 +116,7 @@ export class FileWorkerPool {
       s.job?.reject(new FileWorkerError("The file worker pool is closed."));
       s.job = null;
     }
-    await Promise.all(slots.map((s) => s.worker.terminate()));
+    await Promise.all(slots.map((s) => end(s)));
   }
 
   private take(): Job | undefined {
@@ -159,7 +166,7 @@ export class FileWorkerPool {
         return;
       }
       try {
-        job.resolve(runTask(job.task).result);
+        job.resolve(runTask(job.task));
       } catch (e) {
         job.reject(e instanceof Error ? e : new Error(String(e)));
       }
@@ -179,27 +186,35 @@ export class FileWorkerPool {
   }
 
   private spawn(file: string): Slot {
-    const worker = new Worker(file, { name: "file-worker", resourceLimits: this.opts.resourceLimits, stdout: false, stderr: false });
+    const worker = fork(file, [], {
+      // Not the server's own flags (a loader, --inspect): only the heap limit.
+      execArgv: [`--max-old-space-size=${this.opts.maxHeapMb}`],
+      serialization: "advanced",
+      stdio: ["ignore", "inherit", "pipe", "ipc"],
+    });
+    const slot: Slot = { worker, exited: new Promise((r) => worker.once("exit", () => r())), job: null, timer: null, online: false, stderr: "" };
     // Never what keeps a process alive: referenced only while it holds a task someone awaits.
-    worker.unref();
-    const slot: Slot = { worker, job: null, timer: null, online: false };
+    unref(slot);
     this.slots.push(slot);
+    // The last words of a worker that dies (V8's "heap out of memory"), for the log; bounded.
+    worker.stderr?.setEncoding("utf8");
+    worker.stderr?.on("data", (chunk: string) => (slot.stderr = (slot.stderr + chunk).slice(-2048)));
     worker.on("message", (reply: Reply | typeof READY) => {
       if (reply !== READY) return this.settle(slot, reply);
-      if (this.slots.every((s) => !s.online)) log.info("file worker started", { file, threadId: worker.threadId });
+      if (this.slots.every((s) => !s.online)) log.info("file worker started", { file, pid: worker.pid });
       slot.online = true;
     });
     let failure: Error | null = null;
     worker.on("error", (e) => {
       failure = e;
     });
-    worker.on("exit", (code) => this.died(slot, code, failure, file));
+    worker.on("exit", (code, signal) => this.died(slot, code, signal, failure, file));
     return slot;
   }
 
   private assign(slot: Slot, job: Job): void {
     slot.job = job;
-    slot.worker.ref();
+    ref(slot);
     slot.timer = setTimeout(() => {
       if (slot.job !== job) return;
       // Out of the pool at once, so nothing is given to a worker that is being ended.
@@ -208,10 +223,10 @@ export class FileWorkerPool {
       this.replaced++;
       log.warn("file worker task ran out of time: worker ended", { op: job.task.op, timeoutMs: this.opts.taskTimeoutMs });
       job.reject(this.overLimits(job.task));
-      void slot.worker.terminate().then(() => this.redispatch());
+      void end(slot).then(() => this.redispatch());
     }, this.opts.taskTimeoutMs);
     slot.timer.unref();
-    slot.worker.postMessage({ ...job.task, id: job.id }, job.transfer);
+    slot.worker.send({ ...job.task, id: job.id });
   }
 
   private settle(slot: Slot, reply: Reply): void {
@@ -232,19 +247,20 @@ export class FileWorkerPool {
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
     slot.job = null;
-    slot.worker.unref();
+    unref(slot);
   }
 
-  private died(slot: Slot, code: number, failure: Error | null, file: string): void {
+  private died(slot: Slot, code: number | null, signal: NodeJS.Signals | null, failure: Error | null, file: string): void {
     const index = this.slots.indexOf(slot);
-    if (index < 0) return; // closed
+    if (index < 0) return; // closed, or ended for its time
     this.slots.splice(index, 1);
     const job = slot.job;
     this.release(slot);
+    const lastWords = slot.stderr.trim().split("\n").slice(-3).join(" | ") || undefined;
     if (!slot.online) {
-      // It never ran a line of ours: the bundle is broken or threads cannot start here. The
+      // It never ran a line of ours: the bundle is broken or processes cannot start here. The
       // task did not run, so it runs in-process with the rest.
-      log.warn("file worker could not start: reading files on the request thread", { file, code, error: failure ? errorText(failure) : undefined });
+      log.warn("file worker could not start: reading files on the request thread", { file, code, signal, error: failure ? errorText(failure) : lastWords });
       this.fallback = true;
       if (job) this.queue.unshift(job);
       this.queuedBytes += job?.bytes ?? 0;
@@ -253,8 +269,8 @@ export class FileWorkerPool {
     }
     if (job) {
       this.replaced++;
-      const outOfMemory = (failure as { code?: string } | null)?.code === "ERR_WORKER_OUT_OF_MEMORY";
-      log.warn("file worker died on a task: replaced", { op: job.task.op, code, outOfMemory, error: failure ? errorText(failure) : undefined });
+      const outOfMemory = /heap out of memory|Allocation failed/i.test(slot.stderr);
+      log.warn("file worker died on a task: replaced", { op: job.task.op, code, signal, outOfMemory, error: failure ? errorText(failure) : lastWords });
       job.reject(this.overLimits(job.task));
     }
     if (!this.closed) this.dispatch(file);
@@ -264,6 +280,22 @@ export class FileWorkerPool {
   private overLimits(task: Task): Error {
     return task.op === "prepare" || task.op === "prepareUpload" ? new FileError("invalid_file", OVER_LIMITS) : new FileWorkerError(`The file worker could not finish the ${task.op} task.`);
   }
+}
+
+function ref(slot: Slot): void {
+  slot.worker.ref();
+  slot.worker.channel?.ref();
+}
+
+function unref(slot: Slot): void {
+  slot.worker.unref();
+  slot.worker.channel?.unref();
+}
+
+/** Kills a worker and waits until it is gone. */
+async function end(slot: Slot): Promise<void> {
+  if (slot.worker.exitCode === null && slot.worker.signalCode === null) slot.worker.kill("SIGKILL");
+  await slot.exited;
 }
 
 /** A FileError comes back as one (same code and message); anything else as an Error with its message. */
@@ -292,8 +324,8 @@ export const DEFAULT_POOL_OPTIONS: Omit<PoolOptions, "size"> = {
   maxQueuedTasks: 1_000,
   maxQueuedBytes: 1024 * 1024 * 1024,
   // The largest upload (a 25 MiB GPX, 24 h at 1 Hz) parses within 384 MB of heap and fails at
-  // 256 MB: 1 GiB leaves room, and a hostile file stops there, not at the process's limit.
-  resourceLimits: { maxOldGenerationSizeMb: 1024 },
+  // 256 MB: 1 GiB leaves room, and a hostile file stops there, not at the machine's limit.
+  maxHeapMb: 1024,
 };
 
 let shared: FileWorkerPool | undefined;
@@ -312,23 +344,14 @@ function pool(): FileWorkerPool {
   return shared;
 }
 
-/** The input as a buffer that can be moved to the worker: the caller's own when it gives it up, else a copy of just its bytes. */
-function movable(content: Uint8Array, giveUp: boolean): Uint8Array {
-  const whole = content.buffer instanceof ArrayBuffer && content.byteOffset === 0 && content.byteLength === content.buffer.byteLength;
-  if (giveUp && whole && !isMarkedAsUntransferable(content.buffer)) return content;
-  return new Uint8Array(content);
-}
-
 /**
  * Parses a file and encodes each activity's streams as stored (lib/files/stream-codec.ts) off the
  * request thread. Rejects with the same FileError parseActivityFile throws for a bad file, and with
- * FileError `invalid_file` when the file exhausts the worker's memory (1 GiB) or time (60 s).
- * `transfer: true` hands `content`'s memory to the worker (the caller's view is emptied) instead
- * of copying it. Rejects with FileWorkBusyError (retriable) when too much is already waiting.
+ * FileError `invalid_file` when the file exhausts the worker's memory (1 GiB) or time (60 s), or
+ * kills it. Rejects with FileWorkBusyError (retriable) when too much is already waiting.
  */
-export async function prepareActivitiesOffThread(content: Uint8Array, kind: FileKind, opts: { transfer?: boolean } = {}): Promise<PreparedActivity[]> {
-  const input = movable(content, opts.transfer === true);
-  return (await pool().run({ op: "prepare", content: input, kind }, [input.buffer as ArrayBuffer], input.byteLength)) as PreparedActivity[];
+export async function prepareActivitiesOffThread(content: Uint8Array, kind: FileKind): Promise<PreparedActivity[]> {
+  return (await pool().run({ op: "prepare", content, kind }, content.byteLength)) as PreparedActivity[];
 }
 
 /**
@@ -337,14 +360,13 @@ export async function prepareActivitiesOffThread(content: Uint8Array, kind: File
  * runs on the request thread. A file inspectUpload refuses fails as FileError `invalid_file`
  * with its words.
  */
-export async function prepareUploadOffThread(bytes: Uint8Array, kind: FileKind, opts: { transfer?: boolean } = {}): Promise<PreparedActivity[]> {
-  const input = movable(bytes, opts.transfer === true);
-  return (await pool().run({ op: "prepareUpload", bytes: input, kind }, [input.buffer as ArrayBuffer], input.byteLength)) as PreparedActivity[];
+export async function prepareUploadOffThread(bytes: Uint8Array, kind: FileKind): Promise<PreparedActivity[]> {
+  return (await pool().run({ op: "prepareUpload", bytes, kind }, bytes.byteLength)) as PreparedActivity[];
 }
 
 /** A generated file (exportFit, exportGpx or exportTcx) made off the request thread. */
 export async function exportOffThread(format: ExportFormat, input: ExportInput): Promise<Uint8Array> {
-  return (await pool().run({ op: "export", format, input }, [], input.streams.size * 80)) as Uint8Array;
+  return (await pool().run({ op: "export", format, input }, input.streams.size * 80)) as Uint8Array;
 }
 
 /**
@@ -352,9 +374,8 @@ export async function exportOffThread(format: ExportFormat, input: ExportInput):
  * worker decodes them, so the request thread neither decodes nor copies tens of thousands of samples.
  */
 export async function exportStoredOffThread(format: ExportFormat, input: StoredExportInput): Promise<Uint8Array> {
-  // Only the view's bytes: a driver's Buffer may be a view into a larger one, which a plain post would copy whole.
-  const streamsData = movable(input.streamsData, false);
-  return (await pool().run({ op: "exportStored", format, input: { ...input, streamsData } }, [streamsData.buffer as ArrayBuffer], streamsData.byteLength)) as Uint8Array;
+  // The channel's serializer sends only a view's own bytes, even of a Buffer inside a larger one.
+  return (await pool().run({ op: "exportStored", format, input }, input.streamsData.byteLength)) as Uint8Array;
 }
 
 /** Ends the shared pool's workers (tests; a server never needs to: idle workers do not hold it open). */

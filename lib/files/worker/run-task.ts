@@ -26,51 +26,37 @@ export function prepareUpload(bytes: Uint8Array, kind: FileKind): PreparedActivi
   return prepareActivities(inspected.content, kind);
 }
 
-/** A generated file as bytes. TextEncoder, not Buffer.from: a small Buffer sits in Node's shared pool, which cannot be transferred. */
+/** A generated file as bytes. */
 export function exportBytes(format: ExportFormat, input: ExportInput): Uint8Array {
   if (format === "fit") return exportFit(input);
   return new TextEncoder().encode(format === "gpx" ? exportGpx(input) : exportTcx(input));
 }
 
-/** Runs one task; the result, and the buffers to transfer with it. Shared by the worker and the in-process fallback. */
-export function runTask(task: Task): { result: unknown; transfer: ArrayBuffer[] } {
+/** Runs one task and returns its result. Shared by the worker process and the in-process fallback. */
+export function runTask(task: Task): unknown {
   switch (task.op) {
-    case "prepare": {
-      const result = prepareActivities(task.content, task.kind);
-      return { result, transfer: ownBuffers(result.map((a) => a.streamsData)) };
-    }
-    case "prepareUpload": {
-      const result = prepareUpload(task.bytes, task.kind);
-      return { result, transfer: ownBuffers(result.map((a) => a.streamsData)) };
-    }
-    case "export": {
-      const bytes = exportBytes(task.format, task.input);
-      return { result: bytes, transfer: ownBuffers([bytes]) };
-    }
+    case "prepare":
+      return prepareActivities(task.content, task.kind);
+    case "prepareUpload":
+      return prepareUpload(task.bytes, task.kind);
+    case "export":
+      return exportBytes(task.format, task.input);
     case "exportStored": {
       const { streamsData, ...rest } = task.input;
-      const bytes = exportBytes(task.format, { ...rest, streams: decodeStreams(streamsData) });
-      return { result: bytes, transfer: ownBuffers([bytes]) };
+      return exportBytes(task.format, { ...rest, streams: decodeStreams(streamsData) });
     }
     case "exit":
       process.exit(7);
     case "exhaustMemory": {
-      const hoard: number[][] = [];
-      for (;;) hoard.push(Array.from({ length: 1e6 }, (_, i) => i * 1.5));
+      // One growing Map: a shape of allocation that aborts the whole process at the heap limit
+      // (in a worker thread, on Node 24, it took the server with it; see ./pool.ts).
+      const hoard = new Map<number, { i: number }>();
+      for (let i = 0; ; i++) hoard.set(i, { i });
     }
     case "spin": {
       const until = Date.now() + task.ms;
       while (Date.now() < until);
-      return { result: null, transfer: [] };
+      return null;
     }
   }
-}
-
-/** The buffers that can be moved rather than copied: only those a view covers entirely (a view into a larger buffer would carry it all). */
-function ownBuffers(views: Uint8Array[]): ArrayBuffer[] {
-  const out = new Set<ArrayBuffer>();
-  for (const v of views) {
-    if (v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength) out.add(v.buffer);
-  }
-  return [...out];
 }
