@@ -60,8 +60,10 @@ const EnvSchema = z.object({
 export type Env = {
   port: number;
   baseUrl: string;
-  /** `{base_url}/v1`: the audience of every token and the resource of RFC 9728. */
+  /** `{base_url}/v1`: the API, a protected resource of RFC 9728, and the audience of its tokens. */
   apiBaseUrl: string;
+  /** `{base_url}/mcp`: the MCP server, the other protected resource (CONTRACT §12). */
+  mcpUrl: string;
   databaseUrl: string | undefined;
   dataDir: string;
   seedDemo: boolean;
@@ -117,6 +119,7 @@ export function getEnv(): Env {
     port: e.PORT,
     baseUrl,
     apiBaseUrl: `${baseUrl}/v1`,
+    mcpUrl: `${baseUrl}/mcp`,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     seedDemo: e.SEED_DEMO ?? embedded,

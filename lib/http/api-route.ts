@@ -11,6 +11,7 @@ import { ApiError } from "./errors";
 import { problemResponse } from "./problem";
 import { fileResponse, isFileBody } from "./file-body";
 import { requireScopes } from "../auth/require-scope";
+import { resourceMetadataUrl } from "../oauth/resources";
 import { isDatabaseUnavailable } from "./db-errors";
 import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWindow } from "./rate-limit";
 import { readJsonBody } from "./body";
@@ -45,7 +46,7 @@ export function errorToResponse(err: unknown, req: Request, traceId: string, rl?
   const headers = baseHeaders(traceId, rl);
   if (err instanceof ApiError) {
     if (err.status === 401) {
-      const metadata = `${env.baseUrl}/.well-known/oauth-protected-resource/v1`;
+      const metadata = resourceMetadataUrl(env, "v1");
       const sent = req.headers.has("authorization");
       headers.set(
         "WWW-Authenticate",

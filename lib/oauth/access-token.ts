@@ -3,7 +3,7 @@ import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type J
 import { createHash, randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { perDatabase, type Db } from "../db/client";
-import { athleteProfiles, oauthGrants, oauthTokenFamilies, users } from "../db/schema";
+import { athleteProfiles, oauthGrants, oauthTokenFamilies, users, type TokenResource } from "../db/schema";
 import { safeEqual } from "../crypto/random";
 import { getEnv } from "../env";
 import { ApiError } from "../http/errors";
@@ -11,6 +11,8 @@ import { isScope, type Scope } from "../auth/scopes";
 import type { ResolvedBearer } from "../auth/actor";
 import { findClientCached } from "./client-cache";
 import { signingKey, verificationKeys, verifiedTokens } from "./keys";
+import { resourceOf, resourceUrl } from "./resources";
+import { log } from "../log";
 
 export const ACCESS_TOKEN_TTL_S = 3600;
 
@@ -35,12 +37,21 @@ export function clientSecretFingerprint(secretHash: string | null): string {
 }
 
 /**
- * An RFC 9068 access token: ES256 JWT, `typ: at+jwt`, audience `{base_url}/v1`, one hour.
+ * An RFC 9068 access token: ES256 JWT, `typ: at+jwt`, one hour, its audience the one resource it
+ * is for (`{base_url}/v1` unless `resource` says `/mcp`; RFC 8707).
  * @see RFC 9068 §2
  */
 export async function issueAccessToken(
   db: Db,
-  t: { subject: string; clientId: string; scopes: readonly string[]; grantId?: string; familyId?: string; clientSecretHash?: string | null },
+  t: {
+    subject: string;
+    clientId: string;
+    scopes: readonly string[];
+    grantId?: string;
+    familyId?: string;
+    clientSecretHash?: string | null;
+    resource?: TokenResource;
+  },
 ): Promise<{ token: string; expiresIn: number }> {
   const env = getEnv();
   const key = await signingKey(db);
@@ -53,7 +64,7 @@ export async function issueAccessToken(
     .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid: key.kid })
     .setIssuer(env.baseUrl)
     .setSubject(t.subject)
-    .setAudience(env.apiBaseUrl)
+    .setAudience(resourceUrl(env, t.resource ?? "v1"))
     .setIssuedAt()
     .setExpirationTime(`${ACCESS_TOKEN_TTL_S}s`)
     .setJti(randomUUID())
@@ -76,8 +87,21 @@ export function looksLikeJwt(token: string): boolean {
 /** Verified tokens kept at most; the oldest go first. */
 const VERIFIED_TOKENS_MAX = 10_000;
 
+/** A token for the other resource is refused as `token_invalid`, saying which resource it is for (RFC 8707). */
+function checkAudience(aud: JWTPayload["aud"], resource: TokenResource | undefined): void {
+  const env = getEnv();
+  const auds = typeof aud === "string" ? [aud] : (aud ?? []);
+  const bound = auds.map((a) => resourceOf(env, a)).find((r) => r !== undefined);
+  if (!bound) throw new ApiError("token_invalid", "The access token is not valid for this API.");
+  if (resource !== undefined && bound !== resource) {
+    throw new ApiError("token_invalid", `The access token is for ${resourceUrl(env, bound)}, not ${resourceUrl(env, resource)}; get a token with resource=${resourceUrl(env, resource)}.`);
+  }
+}
+
 /**
- * Verifies signature, type, issuer, audience and lifetime; throws the matching 401.
+ * Verifies signature, type, issuer, audience and lifetime; throws the matching 401. `resource`
+ * is the resource being called: a token for the other one is refused. Without it (revocation)
+ * a token for either resource verifies.
  *
  * A token that verified is remembered (by its exact text) until it expires, so a client
  * reusing its access token for an hour pays for the ES256 check once, not on every request:
@@ -85,7 +109,7 @@ const VERIFIED_TOKENS_MAX = 10_000;
  * the same: its lifetime here, and its grant and family (or app) by the caller.
  * @see RFC 9068 §4
  */
-export async function verifyAccessToken(db: Db, token: string): Promise<AccessTokenClaims & JWTPayload> {
+export async function verifyAccessToken(db: Db, token: string, resource?: TokenResource): Promise<AccessTokenClaims & JWTPayload> {
   const known = verifiedTokens();
   const hit = known.get(token);
   if (hit) {
@@ -93,6 +117,7 @@ export async function verifyAccessToken(db: Db, token: string): Promise<AccessTo
       known.delete(token);
       throw new ApiError("token_expired", "The access token has expired; refresh it.");
     }
+    checkAudience((hit.claims as JWTPayload).aud, resource);
     return hit.claims as AccessTokenClaims & JWTPayload;
   }
   const env = getEnv();
@@ -107,9 +132,10 @@ export async function verifyAccessToken(db: Db, token: string): Promise<AccessTo
       typ: "at+jwt",
       algorithms: ["ES256"],
       issuer: env.baseUrl,
-      audience: env.apiBaseUrl,
+      audience: [env.apiBaseUrl, env.mcpUrl],
       requiredClaims: ["sub", "client_id", "exp", "iat", "jti"],
     });
+    checkAudience(payload.aud, resource);
     if (known.size >= VERIFIED_TOKENS_MAX) known.delete(known.keys().next().value!);
     known.set(token, { claims: payload as typeof payload & { exp: number } });
     return payload;
@@ -124,6 +150,8 @@ export async function verifyAccessToken(db: Db, token: string): Promise<AccessTo
 function buildFamilyLookup(db: Db) {
   return db
     .select({
+      grantId: oauthGrants.id,
+      grantLastUsedAt: oauthGrants.lastUsedAt,
       grantRevokedAt: oauthGrants.revokedAt,
       familyRevokedAt: oauthTokenFamilies.revokedAt,
       userId: oauthGrants.userId,
@@ -147,10 +175,10 @@ const familyLookup = perDatabase(buildFamilyLookup);
  * disconnected app or a revoked family loses access at once (CONTRACT §6). A
  * client-credentials token is checked against its app and the app's current secret (from the
  * client cache, which a deletion or a rotation invalidates at once in this process, see
- * client-cache.ts).
+ * client-cache.ts). `resource` is the resource being called (RFC 8707): a token for the other is refused.
  */
-export async function resolveAccessToken(db: Db, token: string): Promise<ResolvedBearer> {
-  const claims = await verifyAccessToken(db, token);
+export async function resolveAccessToken(db: Db, token: string, resource: TokenResource = "v1"): Promise<ResolvedBearer> {
+  const claims = await verifyAccessToken(db, token, resource);
   const clientId = claims.client_id;
   if (!claims.fam) {
     const client = await findClientCached(db, clientId);
@@ -164,6 +192,7 @@ export async function resolveAccessToken(db: Db, token: string): Promise<Resolve
   if (!row || row.grantRevokedAt || row.familyRevokedAt || row.userId !== claims.sub) {
     throw new ApiError("token_revoked", "This access token was revoked, or the athlete disconnected the app.");
   }
+  recordGrantUse(db, row.grantId, row.grantLastUsedAt);
   const scopes = new Set((claims.scope ?? "").split(" ").filter(isScope) as Scope[]);
   return {
     actor: { kind: "oauth", userId: row.userId, clientId, grantId: claims.gid ?? "", scopes },
@@ -171,4 +200,16 @@ export async function resolveAccessToken(db: Db, token: string): Promise<Resolve
     billing: { hasSubscription: row.profile.hasSubscription, trialEndsAt: row.profile.trialEndsAt },
     self: { user: row.user, profile: row.profile },
   };
+}
+
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+/** The grant's last use for /settings/apps, to the minute, so a busy app does not write on every request. */
+function recordGrantUse(db: Db, grantId: string, lastUsedAt: Date | null): void {
+  const now = Date.now();
+  if (lastUsedAt && now - lastUsedAt.getTime() <= LAST_USED_GRANULARITY_MS) return;
+  db.update(oauthGrants)
+    .set({ lastUsedAt: new Date(now) })
+    .where(eq(oauthGrants.id, grantId))
+    .catch((err: unknown) => log.warn("could not record an app's use", { error: String(err) }));
 }

@@ -1,4 +1,7 @@
 import { isScope, type Scope } from "../auth/scopes";
+import type { TokenResource } from "../db/schema";
+import type { Env } from "../env";
+import { resourceOf } from "./resources";
 import { OAuthError } from "./errors";
 import type { OAuthClient } from "./client-auth";
 
@@ -81,11 +84,12 @@ export function checkScope(scope: string | undefined): Scope[] {
   return [...new Set(asked)] as Scope[];
 }
 
-/** The one resource this server issues tokens for (RFC 8707 §2). */
-export function checkResource(resource: string | undefined, apiBaseUrl: string): void {
-  if (resource !== undefined && resource !== apiBaseUrl) {
-    throw new OAuthError("invalid_target", `resource must be ${apiBaseUrl}.`);
-  }
+/** Which of this server's resources the tokens are for (RFC 8707 §2); `/v1` when none is named. */
+export function checkResource(resource: string | undefined, env: Env): TokenResource {
+  if (resource === undefined) return "v1";
+  const known = resourceOf(env, resource);
+  if (!known) throw new OAuthError("invalid_target", `resource must be ${env.apiBaseUrl} or ${env.mcpUrl}.`);
+  return known;
 }
 
 export function checkState(state: string | undefined): void {

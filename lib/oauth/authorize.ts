@@ -1,7 +1,7 @@
 import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { oauthCodes, oauthGrants } from "../db/schema";
+import { oauthCodes, oauthGrants, type TokenResource } from "../db/schema";
 import { randomBase62, sha256Hex } from "../crypto/random";
 import { getEnv } from "../env";
 import { newId } from "../ids";
@@ -28,6 +28,8 @@ export type ValidAuthorization = {
   scopes: Scope[];
   state: string | undefined;
   codeChallenge: string;
+  /** The resource the tokens will be for (RFC 8707): `/v1` unless the request named `/mcp`. */
+  resource: TokenResource;
 };
 
 export type AuthorizationStep =
@@ -79,7 +81,7 @@ export async function validateAuthorizationRequest(
     checkResponseType(params.response_type);
     const codeChallenge = checkPkce(params.code_challenge, params.code_challenge_method);
     const scopes = checkScope(params.scope);
-    checkResource(params.resource, getEnv().apiBaseUrl);
+    const resource = checkResource(params.resource, getEnv());
     return {
       ok: true,
       request: {
@@ -88,6 +90,7 @@ export async function validateAuthorizationRequest(
         scopes,
         state: params.state,
         codeChallenge,
+        resource,
       },
     };
   } catch (err) {
@@ -205,6 +208,7 @@ async function issueCode(db: Db, request: ValidAuthorization, userId: string): P
       redirectUri: request.redirectUri,
       scopes: request.scopes,
       codeChallenge: request.codeChallenge,
+      resource: request.resource,
       expiresAt: new Date(Date.now() + CODE_TTL_S * 1000),
     });
   });

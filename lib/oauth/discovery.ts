@@ -1,5 +1,13 @@
-import { SCOPE_NAMES } from "../auth/scopes";
+import { SCOPE_NAMES, type Scope } from "../auth/scopes";
+import type { TokenResource } from "../db/schema";
 import type { Env } from "../env";
+import { resourceUrl } from "./resources";
+
+/** What the MCP server's tools can use (CONTRACT §12): the read scopes and `location.read`. */
+export const MCP_SCOPES: Scope[] = SCOPE_NAMES.filter((s) => s.endsWith(".read"));
+
+/** What an MCP client is told to ask for first (CONTRACT §12): the read scopes, without where the athlete trained. */
+export const MCP_DEFAULT_SCOPES: Scope[] = MCP_SCOPES.filter((s) => s !== "location.read");
 
 /** @see RFC 8414 §2 */
 export function authorizationServerMetadata(env: Env) {
@@ -23,13 +31,13 @@ export function authorizationServerMetadata(env: Env) {
 }
 
 /** @see RFC 9728 §2 */
-export function protectedResourceMetadata(env: Env) {
+export function protectedResourceMetadata(env: Env, resource: TokenResource = "v1") {
   return {
-    resource: env.apiBaseUrl,
+    resource: resourceUrl(env, resource),
     authorization_servers: [env.baseUrl],
-    scopes_supported: SCOPE_NAMES,
+    scopes_supported: resource === "mcp" ? MCP_SCOPES : SCOPE_NAMES,
     bearer_methods_supported: ["header"],
-    resource_documentation: `${env.baseUrl}/docs`,
-    resource_name: "Athlete Activity Service API",
+    resource_documentation: resource === "mcp" ? `${env.baseUrl}/docs#mcp` : `${env.baseUrl}/docs`,
+    resource_name: resource === "mcp" ? "Athlete Activity Service MCP server" : "Athlete Activity Service API",
   };
 }

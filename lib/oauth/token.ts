@@ -2,7 +2,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { oauthCodes, oauthGrants, oauthRefreshTokens, oauthTokenFamilies } from "../db/schema";
+import { oauthCodes, oauthGrants, oauthRefreshTokens, oauthTokenFamilies, type TokenResource } from "../db/schema";
 import { safeEqual, sha256Hex } from "../crypto/random";
 import { getEnv } from "../env";
 import { newId } from "../ids";
@@ -12,6 +12,7 @@ import { OAuthError } from "./errors";
 import { authenticateClient, type OAuthClient } from "./client-auth";
 import { issueAccessToken, issueAppAccessToken } from "./access-token";
 import { signingKey } from "./keys";
+import { resourceOf, resourceUrl } from "./resources";
 
 export const REFRESH_TOKEN_TTL_S = 90 * 86_400;
 
@@ -44,23 +45,43 @@ export async function tokenRequest(
   }
   const client = await authenticateClient(db, authorization, form);
   if (client.kind === "confidential") prove(client.clientId);
-  const resource = form.get("resource");
-  if (resource !== null && resource !== getEnv().apiBaseUrl) throw new OAuthError("invalid_target", `resource must be ${getEnv().apiBaseUrl}.`);
+  const resource = askedResource(form);
   // Loaded (or created) outside the grant's transaction, so a rollback cannot leave this process
   // signing with a key that was never stored.
   await signingKey(db);
-  const tokens = await grant(db, client, form);
+  const tokens = await grant(db, client, form, resource);
   prove(client.clientId);
   return tokens;
 }
 
-function grant(db: Db, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
+/**
+ * The `resource` a token request names (RFC 8707 §2.2), if any: one of this server's two, else
+ * `invalid_target`. A code or refresh token is for the resource its authorization named, and
+ * asking for the other is refused rather than quietly answered with a token it does not name.
+ */
+function askedResource(form: URLSearchParams): TokenResource | undefined {
+  const asked = form.get("resource");
+  if (asked === null) return undefined;
+  const env = getEnv();
+  const resource = resourceOf(env, asked);
+  if (!resource) throw new OAuthError("invalid_target", `resource must be ${env.apiBaseUrl} or ${env.mcpUrl}.`);
+  return resource;
+}
+
+function checkSameResource(asked: TokenResource | undefined, bound: TokenResource): void {
+  if (asked !== undefined && asked !== bound) {
+    throw new OAuthError("invalid_target", `This authorization is for ${resourceUrl(getEnv(), bound)}; authorize again with resource=${resourceUrl(getEnv(), asked)}.`);
+  }
+}
+
+function grant(db: Db, client: OAuthClient, form: URLSearchParams, resource: TokenResource | undefined): Promise<TokenResponse> {
   switch (form.get("grant_type")) {
     case "authorization_code":
-      return exchangeCode(db, client, form);
+      return exchangeCode(db, client, form, resource);
     case "refresh_token":
-      return refresh(db, client, form);
+      return refresh(db, client, form, resource);
     case "client_credentials":
+      if (resource === "mcp") throw new OAuthError("invalid_target", "A client-credentials token acts as the app itself and is only for the API at /v1.");
       return clientCredentials(db, client, form);
     case null:
       throw new OAuthError("invalid_request", "grant_type is required.");
@@ -73,18 +94,26 @@ function s256(verifier: string): string {
   return createHash("sha256").update(verifier).digest("base64url");
 }
 
-async function issueFromFamily(db: Db, client: OAuthClient, userId: string, grantId: string, familyId: string, scopes: string[]): Promise<TokenResponse> {
+async function issueFromFamily(
+  db: Db,
+  client: OAuthClient,
+  userId: string,
+  grantId: string,
+  family: { id: string; resource: TokenResource },
+  scopes: string[],
+): Promise<TokenResponse> {
+  const familyId = family.id;
   const refreshToken = generateToken("refresh");
   await db.insert(oauthRefreshTokens).values({
     tokenHash: sha256Hex(refreshToken),
     familyId,
     expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_S * 1000),
   });
-  const access = await issueAccessToken(db, { subject: userId, clientId: client.clientId, scopes, grantId, familyId });
+  const access = await issueAccessToken(db, { subject: userId, clientId: client.clientId, scopes, grantId, familyId, resource: family.resource });
   return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, refresh_token: refreshToken, scope: scopes.join(" ") };
 }
 
-async function exchangeCode(db: Db, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
+async function exchangeCode(db: Db, client: OAuthClient, form: URLSearchParams, resource: TokenResource | undefined): Promise<TokenResponse> {
   const code = form.get("code");
   const verifier = form.get("code_verifier");
   if (!code) throw new OAuthError("invalid_request", "code is required.");
@@ -94,7 +123,7 @@ async function exchangeCode(db: Db, client: OAuthClient, form: URLSearchParams):
 
   // The claim and what it issues commit together: a concurrent replay waits on the code's row
   // lock until this transaction ends, then finds the family it must revoke.
-  type Outcome = { kind: "issued"; tokens: TokenResponse } | { kind: "refused"; reason: string } | { kind: "replayed" };
+  type Outcome = { kind: "issued"; tokens: TokenResponse } | { kind: "refused"; reason: string } | { kind: "replayed" } | { kind: "wrong_target"; error: OAuthError };
   const outcome = await db.transaction(async (tx): Promise<Outcome> => {
     // Single use by compare-and-swap: exactly one exchange can flip used_at.
     const [claimed] = await tx
@@ -108,17 +137,23 @@ async function exchangeCode(db: Db, client: OAuthClient, form: URLSearchParams):
     if (claimed.expiresAt.getTime() < Date.now()) return { kind: "refused", reason: "The authorization code has expired." };
     if (form.get("redirect_uri") !== claimed.redirectUri) return { kind: "refused", reason: "redirect_uri does not match the authorization request." };
     if (!safeEqual(s256(verifier), claimed.codeChallenge)) return { kind: "refused", reason: "code_verifier does not match the code_challenge." };
+    try {
+      checkSameResource(resource, claimed.resource);
+    } catch (e) {
+      return { kind: "wrong_target", error: e as OAuthError };
+    }
     const [grant] = await tx
       .select()
       .from(oauthGrants)
       .where(and(eq(oauthGrants.id, claimed.grantId), isNull(oauthGrants.revokedAt)));
     if (!grant) return { kind: "refused", reason: "The athlete has since disconnected the app." };
     const familyId = newId("fam");
-    await tx.insert(oauthTokenFamilies).values({ id: familyId, grantId: grant.id, scopes: claimed.scopes });
+    await tx.insert(oauthTokenFamilies).values({ id: familyId, grantId: grant.id, scopes: claimed.scopes, resource: claimed.resource });
     await tx.update(oauthCodes).set({ familyId }).where(eq(oauthCodes.codeHash, codeHash));
-    return { kind: "issued", tokens: await issueFromFamily(tx, client, grant.userId, grant.id, familyId, claimed.scopes) };
+    return { kind: "issued", tokens: await issueFromFamily(tx, client, grant.userId, grant.id, { id: familyId, resource: claimed.resource }, claimed.scopes) };
   });
   if (outcome.kind === "issued") return outcome.tokens;
+  if (outcome.kind === "wrong_target") throw outcome.error;
   if (outcome.kind === "refused") throw invalidGrant(outcome.reason);
 
   const [replayed] = await db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, codeHash));
@@ -129,7 +164,7 @@ async function exchangeCode(db: Db, client: OAuthClient, form: URLSearchParams):
   throw invalidGrant("The authorization code is invalid, expired or already used.");
 }
 
-async function refresh(db: Db, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
+async function refresh(db: Db, client: OAuthClient, form: URLSearchParams, resource: TokenResource | undefined): Promise<TokenResponse> {
   const token = form.get("refresh_token");
   if (!token) throw new OAuthError("invalid_request", "refresh_token is required.");
   if (!isWellFormedToken(token, "refresh")) throw invalidGrant("The refresh token is invalid.");
@@ -143,6 +178,7 @@ async function refresh(db: Db, client: OAuthClient, form: URLSearchParams): Prom
   if (!row || row.grant.clientId !== client.clientId) throw invalidGrant("The refresh token is invalid.");
   if (row.grant.revokedAt || row.family.revokedAt) throw invalidGrant("The refresh token was revoked.");
   if (row.token.expiresAt.getTime() < Date.now()) throw invalidGrant("The refresh token has expired.");
+  checkSameResource(resource, row.family.resource);
 
   let scopes = row.family.scopes;
   const asked = form.get("scope");
@@ -165,7 +201,7 @@ async function refresh(db: Db, client: OAuthClient, form: URLSearchParams): Prom
       .where(and(eq(oauthRefreshTokens.tokenHash, tokenHash), isNull(oauthRefreshTokens.rotatedAt)))
       .returning({ tokenHash: oauthRefreshTokens.tokenHash });
     if (!rotated) return undefined;
-    return issueFromFamily(tx, client, row.grant.userId, row.grant.id, row.family.id, scopes);
+    return issueFromFamily(tx, client, row.grant.userId, row.grant.id, row.family, scopes);
   });
   if (tokens) return tokens;
   // RFC 9700 §4.14.2: reuse of a rotated refresh token means it leaked; end the grant.

@@ -1,7 +1,7 @@
 import "server-only";
 import { eq, sql } from "drizzle-orm";
 import { perDatabase, type Db } from "../db/client";
-import { athleteProfiles, personalAccessTokens, users } from "../db/schema";
+import { athleteProfiles, personalAccessTokens, users, type TokenResource } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
 import { ApiError } from "../http/errors";
 import { isScope, type Scope } from "../auth/scopes";
@@ -18,17 +18,18 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 
 /**
  * Turns an `Authorization` header into an actor, or throws the 401 that SPEC §7 and
- * CONTRACT §3 call for.
+ * CONTRACT §3 call for. `resource` is the one being called: an OAuth access token is bound to
+ * one (RFC 8707) and refused by the other; a personal access token works at both.
  * @see RFC 6750 §2.1
  */
-export async function resolveBearer(db: Db, authorization: string | null): Promise<ResolvedBearer> {
+export async function resolveBearer(db: Db, authorization: string | null, resource: TokenResource = "v1"): Promise<ResolvedBearer> {
   if (!authorization) throw new ApiError("token_missing", "Send your token as `Authorization: Bearer <token>`.");
   const m = /^Bearer +([\x21-\x7e]+)\s*$/i.exec(authorization);
   if (!m) throw new ApiError("token_invalid", "The Authorization header must be `Bearer <token>`.");
   const token = m[1]!;
 
   if (token.startsWith("aas_pat_")) return resolvePat(db, token);
-  if (looksLikeJwt(token)) return resolveAccessToken(db, token);
+  if (looksLikeJwt(token)) return resolveAccessToken(db, token, resource);
   throw new ApiError("token_invalid", "The bearer token is not one this API issued.");
 }
 

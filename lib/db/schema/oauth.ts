@@ -2,6 +2,18 @@ import { sql } from "drizzle-orm";
 import { index, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { users } from "./people";
 
+/** The resources this server issues tokens for (RFC 8707): `{base_url}/v1` and `{base_url}/mcp`. */
+export const TOKEN_RESOURCES = ["v1", "mcp"] as const;
+export type TokenResource = (typeof TOKEN_RESOURCES)[number];
+
+/**
+ * How a client came to be known: created by a developer in the console, described by a Client
+ * ID Metadata Document at its `client_id` URL, or registered by Dynamic Client Registration
+ * (RFC 7591). The last two are clients the service has never reviewed (CONTRACT §12).
+ */
+export const CLIENT_REGISTRATIONS = ["console", "metadata_document", "dynamic"] as const;
+export type ClientRegistration = (typeof CLIENT_REGISTRATIONS)[number];
+
 /** Registered third-party apps. Secrets are stored only as SHA-256 hashes. */
 export const oauthClients = pgTable("oauth_clients", {
   clientId: text("client_id").primaryKey(),
@@ -13,6 +25,12 @@ export const oauthClients = pgTable("oauth_clients", {
   logoUrl: text("logo_url"),
   homepageUrl: text("homepage_url"),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  registration: text("registration", { enum: CLIENT_REGISTRATIONS }).notNull().default("console"),
+  /** Where an unreviewed client comes from, as the consent screen names it: its metadata URL's host, or its first redirect URI's. */
+  sourceHost: text("source_host"),
+  /** A metadata-document client: when the stored document was fetched, and until when it may be used without fetching again. */
+  metadataFetchedAt: timestamp("metadata_fetched_at", { withTimezone: true }),
+  metadataExpiresAt: timestamp("metadata_expires_at", { withTimezone: true }),
 });
 
 /**
@@ -33,6 +51,8 @@ export const oauthGrants = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /** The last request made with one of its access tokens, to the minute (shown on /settings/apps). */
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
   },
   (t) => [
     uniqueIndex("oauth_grants_active_idx").on(t.clientId, t.userId).where(sql`${t.revokedAt} is null`),
@@ -53,6 +73,8 @@ export const oauthTokenFamilies = pgTable(
       .notNull()
       .references(() => oauthGrants.id, { onDelete: "cascade" }),
     scopes: text("scopes").array().notNull(),
+    /** The resource its access tokens are for (their `aud`); a refresh keeps it. */
+    resource: text("resource", { enum: TOKEN_RESOURCES }).notNull().default("v1"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },
@@ -71,6 +93,8 @@ export const oauthCodes = pgTable("oauth_codes", {
   redirectUri: text("redirect_uri").notNull(),
   scopes: text("scopes").array().notNull(),
   codeChallenge: text("code_challenge").notNull(),
+  /** The resource the authorization request named (RFC 8707); the tokens it gives are for it. */
+  resource: text("resource", { enum: TOKEN_RESOURCES }).notNull().default("v1"),
   expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   usedAt: timestamp("used_at", { withTimezone: true }),
   /** The family the exchange created, revoked if the code is ever replayed. */

@@ -1,0 +1,9 @@
+// GET /.well-known/oauth-protected-resource/mcp: RFC 9728 metadata for {base_url}/mcp (CONTRACT §12).
+import { getEnv } from "@/lib/env";
+import { protectedResourceMetadata } from "@/lib/oauth/discovery";
+
+export function GET() {
+  return Response.json(protectedResourceMetadata(getEnv(), "mcp"), {
+    headers: { "Cache-Control": "public, max-age=3600", "Access-Control-Allow-Origin": "*" },
+  });
+}
