@@ -286,6 +286,95 @@ describe("authorization code flow with PKCE", () => {
   });
 });
 
+describe("tokens bound to one resource (RFC 8707, CONTRACT §6 and §12)", () => {
+  const mcp = () => `${api.url}/mcp`;
+
+  it("serves RFC 9728 metadata for {base_url}/mcp: the read scopes and location.read", async () => {
+    const resource = new URL(mcp());
+    const rs = await oauth.processResourceDiscoveryResponse(resource, await oauth.resourceDiscoveryRequest(resource, insecure));
+    expect(rs).toMatchObject({ resource: mcp(), authorization_servers: [api.url] });
+    expect([...(rs.scopes_supported ?? [])].sort()).toEqual(["activities.read", "athlete.read", "location.read", "metrics.read", "teams.read"]);
+  });
+
+  it("resource={base_url}/mcp gives a token whose aud is /mcp, and /v1 refuses it with 401 token_invalid naming the resource", async () => {
+    const person = await api.person();
+    const tokens = await exchange(mobile, await approve(mobile, person.id, { extra: { resource: mcp() } }), { extra: { resource: mcp() } });
+    expect(decodeJwt(tokens.access_token).aud).toBe(mcp());
+    const res = await api.call(tokens.access_token, "GET", "/v1/athletes/me");
+    expect(res.status).toBe(401);
+    const body = (await res.json()) as { code: string; detail: string };
+    expect(body.code).toBe("token_invalid");
+    expect(body.detail).toContain(`resource=${api.url}/v1`);
+    expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    // The control: the same athlete's /v1 token reads /v1.
+    const v1 = await connect(mobile, person.id, "athlete.read");
+    expect((await api.call(v1.access_token, "GET", "/v1/athletes/me")).status).toBe(200);
+  });
+
+  it("a refresh keeps the resource of its authorization, and asking for the other one is invalid_target", async () => {
+    const person = await api.person();
+    const first = await exchange(mobile, await approve(mobile, person.id, { extra: { resource: mcp() } }));
+    expect(decodeJwt(first.access_token).aud).toBe(mcp());
+    const refreshed = await refresh(mobile, first.refresh_token!);
+    expect(decodeJwt(refreshed.access_token).aud).toBe(mcp());
+    const res = await oauth.refreshTokenGrantRequest(as, mobile.client, mobile.auth(), refreshed.refresh_token!, {
+      ...insecure,
+      additionalParameters: { resource: `${api.url}/v1` },
+    });
+    expect(await failure(oauth.processRefreshTokenResponse(as, mobile.client, res))).toMatchObject({ status: 400, error: "invalid_target" });
+  });
+
+  it("a code for /mcp exchanged with resource=/v1 is invalid_target, and the code is used up", async () => {
+    const person = await api.person();
+    const authorized = await approve(mobile, person.id, { extra: { resource: mcp() } });
+    expect(await failure(exchange(mobile, authorized, { extra: { resource: `${api.url}/v1` } }))).toMatchObject({ status: 400, error: "invalid_target" });
+    expect(await failure(exchange(mobile, authorized))).toMatchObject({ status: 400, error: "invalid_grant" });
+  });
+
+  it("a resource that is neither is refused at the authorization endpoint with invalid_target", async () => {
+    const person = await api.person();
+    const verifier = oauth.generateRandomCodeVerifier();
+    const step = await decideAuthorization(
+      db,
+      {
+        client_id: "demo-mobile",
+        redirect_uri: mobile.redirectUri,
+        response_type: "code",
+        scope: "athlete.read",
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: "S256",
+        resource: `${api.url}/mcp/`,
+      },
+      person.id,
+      "allow",
+    );
+    expect(step.kind).toBe("error_return");
+    expect((step as { returnUrl: string }).returnUrl).toContain("error=invalid_target");
+  });
+
+  it("a client-credentials token is only for /v1", async () => {
+    const res = await oauth.clientCredentialsGrantRequest(as, trainingLog.client, trainingLog.auth(), { resource: mcp() }, insecure);
+    expect(await failure(oauth.processClientCredentialsResponse(as, trainingLog.client, res))).toMatchObject({ status: 400, error: "invalid_target" });
+  });
+
+  it("a token's use is recorded on its grant, to the minute, for /settings/apps", async () => {
+    const person = await api.person();
+    const { access_token } = await connect(trainingLog, person.id, "athlete.read");
+    const grantId = decodeJwt(access_token).gid as string;
+    const before = await db.select({ at: oauthGrants.lastUsedAt }).from(oauthGrants).where(eq(oauthGrants.id, grantId));
+    expect(before[0]!.at).toBeNull();
+    expect((await api.call(access_token, "GET", "/v1/athletes/me")).status).toBe(200);
+    // The write is not awaited by the request: poll until it lands.
+    let at: Date | null = null;
+    for (let i = 0; i < 100 && !at; i++) {
+      [{ at }] = (await db.select({ at: oauthGrants.lastUsedAt }).from(oauthGrants).where(eq(oauthGrants.id, grantId))) as [{ at: Date | null }];
+      if (!at) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(at).toBeInstanceOf(Date);
+    expect(Math.abs(at!.getTime() - Date.now())).toBeLessThan(60_000);
+  });
+});
+
 describe("authorization codes", () => {
   it("are single use, and a replay revokes the tokens the first exchange issued (RFC 6749 §4.1.2, RFC 9700 §4.5)", async () => {
     const person = await api.person();
