@@ -11,7 +11,7 @@
 import http from "node:http";
 import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
 
-const TITLES = { invalid_request: "Invalid request", method_not_allowed: "Method not allowed" };
+const TITLES = { invalid_request: "Invalid request", method_not_allowed: "Method not allowed", not_found: "Not found" };
 
 const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -54,6 +54,12 @@ export function refuseEarly(req, baseUrl) {
     decodeURIComponent(path);
   } catch {
     return refusal(baseUrl, path, 400, "invalid_request", "The path holds %-escapes that are not UTF-8.");
+  }
+  // An empty segment in an API path is an id left out (`/v1/teams//members` from an unset
+  // variable): no resource has it. Next.js would answer a 308 to the path without it, which
+  // names another resource, so a client would follow it to an answer it never asked for.
+  if (/^\/(v1|mcp)(\/|$)/.test(resolvedPath(path)) && /\/\/+(?=.)/.test(path)) {
+    return refusal(baseUrl, path, 404, "not_found", "The path has an empty segment: an id is missing.");
   }
   return undefined;
 }

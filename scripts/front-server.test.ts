@@ -37,6 +37,18 @@ describe("the front server", () => {
     expect(seen.at(-1)).toEqual({ url: "/v1/teams", peer: "127.0.0.1" });
   });
 
+  it("answers an API path with an empty segment (an id left out) 404 not_found, not a redirect to another resource", async () => {
+    const before = seen.length;
+    for (const path of ["/v1/teams//members", "/v1//athletes/me", "/v1/activities//streams?keys=time"]) {
+      const a = await send(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect({ path, status: a.status, type: a.type, body: a.body }).toMatchObject({ path, status: 404, type: "application/problem+json", body: { code: "not_found", status: 404 } });
+    }
+    expect(seen.length).toBe(before);
+    // Pages and a trailing slash are Next.js's to answer as before.
+    expect((await send(`GET /settings//apps HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).status).toBe(200);
+    expect((await send(`GET /v1/teams/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).status).toBe(200);
+  });
+
   it("refuses TRACE and CONNECT with 405 problems that name what is allowed, before any handler", async () => {
     const before = seen.length;
     const trace = await send(`TRACE /v1/teams HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);

@@ -1,0 +1,81 @@
+import { createHash, randomBytes } from "node:crypto";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { signIn } from "./helpers";
+
+// Every page a person uses, checked by axe-core in Chromium against WCAG 2.x A and AA and axe's
+// best practices: none may have a serious or critical violation. The pages are the console's,
+// signed in as the demo person who has something to show there, and the public ones.
+
+const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
+
+async function expectNoSeriousViolations(page: Page, what: string) {
+  // Pages fetch their data after the first paint: check what a person sees once it has settled.
+  await page.waitForLoadState("networkidle");
+  await expect(page.locator("main, [role=main]").first()).toBeVisible();
+  const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+  const serious = results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(" ")).join("\n    ")}`);
+  expect(serious, `${what}:\n${serious.join("\n")}`).toEqual([]);
+}
+
+const PUBLIC_PAGES = ["/signin", "/signup", "/docs"];
+for (const path of PUBLIC_PAGES) {
+  test(`${path} has no serious accessibility violation`, async ({ page }) => {
+    await page.goto(path);
+    await expectNoSeriousViolations(page, path);
+  });
+}
+
+const ATHLETE_PAGES = ["/activities", "/settings/profile", "/settings/teams", "/settings/apps", "/settings/tokens"];
+for (const path of ATHLETE_PAGES) {
+  test(`${path} (athlete) has no serious accessibility violation`, async ({ page }) => {
+    await signIn(page, "ava@example.com");
+    await page.goto(path);
+    await expectNoSeriousViolations(page, path);
+  });
+}
+
+test("an activity's page (route, charts, laps) has no serious accessibility violation", async ({ page }) => {
+  await signIn(page, "ava@example.com");
+  await page.goto("/activities");
+  const first = page.locator('a[href^="/activities/act_"]').first();
+  await expect(first).toBeVisible();
+  await first.click();
+  await expect(page).toHaveURL(/\/activities\/act_/);
+  await expectNoSeriousViolations(page, "activity page");
+});
+
+test("/teams (coach) has no serious accessibility violation", async ({ page }) => {
+  await signIn(page, "cora@example.com");
+  await page.goto("/teams");
+  await expectNoSeriousViolations(page, "/teams");
+});
+
+const DEVELOPER_PAGES = ["/developers/apps", "/developers/apps/demo-training-log", "/developers/apps/demo-training-log/webhooks", "/developers/apps/demo-training-log/usage"];
+for (const path of DEVELOPER_PAGES) {
+  test(`${path} (developer) has no serious accessibility violation`, async ({ page }) => {
+    await signIn(page, "dev@example.com");
+    await page.goto(path);
+    await expectNoSeriousViolations(page, path);
+  });
+}
+
+test("the consent screen has no serious accessibility violation", async ({ page, baseURL }) => {
+  await signIn(page, "ava@example.com");
+  const verifier = randomBytes(32).toString("base64url");
+  const query = new URLSearchParams({
+    client_id: "demo-mobile",
+    redirect_uri: "http://127.0.0.1:61234/callback",
+    response_type: "code",
+    scope: "athlete.read activities.read location.read",
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+    state: "a11y",
+    resource: `${baseURL}/v1`,
+  });
+  await page.goto(`/oauth/authorize?${query}`);
+  await expect(page.getByRole("button", { name: "Allow" })).toBeVisible();
+  await expectNoSeriousViolations(page, "consent screen");
+});
