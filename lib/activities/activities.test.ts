@@ -64,12 +64,27 @@ describe("GET /v1/athletes/{athlete_id}/activities", () => {
     await (await api.db()).execute(sql`update activities set average_power_w = 1e21, max_heart_rate_hz = 5e-324 where athlete_id = ${ava.id} and name = 'Bare'`);
     const listed = await list(token, "/v1/athletes/me/activities");
     expect(listed.data).toHaveLength(2);
+    const listText = await (await api.call(token, "GET", "/v1/athletes/me/activities")).text();
     for (const item of listed.data) {
       const alone = await api.call(token, "GET", `/v1/activities/${item.id}`);
-      expect(item).toStrictEqual(await alone.json());
+      const aloneText = await alone.text();
+      expect(item).toStrictEqual(JSON.parse(aloneText));
+      // Byte for byte: both compact, the same keys in the same order, the same numbers.
+      expect(listText).toContain(aloneText);
     }
+    expect(listText).not.toMatch(/" : |", "/);
     expect(listed.data[0]!.created_at).toBe("2026-03-01T10:11:12.987Z");
     expect(listed.data[0]!.updated_at).toBe("2026-03-02T01:02:03.000Z");
+  });
+
+  it("gives each measurement the precision it is worth, in the list and alone: 10 km in 3,000 s is 3.333 m/s", async () => {
+    const ava = await api.person();
+    const token = await api.pat(ava.id, ["activities.read", "activities.write"]);
+    const made = await record(token, { distance_m: 10_000, moving_time_s: 3_000, elapsed_time_s: 3_100, max_speed_mps: 1 / 3, average_heart_rate_hz: 145 / 60, elevation_gain_m: 0.1 + 0.2 });
+    const alone = (await (await api.call(token, "GET", `/v1/activities/${made.id}`)).json()) as Record<string, unknown>;
+    expect(alone).toMatchObject({ average_speed_mps: 3.333, max_speed_mps: 0.333, average_heart_rate_hz: 2.4167, elevation_gain_m: 0.3 });
+    const listed = await list(token, "/v1/athletes/me/activities");
+    expect(listed.data[0]).toStrictEqual(alone);
   });
 
   it("lists the athlete's activities newest first, and only theirs", async () => {

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { doublePrecision, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { measure, PRECISION } from "./measure";
 import { users } from "./people";
 
 /** `start_local` is wall-clock time without an offset, read against the athlete's timezone. */
@@ -15,14 +16,14 @@ export const activities = pgTable(
     startLocal: timestamp("start_local", { withTimezone: false, mode: "string" }).notNull(),
     elapsedTimeS: integer("elapsed_time_s").notNull(),
     movingTimeS: integer("moving_time_s"),
-    distanceM: doublePrecision("distance_m"),
-    elevationGainM: doublePrecision("elevation_gain_m"),
-    averageSpeedMps: doublePrecision("average_speed_mps"),
-    maxSpeedMps: doublePrecision("max_speed_mps"),
-    averageHeartRateHz: doublePrecision("average_heart_rate_hz"),
-    maxHeartRateHz: doublePrecision("max_heart_rate_hz"),
-    averagePowerW: doublePrecision("average_power_w"),
-    energyJ: doublePrecision("energy_j"),
+    distanceM: measure("distance_m", PRECISION.distance),
+    elevationGainM: measure("elevation_gain_m", PRECISION.distance),
+    averageSpeedMps: measure("average_speed_mps", PRECISION.speed),
+    maxSpeedMps: measure("max_speed_mps", PRECISION.speed),
+    averageHeartRateHz: measure("average_heart_rate_hz", PRECISION.heartRate),
+    maxHeartRateHz: measure("max_heart_rate_hz", PRECISION.heartRate),
+    averagePowerW: measure("average_power_w", PRECISION.power),
+    energyJ: measure("energy_j", PRECISION.energy),
     source: text("source").notNull().default("manual"),
     /**
      * The upload it was read from (files.ts), for export and delete; null for one recorded by

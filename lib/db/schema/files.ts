@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { boolean, customType, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, customType, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { measure, PRECISION } from "./measure";
 import { users } from "./people";
 import { activities } from "./activities";
 
@@ -82,16 +83,16 @@ export const activityLaps = pgTable(
       .notNull()
       .references(() => activities.id, { onDelete: "cascade" }),
     index: integer("index").notNull(),
-    startOffsetS: doublePrecision("start_offset_s").notNull(),
-    elapsedTimeS: doublePrecision("elapsed_time_s").notNull(),
-    movingTimeS: doublePrecision("moving_time_s"),
-    distanceM: doublePrecision("distance_m"),
-    elevationGainM: doublePrecision("elevation_gain_m"),
-    averageSpeedMps: doublePrecision("average_speed_mps"),
-    maxSpeedMps: doublePrecision("max_speed_mps"),
-    averageHeartRateHz: doublePrecision("average_heart_rate_hz"),
-    maxHeartRateHz: doublePrecision("max_heart_rate_hz"),
-    averagePowerW: doublePrecision("average_power_w"),
+    startOffsetS: measure("start_offset_s", PRECISION.duration).notNull(),
+    elapsedTimeS: measure("elapsed_time_s", PRECISION.duration).notNull(),
+    movingTimeS: measure("moving_time_s", PRECISION.duration),
+    distanceM: measure("distance_m", PRECISION.distance),
+    elevationGainM: measure("elevation_gain_m", PRECISION.distance),
+    averageSpeedMps: measure("average_speed_mps", PRECISION.speed),
+    maxSpeedMps: measure("max_speed_mps", PRECISION.speed),
+    averageHeartRateHz: measure("average_heart_rate_hz", PRECISION.heartRate),
+    maxHeartRateHz: measure("max_heart_rate_hz", PRECISION.heartRate),
+    averagePowerW: measure("average_power_w", PRECISION.power),
   },
   (t) => [primaryKey({ columns: [t.activityId, t.index] })],
 );
