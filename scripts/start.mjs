@@ -48,7 +48,7 @@ console.log(`
   Console:  ${baseUrl}/signin
   API:      ${baseUrl}/v1   (reference: ${baseUrl}/docs)
   Database: ${embedded ? `embedded PostgreSQL (PGlite) in ${env.DATA_DIR || "./.data"}` : "PostgreSQL (DATABASE_URL)"}
-${seeding ? `  Demo:     sign in as ava@example.com (athlete) or cora@example.com (coach), password demo-password\n` : ""}`);
+${seeding ? `  Demo:     sign in as ava@example.com (athlete), cora@example.com (coach) or dev@example.com (developer), password demo-password\n` : ""}`);
 
 await serve({ appDir: root, nextArgs: ["-p", port, ...process.argv.slice(2)], env }).catch((err) => {
   console.error(err.message);

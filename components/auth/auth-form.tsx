@@ -67,8 +67,8 @@ export function AuthForm({ mode, action, callbackUrl, demo }: Props) {
       </p>
       {demo && !signup && (
         <p className="rounded-md bg-slate-100 px-3 py-2 text-xs text-slate-600">
-          Demo world: sign in as <code>ava@example.com</code> (athlete) or <code>cora@example.com</code> (coach) with password{" "}
-          <code>demo-password</code>.
+          Demo world: sign in as <code>ava@example.com</code> (athlete), <code>cora@example.com</code> (coach) or{" "}
+          <code>dev@example.com</code> (developer of the demo apps), each with password <code>demo-password</code>.
         </p>
       )}
     </form>

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
-import { Notice } from "@/components/ui/notice";
+import { FormError } from "@/components/ui/form-error";
 import { ConsoleApiError } from "@/components/console/api";
 import { RedirectUrisField } from "./redirect-uris-field";
 import { linesOf, redirectUriErrors } from "./shared";
@@ -44,7 +44,6 @@ export function AppForm({
   const [homepage, setHomepage] = useState(initial?.homepage_url ?? "");
   const fields = error instanceof ConsoleApiError ? error.fields : {};
   const uriErrors = redirectUriErrors(fields);
-  const fieldNamed = Object.keys(fields).length > 0;
 
   return (
     <form
@@ -55,8 +54,7 @@ export function AppForm({
         onSubmit({ name, kind, redirect_uris: linesOf(uris), logo_url: logo.trim(), homepage_url: homepage.trim() });
       }}
     >
-      {error && !fieldNamed && <Notice tone="error">{error.message}</Notice>}
-      {fieldNamed && <Notice tone="error">Some fields need attention; see below.</Notice>}
+      <FormError error={error} shown={["name", "redirect_uris", "logo_url", "homepage_url"]} />
       <Field label="App name" value={name} maxLength={100} error={fields.name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Training Log" />
       {!kindFixed && (
         <fieldset>

@@ -6,6 +6,7 @@ import { ConsoleApiError, consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field, SelectField } from "@/components/ui/field";
+import { FormError } from "@/components/ui/form-error";
 import { Notice } from "@/components/ui/notice";
 import type { AthleteWire } from "@/lib/athletes/schemas";
 import { PROFILE_KEY, useProfile } from "./use-profile";
@@ -58,7 +59,7 @@ function ProfileForm({ profile, timezones }: { profile: AthleteWire; timezones: 
       }}
     >
       {saved && <Notice tone="success">Profile saved.</Notice>}
-      {save.error && <Notice tone="error">{save.error.message}</Notice>}
+      <FormError error={save.error} shown={["name", "timezone", "uses_metric_units"]} />
       <Field
         label="Name"
         value={name}

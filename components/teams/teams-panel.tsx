@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { formatInstant } from "@/components/ui/format";
+import { FormError } from "@/components/ui/form-error";
 import { Notice } from "@/components/ui/notice";
 import type { CoachedTeam, RosterEntry } from "@/lib/teams/console-schemas";
 import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay } from "./shared";
@@ -112,7 +113,7 @@ function InviteForm({ team }: { team: CoachedTeam }) {
           Invited {sent}. They show as Invited until they accept on their Invitations page; until then you cannot see their data.
         </Notice>
       )}
-      {invite.error && !fieldError && <Notice tone="error">{invite.error.message}</Notice>}
+      <FormError error={invite.error} shown={["email"]} />
       <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
         <div className="flex-1">
           <Field
@@ -162,7 +163,7 @@ function CreateTeamCard() {
         }}
       >
         {created && <Notice tone="success">Created {created}. You are its coach; invite athletes to it by email.</Notice>}
-        {create.error && !fields.name && <Notice tone="error">{create.error.message}</Notice>}
+        <FormError error={create.error} shown={["name"]} />
         <Field
           label="Team name"
           value={name}

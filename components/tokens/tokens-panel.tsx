@@ -5,6 +5,7 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field, SelectField } from "@/components/ui/field";
+import { FormError } from "@/components/ui/form-error";
 import { Notice } from "@/components/ui/notice";
 import { ConsoleApiError, consoleFetch } from "@/components/console/api";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -148,7 +149,7 @@ function CreateTokenForm({
         create.mutate();
       }}
     >
-      {create.error && <Notice tone="error">{create.error.message}</Notice>}
+      <FormError error={create.error} shown={["name", "scopes"]} />
       <Field label="Token name" value={name} onChange={(e) => setName(e.target.value)} error={fields.name} placeholder="e.g. training export script" />
       <fieldset>
         <legend className="text-sm font-medium text-slate-700">Scopes</legend>

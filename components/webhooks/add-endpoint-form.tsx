@@ -5,6 +5,7 @@ import { useState } from "react";
 import { ConsoleApiError, consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
+import { FormError } from "@/components/ui/form-error";
 import { Notice } from "@/components/ui/notice";
 import type { SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
 import { EVENT_OPTIONS, webhooksPath } from "./shared";
@@ -38,7 +39,6 @@ export function AddEndpointForm({
   const err = create.error instanceof ConsoleApiError ? create.error : null;
   const fields = err?.fields ?? {};
   const handshakeFailed = err?.code === "webhook_verification_failed";
-  const fieldNamed = Object.keys(fields).length > 0;
 
   return (
     <form
@@ -55,7 +55,7 @@ export function AddEndpointForm({
           <p className="mt-1 break-words">{err.message}</p>
         </Notice>
       )}
-      {create.error && !handshakeFailed && !fieldNamed && <Notice tone="error">{create.error.message}</Notice>}
+      {!handshakeFailed && <FormError error={create.error} shown={["url", "events", "verify_token"]} />}
       <Field
         label="Endpoint URL"
         type="url"

@@ -1,0 +1,34 @@
+import { ConsoleApiError } from "@/components/console/api";
+import { Notice } from "./notice";
+
+/**
+ * The one message a failed form shows above its fields. A problem the service tied to a field
+ * the form shows is said there, at the field, and not again here; what is left (a field the
+ * form does not show, or a problem with no field) is said here once, in words.
+ */
+export function FormError({ error, shown }: { error: Error | null; shown: readonly string[] }) {
+  const lines = formErrorLines(error, shown);
+  if (!lines.length) return null;
+  return (
+    <Notice tone="error">
+      {lines.map((line) => (
+        <p key={line}>{line}</p>
+      ))}
+    </Notice>
+  );
+}
+
+/** What FormError says: nothing for problems shown at their fields. */
+export function formErrorLines(error: Error | null, shown: readonly string[]): string[] {
+  if (!error) return [];
+  if (!(error instanceof ConsoleApiError) || Object.keys(error.fields).length === 0) return [error.message];
+  return Object.entries(error.fields)
+    .filter(([field]) => !shown.some((s) => field === s || field.startsWith(`${s}.`)))
+    .map(([, detail]) => sentence(detail));
+}
+
+/** "give the token a name" → "Give the token a name." */
+function sentence(detail: string): string {
+  const s = detail.charAt(0).toUpperCase() + detail.slice(1);
+  return /[.!?]$/.test(s) ? s : `${s}.`;
+}
