@@ -62,7 +62,7 @@ export function AppUsagePanel({ clientId, usageUrl }: { clientId: string; usageU
             </ul>
             <p className="mt-4 text-xs text-slate-500">
               The app can read the same figures itself with a client-credentials token:{" "}
-              <code className="break-all rounded bg-slate-100 px-1 py-0.5">GET {usageUrl}</code>
+              <code className="break-all rounded bg-slate-100 px-1 py-0.5 text-slate-700">GET {usageUrl}</code>
             </p>
           </Card>
         </div>

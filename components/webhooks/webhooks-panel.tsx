@@ -97,8 +97,8 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
         {subs.data && (
           <p className="text-xs text-slate-500">
             The app manages the same endpoints with a client-credentials token:{" "}
-            <code className="break-all rounded bg-slate-100 px-1 py-0.5">GET {apiBaseUrl}/app/webhooks</code>; after an outage,{" "}
-            <code className="break-all rounded bg-slate-100 px-1 py-0.5">GET {apiBaseUrl}/app/events</code> lists the last 30 days&apos; events to
+            <code className="break-all rounded bg-slate-100 px-1 py-0.5 text-slate-700">GET {apiBaseUrl}/app/webhooks</code>; after an outage,{" "}
+            <code className="break-all rounded bg-slate-100 px-1 py-0.5 text-slate-700">GET {apiBaseUrl}/app/events</code> lists the last 30 days&apos; events to
             reconcile with.
           </p>
         )}
