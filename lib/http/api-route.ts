@@ -12,6 +12,8 @@ import { problemResponse } from "./problem";
 import { fileResponse, isFileBody } from "./file-body";
 import { requireScopes } from "../auth/require-scope";
 import { resourceMetadataUrl } from "../oauth/resources";
+import { MCP_DEFAULT_SCOPES } from "../oauth/discovery";
+import type { TokenResource } from "../db/schema";
 import { isDatabaseUnavailable } from "./db-errors";
 import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWindow } from "./rate-limit";
 import { readJsonBody } from "./body";
@@ -40,20 +42,24 @@ export function baseHeaders(traceId: string, rl?: RateLimitResult): Headers {
   return h;
 }
 
+/**
+ * The RFC 6750 §3 challenge of a 401: where the resource's RFC 9728 metadata is, and for `/mcp`
+ * the scopes to ask for first (CONTRACT §12), plus `error="invalid_token"` when a token was sent.
+ */
+function unauthorizedChallenge(resource: TokenResource, err: ApiError, sent: boolean): string {
+  const env = getEnv();
+  const parts = [`resource_metadata="${resourceMetadataUrl(env, resource)}"`];
+  if (resource === "mcp") parts.push(`scope="${MCP_DEFAULT_SCOPES.join(" ")}"`);
+  if (sent) parts.push(`error="invalid_token"`, `error_description="${err.message.replace(/["\\]/g, "")}"`);
+  return `Bearer ${parts.join(", ")}`;
+}
+
 /** Every failure becomes a problem document; unknown ones are logged with the trace id. */
-export function errorToResponse(err: unknown, req: Request, traceId: string, rl?: RateLimitResult): Response {
+export function errorToResponse(err: unknown, req: Request, traceId: string, rl?: RateLimitResult, resource: TokenResource = "v1"): Response {
   const env = getEnv();
   const headers = baseHeaders(traceId, rl);
   if (err instanceof ApiError) {
-    if (err.status === 401) {
-      const metadata = resourceMetadataUrl(env, "v1");
-      const sent = req.headers.has("authorization");
-      headers.set(
-        "WWW-Authenticate",
-        `Bearer resource_metadata="${metadata}"` +
-          (sent ? `, error="invalid_token", error_description="${err.message.replace(/["\\]/g, "")}"` : ""),
-      );
-    }
+    if (err.status === 401) headers.set("WWW-Authenticate", unauthorizedChallenge(resource, err, req.headers.has("authorization")));
     return problemResponse(env.baseUrl, err, { headers });
   }
   if (isDatabaseUnavailable(err)) {
@@ -76,7 +82,7 @@ export function errorToResponse(err: unknown, req: Request, traceId: string, rl?
   );
 }
 
-function rateLimited(w: RateWindow): ApiError {
+export function rateLimited(w: RateWindow): ApiError {
   return new ApiError("rate_limited", `The ${w.name} limit of ${w.limit} requests is used up; retry in ${w.resetS} s.`);
 }
 
@@ -85,9 +91,9 @@ function rateLimited(w: RateWindow): ApiError {
  * per address instead, so every answer names a window (CONTRACT §10) and guessing tokens is
  * limited too. The 401 is rethrown with the window it used.
  */
-async function identify(db: Db, req: Request): Promise<{ bearer: ResolvedBearer; rl: RateLimitResult }> {
+export async function identify(db: Db, req: Request, resource: TokenResource = "v1"): Promise<{ bearer: ResolvedBearer; rl: RateLimitResult }> {
   try {
-    const bearer = await resolveBearer(db, req.headers.get("authorization"));
+    const bearer = await resolveBearer(db, req.headers.get("authorization"), resource);
     return { bearer, rl: await consumeRateLimit(db, bearer.rateBucket) };
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
@@ -98,7 +104,7 @@ async function identify(db: Db, req: Request): Promise<{ bearer: ResolvedBearer;
   }
 }
 
-function rateLimitOf(err: unknown): RateLimitResult | undefined {
+export function rateLimitOf(err: unknown): RateLimitResult | undefined {
   return (err as { rateLimit?: RateLimitResult } | null)?.rateLimit;
 }
 
@@ -130,7 +136,7 @@ function checkCredentialKind(op: Operation, actor: Actor): void {
   }
 }
 
-function checkBilling(bearer: ResolvedBearer): void {
+export function checkBilling(bearer: ResolvedBearer): void {
   const b = bearer.billing;
   if (!b || b.hasSubscription) return;
   if (b.trialEndsAt && b.trialEndsAt.getTime() > Date.now()) return;

@@ -1,0 +1,9 @@
+// /mcp: the MCP server (CONTRACT §12), Streamable HTTP in stateless mode: POST only.
+import { handleMcpRequest } from "@/lib/mcp/handler";
+import { mcpMethodNotAllowed } from "@/lib/mcp/method-not-allowed";
+
+export const POST = handleMcpRequest;
+export const GET = mcpMethodNotAllowed;
+export const DELETE = mcpMethodNotAllowed;
+export const PUT = mcpMethodNotAllowed;
+export const PATCH = mcpMethodNotAllowed;

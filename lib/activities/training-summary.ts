@@ -1,0 +1,121 @@
+import { and, eq, gte, lt, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Ctx } from "../auth/actor";
+import { requireAthleteActor, resolveReachableAthlete } from "../athletes/reach";
+import { activities, athleteProfiles } from "../db/schema";
+import { ApiError } from "../http/errors";
+import { LocalDate } from "../http/schemas";
+import { localDateTimeIn } from "../time/local";
+import { SportType } from "./schemas";
+
+export const SummaryQuery = z
+  .object({
+    start: LocalDate.optional().meta({ description: "First local date included (the athlete's timezone). Default: the first day of the 12th period back." }),
+    end: LocalDate.optional().meta({ description: "Local date at which the range ends, excluded. Default: tomorrow, so today is included." }),
+    group_by: z.enum(["week", "month"]).default("week").meta({ description: "`week` (weeks start on Monday) or `month`." }),
+  })
+  .refine((q) => !q.start || !q.end || q.end > q.start, {
+    message: "end must be after start",
+    path: ["end"],
+    params: { code: "invalid_parameter_combination" },
+  });
+
+export const TrainingSummary = z
+  .object({
+    periods: z.array(
+      z.object({
+        start: LocalDate.meta({ description: "The period's first local date: a Monday, or the first of a month." }),
+        sport_type: SportType,
+        count: z.number().int(),
+        distance_m: z.number().meta({ description: "Metres, to 0.1 m; activities without a distance add nothing." }),
+        moving_time_s: z.number().int().meta({ description: "Seconds moving; where an activity has no moving time, its elapsed time." }),
+        elevation_gain_m: z.number().meta({ description: "Metres, to 0.1 m." }),
+      }),
+    ),
+  })
+  .meta({ id: "TrainingSummary", description: "Training volume per period and sport, oldest period first. Periods without activities are left out." });
+export type TrainingSummaryWire = z.output<typeof TrainingSummary>;
+
+/** The longest range one summary covers: about two years of weeks, so a summary is always one small query. */
+const MAX_DAYS = 800;
+const DEFAULT_PERIODS = 12;
+
+function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/** The first day of the period `date` falls in: its Monday, or the first of its month. */
+function periodStart(date: string, groupBy: "week" | "month"): string {
+  if (groupBy === "month") return `${date.slice(0, 8)}01`;
+  const weekday = (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday 0
+  return addDays(date, -weekday);
+}
+
+/** The default range: the current period and the eleven before it, in the athlete's calendar. */
+function defaultRange(today: string, groupBy: "week" | "month"): { start: string; end: string } {
+  const end = addDays(today, 1);
+  const current = periodStart(today, groupBy);
+  if (groupBy === "week") return { start: addDays(current, -7 * (DEFAULT_PERIODS - 1)), end };
+  const d = new Date(`${current}T00:00:00Z`);
+  d.setUTCMonth(d.getUTCMonth() - (DEFAULT_PERIODS - 1));
+  return { start: d.toISOString().slice(0, 10), end };
+}
+
+/**
+ * An athlete's training volume by week (Monday first) or month and sport, in their own calendar:
+ * `start_local` is already wall-clock time in their timezone. Reach as for the activity list
+ * (SPEC §5.5). The MCP tool `get_training_summary` and the console's weekly chart both read it.
+ */
+export async function trainingSummary({
+  ctx,
+  athleteId,
+  query,
+}: {
+  ctx: Ctx;
+  athleteId: string;
+  query: z.output<typeof SummaryQuery>;
+}): Promise<TrainingSummaryWire> {
+  requireAthleteActor(ctx.actor);
+  const id = await resolveReachableAthlete(ctx.db, ctx.actor, athleteId);
+  let { start, end } = query;
+  const span = query.group_by === "week" ? 7 * DEFAULT_PERIODS : 366;
+  if (!start && !end) {
+    const [profile] = await ctx.db.select({ timezone: athleteProfiles.timezone }).from(athleteProfiles).where(eq(athleteProfiles.userId, id));
+    ({ start, end } = defaultRange(localDateTimeIn(profile?.timezone ?? "UTC", new Date()).slice(0, 10), query.group_by));
+  } else if (!start) start = addDays(end!, -span);
+  else if (!end) end = addDays(start, span);
+  if (end! <= start!) throw new ApiError("invalid_parameter_combination", "end must be after start.");
+  if ((Date.parse(end!) - Date.parse(start!)) / 86_400_000 > MAX_DAYS) {
+    throw new ApiError("invalid_parameter_combination", `A summary covers at most ${MAX_DAYS} days; narrow start and end.`);
+  }
+  // date_trunc('week') starts weeks on Monday (ISO 8601), as the contract does.
+  // The unit is written into the statement (one of two literals, never the caller's text), so the
+  // grouped and selected expressions are the same text and one plan serves each unit.
+  const unit = query.group_by === "month" ? "month" : "week";
+  const period = sql<string>`to_char(date_trunc(${sql.raw(`'${unit}'`)}, ${activities.startLocal}), 'YYYY-MM-DD')`;
+  const rows = await ctx.db
+    .select({
+      start: period,
+      sportType: activities.sportType,
+      count: sql<number>`count(*)::int`,
+      distance: sql<number>`coalesce(sum(${activities.distanceM}), 0)::float8`,
+      moving: sql<number>`coalesce(sum(coalesce(${activities.movingTimeS}, ${activities.elapsedTimeS})), 0)::int8`,
+      elevation: sql<number>`coalesce(sum(${activities.elevationGainM}), 0)::float8`,
+    })
+    .from(activities)
+    .where(and(eq(activities.athleteId, id), gte(activities.startLocal, `${start} 00:00:00`), lt(activities.startLocal, `${end} 00:00:00`)))
+    .groupBy(period, activities.sportType)
+    .orderBy(period, activities.sportType);
+  return {
+    periods: rows.map((r) => ({
+      start: r.start,
+      sport_type: r.sportType as z.output<typeof SportType>,
+      count: Number(r.count),
+      distance_m: Math.round(Number(r.distance) * 10) / 10,
+      moving_time_s: Number(r.moving),
+      elevation_gain_m: Math.round(Number(r.elevation) * 10) / 10,
+    })),
+  };
+}

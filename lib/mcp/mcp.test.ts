@@ -1,0 +1,256 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Ajv } from "ajv";
+import type { Scope } from "../auth/scopes";
+import type { Db } from "../db/client";
+import { oauthClients, oauthGrants, oauthTokenFamilies } from "../db/schema";
+import { newId } from "../ids";
+import { inWriteCtx } from "../http/operation";
+import { issueAccessToken } from "../oauth/access-token";
+import { disconnectApp } from "../oauth-grants/disconnect-app";
+import { SAMPLES_DIR } from "../files/testing/samples";
+import { setupApi } from "../testing/fixtures";
+import { startUploadProcessor, type UploadProcessor } from "../uploads/local-processor";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+
+// The MCP server over real HTTP with the SDK's own client: every tool's answer is held to its
+// outputSchema and to what /v1 answers for the same data; scopes, reach, audience, 402 and
+// rate limits as on /v1.
+
+const api = setupApi();
+let db: Db;
+const clients: Client[] = [];
+let processor: UploadProcessor;
+
+beforeAll(async () => {
+  db = await api.db();
+  processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  await processor.stop();
+});
+
+async function mcpClient(token: string): Promise<Client> {
+  const client = new Client({ name: "test-assistant", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+/** An OAuth access token of a public app's grant, for `resource`. */
+async function oauthToken(userId: string, scopes: Scope[], resource: "v1" | "mcp" = "mcp") {
+  const clientId = `assistant-${newId("grt")}`;
+  await db.insert(oauthClients).values({ clientId, name: "Assistant", kind: "public", redirectUris: ["http://127.0.0.1/callback"] });
+  const grantId = newId("grt");
+  await db.insert(oauthGrants).values({ id: grantId, clientId, userId, scopes });
+  const familyId = newId("fam");
+  await db.insert(oauthTokenFamilies).values({ id: familyId, grantId, scopes, resource });
+  const { token } = await issueAccessToken(db, { subject: userId, clientId, scopes, grantId, familyId, resource });
+  return { token, grantId };
+}
+
+async function post(token: string | null, body: unknown) {
+  return fetch(`${api.url}/mcp`, {
+    method: "POST",
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify(body),
+  });
+}
+
+async function v1(token: string, p: string): Promise<unknown> {
+  const res = await api.call(token, "GET", p);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return res.json();
+}
+
+async function upload(pat: string, file: string): Promise<string> {
+  const form = new FormData();
+  form.set("file", new Blob([readFileSync(path.join(SAMPLES_DIR, file))]), path.basename(file));
+  const res = await fetch(`${api.url}/v1/athletes/me/uploads`, { method: "POST", headers: { authorization: `Bearer ${pat}` }, body: form });
+  expect(res.status, await res.clone().text()).toBe(202);
+  const { id } = (await res.json()) as { id: string };
+  processor.wake();
+  await processor.idle();
+  const got = (await (await fetch(`${api.url}/v1/uploads/${id}`, { headers: { authorization: `Bearer ${pat}` } })).json()) as { status: string; activity_id?: string };
+  expect(got.status).toBe("succeeded");
+  return got.activity_id!;
+}
+
+const ajv = new Ajv({ strict: false });
+
+describe("the MCP server", () => {
+  it("answers every tool in its outputSchema, with the same data as /v1", async () => {
+    const coach = await api.person({ name: "Cora", timezone: "Europe/Oslo" });
+    const athlete = await api.person({ name: "Ava" });
+    const teamId = await api.team(coach.id, [athlete.id], { name: "Harriers" });
+    const pat = await api.pat(athlete.id);
+    for (const [i, start] of ["2026-10-05T07:00:00", "2026-10-07T07:00:00", "2026-10-14T18:30:00"].entries()) {
+      const res = await api.call(pat, "POST", "/v1/athletes/me/activities", {
+        body: { name: `Run ${i}`, sport_type: "run", start_local: start, elapsed_time_s: 3600, moving_time_s: 3500, distance_m: 10_000 + i, elevation_gain_m: 50 },
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+    }
+    const ride = await upload(pat, "fit/garmin-edge-500-activity.fit");
+    const metric = await api.call(pat, "POST", "/v1/athletes/me/metrics", { body: { type: "body_mass_kg", value: 70.5, measured_local: "2026-10-06T06:30:00" } });
+    expect(metric.status).toBe(201);
+
+    const client = await mcpClient(pat);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["get_activity", "get_activity_streams", "get_profile", "get_training_summary", "list_activities", "list_metrics", "list_team_athletes"]);
+    const schemaOf = (name: string) => tools.find((t) => t.name === name)!.outputSchema!;
+    for (const t of tools) expect(t.inputSchema.type).toBe("object");
+
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      const validate = ajv.compile(schemaOf(name));
+      expect(validate(result.structuredContent), JSON.stringify(validate.errors)).toBe(true);
+      // The same as JSON text, for clients that read only text.
+      expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(result.structuredContent);
+      return result.structuredContent;
+    };
+
+    expect(await call("get_profile", {})).toEqual(await v1(pat, "/v1/athletes/me"));
+    expect(await call("list_activities", { limit: 2 })).toEqual(await v1(pat, "/v1/athletes/me/activities?limit=2"));
+    expect(await call("list_activities", { start: "2026-10-06", end: "2026-10-15", sport_type: "run" })).toEqual(
+      await v1(pat, "/v1/athletes/me/activities?start=2026-10-06&end=2026-10-15&sport_type=run"),
+    );
+    const withLaps = (await call("get_activity", { id: ride })) as { laps: unknown[] };
+    const { laps, ...activity } = withLaps;
+    expect(activity).toEqual(await v1(pat, `/v1/activities/${ride}`));
+    expect(laps).toEqual(((await v1(pat, `/v1/activities/${ride}/laps`)) as { data: unknown[] }).data);
+    expect(laps.length).toBeGreaterThan(0);
+    expect(await call("get_activity_streams", { id: ride, keys: "time_s,heart_rate_hz,latlng", resolution: "medium" })).toEqual(
+      await v1(pat, `/v1/activities/${ride}/streams?keys=time_s,heart_rate_hz,latlng&resolution=medium`),
+    );
+    expect(await call("list_metrics", { type: "body_mass_kg" })).toEqual(await v1(pat, "/v1/athletes/me/metrics?type=body_mass_kg"));
+    const summary = (await call("get_training_summary", { start: "2026-10-01", end: "2026-10-31" })) as { periods: unknown[] };
+    expect(summary.periods).toEqual([
+      { start: "2026-10-05", sport_type: "run", count: 2, distance_m: 20001, moving_time_s: 7000, elevation_gain_m: 100 },
+      { start: "2026-10-12", sport_type: "run", count: 1, distance_m: 10002, moving_time_s: 3500, elevation_gain_m: 50 },
+    ]);
+
+    // A coach reaches a member, through the same reach rules as /v1.
+    const coachClient = await mcpClient(await api.pat(coach.id));
+    expect(await coachClient.callTool({ name: "list_team_athletes", arguments: {} })).toMatchObject({
+      structuredContent: { data: [{ athlete_id: athlete.id, name: "Ava", team_id: teamId, team_name: "Harriers" }] },
+    });
+    const theirs = await coachClient.callTool({ name: "list_activities", arguments: { athlete_id: athlete.id, limit: 50 } });
+    expect(theirs.structuredContent).toEqual(await v1(pat, "/v1/athletes/me/activities?limit=50"));
+  });
+
+  it("answers a call the token's scopes do not allow with 403 insufficient_scope naming every scope to ask for", async () => {
+    const person = await api.person();
+    const { token } = await oauthToken(person.id, ["athlete.read", "activities.read"]);
+    const client = await mcpClient(token);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["get_activity", "get_activity_streams", "get_profile", "get_training_summary", "list_activities"]);
+
+    const metrics = await post(token, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_metrics", arguments: {} } });
+    expect(metrics.status).toBe(403);
+    expect(((await metrics.json()) as { code: string }).code).toBe("insufficient_scope");
+    expect(metrics.headers.get("www-authenticate")).toBe(
+      `Bearer error="insufficient_scope", scope="athlete.read activities.read metrics.read", resource_metadata="${api.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    const where = await post(token, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_activity_streams", arguments: { id: "act_x", keys: "latlng" } } });
+    expect(where.status).toBe(403);
+    expect(where.headers.get("www-authenticate")).toContain(`scope="athlete.read activities.read location.read"`);
+    // Without latlng the same tool is allowed (and the activity is not found: a tool error).
+    const fine = await client.callTool({ name: "get_activity_streams", arguments: { id: "act_nothing", keys: "time_s" } });
+    expect(fine.isError).toBe(true);
+    expect(JSON.stringify(fine.content)).toContain("act_nothing");
+  });
+
+  it("answers a request without a valid token 401 with the challenge that starts discovery", async () => {
+    const none = await post(null, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(none.status).toBe(401);
+    expect(none.headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="${api.url}/.well-known/oauth-protected-resource/mcp", scope="athlete.read activities.read metrics.read teams.read"`,
+    );
+    expect(((await none.json()) as { code: string }).code).toBe("token_missing");
+    const bad = await post("not-a-token", { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    expect(((await bad.json()) as { code: string }).code).toBe("token_invalid");
+  });
+
+  it("binds tokens to their resource both ways: /mcp refuses a /v1 token, /v1 refuses an /mcp token; a PAT works at both", async () => {
+    const person = await api.person();
+    const forV1 = await oauthToken(person.id, ["athlete.read"], "v1");
+    const refused = await post(forV1.token, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { code: string; detail: string }).detail).toContain(`${api.url}/v1`);
+    expect((await api.call(forV1.token, "GET", "/v1/athletes/me")).status).toBe(200);
+
+    const forMcp = await oauthToken(person.id, ["athlete.read"], "mcp");
+    expect((await post(forMcp.token, { jsonrpc: "2.0", id: 1, method: "tools/list" })).status).toBe(200);
+    const v1Refused = await api.call(forMcp.token, "GET", "/v1/athletes/me");
+    expect(v1Refused.status).toBe(401);
+    expect(((await v1Refused.json()) as { code: string }).code).toBe("token_invalid");
+
+    expect((await post(await api.pat(person.id, ["athlete.read"]), { jsonrpc: "2.0", id: 1, method: "tools/list" })).status).toBe(200);
+  });
+
+  it("ends at once when the athlete disconnects the assistant", async () => {
+    const person = await api.person();
+    const { token, grantId } = await oauthToken(person.id, ["athlete.read"]);
+    const client = await mcpClient(token);
+    expect((await client.callTool({ name: "get_profile", arguments: {} })).isError).toBeFalsy();
+    await inWriteCtx({ db, actor: { kind: "session", userId: person.id } }, (ctx) => disconnectApp({ ctx, grantId }));
+    const after = await post(token, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_profile", arguments: {} } });
+    expect(after.status).toBe(401);
+    expect(((await after.json()) as { code: string }).code).toBe("token_revoked");
+  });
+
+  it("answers 402 for an account without subscription or trial, and counts calls in the token's /v1 window", async () => {
+    const lapsed = await api.person({ billing: "expired" });
+    const res = await post(await api.pat(lapsed.id), { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(res.status).toBe(402);
+    expect(((await res.json()) as { code: string }).code).toBe("subscription_required");
+
+    const person = await api.person();
+    const pat = await api.pat(person.id);
+    const first = await api.call(pat, "GET", "/v1/athletes/me");
+    const remaining = (r: Response) => Number(/r=(\d+)/.exec(r.headers.get("ratelimit") ?? "")?.[1]);
+    const viaMcp = await post(pat, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(viaMcp.status).toBe(200);
+    expect(viaMcp.headers.get("ratelimit")).toBeTruthy();
+    const again = await api.call(pat, "GET", "/v1/athletes/me");
+    expect(remaining(first) - remaining(again)).toBe(2);
+  });
+
+  it("names the bad argument of invalid input in a tool error, and says not found for an activity out of reach", async () => {
+    const person = await api.person();
+    const stranger = await api.person();
+    const strangerPat = await api.pat(stranger.id);
+    const made = await api.call(strangerPat, "POST", "/v1/athletes/me/activities", { body: { name: "Theirs", sport_type: "run", start_local: "2026-10-01T07:00:00", elapsed_time_s: 600 } });
+    const { id } = (await made.json()) as { id: string };
+    const client = await mcpClient(await api.pat(person.id));
+    const bad = await client.callTool({ name: "list_activities", arguments: { limit: "many" } }).catch((e: unknown) => ({ isError: true, content: [{ type: "text", text: String(e) }] }));
+    expect(bad.isError).toBe(true);
+    expect(JSON.stringify(bad.content)).toContain("limit");
+    const range = await client.callTool({ name: "get_training_summary", arguments: { start: "2026-10-10", end: "2026-10-01" } }).catch((e: unknown) => ({ isError: true, content: [{ type: "text", text: String(e) }] }));
+    expect(range.isError).toBe(true);
+    expect(JSON.stringify(range.content)).toContain("end");
+    const hidden = await client.callTool({ name: "get_activity", arguments: { id } });
+    expect(hidden.isError).toBe(true);
+    expect(JSON.stringify(hidden.content)).toMatch(/No activity/);
+    const notTheirs = await client.callTool({ name: "list_activities", arguments: { athlete_id: stranger.id } });
+    expect(notTheirs.isError).toBe(true);
+  });
+
+  it("is stateless: tools/list works without initialize and no Mcp-Session-Id is issued; GET is 405", async () => {
+    const pat = await api.pat((await api.person()).id);
+    const res = await post(pat, { jsonrpc: "2.0", id: 7, method: "tools/list" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("mcp-session-id")).toBeNull();
+    expect(((await res.json()) as { id: number; result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
+    const get = await fetch(`${api.url}/mcp`, { headers: { authorization: `Bearer ${pat}`, accept: "text/event-stream" } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+  });
+});
+
