@@ -62,7 +62,7 @@ describe("hostile requests", () => {
     try {
       decodeURIComponent(r.target.split("?")[0]!);
       // Dot segments can lead out of the family: /v1/%2e%2e/oauth/token is /oauth/token.
-      return new URL(r.target, "http://x").pathname.startsWith(r.family === "v1" ? "/v1" : "/oauth");
+      return new URL(r.target, "http://x").pathname.startsWith(r.family === "v1" ? "/v1" : r.family === "mcp" ? "/mcp" : "/oauth");
     } catch {
       return false;
     }
@@ -71,7 +71,7 @@ describe("hostile requests", () => {
   it("answers every one without a 5xx, and every 4xx in its family's error shape", { timeout: 120_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(
-        hostileRequest(ctx, ["v1", "oauth"]).filter(routable),
+        hostileRequest(ctx, ["v1", "mcp", "oauth"]).filter(routable),
         async (r) => {
           const answer = await sendRaw(port, serialize(r, ctx.host), { halfClose: r.truncatedTransport });
           const verdict = judge(r, answer);
@@ -79,6 +79,17 @@ describe("hostile requests", () => {
         },
       ),
       { numRuns: 150 },
+    );
+  });
+
+  it("answers every JSON-RPC message to /mcp (broken tool arguments, unknown tools, batches, nonsense) without a 5xx", { timeout: 120_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileRequest(ctx, ["mcp"]).filter(routable), async (r) => {
+        const answer = await sendRaw(port, serialize(r, ctx.host), { halfClose: r.truncatedTransport });
+        const verdict = judge(r, answer);
+        expect(verdict, `${r.method} ${r.target.slice(0, 120)} (${r.notes.join("; ")}): ${reproduction(r, ctx.host)}`).toMatchObject({ ok: true });
+      }),
+      { numRuns: 80 },
     );
   });
 });

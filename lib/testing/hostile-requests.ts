@@ -9,7 +9,7 @@ import { EVENT_TYPES } from "../events/catalog";
 import { METRIC_TYPES } from "../metrics/schemas";
 import type { RawAnswer } from "./raw-http";
 
-export type Family = "v1" | "oauth" | "authorize" | "console";
+export type Family = "v1" | "mcp" | "oauth" | "authorize" | "console";
 
 /** A request as bytes go out: header values and bodies are latin1 strings (one char a byte). */
 export type HostileRequest = {
@@ -225,6 +225,26 @@ const activityBody = objectOf({
   energy_j: numberish,
 });
 const metricBody = objectOf({ type: metricType, value: numberish, measured_local: localTime });
+const toolName = fc.oneof(fc.constantFrom("get_profile", "list_activities", "get_activity", "get_activity_streams", "list_metrics", "get_training_summary", "list_team_athletes", "nope"), nastyString);
+const toolArgs = objectOf({
+  athlete_id: fc.constantFrom("me", "ath_x", ""),
+  id: fc.constantFrom("act_x", ""),
+  start: localTime,
+  end: localTime,
+  limit: numberish,
+  cursor: nastyString,
+  keys: fc.constantFrom("time_s,latlng", "latlng", "nope", ""),
+  resolution: fc.constantFrom("low", "medium", "full", ""),
+  group_by: fc.constantFrom("week", "month", "day"),
+  type: metricType,
+});
+/** JSON-RPC messages to /mcp: calls of every tool with broken arguments, other methods, batches and nonsense. */
+const mcpBody = fc.oneof(
+  objectOf({ jsonrpc: fc.constantFrom("2.0", "1.0"), id: fc.oneof(fc.integer(), nastyString), method: fc.constant("tools/call"), params: objectOf({ name: toolName, arguments: toolArgs }) }),
+  objectOf({ jsonrpc: fc.constant("2.0"), id: fc.integer(), method: fc.constantFrom("tools/list", "initialize", "ping", "resources/list", "nope", ""), params: anyJson }),
+  fc.array(objectOf({ jsonrpc: fc.constant("2.0"), id: fc.integer(), method: fc.constantFrom("tools/call", "tools/list"), params: objectOf({ name: toolName, arguments: toolArgs }) }), { maxLength: 3 }),
+  anyJson,
+);
 const webhookBody = objectOf({ url: loopbackUrl, events: fc.array(eventType, { maxLength: 6 }), verify_token: nastyString, status: fc.constantFrom("active", "disabled", "paused"), redeliver_failed: fc.boolean() });
 const appBody = objectOf({
   name: nastyString,
@@ -490,6 +510,7 @@ function routes(): Route[] {
     { family: "v1", template: "/v1/app/webhooks/{id}/deliveries/{delivery_id}", methods: ["GET"], params: (c) => ({ ...webhook(c), delivery_id: idLike(c.deliveryId) }), auth: appAuth },
     { family: "v1", template: "/v1/app/webhooks/{id}/deliveries/{delivery_id}/redeliver", methods: ["POST"], params: (c) => ({ ...webhook(c), delivery_id: idLike(c.deliveryId) }), auth: appAuth },
     { family: "v1", template: "/v1/openapi.json", methods: ["GET"], auth: none },
+    { family: "mcp", template: "/mcp", methods: ["POST", "GET"], body: jsonBody(mcpBody), auth: v1Auth },
     { family: "v1", template: "/v1/{unknown}", methods: ["GET", "POST"], params: () => ({ unknown: fc.oneof(fc.constantFrom("activities", "athletes/me/streams", "x/y/z", "%2e%2e/oauth/token", ""), nastyString.map((s) => encodeURIComponent(latinSafe(s)))) }), auth: v1Auth },
     {
       family: "oauth",
@@ -656,6 +677,7 @@ export function familyOf(target: string): Family | "other" {
     return "other";
   }
   if (path === "/v1" || path.startsWith("/v1/")) return "v1";
+  if (path === "/mcp") return "mcp";
   if (path === "/oauth/token" || path === "/oauth/revoke") return "oauth";
   if (path === "/oauth/authorize") return "authorize";
   if (path.startsWith("/api/console/")) return "console";
@@ -695,6 +717,13 @@ export function judge(r: HostileRequest, a: RawAnswer): Verdict {
     if (a.status === 401 && !a.headers["www-authenticate"]) return { ok: false, rule: "401 with WWW-Authenticate", detail: `error ${body.error}` };
     return { ok: true, kind: `${a.status} ${body.error}` };
   }
+  if (family === "mcp" && contentType === "application/json" && body?.jsonrpc === "2.0") {
+    // The SDK's transport refuses what is not MCP (not JSON-RPC, a wrong Accept) in JSON-RPC's own shape.
+    const error = body.error as { code?: unknown; message?: unknown } | undefined;
+    return typeof error?.code === "number" && typeof error.message === "string"
+      ? { ok: true, kind: `${a.status} JSON-RPC ${error.code}` }
+      : { ok: false, rule: "JSON-RPC error", detail: JSON.stringify(body).slice(0, 300) };
+  }
   if (family === "authorize") {
     // The authorization page answers people: a page, or a redirect carrying the error.
     return contentType === "text/html" ? { ok: true, kind: `${a.status} page` } : { ok: false, rule: "authorize error page", detail: `HTTP ${a.status} ${contentType}` };
@@ -709,7 +738,7 @@ export function judge(r: HostileRequest, a: RawAnswer): Verdict {
   if (typeof body.type !== "string" || !body.type.endsWith(`/problems/${code}`) || typeof body.title !== "string" || typeof body.detail !== "string") {
     return { ok: false, rule: "problem members", detail: JSON.stringify(body).slice(0, 300) };
   }
-  if (a.status === 401 && family === "v1" && !a.headers["www-authenticate"]) return { ok: false, rule: "401 with WWW-Authenticate", detail: code };
+  if (a.status === 401 && (family === "v1" || family === "mcp") && !a.headers["www-authenticate"]) return { ok: false, rule: "401 with WWW-Authenticate", detail: code };
   if (a.status === 405 && !a.headers.allow) return { ok: false, rule: "405 with Allow", detail: code };
   if (a.status === 429 && !a.headers["retry-after"]) return { ok: false, rule: "429 with Retry-After", detail: code };
   return { ok: true, kind: `${a.status} ${code}` };
