@@ -14,6 +14,7 @@ import { emptyFormValues, type ActivityInput } from "./activity-form-values";
 import { ACTIVITIES_KEY } from "./query-keys";
 import { SPORT_LABELS } from "./sport";
 import { UploadPanel } from "./upload-panel";
+import { WeeklyVolumeChart } from "./weekly-volume-chart";
 import { formatAverage, formatDistance, formatDuration, formatLocal, unitsOf, type Units } from "./units";
 
 type ActivityPage = { data: ActivityWire[]; next_cursor: string | null };
@@ -58,6 +59,8 @@ export function ActivitiesPanel() {
           </Link>
         </Notice>
       )}
+
+      {units && profile.data && <WeeklyVolumeChart units={units} today={localToday(profile.data.timezone ?? "UTC")} />}
 
       <UploadPanel />
 
@@ -126,6 +129,11 @@ export function ActivitiesPanel() {
       </Card>
     </div>
   );
+}
+
+/** Today's date where the athlete is. */
+function localToday(timezone: string): string {
+  return new Intl.DateTimeFormat("en-CA", { timeZone: timezone, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date());
 }
 
 function ActivityRow({ activity: a, units }: { activity: ActivityWire; units: Units }) {

@@ -1,0 +1,111 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { consoleFetch } from "@/components/console/api";
+import { Card } from "@/components/ui/card";
+import { Notice } from "@/components/ui/notice";
+import type { TrainingSummaryWire } from "@/lib/activities/training-summary";
+import { SPORT_LABELS, type SportType } from "./sport";
+import { formatDistance, formatDuration, fromMeters, UNIT_LABELS, type Units } from "./units";
+import { sportsByTime, weekBars, type WeekBar } from "./weekly-volume";
+
+export const SUMMARY_KEY = ["activities", "summary", "week"] as const;
+
+// Distinct in hue and in lightness, so the stacks read apart in grey too; the legend and the
+// table name every sport in words.
+const SPORT_COLOURS = ["#1d4ed8", "#f59e0b", "#047857", "#be185d", "#6d28d9", "#0e7490", "#b45309", "#475569"];
+
+const WIDTH = 640;
+const HEIGHT = 160;
+const GAP = 6;
+
+function shortDate(date: string): string {
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
+}
+
+/** The last 12 weeks' distance by sport, as stacked bars, with the same figures as a table. */
+export function WeeklyVolumeChart({ units, today }: { units: Units; today: string }) {
+  const summary = useQuery({
+    queryKey: SUMMARY_KEY,
+    queryFn: () => consoleFetch<TrainingSummaryWire>("/api/console/activities/summary?group_by=week"),
+  });
+  if (summary.error) return <Notice tone="error">{summary.error.message}</Notice>;
+  if (!summary.data) return null;
+  const bars = weekBars(summary.data, today);
+  const sports = sportsByTime(bars);
+  if (!sports.length) return null;
+  const colour = (s: SportType) => SPORT_COLOURS[sports.indexOf(s) % SPORT_COLOURS.length]!;
+  const max = Math.max(...bars.map((b) => b.total_m), 1);
+  const barWidth = (WIDTH - GAP * (bars.length - 1)) / bars.length;
+  const totalKm = bars.reduce((n, b) => n + b.total_m, 0);
+  const totalS = bars.reduce((n, b) => n + b.total_s, 0);
+  const label = `Distance per week for the last 12 weeks, by sport: ${formatDistance(totalKm, units)} in ${formatDuration(totalS)} in all.`;
+
+  return (
+    <Card title="Last 12 weeks">
+      <figure>
+        <svg viewBox={`0 0 ${WIDTH} ${HEIGHT + 20}`} className="h-auto w-full" role="img" aria-label={label}>
+          {bars.map((b, i) => (
+            <WeekColumn key={b.start} bar={b} x={i * (barWidth + GAP)} width={barWidth} max={max} sports={sports} colour={colour} units={units} />
+          ))}
+        </svg>
+        <figcaption className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-700">
+          {sports.map((s) => (
+            <span key={s} className="inline-flex items-center gap-1">
+              <span aria-hidden="true" className="inline-block h-3 w-3 rounded-sm" style={{ background: colour(s) }} />
+              {SPORT_LABELS[s]}
+            </span>
+          ))}
+          <span className="text-slate-600">Bar height: {UNIT_LABELS[units].distance} per week</span>
+        </figcaption>
+      </figure>
+      <details className="mt-3 text-sm">
+        <summary className="cursor-pointer text-slate-700">Show the weeks as a table</summary>
+        <table className="mt-2 w-full text-left text-sm">
+          <thead>
+            <tr className="text-slate-600">
+              <th scope="col" className="py-1 font-medium">Week of</th>
+              <th scope="col" className="py-1 font-medium">Sport</th>
+              <th scope="col" className="py-1 font-medium">Activities</th>
+              <th scope="col" className="py-1 font-medium">Distance</th>
+              <th scope="col" className="py-1 font-medium">Moving time</th>
+            </tr>
+          </thead>
+          <tbody>
+            {bars.flatMap((b) =>
+              b.sports.map((s) => (
+                <tr key={`${b.start}-${s.sport}`} className="border-t border-slate-100">
+                  <td className="py-1">{shortDate(b.start)}</td>
+                  <td className="py-1">{SPORT_LABELS[s.sport]}</td>
+                  <td className="py-1">{s.count}</td>
+                  <td className="py-1">{formatDistance(s.distance_m, units)}</td>
+                  <td className="py-1">{formatDuration(s.moving_time_s)}</td>
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
+      </details>
+    </Card>
+  );
+}
+
+function WeekColumn(props: { bar: WeekBar; x: number; width: number; max: number; sports: SportType[]; colour: (s: SportType) => string; units: Units }) {
+  const { bar, x, width, max, sports, colour, units } = props;
+  const parts = sports.map((s) => bar.sports.find((p) => p.sport === s)).filter((p) => p !== undefined);
+  const heights = parts.map((p) => (p.distance_m / max) * (HEIGHT - 4));
+  // Each part sits on the ones before it.
+  const tops = heights.map((_, i) => HEIGHT - heights.slice(0, i + 1).reduce((n, h) => n + h, 0));
+  const stacked = parts.map((p, i) => <rect key={p.sport} x={x} y={tops[i]} width={width} height={Math.max(heights[i]!, 0)} fill={colour(p.sport)} />);
+  return (
+    <g>
+      <title>{`Week of ${shortDate(bar.start)}: ${fromMeters(bar.total_m, units).toFixed(1)} ${UNIT_LABELS[units].distance}, ${formatDuration(bar.total_s)}`}</title>
+      <rect x={x} y={0} width={width} height={HEIGHT} fill="transparent" />
+      {stacked}
+      <line x1={x} x2={x + width} y1={HEIGHT} y2={HEIGHT} stroke="#94a3b8" />
+      <text x={x + width / 2} y={HEIGHT + 14} textAnchor="middle" fontSize="10" fill="#475569">
+        {shortDate(bar.start)}
+      </text>
+    </g>
+  );
+}

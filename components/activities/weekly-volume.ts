@@ -1,0 +1,36 @@
+import type { TrainingSummaryWire } from "@/lib/activities/training-summary";
+import type { SportType } from "./sport";
+
+export type WeekBar = { start: string; total_m: number; total_s: number; sports: { sport: SportType; distance_m: number; moving_time_s: number; count: number }[] };
+
+function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/**
+ * The summary's periods as one bar per week, the weeks without activities included: `weeks`
+ * Mondays ending with the one that holds `today` (a local date), oldest first.
+ */
+export function weekBars(summary: TrainingSummaryWire, today: string, weeks = 12): WeekBar[] {
+  const weekday = (new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7;
+  const current = addDays(today, -weekday);
+  const bars: WeekBar[] = Array.from({ length: weeks }, (_, i) => ({ start: addDays(current, -7 * (weeks - 1 - i)), total_m: 0, total_s: 0, sports: [] }));
+  const byStart = new Map(bars.map((b) => [b.start, b]));
+  for (const p of summary.periods) {
+    const bar = byStart.get(p.start);
+    if (!bar) continue;
+    bar.sports.push({ sport: p.sport_type, distance_m: p.distance_m, moving_time_s: p.moving_time_s, count: p.count });
+    bar.total_m += p.distance_m;
+    bar.total_s += p.moving_time_s;
+  }
+  return bars;
+}
+
+/** The sports in these weeks, most time first: the legend's order and the bars' stacking order. */
+export function sportsByTime(bars: WeekBar[]): SportType[] {
+  const time = new Map<SportType, number>();
+  for (const b of bars) for (const s of b.sports) time.set(s.sport, (time.get(s.sport) ?? 0) + s.moving_time_s);
+  return [...time.entries()].sort((a, b) => b[1] - a[1]).map(([s]) => s);
+}
