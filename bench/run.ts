@@ -8,6 +8,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { apiRead } from "./api-read";
 import { files } from "./files";
+import { mcp } from "./mcp";
 import { FAULT_PARTS, faults, type FaultPart } from "./faults";
 import { oauthToken } from "./oauth-token";
 import { runtime } from "./runtime";
@@ -17,7 +18,7 @@ import { machineInfo, printReport, writeResults, type ScenarioReport } from "./l
 import type { BenchOptions, Scenario } from "./lib/scenario";
 import { webhooks } from "./webhooks";
 
-const SCENARIOS: Scenario[] = [apiRead, oauthToken, webhooks, files, faults, runtime];
+const SCENARIOS: Scenario[] = [apiRead, mcp, oauthToken, webhooks, files, faults, runtime];
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
