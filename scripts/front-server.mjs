@@ -22,7 +22,7 @@ const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0
  */
 function refusal(baseUrl, rawPath, status, code, detail) {
   const path = resolvedPath(rawPath);
-  if (/^\/oauth\/(token|revoke)(\/|$)/.test(path)) {
+  if (/^\/oauth\/(token|revoke|register)(\/|$)/.test(path)) {
     return { status, type: "application/json", body: JSON.stringify({ error: "invalid_request", error_description: detail }) };
   }
   if (/^\/oauth\/authorize(\/|$)/.test(path)) {

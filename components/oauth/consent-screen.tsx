@@ -16,7 +16,7 @@ export function AuthorizeError({ message }: { message: string }) {
       <h1 className="text-xl font-semibold">This authorization link cannot be used</h1>
       <p className="mt-3 text-sm text-slate-700">{message}</p>
       <p className="mt-3 text-sm text-slate-600">
-        Nothing was shared. If you followed a link from an app, tell its developer. <Link href="/activities" className="text-brand-600 hover:underline">Go to your activities</Link>.
+        Nothing was shared. If you followed a link from an app, tell its developer. <Link href="/activities" className="text-brand-700 underline hover:text-brand-600">Go to your activities</Link>.
       </p>
     </Shell>
   );
@@ -47,10 +47,13 @@ export function ConsentScreen({
   newScopes,
   grantedScopes,
   redirectHost,
+  forAssistant,
   hidden,
   action,
 }: {
-  app: { name: string; logoUrl: string | null; homepageUrl: string | null };
+  app: { name: string; logoUrl: string | null; homepageUrl: string | null; unreviewedFrom: string | null };
+  /** The tokens are for the MCP server: the client is an assistant. */
+  forAssistant: boolean;
   account: string;
   newScopes: ScopeLine[];
   grantedScopes: ScopeLine[];
@@ -61,19 +64,33 @@ export function ConsentScreen({
   return (
     <Shell>
       <div className="flex items-center gap-3">
-        {app.logoUrl && (
+        {/* An unreviewed client's logo is not shown: it could wear any brand's. */}
+        {app.logoUrl && !app.unreviewedFrom && (
           // eslint-disable-next-line @next/next/no-img-element -- an app's own logo, any host
           <img src={app.logoUrl} alt="" width={48} height={48} className="h-12 w-12 rounded-md border border-slate-200 object-cover" />
         )}
         <h1 className="text-xl font-semibold">
-          {app.name} wants to access your account
+          {app.name}
+          {app.unreviewedFrom && <span className="font-normal">, from {app.unreviewedFrom},</span>} wants to access your account
+          {forAssistant && <span className="font-normal"> as an assistant</span>}
         </h1>
       </div>
+      {app.unreviewedFrom && (
+        <div role="note" className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          This app registered itself: Athlete Activity Service has not reviewed it. Allow only if you trust <strong className="break-all">{app.unreviewedFrom}</strong>{" "}
+          and you started this connection yourself.
+        </div>
+      )}
+      {forAssistant && (
+        <p className="mt-2 text-sm text-slate-700">
+          An AI assistant that speaks the Model Context Protocol will read your training through this service&apos;s MCP server, with the permissions below. It cannot change anything.
+        </p>
+      )}
       <p className="mt-2 text-sm text-slate-600">
         Signed in as <strong>{account}</strong>.{" "}
         {app.homepageUrl && (
           <>
-            App site: <span className="break-all">{app.homepageUrl}</span>.
+            App site: <span className="[overflow-wrap:anywhere]">{app.homepageUrl}</span>.
           </>
         )}
       </p>
@@ -110,8 +127,8 @@ export function ConsentScreen({
         </button>
       </form>
       <p className="mt-4 text-xs text-slate-500">
-        You will be sent back to <strong>{redirectHost}</strong>. You can disconnect the app at any time in{" "}
-        <Link href="/settings/apps" className="text-brand-600 hover:underline">
+        You will be sent back to <strong className="[overflow-wrap:anywhere]">{redirectHost}</strong>. You can disconnect the app at any time in{" "}
+        <Link href="/settings/apps" className="text-brand-700 underline hover:text-brand-600">
           Settings → Apps
         </Link>
         .

@@ -124,7 +124,7 @@ describe("deliver-webhook (Inngest)", () => {
               startedAt: new Date(),
               requestHeaders: {},
               requestBody: "{}",
-              result: { outcome: "response", status: 204, contentType: null, bodyExcerpt: "", durationMs: 1 },
+              result: { outcome: "response", status: 204, contentType: null, bodyExcerpt: "", bodyComplete: true, cacheControl: null, expires: null, durationMs: 1 },
               probe: false,
             });
             freedAt = Date.now();

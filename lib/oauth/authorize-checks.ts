@@ -26,6 +26,7 @@ export const AUTHORIZE_PARAMS = [
 export class UnsafeToRedirect extends Error {}
 
 const LOOPBACK = new Set(["127.0.0.1", "[::1]"]);
+const LOOPBACK_UNREVIEWED = new Set([...LOOPBACK, "localhost"]);
 
 /**
  * Exact string match with a registered URI; for public clients a loopback IP redirect may use
@@ -36,13 +37,15 @@ export function checkRedirectUri(client: OAuthClient, redirectUri: string | unde
   if (!redirectUri) throw new UnsafeToRedirect("The request has no redirect_uri.");
   if (client.redirectUris.includes(redirectUri)) return redirectUri;
   if (client.kind === "public") {
+    // Clients the service has not reviewed may also come back to http://localhost on any port (CONTRACT §12).
+    const loopback = client.registration === "console" ? LOOPBACK : LOOPBACK_UNREVIEWED;
     let asked: URL;
     try {
       asked = new URL(redirectUri);
     } catch {
       throw new UnsafeToRedirect("The redirect_uri is not a valid URL.");
     }
-    if (asked.protocol === "http:" && LOOPBACK.has(asked.hostname)) {
+    if (asked.protocol === "http:" && loopback.has(asked.hostname)) {
       for (const registered of client.redirectUris) {
         const r = new URL(registered);
         if (r.protocol === "http:" && r.hostname === asked.hostname && r.pathname === asked.pathname && r.search === asked.search && !asked.hash) {

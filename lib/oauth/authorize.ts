@@ -8,6 +8,7 @@ import { newId } from "../ids";
 import { SCOPE_NAMES, type Scope } from "../auth/scopes";
 import { OAuthError } from "./errors";
 import { findClient } from "./client-auth";
+import { ClientMetadataError, isMetadataDocumentUrl, metadataDocumentClient } from "./client-metadata";
 import {
   checkNoRepeats,
   checkPkce,
@@ -23,7 +24,15 @@ import {
 export const CODE_TTL_S = 60;
 
 export type ValidAuthorization = {
-  client: { clientId: string; name: string; kind: "confidential" | "public"; logoUrl: string | null; homepageUrl: string | null };
+  client: {
+    clientId: string;
+    name: string;
+    kind: "confidential" | "public";
+    logoUrl: string | null;
+    homepageUrl: string | null;
+    /** Where a client the service has not reviewed comes from (a metadata document's host, a registered client's first redirect host); null for apps registered in the console. */
+    unreviewedFrom: string | null;
+  };
   redirectUri: string;
   scopes: Scope[];
   state: string | undefined;
@@ -65,7 +74,13 @@ export async function validateAuthorizationRequest(
   params: AuthorizeParams,
   repeated: string[],
 ): Promise<{ ok: true; request: ValidAuthorization } | { ok: false; step: AuthorizationStep }> {
-  const client = params.client_id && !repeated.includes("client_id") ? await findClient(db, params.client_id) : undefined;
+  let client: Awaited<ReturnType<typeof findClient>>;
+  try {
+    client = !params.client_id || repeated.includes("client_id") ? undefined : isMetadataDocumentUrl(params.client_id) ? await metadataDocumentClient(db, params.client_id) : await findClient(db, params.client_id);
+  } catch (err) {
+    if (!(err instanceof ClientMetadataError)) throw err;
+    return { ok: false, step: { kind: "error_page", message: `This link names an app by its metadata document at ${params.client_id}, which cannot be used: ${err.message}.` } };
+  }
   if (!client) return { ok: false, step: { kind: "error_page", message: "This link names an app that is not registered here." } };
   let redirectUri: string;
   try {
@@ -85,7 +100,14 @@ export async function validateAuthorizationRequest(
     return {
       ok: true,
       request: {
-        client: { clientId: client.clientId, name: client.name, kind: client.kind, logoUrl: client.logoUrl, homepageUrl: client.homepageUrl },
+        client: {
+          clientId: client.clientId,
+          name: client.name,
+          kind: client.kind,
+          logoUrl: client.logoUrl,
+          homepageUrl: client.homepageUrl,
+          unreviewedFrom: client.registration === "console" ? null : (client.sourceHost ?? new URL(client.redirectUris[0]!).host),
+        },
         redirectUri,
         scopes,
         state: params.state,
@@ -155,6 +177,9 @@ export async function authorizationStep(
   userId: string | null,
 ): Promise<AuthorizationPageStep> {
   if (userId) return prepareAuthorization(db, params, repeated, userId);
+  // A client named by its metadata document is fetched only for someone signed in: a link
+  // opened by anyone must not make the service fetch addresses on their behalf.
+  if (params.client_id && isMetadataDocumentUrl(params.client_id)) return { kind: "sign_in" };
   const v = await validateAuthorizationRequest(db, params, repeated);
   return !v.ok && v.step.kind === "error_page" ? v.step : { kind: "sign_in" };
 }

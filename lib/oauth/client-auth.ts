@@ -6,6 +6,7 @@ import { safeEqual, sha256Hex } from "../crypto/random";
 import { getEnv } from "../env";
 import { OAuthError } from "./errors";
 import { findClientCached, type OAuthClient } from "./client-cache";
+import { MAX_CLIENT_ID_CHARS } from "./client-metadata";
 
 export type { OAuthClient };
 
@@ -34,7 +35,7 @@ export function decodeBasic(header: string): { id: string; secret: string } | nu
 
 export async function findClient(db: Db, clientId: string): Promise<OAuthClient | undefined> {
   // No registered id holds a NUL or a lone surrogate (and PostgreSQL would refuse the first).
-  if (!clientId || clientId.length > 100 || clientId.includes("\u0000") || !clientId.isWellFormed()) return undefined;
+  if (!clientId || clientId.length > MAX_CLIENT_ID_CHARS || clientId.includes("\u0000") || !clientId.isWellFormed()) return undefined;
   const [c] = await db.select().from(oauthClients).where(eq(oauthClients.clientId, clientId)).limit(1);
   return c;
 }
@@ -51,7 +52,7 @@ export async function authenticateClient(db: Db, authorization: string | null, f
     const basic = decodeBasic(authorization);
     if (!basic) throw invalidClient("The Authorization header is not valid HTTP Basic.");
     if (bodyId !== null && bodyId !== basic.id) throw new OAuthError("invalid_request", "client_id in the body differs from the authenticated client.");
-    const client = basic.id && basic.id.length <= 100 ? await findClientCached(db, basic.id) : undefined;
+    const client = basic.id && basic.id.length <= MAX_CLIENT_ID_CHARS ? await findClientCached(db, basic.id) : undefined;
     // Client secrets are 190 random bits (`aas_cs_…`), so a fast hash is the right one: no
     // dictionary to slow down. Compared in constant time; unknown clients against a dummy.
     const ok = safeEqual(client?.secretHash ?? NO_SUCH_CLIENT_HASH, sha256Hex(basic.secret));
@@ -59,7 +60,7 @@ export async function authenticateClient(db: Db, authorization: string | null, f
     return client;
   }
   if (!bodyId) throw invalidClient("Authenticate the client: HTTP Basic for confidential clients, client_id for public ones.");
-  const client = bodyId.length <= 100 ? await findClientCached(db, bodyId) : undefined;
+  const client = bodyId.length <= MAX_CLIENT_ID_CHARS ? await findClientCached(db, bodyId) : undefined;
   if (!client) throw invalidClient("Unknown client.");
   if (client.kind === "confidential") throw invalidClient("This client is confidential: authenticate with HTTP Basic.");
   return client;

@@ -17,6 +17,7 @@ export function authorizationServerMetadata(env: Env) {
     authorization_endpoint: `${b}/oauth/authorize`,
     token_endpoint: `${b}/oauth/token`,
     revocation_endpoint: `${b}/oauth/revoke`,
+    registration_endpoint: `${b}/oauth/register`,
     jwks_uri: `${b}/oauth/jwks`,
     scopes_supported: SCOPE_NAMES,
     response_types_supported: ["code"],
@@ -26,6 +27,7 @@ export function authorizationServerMetadata(env: Env) {
     revocation_endpoint_auth_methods_supported: ["client_secret_basic", "none"],
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
     service_documentation: `${b}/docs`,
   };
 }

@@ -1,4 +1,4 @@
-/** RFC 6749 §5.2 and RFC 7009 §2.2.1 error codes, plus RFC 8707's invalid_target. */
+/** RFC 6749 §5.2 and RFC 7009 §2.2.1 error codes, RFC 8707's invalid_target, and RFC 7591 §3.2.2's registration errors. */
 export type OAuthErrorCode =
   | "invalid_request"
   | "invalid_client"
@@ -12,7 +12,9 @@ export type OAuthErrorCode =
   | "access_denied"
   | "server_error"
   | "temporarily_unavailable"
-  | "slow_down";
+  | "slow_down"
+  | "invalid_redirect_uri"
+  | "invalid_client_metadata";
 
 /** An OAuth error: its own family, never a problem document (STYLE §5). */
 export class OAuthError extends Error {

@@ -92,6 +92,8 @@ export const OAUTH_ERRORS = new Set([
   "invalid_target",
   "unsupported_token_type",
   "slow_down",
+  "invalid_redirect_uri",
+  "invalid_client_metadata",
 ]);
 
 const METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"] as const;
@@ -540,6 +542,21 @@ function routes(): Route[] {
       }),
       auth: basicAuth,
     },
+    {
+      family: "oauth",
+      template: "/oauth/register",
+      methods: ["POST"],
+      body: jsonBody(
+        objectOf({
+          client_name: nastyString,
+          redirect_uris: fc.array(fc.oneof(loopbackUrl, fc.constantFrom("https://assistant.example/cb", "http://example.com/cb", "javascript:alert(1)")), { maxLength: 3 }),
+          token_endpoint_auth_method: fc.constantFrom("none", "client_secret_basic", "private_key_jwt", ""),
+          grant_types: fc.array(fc.constantFrom("authorization_code", "refresh_token", "client_credentials", "password")),
+          client_uri: fc.constantFrom("https://assistant.example/", "http://x", ""),
+        }),
+      ),
+      auth: none,
+    },
     { family: "authorize", template: "/oauth/authorize", methods: ["GET"], query: authorizeQuery, auth: (c) => fc.oneof(none(), cookieAuth(c)) },
     { family: "console", template: "/api/console/activities", methods: ["GET", "POST"], query: () => ({ start: date, end: date, ...listQuery }), body: jsonBody(activityBody), auth: cookieAuth },
     { family: "console", template: "/api/console/activities/{activity_id}", methods: ["GET", "PATCH", "DELETE"], params: (c) => ({ activity_id: idLike(c.activityId) }), body: jsonBody(activityBody), auth: cookieAuth },
@@ -678,7 +695,7 @@ export function familyOf(target: string): Family | "other" {
   }
   if (path === "/v1" || path.startsWith("/v1/")) return "v1";
   if (path === "/mcp") return "mcp";
-  if (path === "/oauth/token" || path === "/oauth/revoke") return "oauth";
+  if (path === "/oauth/token" || path === "/oauth/revoke" || path === "/oauth/register") return "oauth";
   if (path === "/oauth/authorize") return "authorize";
   if (path.startsWith("/api/console/")) return "console";
   return "other";

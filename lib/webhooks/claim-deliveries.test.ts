@@ -44,7 +44,7 @@ async function succeed(d: Pick<ClaimedDelivery, "id" | "subscriptionId" | "probe
     startedAt: new Date(),
     requestHeaders: {},
     requestBody: "{}",
-    result: { outcome: "response", status: 204, contentType: null, bodyExcerpt: "", durationMs: 1 },
+    result: { outcome: "response", status: 204, contentType: null, bodyExcerpt: "", bodyComplete: true, cacheControl: null, expires: null, durationMs: 1 },
     probe: d.probe,
   });
 }

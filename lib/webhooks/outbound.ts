@@ -22,8 +22,13 @@ export type OutboundResult =
       status: number;
       /** The media type of the answer (`text/html`), when it named a well-formed one. */
       contentType: string | null;
-      /** The start of the body as read, at most 4 KiB: the receiver's own words, not yet fit to show anyone else. */
+      /** The start of the body as read, at most 4 KiB (or `readLimitBytes`): the receiver's own words, not yet fit to show anyone else. */
       bodyExcerpt: string;
+      /** Whether the body ended within the limit, so `bodyExcerpt` is all of it. */
+      bodyComplete: boolean;
+      /** The answer's caching headers, for a caller that may keep what it read (a client metadata document). */
+      cacheControl: string | null;
+      expires: string | null;
       durationMs: number;
     }
   | { outcome: "not_sent"; error: NotSentReason; detail: string; durationMs: number };
@@ -99,8 +104,9 @@ export function mediaType(header: string | string[] | undefined): string | null 
 }
 
 /**
- * One outbound request to a subscriber: no redirects followed, at most `timeoutMs` in all, the
- * answer read to at most 4 KiB, and every way of not getting an answer named.
+ * One outbound request the service makes for a user (a webhook subscriber, a client's metadata
+ * document): no redirects followed, at most `timeoutMs` in all, the answer read to at most
+ * `readLimitBytes` (4 KiB), and every way of not getting an answer named.
  */
 export async function sendOutbound(opts: {
   url: string;
@@ -109,7 +115,9 @@ export async function sendOutbound(opts: {
   body?: string;
   allowPrivate: boolean;
   timeoutMs: number;
+  readLimitBytes?: number;
 }): Promise<OutboundResult> {
+  const limit = opts.readLimitBytes ?? RESPONSE_EXCERPT_BYTES;
   const started = performance.now();
   const done = () => Math.round(performance.now() - started);
   let url: URL;
@@ -139,15 +147,28 @@ export async function sendOutbound(opts: {
         const b = chunk as Buffer;
         chunks.push(b);
         size += b.length;
-        if (size >= RESPONSE_EXCERPT_BYTES) break;
+        if (size > limit) break;
       }
-      complete = size < RESPONSE_EXCERPT_BYTES;
+      complete = size <= limit;
     } finally {
       // Only a body cut short is destroyed: one read to its end leaves the connection reusable.
       if (!complete) res.body.destroy();
     }
-    const bodyExcerpt = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8");
-    return { outcome: "response", status: res.statusCode, contentType: mediaType(res.headers["content-type"]), bodyExcerpt, durationMs: done() };
+    const bodyExcerpt = Buffer.concat(chunks).subarray(0, limit).toString("utf8");
+    const header = (name: string) => {
+      const v = res.headers[name];
+      return (Array.isArray(v) ? v.join(", ") : v) ?? null;
+    };
+    return {
+      outcome: "response",
+      status: res.statusCode,
+      contentType: mediaType(res.headers["content-type"]),
+      bodyExcerpt,
+      bodyComplete: complete,
+      cacheControl: header("cache-control"),
+      expires: header("expires"),
+      durationMs: done(),
+    };
   } catch (err) {
     return { outcome: "not_sent", ...classify(err), durationMs: done() };
   }

@@ -30,6 +30,7 @@ export default async function AuthorizePage({ searchParams }: Props) {
       newScopes={step.newScopes.map((s) => ({ name: s, plain: SCOPES[s].plain }))}
       grantedScopes={step.grantedScopes.map((s) => ({ name: s, plain: SCOPES[s].plain }))}
       redirectHost={new URL(step.request.redirectUri).host}
+      forAssistant={step.request.resource === "mcp"}
       hidden={hidden}
       action={decideAction}
     />

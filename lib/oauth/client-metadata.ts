@@ -1,0 +1,162 @@
+import "server-only";
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { oauthClients } from "../db/schema";
+import { getEnv } from "../env";
+import { sendOutbound } from "../webhooks/outbound";
+import { announceClientChange, type OAuthClient } from "./client-cache";
+
+// Client ID Metadata Documents (CONTRACT §12): a client the service has never seen names itself
+// by an https URL, and the document at that URL says who it is and where it may be sent back.
+// It is fetched through the same outbound module as webhooks (connect-time address checks, no
+// redirects), 5 s and 5 KiB at most, and kept as an oauth_clients row that the authorization,
+// the consent screen and the token endpoint read like any other client.
+
+const FETCH_TIMEOUT_MS = 5_000;
+/** The longest client_id: a metadata document's URL. */
+export const MAX_CLIENT_ID_CHARS = 512;
+const MAX_DOCUMENT_BYTES = 5 * 1024;
+
+/**
+ * How long a fetched document is used before it is fetched again: what its Cache-Control
+ * (max-age, or no-store / no-cache as 0) or Expires allows, held between 5 minutes, so one
+ * authorization never fetches twice and a flood of authorizations cannot make the service a
+ * fetcher, and 24 hours, so a client's change (a redirect URI removed) is seen within a day.
+ * Without caching headers: 1 hour.
+ */
+export const METADATA_TTL_BOUNDS_S = { min: 300, max: 86_400, default: 3_600 } as const;
+
+/** A document that cannot be used, in words for the error page. */
+export class ClientMetadataError extends Error {}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+function isLoopbackHttp(u: URL): boolean {
+  return u.protocol === "http:" && LOOPBACK_HOSTS.has(u.hostname);
+}
+
+/** Whether a client_id names a metadata document: an https URL with a path (http on loopback where private networks are allowed). */
+export function isMetadataDocumentUrl(clientId: string): boolean {
+  if (clientId.length > MAX_CLIENT_ID_CHARS) return false;
+  let u: URL;
+  try {
+    u = new URL(clientId);
+  } catch {
+    return false;
+  }
+  if (u.pathname === "/" || u.hash || u.username || u.password || u.href !== clientId) return false;
+  return u.protocol === "https:" || (getEnv().webhooksAllowPrivateNetworks && isLoopbackHttp(u));
+}
+
+/** The lifetime a response's caching headers give, within METADATA_TTL_BOUNDS_S. */
+export function metadataTtlS(cacheControl: string | null, expires: string | null, nowMs = Date.now()): number {
+  const { min, max, default: fallback } = METADATA_TTL_BOUNDS_S;
+  let ttl: number | undefined;
+  const cc = (cacheControl ?? "").toLowerCase();
+  if (/(^|,)\s*(no-store|no-cache)\s*(,|$)/.test(cc)) ttl = 0;
+  else {
+    const m = /(^|,)\s*(?:s-maxage|max-age)\s*=\s*"?(\d+)"?/.exec(cc);
+    if (m) ttl = Number(m[2]);
+    else if (expires) {
+      const at = Date.parse(expires);
+      ttl = Number.isNaN(at) ? 0 : Math.round((at - nowMs) / 1000);
+    }
+  }
+  return Math.min(max, Math.max(min, ttl ?? fallback));
+}
+
+type Document = { client_name: string; redirect_uris: string[]; logoUrl: string | null; homepageUrl: string | null };
+
+/** Checks a document's content; throws ClientMetadataError saying what is wrong. */
+export function parseMetadataDocument(url: string, text: string): Document {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new ClientMetadataError("it is not JSON");
+  }
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new ClientMetadataError("it is not a JSON object");
+  const d = doc as Record<string, unknown>;
+  if (d.client_id !== url) throw new ClientMetadataError(`its client_id is not the address it was fetched from (${url})`);
+  if (typeof d.client_name !== "string" || !d.client_name.trim() || d.client_name.length > 100) {
+    throw new ClientMetadataError("it has no client_name (a name of at most 100 characters)");
+  }
+  const method = d.token_endpoint_auth_method;
+  if (method !== undefined && method !== "none") {
+    throw new ClientMetadataError(`it asks for client authentication (${String(method)}); only public clients (token_endpoint_auth_method "none") may register by metadata document`);
+  }
+  const uris = d.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10) throw new ClientMetadataError("it has no redirect_uris (1 to 10 URLs)");
+  for (const uri of uris) {
+    let u: URL | undefined;
+    try {
+      u = typeof uri === "string" && uri.length <= 2000 ? new URL(uri) : undefined;
+    } catch {
+      u = undefined;
+    }
+    if (!u || u.hash || !(u.protocol === "https:" || isLoopbackHttp(u))) {
+      throw new ClientMetadataError(`its redirect URI ${JSON.stringify(String(uri)).slice(0, 200)} is not an https:// URL or an http:// loopback URL`);
+    }
+  }
+  const https = (v: unknown) => (typeof v === "string" && v.length <= 2000 && /^https:\/\//.test(v) && URL.canParse(v) ? v : null);
+  return { client_name: d.client_name.trim(), redirect_uris: uris as string[], logoUrl: https(d.logo_uri), homepageUrl: https(d.client_uri) };
+}
+
+/** Fetches and checks the document at `url`; throws ClientMetadataError in words. */
+async function fetchDocument(url: string): Promise<{ doc: Document; ttlS: number }> {
+  const env = getEnv();
+  const r = await sendOutbound({
+    url,
+    method: "GET",
+    headers: { accept: "application/json" },
+    allowPrivate: env.webhooksAllowPrivateNetworks,
+    timeoutMs: FETCH_TIMEOUT_MS,
+    readLimitBytes: MAX_DOCUMENT_BYTES,
+  });
+  if (r.outcome === "not_sent") {
+    const why: Record<string, string> = {
+      blocked_address: "its address is not a public one",
+      dns: "its host name does not resolve",
+      connection_refused: "its server refused the connection",
+      timeout: `its server did not answer within ${FETCH_TIMEOUT_MS / 1000} s`,
+      tls: "its server's TLS certificate is not valid",
+    };
+    throw new ClientMetadataError(`it could not be fetched: ${why[r.error] ?? "the connection failed"}`);
+  }
+  if (r.status >= 300 && r.status < 400) throw new ClientMetadataError(`its server answered with a redirect (HTTP ${r.status}); redirects are not followed`);
+  if (r.status !== 200) throw new ClientMetadataError(`its server answered HTTP ${r.status}`);
+  if (!r.bodyComplete) throw new ClientMetadataError(`it is larger than ${MAX_DOCUMENT_BYTES / 1024} KiB`);
+  return { doc: parseMetadataDocument(url, r.bodyExcerpt), ttlS: metadataTtlS(r.cacheControl, r.expires) };
+}
+
+/**
+ * The client a metadata-document client_id names: the stored one while it is fresh, else the
+ * document fetched again and stored. Throws ClientMetadataError when the document cannot be
+ * used (the authorization shows it on a page and never redirects).
+ */
+export async function metadataDocumentClient(db: Db, url: string, nowMs = Date.now()): Promise<OAuthClient> {
+  const [row] = await db.select().from(oauthClients).where(eq(oauthClients.clientId, url)).limit(1);
+  if (row && (row.registration !== "metadata_document" || (row.metadataExpiresAt && row.metadataExpiresAt.getTime() > nowMs))) return row;
+  const { doc, ttlS } = await fetchDocument(url);
+  const values = {
+    name: doc.client_name,
+    kind: "public" as const,
+    secretHash: null,
+    redirectUris: doc.redirect_uris,
+    logoUrl: doc.logoUrl,
+    homepageUrl: doc.homepageUrl,
+    registration: "metadata_document" as const,
+    sourceHost: new URL(url).host,
+    metadataFetchedAt: new Date(nowMs),
+    metadataExpiresAt: new Date(nowMs + ttlS * 1000),
+  };
+  const [stored] = await db.transaction(async (tx) => {
+    await announceClientChange(tx, url);
+    return tx
+      .insert(oauthClients)
+      .values({ clientId: url, ownerId: null, ...values })
+      .onConflictDoUpdate({ target: oauthClients.clientId, set: values })
+      .returning();
+  });
+  return stored!;
+}

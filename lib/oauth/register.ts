@@ -1,0 +1,169 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { and, eq, lt, notExists, sql } from "drizzle-orm";
+import { getDb, type Db } from "../db/client";
+import { readBodyUpTo } from "../http/body";
+import { clientAddress } from "../http/client-address";
+import { isDatabaseUnavailable } from "../http/db-errors";
+import { errorText, log } from "../log";
+import { oauthClients, oauthGrants } from "../db/schema";
+import { addToCounters } from "../http/rate-limit";
+import { OAuthError, oauthErrorResponse } from "./errors";
+
+// Dynamic Client Registration (RFC 7591, CONTRACT §12): an assistant the service has never seen
+// registers itself as a public client and then goes through the athlete's consent like any app.
+
+/** Registrations an hour per source address, refused ones included (CONTRACT §12). */
+export const REGISTRATIONS_PER_HOUR = 20;
+/** A registration no athlete ever authorized is deleted after this long. */
+export const UNUSED_REGISTRATION_TTL_MS = 24 * 60 * 60 * 1000;
+const MAX_REDIRECT_URIS = 10;
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/** RFC 7591 §3.2.1: every member registered. */
+export type RegisteredClient = {
+  client_id: string;
+  client_id_issued_at: number;
+  client_name: string;
+  redirect_uris: string[];
+  token_endpoint_auth_method: "none";
+  grant_types: ["authorization_code", "refresh_token"];
+  response_types: ["code"];
+  client_uri?: string;
+  logo_uri?: string;
+};
+
+const bad = (error: "invalid_client_metadata" | "invalid_redirect_uri", description: string) => new OAuthError(error, description);
+
+/** The request's metadata checked; throws RFC 7591 §3.2.2 errors. */
+export function checkRegistration(body: unknown): { name: string; redirectUris: string[]; clientUri?: string; logoUri?: string } {
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw bad("invalid_client_metadata", "The body must be a JSON object of client metadata.");
+  const m = body as Record<string, unknown>;
+  const method = m.token_endpoint_auth_method;
+  if (method !== undefined && method !== "none") {
+    throw bad("invalid_client_metadata", `Only public clients may register: token_endpoint_auth_method must be "none" or omitted, not ${JSON.stringify(method).slice(0, 60)}.`);
+  }
+  for (const [key, allowed] of [["grant_types", ["authorization_code", "refresh_token"]], ["response_types", ["code"]]] as const) {
+    const v = m[key];
+    if (v !== undefined && (!Array.isArray(v) || v.some((x) => !(allowed as readonly unknown[]).includes(x)))) {
+      throw bad("invalid_client_metadata", `${key} may only hold ${allowed.join(" and ")}.`);
+    }
+  }
+  const uris = m.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0) throw bad("invalid_redirect_uri", "redirect_uris is required: at least one https:// or http:// loopback URL.");
+  if (uris.length > MAX_REDIRECT_URIS) throw bad("invalid_redirect_uri", `At most ${MAX_REDIRECT_URIS} redirect URIs.`);
+  for (const uri of uris) {
+    let u: URL | undefined;
+    try {
+      u = typeof uri === "string" && uri.length <= 2000 ? new URL(uri) : undefined;
+    } catch {
+      u = undefined;
+    }
+    if (!u || u.hash || !(u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK_HOSTS.has(u.hostname)))) {
+      throw bad("invalid_redirect_uri", `${JSON.stringify(String(uri)).slice(0, 200)} is not an https:// URL or an http:// loopback URL (127.0.0.1, [::1], localhost).`);
+    }
+  }
+  const name = m.client_name === undefined ? undefined : m.client_name;
+  if (name !== undefined && (typeof name !== "string" || !name.trim() || name.length > 100)) throw bad("invalid_client_metadata", "client_name must be text of 1 to 100 characters.");
+  const https = (key: string) => {
+    const v = m[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== "string" || v.length > 2000 || !/^https:\/\//.test(v) || !URL.canParse(v)) throw bad("invalid_client_metadata", `${key} must be an https:// URL.`);
+    return v;
+  };
+  const redirectUris = uris as string[];
+  return { name: (name as string | undefined)?.trim() ?? `Assistant at ${new URL(redirectUris[0]!).host}`, redirectUris, clientUri: https("client_uri"), logoUri: https("logo_uri") };
+}
+
+/**
+ * Counts one registration attempt of `address` in its hour; throws 429 `slow_down` with
+ * Retry-After past REGISTRATIONS_PER_HOUR. Refused attempts count too, so a caller cannot probe
+ * for free.
+ */
+export async function countRegistration(db: Db, address: string, nowMs = Date.now()): Promise<void> {
+  const windowMs = 3_600_000;
+  const windowStart = new Date(Math.floor(nowMs / windowMs) * windowMs);
+  const bucket = `oauth-register:${address}:1h`;
+  const totals = await addToCounters(db, [{ bucket, windowStart, n: 1 }]);
+  const used = [...totals.values()][0] ?? 0;
+  if (used > REGISTRATIONS_PER_HOUR) {
+    const retryAfterS = Math.max(1, Math.ceil((windowStart.getTime() + windowMs - nowMs) / 1000));
+    throw new OAuthError("slow_down", `At most ${REGISTRATIONS_PER_HOUR} registrations an hour from one address; retry in ${retryAfterS} s.`, 429, { "Retry-After": String(retryAfterS) });
+  }
+}
+
+/** Registers a public client and prunes registrations no athlete ever authorized within a day. */
+export async function registerClient(db: Db, body: unknown, nowMs = Date.now()): Promise<RegisteredClient> {
+  const c = checkRegistration(body);
+  const clientId = `dcr_${randomBytes(16).toString("base64url")}`;
+  const issuedAt = new Date(Math.floor(nowMs / 1000) * 1000);
+  await db.transaction(async (tx) => {
+    await tx
+      .delete(oauthClients)
+      .where(
+        and(
+          eq(oauthClients.registration, "dynamic"),
+          lt(oauthClients.createdAt, new Date(nowMs - UNUSED_REGISTRATION_TTL_MS)),
+          notExists(tx.select({ one: sql`1` }).from(oauthGrants).where(eq(oauthGrants.clientId, oauthClients.clientId))),
+        ),
+      );
+    await tx.insert(oauthClients).values({
+      clientId,
+      ownerId: null,
+      name: c.name,
+      kind: "public",
+      secretHash: null,
+      redirectUris: c.redirectUris,
+      homepageUrl: c.clientUri ?? null,
+      logoUrl: c.logoUri ?? null,
+      registration: "dynamic",
+      sourceHost: new URL(c.redirectUris[0]!).host,
+      createdAt: issuedAt,
+    });
+  });
+  return {
+    client_id: clientId,
+    client_id_issued_at: issuedAt.getTime() / 1000,
+    client_name: c.name,
+    redirect_uris: c.redirectUris,
+    token_endpoint_auth_method: "none",
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    ...(c.clientUri ? { client_uri: c.clientUri } : {}),
+    ...(c.logoUri ? { logo_uri: c.logoUri } : {}),
+  };
+}
+
+const MAX_REGISTRATION_BYTES = 16 * 1024;
+
+/**
+ * POST /oauth/register: RFC 7591's answers and errors (never a problem document). The attempt is
+ * counted against its address before anything is read, so refused registrations count too.
+ */
+export async function registrationEndpoint(req: Request): Promise<Response> {
+  try {
+    const db = await getDb();
+    await countRegistration(db, clientAddress(req));
+    if (!/^application\/json\b/i.test(req.headers.get("content-type") ?? "")) {
+      throw new OAuthError("invalid_client_metadata", "Send the client metadata as JSON with Content-Type: application/json.");
+    }
+    const read = await readBodyUpTo(req, MAX_REGISTRATION_BYTES);
+    if (read.tooLarge) {
+      read.reader?.releaseLock();
+      throw new OAuthError("invalid_client_metadata", `The client metadata is larger than ${MAX_REGISTRATION_BYTES / 1024} KiB.`, 413, { Connection: "close" });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(read.bytes.toString("utf8"));
+    } catch {
+      throw new OAuthError("invalid_client_metadata", "The body is not JSON.");
+    }
+    return Response.json(await registerClient(db, body), { status: 201, headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
+  } catch (err) {
+    if (err instanceof OAuthError) return oauthErrorResponse(err);
+    if (isDatabaseUnavailable(err)) return oauthErrorResponse(new OAuthError("temporarily_unavailable", "The database cannot be reached.", 503, { "Retry-After": "5" }));
+    log.error("client registration failed", { error: errorText(err) });
+    return oauthErrorResponse(new OAuthError("server_error", "The authorization server failed.", 500));
+  }
+}
