@@ -65,11 +65,15 @@ function ConnectedAppCard({ app: a, pending, onDisconnect }: { app: ConnectedApp
     <Card>
       <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
         <div className="flex min-w-0 flex-1 items-start gap-3">
-          <AppLogo name={a.name} url={a.logo_url} size={44} />
+          <AppLogo name={a.name} url={a.kind === "assistant" ? null : a.logo_url} size={44} />
           <div className="min-w-0 flex-1 space-y-2">
             <div>
-              <h2 className="font-semibold">{a.name}</h2>
-              {a.homepage_url && (
+              <h2 className="font-semibold">
+                {a.name}
+                {a.host && <span className="font-normal text-slate-600"> from {a.host}</span>}
+              </h2>
+              {a.kind === "assistant" && <p className="text-xs text-slate-600">Assistant · registered itself, not reviewed by Athlete Activity Service</p>}
+              {a.homepage_url && a.kind === "app" && (
                 <a href={a.homepage_url} target="_blank" rel="noopener noreferrer" className="break-all text-xs text-brand-600 hover:underline">
                   {a.homepage_url}
                 </a>
@@ -85,9 +89,10 @@ function ConnectedAppCard({ app: a, pending, onDisconnect }: { app: ConnectedApp
                 ))}
               </ul>
             </div>
-            <p className="text-xs text-slate-500">
+            <p className="text-xs text-slate-600">
               Authorized {formatInstant(a.authorized_at)}
               {a.updated_at !== a.authorized_at && ` · Last changed ${formatInstant(a.updated_at)}`}
+              {` · Last used ${a.last_used_at ? formatInstant(a.last_used_at) : "never"}`}
             </p>
           </div>
         </div>

@@ -23,5 +23,8 @@ export async function listConnectedApps({ ctx }: { ctx: Ctx }): Promise<Connecte
     scopes: grant.scopes.map((name) => ({ name, plain: isScope(name) ? SCOPES[name].plain : name })),
     authorized_at: grant.createdAt.toISOString(),
     updated_at: grant.updatedAt.toISOString(),
+    last_used_at: grant.lastUsedAt?.toISOString() ?? null,
+    kind: client.registration === "console" ? ("app" as const) : ("assistant" as const),
+    host: client.registration === "console" ? null : client.sourceHost,
   }));
 }

@@ -83,6 +83,9 @@ describe("listConnectedApps", () => {
       ],
       authorized_at: older.toISOString(),
       updated_at: older.toISOString(),
+      last_used_at: null,
+      kind: "app",
+      host: null,
     });
     expect(await listConnectedApps(await api.as((await api.person()).id))).toEqual([]);
   });

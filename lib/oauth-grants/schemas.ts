@@ -13,6 +13,12 @@ export const ConnectedApp = z.object({
   authorized_at: Instant,
   /** When the authorization last changed (more scopes approved). */
   updated_at: Instant,
+  /** The last request made with its tokens, to the minute; null if none yet. */
+  last_used_at: Instant.nullable(),
+  /** `app`: registered by a developer here; `assistant`: a client that registered itself (a metadata document or RFC 7591), not reviewed. */
+  kind: z.enum(["app", "assistant"]),
+  /** Where an assistant comes from (its metadata document's host, or its redirect URI's); null for apps. */
+  host: z.string().nullable(),
 });
 export type ConnectedApp = z.output<typeof ConnectedApp>;
 
