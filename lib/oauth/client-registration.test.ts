@@ -1,0 +1,239 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeJwt } from "jose";
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { oauthClients, oauthGrants } from "../db/schema";
+import { resetEnvForTests } from "../env";
+import { newId } from "../ids";
+import { setupApi } from "../testing/fixtures";
+import { decideAuthorization, prepareAuthorization, type AuthorizationStep } from "./authorize";
+import { metadataTtlS } from "./client-metadata";
+import { REGISTRATIONS_PER_HOUR } from "./register";
+
+// Clients the service has never seen (CONTRACT §12): metadata documents served by a loopback
+// server (private networks allowed here, as on a machine of one's own), every way one can be
+// wrong, caching, and Dynamic Client Registration over HTTP.
+
+process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
+resetEnvForTests();
+const api = setupApi();
+let db: Db;
+let server: http.Server;
+let base = "";
+const hits = new Map<string, number>();
+const REDIRECT = "http://127.0.0.1:47123/callback";
+const CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+
+function doc(path: string, over: Record<string, unknown> = {}) {
+  return JSON.stringify({ client_id: `${base}${path}`, client_name: "Pocket Coach", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", ...over });
+}
+
+beforeAll(async () => {
+  db = await api.db();
+  server = http.createServer((req, res) => {
+    const path = req.url ?? "/";
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const json = (body: string, headers: Record<string, string> = {}) => res.writeHead(200, { "content-type": "application/json", ...headers }).end(body);
+    if (path === "/ok.json") return json(doc(path), { "cache-control": "max-age=600" });
+    if (path === "/wrong-id.json") return json(doc(path, { client_id: `${base}/someone-else.json` }));
+    if (path === "/confidential.json") return json(doc(path, { token_endpoint_auth_method: "client_secret_basic" }));
+    if (path === "/large.json") return json(doc(path, { padding: "x".repeat(6000) }));
+    if (path === "/redirect.json") return res.writeHead(302, { location: `${base}/ok.json` }).end();
+    if (path === "/not-json.json") return json("<html>hello</html>");
+    if (path === "/no-name.json") return json(doc(path, { client_name: "" }));
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  delete process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS;
+  resetEnvForTests();
+});
+
+function params(clientId: string, over: Record<string, string> = {}) {
+  return {
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    response_type: "code",
+    scope: "athlete.read activities.read",
+    code_challenge: CHALLENGE,
+    code_challenge_method: "S256",
+    state: "s",
+    resource: `${api.url}/mcp`,
+    ...over,
+  };
+}
+
+function expectErrorPage(step: AuthorizationStep, words: RegExp) {
+  expect(step.kind).toBe("error_page");
+  expect((step as { message: string }).message).toMatch(words);
+}
+
+describe("client metadata documents", () => {
+  it("name a client the athlete is asked about, with its host and as not reviewed", async () => {
+    const person = await api.person();
+    const step = await prepareAuthorization(db, params(`${base}/ok.json`), [], person.id);
+    expect(step.kind).toBe("consent");
+    expect((step as { request: { client: unknown; resource: string } }).request).toMatchObject({
+      client: { name: "Pocket Coach", kind: "public", unreviewedFrom: new URL(base).host },
+      resource: "mcp",
+    });
+  });
+
+  it("that cannot be used show an error page and never redirect", async () => {
+    const person = await api.person();
+    const cases: [string, RegExp, Record<string, string>?][] = [
+      [`http://127.0.0.1:9/client.json`, /could not be fetched: its server refused the connection/],
+      [`${base}/wrong-id.json`, /client_id is not the address it was fetched from/],
+      [`${base}/confidential.json`, /only public clients/],
+      [`${base}/large.json`, /larger than 5 KiB/],
+      [`${base}/redirect.json`, /redirect \(HTTP 302\); redirects are not followed/],
+      [`${base}/not-json.json`, /not JSON/],
+      [`${base}/no-name.json`, /no client_name/],
+      [`${base}/missing.json`, /answered HTTP 404/],
+      [`${base}/ok.json`, /redirect_uri is not registered/, { redirect_uri: "https://elsewhere.example/callback" }],
+    ];
+    for (const [url, words, over] of cases) {
+      const step = await prepareAuthorization(db, params(url, over), [], person.id);
+      expectErrorPage(step, words);
+      expectErrorPage(await decideAuthorization(db, params(url, over), person.id, "allow"), words);
+    }
+  });
+
+  it("at a private address are refused where private networks are not allowed", async () => {
+    process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "false";
+    resetEnvForTests();
+    try {
+      const person = await api.person();
+      // An https URL on a loopback name: a metadata document URL, but its address is not public.
+      const step = await prepareAuthorization(db, params("https://localhost:9/client.json"), [], person.id);
+      expectErrorPage(step, /its address is not a public one/);
+      // An http URL is not a metadata document at all here: an unknown client.
+      expectErrorPage(await prepareAuthorization(db, params(`${base}/never-stored.json`), [], person.id), /not registered here/);
+    } finally {
+      process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
+      resetEnvForTests();
+    }
+  });
+
+  it("are fetched once while fresh: a whole authorization and a second one cost no request; an expired one is fetched again", async () => {
+    const url = `${base}/ok.json`;
+    const person = await api.person();
+    await prepareAuthorization(db, params(url), [], person.id);
+    const before = hits.get("/ok.json") ?? 0;
+    await prepareAuthorization(db, params(url), [], person.id);
+    const allowed = await decideAuthorization(db, params(url), person.id, "allow");
+    expect(allowed.kind).toBe("redirect");
+    expect(hits.get("/ok.json")).toBe(before);
+    await db.update(oauthClients).set({ metadataExpiresAt: new Date(Date.now() - 1000) }).where(eq(oauthClients.clientId, url));
+    await prepareAuthorization(db, params(url), [], person.id);
+    expect(hits.get("/ok.json")).toBe(before + 1);
+    const [row] = await db.select().from(oauthClients).where(eq(oauthClients.clientId, url));
+    // max-age=600 within the 5 min–24 h bounds.
+    expect(row!.metadataExpiresAt!.getTime() - row!.metadataFetchedAt!.getTime()).toBe(600_000);
+  });
+
+  it("are fetched only for a signed-in athlete: a link opened by anyone fetches nothing", async () => {
+    const { authorizationStep } = await import("./authorize");
+    const before = hits.get("/ok.json") ?? 0;
+    await db.update(oauthClients).set({ metadataExpiresAt: new Date(Date.now() - 1000) }).where(eq(oauthClients.clientId, `${base}/ok.json`));
+    expect((await authorizationStep(db, params(`${base}/ok.json`), [], null)).kind).toBe("sign_in");
+    expect(hits.get("/ok.json") ?? 0).toBe(before);
+  });
+
+  it("keep what their caching headers allow, within 5 minutes and 24 hours", () => {
+    expect(metadataTtlS("max-age=600", null)).toBe(600);
+    expect(metadataTtlS("public, max-age=31536000", null)).toBe(86_400);
+    expect(metadataTtlS("no-store", null)).toBe(300);
+    expect(metadataTtlS("max-age=10", null)).toBe(300);
+    expect(metadataTtlS(null, new Date(Date.now() + 7_200_000).toUTCString())).toBeGreaterThan(7_100);
+    expect(metadataTtlS(null, null)).toBe(3_600);
+  });
+});
+
+let registrations = 0;
+async function register(body: unknown) {
+  registrations++;
+  return fetch(`${api.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+}
+
+describe("dynamic client registration (RFC 7591)", () => {
+  it("registers a public client and answers 201 with every member, then the client can be authorized for /mcp", async () => {
+    const res = await register({ client_name: "Desk Assistant", redirect_uris: ["http://localhost/callback"], grant_types: ["authorization_code", "refresh_token"] });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      client_name: "Desk Assistant",
+      redirect_uris: ["http://localhost/callback"],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    });
+    expect(typeof body.client_id).toBe("string");
+    expect(Math.abs((body.client_id_issued_at as number) - Date.now() / 1000)).toBeLessThan(60);
+
+    // A loopback redirect on any port, the consent, the code, and a token for /mcp.
+    const person = await api.person();
+    const verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+    const redirect = "http://localhost:51999/callback";
+    const step = await decideAuthorization(db, params(body.client_id as string, { redirect_uri: redirect }), person.id, "allow");
+    expect(step.kind).toBe("redirect");
+    const code = new URL((step as { url: string }).url).searchParams.get("code")!;
+    const token = await fetch(`${api.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "authorization_code", client_id: body.client_id as string, code, code_verifier: verifier, redirect_uri: redirect }),
+    });
+    expect(token.status, await token.clone().text()).toBe(200);
+    expect(decodeJwt(((await token.json()) as { access_token: string }).access_token).aud).toBe(`${api.url}/mcp`);
+    const prepared = await prepareAuthorization(db, params(body.client_id as string, { redirect_uri: redirect }), [], person.id);
+    expect((prepared as { request: { client: { unreviewedFrom: string } } }).request.client.unreviewedFrom).toBe("localhost");
+  });
+
+  it("refuses confidential clients and redirect URIs that are not https or loopback, in RFC 7591's words", async () => {
+    const secret = await register({ client_name: "X", redirect_uris: ["https://x.example/cb"], token_endpoint_auth_method: "client_secret_basic" });
+    expect(secret.status).toBe(400);
+    expect(await secret.json()).toMatchObject({ error: "invalid_client_metadata" });
+    for (const uris of [undefined, [], ["http://example.com/cb"], ["javascript:alert(1)"]]) {
+      const res = await register({ client_name: "X", redirect_uris: uris });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toBe("invalid_redirect_uri");
+    }
+    const credentials = await register({ redirect_uris: ["https://x.example/cb"], grant_types: ["client_credentials"] });
+    expect(((await credentials.json()) as { error: string }).error).toBe("invalid_client_metadata");
+  });
+
+  it("prunes registrations no athlete authorized within a day, and keeps those in use", async () => {
+    const old = new Date(Date.now() - 2 * 86_400_000);
+    const unused = `dcr_old_${newId("grt")}`;
+    const used = `dcr_used_${newId("grt")}`;
+    for (const clientId of [unused, used]) {
+      await db.insert(oauthClients).values({ clientId, name: "Old", kind: "public", redirectUris: ["http://localhost/cb"], registration: "dynamic", createdAt: old });
+    }
+    const person = await api.person();
+    await db.insert(oauthGrants).values({ id: newId("grt"), clientId: used, userId: person.id, scopes: ["athlete.read"] });
+    expect((await register({ redirect_uris: ["http://localhost/cb"] })).status).toBe(201);
+    const left = (await db.select({ id: oauthClients.clientId }).from(oauthClients)).map((r) => r.id);
+    expect(left).toContain(used);
+    expect(left).not.toContain(unused);
+  });
+
+  it(`takes at most ${REGISTRATIONS_PER_HOUR} registrations an hour from one address, refused ones included: then 429 with Retry-After`, async () => {
+    while (registrations < REGISTRATIONS_PER_HOUR - 1) expect((await register({ redirect_uris: ["https://x.example/cb"] })).status).toBe(201);
+    expect((await register({ redirect_uris: ["http://example.com/refused"] })).status).toBe(400);
+    const over = await register({ redirect_uris: ["https://x.example/cb"] });
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await over.json()).toMatchObject({ error: "slow_down" });
+  });
+
+  it("is advertised with metadata documents in the authorization server's metadata", async () => {
+    const meta = (await (await fetch(`${api.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    expect(meta).toMatchObject({ registration_endpoint: `${api.url}/oauth/register`, client_id_metadata_document_supported: true });
+  });
+});
