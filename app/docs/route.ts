@@ -9,7 +9,21 @@ export function GET() {
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
   <style>body{margin:0;font-family:system-ui,sans-serif}.topbar{display:none}
   header{padding:12px 20px;border-bottom:1px solid #e2e8f0;display:flex;gap:16px;align-items:center}
-  header a{color:#1466bd;text-decoration:none;font-size:14px}</style>
+  header a{color:#1466bd;text-decoration:none;font-size:14px}
+  /* Swagger UI's own colours fall below WCAG AA contrast in places: darker ones, same hues. */
+  .swagger-ui .info .title small{background:#475569}
+  .swagger-ui .info .title small.version-stamp{background:#166534}
+  .swagger-ui .info .title small pre{color:#fff}
+  .swagger-ui .info a.url,.swagger-ui .info .url{color:#1e40af}
+  .swagger-ui .btn.authorize span,.swagger-ui .btn.authorize{color:#166534;border-color:#166534}
+  .swagger-ui .btn.authorize svg{fill:#166534}
+  .swagger-ui .opblock .opblock-summary-method{color:#fff;text-shadow:none}
+  .swagger-ui .opblock.opblock-get .opblock-summary-method{background:#1d4ed8}
+  .swagger-ui .opblock.opblock-post .opblock-summary-method{background:#047857}
+  .swagger-ui .opblock.opblock-put .opblock-summary-method{background:#b45309}
+  .swagger-ui .opblock.opblock-patch .opblock-summary-method{background:#0f766e}
+  .swagger-ui .opblock.opblock-delete .opblock-summary-method{background:#b91c1c}
+  .swagger-ui .opblock.opblock-head .opblock-summary-method,.swagger-ui .opblock.opblock-options .opblock-summary-method{background:#6d28d9}</style>
 </head>
 <body>
   <header><strong>Athlete Activity Service API</strong><a href="/v1/openapi.json">openapi.json</a><a href="/settings/tokens">Create a token</a></header>

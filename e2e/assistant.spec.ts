@@ -1,0 +1,82 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHash, randomBytes } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { signUpNewPerson } from "./helpers";
+
+// An athlete connects an assistant that the service has never seen: it names itself by a
+// Client ID Metadata Document served from this machine (the demo service allows loopback
+// addresses), the consent screen shows its name and host and that it was not reviewed, the
+// athlete allows read access for the MCP server, and later disconnects it on /settings/apps.
+
+async function assistant() {
+  const callbacks: URLSearchParams[] = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname === "/assistant.json") {
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({ client_id: `${origin}/assistant.json`, client_name: "Pocket Coach", redirect_uris: [`${origin}/callback`], token_endpoint_auth_method: "none" }),
+      );
+      return;
+    }
+    callbacks.push(url.searchParams);
+    res.writeHead(200, { "content-type": "text/html" }).end("<title>Pocket Coach</title><p>Connected. You can close this window.</p>");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { origin, clientId: `${origin}/assistant.json`, redirectUri: `${origin}/callback`, callbacks, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+test("an athlete connects an assistant, sees its name and host on the consent screen, allows read access, and disconnects it", async ({ browser, baseURL }) => {
+  const a = await assistant();
+  try {
+    const { page, context } = await signUpNewPerson(browser, "Iris");
+    const verifier = randomBytes(32).toString("base64url");
+    const query = new URLSearchParams({
+      client_id: a.clientId,
+      redirect_uri: a.redirectUri,
+      response_type: "code",
+      scope: "athlete.read activities.read metrics.read teams.read",
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: "S256",
+      state: "mcp-journey",
+      resource: `${baseURL}/mcp`,
+    });
+    await page.goto(`/oauth/authorize?${query}`);
+    const host = new URL(a.origin).host;
+    await expect(page.getByRole("heading", { name: `Pocket Coach, from ${host}, wants to access your account as an assistant` })).toBeVisible();
+    await expect(page.getByRole("note")).toContainText("has not reviewed it");
+    await expect(page.getByRole("list", { name: "Requested permissions" }).getByRole("listitem")).toHaveCount(4);
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL((u) => u.href.startsWith(`${a.redirectUri}?`));
+    const back = a.callbacks.at(-1)!;
+    expect(back.get("state")).toBe("mcp-journey");
+    const token = await page.request.post("/oauth/token", {
+      form: { grant_type: "authorization_code", client_id: a.clientId, code: back.get("code")!, code_verifier: verifier, redirect_uri: a.redirectUri },
+    });
+    expect(token.status(), await token.text()).toBe(200);
+    const { access_token } = (await token.json()) as { access_token: string };
+    const tools = await page.request.post("/mcp", {
+      headers: { authorization: `Bearer ${access_token}`, accept: "application/json, text/event-stream" },
+      data: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+    });
+    expect(tools.status()).toBe(200);
+
+    await page.goto("/settings/apps");
+    const card = page.getByRole("listitem", { name: "Pocket Coach" });
+    await expect(card.getByRole("heading", { name: `Pocket Coach from ${host}` })).toBeVisible();
+    await expect(card).toContainText("Last used");
+    page.once("dialog", (d) => void d.accept());
+    await card.getByRole("button", { name: "Disconnect" }).click();
+    await expect(page.getByText("Disconnected Pocket Coach.")).toBeVisible();
+    await expect(page.getByRole("listitem", { name: "Pocket Coach" })).toHaveCount(0);
+    const after = await page.request.post("/mcp", {
+      headers: { authorization: `Bearer ${access_token}`, accept: "application/json, text/event-stream" },
+      data: { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    });
+    expect(after.status()).toBe(401);
+    await context.close();
+  } finally {
+    await a.close();
+  }
+});
