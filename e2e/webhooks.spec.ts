@@ -102,8 +102,8 @@ test("a developer subscribes an endpoint, an athlete's new activity is delivered
     expect(first.headers["service-event-id"]).toBe(event.id);
     expect(verifyWebhookSignature(first.body, first.headers["service-signature"] as string, secret)).toMatchObject({ ok: true });
 
-    // The developer finds it in the log and opens it: the request sent and the answer.
-    await item.getByRole("button", { name: "Delivery log" }).click();
+    // The developer finds it in the log, open from the start, and opens it: the request sent and the answer.
+    await expect(item.getByRole("button", { name: "Delivery log" })).toHaveAttribute("aria-expanded", "true");
     const row = item.getByRole("listitem", { name: `Delivery ${first.headers["service-delivery-id"]}` });
     await expect(row).toContainText(event.id!);
     await expect(row).toContainText("succeeded");

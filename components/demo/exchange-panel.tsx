@@ -47,7 +47,7 @@ export function ExchangePanel({
       {result.result && (
         <>
           <Notice tone="success">
-            The state matched the one this browser sent, so the app redeemed the code with the PKCE verifier kept in this browser&apos;s cookie.
+            Exchanged: the app redeemed the code with its secret and the PKCE verifier kept in this browser&apos;s cookie.
           </Notice>
           <Json title="POST /oauth/token" result={result.result.token} />
           {result.result.profile ? (

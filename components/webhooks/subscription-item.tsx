@@ -27,7 +27,8 @@ export function SubscriptionItem({ clientId, sub, onSecret }: { clientId: string
   const qc = useQueryClient();
   const path = subscriptionPath(clientId, sub.id);
   const [notice, setNotice] = useState<string | null>(null);
-  const [logOpen, setLogOpen] = useState(false);
+  // Open from the start: the log is what a developer comes to this page for; each delivery opens on its own.
+  const [logOpen, setLogOpen] = useState(true);
   const refresh = () => {
     void qc.invalidateQueries({ queryKey: webhooksKey(clientId), exact: true });
     void qc.invalidateQueries({ queryKey: deliveriesKey(clientId, sub.id) });
