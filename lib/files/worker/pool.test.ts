@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { inspectUpload } from "../detect";
 import { exportFit, exportGpx, exportTcx } from "../export/index";
 import { parseActivityFile } from "../parse";
@@ -112,6 +112,21 @@ describe("prepareActivitiesOffThread", () => {
     expect(small.buffer.byteLength).toBeGreaterThan(small.byteLength);
     expect(await prepareActivitiesOffThread(small, "gpx")).toEqual(inProcess(small, "gpx"));
     expect(small.byteLength).toBe(4443);
+  });
+});
+
+describe("the shared pool", () => {
+  it("is one for every copy of this module: a copy loaded later (another Next.js chunk) never closes the pool another copy uses", async () => {
+    vi.resetModules();
+    const a = await import("./pool");
+    vi.resetModules();
+    const b = await import("./pool");
+    expect(a.prepareActivitiesOffThread).not.toBe(b.prepareActivitiesOffThread);
+    const want = inProcess(read("tcx/sample.tcx"), "tcx");
+    expect(await a.prepareActivitiesOffThread(read("tcx/sample.tcx"), "tcx")).toEqual(want);
+    expect(await b.prepareActivitiesOffThread(read("tcx/sample.tcx"), "tcx")).toEqual(want);
+    expect(await a.prepareActivitiesOffThread(read("tcx/sample.tcx"), "tcx")).toEqual(want);
+    expect(a.fileWorkMode()).toBe("worker");
   });
 });
 

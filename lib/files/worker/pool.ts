@@ -84,8 +84,20 @@ export class FileWorkerPool {
   private retiring = false;
   /** Workers that died while working, and so were replaced (for tests and logs). */
   replaced = 0;
+  /** The worker module once resolved: the built one, or a bundle made on demand. */
+  private resolvedFile: string | null = null;
 
   constructor(private readonly opts: PoolOptions) {}
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Whether this pool runs a bundle made on demand whose sources have changed since (`next dev`, tests). */
+  usesStaleBundle(): boolean {
+    const f = this.resolvedFile;
+    return f !== null && f.endsWith(CACHED_WORKER) && !bundleIsFresh(process.cwd(), f);
+  }
 
   /** Where tasks run: "idle" until the first task decides. */
   get mode(): PoolMode {
@@ -128,7 +140,7 @@ export class FileWorkerPool {
   private async pump(): Promise<void> {
     if (this.queue.length === 0) return;
     if (!this.fallback && this.opts.size > 0) {
-      this.file ??= this.opts.workerFile().catch((e: unknown) => {
+      this.file ??= this.opts.workerFile().then((f) => (this.resolvedFile = f)).catch((e: unknown) => {
         log.warn("file worker unavailable: reading files on the request thread", { error: errorText(e) });
         return null;
       });
@@ -328,20 +340,35 @@ export const DEFAULT_POOL_OPTIONS: Omit<PoolOptions, "size"> = {
   maxHeapMb: 1024,
 };
 
-let shared: FileWorkerPool | undefined;
+/**
+ * The process's one pool, on globalThis: Next.js bundles this module into several chunks (the
+ * instrumentation that runs the upload processor, each route that exports), and every copy must
+ * use the same pool. A copy that made its own and retired the others' would close the pool the
+ * upload processor holds ("The file worker pool is closed", every upload failing).
+ */
+const SHARED = Symbol.for("athlete-activity-service.file-worker-pool");
+type Shared = { pool: FileWorkerPool; checkedAt: number };
+const holder = globalThis as { [SHARED]?: Shared };
 
-/** The pool of this module's last instance. */
-const LATEST = Symbol.for("athlete-activity-service.file-worker-pool");
+/** How often `next dev` and the tests look whether the worker's sources changed since its bundle. */
+const STALE_CHECK_MS = 2_000;
 
 function pool(): FileWorkerPool {
-  if (shared) return shared;
-  shared = new FileWorkerPool({ ...DEFAULT_POOL_OPTIONS, size: getEnv().fileWorkers });
-  // `next dev` evaluates this module again when a file it imports changes: the new instance's
-  // pool loads the rebuilt worker, and the old one's threads end once their tasks are done.
-  const g = globalThis as { [LATEST]?: FileWorkerPool };
-  g[LATEST]?.retire();
-  g[LATEST] = shared;
-  return shared;
+  let cur = holder[SHARED];
+  if (cur && !cur.pool.isClosed && process.env.NODE_ENV !== "production" && Date.now() - cur.checkedAt > STALE_CHECK_MS) {
+    // Under `next dev` a change to lib/files gets a new pool, which bundles the worker again;
+    // the old one's workers end once their tasks are done.
+    cur.checkedAt = Date.now();
+    if (cur.pool.usesStaleBundle()) {
+      cur.pool.retire();
+      cur = undefined;
+    }
+  }
+  if (!cur || cur.pool.isClosed) {
+    cur = { pool: new FileWorkerPool({ ...DEFAULT_POOL_OPTIONS, size: getEnv().fileWorkers }), checkedAt: Date.now() };
+    holder[SHARED] = cur;
+  }
+  return cur.pool;
 }
 
 /**
@@ -380,12 +407,12 @@ export async function exportStoredOffThread(format: ExportFormat, input: StoredE
 
 /** Ends the shared pool's workers (tests; a server never needs to: idle workers do not hold it open). */
 export async function closeFileWorkers(): Promise<void> {
-  const p = shared;
-  shared = undefined;
+  const p = holder[SHARED]?.pool;
+  delete holder[SHARED];
   await p?.close();
 }
 
 /** Where the shared pool runs tasks (tests check that it is a worker). */
 export function fileWorkMode(): PoolMode {
-  return shared?.mode ?? "idle";
+  return holder[SHARED]?.pool.mode ?? "idle";
 }
