@@ -19,7 +19,8 @@ async function assistant() {
       );
       return;
     }
-    callbacks.push(url.searchParams);
+    // Only the redirect back counts (the browser also asks this host for /favicon.ico).
+    if (url.pathname === "/callback") callbacks.push(url.searchParams);
     res.writeHead(200, { "content-type": "text/html" }).end("<title>Pocket Coach</title><p>Connected. You can close this window.</p>");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
