@@ -35,6 +35,16 @@ function isLoopbackHttp(u: URL): boolean {
   return u.protocol === "http:" && LOOPBACK_HOSTS.has(u.hostname);
 }
 
+/**
+ * Where a client the service has not reviewed may be sent back (metadata documents and RFC 7591
+ * registrations alike): an https:// URL, or http:// on loopback (127.0.0.1, [::1], localhost).
+ */
+export function isUnreviewedRedirectUri(uri: unknown): boolean {
+  if (typeof uri !== "string" || uri.length > 2000 || !URL.canParse(uri)) return false;
+  const u = new URL(uri);
+  return !u.hash && (u.protocol === "https:" || isLoopbackHttp(u));
+}
+
 /** Whether a client_id names a metadata document: an https URL with a path (http on loopback where private networks are allowed). */
 export function isMetadataDocumentUrl(clientId: string): boolean {
   if (clientId.length > MAX_CLIENT_ID_CHARS) return false;
@@ -88,13 +98,7 @@ export function parseMetadataDocument(url: string, text: string): Document {
   const uris = d.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10) throw new ClientMetadataError("it has no redirect_uris (1 to 10 URLs)");
   for (const uri of uris) {
-    let u: URL | undefined;
-    try {
-      u = typeof uri === "string" && uri.length <= 2000 ? new URL(uri) : undefined;
-    } catch {
-      u = undefined;
-    }
-    if (!u || u.hash || !(u.protocol === "https:" || isLoopbackHttp(u))) {
+    if (!isUnreviewedRedirectUri(uri)) {
       throw new ClientMetadataError(`its redirect URI ${JSON.stringify(String(uri)).slice(0, 200)} is not an https:// URL or an http:// loopback URL`);
     }
   }

@@ -8,6 +8,7 @@ import { isDatabaseUnavailable } from "../http/db-errors";
 import { errorText, log } from "../log";
 import { oauthClients, oauthGrants } from "../db/schema";
 import { addToCounters } from "../http/rate-limit";
+import { isUnreviewedRedirectUri } from "./client-metadata";
 import { OAuthError, oauthErrorResponse } from "./errors";
 
 // Dynamic Client Registration (RFC 7591, CONTRACT §12): an assistant the service has never seen
@@ -18,8 +19,6 @@ export const REGISTRATIONS_PER_HOUR = 20;
 /** A registration no athlete ever authorized is deleted after this long. */
 export const UNUSED_REGISTRATION_TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_REDIRECT_URIS = 10;
-
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 /** RFC 7591 §3.2.1: every member registered. */
 export type RegisteredClient = {
@@ -54,13 +53,7 @@ export function checkRegistration(body: unknown): { name: string; redirectUris: 
   if (!Array.isArray(uris) || uris.length === 0) throw bad("invalid_redirect_uri", "redirect_uris is required: at least one https:// or http:// loopback URL.");
   if (uris.length > MAX_REDIRECT_URIS) throw bad("invalid_redirect_uri", `At most ${MAX_REDIRECT_URIS} redirect URIs.`);
   for (const uri of uris) {
-    let u: URL | undefined;
-    try {
-      u = typeof uri === "string" && uri.length <= 2000 ? new URL(uri) : undefined;
-    } catch {
-      u = undefined;
-    }
-    if (!u || u.hash || !(u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK_HOSTS.has(u.hostname)))) {
+    if (!isUnreviewedRedirectUri(uri)) {
       throw bad("invalid_redirect_uri", `${JSON.stringify(String(uri)).slice(0, 200)} is not an https:// URL or an http:// loopback URL (127.0.0.1, [::1], localhost).`);
     }
   }
