@@ -15,7 +15,7 @@ function invalidCursor(): ApiError {
 export function decodeCursor(cursor: string, arity: number): string[] {
   try {
     const v: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(v) && v.length === arity && v.every((x) => typeof x === "string" && x.length < 200)) {
+    if (Array.isArray(v) && v.length === arity && v.every((x) => typeof x === "string" && x.length < 200 && !x.includes("\u0000") && x.isWellFormed())) {
       return v as string[];
     }
   } catch {
