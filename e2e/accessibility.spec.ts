@@ -1,7 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { signIn } from "./helpers";
+import { authorizeLink, signIn } from "./helpers";
 
 // Every page a person uses, checked by axe-core in Chromium against WCAG 2.x A and AA and axe's
 // best practices: none may have a serious or critical violation. The pages are the console's,
@@ -64,18 +63,8 @@ for (const path of DEVELOPER_PAGES) {
 
 test("the consent screen has no serious accessibility violation", async ({ page, baseURL }) => {
   await signIn(page, "ava@example.com");
-  const verifier = randomBytes(32).toString("base64url");
-  const query = new URLSearchParams({
-    client_id: "demo-mobile",
-    redirect_uri: "http://127.0.0.1:61234/callback",
-    response_type: "code",
-    scope: "athlete.read activities.read location.read",
-    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-    code_challenge_method: "S256",
-    state: "a11y",
-    resource: `${baseURL}/v1`,
-  });
-  await page.goto(`/oauth/authorize?${query}`);
+  const link = authorizeLink("demo-mobile", "http://127.0.0.1:61234/callback", ["athlete.read", "activities.read", "location.read"], { resource: `${baseURL}/v1` });
+  await page.goto(link.url);
   await expect(page.getByRole("button", { name: "Allow" })).toBeVisible();
   await expectNoSeriousViolations(page, "consent screen");
 });

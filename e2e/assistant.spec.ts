@@ -1,8 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createHash, randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { signUpNewPerson } from "./helpers";
+import { authorizeLink, signUpNewPerson } from "./helpers";
 
 // An athlete connects an assistant that the service has never seen: it names itself by a
 // Client ID Metadata Document served from this machine (the demo service allows loopback
@@ -32,18 +31,11 @@ test("an athlete connects an assistant, sees its name and host on the consent sc
   const a = await assistant();
   try {
     const { page, context } = await signUpNewPerson(browser, "Iris");
-    const verifier = randomBytes(32).toString("base64url");
-    const query = new URLSearchParams({
-      client_id: a.clientId,
-      redirect_uri: a.redirectUri,
-      response_type: "code",
-      scope: "athlete.read activities.read metrics.read teams.read",
-      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-      code_challenge_method: "S256",
+    const link = authorizeLink(a.clientId, a.redirectUri, ["athlete.read", "activities.read", "metrics.read", "teams.read"], {
       state: "mcp-journey",
       resource: `${baseURL}/mcp`,
     });
-    await page.goto(`/oauth/authorize?${query}`);
+    await page.goto(link.url);
     const host = new URL(a.origin).host;
     await expect(page.getByRole("heading", { name: `Pocket Coach, from ${host}, wants to access your account as an assistant` })).toBeVisible();
     await expect(page.getByRole("note")).toContainText("has not reviewed it");
@@ -53,7 +45,7 @@ test("an athlete connects an assistant, sees its name and host on the consent sc
     const back = a.callbacks.at(-1)!;
     expect(back.get("state")).toBe("mcp-journey");
     const token = await page.request.post("/oauth/token", {
-      form: { grant_type: "authorization_code", client_id: a.clientId, code: back.get("code")!, code_verifier: verifier, redirect_uri: a.redirectUri },
+      form: { grant_type: "authorization_code", client_id: a.clientId, code: back.get("code")!, code_verifier: link.verifier, redirect_uri: a.redirectUri },
     });
     expect(token.status(), await token.text()).toBe(200);
     const { access_token } = (await token.json()) as { access_token: string };

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { expect, type Browser, type Page } from "@playwright/test";
 
 export const DEMO_PASSWORD = "demo-password";
@@ -44,4 +44,21 @@ export async function signUpNewPerson(browser: Browser, name: string) {
   await page.getByRole("button", { name: "Sign up" }).click();
   await expect(page).toHaveURL(/\/activities/);
   return { email, page, context };
+}
+
+/** What an app does before sending the athlete: a PKCE verifier, a state, the authorize link (`extra`: `resource` and the like). */
+export function authorizeLink(clientId: string, redirectUri: string, scopes: string[], extra: Record<string, string> = {}) {
+  const verifier = randomBytes(32).toString("base64url");
+  const state = extra.state ?? randomBytes(16).toString("base64url");
+  const query = new URLSearchParams({
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: "code",
+    scope: scopes.join(" "),
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+    state,
+    ...extra,
+  });
+  return { url: `/oauth/authorize?${query}`, verifier, state };
 }

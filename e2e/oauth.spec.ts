@@ -1,9 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { expect, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
 import { SCOPES, type Scope } from "../lib/auth/scopes";
-import { bearer, NEW_PERSON_PASSWORD, signIn, signUpNewPerson } from "./helpers";
+import { authorizeLink, bearer, NEW_PERSON_PASSWORD, signIn, signUpNewPerson } from "./helpers";
 
 // Journeys of the OAuth flow in a real browser: an app's authorize link, sign-in, consent,
 // the callback, and the app's use of the tokens; disconnecting; registering an app.
@@ -30,22 +30,6 @@ async function loopbackApp() {
     callback: () => new Promise<URLSearchParams>((resolve) => (received.length ? resolve(received.shift()!) : waiting.push(resolve))),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** What an app does before sending the athlete: PKCE verifier, state, the authorize link. */
-function authorizeLink(clientId: string, redirectUri: string, scopes: Scope[]) {
-  const verifier = randomBytes(32).toString("base64url");
-  const state = randomBytes(16).toString("base64url");
-  const query = new URLSearchParams({
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    response_type: "code",
-    scope: scopes.join(" "),
-    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-    code_challenge_method: "S256",
-    state,
-  });
-  return { url: `/oauth/authorize?${query}`, verifier, state };
 }
 
 async function signUp(browser: Browser, name: string) {

@@ -15,6 +15,7 @@ import { ACTIVITIES_KEY } from "./query-keys";
 import { SPORT_LABELS } from "./sport";
 import { UploadPanel } from "./upload-panel";
 import { WeeklyVolumeChart } from "./weekly-volume-chart";
+import { localToday } from "@/lib/time/local";
 import { formatAverage, formatDistance, formatDuration, formatLocal, unitsOf, type Units } from "./units";
 
 type ActivityPage = { data: ActivityWire[]; next_cursor: string | null };
@@ -129,11 +130,6 @@ export function ActivitiesPanel() {
       </Card>
     </div>
   );
-}
-
-/** Today's date where the athlete is. */
-function localToday(timezone: string): string {
-  return new Intl.DateTimeFormat("en-CA", { timeZone: timezone, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date());
 }
 
 function ActivityRow({ activity: a, units }: { activity: ActivityWire; units: Units }) {

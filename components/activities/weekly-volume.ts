@@ -1,21 +1,15 @@
 import type { TrainingSummaryWire } from "@/lib/activities/training-summary";
+import { addDays, mondayOf } from "@/lib/time/local";
 import type { SportType } from "./sport";
 
 export type WeekBar = { start: string; total_m: number; total_s: number; sports: { sport: SportType; distance_m: number; moving_time_s: number; count: number }[] };
-
-function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
 
 /**
  * The summary's periods as one bar per week, the weeks without activities included: `weeks`
  * Mondays ending with the one that holds `today` (a local date), oldest first.
  */
 export function weekBars(summary: TrainingSummaryWire, today: string, weeks = 12): WeekBar[] {
-  const weekday = (new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7;
-  const current = addDays(today, -weekday);
+  const current = mondayOf(today);
   const bars: WeekBar[] = Array.from({ length: weeks }, (_, i) => ({ start: addDays(current, -7 * (weeks - 1 - i)), total_m: 0, total_s: 0, sports: [] }));
   const byStart = new Map(bars.map((b) => [b.start, b]));
   for (const p of summary.periods) {

@@ -6,7 +6,7 @@ import { activityLaps } from "../db/schema";
 import type { Lap, LapList } from "./file-schemas";
 import { findReachableActivity } from "./get-activity";
 
-function toLapWire(row: typeof activityLaps.$inferSelect): z.input<typeof Lap> {
+export function toLapWire(row: typeof activityLaps.$inferSelect): z.input<typeof Lap> {
   return {
     index: row.index,
     start_offset_s: row.startOffsetS,

@@ -5,7 +5,7 @@ import { requireAthleteActor, resolveReachableAthlete } from "../athletes/reach"
 import { activities, athleteProfiles } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { LocalDate } from "../http/schemas";
-import { localDateTimeIn } from "../time/local";
+import { addDays, localToday, mondayOf } from "../time/local";
 import { SportType } from "./schemas";
 
 export const SummaryQuery = z
@@ -40,17 +40,9 @@ export type TrainingSummaryWire = z.output<typeof TrainingSummary>;
 const MAX_DAYS = 800;
 const DEFAULT_PERIODS = 12;
 
-function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
-
 /** The first day of the period `date` falls in: its Monday, or the first of its month. */
 function periodStart(date: string, groupBy: "week" | "month"): string {
-  if (groupBy === "month") return `${date.slice(0, 8)}01`;
-  const weekday = (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday 0
-  return addDays(date, -weekday);
+  return groupBy === "month" ? `${date.slice(0, 8)}01` : mondayOf(date);
 }
 
 /** The default range: the current period and the eleven before it, in the athlete's calendar. */
@@ -83,7 +75,7 @@ export async function trainingSummary({
   const span = query.group_by === "week" ? 7 * DEFAULT_PERIODS : 366;
   if (!start && !end) {
     const [profile] = await ctx.db.select({ timezone: athleteProfiles.timezone }).from(athleteProfiles).where(eq(athleteProfiles.userId, id));
-    ({ start, end } = defaultRange(localDateTimeIn(profile?.timezone ?? "UTC", new Date()).slice(0, 10), query.group_by));
+    ({ start, end } = defaultRange(localToday(profile?.timezone ?? "UTC"), query.group_by));
   } else if (!start) start = addDays(end!, -span);
   else if (!end) end = addDays(start, span);
   if (end! <= start!) throw new ApiError("invalid_parameter_combination", "end must be after start.");

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Ctx } from "../auth/actor";
 import type { Scope } from "../auth/scopes";
 import { getActivity } from "../activities/get-activity";
-import { getLaps } from "../activities/get-laps";
+import { readLaps, toLapWire } from "../activities/get-laps";
 import { getStreams } from "../activities/get-streams";
 import { listActivities } from "../activities/list-activities";
 import { getActivityOp, getActivityStreamsOp, listActivitiesOp } from "../activities/operations";
@@ -24,18 +24,23 @@ import { listTeamMembers, listTeams } from "../teams/api";
 // parameters as one object, its output the operation's response schema, so `/mcp` and `/v1`
 // cannot answer the same question differently. The tools only read.
 
-export type McpTool = {
+export type McpTool<I extends z.ZodObject = z.ZodObject> = {
   name: string;
   title: string;
   description: string;
-  input: z.ZodObject;
+  input: I;
   output: z.ZodType;
   /** The scope the tool needs to be listed and called at all. */
   scope: Scope;
   /** Every scope a call with these (already valid) arguments needs: `latlng` also needs `location.read`. */
-  scopesFor?: (args: Record<string, unknown>) => Scope[];
-  run: (ctx: Ctx, args: Record<string, unknown>) => Promise<unknown>;
+  scopesFor?: (args: z.output<I>) => Scope[];
+  run: (ctx: Ctx, args: z.output<I>) => Promise<unknown>;
 };
+
+/** A tool whose `run` and `scopesFor` get its input schema's output type; listed as an McpTool. */
+function tool<I extends z.ZodObject>(t: McpTool<I>): McpTool {
+  return t as unknown as McpTool;
+}
 
 const athleteId = AthleteIdParam.optional().meta({ description: "An athlete id, or `me` (the default) for the athlete who connected the assistant. A coach may name a team member." });
 
@@ -53,16 +58,16 @@ function plain(result: unknown): unknown {
 }
 
 const TOOLS: McpTool[] = [
-  {
+  tool({
     name: "get_profile",
     title: "Athlete profile",
     description: "The athlete's profile: name, timezone, units preference, subscription and connected devices. Call it first to learn whose training this is and their timezone.",
     input: z.object({ athlete_id: athleteId }),
     output: rootObject(getAthleteOp.response.schema!),
     scope: getAthleteOp.scope!,
-    run: (ctx, a) => getAthleteProfile({ ctx, athleteId: (a.athlete_id as string | undefined) ?? "me" }),
-  },
-  {
+    run: (ctx, a) => getAthleteProfile({ ctx, athleteId: a.athlete_id ?? "me" }),
+  }),
+  tool({
     name: "list_activities",
     title: "List activities",
     description:
@@ -71,11 +76,11 @@ const TOOLS: McpTool[] = [
     output: rootObject(listActivitiesOp.response.schema!),
     scope: listActivitiesOp.scope!,
     run: async (ctx, a) => {
-      const { athlete_id, ...query } = a as z.output<typeof ListActivitiesQuery> & { athlete_id?: string };
+      const { athlete_id, ...query } = a;
       return plain(await listActivities({ ctx, athleteId: athlete_id ?? "me", query }));
     },
-  },
-  {
+  }),
+  tool({
     name: "get_activity",
     title: "Get an activity",
     description: "One activity by id, with its laps (from the file it was read from; none for an activity recorded by hand).",
@@ -83,12 +88,13 @@ const TOOLS: McpTool[] = [
     output: z.object({ ...Activity.shape, laps: z.array(Lap) }),
     scope: getActivityOp.scope!,
     run: async (ctx, a) => {
-      const activity = await getActivity({ ctx, activityId: a.id as string });
-      const laps = await getLaps({ ctx, activityId: a.id as string });
-      return { ...Activity.parse(activity), laps: laps.data };
+      // One reach check for both: the laps of an activity already found reachable.
+      const activity = await getActivity({ ctx, activityId: a.id });
+      const laps = await readLaps(ctx.db, a.id);
+      return { ...Activity.parse(activity), laps: laps.map(toLapWire) };
     },
-  },
-  {
+  }),
+  tool({
     name: "get_activity_streams",
     title: "Get an activity's samples",
     description: `The samples of an activity read from a file, channel by channel, downsampled to \`low\` (≤ 100 samples) or \`medium\` (≤ 1,000) keeping the curve's shape. \`keys\`: comma-separated among time_s, latlng, distance_m, altitude_m, speed_mps, heart_rate_hz, cadence_hz, power_w, temperature_c; \`latlng\` (where the athlete trained) needs the \`location.read\` scope.`,
@@ -101,13 +107,13 @@ const TOOLS: McpTool[] = [
     }),
     output: rootObject(getActivityStreamsOp.response.schema!),
     scope: getActivityStreamsOp.scope!,
-    scopesFor: (a) => ((a.keys as string[] | undefined)?.includes("latlng") ? ["activities.read", "location.read"] : ["activities.read"]),
+    scopesFor: (a) => (a.keys?.includes("latlng") ? ["activities.read", "location.read"] : ["activities.read"]),
     run: async (ctx, a) => {
-      const { id, ...query } = a as z.output<typeof StreamsQuery> & { id: string };
+      const { id, ...query } = a;
       return plain(await getStreams({ ctx, activityId: id, query }));
     },
-  },
-  {
+  }),
+  tool({
     name: "list_metrics",
     title: "List body metrics",
     description:
@@ -116,11 +122,11 @@ const TOOLS: McpTool[] = [
     output: rootObject(listMetricsOp.response.schema!),
     scope: listMetricsOp.scope!,
     run: async (ctx, a) => {
-      const { athlete_id, ...query } = a as z.output<typeof ListMetricsQuery> & { athlete_id?: string };
+      const { athlete_id, ...query } = a;
       return plain(await listMetrics({ ctx, athleteId: athlete_id ?? "me", query }));
     },
-  },
-  {
+  }),
+  tool({
     name: "get_training_summary",
     title: "Training summary",
     description:
@@ -129,11 +135,11 @@ const TOOLS: McpTool[] = [
     output: rootObject(TrainingSummary),
     scope: "activities.read",
     run: (ctx, a) => {
-      const { athlete_id, ...query } = a as z.output<typeof SummaryQuery> & { athlete_id?: string };
+      const { athlete_id, ...query } = a;
       return trainingSummary({ ctx, athleteId: athlete_id ?? "me", query });
     },
-  },
-  {
+  }),
+  tool({
     name: "list_team_athletes",
     title: "Athletes I coach",
     description: "Every athlete in the teams the athlete coaches or administers, with the team: their `athlete_id` may be passed to the other tools.",
@@ -162,7 +168,7 @@ const TOOLS: McpTool[] = [
       }
       return { data };
     },
-  },
+  }),
 ];
 
 /** Pages of 100 read at most per list in `list_team_athletes`: 1,000 teams, 1,000 members each. */

@@ -2,6 +2,7 @@ import { isScope, type Scope } from "../auth/scopes";
 import type { TokenResource } from "../db/schema";
 import type { Env } from "../env";
 import { resourceOf } from "./resources";
+import { UNREVIEWED_LOOPBACK_HOSTS } from "./client-metadata";
 import { OAuthError } from "./errors";
 import type { OAuthClient } from "./client-auth";
 
@@ -26,7 +27,6 @@ export const AUTHORIZE_PARAMS = [
 export class UnsafeToRedirect extends Error {}
 
 const LOOPBACK = new Set(["127.0.0.1", "[::1]"]);
-const LOOPBACK_UNREVIEWED = new Set([...LOOPBACK, "localhost"]);
 
 /**
  * Exact string match with a registered URI; for public clients a loopback IP redirect may use
@@ -38,7 +38,7 @@ export function checkRedirectUri(client: OAuthClient, redirectUri: string | unde
   if (client.redirectUris.includes(redirectUri)) return redirectUri;
   if (client.kind === "public") {
     // Clients the service has not reviewed may also come back to http://localhost on any port (CONTRACT §12).
-    const loopback = client.registration === "console" ? LOOPBACK : LOOPBACK_UNREVIEWED;
+    const loopback = client.registration === "console" ? LOOPBACK : UNREVIEWED_LOOPBACK_HOSTS;
     let asked: URL;
     try {
       asked = new URL(redirectUri);

@@ -29,10 +29,11 @@ export const METADATA_TTL_BOUNDS_S = { min: 300, max: 86_400, default: 3_600 } a
 /** A document that cannot be used, in words for the error page. */
 export class ClientMetadataError extends Error {}
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+/** The loopback hosts an unreviewed client may come back to on any port (CONTRACT §12). */
+export const UNREVIEWED_LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 function isLoopbackHttp(u: URL): boolean {
-  return u.protocol === "http:" && LOOPBACK_HOSTS.has(u.hostname);
+  return u.protocol === "http:" && UNREVIEWED_LOOPBACK_HOSTS.has(u.hostname);
 }
 
 /**

@@ -49,3 +49,20 @@ export function localDateTimeIn(tz: string, at: Date): string {
 export function toWireLocal(pg: string): string {
   return pg.replace(" ", "T").slice(0, 19);
 }
+
+/** A local date (`YYYY-MM-DD`) moved by whole days. */
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/** The Monday that starts the week (ISO 8601) of a local date. */
+export function mondayOf(date: string): string {
+  return addDays(date, -((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7));
+}
+
+/** Today's date in `tz`, as `YYYY-MM-DD`. */
+export function localToday(tz: string, at = new Date()): string {
+  return localDateTimeIn(tz, at).slice(0, 10);
+}
