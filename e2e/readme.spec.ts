@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
@@ -127,25 +127,32 @@ test("the README's first steps run as written, on this run's port, to a verified
   for (const words of ["`ava@example.com` / `demo-password`", "**Tokens**", "**Create token**", "name `readme`", "tick `activities.write`", "**Create**", "`cora@example.com`", "name\n`coach`", "**Allow**"]) {
     expect(README.replace(/\s+/g, " "), `README wording: ${words}`).toContain(words.replace(/\s+/g, " "));
   }
+  // The reader's shell is in the clone (the files section uploads a sample from it); the files
+  // the blocks write (whsec.txt, an export) go to a scratch folder that sees the clone's lib/.
   const dir = mkdtempSync(path.join(tmpdir(), "readme-"));
+  symlinkSync(path.resolve("lib"), path.join(dir, "lib"));
   const shell = new Shell(dir, { BASE: baseURL! });
   const started = performance.now();
   try {
     const tryIt = blocks(section("Try the API in two minutes")).filter((b) => b.lang === "sh");
     const oauth = blocks(section("Connect an app with OAuth")).filter((b) => b.lang === "sh");
+    const mcp = blocks(section("Connect an AI assistant (MCP)")).filter((b) => b.lang === "sh");
     const hooks = blocks(section("Webhooks"));
+    const files = blocks(section("Activity files")).filter((b) => b.lang === "sh");
     const arrives = hooks.filter((b) => b.lang === "text").flatMap((b) => b.code.trim().split("\n").map(pattern));
+    // What the webhook receiver prints in the background, whichever block is running then.
+    const received = [/^(verified|NOT VERIFIED) [a-z_.]+$/];
     const values: Record<string, string> = {};
 
     // BASE, set once; here it is this run's port.
     expect(tryIt[0]!.code.trim()).toBe("BASE=http://localhost:3000");
     const ava = await signedIn(browser, "ava@example.com");
-    values.TOKEN = await createToken(ava, "readme", ["athlete.read", "activities.read", "activities.write"]);
-    await runBlock(shell, tryIt[1]!, values, arrives);
-    await runBlock(shell, tryIt[2]!, values, arrives);
+    values.TOKEN = await createToken(ava, "readme", ["athlete.read", "activities.read", "activities.write", "location.read"]);
+    await runBlock(shell, tryIt[1]!, values, received);
+    await runBlock(shell, tryIt[2]!, values, received);
     const cora = await signedIn(browser, "cora@example.com");
     values.COACH_TOKEN = await createToken(cora, "coach", ["athlete.read", "teams.read"]);
-    await runBlock(shell, tryIt[3]!, values, arrives);
+    await runBlock(shell, tryIt[3]!, values, received);
 
     // The authorization link, opened where ava is signed in; Allow if asked; the code from the address.
     const link = await shell.run(oauth[0]!.code);
@@ -157,15 +164,26 @@ test("the README's first steps run as written, on this run's port, to a verified
     const allow = ava.getByRole("button", { name: "Allow" });
     if (await allow.isVisible().catch(() => false)) await allow.click();
     values.CODE = new URL((await callback).url()).searchParams.get("code")!;
-    await runBlock(shell, oauth[1]!, values, arrives);
+    await runBlock(shell, oauth[1]!, values, received);
+
+    // The assistant's server, called with the same token.
+    expect(mcp).toHaveLength(1);
+    await runBlock(shell, mcp[0]!, values, received);
 
     // The webhook: receiver, subscription, an activity, and the verified delivery.
     const sh = hooks.filter((b) => b.lang === "sh");
-    await runBlock(shell, sh[0]!, values, arrives);
-    await runBlock(shell, sh[1]!, values, arrives);
+    await runBlock(shell, sh[0]!, values, received);
+    await runBlock(shell, sh[1]!, values, received);
     for (const re of arrives) await shell.waitFor(re);
     const seconds = (performance.now() - started) / 1000;
     console.log(`README path, from the first block to the verified webhook: ${seconds.toFixed(1)} s of commands and browser steps`);
+
+    // Activity files: upload a sample, poll, streams, laps, the GPX export, delete.
+    expect(files).toHaveLength(1);
+    await runBlock(shell, files[0]!, values, received);
+    const exported = /^# → (.+\.gpx)$/m.exec(files[0]!.code)![1]!;
+    expect(readFileSync(path.join(dir, exported), "utf8")).toContain("<gpx");
+    await shell.waitFor(/^verified activity\.deleted$/);
     expect(shell.transcript).not.toContain("NOT VERIFIED");
   } finally {
     shell.kill();
