@@ -1,39 +1,9 @@
-// Runs once per server process before it serves: migrate, seed the demo world, start workers.
+// Runs once per server process before it serves. The import sits inside the runtime check, where
+// the bundler drops it from the Edge build (an early return would leave it in, with warnings about
+// Node.js APIs the Edge runtime lacks).
 export async function register() {
-  if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { boot } = await import("./lib/boot");
-  await boot();
-  // Webhook delivery retries the database by itself, so it starts even when that is down. The
-  // process entry picks the runner: lib/webhooks knows neither the local runner's start nor inngest/.
-  const { getEnv } = await import("./lib/env");
-  const { getDb } = await import("./lib/db/client");
-  const { log } = await import("./lib/log");
-  const g = globalThis as unknown as { __aasDelivery?: { stop: () => Promise<void> } };
-  if (g.__aasDelivery) return;
-  const env = getEnv();
-  if (env.deliveryRunner === "local") {
-    const { startLocalRunner } = await import("./lib/webhooks/local-runner");
-    g.__aasDelivery = startLocalRunner({ db: getDb, allowPrivate: env.webhooksAllowPrivateNetworks, schedule: env.webhookRetryScheduleS });
-  } else {
-    const { startOutboxNotifier } = await import("./inngest/outbox-notifier");
-    g.__aasDelivery = startOutboxNotifier(getDb);
+  if (process.env.NEXT_RUNTIME === "nodejs") {
+    const { registerNode } = await import("./instrumentation-node");
+    await registerNode();
   }
-  log.info("webhook delivery started", { runner: env.deliveryRunner });
-  await startUploadProcessing(env.deliveryRunner);
-}
-
-/** Uploads are processed on the same runner as webhook delivery: in this process, or by Inngest. */
-async function startUploadProcessing(runner: "local" | "inngest") {
-  const { getDb } = await import("./lib/db/client");
-  const { log } = await import("./lib/log");
-  const g = globalThis as unknown as { __aasUploads?: { stop: () => Promise<void> } };
-  if (g.__aasUploads) return;
-  if (runner === "local") {
-    const { startUploadProcessor } = await import("./lib/uploads/local-processor");
-    g.__aasUploads = startUploadProcessor({ db: getDb });
-  } else {
-    const { startUploadNotifier } = await import("./inngest/functions/process-upload");
-    g.__aasUploads = startUploadNotifier(getDb);
-  }
-  log.info("upload processing started", { runner });
 }

@@ -17,6 +17,12 @@ async function expectNoSeriousViolations(page: Page, what: string) {
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(" ")).join("\n    ")}`);
   expect(serious, `${what}:\n${serious.join("\n")}`).toEqual([]);
+  // A page without an icon of its own makes the browser ask for /favicon.ico, a 404 in its
+  // console on the first visit (what /docs once showed): every page names one that loads.
+  const icons = page.locator('link[rel~="icon"]');
+  expect(await icons.count(), `${what} names no icon`).toBeGreaterThan(0);
+  const icon = await icons.first().getAttribute("href");
+  expect((await page.request.get(new URL(icon!, page.url()).href)).status(), `${what}'s icon`).toBe(200);
 }
 
 const PUBLIC_PAGES = ["/signin", "/signup", "/docs"];

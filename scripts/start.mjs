@@ -24,10 +24,10 @@ function newestMtime(dir) {
 
 const buildId = path.join(root, ".next", "BUILD_ID");
 const sources = ["app", "components", "lib", "inngest", "public", "drizzle"].map((d) => path.join(root, d)).filter(existsSync);
+const files = ["package.json", "next.config.ts", "instrumentation.ts", "instrumentation-node.ts"].map((f) => path.join(root, f)).filter(existsSync);
 const stale =
   !existsSync(buildId) ||
-  Math.max(...sources.map(newestMtime), statSync(path.join(root, "package.json")).mtimeMs, statSync(path.join(root, "next.config.ts")).mtimeMs) >
-    statSync(buildId).mtimeMs;
+  Math.max(...sources.map(newestMtime), ...files.map((f) => statSync(f).mtimeMs)) > statSync(buildId).mtimeMs;
 
 if (stale) {
   console.log("Building the service (first start, or sources changed)…");

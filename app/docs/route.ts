@@ -6,6 +6,7 @@ export function GET() {
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>API reference · Athlete Activity Service</title>
+  <link rel="icon" href="/icon.svg" type="image/svg+xml">
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
   <style>body{margin:0;font-family:system-ui,sans-serif}.topbar{display:none}
   header{padding:12px 20px;border-bottom:1px solid #e2e8f0;display:flex;gap:16px;align-items:center}

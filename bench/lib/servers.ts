@@ -54,7 +54,7 @@ export async function startService(opts: {
     label: "the service",
     projectDir: dir,
     distDir: path.join(dir, ".next"),
-    sources: ["app", "components", "lib", "inngest", "drizzle", "instrumentation.ts", "next.config.ts", "package.json"].map((p) =>
+    sources: ["app", "components", "lib", "inngest", "drizzle", "instrumentation.ts", "instrumentation-node.ts", "next.config.ts", "package.json"].map((p) =>
       path.join(dir, p),
     ),
     rebuild: opts.rebuild,

@@ -1,0 +1,39 @@
+// The Node.js server's start (instrumentation.ts imports it only in the Node.js runtime, so the
+// Edge build never sees the database or the file worker): migrate, seed the demo world, start workers.
+export async function registerNode() {
+  const { boot } = await import("./lib/boot");
+  await boot();
+  // Webhook delivery retries the database by itself, so it starts even when that is down. The
+  // process entry picks the runner: lib/webhooks knows neither the local runner's start nor inngest/.
+  const { getEnv } = await import("./lib/env");
+  const { getDb } = await import("./lib/db/client");
+  const { log } = await import("./lib/log");
+  const g = globalThis as unknown as { __aasDelivery?: { stop: () => Promise<void> } };
+  if (g.__aasDelivery) return;
+  const env = getEnv();
+  if (env.deliveryRunner === "local") {
+    const { startLocalRunner } = await import("./lib/webhooks/local-runner");
+    g.__aasDelivery = startLocalRunner({ db: getDb, allowPrivate: env.webhooksAllowPrivateNetworks, schedule: env.webhookRetryScheduleS });
+  } else {
+    const { startOutboxNotifier } = await import("./inngest/outbox-notifier");
+    g.__aasDelivery = startOutboxNotifier(getDb);
+  }
+  log.info("webhook delivery started", { runner: env.deliveryRunner });
+  await startUploadProcessing(env.deliveryRunner);
+}
+
+/** Uploads are processed on the same runner as webhook delivery: in this process, or by Inngest. */
+async function startUploadProcessing(runner: "local" | "inngest") {
+  const { getDb } = await import("./lib/db/client");
+  const { log } = await import("./lib/log");
+  const g = globalThis as unknown as { __aasUploads?: { stop: () => Promise<void> } };
+  if (g.__aasUploads) return;
+  if (runner === "local") {
+    const { startUploadProcessor } = await import("./lib/uploads/local-processor");
+    g.__aasUploads = startUploadProcessor({ db: getDb });
+  } else {
+    const { startUploadNotifier } = await import("./inngest/functions/process-upload");
+    g.__aasUploads = startUploadNotifier(getDb);
+  }
+  log.info("upload processing started", { runner });
+}
