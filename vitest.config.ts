@@ -19,6 +19,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Vite puts its own BASE_URL ("/") into process.env; the service reads BASE_URL as its
     // address, so tests that start no HTTP server (lib/testing/server.ts sets it) get a real one.
-    env: { LOG_LEVEL: "silent", NEXT_TELEMETRY_DISABLED: "1", BASE_URL: "http://localhost:3000" },
+    env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent", NEXT_TELEMETRY_DISABLED: "1", BASE_URL: "http://localhost:3000" },
   },
 });

@@ -1,3 +1,4 @@
+import { printableExcerpt } from "../text";
 import type { SportType } from "../activities/schemas";
 import type { z } from "zod";
 
@@ -74,12 +75,21 @@ export type ParsedActivity = {
 /** Why a file cannot become an activity (CONTRACT §11 upload `error.code`), in words a person understands. */
 export type FileErrorCode = "invalid_file" | "no_activity_data";
 
+/** The longest message a FileError keeps (it quotes a file's own words at times). */
+export const FILE_ERROR_MAX_CHARS = 500;
+
+/**
+ * A file the service will not read, and why, in words for the person who sent it. The message
+ * often quotes the file (an XML parser's "Tag 'x' is an invalid name"), and the file may hold
+ * anything: it is kept printable and short, since it is shown and stored as it is (PostgreSQL
+ * text cannot even hold a NUL).
+ */
 export class FileError extends Error {
   constructor(
     readonly code: FileErrorCode,
     message: string,
   ) {
-    super(message);
+    super(printableExcerpt(message, FILE_ERROR_MAX_CHARS));
     this.name = "FileError";
   }
 }

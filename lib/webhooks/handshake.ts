@@ -1,4 +1,5 @@
 import "server-only";
+import { printableExcerpt as printable } from "../text";
 import { randomBase62 } from "../crypto/random";
 import { ApiError } from "../http/errors";
 import { sendOutbound } from "./outbound";
@@ -17,17 +18,9 @@ export const HANDSHAKE_TIMEOUT_MS = 5_000;
  */
 export const HANDSHAKE_EXCERPT_CHARS = 200;
 
-/**
- * At most `max` characters of `body` that are safe to show anywhere: control, format (bidi
- * overrides, zero-width) and unassigned characters, undecodable bytes and runs of white space
- * each become one space; a cut is marked with "…" within the `max`.
- */
+/** At most `max` (200) printable characters of an endpoint's answer (lib/text.ts). */
 export function printableExcerpt(body: string, max = HANDSHAKE_EXCERPT_CHARS): string {
-  const clean = body
-    .replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\uFFFD\s]+/gu, " ")
-    .trim();
-  const chars = Array.from(clean);
-  return chars.length > max ? `${chars.slice(0, max - 1).join("").trimEnd()}…` : clean;
+  return printable(body, max);
 }
 
 /** The handshake's URL: the subscription URL with the three `hub.*` parameters appended to its query. */

@@ -101,11 +101,14 @@ describe("GPX", () => {
     ["cut in the middle of a tag", (s: string) => s.slice(0, Math.floor(s.length / 2))],
     ["cut before the closing root", (s: string) => s.slice(0, s.lastIndexOf("</gpx>"))],
     ["a mismatched tag", (s: string) => s.replace("</trkseg>", "</trksg>")],
+    ["a tag name holding a NUL and a bidi override", (s: string) => s.replace("<trkseg>", "<trk\u0000\u202eseg>")],
   ])("not well-formed XML (%s) is invalid_file", (_, cut) => {
     const text = new TextDecoder().decode(sample("gpx", "run.gpx"));
     const e = errorOf(utf8(cut(text)));
     expect(e.code).toBe("invalid_file");
     expect(e.message).toMatch(/not well-formed/);
+    // The message quotes the file: what it quotes is shown and stored, so it stays printable.
+    expect(e.message).not.toMatch(/[\p{Cc}\p{Cf}]/u);
   });
 
   it("a billion-laughs DOCTYPE is not expanded: fast, small, and the document still reads", () => {

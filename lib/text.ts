@@ -1,0 +1,11 @@
+/**
+ * At most `max` characters of `text` that are safe to show and to store anywhere: control
+ * (NUL included, which PostgreSQL text cannot hold), format (bidi overrides, zero-width),
+ * private-use and unassigned characters, lone surrogates, undecodable bytes (U+FFFD) and runs of
+ * white space each become one space; a cut is marked with "…" within the `max`.
+ */
+export function printableExcerpt(text: string, max: number): string {
+  const clean = text.replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\uFFFD\s]+/gu, " ").trim();
+  const chars = Array.from(clean);
+  return chars.length > max ? `${chars.slice(0, max - 1).join("").trimEnd()}…` : clean;
+}
