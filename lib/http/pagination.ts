@@ -6,7 +6,7 @@ export function encodeCursor(key: (string | number)[]): string {
   return Buffer.from(JSON.stringify(key)).toString("base64url");
 }
 
-function invalidCursor(): ApiError {
+export function invalidCursor(): ApiError {
   return new ApiError("invalid_cursor", "The cursor is not one this API returned.", {
     errors: [{ field: "cursor", code: "invalid_cursor", detail: "not a cursor from this API" }],
   });

@@ -1,9 +1,13 @@
 import "server-only";
-import type { Db } from "../db/client";
+import { perDatabase, type Db } from "../db/client";
 import { attemptDelivery, type DeliveryOptions } from "./attempt-delivery";
 import { claimDelivery } from "./claim-deliveries";
 import { claimLease } from "./claim-lease";
 import type { AttemptRecorded } from "./record-attempt";
+import { deliveryTidier } from "./tidy";
+
+/** This process's share of the vacuums the delivery path needs (tidy.ts), as in the local runner. */
+const tidier = perDatabase(() => deliveryTidier());
 
 export type DeliverOnceResult =
   | { state: "succeeded" | "failed" | "gone"; subscriptionRecovered?: boolean; subscriptionDisabled?: boolean }
@@ -31,6 +35,7 @@ export async function deliverOnce(db: Db, deliveryId: string, opts: DeliveryOpti
   } finally {
     lease.stop();
   }
+  void tidier(db).recorded(db);
   if (!r) return { state: "gone" };
   if (r.status === "pending") return { state: "retry", at: (r.nextAttemptAt ?? new Date()).toISOString() };
   return { state: r.status, subscriptionRecovered: r.subscriptionRecovered, subscriptionDisabled: r.subscriptionDisabled };

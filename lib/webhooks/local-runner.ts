@@ -8,6 +8,7 @@ import { fanOutEvents } from "./fan-out";
 import { isSuccess, recordAttempt } from "./record-attempt";
 import { listenForWebhookWork } from "./listen";
 import { LOCAL_RUNNER_CONCURRENCY } from "./runner-defaults";
+import { deliveryTidier } from "./tidy";
 import { onWebhookWake } from "./wake";
 
 export type LocalRunnerOptions = DeliveryOptions & {
@@ -21,6 +22,8 @@ export type LocalRunnerOptions = DeliveryOptions & {
   /** LISTEN for commits of other instances (and of this one). */
   listen?: boolean;
   fanOutBatch?: number;
+  /** Vacuum the delivery tables after this many attempts (tidy.ts). */
+  tidyEveryAttempts?: number;
 };
 
 export type LocalRunner = {
@@ -50,6 +53,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   const batch = opts.fanOutBatch ?? 200;
   const getDb = typeof opts.db === "function" ? opts.db : () => Promise.resolve(opts.db as Db);
   const lease = claimLease(getDb, { leaseS: opts.leaseS });
+  const tidy = deliveryTidier({ everyAttempts: opts.tidyEveryAttempts });
   /** Attempts until recorded, and the slots they hold until answered. */
   const attempts = new Set<Promise<void>>();
   const slots = new Set<Promise<void>>();
@@ -85,6 +89,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
         if (isSuccess(sent.result)) freeSlot();
         const recorded = await recordAttempt(db, attemptRecord(sent, opts));
         if (recorded?.nextAttemptAt) retries.add(recorded.nextAttemptAt.getTime());
+        void tidy.recorded(db);
       } catch (err) {
         log.warn("webhook attempt not recorded; its claim will lapse", { delivery_id: d.id, error: String(err) });
       } finally {
@@ -181,6 +186,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       signal.fire();
       await done;
       await Promise.allSettled([...attempts]);
+      await tidy.settled();
       lease.stop();
       const unlisten = await listening;
       await unlisten?.().catch(() => {});

@@ -51,8 +51,9 @@ export const webhookDeliveries = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex("webhook_deliveries_event_sub_idx").on(t.subscriptionId, t.eventId),
-    index("webhook_deliveries_sub_idx").on(t.subscriptionId, t.createdAt),
+    // One delivery per event and subscription (an event's seq stands for it one to one), and the
+    // delivery log's order, newest event first: one index where two cost every write.
+    uniqueIndex("webhook_deliveries_sub_seq_idx").on(t.subscriptionId, t.eventSeq),
     // Every claim looks up, per subscription, its pending deliveries oldest first (what is due,
     // or a failing one's probe) and those in flight (the cap), whatever its backlog. Nothing
     // reads pending deliveries by due time alone, so no index on it costs every insert.

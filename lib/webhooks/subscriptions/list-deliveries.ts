@@ -1,14 +1,14 @@
-import { and, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, lt, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../auth/actor";
 import { webhookDeliveries } from "../../db/schema";
-import { page } from "../../http/pagination";
+import { decodeCursor, invalidCursor, page } from "../../http/pagination";
 import { toDeliveriesWire } from "./delivery-wire";
-import { decodeInstantCursor, epochMicros, instantOf } from "./instant-cursor";
 import { appIdOf, loadSubscription } from "./owned-subscription";
 import type { Delivery, ListDeliveriesQuery } from "./schemas";
 
 /**
- * The subscription's delivery log, newest first: what was sent and what the endpoint
+ * The subscription's delivery log, newest event first (the index that also keeps one delivery
+ * per event and subscription): what was sent and what the endpoint
  * answered, attempt by attempt. A delivery not yet sent has no attempts; an attempt that got
  * no HTTP answer is `not_sent` with the reason, never confused with an error answer.
  */
@@ -27,22 +27,23 @@ export async function listDeliveries({
   await loadSubscription(ctx.db, appId, subscriptionId);
   const where: SQL[] = [eq(webhookDeliveries.subscriptionId, subscriptionId)];
   if (query.status) where.push(eq(webhookDeliveries.status, query.status));
-  if (query.cursor) {
-    const [at, id] = decodeInstantCursor(query.cursor);
-    where.push(sql`(${webhookDeliveries.createdAt}, ${webhookDeliveries.id}) < (${instantOf(at)}, ${id})`);
-  }
+  if (query.cursor) where.push(lt(webhookDeliveries.eventSeq, decodeSeqCursor(query.cursor)));
   const rows = await ctx.db
-    .select({ row: webhookDeliveries, at: epochMicros(webhookDeliveries.createdAt) })
+    .select()
     .from(webhookDeliveries)
     .where(and(...where))
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .orderBy(desc(webhookDeliveries.eventSeq))
     .limit(query.limit + 1);
-  const p = page(rows, query.limit, (r) => [r.at, r.row.id]);
+  const p = page(rows, query.limit, (r) => [String(r.eventSeq)]);
   return {
-    data: await toDeliveriesWire(
-      ctx.db,
-      p.data.map((r) => r.row),
-    ),
+    data: await toDeliveriesWire(ctx.db, p.data),
     next_cursor: p.next_cursor,
   };
+}
+
+/** The event position a delivery-log cursor holds; anything else is 400 `invalid_cursor`. */
+function decodeSeqCursor(cursor: string): number {
+  const [seq] = decodeCursor(cursor, 1) as [string];
+  if (!/^\d{1,15}$/.test(seq)) throw invalidCursor();
+  return Number(seq);
 }
