@@ -60,6 +60,7 @@ export function errorToResponse(err: unknown, req: Request, traceId: string, rl?
   const headers = baseHeaders(traceId, rl);
   if (err instanceof ApiError) {
     if (err.status === 401) headers.set("WWW-Authenticate", unauthorizedChallenge(resource, err, req.headers.has("authorization")));
+    if (err.status === 503) headers.set("Retry-After", "5");
     return problemResponse(env.baseUrl, err, { headers });
   }
   if (isDatabaseUnavailable(err)) {
@@ -169,21 +170,26 @@ export async function parseRequest<P extends z.ZodType, Q extends z.ZodType, B e
   io: RouteIo<P, Q, B, z.ZodType, HttpMethod>,
   req: Request,
   routeCtx: RouteContext,
-): Promise<Omit<HandlerArgs<P, Q, B>, "ctx" | "prepared"> & { url: URL }> {
+): Promise<Omit<HandlerArgs<P, Q, B>, "ctx" | "prepared"> & { url: URL; release: () => void }> {
   const url = new URL(req.url);
   const rawParams = (await routeCtx.params) ?? {};
   // An operation without a schema for a part never reads it: `undefined` stands for `never`.
   const params = (io.params ? parseWith(io.params, rawParams, "path") : undefined) as z.output<P>;
   const query = (io.query ? parseWith(io.query, Object.fromEntries(url.searchParams), "query") : undefined) as z.output<Q>;
-  const { body, file } = await parseBody(io, req);
-  return { params, query, body: body as z.output<B>, file, rawParams, req, url };
+  const { body, file, release } = await parseBody(io, req);
+  return { params, query, body: body as z.output<B>, file, rawParams, req, url, release };
 }
 
 /** The body as the route declares it: JSON, or a multipart form's text fields and its one file part. */
-async function parseBody(io: RouteIo, req: Request): Promise<{ body: unknown; file?: ReceivedFile }> {
-  if (!io.multipart) return { body: io.body ? parseWith(io.body, await readJsonBody(req), "body") : undefined };
+async function parseBody(io: RouteIo, req: Request): Promise<{ body: unknown; file?: ReceivedFile; release: () => void }> {
+  if (!io.multipart) return { body: io.body ? parseWith(io.body, await readJsonBody(req), "body") : undefined, release: () => {} };
   const form = await readMultipartForm(req, io.multipart);
-  return { body: io.body ? parseWith(io.body, form.fields, "body") : undefined, file: form.file };
+  try {
+    return { body: io.body ? parseWith(io.body, form.fields, "body") : undefined, file: form.file, release: form.release };
+  } catch (err) {
+    form.release();
+    throw err;
+  }
 }
 
 /** A multipart body's file counts in its Idempotency-Key fingerprint: the same key with another file is 422. */
@@ -247,6 +253,8 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
   const handler: RouteHandler = async (req, routeCtx) => {
     const traceId = randomUUID();
     let rl: RateLimitResult | undefined;
+    /** What the request's body holds of the process's upload memory, given back once answered. */
+    let release = () => {};
     try {
       const db = await getDb();
       const identified = await identify(db, req);
@@ -258,7 +266,8 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       checkBilling(bearer);
       checkScope(op, actor);
 
-      const { url, ...args } = await parseRequest(op, req, routeCtx);
+      const { url, release: releaseBody, ...args } = await parseRequest(op, req, routeCtx);
+      release = releaseBody;
       const headers = baseHeaders(traceId, rl);
       // The handler's context matches its method (CtxFor<M>); `runVerb` decides it from the same method.
       const call = (ctx: Ctx | WriteCtx, prepared?: unknown) => fn({ ...args, prepared, ctx: ctx as CtxFor<M> });
@@ -295,6 +304,8 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       return jsonResponse(headers, answer.status, answer.payload);
     } catch (err) {
       return errorToResponse(err, req, traceId, rl ?? rateLimitOf(err));
+    } finally {
+      release();
     }
   };
   handler.operation = op as unknown as Operation;

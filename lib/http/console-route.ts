@@ -104,6 +104,8 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
   return async (req, routeCtx) => {
     const traceId = randomUUID();
     let rl: RateLimitResult | undefined;
+    /** What the request's body holds of the process's upload memory, given back once answered. */
+    let release = () => {};
     try {
       const userId = await sessionUserId(req);
       if (!userId) throw new ApiError("token_missing", "Sign in to use the console: its endpoints take a signed-in session (apps call /v1 with a token).");
@@ -114,7 +116,8 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
         const w = rl.exceeded;
         throw new ApiError("rate_limited", `The console's ${w.name} limit of ${w.limit} requests is used up; retry in ${w.resetS} s.`);
       }
-      const { params, query, body, file } = await parseRequest(op, req, routeCtx);
+      const { params, query, body, file, release: releaseBody } = await parseRequest(op, req, routeCtx);
+      release = releaseBody;
       const actor = { kind: "session" as const, userId };
       let run: (ctx: Ctx) => Promise<unknown>;
       if (steps.length === 1) {
@@ -133,6 +136,8 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
       return jsonResponse(headers, op.response.status, result);
     } catch (err) {
       return errorToResponse(err, req, traceId, rl);
+    } finally {
+      release();
     }
   };
 }

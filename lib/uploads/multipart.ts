@@ -1,5 +1,6 @@
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
 import { ApiError } from "../http/errors";
+import { UPLOAD_BODY_WAIT_MS, uploadBodyBudget } from "./body-budget";
 
 /** How the one file part of a `multipart/form-data` body is read (`RouteIo.multipart`). */
 export type MultipartSpec = {
@@ -16,7 +17,12 @@ export type MultipartSpec = {
 /** The file part as received, byte for byte: one buffer, no copies kept beside it. */
 export type ReceivedFile = { name: string | null; bytes: Buffer };
 
-export type MultipartForm = { fields: Record<string, string>; file: ReceivedFile | undefined };
+export type MultipartForm = {
+  fields: Record<string, string>;
+  file: ReceivedFile | undefined;
+  /** Gives the body's memory back to the process's budget (body-budget.ts): call once the file is stored. */
+  release: () => void;
+};
 
 /** Room for the boundaries, part headers and text fields around the file. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
@@ -53,6 +59,29 @@ export async function readMultipartForm(req: Request, spec: MultipartSpec): Prom
     throw tooLarge(spec.maxFileBytes);
   }
 
+  // Room in the process's memory for the body, before a byte of it is read.
+  const release = await uploadBodyBudget().reserve(declared ?? bodyLimit, UPLOAD_BODY_WAIT_MS);
+  if (!release) {
+    await req.body?.cancel().catch(() => {});
+    throw new ApiError("service_unavailable", "Too many large uploads are being received at once. Send the file again in a few seconds.");
+  }
+  try {
+    return { ...(await readForm(req, spec, type, declared, bodyLimit, maxFieldBytes, maxFields)), release };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+async function readForm(
+  req: Request,
+  spec: MultipartSpec,
+  type: string,
+  declared: number | undefined,
+  bodyLimit: number,
+  maxFieldBytes: number,
+  maxFields: number,
+): Promise<Omit<MultipartForm, "release">> {
   let bb: ReturnType<typeof Busboy>;
   try {
     bb = Busboy({

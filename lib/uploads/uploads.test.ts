@@ -16,6 +16,7 @@ import { localDateTimeIn } from "../time/local";
 import { Upload } from "./schemas";
 import { claimUploads, MAX_UPLOAD_ATTEMPTS } from "./claim-uploads";
 import { processUpload } from "./process-upload";
+import { uploadBodyBudget } from "./body-budget";
 import { startUploadProcessor, type UploadProcessor } from "./local-processor";
 
 const api = setupApi();
@@ -225,6 +226,26 @@ describe("POST /v1/athletes/me/uploads", () => {
     const [stored] = await (await api.db()).select().from(uploadFiles).where(eq(uploadFiles.uploadId, up.id));
     expect(Buffer.from(stored!.bytes).equals(bytes)).toBe(true);
     expect((await settled(a.token, up.id)).error?.code).toBe("invalid_file");
+  });
+
+  it("waits for room in the process's upload memory before reading a body, and goes on once there is", async () => {
+    const a = await athlete();
+    const budget = uploadBodyBudget();
+    const all = (await budget.reserve(budget.total, 1_000))!;
+    try {
+      const answer = post(a.token, form([{ name: "file", file: sample("gpx/run.gpx"), fileName: "run.gpx" }]));
+      // The request is queued, not refused, and holds nothing of the budget meanwhile.
+      await expect.poll(() => budget.waiting).toBe(1);
+      expect(budget.available).toBe(0);
+      all();
+      const res = await answer;
+      expect(res.status).toBe(202);
+      expect((await settled(a.token, Upload.parse(await res.json()).id)).status).toBe("succeeded");
+    } finally {
+      all();
+    }
+    // Every body's memory is given back once it is answered.
+    expect(budget.available).toBe(budget.total);
   });
 
   it("names the activity from the `name` field and takes `sport_type` over the file's", async () => {
