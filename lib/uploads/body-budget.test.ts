@@ -24,12 +24,14 @@ describe("ByteBudget", () => {
     expect(b.available).toBe(100);
   });
 
-  it("caps a reservation at the whole budget, so one request always fits alone", async () => {
+  it("caps a reservation at the whole budget, so one request always fits alone; a size that is no number counts as all of it", async () => {
     const b = new ByteBudget(100);
-    const r = (await b.reserve(1_000, 10))!;
-    expect(b.available).toBe(0);
-    r();
-    expect(b.available).toBe(100);
+    for (const size of [1_000, Number.NaN, Infinity]) {
+      const r = (await b.reserve(size, 10))!;
+      expect(b.available).toBe(0);
+      r();
+      expect(b.available).toBe(100);
+    }
   });
 
   it("gives up after the wait with null, and the one behind it still gets its turn", async () => {

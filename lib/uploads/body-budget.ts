@@ -27,12 +27,14 @@ export class ByteBudget {
   }
 
   /**
-   * Reserves `bytes` (capped at the whole budget, so one request always fits alone) once they
+   * Reserves `bytes` (capped at the whole budget, so one request always fits alone; anything
+ * that is not a finite number counts as the whole budget) once they
    * are free, first come first served; the release gives them back (once, however often it is
    * called). Null if they were not free within `waitMs`.
    */
   async reserve(bytes: number, waitMs: number): Promise<(() => void) | null> {
-    const n = Math.max(0, Math.min(bytes, this.total));
+    // A size that is no number (a request without a usable length) reserves the whole budget.
+    const n = Number.isFinite(bytes) ? Math.max(0, Math.min(bytes, this.total)) : this.total;
     if (this.queue.length === 0 && n <= this.free) {
       this.free -= n;
       return this.releaser(n);
