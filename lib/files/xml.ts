@@ -1,32 +1,114 @@
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+import sax from "sax";
 import { FileError } from "./types";
 
-// GPX and TCX are read with fast-xml-parser, set up for files nobody vouches for:
-// - entities are not expanded (processEntities off), so a DOCTYPE's entity bomb stays inert text;
-//   the five predefined entities and character references are decoded here, only in the few
-//   text values used as names;
+// GPX and TCX are read as a stream of elements (sax, in strict mode), never as a whole document:
+// a 25 MiB file is decoded and parsed a slice at a time, and a reader keeps only what it is
+// building (the samples, the element it is in). Set up for files nobody vouches for:
+// - entities a DOCTYPE declares are never expanded (an entity bomb stays inert text, an external
+//   entity is never fetched): a reference to one is kept as written; the predefined entities,
+//   character references and HTML's named ones are decoded;
 // - namespace prefixes are removed, since writers choose their own (gpxtpx:, ns3:, ns2:, none);
-// - values stay strings (parseTagValue off): numbers are parsed where a number is expected, and a
-//   name such as "0x10" stays a name;
-// - the elements a schema allows many of are always arrays, so one trackpoint reads like many;
-// - nesting is bounded (maxNestedTags), and the document is checked for well-formedness first.
+// - values stay strings: numbers are parsed where a number is expected;
+// - nesting is bounded, and anything not well-formed (a cut-off file, a mismatched tag) fails the
+//   file with the parser's reason and line.
 
-/** The text of an XML file: BOM first, then the declared encoding, else UTF-8. */
-export function decodeXml(bytes: Uint8Array): string {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes.subarray(2));
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes.subarray(2));
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return new TextDecoder("utf-8").decode(bytes.subarray(3));
+/** Elements nested deeper than this fail the file: no GPX or TCX needs a tenth of it. */
+export const MAX_XML_DEPTH = 64;
+
+/** How much of the file is decoded and parsed at a time. */
+const SLICE_BYTES = 256 * 1024;
+
+/** What a reader hears of a document, in document order. */
+export type XmlHandler = {
+  /** An element opens: its name without a prefix, its attributes (names as written, values decoded), its depth (the root is 1). */
+  open(name: string, attributes: Record<string, string>, depth: number): void;
+  /** An element closes, with the text written directly in it since its last child (CDATA included). */
+  close(name: string, text: string, depth: number): void;
+};
+
+const localName = (name: string) => {
+  const colon = name.indexOf(":");
+  return colon < 0 ? name : name.slice(colon + 1);
+};
+
+/** The decoder for a file's bytes (BOM first, then the declared encoding, else UTF-8) and where its text starts. */
+function decoderFor(bytes: Uint8Array): { decoder: TextDecoder; skip: number } {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { decoder: new TextDecoder("utf-16le"), skip: 2 };
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { decoder: new TextDecoder("utf-16be"), skip: 2 };
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { decoder: new TextDecoder("utf-8"), skip: 3 };
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 200));
   const declared = /^\s*<\?xml[^>]*\bencoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(head)?.[1]?.toLowerCase();
   if (declared && declared !== "utf-8" && declared !== "utf8") {
     try {
-      return new TextDecoder(declared).decode(bytes);
+      return { decoder: new TextDecoder(declared), skip: 0 };
     } catch {
       // An encoding the platform does not know: read as UTF-8, which most such files really are.
     }
   }
-  return new TextDecoder("utf-8").decode(bytes);
+  return { decoder: new TextDecoder("utf-8"), skip: 0 };
 }
+
+/** The text of an XML file: BOM first, then the declared encoding, else UTF-8. */
+export function decodeXml(bytes: Uint8Array): string {
+  const { decoder, skip } = decoderFor(bytes);
+  return decoder.decode(bytes.subarray(skip));
+}
+
+/**
+ * Reads a GPX or TCX file (`what` names it in errors) element by element into `handler`. A
+ * document that is not well-formed, or nests deeper than MAX_XML_DEPTH, is a FileError; so is
+ * an error the handler throws as one. Only a slice of the file is ever held as text.
+ */
+export function readXml(bytes: Uint8Array, what: string, handler: XmlHandler): void {
+  const parser = sax.parser(true, { trim: false, normalize: false, position: true });
+  const names: string[] = [];
+  let text = "";
+  let failure: string | null = null;
+  parser.onerror = (err) => {
+    const reason = err.message.split("\n", 1)[0]!;
+    // A reference to an entity no DTD of ours declares (a DOCTYPE's own, an external one) stays
+    // as written and the document goes on: it is never expanded, and a name may hold it.
+    if (reason === "Invalid character entity") {
+      parser.error = null as unknown as Error;
+      return;
+    }
+    failure ??= `line ${parser.line + 1}: ${reason.replace(/\.$/, "")}`;
+    throw new XmlStop();
+  };
+  parser.onopentag = (tag) => {
+    const name = localName(tag.name);
+    names.push(name);
+    if (names.length > MAX_XML_DEPTH) {
+      throw new FileError("invalid_file", `The ${what} file nests its elements more than ${MAX_XML_DEPTH} deep, which no ${what} file needs.`);
+    }
+    text = "";
+    handler.open(name, tag.attributes as Record<string, string>, names.length);
+  };
+  parser.ontext = parser.oncdata = (t) => {
+    text += t;
+  };
+  parser.onclosetag = () => {
+    const depth = names.length;
+    const name = names.pop()!;
+    const inside = text;
+    text = "";
+    handler.close(name, inside, depth);
+  };
+  const { decoder, skip } = decoderFor(bytes);
+  try {
+    for (let at = skip; at < bytes.byteLength; at += SLICE_BYTES) {
+      parser.write(decoder.decode(bytes.subarray(at, Math.min(at + SLICE_BYTES, bytes.byteLength)), { stream: true }));
+    }
+    parser.write(decoder.decode());
+    parser.close();
+  } catch (err) {
+    if (!(err instanceof XmlStop)) throw err;
+  }
+  if (failure) throw new FileError("invalid_file", `The ${what} file is not well-formed XML (${failure}); it may have been cut off or damaged.`);
+}
+
+/** Unwinds the parser from inside its callbacks once the document is known to be bad. */
+class XmlStop extends Error {}
 
 /** How far into the text the root element is looked for. */
 const SNIFF_CHARS = 64 * 1024;
@@ -75,83 +157,13 @@ export function xmlRootName(text: string): string | null {
   }
 }
 
-/** Parses a document whose elements named in `arrays` always come as arrays. */
-export function parseXml(text: string, arrays: ReadonlySet<string>, what: string): Record<string, unknown> {
-  const valid = XMLValidator.validate(text, { allowBooleanAttributes: true });
-  if (valid !== true) {
-    const { msg, line } = valid.err;
-    throw new FileError("invalid_file", `The ${what} file is not well-formed XML (line ${line}: ${msg.replace(/\.$/, "")}); it may have been cut off or damaged.`);
-  }
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: "@_",
-    removeNSPrefix: true,
-    parseTagValue: false,
-    parseAttributeValue: false,
-    processEntities: false,
-    htmlEntities: false,
-    ignoreDeclaration: true,
-    ignorePiTags: true,
-    maxNestedTags: 64,
-    // Callbacks get a matcher rather than a path string built for every element: a quarter
-    // faster on a 25 MiB GPX, and no callback here reads the path.
-    jPath: false,
-    isArray: (name, _path, _leaf, isAttribute) => !isAttribute && arrays.has(name),
-  });
-  try {
-    const doc = parser.parse(text) as unknown;
-    if (!doc || typeof doc !== "object") throw new Error("empty document");
-    return doc as Record<string, unknown>;
-  } catch (e) {
-    throw new FileError("invalid_file", `The ${what} file could not be read as XML (${e instanceof Error ? e.message : "unknown error"}).`);
-  }
-}
-
-const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
-
-/** The predefined entities and character references decoded; any other entity stays as written. */
-export function decodeEntities(s: string): string {
-  return s.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]+);/g, (whole, ref: string) => {
-    if (ref[0] === "#") {
-      const code = ref[1] === "x" ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return PREDEFINED[ref] ?? whole;
-  });
-}
-
-/** The text of an element (a string, or an object with `#text` when it has attributes), or null. */
-export function textOf(node: unknown): string | null {
-  if (typeof node === "string") return node;
-  if (typeof node === "number") return String(node);
-  if (Array.isArray(node)) return textOf(node[0]);
-  if (node && typeof node === "object" && "#text" in node) return textOf((node as Record<string, unknown>)["#text"]);
-  return null;
-}
-
 /** A number from an element's text; null when absent or not a finite number ("no", "undefined"). */
-export function numberOf(node: unknown): number | null {
-  const s = textOf(node);
-  if (s === null) return null;
-  const t = s.trim();
+export function numberOf(text: string | null | undefined): number | null {
+  if (text == null) return null;
+  const t = text.trim();
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return null;
   const v = Number(t);
   return Number.isFinite(v) ? v : null;
-}
-
-/** A child element as an object (the first, if repeated), or undefined. */
-export function child(node: unknown, name: string): unknown {
-  if (!node || typeof node !== "object") return undefined;
-  const v = (node as Record<string, unknown>)[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** A child element that may repeat, always as an array. */
-export function children(node: unknown, name: string): unknown[] {
-  if (!node || typeof node !== "object") return [];
-  const v = (node as Record<string, unknown>)[name];
-  if (v === undefined || v === null) return [];
-  return Array.isArray(v) ? v : [v];
 }
 
 const TIME_RE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
@@ -160,8 +172,8 @@ const TIME_RE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[
  * An xsd:dateTime as Unix seconds. A time without a zone is read as UTC (GPX and TCX require
  * UTC), never in the server's local zone. Null when it is not a valid instant.
  */
-export function parseTime(node: unknown): number | null {
-  const s = textOf(node)?.trim();
+export function parseTime(text: string | null | undefined): number | null {
+  const s = text?.trim();
   if (!s) return null;
   const m = TIME_RE.exec(s);
   if (!m) return null;

@@ -1,7 +1,7 @@
 import { FileError, type ParsedActivity } from "../types";
 import { LIMITS, SampleBudget, SampleBuilder, finishActivity, noActivityData } from "../sanity";
 import { gpxSport } from "../sport";
-import { child, children, decodeEntities, decodeXml, numberOf, parseTime, parseXml, textOf } from "../xml";
+import { numberOf, parseTime, readXml } from "../xml";
 
 // GPX 1.0 and 1.1: one activity per <trk> that has timed points. Positions from trkpt lat/lon,
 // altitude from <ele>, heart rate, cadence and temperature from Garmin's TrackPointExtension
@@ -11,8 +11,6 @@ import { child, children, decodeEntities, decodeXml, numberOf, parseTime, parseX
 // length of the track; each <trkseg> after the first starts after a pause. A point marked
 // <fix>none</fix> (GPX: "the receiver had no fix") has no position, whatever its lat and lon say.
 
-const ARRAYS = new Set(["trk", "trkseg", "trkpt", "extensions"]);
-
 const EXT = {
   heartRate: new Set(["hr", "heartrate", "heart_rate", "heartratebpm"]),
   cadence: new Set(["cad", "cadence", "runcadence"]),
@@ -21,6 +19,11 @@ const EXT = {
   speed: new Set(["speed"]),
   distance: new Set(["distance"]),
 };
+type ExtChannel = keyof typeof EXT;
+const EXT_CHANNELS = Object.keys(EXT) as ExtChannel[];
+
+/** How far below <extensions> a channel's element may sit (TrackPointExtension and the like nest it). */
+const EXT_MAX_DEPTH = 4;
 
 /**
  * The share of timed points that must carry a distance for it to be the activity's: a few points
@@ -29,96 +32,172 @@ const EXT = {
  */
 const DISTANCE_COVERAGE = 0.9;
 
-/** The first number in any of a point's <extensions> elements named as in `names`. */
-function extension(exts: unknown[], names: Set<string>): number | null {
-  for (const ext of exts) {
-    const v = findNumber(ext, names);
-    if (v !== null) return v;
-  }
-  return null;
-}
+/**
+ * One <trkpt> as it is read. Its own children count once (the first of each); an extension
+ * channel comes from the first <extensions> element that has it (Strava writes two) and there
+ * from the shallowest element named for it, the first of those in the document.
+ */
+class PointReader {
+  lat: number | null = null;
+  lng: number | null = null;
+  time: string | null = null;
+  fix: string | null = null;
+  ele: string | null = null;
+  speed: string | null = null;
+  power: string | null = null;
+  /** Per channel: its value and where it was found (which <extensions>, how deep), to keep the best. */
+  private ext: Partial<Record<ExtChannel, { v: number; at: number; depth: number }>> = {};
+  private extensions = 0;
 
-/** The first number under `ext` (at most a few levels down) in an element named as in `names`. */
-function findNumber(ext: unknown, names: Set<string>, depth = 0): number | null {
-  if (!ext || typeof ext !== "object" || depth > 3) return null;
-  for (const [key, value] of Object.entries(ext as Record<string, unknown>)) {
-    if (key.startsWith("@_")) continue;
-    if (names.has(key.toLowerCase())) {
-      const v = numberOf(value) ?? numberOf(child(value, "Value"));
-      if (v !== null) return v;
+  constructor(attrs: Record<string, string>) {
+    this.lat = numberOf(attrs.lat);
+    this.lng = numberOf(attrs.lon);
+  }
+
+  startExtensions() {
+    this.extensions++;
+  }
+
+  /** A value element closed `depth` levels below an <extensions> (1: its child). */
+  extensionValue(name: string, parent: string | undefined, text: string, depth: number) {
+    let key = name.toLowerCase();
+    let at = depth;
+    // <hr><Value>150</Value></hr>: the value of its parent.
+    if (key === "value" && parent !== undefined) {
+      key = parent.toLowerCase();
+      at = depth - 1;
     }
-  }
-  for (const [key, value] of Object.entries(ext as Record<string, unknown>)) {
-    if (key.startsWith("@_") || typeof value !== "object") continue;
-    const v = findNumber(Array.isArray(value) ? value[0] : value, names, depth + 1);
-    if (v !== null) return v;
-  }
-  return null;
-}
-
-const nameOf = (node: unknown): string | null => {
-  const s = textOf(child(node, "name"));
-  return s === null ? null : decodeEntities(s);
-};
-
-export function parseGpx(content: Uint8Array): ParsedActivity[] {
-  const doc = parseXml(decodeXml(content), ARRAYS, "GPX");
-  const gpx = child(doc, "gpx");
-  if (!gpx || typeof gpx !== "object") throw new FileError("invalid_file", "The GPX file has no <gpx> element.");
-  const fileName = nameOf(child(gpx, "metadata")) ?? nameOf(gpx);
-  const tracks = children(gpx, "trk");
-  const budget = new SampleBudget();
-  const activities: ParsedActivity[] = [];
-  for (const trk of tracks) {
-    const builder = new SampleBuilder(budget);
-    let timed = 0;
-    let withDistance = 0;
-    for (const seg of children(trk, "trkseg")) {
-      if (builder.size > 0) builder.pause();
-      for (const pt of children(seg, "trkpt")) {
-        const t = parseTime(child(pt, "time"));
-        // A point without a time is a route point, not a sample.
-        if (t === null) continue;
-        const attrs = pt as Record<string, unknown>;
-        // Some writers (Strava) give a point two <extensions> elements: read them as one.
-        const ext = children(pt, "extensions");
-        const noFix = textOf(child(pt, "fix"))?.trim() === "none";
-        const distanceM = extension(ext, EXT.distance);
-        timed++;
-        if (distanceM !== null) withDistance++;
-        builder.push({
-          t,
-          lat: noFix ? null : numberOf(attrs["@_lat"]),
-          lng: noFix ? null : numberOf(attrs["@_lon"]),
-          distanceM,
-          altitudeM: numberOf(child(pt, "ele")),
-          speedMps: numberOf(child(pt, "speed")) ?? extension(ext, EXT.speed),
-          heartRateBpm: extension(ext, EXT.heartRate),
-          cadenceRpm: extension(ext, EXT.cadence),
-          powerW: numberOf(child(pt, "power")) ?? extension(ext, EXT.power),
-          temperatureC: extension(ext, EXT.temperature),
-        });
+    if (at < 1 || at > EXT_MAX_DEPTH) return;
+    const v = numberOf(text);
+    if (v === null) return;
+    for (const c of EXT_CHANNELS) {
+      if (!EXT[c].has(key)) continue;
+      const best = this.ext[c];
+      if (!best || this.extensions < best.at || (this.extensions === best.at && at < best.depth)) {
+        this.ext[c] = { v, at: this.extensions, depth: at };
       }
     }
-    if (builder.size === 0) continue;
-    if (withDistance < timed * DISTANCE_COVERAGE) builder.ch.distance_m.fill(null);
+  }
+
+  channel(c: ExtChannel): number | null {
+    return this.ext[c]?.v ?? null;
+  }
+}
+
+/** One <trk> as it is read: its samples, its name and type, and how many points carry a distance. */
+type TrackState = { builder: SampleBuilder; name: string | null; type: string | null; timed: number; withDistance: number };
+
+export function parseGpx(content: Uint8Array): ParsedActivity[] {
+  const budget = new SampleBudget();
+  const activities: ParsedActivity[] = [];
+  let sawRoot = false;
+  let tracks = 0;
+  let fileName: string | null = null;
+  let metadataName: string | null = null;
+  let trk: TrackState | null = null;
+  let point: PointReader | null = null;
+  /** Depth of the <trkpt> being read, and of the <extensions> inside it (0 when outside one). */
+  let pointDepth = 0;
+  let extDepth = 0;
+  /** Element names from the root down, for the parent and grandparent of what closes. */
+  const path: string[] = [];
+
+  const finishTrack = (t: TrackState) => {
+    if (t.builder.size === 0) return;
+    if (t.withDistance < t.timed * DISTANCE_COVERAGE) t.builder.ch.distance_m.fill(null);
     if (activities.length >= LIMITS.activitiesPerFile) {
       throw new FileError("invalid_file", `The GPX file holds more than ${LIMITS.activitiesPerFile} tracks with times; at most ${LIMITS.activitiesPerFile} activities are read from one file.`);
     }
     activities.push(
       finishActivity({
-        sport: gpxSport(textOf(child(trk, "type"))),
-        name: nameOf(trk) ?? fileName,
-        samples: builder,
+        sport: gpxSport(t.type),
+        name: t.name ?? metadataName ?? fileName,
+        samples: t.builder,
         declared: {},
         laps: [],
         ordinal: activities.length + 1,
       }),
     );
-  }
+  };
+
+  const finishPoint = (pt: PointReader, t: TrackState) => {
+    const time = parseTime(pt.time);
+    // A point without a time is a route point, not a sample.
+    if (time === null) return;
+    const noFix = pt.fix?.trim() === "none";
+    const distanceM = pt.channel("distance");
+    t.timed++;
+    if (distanceM !== null) t.withDistance++;
+    t.builder.push({
+      t: time,
+      lat: noFix ? null : pt.lat,
+      lng: noFix ? null : pt.lng,
+      distanceM,
+      altitudeM: numberOf(pt.ele),
+      speedMps: numberOf(pt.speed) ?? pt.channel("speed"),
+      heartRateBpm: pt.channel("heartRate"),
+      cadenceRpm: pt.channel("cadence"),
+      powerW: numberOf(pt.power) ?? pt.channel("power"),
+      temperatureC: pt.channel("temperature"),
+    });
+  };
+
+  readXml(content, "GPX", {
+    open(name, attrs, depth) {
+      path.push(name);
+      if (depth === 1) {
+        if (name !== "gpx") throw new FileError("invalid_file", "The GPX file has no <gpx> element.");
+        sawRoot = true;
+      } else if (depth === 2 && name === "trk") {
+        tracks++;
+        trk = { builder: new SampleBuilder(budget), name: null, type: null, timed: 0, withDistance: 0 };
+      } else if (trk && depth === 3 && name === "trkseg") {
+        if (trk.builder.size > 0) trk.builder.pause();
+      } else if (trk && depth === 4 && name === "trkpt" && path[2] === "trkseg") {
+        point = new PointReader(attrs);
+        pointDepth = depth;
+      } else if (point && depth === pointDepth + 1 && name === "extensions") {
+        point.startExtensions();
+        extDepth = depth;
+      }
+    },
+    close(name, text, depth) {
+      path.pop();
+      if (point) {
+        if (depth === pointDepth) {
+          finishPoint(point, trk!);
+          point = null;
+          extDepth = 0;
+        } else if (extDepth && depth > extDepth) {
+          point.extensionValue(name, depth > extDepth + 1 ? path[depth - 2] : undefined, text, depth - extDepth);
+        } else if (depth === extDepth) {
+          extDepth = 0;
+        } else if (depth === pointDepth + 1) {
+          if (name === "time") point.time ??= text;
+          else if (name === "fix") point.fix ??= text;
+          else if (name === "ele") point.ele ??= text;
+          else if (name === "speed") point.speed ??= text;
+          else if (name === "power") point.power ??= text;
+        }
+        return;
+      }
+      if (depth === 2 && name === "trk" && trk) {
+        finishTrack(trk);
+        trk = null;
+      } else if (depth === 3 && trk && path[1] === "trk") {
+        if (name === "name") trk.name ??= text;
+        else if (name === "type") trk.type ??= text;
+      } else if (depth === 2 && name === "name") {
+        fileName ??= text;
+      } else if (depth === 3 && name === "name" && path[1] === "metadata") {
+        metadataName ??= text;
+      }
+    },
+  });
+  if (!sawRoot) throw new FileError("invalid_file", "The GPX file has no <gpx> element.");
   if (activities.length === 0) {
     throw noActivityData(
-      tracks.length === 0 ? "The GPX file holds no track (<trk>), only waypoints or routes." : "The GPX file's tracks hold no point with a time, so there is no activity to make.",
+      tracks === 0 ? "The GPX file holds no track (<trk>), only waypoints or routes." : "The GPX file's tracks hold no point with a time, so there is no activity to make.",
     );
   }
   return activities;

@@ -1,7 +1,7 @@
 import { FileError, type ParsedActivity } from "../types";
 import { LIMITS, SampleBudget, SampleBuilder, finishActivity, noActivityData, type Declared, type DeclaredLap } from "../sanity";
 import { tcxSport } from "../sport";
-import { child, children, decodeEntities, decodeXml, numberOf, parseTime, parseXml, textOf } from "../xml";
+import { numberOf, parseTime, readXml } from "../xml";
 
 // TCX v2: one activity per <Activity>, also inside a <MultiSportSession>. Laps from <Lap> with
 // their totals (TotalTimeSeconds is the lap's timer time, so the activity's moving time is their
@@ -9,36 +9,65 @@ import { child, children, decodeEntities, decodeXml, numberOf, parseTime, parseX
 // and the ActivityExtension's TPX Speed, Watts and RunCadence. <Courses> are planned routes, not
 // recordings, and are not read.
 
-const ARRAYS = new Set(["Activity", "Lap", "Track", "Trackpoint", "NextSport"]);
 const KCAL_TO_J = 4184;
 
 const bpmToHz = (v: number | null) => (v === null ? null : v / 60);
 
-function activitiesOf(db: unknown): unknown[] {
-  const container = child(db, "Activities");
-  const out = [...children(container, "Activity")];
-  const multi = child(container, "MultiSportSession");
-  if (multi) {
-    out.push(...children(child(multi, "FirstSport"), "Activity"));
-    for (const next of children(multi, "NextSport")) out.push(...children(next, "Activity"));
-  }
-  return out;
-}
+/** The elements of a <Lap> read for its totals, by their path below it. */
+const LAP_FIELDS = new Set([
+  "TotalTimeSeconds",
+  "DistanceMeters",
+  "MaximumSpeed",
+  "Calories",
+  "AverageHeartRateBpm/Value",
+  "MaximumHeartRateBpm/Value",
+  "Extensions/LX/AvgSpeed",
+  "Extensions/LX/AvgWatts",
+]);
 
-function lapTotals(lap: unknown): Declared {
-  const ext = child(child(lap, "Extensions"), "LX");
-  const calories = numberOf(child(lap, "Calories"));
+/** The elements of a <Trackpoint> read for its sample, by their path below it. */
+const POINT_FIELDS = new Set([
+  "Time",
+  "Position/LatitudeDegrees",
+  "Position/LongitudeDegrees",
+  "AltitudeMeters",
+  "DistanceMeters",
+  "HeartRateBpm/Value",
+  "Cadence",
+  "Extensions/TPX/RunCadence",
+  "Extensions/TPX/Speed",
+  "Extensions/TPX/Watts",
+]);
+
+/** An element's texts by path (the first of each), as a lap or a trackpoint is read. */
+type Fields = Map<string, string>;
+const num = (f: Fields, key: string) => numberOf(f.get(key));
+
+function lapTotals(f: Fields): Declared {
+  const calories = num(f, "Calories");
   return {
-    movingTimeS: numberOf(child(lap, "TotalTimeSeconds")),
-    distanceM: numberOf(child(lap, "DistanceMeters")),
-    maxSpeedMps: numberOf(child(lap, "MaximumSpeed")),
-    averageSpeedMps: numberOf(child(ext, "AvgSpeed")),
-    averageHeartRateHz: bpmToHz(numberOf(child(child(lap, "AverageHeartRateBpm"), "Value"))),
-    maxHeartRateHz: bpmToHz(numberOf(child(child(lap, "MaximumHeartRateBpm"), "Value"))),
-    averagePowerW: numberOf(child(ext, "AvgWatts")),
+    movingTimeS: num(f, "TotalTimeSeconds"),
+    distanceM: num(f, "DistanceMeters"),
+    maxSpeedMps: num(f, "MaximumSpeed"),
+    averageSpeedMps: num(f, "Extensions/LX/AvgSpeed"),
+    averageHeartRateHz: bpmToHz(num(f, "AverageHeartRateBpm/Value")),
+    maxHeartRateHz: bpmToHz(num(f, "MaximumHeartRateBpm/Value")),
+    averagePowerW: num(f, "Extensions/LX/AvgWatts"),
     energyJ: calories === null ? null : calories * KCAL_TO_J,
   };
 }
+
+/** One <Activity> as it is read. */
+type ActivityState = {
+  depth: number;
+  sport: string | undefined;
+  notes: string | null;
+  builder: SampleBuilder;
+  laps: DeclaredLap[];
+  /** A lap repeated with the same start (bad.tcx repeats its only lap) counts once in the totals. */
+  seenStarts: Set<number>;
+  distinct: Declared[];
+};
 
 const sum = (values: (number | null | undefined)[]) => {
   const present = values.filter((v): v is number => v != null);
@@ -50,51 +79,74 @@ const maxOf = (values: (number | null | undefined)[]) => {
 };
 
 export function parseTcx(content: Uint8Array): ParsedActivity[] {
-  const doc = parseXml(decodeXml(content), ARRAYS, "TCX");
-  const db = child(doc, "TrainingCenterDatabase");
-  if (!db || typeof db !== "object") throw new FileError("invalid_file", "The TCX file has no <TrainingCenterDatabase> element.");
   const budget = new SampleBudget();
   const activities: ParsedActivity[] = [];
-  const all = activitiesOf(db);
-  for (const activity of all) {
-    const builder = new SampleBuilder(budget);
-    const laps: DeclaredLap[] = [];
-    const lapNodes = children(activity, "Lap");
-    // A lap repeated with the same start (bad.tcx repeats its only lap) counts once in the totals.
-    const seenStarts = new Set<number>();
-    const distinct: Declared[] = [];
-    for (const lap of lapNodes) {
-      const startS = parseTime((lap as Record<string, unknown>)["@_StartTime"]);
-      const totals = lapTotals(lap);
-      if (startS !== null) {
-        laps.push({ startS, totals: { ...totals } });
-        if (!seenStarts.has(startS)) {
-          seenStarts.add(startS);
-          distinct.push(totals);
-        }
-      } else distinct.push(totals);
-      for (const track of children(lap, "Track")) {
-        if (builder.size > 0) builder.pause();
-        for (const tp of children(track, "Trackpoint")) {
-          const t = parseTime(child(tp, "Time"));
-          if (t === null) continue;
-          const pos = child(tp, "Position");
-          const tpx = child(child(tp, "Extensions"), "TPX");
-          builder.push({
-            t,
-            lat: numberOf(child(pos, "LatitudeDegrees")),
-            lng: numberOf(child(pos, "LongitudeDegrees")),
-            altitudeM: numberOf(child(tp, "AltitudeMeters")),
-            distanceM: numberOf(child(tp, "DistanceMeters")),
-            heartRateBpm: numberOf(child(child(tp, "HeartRateBpm"), "Value")),
-            cadenceRpm: numberOf(child(tp, "Cadence")) ?? numberOf(child(tpx, "RunCadence")),
-            speedMps: numberOf(child(tpx, "Speed")),
-            powerW: numberOf(child(tpx, "Watts")),
-          });
-        }
+  let sawRoot = false;
+  let found = 0;
+  let activity: ActivityState | null = null;
+  let lap: { depth: number; startS: number | null; fields: Fields } | null = null;
+  let point: { depth: number; fields: Fields } | null = null;
+  /** Element names from the root down. */
+  const path: string[] = [];
+  /** The path of an element that closes at `depth` named `name`, below the element at `from`. */
+  const below = (from: number, name: string, depth: number) => (depth === from + 1 ? name : `${path.slice(from, depth - 1).join("/")}/${name}`);
+
+  const isActivity = (depth: number) =>
+    (depth === 3 && path[1] === "Activities") ||
+    (depth === 5 && path[1] === "Activities" && path[2] === "MultiSportSession" && (path[3] === "FirstSport" || path[3] === "NextSport"));
+
+  readXml(content, "TCX", {
+    open(name, attrs, depth) {
+      path.push(name);
+      if (depth === 1) {
+        if (name !== "TrainingCenterDatabase") throw new FileError("invalid_file", "The TCX file has no <TrainingCenterDatabase> element.");
+        sawRoot = true;
+      } else if (name === "Activity" && !activity && isActivity(depth)) {
+        found++;
+        activity = { depth, sport: attrs.Sport, notes: null, builder: new SampleBuilder(budget), laps: [], seenStarts: new Set(), distinct: [] };
+      } else if (activity && name === "Lap" && depth === activity.depth + 1) {
+        lap = { depth, startS: parseTime(attrs.StartTime), fields: new Map() };
+      } else if (lap && name === "Track" && depth === lap.depth + 1) {
+        if (activity!.builder.size > 0) activity!.builder.pause();
+      } else if (lap && name === "Trackpoint" && depth === lap.depth + 2 && path[depth - 2] === "Track") {
+        point = { depth, fields: new Map() };
       }
-    }
-    if (builder.size === 0) continue;
+    },
+    close(name, text, depth) {
+      path.pop();
+      if (point) {
+        if (depth === point.depth) {
+          pushPoint(activity!.builder, point.fields);
+          point = null;
+        } else {
+          const key = below(point.depth, name, depth);
+          if (POINT_FIELDS.has(key) && !point.fields.has(key)) point.fields.set(key, text);
+        }
+      } else if (lap) {
+        if (depth === lap.depth) {
+          endLap(activity!, lap.startS, lapTotals(lap.fields));
+          lap = null;
+        } else {
+          const key = below(lap.depth, name, depth);
+          if (LAP_FIELDS.has(key) && !lap.fields.has(key)) lap.fields.set(key, text);
+        }
+      } else if (activity) {
+        if (depth === activity.depth) {
+          finish(activity);
+          activity = null;
+        } else if (depth === activity.depth + 1 && name === "Notes") activity.notes ??= text;
+      }
+    },
+  });
+  if (!sawRoot) throw new FileError("invalid_file", "The TCX file has no <TrainingCenterDatabase> element.");
+  if (activities.length === 0) {
+    throw noActivityData(found === 0 ? "The TCX file holds no activity (it may hold only courses or workouts)." : "The TCX file's activities hold no trackpoint with a time, so there is no activity to make.");
+  }
+  return activities;
+
+  function finish(a: ActivityState) {
+    const { builder, laps, distinct } = a;
+    if (builder.size === 0) return;
     // DistanceMeters is required in a lap, so a writer with no distance to give (an indoor
     // activity without a speed sensor) puts 0 there: with no point carrying a distance or a
     // position, that 0 says "not recorded", and such a total is null, not 0 (CONTRACT §11).
@@ -108,7 +160,7 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
     const lastSample = builder.t[builder.size - 1]!;
     // TotalTimeSeconds is timer time; a lap's elapsed time runs to the next lap's start (laps
     // follow one another), the last one's to its last sample or its timer time, whichever is later.
-    const starts = [...new Set(laps.map((l) => l.startS))].sort((a, b) => a - b);
+    const starts = [...new Set(laps.map((l) => l.startS))].sort((x, y) => x - y);
     for (const l of laps) {
       const next = starts.find((s) => s > l.startS);
       const timerEnd = l.startS + (l.totals.movingTimeS ?? 0);
@@ -117,18 +169,17 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
     // Elapsed time spans the samples and the laps' own spans, whichever reaches further.
     const lapEnd = maxOf(laps.map((l) => (l.totals.movingTimeS != null ? l.startS + l.totals.movingTimeS : null)));
     const elapsed = Math.max(lastSample, lapEnd ?? lastSample) - t0;
-    const hrWeighted = weightedHeartRate(distinct);
     activities.push(
       finishActivity({
-        sport: tcxSport((activity as Record<string, unknown>)["@_Sport"]),
-        name: notes(activity),
+        sport: tcxSport(a.sport),
+        name: a.notes,
         samples: builder,
         declared: {
           elapsedTimeS: elapsed,
           movingTimeS: sum(distinct.map((d) => d.movingTimeS)),
           distanceM: sum(distinct.map((d) => d.distanceM)),
           maxSpeedMps: maxOf(distinct.map((d) => d.maxSpeedMps)),
-          averageHeartRateHz: hrWeighted,
+          averageHeartRateHz: weightedHeartRate(distinct),
           maxHeartRateHz: maxOf(distinct.map((d) => d.maxHeartRateHz)),
           energyJ: sum(distinct.map((d) => d.energyJ)),
         },
@@ -137,10 +188,34 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
       }),
     );
   }
-  if (activities.length === 0) {
-    throw noActivityData(all.length === 0 ? "The TCX file holds no activity (it may hold only courses or workouts)." : "The TCX file's activities hold no trackpoint with a time, so there is no activity to make.");
+}
+
+function endLap(a: ActivityState, startS: number | null, totals: Declared) {
+  if (startS === null) {
+    a.distinct.push(totals);
+    return;
   }
-  return activities;
+  a.laps.push({ startS, totals: { ...totals } });
+  if (!a.seenStarts.has(startS)) {
+    a.seenStarts.add(startS);
+    a.distinct.push(totals);
+  }
+}
+
+function pushPoint(builder: SampleBuilder, f: Fields) {
+  const t = parseTime(f.get("Time"));
+  if (t === null) return;
+  builder.push({
+    t,
+    lat: num(f, "Position/LatitudeDegrees"),
+    lng: num(f, "Position/LongitudeDegrees"),
+    altitudeM: num(f, "AltitudeMeters"),
+    distanceM: num(f, "DistanceMeters"),
+    heartRateBpm: num(f, "HeartRateBpm/Value"),
+    cadenceRpm: num(f, "Cadence") ?? num(f, "Extensions/TPX/RunCadence"),
+    speedMps: num(f, "Extensions/TPX/Speed"),
+    powerW: num(f, "Extensions/TPX/Watts"),
+  });
 }
 
 /** The average heart rate of the laps that state one, weighted by their time. */
@@ -154,9 +229,4 @@ function weightedHeartRate(laps: Declared[]): number | null {
     time += w;
   }
   return time > 0 ? total / time : null;
-}
-
-function notes(activity: unknown): string | null {
-  const s = textOf(child(activity, "Notes"));
-  return s === null ? null : decodeEntities(s);
 }

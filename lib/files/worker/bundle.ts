@@ -1,5 +1,5 @@
 // Builds the file worker (./entry.ts) into one self-contained ES module, its dependencies
-// (@garmin/fitsdk, fast-xml-parser) inside: the worker process loads a file from disk, and in the built server lib/ exists only inside Next.js's chunks. Plain Node can run
+// (@garmin/fitsdk, sax) inside: the worker process loads a file from disk, and in the built server lib/ exists only inside Next.js's chunks. Plain Node can run
 // this file as it is (types only, `.ts` imports), so scripts/build-file-worker.mjs shares it.
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";

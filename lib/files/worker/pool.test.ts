@@ -162,9 +162,19 @@ describe("exportOffThread", () => {
 });
 
 describe("a worker that dies", () => {
-  it("out of memory on a file: that file fails as invalid_file, the worker is replaced, the next file is read", async () => {
+  it("a 16 MiB GPX is read within a 48 MB heap: GPX and TCX are read as a stream, never as a whole document", async () => {
     const pool = testPool({ maxHeapMb: 48 });
     const big = new TextEncoder().encode(exportGpx(syntheticActivity({ hours: 12, seed: 5 })));
+    expect(big.byteLength).toBeGreaterThan(15 * 2 ** 20);
+    const got = (await pool.run({ op: "prepare", content: big, kind: "gpx" })) as { streamsSize: number }[];
+    expect(got.map((a) => a.streamsSize)).toEqual(inProcess(big, "gpx").map((a) => a.streamsSize));
+    expect(pool.replaced).toBe(0);
+  });
+
+  it("out of memory on a file: that file fails as invalid_file, the worker is replaced, the next file is read", async () => {
+    const pool = testPool({ maxHeapMb: 32 });
+    // 32 MiB of GPX: its samples alone need more heap than that.
+    const big = new TextEncoder().encode(exportGpx(syntheticActivity({ hours: 24, seed: 5 })));
     const got = await rejection(pool.run({ op: "prepare", content: big, kind: "gpx" }));
     expect(got).toBeInstanceOf(FileError);
     expect((got as FileError).code).toBe("invalid_file");
