@@ -207,6 +207,30 @@ describe("a worker that dies", () => {
 });
 
 describe("limits and fallback", () => {
+  it("a worker that read a large file is ended once it answers, and a new process takes the next task (V8 keeps a grown heap)", async () => {
+    const pool = testPool({ recycleAfterBytes: 100_000 });
+    const small = read("tcx/sample.tcx");
+    const large = read("gpx/blue_hills.gpx");
+    expect(small.byteLength).toBeLessThan(100_000);
+    expect(large.byteLength).toBeGreaterThanOrEqual(100_000);
+    await pool.run({ op: "prepare", content: small, kind: "tcx" }, small.byteLength);
+    const [first] = pool.pids;
+    expect(first).toBeDefined();
+    await pool.run({ op: "prepare", content: small, kind: "tcx" }, small.byteLength);
+    expect(pool.pids).toEqual([first]);
+    expect(pool.recycled).toBe(0);
+
+    expect(await pool.run({ op: "prepare", content: large, kind: "gpx" }, large.byteLength)).toEqual(inProcess(large, "gpx"));
+    expect(pool.recycled).toBe(1);
+    expect(pool.pids).toEqual([]);
+    await vi.waitFor(() => expect(() => process.kill(first!, 0)).toThrow(), { timeout: 5_000 });
+
+    expect(await pool.run({ op: "prepare", content: small, kind: "tcx" }, small.byteLength)).toEqual(inProcess(small, "tcx"));
+    expect(pool.pids).toHaveLength(1);
+    expect(pool.pids[0]).not.toBe(first);
+    expect(pool.replaced).toBe(0);
+  });
+
   it("refuses tasks past the queue's bound with a retriable error", async () => {
     const pool = testPool({ maxQueuedTasks: 2 });
     await pool.run({ op: "spin", ms: 1 }); // the worker is up

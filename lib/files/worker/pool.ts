@@ -58,6 +58,13 @@ export type PoolOptions = {
   maxQueuedBytes: number;
   /** The worker's V8 heap limit (--max-old-space-size): a file that needs more fails, alone. */
   maxHeapMb: number;
+  /**
+   * A worker that has taken a task of this many input bytes or more is ended once it answers,
+   * and a new one takes the next task: V8 keeps the heap a large file made it grow (a 25 MiB GPX
+   * left a worker at about 300 MB resident, most of it free heap), and only a new process gives
+   * that memory back.
+   */
+  recycleAfterBytes: number;
 };
 
 type Job = {
@@ -84,6 +91,8 @@ export class FileWorkerPool {
   private retiring = false;
   /** Workers that died while working, and so were replaced (for tests and logs). */
   replaced = 0;
+  /** Workers ended after a large task (`recycleAfterBytes`), their memory given back. */
+  recycled = 0;
   /** The worker module once resolved: the built one, or a bundle made on demand. */
   private resolvedFile: string | null = null;
 
@@ -97,6 +106,11 @@ export class FileWorkerPool {
   usesStaleBundle(): boolean {
     const f = this.resolvedFile;
     return f !== null && f.endsWith(CACHED_WORKER) && !bundleIsFresh(process.cwd(), f);
+  }
+
+  /** The worker processes' ids (tests). */
+  get pids(): number[] {
+    return this.slots.flatMap((s) => (s.worker.pid === undefined ? [] : [s.worker.pid]));
   }
 
   /** Where tasks run: "idle" until the first task decides. */
@@ -245,6 +259,12 @@ export class FileWorkerPool {
     const job = slot.job;
     if (!job || job.id !== reply.id) return;
     this.release(slot);
+    if (job.bytes >= this.opts.recycleAfterBytes) {
+      // Out of the pool at once, so the next task goes to a new worker.
+      this.slots.splice(this.slots.indexOf(slot), 1);
+      this.recycled++;
+      void end(slot);
+    }
     if (reply.ok) job.resolve(reply.result);
     else job.reject(reviveError(reply.error));
     this.redispatch();
@@ -335,9 +355,11 @@ export const DEFAULT_POOL_OPTIONS: Omit<PoolOptions, "size"> = {
   taskTimeoutMs: 60_000,
   maxQueuedTasks: 1_000,
   maxQueuedBytes: 1024 * 1024 * 1024,
-  // The largest upload (a 25 MiB GPX, 24 h at 1 Hz) parses within 384 MB of heap and fails at
-  // 256 MB: 1 GiB leaves room, and a hostile file stops there, not at the machine's limit.
+  // GPX and TCX are read as a stream (a 16 MiB GPX within 48 MB of heap), but the FIT decoder
+  // holds every message of the file as an object: 1 GiB leaves room for the largest FIT upload,
+  // and a hostile file stops there, not at the machine's limit.
   maxHeapMb: 1024,
+  recycleAfterBytes: 8 * 1024 * 1024,
 };
 
 /**
