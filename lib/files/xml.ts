@@ -55,9 +55,10 @@ export function decodeXml(bytes: Uint8Array): string {
 }
 
 /**
- * Reads a GPX or TCX file (`what` names it in errors) element by element into `handler`. A
- * document that is not well-formed, or nests deeper than MAX_XML_DEPTH, is a FileError; so is
- * an error the handler throws as one. Only a slice of the file is ever held as text.
+ * Reads a GPX or TCX file (`what` names it in errors) element by element into `handler`, up to
+ * the end of its root element. A document that is not well-formed, or nests deeper than
+ * MAX_XML_DEPTH, is a FileError; so is an error the handler throws as one. Only a slice of the
+ * file is ever held as text.
  */
 export function readXml(bytes: Uint8Array, what: string, handler: XmlHandler): void {
   const parser = sax.parser(true, { trim: false, normalize: false, position: true });
@@ -69,7 +70,7 @@ export function readXml(bytes: Uint8Array, what: string, handler: XmlHandler): v
     // A reference to an entity no DTD of ours declares (a DOCTYPE's own, an external one) stays
     // as written and the document goes on: it is never expanded, and a name may hold it.
     if (reason === "Invalid character entity") {
-      parser.error = null as unknown as Error;
+      parser.resume();
       return;
     }
     failure ??= `line ${parser.line + 1}: ${reason.replace(/\.$/, "")}`;
@@ -93,6 +94,9 @@ export function readXml(bytes: Uint8Array, what: string, handler: XmlHandler): v
     const inside = text;
     text = "";
     handler.close(name, inside, depth);
+    // The root has closed: the document is read. What follows (the NUL padding or junk some
+    // transfers leave after a file's end) is not looked at.
+    if (depth === 1) throw new XmlStop();
   };
   const { decoder, skip } = decoderFor(bytes);
   try {

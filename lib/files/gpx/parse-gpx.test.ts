@@ -111,6 +111,14 @@ describe("GPX", () => {
     expect(e.message).not.toMatch(/[\p{Cc}\p{Cf}]/u);
   });
 
+  it("what follows the root element (NUL padding, junk a transfer left) is not read: the same activities", () => {
+    const file = sample("gpx", "run.gpx");
+    const expected = parse(file);
+    for (const tail of [new Uint8Array(4096), utf8("garbage <not xml"), utf8("<gpx><trk></trk>")]) {
+      expect(parse(new Uint8Array([...file, ...tail]))).toEqual(expected);
+    }
+  });
+
   it("a billion-laughs DOCTYPE is not expanded: fast, small, and the document still reads", () => {
     const lol = [`<!ENTITY lol0 "lol">`];
     for (let i = 1; i <= 9; i++) lol.push(`<!ENTITY lol${i} "${`&lol${i - 1};`.repeat(10)}">`);

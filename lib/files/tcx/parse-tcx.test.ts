@@ -102,6 +102,13 @@ describe("TCX", () => {
     }
   });
 
+  it("what follows the root element (NUL padding, junk) is not read: the same activities", () => {
+    const file = sample("tcx", "garmin_connect.tcx");
+    const expected = parse(file);
+    expect(parse(new Uint8Array([...file, ...new Uint8Array(4096)]))).toEqual(expected);
+    expect(parse(new Uint8Array([...file, ...utf8("\u0000junk</Activity>")]))).toEqual(expected);
+  });
+
   it("times with an offset are read as the instant they name (bad.tcx: +01:00)", () => {
     const [a] = parse(sample("tcx", "bad.tcx"));
     expect(a!.startTime.toISOString()).toBe("2020-12-27T14:59:36.000Z");
