@@ -193,6 +193,25 @@ describe("GET /v1/activities/{activity_id}/streams", () => {
     }
   });
 
+  it("a streams row written again is answered from its new value, never from the answer kept for the one before", async () => {
+    const ava = await api.person();
+    const { activityId } = await uploaded(ava.id, { streams: ride(300) });
+    const token = await api.pat(ava.id, READ_ALL);
+    for (const query of ["", "?resolution=medium"]) {
+      expect((await streamsOf(token, activityId, query)).original_size).toBe(300);
+      // The same answer again, now from what was kept.
+      expect((await streamsOf(token, activityId, query)).original_size).toBe(300);
+    }
+    // Another value of the same length cannot be told apart by its length: by its row version it is.
+    const again = ride(300);
+    again.power_w = again.power_w!.map((w) => (w === null ? null : w + 1));
+    const db = await api.db();
+    await db.update(activityStreams).set({ data: encodeStreams(again) }).where(eq(activityStreams.activityId, activityId));
+    expect((await streamsOf(token, activityId)).streams.power_w).toEqual(again.power_w);
+    await db.update(activityStreams).set({ size: 200, data: encodeStreams(ride(200)) }).where(eq(activityStreams.activityId, activityId));
+    expect((await streamsOf(token, activityId, "?resolution=medium")).original_size).toBe(200);
+  });
+
   it("answers an activity recorded by hand with no samples", async () => {
     const ava = await api.person();
     const id = await manual(ava.id);

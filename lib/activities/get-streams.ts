@@ -13,7 +13,8 @@ import type { StreamsQuery } from "./file-schemas";
 /**
  * CONTRACT §11's streams answer for an activity the actor reaches. The path is kept lean (it
  * serves every chart and is held to a throughput target): one query reads the activity's
- * owner and its streams row's identity, a second its bytes unless the answer is kept, and the answer's bytes are written from the stored
+ * owner and its streams row's identity (row version and length, not a byte of the value), a
+ * second its bytes unless the answer is kept, and the answer's bytes are written from the stored
  * integers (`streamsJsonBytesFromStored`: `low` and `medium` samples were chosen when the
  * streams were stored, and a repeated request is answered from its cache) and sent as they are,
  * never parsed and serialised again.
@@ -30,14 +31,15 @@ export async function getStreams({
   requireAthleteActor(ctx.actor);
   const asked = query.keys ? new Set<StreamKey>(query.keys) : null;
   if (asked?.has("latlng")) requireScopes(ctx.actor, ["location.read"], "The `latlng` stream");
-  // First the owner and the stored value's identity (its length and the CRC-32 it ends with),
-  // not its bytes: a repeated request (a chart opened again, a client polling) is answered from
-  // the answers kept in lib/files/streams-json.ts without reading the row's bytes.
+  // First the owner and the stored value's identity, not its bytes: a repeated request (a chart
+  // opened again, a client polling) is answered from the answers kept in
+  // lib/files/streams-json.ts without reading the row's bytes. The length comes from the TOAST
+  // pointer; the value's own last bytes would have meant decompressing all of it.
   const [row] = await ctx.db
     .select({
       athleteId: activities.athleteId,
       length: sql<number | null>`octet_length(${activityStreams.data})`.mapWith(Number),
-      tail: sql<string | null>`encode(substring(${activityStreams.data} from octet_length(${activityStreams.data}) - 3 for 4), 'hex')`,
+      version: sql<string | null>`${activityStreams}.xmin::text`,
     })
     .from(activities)
     .leftJoin(activityStreams, eq(activityStreams.activityId, activities.id))
@@ -47,20 +49,22 @@ export async function getStreams({
     throw new ApiError("not_found", `No activity ${activityId}.`);
   }
   const resolution = query.resolution;
-  if (row.length === null || row.tail === null) {
+  if (row.length === null || row.version === null) {
     return rawJson(JSON.stringify({ activity_id: activityId, resolution, original_size: 0, size: 0, streams: {} }));
   }
   // The answer leaves out the keys the activity never recorded.
   const keys = asked ? STREAM_KEYS.filter((k) => asked.has(k)) : hasScope(ctx.actor, "location.read") ? STREAM_KEYS : STREAM_KEYS.filter((k) => k !== "latlng");
-  const kept = cachedStreamsAnswer({ activityId, resolution, keys, length: row.length, crc: Buffer.from(row.tail, "hex").readUInt32LE(0) });
+  const kept = cachedStreamsAnswer({ activityId, resolution, keys, version: row.version, length: row.length });
   if (kept) return rawJsonBytes(kept);
   const [stored] = await ctx.db
     // As base64: both drivers read a bytea as hex text, which costs more to send and decode
     // (a 4-hour ride's 220 KB row: 5.2 ms as bytea, 3.7 ms as base64, on PostgreSQL 15).
-    .select({ data: sql<string>`encode(${activityStreams.data}, 'base64')` })
+    // The identity again, with the bytes: the answer is kept under the version it was made from.
+    .select({ data: sql<string>`encode(${activityStreams.data}, 'base64')`, version: sql<string>`${activityStreams}.xmin::text` })
     .from(activityStreams)
     .where(eq(activityStreams.activityId, activityId));
   // Deleted between the two reads.
   if (!stored) throw new ApiError("not_found", `No activity ${activityId}.`);
-  return rawJsonBytes(streamsJsonBytesFromStored({ activityId, resolution, keys, data: Buffer.from(stored.data, "base64") }));
+  const data = Buffer.from(stored.data, "base64");
+  return rawJsonBytes(streamsJsonBytesFromStored({ activityId, resolution, keys, version: stored.version, length: data.byteLength, data }));
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { RESOLUTIONS } from "./downsample";
 import { decodeStreams, encodeStreams } from "./stream-codec";
 import { arbStreams, atPrecision } from "./stream-arbitraries";
-import { cachedStreamsAnswer, clearStreamsJsonCache, storedIdentity, streamsJson, streamsJsonBytesFromStored, streamsJsonFromStored } from "./streams-json";
+import { cachedStreamsAnswer, clearStreamsJsonCache, streamsJson, streamsJsonBytesFromStored, streamsJsonFromStored } from "./streams-json";
 import { syntheticActivity } from "./synthetic";
 import { STREAM_KEYS, type StreamKey, type Streams } from "./types";
 
@@ -61,12 +61,14 @@ describe("streamsJson", () => {
     const a = encodeStreams(syntheticActivity({ hours: 0.2, seed: 1 }).streams);
     const b = encodeStreams(syntheticActivity({ hours: 0.2, seed: 2 }).streams);
     const args = { activityId: "act_same", resolution: "full" as const, keys: STREAM_KEYS };
-    const first = Buffer.from(streamsJsonBytesFromStored({ ...args, data: a })).toString();
-    expect(Buffer.from(streamsJsonBytesFromStored({ ...args, data: b })).toString()).toBe(streamsJsonFromStored({ ...args, data: b }));
-    expect(Buffer.from(streamsJsonBytesFromStored({ ...args, data: a })).toString()).toBe(first);
-    const hr = Buffer.from(streamsJsonBytesFromStored({ ...args, data: a, keys: ["heart_rate_hz"] })).toString();
+    const asA = { data: a, version: "100", length: a.length };
+    const asB = { data: b, version: "101", length: b.length };
+    const first = Buffer.from(streamsJsonBytesFromStored({ ...args, ...asA })).toString();
+    expect(Buffer.from(streamsJsonBytesFromStored({ ...args, ...asB })).toString()).toBe(streamsJsonFromStored({ ...args, data: b }));
+    expect(Buffer.from(streamsJsonBytesFromStored({ ...args, ...asA })).toString()).toBe(first);
+    const hr = Buffer.from(streamsJsonBytesFromStored({ ...args, ...asA, keys: ["heart_rate_hz"] })).toString();
     expect(Object.keys(JSON.parse(hr).streams)).toEqual(["heart_rate_hz"]);
-    expect(JSON.parse(Buffer.from(streamsJsonBytesFromStored({ ...args, data: a, resolution: "low" })).toString()).size).toBe(100);
+    expect(JSON.parse(Buffer.from(streamsJsonBytesFromStored({ ...args, ...asA, resolution: "low" })).toString()).size).toBe(100);
   });
 
   it("writes compact JSON in contract order with the shortest decimals", () => {
@@ -106,16 +108,17 @@ describe("streamsJson", () => {
 });
 
 describe("cachedStreamsAnswer", () => {
-  it("gives a kept answer by the stored value's length and CRC alone, and nothing for another value", () => {
+  it("gives a kept answer by the stored value's identity (row version and length) alone, and nothing for another version", () => {
     clearStreamsJsonCache();
     const data = encodeStreams(syntheticActivity({ hours: 0.2, hz: 1, seed: 7 }).streams);
     const args = { activityId: "act_cache", resolution: "medium" as const, keys: STREAM_KEYS };
-    expect(cachedStreamsAnswer({ ...args, ...storedIdentity(data) })).toBeUndefined();
-    const made = streamsJsonBytesFromStored({ ...args, data });
-    expect(cachedStreamsAnswer({ ...args, ...storedIdentity(data) })).toBe(made);
-    const other = encodeStreams(syntheticActivity({ hours: 0.2, hz: 1, seed: 8 }).streams);
-    expect(cachedStreamsAnswer({ ...args, ...storedIdentity(other) })).toBeUndefined();
-    expect(cachedStreamsAnswer({ ...args, keys: ["time_s"], ...storedIdentity(data) })).toBeUndefined();
-    expect(cachedStreamsAnswer({ ...args, activityId: "act_other", ...storedIdentity(data) })).toBeUndefined();
+    const identity = { version: "7001", length: data.length };
+    expect(cachedStreamsAnswer({ ...args, ...identity })).toBeUndefined();
+    const made = streamsJsonBytesFromStored({ ...args, ...identity, data });
+    expect(cachedStreamsAnswer({ ...args, ...identity })).toBe(made);
+    expect(cachedStreamsAnswer({ ...args, ...identity, version: "7002" })).toBeUndefined();
+    expect(cachedStreamsAnswer({ ...args, ...identity, length: data.length + 1 })).toBeUndefined();
+    expect(cachedStreamsAnswer({ ...args, keys: ["time_s"], ...identity })).toBeUndefined();
+    expect(cachedStreamsAnswer({ ...args, activityId: "act_other", ...identity })).toBeUndefined();
   });
 });
