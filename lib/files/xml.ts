@@ -56,11 +56,13 @@ export function decodeXml(bytes: Uint8Array): string {
 
 /**
  * Reads a GPX or TCX file (`what` names it in errors) element by element into `handler`, up to
- * the end of its root element. A document that is not well-formed, or nests deeper than
- * MAX_XML_DEPTH, is a FileError; so is an error the handler throws as one. Only a slice of the
- * file is ever held as text.
+ * the end of its root element, which must be named `root`. A document that is not well-formed,
+ * has another root or nests deeper than MAX_XML_DEPTH is a FileError; so is an error the
+ * handler throws as one. Only a slice of the file is ever held as text.
  */
-export function readXml(bytes: Uint8Array, what: string, handler: XmlHandler): void {
+export function readXml(bytes: Uint8Array, what: string, root: string, handler: XmlHandler): void {
+  const noRoot = () => new FileError("invalid_file", `The ${what} file has no <${root}> element.`);
+  let sawRoot = false;
   const parser = sax.parser(true, { trim: false, normalize: false, position: true });
   const names: string[] = [];
   let text = "";
@@ -79,7 +81,10 @@ export function readXml(bytes: Uint8Array, what: string, handler: XmlHandler): v
   parser.onopentag = (tag) => {
     const name = localName(tag.name);
     names.push(name);
-    if (names.length > MAX_XML_DEPTH) {
+    if (names.length === 1) {
+      if (name !== root) throw noRoot();
+      sawRoot = true;
+    } else if (names.length > MAX_XML_DEPTH) {
       throw new FileError("invalid_file", `The ${what} file nests its elements more than ${MAX_XML_DEPTH} deep, which no ${what} file needs.`);
     }
     text = "";
@@ -109,6 +114,7 @@ export function readXml(bytes: Uint8Array, what: string, handler: XmlHandler): v
     if (!(err instanceof XmlStop)) throw err;
   }
   if (failure) throw new FileError("invalid_file", `The ${what} file is not well-formed XML (${failure}); it may have been cut off or damaged.`);
+  if (!sawRoot) throw noRoot();
 }
 
 /** Unwinds the parser from inside its callbacks once the document is known to be bad. */

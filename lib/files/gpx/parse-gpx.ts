@@ -90,7 +90,6 @@ type TrackState = { builder: SampleBuilder; name: string | null; type: string | 
 export function parseGpx(content: Uint8Array): ParsedActivity[] {
   const budget = new SampleBudget();
   const activities: ParsedActivity[] = [];
-  let sawRoot = false;
   let tracks = 0;
   let fileName: string | null = null;
   let metadataName: string | null = null;
@@ -142,13 +141,10 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
     });
   };
 
-  readXml(content, "GPX", {
+  readXml(content, "GPX", "gpx", {
     open(name, attrs, depth) {
       path.push(name);
-      if (depth === 1) {
-        if (name !== "gpx") throw new FileError("invalid_file", "The GPX file has no <gpx> element.");
-        sawRoot = true;
-      } else if (depth === 2 && name === "trk") {
+      if (depth === 2 && name === "trk") {
         tracks++;
         trk = { builder: new SampleBuilder(budget), name: null, type: null, timed: 0, withDistance: 0 };
       } else if (trk && depth === 3 && name === "trkseg") {
@@ -194,7 +190,6 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
       }
     },
   });
-  if (!sawRoot) throw new FileError("invalid_file", "The GPX file has no <gpx> element.");
   if (activities.length === 0) {
     throw noActivityData(
       tracks === 0 ? "The GPX file holds no track (<trk>), only waypoints or routes." : "The GPX file's tracks hold no point with a time, so there is no activity to make.",

@@ -81,27 +81,26 @@ const maxOf = (values: (number | null | undefined)[]) => {
 export function parseTcx(content: Uint8Array): ParsedActivity[] {
   const budget = new SampleBudget();
   const activities: ParsedActivity[] = [];
-  let sawRoot = false;
   let found = 0;
   let activity: ActivityState | null = null;
   let lap: { depth: number; startS: number | null; fields: Fields } | null = null;
   let point: { depth: number; fields: Fields } | null = null;
   /** Element names from the root down. */
   const path: string[] = [];
-  /** The path of an element that closes at `depth` named `name`, below the element at `from`. */
-  const below = (from: number, name: string, depth: number) => (depth === from + 1 ? name : `${path.slice(from, depth - 1).join("/")}/${name}`);
+  /** Keeps the text of an element closing below `into`, if its path from there is one of `wanted` (the first of each). */
+  const collect = (into: { depth: number; fields: Fields }, wanted: ReadonlySet<string>, name: string, text: string, depth: number) => {
+    const key = depth === into.depth + 1 ? name : `${path.slice(into.depth, depth - 1).join("/")}/${name}`;
+    if (wanted.has(key) && !into.fields.has(key)) into.fields.set(key, text);
+  };
 
   const isActivity = (depth: number) =>
     (depth === 3 && path[1] === "Activities") ||
     (depth === 5 && path[1] === "Activities" && path[2] === "MultiSportSession" && (path[3] === "FirstSport" || path[3] === "NextSport"));
 
-  readXml(content, "TCX", {
+  readXml(content, "TCX", "TrainingCenterDatabase", {
     open(name, attrs, depth) {
       path.push(name);
-      if (depth === 1) {
-        if (name !== "TrainingCenterDatabase") throw new FileError("invalid_file", "The TCX file has no <TrainingCenterDatabase> element.");
-        sawRoot = true;
-      } else if (name === "Activity" && !activity && isActivity(depth)) {
+      if (name === "Activity" && !activity && isActivity(depth)) {
         found++;
         activity = { depth, sport: attrs.Sport, notes: null, builder: new SampleBuilder(budget), laps: [], seenStarts: new Set(), distinct: [] };
       } else if (activity && name === "Lap" && depth === activity.depth + 1) {
@@ -118,18 +117,12 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
         if (depth === point.depth) {
           pushPoint(activity!.builder, point.fields);
           point = null;
-        } else {
-          const key = below(point.depth, name, depth);
-          if (POINT_FIELDS.has(key) && !point.fields.has(key)) point.fields.set(key, text);
-        }
+        } else collect(point, POINT_FIELDS, name, text, depth);
       } else if (lap) {
         if (depth === lap.depth) {
           endLap(activity!, lap.startS, lapTotals(lap.fields));
           lap = null;
-        } else {
-          const key = below(lap.depth, name, depth);
-          if (LAP_FIELDS.has(key) && !lap.fields.has(key)) lap.fields.set(key, text);
-        }
+        } else collect(lap, LAP_FIELDS, name, text, depth);
       } else if (activity) {
         if (depth === activity.depth) {
           finish(activity);
@@ -138,7 +131,6 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
       }
     },
   });
-  if (!sawRoot) throw new FileError("invalid_file", "The TCX file has no <TrainingCenterDatabase> element.");
   if (activities.length === 0) {
     throw noActivityData(found === 0 ? "The TCX file holds no activity (it may hold only courses or workouts)." : "The TCX file's activities hold no trackpoint with a time, so there is no activity to make.");
   }
