@@ -16,7 +16,7 @@ import { FileError } from "./types";
 export const MAX_XML_DEPTH = 64;
 
 /** How much of the file is decoded and parsed at a time. */
-const SLICE_BYTES = 256 * 1024;
+export const XML_SLICE_BYTES = 256 * 1024;
 
 /** What a reader hears of a document, in document order. */
 export type XmlHandler = {
@@ -105,8 +105,8 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
   };
   const { decoder, skip } = decoderFor(bytes);
   try {
-    for (let at = skip; at < bytes.byteLength; at += SLICE_BYTES) {
-      parser.write(decoder.decode(bytes.subarray(at, Math.min(at + SLICE_BYTES, bytes.byteLength)), { stream: true }));
+    for (let at = skip; at < bytes.byteLength; at += XML_SLICE_BYTES) {
+      parser.write(decoder.decode(bytes.subarray(at, Math.min(at + XML_SLICE_BYTES, bytes.byteLength)), { stream: true }));
     }
     parser.write(decoder.decode());
     parser.close();

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseActivityFile } from "../parse";
 import { sample, utf8 } from "../testing/samples";
 import { FileError, type ParsedActivity } from "../types";
+import { XML_SLICE_BYTES } from "../xml";
 
 const gpx = (body: string, head = "") =>
   utf8(`<?xml version="1.0" encoding="UTF-8"?>${head}<gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">${body}</gpx>`);
@@ -109,6 +110,30 @@ describe("GPX", () => {
     expect(e.message).toMatch(/not well-formed/);
     // The message quotes the file: what it quotes is shown and stored, so it stays printable.
     expect(e.message).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+  });
+
+  it("reads UTF-8 and UTF-16 whose characters straddle the slices it decodes, and a declared ISO-8859-1, as the same activity", () => {
+    const doc = (padding: number, encoding: string, name: string) =>
+      `<?xml version="1.0" encoding="${encoding}"?><gpx version="1.1" creator="test"><metadata><desc>${"x".repeat(padding)}</desc></metadata>` +
+      `<trk><name>${name}</name><trkseg>${pt("2024-01-01T10:00:00Z")}${pt("2024-01-01T10:00:05Z", "", 47.1001)}</trkseg></trk></gpx>`;
+    /** Characters (all ASCII) before the name with no padding. */
+    const head = (encoding: string) => doc(0, encoding, "").indexOf("<trk><name>") + "<trk><name>".length;
+    const runner = "\u{1F3C3} Løp";
+    // UTF-8: the runner's four bytes begin two before the first slice ends.
+    const u8 = utf8(doc(XML_SLICE_BYTES - 2 - head("UTF-8"), "UTF-8", runner));
+    expect(new TextDecoder().decode(u8.subarray(XML_SLICE_BYTES - 2, XML_SLICE_BYTES + 2))).toBe("\u{1F3C3}");
+    const [a8] = parse(u8);
+    expect(a8!.name).toBe(runner);
+    // UTF-16LE after its BOM: the runner's two code units on either side of the slices' edge.
+    const text16 = doc(XML_SLICE_BYTES / 2 - 1 - head("UTF-16"), "UTF-16", runner);
+    const u16 = new Uint8Array(Buffer.from(`\ufeff${text16}`, "utf16le"));
+    const [a16] = parse(u16);
+    expect(a16!.name).toBe(runner);
+    expect(a16!.streams).toEqual(a8!.streams);
+    // Latin-1 as declared: one byte per character.
+    const [latin] = parse(new Uint8Array(Buffer.from(doc(10, "ISO-8859-1", "Løp Zürich"), "latin1")));
+    expect(latin!.name).toBe("Løp Zürich");
+    expect(latin!.streams).toEqual(a8!.streams);
   });
 
   it("what follows the root element (NUL padding, junk a transfer left) is not read: the same activities", () => {

@@ -355,7 +355,7 @@ export const DEFAULT_POOL_OPTIONS: Omit<PoolOptions, "size"> = {
   taskTimeoutMs: 60_000,
   maxQueuedTasks: 1_000,
   maxQueuedBytes: 1024 * 1024 * 1024,
-  // GPX and TCX are read as a stream (a 16 MiB GPX within 48 MB of heap), but the FIT decoder
+  // GPX and TCX are read as a stream (a 16 MiB GPX within 64 MB of heap), but the FIT decoder
   // holds every message of the file as an object: 1 GiB leaves room for the largest FIT upload,
   // and a hostile file stops there, not at the machine's limit.
   maxHeapMb: 1024,
