@@ -18,6 +18,14 @@ export const MAX_XML_DEPTH = 64;
 /** How much of the file is decoded and parsed at a time. */
 export const XML_SLICE_BYTES = 256 * 1024;
 
+/*
+ * sax refuses a comment, DOCTYPE, attribute value or processing instruction longer than its
+ * buffer limit (64 KiB unless set) with "Max buffer length exceeded", which would fail a valid
+ * file over a long comment. Upload files are at most 25 MiB (detect.ts), so no buffer can
+ * outgrow the file: the limit is set above that. sax is read only here.
+ */
+sax.MAX_BUFFER_LENGTH = 32 * 1024 * 1024;
+
 /** What a reader hears of a document, in document order. */
 export type XmlHandler = {
   /** An element opens: its name without a prefix, its attributes (names as written, values decoded), its depth (the root is 1). */

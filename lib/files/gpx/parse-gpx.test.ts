@@ -136,6 +136,18 @@ describe("GPX", () => {
     expect(latin!.streams).toEqual(a8!.streams);
   });
 
+  it("long comments, attribute values and DOCTYPEs (over sax's own 64 KiB buffers) are read like short ones", () => {
+    // Longer than two of the reader's slices: sax checks its buffers where a slice ends.
+    const long = "z".repeat(2 * XML_SLICE_BYTES + 100);
+    const doc = gpx(`<!-- ${long} --><trk><name>Long</name><trkseg>${pt("2024-01-01T10:00:00Z")}<?app ${long}?>${pt("2024-01-01T10:00:01Z")}</trkseg></trk>`, `<!DOCTYPE gpx [<!-- ${long} -->]>`);
+    const withAttribute = utf8(new TextDecoder().decode(doc).replace('creator="test"', `creator="${long}"`));
+    for (const bytes of [doc, withAttribute]) {
+      const [a] = parse(bytes);
+      expect(a!.name).toBe("Long");
+      expect(a!.streams.size).toBe(2);
+    }
+  });
+
   it("what follows the root element (NUL padding, junk a transfer left) is not read: the same activities", () => {
     const file = sample("gpx", "run.gpx");
     const expected = parse(file);
