@@ -24,7 +24,17 @@ export const XML_SLICE_BYTES = 256 * 1024;
  * file over a long comment. Upload files are at most 25 MiB (detect.ts), so no buffer can
  * outgrow the file: the limit is set above that. sax is read only here.
  */
-sax.MAX_BUFFER_LENGTH = 32 * 1024 * 1024;
+// (@types/sax does not declare the setting, which sax has had since its first versions.)
+(sax as unknown as { MAX_BUFFER_LENGTH: number }).MAX_BUFFER_LENGTH = 32 * 1024 * 1024;
+
+/**
+ * The errors that leave the document's structure whole, which sax recovers from by keeping the
+ * text as written, so the file is read on. A reference to an entity no DTD of ours declares (a
+ * DOCTYPE's own, an external one) stays as written and is never expanded; so does an `&` that
+ * begins no reference ("Run & Bike", as careless writers put it); an attribute written without
+ * a value (`<gpx standalone>`) is empty.
+ */
+const TOLERATED = new Set(["Invalid character entity", "Invalid character in entity name", "Attribute without value"]);
 
 /** What a reader hears of a document, in document order. */
 export type XmlHandler = {
@@ -77,9 +87,7 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
   let failure: string | null = null;
   parser.onerror = (err) => {
     const reason = err.message.split("\n", 1)[0]!;
-    // A reference to an entity no DTD of ours declares (a DOCTYPE's own, an external one) stays
-    // as written and the document goes on: it is never expanded, and a name may hold it.
-    if (reason === "Invalid character entity") {
+    if (TOLERATED.has(reason)) {
       parser.resume();
       return;
     }

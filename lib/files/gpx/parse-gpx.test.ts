@@ -136,6 +136,19 @@ describe("GPX", () => {
     expect(latin!.streams).toEqual(a8!.streams);
   });
 
+  it("what careless writers leave (a bare &, unknown entities, an attribute without a value) is kept as written, and the file read", () => {
+    const cases: [string, string][] = [
+      ["Run & Bike", "Run & Bike"],
+      ["Run &foo; Bike", "Run &foo; Bike"],
+      // HTML's named entities are known; a name's spaces, this one too, are one plain space.
+      ["Run&nbsp;Bike", "Run Bike"],
+      ["a&#0;b", "a&#0;b"],
+    ];
+    for (const [written, read] of cases) expect(parse(gpx(`<trk><name>${written}</name><trkseg>${pt("2024-01-01T10:00:00Z")}</trkseg></trk>`))[0]!.name).toBe(read);
+    const bare = new TextDecoder().decode(gpx(`<trk><name>A</name><trkseg>${pt("2024-01-01T10:00:00Z")}</trkseg></trk>`)).replace('creator="test"', 'creator="test" standalone');
+    expect(parse(utf8(bare))[0]!.name).toBe("A");
+  });
+
   it("long comments, attribute values and DOCTYPEs (over sax's own 64 KiB buffers) are read like short ones", () => {
     // Longer than two of the reader's slices: sax checks its buffers where a slice ends.
     const long = "z".repeat(2 * XML_SLICE_BYTES + 100);
