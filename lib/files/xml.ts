@@ -10,7 +10,9 @@ import { FileError } from "./types";
 // - namespace prefixes are removed, since writers choose their own (gpxtpx:, ns3:, ns2:, none);
 // - values stay strings: numbers are parsed where a number is expected;
 // - nesting is bounded, and anything not well-formed (a cut-off file, a mismatched tag) fails the
-//   file with the parser's reason and line.
+//   file with the parser's reason and line, but for the slips that leave the structure whole
+//   (TOLERATED, below);
+// - reading ends with the root element: what follows it is not looked at.
 
 /** Elements nested deeper than this fail the file: no GPX or TCX needs a tenth of it. */
 export const MAX_XML_DEPTH = 64;
@@ -22,9 +24,9 @@ export const XML_SLICE_BYTES = 256 * 1024;
  * sax refuses a comment, DOCTYPE, attribute value or processing instruction longer than its
  * buffer limit (64 KiB unless set) with "Max buffer length exceeded", which would fail a valid
  * file over a long comment. Upload files are at most 25 MiB (detect.ts), so no buffer can
- * outgrow the file: the limit is set above that. sax is read only here.
+ * outgrow the file: the limit is set above that. sax is read only here. (@types/sax does not
+ * declare the setting, which sax has had since its first versions.)
  */
-// (@types/sax does not declare the setting, which sax has had since its first versions.)
 (sax as unknown as { MAX_BUFFER_LENGTH: number }).MAX_BUFFER_LENGTH = 32 * 1024 * 1024;
 
 /**
