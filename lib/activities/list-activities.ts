@@ -58,20 +58,21 @@ export async function listActivities({
 }) {
   requireAthleteActor(ctx.actor);
   const id = await resolveReachableAthlete(ctx.db, ctx.actor, athleteId);
-  const cursor = query.cursor ? decodeLocalTimeCursor(query.cursor) : null;
+  const [start, lastId] = query.cursor ? decodeLocalTimeCursor(query.cursor) : [];
+  const bound = start?.replace("T", " ");
   const limit = query.limit + 1;
   let rows: { json: string; startLocal: string; id: string }[];
   if (!query.start && !query.end && !query.sport_type) {
     const pages = preparedPages(ctx.db);
-    rows = cursor
-      ? await pages.after.execute({ athleteId: id, bound: cursor[0].replace("T", " "), lastId: cursor[1], limit })
+    rows = bound !== undefined
+      ? await pages.after.execute({ athleteId: id, bound, lastId, limit })
       : await pages.first.execute({ athleteId: id, limit });
   } else {
     const where: SQL[] = [eq(activities.athleteId, id)];
     if (query.start) where.push(gte(activities.startLocal, `${query.start} 00:00:00`));
     if (query.end) where.push(lt(activities.startLocal, `${query.end} 00:00:00`));
     if (query.sport_type) where.push(eq(activities.sportType, query.sport_type));
-    if (cursor) where.push(...beforeCursor(cursor[0].replace("T", " "), cursor[1]));
+    if (bound !== undefined) where.push(...beforeCursor(bound, lastId!));
     rows = await ctx.db.select(listColumns).from(activities).where(and(...where)).orderBy(...newestFirst).limit(limit);
   }
   const p = page(rows, query.limit, (r) => [r.startLocal, r.id]);

@@ -22,6 +22,9 @@ const EXT = {
 type ExtChannel = keyof typeof EXT;
 const EXT_CHANNELS = Object.keys(EXT) as ExtChannel[];
 
+/** Where a <trkpt> is: gpx > trk > trkseg > trkpt. */
+const POINT_DEPTH = 4;
+
 /** How far below <extensions> a channel's element may sit (TrackPointExtension and the like nest it). */
 const EXT_MAX_DEPTH = 4;
 
@@ -95,9 +98,8 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
   let metadataName: string | null = null;
   let trk: TrackState | null = null;
   let point: PointReader | null = null;
-  /** Depth of the <trkpt> being read, and of the <extensions> inside it (0 when outside one). */
-  let pointDepth = 0;
-  let extDepth = 0;
+  /** Whether the reader is inside one of the point's <extensions>. */
+  let inExtensions = false;
   /** Element names from the root down, for the parent and grandparent of what closes. */
   const path: string[] = [];
 
@@ -149,26 +151,26 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
         trk = { builder: new SampleBuilder(budget), name: null, type: null, timed: 0, withDistance: 0 };
       } else if (trk && depth === 3 && name === "trkseg") {
         if (trk.builder.size > 0) trk.builder.pause();
-      } else if (trk && depth === 4 && name === "trkpt" && path[2] === "trkseg") {
+      } else if (trk && depth === POINT_DEPTH && name === "trkpt" && path[2] === "trkseg") {
         point = new PointReader(attrs);
-        pointDepth = depth;
-      } else if (point && depth === pointDepth + 1 && name === "extensions") {
+      } else if (point && depth === POINT_DEPTH + 1 && name === "extensions") {
         point.startExtensions();
-        extDepth = depth;
+        inExtensions = true;
       }
     },
     close(name, text, depth) {
       path.pop();
       if (point) {
-        if (depth === pointDepth) {
+        const ext = POINT_DEPTH + 1;
+        if (depth === POINT_DEPTH) {
           finishPoint(point, trk!);
           point = null;
-          extDepth = 0;
-        } else if (extDepth && depth > extDepth) {
-          point.extensionValue(name, depth > extDepth + 1 ? path[depth - 2] : undefined, text, depth - extDepth);
-        } else if (depth === extDepth) {
-          extDepth = 0;
-        } else if (depth === pointDepth + 1) {
+          inExtensions = false;
+        } else if (inExtensions && depth > ext) {
+          point.extensionValue(name, depth > ext + 1 ? path[depth - 2] : undefined, text, depth - ext);
+        } else if (inExtensions && depth === ext) {
+          inExtensions = false;
+        } else if (depth === ext) {
           if (name === "time") point.time ??= text;
           else if (name === "fix") point.fix ??= text;
           else if (name === "ele") point.ele ??= text;
