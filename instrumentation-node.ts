@@ -36,4 +36,6 @@ async function startUploadProcessing(runner: "local" | "inngest") {
     g.__aasUploads = startUploadNotifier(getDb);
   }
   log.info("upload processing started", { runner });
+  const { prewarmFileWorkers } = await import("./lib/files/worker/pool");
+  prewarmFileWorkers();
 }

@@ -2,8 +2,9 @@
 // (./bundle.ts), because in the built server lib/ exists only inside Next.js's chunks. It
 // answers one task at a time over the IPC channel its parent opened (./pool.ts).
 import { FileError } from "../types";
-import { READY, type Reply, type Request } from "./protocol";
+import { READY, type Reply, type Request, type Warmed } from "./protocol";
 import { runTask } from "./run-task";
+import { warmUp } from "./warm-up";
 
 const send = process.send?.bind(process);
 if (!send) throw new Error("the file worker runs only as a child process with an IPC channel");
@@ -23,3 +24,12 @@ process.on("message", (req: Request) => {
 process.on("disconnect", () => process.exit(0));
 
 send(READY);
+// Its first few hundred milliseconds, between tasks, warm the code that files go through; the
+// pool says how many steps (its first argument).
+const warmUpSteps = Number(process.argv[2] ?? 0);
+if (warmUpSteps > 0) {
+  warmUp(warmUpSteps, (err) => {
+    const done: Warmed = { warmed: true, ...(err === undefined ? {} : { error: err instanceof Error ? err.message : String(err) }) };
+    send(done);
+  });
+}

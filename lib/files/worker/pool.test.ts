@@ -33,8 +33,9 @@ const read = (p: string) => new Uint8Array(readFileSync(path.join(SAMPLES_DIR, p
 const root = path.resolve(__dirname, "../../..");
 
 const pools: FileWorkerPool[] = [];
+/** A pool of its own; its workers skip the warm-up unless told (the shared pool's tests keep it). */
 function testPool(opts: Partial<PoolOptions> = {}) {
-  const p = new FileWorkerPool({ ...DEFAULT_POOL_OPTIONS, size: 1, ...opts });
+  const p = new FileWorkerPool({ ...DEFAULT_POOL_OPTIONS, size: 1, warmUpSteps: 0, ...opts });
   pools.push(p);
   return p;
 }
@@ -203,6 +204,35 @@ describe("a worker that dies", () => {
     expect(err).toBeInstanceOf(FileWorkerError);
     expect(await pool.run({ op: "spin", ms: 1 })).toBeNull();
     expect(pool.replaced).toBe(1);
+  });
+});
+
+describe("warm-up", () => {
+  it("prewarm starts a worker before any task; it warms up without an error between tasks and takes the first task", async () => {
+    const pool = testPool({ warmUpSteps: 3 });
+    expect(pool.pids).toEqual([]);
+    pool.prewarm();
+    await vi.waitFor(() => expect(pool.warmed).toBe(1), { timeout: 30_000 });
+    const [pid] = pool.pids;
+    expect(pid).toBeDefined();
+    expect(pool.mode).toBe("worker");
+    const sample = read("fit/activity-small-fenix2-run.fit");
+    expect(await pool.run({ op: "prepare", content: sample, kind: "fit" })).toEqual(inProcess(sample, "fit"));
+    expect(pool.pids).toEqual([pid]);
+    // Called again with its worker up, it starts no other.
+    pool.prewarm();
+    await pool.run({ op: "spin", ms: 1 });
+    expect(pool.pids).toEqual([pid]);
+  });
+
+  it("a task sent while the worker warms up is answered, and the warm-up still ends", async () => {
+    const pool = testPool({ warmUpSteps: 40 });
+    pool.prewarm();
+    await vi.waitFor(() => expect(pool.mode).toBe("worker"), { timeout: 30_000 });
+    const sample = read("tcx/sample.tcx");
+    expect(await pool.run({ op: "prepare", content: sample, kind: "tcx" })).toEqual(inProcess(sample, "tcx"));
+    expect(pool.warmed).toBe(0);
+    await vi.waitFor(() => expect(pool.warmed).toBe(1), { timeout: 30_000 });
   });
 });
 

@@ -32,3 +32,6 @@ export type Reply = { id: number; ok: true; result: unknown } | { id: number; ok
 
 /** The worker's first message, once its module has loaded: until then a failure means it cannot start at all. */
 export const READY = "ready";
+
+/** Sent once a new worker's warm-up (./warm-up.ts) has ended, with what stopped it if it failed. */
+export type Warmed = { warmed: true; error?: string };
