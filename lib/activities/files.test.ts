@@ -212,6 +212,24 @@ describe("GET /v1/activities/{activity_id}/streams", () => {
     expect((await streamsOf(token, activityId, "?resolution=medium")).original_size).toBe(200);
   });
 
+  it("a kept answer is sent whole, byte for byte the first, with its Content-Length, to every request", async () => {
+    const ava = await api.person();
+    const { activityId } = await uploaded(ava.id, { streams: ride(600) });
+    const token = await api.pat(ava.id, READ_ALL);
+    const bodies: Buffer[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await api.call(token, "GET", `/v1/activities/${activityId}/streams?resolution=medium`);
+      expect(res.status).toBe(200);
+      const body = Buffer.from(await res.arrayBuffer());
+      expect(res.headers.get("content-length")).toBe(String(body.byteLength));
+      expect(res.headers.get("content-type")).toBe("application/json");
+      bodies.push(body);
+    }
+    expect(JSON.parse(bodies[0]!.toString()).original_size).toBe(600);
+    expect(bodies[1]!.equals(bodies[0]!)).toBe(true);
+    expect(bodies[2]!.equals(bodies[0]!)).toBe(true);
+  });
+
   it("answers an activity recorded by hand with no samples", async () => {
     const ava = await api.person();
     const id = await manual(ava.id);

@@ -211,12 +211,30 @@ export function shapeResponse(io: RouteIo, result: unknown): unknown {
   return result;
 }
 
+/**
+ * An answer whose bytes are kept and shared between requests (a cached streams answer), sent as
+ * they are. Given as bytes, `Response` copies them twice (WebIDL's copy of a BufferSource, then
+ * the copy its body stream enqueues): for an 84 KB answer that was about 90 µs of a 1.5 ms
+ * request. A stream of the one chunk sends the kept bytes themselves; nothing writes to them.
+ */
+function sharedBytesResponse(headers: Headers, status: number, bytes: Uint8Array): Response {
+  headers.set("Content-Length", String(bytes.byteLength));
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+  return new Response(body, { status, headers });
+}
+
 /** A JSON answer with the request's headers, or an empty one for 204 and for nothing to send. */
 export function jsonResponse(headers: Headers, status: number, payload: unknown): Response {
   if (isFileBody(payload)) return fileResponse(headers, status, payload);
   if (payload === undefined || status === 204) return new Response(null, { status, headers });
   headers.set("Content-Type", "application/json");
-  const body = isRawJson(payload) ? (payload.bytes as Uint8Array<ArrayBuffer> | undefined) ?? payload.text : JSON.stringify(payload);
+  if (isRawJson(payload) && payload.bytes) return sharedBytesResponse(headers, status, payload.bytes);
+  const body = isRawJson(payload) ? payload.text : JSON.stringify(payload);
   return new Response(body, { status, headers });
 }
 
