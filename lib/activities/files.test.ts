@@ -212,7 +212,7 @@ describe("GET /v1/activities/{activity_id}/streams", () => {
     expect((await streamsOf(token, activityId, "?resolution=medium")).original_size).toBe(200);
   });
 
-  it("a kept answer is sent whole, byte for byte the first, with its Content-Length, to every request", async () => {
+  it("a kept answer is sent whole, byte for byte the first, to every request", async () => {
     const ava = await api.person();
     const { activityId } = await uploaded(ava.id, { streams: ride(600) });
     const token = await api.pat(ava.id, READ_ALL);
@@ -221,7 +221,6 @@ describe("GET /v1/activities/{activity_id}/streams", () => {
       const res = await api.call(token, "GET", `/v1/activities/${activityId}/streams?resolution=medium`);
       expect(res.status).toBe(200);
       const body = Buffer.from(await res.arrayBuffer());
-      expect(res.headers.get("content-length")).toBe(String(body.byteLength));
       expect(res.headers.get("content-type")).toBe("application/json");
       bodies.push(body);
     }
