@@ -22,8 +22,9 @@ const EXT = {
 type ExtChannel = keyof typeof EXT;
 const EXT_CHANNELS = Object.keys(EXT) as ExtChannel[];
 
-/** Where a <trkpt> is: gpx > trk > trkseg > trkpt. */
+/** Where a <trkpt> is (gpx > trk > trkseg > trkpt), and its children, <extensions> among them. */
 const POINT_DEPTH = 4;
+const POINT_CHILD_DEPTH = POINT_DEPTH + 1;
 
 /** How far below <extensions> a channel's element may sit (TrackPointExtension and the like nest it). */
 const EXT_MAX_DEPTH = 4;
@@ -153,7 +154,7 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
         if (trk.builder.size > 0) trk.builder.pause();
       } else if (trk && depth === POINT_DEPTH && name === "trkpt" && path[2] === "trkseg") {
         point = new PointReader(attrs);
-      } else if (point && depth === POINT_DEPTH + 1 && name === "extensions") {
+      } else if (point && depth === POINT_CHILD_DEPTH && name === "extensions") {
         point.startExtensions();
         inExtensions = true;
       }
@@ -161,7 +162,7 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
     close(name, text, depth) {
       path.pop();
       if (point) {
-        const ext = POINT_DEPTH + 1;
+        const ext = POINT_CHILD_DEPTH; // the depth of <extensions>, as of the point's other children
         if (depth === POINT_DEPTH) {
           finishPoint(point, trk!);
           point = null;

@@ -246,15 +246,14 @@ export class FileWorkerPool {
     // The last words of a worker that dies (V8's "heap out of memory"), for the log; bounded.
     worker.stderr?.setEncoding("utf8");
     worker.stderr?.on("data", (chunk: string) => (slot.stderr = (slot.stderr + chunk).slice(-2048)));
-    worker.on("message", (reply: Reply | Warmed | typeof READY) => {
-      if (reply !== READY && "warmed" in reply) {
-        if (reply.error === undefined) this.warmed++;
-        else log.warn("file worker warm-up failed", { pid: worker.pid, error: reply.error });
-        return;
-      }
-      if (reply !== READY) return this.settle(slot, reply);
-      if (this.slots.every((s) => !s.online)) log.info("file worker started", { file, pid: worker.pid });
-      slot.online = true;
+    worker.on("message", (message: Reply | Warmed | typeof READY) => {
+      if (message === READY) {
+        if (this.slots.every((s) => !s.online)) log.info("file worker started", { file, pid: worker.pid });
+        slot.online = true;
+      } else if ("warmed" in message) {
+        if (message.error === undefined) this.warmed++;
+        else log.warn("file worker warm-up failed", { pid: worker.pid, error: message.error });
+      } else this.settle(slot, message);
     });
     let failure: Error | null = null;
     worker.on("error", (e) => {
