@@ -26,6 +26,22 @@ afterAll(async () => {
 });
 
 describe("activity_streams on disk", () => {
+  it("compresses the streams and the original files with lz4 where the server has it, pglz on PGlite (migration 0010)", async () => {
+    const { db, kind } = handle;
+    const result = await db.execute(sql`
+      select c.relname as table, a.attcompression::text as method
+      from pg_attribute a join pg_class c on c.oid = a.attrelid
+      where (c.relname, a.attname) in (('activity_streams', 'data'), ('upload_files', 'bytes'))
+      order by c.relname`);
+    const rows = ((result as unknown as { rows?: unknown[] }).rows ?? result) as { table: string; method: string }[];
+    // "l" is lz4; "" is the server's default, pglz, which PGlite (built without lz4) keeps.
+    const method = kind === "postgres" ? "l" : "";
+    expect(rows.map((r) => [r.table, r.method])).toEqual([
+      ["activity_streams", method],
+      ["upload_files", method],
+    ]);
+  });
+
   it("takes at most 8 bytes per sample per channel for 4-hour rides, TOAST and index included", async () => {
     const { db } = handle;
     const rides = 12;

@@ -13,6 +13,7 @@ import type { ReceivedFile } from "./multipart";
 import { MAX_UPLOAD_BYTES, type CreateUploadFields } from "./schemas";
 import { toUploadWire } from "./to-wire";
 import { notifyUploadWork } from "./wake";
+import { beginEarlyParse } from "./early-parse";
 
 /** A received file, recognised and hashed before the write's transaction opens. */
 export type PreparedUpload = {
@@ -106,7 +107,7 @@ function replayOrConflict(row: typeof uploads.$inferSelect, file: PreparedUpload
 /**
  * Records an upload for the actor: the row and the original bytes, nothing else, in the
  * caller's transaction; processing happens elsewhere (process-upload.ts), woken by this
- * transaction's commit. The same `external_id` from the same uploader answers the first
+ * transaction's commit, from a parse begun here when a file worker is free (early-parse.ts). The same `external_id` from the same uploader answers the first
  * upload as it stands now, or 409 when the bytes differ (CONTRACT §11).
  */
 export async function createUpload({
@@ -153,6 +154,9 @@ export async function createUpload({
     if (!winner) throw new Error("upload external_id conflict without a row");
     return replayOrConflict(winner, file);
   }
+  // A free file worker starts reading the file while its bytes are stored and the answer sent;
+  // the processor takes up that parse (early-parse.ts). What commits is the same either way.
+  beginEarlyParse(row.id, file.bytes, file.kind);
   await storeFileBytes(ctx.db, row.id, file.bytes);
   await notifyUploadWork(ctx.db);
   return toUploadWire(row);

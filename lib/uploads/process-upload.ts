@@ -4,7 +4,8 @@ import { inTransaction } from "../db/transaction";
 import { uploads } from "../db/schema";
 import { readUploadedFile } from "./read-uploaded-file";
 import { FileError } from "../files/types";
-import { prepareUploadOffThread } from "../files/worker/pool";
+import { prepareUploadOffThread, type PreparedActivity } from "../files/worker/pool";
+import { takeEarlyParse } from "./early-parse";
 import { errorText, log } from "../log";
 import { MAX_UPLOAD_ATTEMPTS, releaseUploadClaim, renewUploadClaim, retryDelayS, UPLOAD_LEASE_S, type ClaimedUpload } from "./claim-uploads";
 import { failUpload, saveParsedActivities, type UploadOutcome } from "./save-parsed-activities";
@@ -21,7 +22,8 @@ export type ProcessOptions = {
 
 /**
  * Processes one claimed upload: reads its file, parses it, and writes its activities (or its
- * failure) in one transaction. A file the parser refuses (FileError) ends failed with the
+ * failure) in one transaction. A file parsed as it arrived (early-parse.ts) is taken from that
+ * parse instead of being read back. A file the parser refuses (FileError) ends failed with the
  * parser's words. Anything else unexpected is logged and the claim shortened (retryDelayS): the
  * upload is claimed again and retried, and after MAX_UPLOAD_ATTEMPTS claims it ends failed. A
  * processor that dies instead leaves its claim to lapse with the lease.
@@ -31,6 +33,29 @@ export type ProcessOptions = {
  * A worker that dies or runs out of memory on a file fails it as `invalid_file`; a full queue
  * is retried like any other unexpected error.
  */
+/**
+ * What the upload's early parse (early-parse.ts) gave: its activities, or the file's error. A
+ * failure that is not the file's (a full queue, the pool closing) is logged and the file is read
+ * back instead (undefined).
+ */
+async function earlyOutcome(uploadId: string, early: Promise<PreparedActivity[]>): Promise<PreparedActivity[] | undefined> {
+  try {
+    return await early;
+  } catch (err) {
+    if (err instanceof FileError) throw err;
+    log.warn("early parse failed; reading the upload's file back", { upload_id: uploadId, error: errorText(err) });
+    return undefined;
+  }
+}
+
+/** The upload's file read back from the database (in slices) and parsed in the file worker. */
+async function parseStoredFile(db: Db, uploadId: string): Promise<PreparedActivity[]> {
+  const file = await readUploadedFile(db, uploadId);
+  // Only the delete of an upload's last activity removes its file, and that upload succeeded.
+  if (!file) throw new Error(`upload ${uploadId} is processing but its file is missing`);
+  return prepareUploadOffThread(file.bytes, file.dataType);
+}
+
 export async function processUpload(db: Db, claimed: ClaimedUpload, opts: ProcessOptions = {}): Promise<UploadOutcome> {
   const leaseS = opts.leaseS ?? UPLOAD_LEASE_S;
   if (claimed.attempts > MAX_UPLOAD_ATTEMPTS) {
@@ -48,17 +73,13 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
   renewal.unref?.();
   try {
     const started = performance.now();
+    // Taken first, so that it is not left waiting for a processor that never comes.
+    const early = takeEarlyParse(claimed.id);
     const [state] = await db.select({ status: uploads.status }).from(uploads).where(eq(uploads.id, claimed.id));
     if (state?.status !== "processing") return "already_finished";
-    // In slices: a 25 MiB file read whole costs some 75 MiB of hex text on the way.
-    const file = await readUploadedFile(db, claimed.id);
-    // Only the delete of an upload's last activity removes its file, and that upload succeeded.
-    if (!file) throw new Error(`upload ${claimed.id} is processing but its file is missing`);
-    const row = { kind: file.dataType, bytes: file.bytes };
-    const read = performance.now();
     let parsed;
     try {
-      parsed = await prepareUploadOffThread(row.bytes, row.kind);
+      parsed = (early && (await earlyOutcome(claimed.id, early))) ?? (await parseStoredFile(db, claimed.id));
     } catch (err) {
       if (!(err instanceof FileError)) throw err;
       return await inTransaction(db, (tx) => failUpload(tx, claimed.id, { code: err.code, detail: err.message }));
@@ -70,8 +91,8 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
     log.debug("upload processed", {
       upload_id: claimed.id,
       outcome,
-      read_ms: ms(started, read),
-      parse_ms: ms(read, prepared),
+      early_parse: early !== undefined,
+      read_and_parse_ms: ms(started, prepared),
       save_ms: ms(prepared, performance.now()),
     });
     return outcome;

@@ -18,6 +18,9 @@ import { claimUploads, MAX_UPLOAD_ATTEMPTS } from "./claim-uploads";
 import { processUpload } from "./process-upload";
 import { uploadBodyBudget } from "./body-budget";
 import { startUploadProcessor, type UploadProcessor } from "./local-processor";
+import { closeFileWorkers, fileWorkerIsFree, prepareUploadOffThread } from "../files/worker/pool";
+import { prepareUpload } from "../files/worker/run-task";
+import { earlyParsesKept } from "./early-parse";
 
 const api = setupApi();
 const SAMPLES = SAMPLES_DIR;
@@ -511,6 +514,98 @@ describe("crash recovery", () => {
     expect(done).toMatchObject({ status: "failed", activity_ids: [], error: { code: "invalid_file" } });
     expect(done.error!.detail).toContain(`${MAX_UPLOAD_ATTEMPTS} attempts`);
     expect(await activitiesOf(a.id)).toBe(0);
+  });
+});
+
+describe("early parse: a free file worker reads the file while it is stored (early-parse.ts)", () => {
+  /** The shared pool's worker up, with nothing to do: what an upload's early parse needs. */
+  async function freeWorker(): Promise<void> {
+    await prepareUploadOffThread(sample("gpx/run.gpx"), "gpx");
+    expect(fileWorkerIsFree()).toBe(true);
+  }
+
+  /** Sends a file with the processor stopped; the upload has an early parse waiting. Its stored file is then removed. */
+  async function sendEarly(bytes: Uint8Array, name: string) {
+    await processor.stop();
+    const a = await athlete();
+    await freeWorker();
+    const before = earlyParsesKept();
+    const up = await send(a.token, bytes, name);
+    expect(earlyParsesKept()).toBe(before + 1);
+    // Reading the file back now fails (an upload processing without its file is an unexpected
+    // error, retried): only the early parse can make this upload succeed at once.
+    const db = await api.db();
+    await db.delete(uploadFiles).where(eq(uploadFiles.uploadId, up.id));
+    const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
+    return { a, up, db, claim: claim! };
+  }
+
+  it("the processor saves an upload from the parse begun as it arrived, without reading the file back", async () => {
+    try {
+      const file = sample("fit/garmin-edge-820-bike.fit");
+      const [expected] = prepareUpload(file, "fit");
+      const { a, up, db, claim } = await sendEarly(file, "bike.fit");
+      const before = earlyParsesKept();
+      expect(await processUpload(db, claim)).toBe("succeeded");
+      expect(earlyParsesKept()).toBe(before - 1);
+      const done = Upload.parse(await (await get(a.token, up.id)).json());
+      expect(done.status).toBe("succeeded");
+      const [streams] = await db.select({ size: activityStreams.size }).from(activityStreams).where(eq(activityStreams.activityId, done.activity_id!));
+      expect(streams!.size).toBe(expected!.streamsSize);
+      expect(await countRows(activityLaps, eq(activityLaps.activityId, done.activity_id!))).toBe(expected!.laps.length);
+    } finally {
+      processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+    }
+  });
+
+  it("a file the early parse refuses fails with the parser's words", async () => {
+    try {
+      const fit = sample("fit/activity-small-fenix2-run.fit");
+      const { a, up, db, claim } = await sendEarly(fit.subarray(0, Math.floor(fit.length / 2)), "cut.fit");
+      expect(await processUpload(db, claim)).toBe("failed");
+      const done = Upload.parse(await (await get(a.token, up.id)).json());
+      expect(done).toMatchObject({ status: "failed", activity_ids: [], error: { code: "invalid_file" } });
+      expect(done.error!.detail).not.toMatch(/attempts failed|missing/);
+      expect(await activitiesOf(a.id)).toBe(0);
+    } finally {
+      processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+    }
+  });
+
+  it("an early parse lost for the service's own reason (its pool closed) is done again from the stored file", async () => {
+    await processor.stop();
+    try {
+      const a = await athlete();
+      await freeWorker();
+      const up = await send(a.token, sample("fit/garmin-edge-820-bike.fit"), "bike.fit");
+      await closeFileWorkers();
+      const db = await api.db();
+      const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
+      expect(await processUpload(db, claim!)).toBe("succeeded");
+      expect(await activitiesOf(a.id)).toBe(1);
+    } finally {
+      processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+    }
+  });
+
+  it("is not begun for a file while the worker is busy", async () => {
+    await processor.stop();
+    try {
+      const a = await athlete();
+      await freeWorker();
+      // The worker takes this one; the upload comes while it still reads it.
+      const busy = prepareUploadOffThread(sample("fit/garmin-edge-820-bike.fit"), "fit");
+      expect(fileWorkerIsFree()).toBe(false);
+      const before = earlyParsesKept();
+      const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
+      expect(earlyParsesKept()).toBe(before);
+      await busy;
+      const db = await api.db();
+      const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
+      expect(await processUpload(db, claim!)).toBe("succeeded");
+    } finally {
+      processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+    }
   });
 });
 

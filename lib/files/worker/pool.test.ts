@@ -236,6 +236,34 @@ describe("warm-up", () => {
   });
 });
 
+describe("hasFreeWorker (what an upload's early parse asks first)", () => {
+  it("is true only while a worker process is up with no task and none waiting", async () => {
+    const pool = testPool();
+    // No worker yet.
+    expect(pool.hasFreeWorker).toBe(false);
+    pool.prewarm();
+    await vi.waitFor(() => expect(pool.mode).toBe("worker"), { timeout: 30_000 });
+    expect(pool.hasFreeWorker).toBe(true);
+    const first = pool.run({ op: "spin", ms: 300 });
+    expect(pool.hasFreeWorker).toBe(false);
+    const second = pool.run({ op: "spin", ms: 1 });
+    await first;
+    // The waiting task took the worker the moment it was free.
+    expect(pool.hasFreeWorker).toBe(false);
+    await second;
+    expect(pool.hasFreeWorker).toBe(true);
+    await pool.close();
+    expect(pool.hasFreeWorker).toBe(false);
+  });
+
+  it("is never true for a pool that runs tasks on the calling thread", async () => {
+    const pool = testPool({ size: 0 });
+    await pool.run({ op: "spin", ms: 1 });
+    expect(pool.mode).toBe("in-process");
+    expect(pool.hasFreeWorker).toBe(false);
+  });
+});
+
 describe("limits and fallback", () => {
   it("a worker that read a large file is ended once it answers, and a new process takes the next task (V8 keeps a grown heap)", async () => {
     const pool = testPool({ recycleAfterBytes: 100_000 });

@@ -123,6 +123,15 @@ export class FileWorkerPool {
     return this.slots.some((s) => s.online) ? "worker" : "idle";
   }
 
+  /**
+   * Whether a task given now would start at once in a worker process, off the calling thread:
+   * workers are up, one of them is free and nothing waits. (Work that is only worth doing when
+   * it costs nobody a wait, such as an upload's early parse, asks this first.)
+   */
+  get hasFreeWorker(): boolean {
+    return !this.closed && !this.fallback && this.queue.length === 0 && this.slots.some((s) => s.online && s.job === null);
+  }
+
   run(task: Task, bytes = 0): Promise<unknown> {
     if (this.closed) return Promise.reject(new FileWorkerError("The file worker pool is closed."));
     if (this.queue.length >= this.opts.maxQueuedTasks || (this.queue.length > 0 && this.queuedBytes + bytes > this.opts.maxQueuedBytes)) {
@@ -465,6 +474,11 @@ export async function closeFileWorkers(): Promise<void> {
   const p = holder[SHARED]?.pool;
   delete holder[SHARED];
   await p?.close();
+}
+
+/** Whether the shared pool has a worker process free now, with nothing waiting (FileWorkerPool.hasFreeWorker). */
+export function fileWorkerIsFree(): boolean {
+  return holder[SHARED]?.pool.hasFreeWorker ?? false;
 }
 
 /** Where the shared pool runs tasks (tests check that it is a worker). */
