@@ -1,13 +1,9 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { WORK_CHANNEL } from "./channel";
 
-/**
- * The channel on which committed writes announce work to every instance's runner: the outbox
- * (an event appended) and the delivery queue (deliveries queued or put back). The outbox owns
- * it; the runners listen on it (lib/webhooks/listen.ts).
- */
-export const WORK_CHANNEL = "aas_webhooks";
+export { WORK_CHANNEL };
 
 /** What changed: `outbox`, an event appended; `queue`, deliveries queued or put back. */
 export type Work = "outbox" | "queue";
