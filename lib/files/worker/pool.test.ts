@@ -3,7 +3,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { getPriority } from "node:os";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { inspectUpload } from "../detect";
 import { exportFit, exportGpx, exportTcx } from "../export/index";
@@ -234,17 +233,6 @@ describe("warm-up", () => {
     expect(await pool.run({ op: "prepare", content: sample, kind: "tcx" })).toEqual(inProcess(sample, "tcx"));
     expect(pool.warmed).toBe(0);
     await vi.waitFor(() => expect(pool.warmed).toBe(1), { timeout: 30_000 });
-  });
-});
-
-describe("priority", () => {
-  it("workers run at the configured niceness, below the server's own, so requests come first", async () => {
-    const lowered = testPool();
-    const level = testPool({ niceness: 0 });
-    await Promise.all([lowered.run({ op: "spin", ms: 1 }), level.run({ op: "spin", ms: 1 })]);
-    expect(DEFAULT_POOL_OPTIONS.niceness).toBeGreaterThan(0);
-    expect(getPriority(lowered.pids[0]!)).toBe(Math.min(19, getPriority() + DEFAULT_POOL_OPTIONS.niceness));
-    expect(getPriority(level.pids[0]!)).toBe(getPriority());
   });
 });
 

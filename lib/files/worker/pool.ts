@@ -2,7 +2,6 @@ import "server-only";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fork, type ChildProcess } from "node:child_process";
-import { getPriority, setPriority } from "node:os";
 import { getEnv } from "../../env";
 import { errorText, log } from "../../log";
 import type { ExportInput } from "../export/types";
@@ -68,11 +67,6 @@ export type PoolOptions = {
   recycleAfterBytes: number;
   /** Warm-up steps each new worker runs between its first tasks (./warm-up.ts); 0 for none. */
   warmUpSteps: number;
-  /**
-   * How much nicer than the server the workers run (0: the same; the sum stops at 19): reading a file is
-   * background work, and the requests and the database on the same cores come first.
-   */
-  niceness: number;
 };
 
 type Job = {
@@ -254,13 +248,6 @@ export class FileWorkerPool {
       serialization: "advanced",
       stdio: ["ignore", "inherit", "pipe", "ipc"],
     });
-    if (this.opts.niceness !== 0 && worker.pid !== undefined) {
-      try {
-        setPriority(worker.pid, Math.min(19, getPriority() + this.opts.niceness));
-      } catch (e) {
-        log.warn("file worker runs at the server's priority", { pid: worker.pid, error: String(e) });
-      }
-    }
     const slot: Slot = { worker, exited: new Promise((r) => worker.once("exit", () => r())), job: null, timer: null, online: false, stderr: "" };
     // Never what keeps a process alive: referenced only while it holds a task someone awaits.
     unref(slot);
@@ -410,11 +397,6 @@ export const DEFAULT_POOL_OPTIONS: Omit<PoolOptions, "size"> = {
   // Twelve reads of a 20-minute run, about 0.3 s of one core: measured in new processes on the
   // bench machine, the first 4-hour ride then took 85–135 ms instead of 220–290 (./warm-up.ts).
   warmUpSteps: 12,
-  // A file read at full priority took a core from the requests beside it: on two cores, /me's
-  // p99 rose from about 9 ms to 40-87 ms while a burst of uploads was read (README
-  // "Benchmarks"). At 10, the scheduler gives a waiting request or PostgreSQL the core first, and
-  // the worker has the rest, which is most of it.
-  niceness: 10,
 };
 
 /**
