@@ -20,7 +20,7 @@ import { uploadBodyBudget } from "./body-budget";
 import { startUploadProcessor, type UploadProcessor } from "./local-processor";
 import { closeFileWorkers, fileWorkerIsFree, prepareUploadOffThread } from "../files/worker/pool";
 import { prepareUpload } from "../files/worker/run-task";
-import { earlyParsesKept } from "./early-parse";
+import { beginEarlyParse, earlyParsesKept } from "./early-parse";
 
 const api = setupApi();
 const SAMPLES = SAMPLES_DIR;
@@ -524,9 +524,20 @@ describe("early parse: a free file worker reads the file while it is stored (ear
     expect(fileWorkerIsFree()).toBe(true);
   }
 
-  /** Sends a file with the processor stopped; the upload has an early parse waiting. Its stored file is then removed. */
+  /** Runs a test with the shared processor stopped (these process by hand), and starts it again. */
+  function processorStopped(test: () => Promise<void>): () => Promise<void> {
+    return async () => {
+      await processor.stop();
+      try {
+        await test();
+      } finally {
+        processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+      }
+    };
+  }
+
+  /** Sends a file (the processor stopped); the upload has an early parse waiting. Its stored file is then removed. */
   async function sendEarly(bytes: Uint8Array, name: string) {
-    await processor.stop();
     const a = await athlete();
     await freeWorker();
     const before = earlyParsesKept();
@@ -540,73 +551,64 @@ describe("early parse: a free file worker reads the file while it is stored (ear
     return { a, up, db, claim: claim! };
   }
 
-  it("the processor saves an upload from the parse begun as it arrived, without reading the file back", async () => {
-    try {
-      const file = sample("fit/garmin-edge-820-bike.fit");
-      const [expected] = prepareUpload(file, "fit");
-      const { a, up, db, claim } = await sendEarly(file, "bike.fit");
-      const before = earlyParsesKept();
-      expect(await processUpload(db, claim)).toBe("succeeded");
-      expect(earlyParsesKept()).toBe(before - 1);
-      const done = Upload.parse(await (await get(a.token, up.id)).json());
-      expect(done.status).toBe("succeeded");
-      const [streams] = await db.select({ size: activityStreams.size }).from(activityStreams).where(eq(activityStreams.activityId, done.activity_id!));
-      expect(streams!.size).toBe(expected!.streamsSize);
-      expect(await countRows(activityLaps, eq(activityLaps.activityId, done.activity_id!))).toBe(expected!.laps.length);
-    } finally {
-      processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
-    }
-  });
+  it("the processor saves an upload from the parse begun as it arrived, without reading the file back", processorStopped(async () => {
+    const file = sample("fit/garmin-edge-820-bike.fit");
+    const [expected] = prepareUpload(file, "fit");
+    const { a, up, db, claim } = await sendEarly(file, "bike.fit");
+    const before = earlyParsesKept();
+    expect(await processUpload(db, claim)).toBe("succeeded");
+    expect(earlyParsesKept()).toBe(before - 1);
+    const done = Upload.parse(await (await get(a.token, up.id)).json());
+    expect(done.status).toBe("succeeded");
+    const [streams] = await db.select({ size: activityStreams.size }).from(activityStreams).where(eq(activityStreams.activityId, done.activity_id!));
+    expect(streams!.size).toBe(expected!.streamsSize);
+    expect(await countRows(activityLaps, eq(activityLaps.activityId, done.activity_id!))).toBe(expected!.laps.length);
+  }));
 
-  it("a file the early parse refuses fails with the parser's words", async () => {
-    try {
-      const fit = sample("fit/activity-small-fenix2-run.fit");
-      const { a, up, db, claim } = await sendEarly(fit.subarray(0, Math.floor(fit.length / 2)), "cut.fit");
-      expect(await processUpload(db, claim)).toBe("failed");
-      const done = Upload.parse(await (await get(a.token, up.id)).json());
-      expect(done).toMatchObject({ status: "failed", activity_ids: [], error: { code: "invalid_file" } });
-      expect(done.error!.detail).not.toMatch(/attempts failed|missing/);
-      expect(await activitiesOf(a.id)).toBe(0);
-    } finally {
-      processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
-    }
-  });
+  it("a file the early parse refuses fails with the parser's words", processorStopped(async () => {
+    const fit = sample("fit/activity-small-fenix2-run.fit");
+    const { a, up, db, claim } = await sendEarly(fit.subarray(0, Math.floor(fit.length / 2)), "cut.fit");
+    expect(await processUpload(db, claim)).toBe("failed");
+    const done = Upload.parse(await (await get(a.token, up.id)).json());
+    expect(done).toMatchObject({ status: "failed", activity_ids: [], error: { code: "invalid_file" } });
+    expect(done.error!.detail).not.toMatch(/attempts failed|missing/);
+    expect(await activitiesOf(a.id)).toBe(0);
+  }));
 
-  it("an early parse lost for the service's own reason (its pool closed) is done again from the stored file", async () => {
-    await processor.stop();
-    try {
-      const a = await athlete();
-      await freeWorker();
-      const up = await send(a.token, sample("fit/garmin-edge-820-bike.fit"), "bike.fit");
-      await closeFileWorkers();
-      const db = await api.db();
-      const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
-      expect(await processUpload(db, claim!)).toBe("succeeded");
-      expect(await activitiesOf(a.id)).toBe(1);
-    } finally {
-      processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
-    }
-  });
+  it("an early parse lost for the service's own reason (its pool closed) is done again from the stored file", processorStopped(async () => {
+    const a = await athlete();
+    const file = sample("fit/garmin-edge-820-bike.fit");
+    // Sent while the worker is busy, so no early parse begins with the request; this test
+    // begins one and closes the pool in the same turn, before the task can reach the worker.
+    await freeWorker();
+    const busy = prepareUploadOffThread(sample("gpx/run.gpx"), "gpx");
+    const up = await send(a.token, file, "bike.fit");
+    await busy;
+    const before = earlyParsesKept();
+    expect(beginEarlyParse(up.id, file, "fit")).toBe(true);
+    void closeFileWorkers();
+    expect(earlyParsesKept()).toBe(before + 1);
+    const db = await api.db();
+    const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
+    expect(await processUpload(db, claim!)).toBe("succeeded");
+    expect(earlyParsesKept()).toBe(before);
+    expect(await activitiesOf(a.id)).toBe(1);
+  }));
 
-  it("is not begun for a file while the worker is busy", async () => {
-    await processor.stop();
-    try {
-      const a = await athlete();
-      await freeWorker();
-      // The worker takes this one; the upload comes while it still reads it.
-      const busy = prepareUploadOffThread(sample("fit/garmin-edge-820-bike.fit"), "fit");
-      expect(fileWorkerIsFree()).toBe(false);
-      const before = earlyParsesKept();
-      const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
-      expect(earlyParsesKept()).toBe(before);
-      await busy;
-      const db = await api.db();
-      const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
-      expect(await processUpload(db, claim!)).toBe("succeeded");
-    } finally {
-      processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
-    }
-  });
+  it("is not begun for a file while the worker is busy", processorStopped(async () => {
+    const a = await athlete();
+    await freeWorker();
+    // The worker takes this one; the upload comes while it still reads it.
+    const busy = prepareUploadOffThread(sample("fit/garmin-edge-820-bike.fit"), "fit");
+    expect(fileWorkerIsFree()).toBe(false);
+    const before = earlyParsesKept();
+    const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
+    expect(earlyParsesKept()).toBe(before);
+    await busy;
+    const db = await api.db();
+    const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
+    expect(await processUpload(db, claim!)).toBe("succeeded");
+  }));
 });
 
 describe("console routes (session, same origin)", () => {
