@@ -18,9 +18,9 @@ import { claimUploads, MAX_UPLOAD_ATTEMPTS } from "./claim-uploads";
 import { processUpload } from "./process-upload";
 import { uploadBodyBudget } from "./body-budget";
 import { startUploadProcessor, type UploadProcessor } from "./local-processor";
-import { closeFileWorkers, fileWorkerIsFree, prepareUploadOffThread } from "../files/worker/pool";
+import { closeFileWorkers, fileWorkerIsFree, FileWorkerError, prepareUploadOffThread, runOnSharedPool } from "../files/worker/pool";
 import { prepareUpload } from "../files/worker/run-task";
-import { beginEarlyParse, earlyParsesKept } from "./early-parse";
+import { beginEarlyParse, earlyParsesKept, takeEarlyParse } from "./early-parse";
 
 const api = setupApi();
 const SAMPLES = SAMPLES_DIR;
@@ -578,12 +578,11 @@ describe("early parse: a free file worker reads the file while it is stored (ear
   it("an early parse lost for the service's own reason (its pool closed) is done again from the stored file", processorStopped(async () => {
     const a = await athlete();
     const file = sample("fit/garmin-edge-820-bike.fit");
-    // Sent while the worker is busy, so no early parse begins with the request; this test
-    // begins one and closes the pool in the same turn, before the task can reach the worker.
-    await freeWorker();
-    const busy = prepareUploadOffThread(sample("gpx/run.gpx"), "gpx");
     const up = await send(a.token, file, "bike.fit");
-    await busy;
+    // Whatever the request began is set aside; this test begins one and closes the pool in the
+    // same turn, before the task can reach the worker.
+    await takeEarlyParse(up.id)?.catch(() => {});
+    await freeWorker();
     const before = earlyParsesKept();
     expect(beginEarlyParse(up.id, file, "fit")).toBe(true);
     void closeFileWorkers();
@@ -598,13 +597,14 @@ describe("early parse: a free file worker reads the file while it is stored (ear
   it("is not begun for a file while the worker is busy", processorStopped(async () => {
     const a = await athlete();
     await freeWorker();
-    // The worker takes this one; the upload comes while it still reads it.
-    const busy = prepareUploadOffThread(sample("fit/garmin-edge-820-bike.fit"), "fit");
+    // Busy until the pool is closed below.
+    const busy = runOnSharedPool({ op: "spin", ms: 120_000 }).catch((e: unknown) => e);
     expect(fileWorkerIsFree()).toBe(false);
     const before = earlyParsesKept();
     const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
     expect(earlyParsesKept()).toBe(before);
-    await busy;
+    await closeFileWorkers();
+    expect(await busy).toBeInstanceOf(FileWorkerError);
     const db = await api.db();
     const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
     expect(await processUpload(db, claim!)).toBe("succeeded");

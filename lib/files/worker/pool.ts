@@ -481,6 +481,11 @@ export function fileWorkerIsFree(): boolean {
   return holder[SHARED]?.pool.hasFreeWorker ?? false;
 }
 
+/** Runs a task on the shared pool as given (tests: a long `spin` keeps its worker busy until the pool is closed). */
+export function runOnSharedPool(task: Task): Promise<unknown> {
+  return pool().run(task);
+}
+
 /** Where the shared pool runs tasks (tests check that it is a worker). */
 export function fileWorkMode(): PoolMode {
   return holder[SHARED]?.pool.mode ?? "idle";
