@@ -3,8 +3,6 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { WORK_CHANNEL } from "./channel";
 
-export { WORK_CHANNEL };
-
 /** What changed: `outbox`, an event appended; `queue`, deliveries queued or put back. */
 export type Work = "outbox" | "queue";
 

@@ -107,8 +107,9 @@ function replayOrConflict(row: typeof uploads.$inferSelect, file: PreparedUpload
 /**
  * Records an upload for the actor: the row and the original bytes, nothing else, in the
  * caller's transaction; processing happens elsewhere (process-upload.ts), woken by this
- * transaction's commit, from a parse begun here when a file worker is free (early-parse.ts). The same `external_id` from the same uploader answers the first
- * upload as it stands now, or 409 when the bytes differ (CONTRACT §11).
+ * transaction's commit, from a parse begun here when a file worker is free (early-parse.ts).
+ * The same `external_id` from the same uploader answers the first upload as it stands now, or
+ * 409 when the bytes differ (CONTRACT §11).
  */
 export async function createUpload({
   ctx,

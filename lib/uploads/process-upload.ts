@@ -21,19 +21,6 @@ export type ProcessOptions = {
 };
 
 /**
- * Processes one claimed upload: reads its file, parses it, and writes its activities (or its
- * failure) in one transaction. A file parsed as it arrived (early-parse.ts) is taken from that
- * parse instead of being read back. A file the parser refuses (FileError) ends failed with the
- * parser's words. Anything else unexpected is logged and the claim shortened (retryDelayS): the
- * upload is claimed again and retried, and after MAX_UPLOAD_ATTEMPTS claims it ends failed. A
- * processor that dies instead leaves its claim to lapse with the lease.
- *
- * Reading the file (gunzip, parse, encode the streams) runs in the file worker process
- * (lib/files/worker), one file at a time, so requests on this thread are served meanwhile.
- * A worker that dies or runs out of memory on a file fails it as `invalid_file`; a full queue
- * is retried like any other unexpected error.
- */
-/**
  * What the upload's early parse (early-parse.ts) gave: its activities, or the file's error. A
  * failure that is not the file's (a full queue, the pool closing) is logged and the file is read
  * back instead (undefined).
@@ -56,6 +43,19 @@ async function parseStoredFile(db: Db, uploadId: string): Promise<PreparedActivi
   return prepareUploadOffThread(file.bytes, file.dataType);
 }
 
+/**
+ * Processes one claimed upload: reads its file, parses it, and writes its activities (or its
+ * failure) in one transaction. A file parsed as it arrived (early-parse.ts) is taken from that
+ * parse instead of being read back. A file the parser refuses (FileError) ends failed with the
+ * parser's words. Anything else unexpected is logged and the claim shortened (retryDelayS): the
+ * upload is claimed again and retried, and after MAX_UPLOAD_ATTEMPTS claims it ends failed. A
+ * processor that dies instead leaves its claim to lapse with the lease.
+ *
+ * Reading the file (gunzip, parse, encode the streams) runs in the file worker process
+ * (lib/files/worker), one file at a time, so requests on this thread are served meanwhile.
+ * A worker that dies or runs out of memory on a file fails it as `invalid_file`; a full queue
+ * is retried like any other unexpected error.
+ */
 export async function processUpload(db: Db, claimed: ClaimedUpload, opts: ProcessOptions = {}): Promise<UploadOutcome> {
   const leaseS = opts.leaseS ?? UPLOAD_LEASE_S;
   if (claimed.attempts > MAX_UPLOAD_ATTEMPTS) {
@@ -79,7 +79,8 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
     if (state?.status !== "processing") return "already_finished";
     let parsed;
     try {
-      parsed = (early && (await earlyOutcome(claimed.id, early))) ?? (await parseStoredFile(db, claimed.id));
+      const fromEarly = early ? await earlyOutcome(claimed.id, early) : undefined;
+      parsed = fromEarly ?? (await parseStoredFile(db, claimed.id));
     } catch (err) {
       if (!(err instanceof FileError)) throw err;
       return await inTransaction(db, (tx) => failUpload(tx, claimed.id, { code: err.code, detail: err.message }));

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "../db/client";
-import { WORK_CHANNEL, type Work } from "../events/notify";
+import { WORK_CHANNEL } from "../events/channel";
+import type { Work } from "../events/notify";
 
 type Listenable = {
   listen: (channel: string, fn: (payload: string) => void) => Promise<unknown>;
