@@ -13,6 +13,7 @@
 import path from "node:path";
 import { createRequire } from "node:module";
 import { createFrontServer } from "./front-server.mjs";
+import { stopWhenOutputGone } from "./output-gone.mjs";
 
 function parseArgs(argv) {
   const out = { dir: process.cwd(), port: Number(process.env.PORT || 3000), hostname: undefined, dev: false };
@@ -29,6 +30,15 @@ function parseArgs(argv) {
 }
 
 const opts = parseArgs(process.argv.slice(2));
+/** Set once it listens; until then there is nothing to close. */
+let server;
+const stop = (code) => {
+  server?.close();
+  process.exit(code);
+};
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stop(0));
+// Output nobody reads: stop with a failure, as Node.js itself would (scripts/output-gone.mjs).
+stopWhenOutputGone(() => stop(1));
 if (!opts.dev) process.env.NODE_ENV = "production";
 // Next.js from the app's own node_modules (the bench serves a second app with this script).
 const next = createRequire(path.join(opts.dir, "package.json"))("next");
@@ -37,15 +47,9 @@ await app.prepare();
 const handle = app.getRequestHandler();
 
 const baseUrl = (process.env.BASE_URL || `http://localhost:${opts.port}`).replace(/\/+$/, "");
-const server = createFrontServer({ baseUrl, handle: (req, res) => handle(req, res) });
+server = createFrontServer({ baseUrl, handle: (req, res) => handle(req, res) });
 if (opts.dev) server.on("upgrade", (req, socket, head) => app.getUpgradeHandler()(req, socket, head));
 server.listen(opts.port, opts.hostname, () => {
   const where = server.address();
   console.log(`  ▲ Ready on port ${typeof where === "object" && where ? where.port : opts.port}${opts.dev ? " (development)" : ""}`);
 });
-for (const sig of ["SIGINT", "SIGTERM"]) {
-  process.on(sig, () => {
-    server.close();
-    process.exit(0);
-  });
-}

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const serverScript = fileURLToPath(new URL("./server.mjs", import.meta.url));
+
+/**
+ * An app directory whose `next` stands in for Next.js (a real one needs a build of the app):
+ * what matters here is what Next.js's router server does with an uncaught exception, which it
+ * logs to stderr and goes on (next/dist/server/lib/router-server.js). Its handler writes a log
+ * line for each request, as the service's request logs do.
+ */
+function appWithNext(dir: string) {
+  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "app", private: true }));
+  const next = path.join(dir, "node_modules", "next");
+  mkdirSync(next, { recursive: true });
+  writeFileSync(path.join(next, "package.json"), JSON.stringify({ name: "next", main: "index.js" }));
+  writeFileSync(
+    path.join(next, "index.js"),
+    `module.exports = () => ({
+      prepare: async () => { process.on("uncaughtException", (err) => console.error("uncaughtException: ", err)); },
+      getRequestHandler: () => (req, res) => { console.error("GET", req.url); res.end("ok"); },
+    });`,
+  );
+}
+
+describe("one server process (scripts/server.mjs)", () => {
+  let dir: string | undefined;
+  let child: ChildProcessByStdio<null, Readable, Readable> | undefined;
+  afterEach(() => {
+    child?.kill("SIGKILL");
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("stops with a failure when nobody reads its output any more, instead of spinning on its own error log", async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "aas-server-"));
+    appWithNext(dir);
+    const proc = spawn(process.execPath, [serverScript, dir, "-p", "0", "-H", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] });
+    child = proc;
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      proc.once("exit", (code, signal) => resolve({ code, signal })),
+    );
+    let out = "";
+    const port = await new Promise<number>((resolve, reject) => {
+      proc.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        const m = /Ready on port (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      void exited.then((e) => reject(new Error(`the server exited before it was ready (${JSON.stringify(e)}): ${out}`)));
+    });
+    // It serves while its output is read.
+    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe("ok");
+
+    // Whoever read its output goes away; the next request makes it write a log line.
+    proc.stdout.destroy();
+    proc.stderr.destroy();
+    await fetch(`http://127.0.0.1:${port}/`).catch(() => undefined);
+
+    // Before, the failed write became an uncaught exception, whose log line failed the same
+    // way, for ever: the process never exited and this wait ran into the test's timeout.
+    expect(await exited).toEqual({ code: 1, signal: null });
+  }, 20_000);
+});
