@@ -3,7 +3,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activityStreams } from "../db/schema/files";
+import { integer, pgTable } from "drizzle-orm/pg-core";
+import { activityStreams, bytea } from "../db/schema/files";
 import { createTestDatabase } from "../testing/db";
 import { parseActivityFile } from "./parse";
 import { decodeStreams, encodeStreams } from "./stream-codec";
@@ -23,6 +24,27 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await handle?.drop();
+});
+
+describe("bytea", () => {
+  it("is written as base64 text that the server decodes (both drivers' hex is twice the size), and every byte reads back", async () => {
+    const { db } = handle;
+    const probe = pgTable("bytea_probe", { id: integer("id").primaryKey(), b: bytea("b").notNull() });
+    const bytes = Uint8Array.from({ length: 512 }, (_, i) => i % 256);
+    const statement = db.insert(probe).values({ id: 1, b: bytes }).toSQL();
+    expect(statement.sql).toContain(`decode($2, 'base64')`);
+    expect(statement.params).toEqual([1, Buffer.from(bytes).toString("base64")]);
+
+    await db.execute(sql`create table bytea_probe (id integer primary key, b bytea not null)`);
+    // A view into a larger buffer (as a file's slices are) writes its own bytes only.
+    await db.insert(probe).values([
+      { id: 1, b: bytes },
+      { id: 2, b: new Uint8Array(0) },
+      { id: 3, b: bytes.subarray(7, 9) },
+    ]);
+    const rows = await db.select().from(probe).orderBy(probe.id);
+    expect(rows.map((r) => Buffer.from(r.b).toString("hex"))).toEqual([Buffer.from(bytes).toString("hex"), "", "0708"]);
+  });
 });
 
 describe("activity_streams on disk", () => {

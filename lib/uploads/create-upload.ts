@@ -61,10 +61,11 @@ export function prepareUpload(file: ReceivedFile | undefined): PreparedUpload {
 }
 
 /**
- * The bytes a single statement carries. Both drivers send a bytea parameter as hex text, so one
- * statement with a whole 25 MiB file costs some 100 MiB of transient strings and buffers per
- * upload; ten at once passed a gigabyte. In slices the cost is bounded by the slice, at the
- * price of PostgreSQL rewriting the growing value once per slice (a 25 MiB file: 7 statements).
+ * The bytes a single statement carries. A bytea is sent as text (base64, lib/db/schema/files.ts;
+ * both drivers' own hex is twice the size), so one statement with a whole 25 MiB file would cost
+ * some 70 MiB of transient strings and buffers per upload (100 MiB as hex: ten at once passed a
+ * gigabyte). In slices the cost is bounded by the slice, at the price of PostgreSQL rewriting the
+ * growing value once per slice (a 25 MiB file: 7 statements).
  */
 const FILE_SLICE_BYTES = 4 * 1024 * 1024;
 
