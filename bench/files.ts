@@ -17,7 +17,7 @@ import { Decoder, Stream } from "@garmin/fitsdk";
 import { exportFit, exportGpx } from "../lib/files/export";
 import { syntheticActivity } from "../lib/files/synthetic";
 import { MAX_FILE_BYTES } from "../lib/files/detect";
-import { CpuMeter, measured, type CpuUse } from "./lib/cpu";
+import { CpuMeter, mainThreadTicks, measured, ticksMs, type CpuUse } from "./lib/cpu";
 import { connect, databaseUrl, type Sql } from "./lib/database";
 import { WORK_CHANNEL } from "../lib/events/channel";
 import { atRate, throughput, type Target, type ThroughputResult } from "./lib/load";
@@ -233,6 +233,13 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     const probeS = Math.max(5, Math.min(30, Math.round((BURST_FILES * aloneMs) / 1000 / 2)));
     const idle = await atRate(me, { rps: PROBE_RPS, durationS: probeS });
     const burstCpu = meter.snapshot();
+    // Where the burst's work lands: the server's one JavaScript thread (which /me queues for)
+    // against the file workers' (scripts/server.mjs; lib/files/worker/entry.ts's bundle).
+    const mainThreads = () => ({
+      server: mainThreadTicks(service.server.pid, /scripts\/server\.mjs/),
+      workers: mainThreadTicks(service.server.pid, /file-worker/),
+    });
+    const threadsBefore = mainThreads();
     const burstStart = performance.now();
     const probing = atRate(me, { rps: PROBE_RPS, durationS: probeS });
     const clients = tokens.slice(1, 1 + BURST_CLIENTS);
@@ -246,11 +253,17 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     );
     const [busy, burstEnd] = await Promise.all([probing, burst.then(() => performance.now())]);
     cpuNotes.push({ what: "burst", cpu: meter.since(burstCpu) });
+    const threadsAfter = mainThreads();
+    const perFileMs = {
+      server: Math.round(ticksMs(threadsAfter.server - threadsBefore.server) / BURST_FILES),
+      workers: Math.round(ticksMs(threadsAfter.workers - threadsBefore.workers) / BURST_FILES),
+    };
     const burstS = (burstEnd - burstStart) / 1000;
     const burstRate = BURST_FILES / burstS;
     log(
       `burst: ${BURST_FILES} runs in ${burstS.toFixed(1)} s (${burstRate.toFixed(1)} files/s; alone ${aloneRate.toFixed(1)} files/s);` +
-        ` /me p99 ${idle.latencyMs.p99} ms idle, ${busy.latencyMs.p99} ms during`,
+        ` /me p99 ${idle.latencyMs.p99} ms idle, ${busy.latencyMs.p99} ms during;` +
+        ` CPU per file: server's main thread ${perFileMs.server} ms, file workers' ${perFileMs.workers} ms`,
     );
 
     // Streams: the service against a bare handler answering the very bytes it answered.
@@ -333,6 +346,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
         { name: "one 1 h run alone, upload to succeeded", value: Math.round(aloneMs), unit: "ms" },
         { name: `burst: ${BURST_FILES} runs by ${BURST_CLIENTS} clients`, value: `${burstS.toFixed(1)} s, ${burstRate.toFixed(2)} files/s` },
         { name: `/v1/athletes/me at ${PROBE_RPS} req/s: p99 idle / during the burst`, value: `${idle.latencyMs.p99} / ${busy.latencyMs.p99}`, unit: "ms" },
+        { name: "burst CPU per file: the server's main thread / the file workers' main threads", value: `${perFileMs.server} / ${perFileMs.workers}`, unit: "ms" },
         { name: "streams answer: full / medium", value: `${(sizes.full! / 1024).toFixed(0)} / ${(sizes.medium! / 1024).toFixed(0)}`, unit: "KiB" },
         ...(["bareFull", "full", "bareMedium", "medium"] as const).map((k) => ({
           name: `${k} req/s, each round`,
@@ -354,7 +368,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
         check("activity_streams bytes per sample per channel", round2(bytesPerValue), "≤", 8, "B"),
         check(`resident memory growth, ten ${bigMiB} MiB uploads at once`, growthMiB, "<", 512, "MiB"),
       ],
-      details: { importMs, roundDecodeMs, decodeRideMs, aloneMs, burstS, idle, busy, rounds, storage: store, rssBefore, rssPeak, cpu: cpuNotes },
+      details: { importMs, roundDecodeMs, decodeRideMs, aloneMs, burstS, idle, busy, perFileMs, rounds, storage: store, rssBefore, rssPeak, cpu: cpuNotes },
     };
   } finally {
     await sql.end();

@@ -159,3 +159,34 @@ export async function measured<T extends object>(
   const result = await fn();
   return { ...result, cpu: meter.since(start) };
 }
+
+/**
+ * CPU ticks so far of the main threads (the JavaScript thread; its id is the process's) of the
+ * processes in process group `pgid` whose command line matches `command`. A server's main
+ * thread is the one its requests queue for: its figure says how much of what a workload costs
+ * lands there, apart from the garbage collector's and libuv's helper threads and from other
+ * processes (file workers). A process that exits takes its ticks with it.
+ */
+export function mainThreadTicks(pgid: number, command: RegExp): number {
+  if (os.platform() !== "linux") return 0;
+  let ticks = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(f[2]) !== pgid) continue;
+      if (!command.test(readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " "))) continue;
+      // /proc/<pid>/stat sums every thread; the task of the same id is the main thread alone.
+      const main = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+      const m = main.slice(main.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(m[11]) + Number(m[12]);
+    } catch {
+      // exited
+    }
+  }
+  return ticks;
+}
+
+/** Milliseconds of CPU that `ticks` are. */
+export const ticksMs = (ticks: number) => (ticks / TICKS_PER_S) * 1000;
