@@ -3,9 +3,12 @@ import type { Db } from "../db/client";
 import { uploadFiles, uploads } from "../db/schema";
 
 /**
- * The bytes one statement reads. Both drivers receive a bytea as hex text, so reading a 25 MiB
- * file whole costs some 75 MiB of transient strings per request; in slices the cost is bounded
- * by the slice (the upload stores the file the same way, lib/uploads/create-upload.ts).
+ * The bytes one statement reads. They come as text: base64, which PostgreSQL encodes, as the
+ * streams are read (lib/activities/get-streams.ts) and every bytea is written
+ * (lib/db/schema/files.ts); both drivers' own hex is twice the size and costs more to receive
+ * and decode. Reading a 25 MiB file whole would still cost some 60 MiB of transient strings; in
+ * slices the cost is bounded by the slice (the upload stores the file the same way,
+ * lib/uploads/create-upload.ts).
  */
 const FILE_SLICE_BYTES = 4 * 1024 * 1024;
 
@@ -21,12 +24,14 @@ export async function readUploadedFile(db: Db, uploadId: string) {
   const bytes = new Uint8Array(file.length);
   for (let at = 0; at < file.length; at += FILE_SLICE_BYTES) {
     // substring() counts from 1.
-    const [slice] = await db
-      .select({ bytes: sql<Uint8Array>`substring(${uploadFiles.bytes} from ${at + 1} for ${FILE_SLICE_BYTES})`.mapWith(uploadFiles.bytes) })
+    const [row] = await db
+      .select({ base64: sql<string>`encode(substring(${uploadFiles.bytes} from ${at + 1} for ${FILE_SLICE_BYTES}), 'base64')` })
       .from(uploadFiles)
       .where(eq(uploadFiles.uploadId, uploadId));
-    if (!slice || slice.bytes.byteLength !== Math.min(FILE_SLICE_BYTES, file.length - at)) return null;
-    bytes.set(slice.bytes, at);
+    // PostgreSQL breaks base64 into lines; Buffer.from skips the line breaks.
+    const slice = row ? Buffer.from(row.base64, "base64") : null;
+    if (!slice || slice.byteLength !== Math.min(FILE_SLICE_BYTES, file.length - at)) return null;
+    bytes.set(slice, at);
   }
   return { dataType: file.dataType, gzip: file.gzip, bytes };
 }
