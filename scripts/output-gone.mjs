@@ -9,9 +9,9 @@
  * next/dist/server/lib/router-server.js), that write fails with EPIPE, the stream's unhandled
  * 'error' is another uncaught exception, which is logged, and so on, thousands of times a
  * second. Seen here as a server left at a third of a core, holding its port, after the
- * program that started it and read its output was killed. Node.js's
- * own answer to a write to a closed pipe, without that listener, is to end the process; this
- * keeps that answer, and lets the server end the way it does on SIGTERM.
+ * program that started it and read its output was killed. Node.js's own answer to a write to a
+ * closed pipe, without that listener, is to end the process; this keeps that answer, and lets
+ * the server end as it does on SIGTERM, with a failure's exit code.
  */
 export function stopWhenOutputGone(stop) {
   let stopped = false;
