@@ -30,7 +30,7 @@ function parseArgs(argv) {
 }
 
 const opts = parseArgs(process.argv.slice(2));
-/** Set once it listens; until then there is nothing to close. */
+/** The front server, once made; until then there is nothing to close. */
 let server;
 const stop = (code) => {
   server?.close();

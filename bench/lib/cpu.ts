@@ -40,6 +40,15 @@ function isOurPostgres(pid: string, database: string | undefined): boolean {
   return !client || !database || client[1] === database;
 }
 
+/**
+ * A /proc stat line's command name and the fields after it (state first: the process group is
+ * [2], user and system ticks [11] and [12]). The name is in parentheses and may hold spaces.
+ */
+function statFields(stat: string): { comm: string; f: string[] } {
+  const close = stat.lastIndexOf(")");
+  return { comm: stat.slice(stat.indexOf("(") + 1, close), f: stat.slice(close + 2).split(" ") };
+}
+
 function ourTicks(groups: Map<number, string>, database: string | undefined): Map<string, { part: string; ticks: number }> {
   const ours = new Map<string, { part: string; ticks: number }>();
   for (const pid of readdirSync("/proc")) {
@@ -50,9 +59,7 @@ function ourTicks(groups: Map<number, string>, database: string | undefined): Ma
     } catch {
       continue; // exited
     }
-    const close = stat.lastIndexOf(")");
-    const comm = stat.slice(stat.indexOf("(") + 1, close);
-    const f = stat.slice(close + 2).split(" ");
+    const { comm, f } = statFields(stat);
     const pgrp = Number(f[2]);
     const part =
       Number(pid) === process.pid
@@ -173,14 +180,12 @@ export function mainThreadTicks(pgid: number, command: RegExp): number {
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const { f } = statFields(readFileSync(`/proc/${pid}/stat`, "utf8"));
       if (Number(f[2]) !== pgid) continue;
       if (!command.test(readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " "))) continue;
       // /proc/<pid>/stat sums every thread; the task of the same id is the main thread alone.
-      const main = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
-      const m = main.slice(main.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(m[11]) + Number(m[12]);
+      const main = statFields(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")).f;
+      ticks += Number(main[11]) + Number(main[12]);
     } catch {
       // exited
     }
