@@ -19,6 +19,7 @@ import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWind
 import { readJsonBody } from "./body";
 import { isRawJson } from "./raw-json";
 import { parseWith } from "./validation";
+import { requestStarted, requestsFirst } from "./requests-first";
 import { readMultipartForm, type ReceivedFile } from "../uploads/multipart";
 import { claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
 import { inWriteCtx, type BeforeArgs, type CtxFor, type HandlerArgs, type HttpMethod, type Operation, type OperationHandler, type RouteIo, type WriteCtx } from "./operation";
@@ -273,6 +274,9 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
     let rl: RateLimitResult | undefined;
     /** What the request's body holds of the process's upload memory, given back once answered. */
     let release = () => {};
+    // Counted while it is answered, so bulk work waits (requests-first.ts); a multipart body
+    // is bulk work itself, and stops counting once the request is let in.
+    const answered = requestStarted();
     try {
       const db = await getDb();
       const identified = await identify(db, req);
@@ -284,6 +288,10 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       checkBilling(bearer);
       checkScope(op, actor);
 
+      if (op.multipart) {
+        answered();
+        await requestsFirst();
+      }
       const { url, release: releaseBody, ...args } = await parseRequest(op, req, routeCtx);
       release = releaseBody;
       const headers = baseHeaders(traceId, rl);
@@ -307,6 +315,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
         }
         prepared = await opts.before({ ...args, ctx: { db, actor } });
       }
+      if (op.multipart) await requestsFirst();
       const answer = await runVerb(db, op.method, { actor }, async (ctx) => {
         const tx = ctx.db;
         const claim = key === null ? undefined : await claimIdempotencyKey(tx, idempotencyPrincipal(actor), key, fingerprint);
@@ -323,6 +332,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
     } catch (err) {
       return errorToResponse(err, req, traceId, rl ?? rateLimitOf(err));
     } finally {
+      answered();
       release();
     }
   };

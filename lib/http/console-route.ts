@@ -10,6 +10,7 @@ import type { RawJson } from "./raw-json";
 import { baseHeaders, errorToResponse, jsonResponse, parseRequest, runVerb, setLocation, shapeResponse, type RouteHandler } from "./api-route";
 import type { BeforeArgs, CtxFor, HandlerArgs, HttpMethod, RouteIo } from "./operation";
 import { consumeRateLimit, type RateLimitResult } from "./rate-limit";
+import { requestStarted, requestsFirst } from "./requests-first";
 
 /**
  * Same-origin check for cookie-authenticated writes (OWASP CSRF: verify Origin, fall back
@@ -106,6 +107,8 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
     let rl: RateLimitResult | undefined;
     /** What the request's body holds of the process's upload memory, given back once answered. */
     let release = () => {};
+    // Counted while it is answered, as handle() counts (requests-first.ts).
+    const answered = requestStarted();
     try {
       const userId = await sessionUserId(req);
       if (!userId) throw new ApiError("token_missing", "Sign in to use the console: its endpoints take a signed-in session (apps call /v1 with a token).");
@@ -115,6 +118,10 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
       if (rl.exceeded) {
         const w = rl.exceeded;
         throw new ApiError("rate_limited", `The console's ${w.name} limit of ${w.limit} requests is used up; retry in ${w.resetS} s.`);
+      }
+      if (op.multipart) {
+        answered();
+        await requestsFirst();
       }
       const { params, query, body, file, release: releaseBody } = await parseRequest(op, req, routeCtx);
       release = releaseBody;
@@ -129,6 +136,7 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
         const prepared = await before({ params, query, body, file, ctx: { db, actor } });
         run = (ctx) => fn({ params, query, body, file, prepared, ctx: ctx as CtxFor<M> });
       }
+      if (op.multipart) await requestsFirst();
       // A verb that answers nothing answers JSON null, which the schema then must allow.
       const result = await runVerb(db, op.method, { actor }, async (ctx) => shapeResponse(op, (await run(ctx)) ?? null));
       const headers = baseHeaders(traceId, rl);
@@ -137,6 +145,7 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
     } catch (err) {
       return errorToResponse(err, req, traceId, rl);
     } finally {
+      answered();
       release();
     }
   };

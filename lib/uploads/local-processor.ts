@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db } from "../db/client";
+import { requestsFirst } from "../http/requests-first";
 import { log } from "../log";
 import { claimUploads } from "./claim-uploads";
 import { processUpload, type ProcessOptions } from "./process-upload";
@@ -74,6 +75,7 @@ export function startUploadProcessor(opts: UploadProcessorOptions): UploadProces
         }
         for (;;) {
           if (stopped) break;
+          await requestsFirst();
           const [claimed] = await claimUploads(db, { limit: 1, leaseS: opts.leaseS });
           if (!claimed) break;
           await processUpload(db, claimed, opts);

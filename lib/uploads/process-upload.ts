@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { requestsFirst } from "../http/requests-first";
 import type { Db } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { uploads } from "../db/schema";
@@ -87,6 +88,7 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
     }
     const prepared = performance.now();
     await opts.afterParse?.(claimed.id);
+    await requestsFirst();
     const outcome = await inTransaction(db, (tx) => saveParsedActivities(tx, claimed.id, parsed));
     const ms = (a: number, b: number) => Math.round((b - a) * 10) / 10;
     log.debug("upload processed", {
