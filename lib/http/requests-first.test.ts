@@ -101,6 +101,10 @@ describe("requests first, over real HTTP", () => {
     expect(refused.status).toBe(401);
     const badUpload = await fetch(`${api.url}/v1/athletes/me/uploads`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: "not a form" });
     expect(badUpload.status).toBeGreaterThanOrEqual(400);
+    const oauth = await fetch(`${api.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
+    expect(oauth.status).toBe(401);
+    const mcp = await fetch(`${api.url}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(mcp.status).toBe(401);
     expect(requestsInFlight()).toBe(0);
   });
 

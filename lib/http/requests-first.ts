@@ -3,7 +3,8 @@
  * file's save and the like (bulk work, which nobody waits on by the millisecond) run on it
  * between requests, and a request that arrives behind a queue of such steps waits for all of
  * them. So each bulk step asks `requestsFirst()` before it starts, and goes only once no
- * request is being answered. Held steps go one per turn of the event loop, so a request that
+ * request is being answered (the `/v1` and console wrappers, the OAuth endpoints and `/mcp`
+ * count theirs). Held steps go one per turn of the event loop, so a request that
  * arrives between two of them goes before the second.
  *
  * A step never waits longer than `maxWaitMs`: a steady stream of requests slows bulk work but

@@ -10,6 +10,7 @@ import { getDb } from "../db/client";
 import { getEnv } from "../env";
 import { baseHeaders, checkBilling, errorToResponse, identify, rateLimited, rateLimitOf } from "../http/api-route";
 import { readJsonBody } from "../http/body";
+import { requestStarted } from "../http/requests-first";
 import { ApiError } from "../http/errors";
 import type { RateLimitResult } from "../http/rate-limit";
 import { errorText, log } from "../log";
@@ -84,6 +85,8 @@ function serverFor(ctx: Ctx, traceId: string): McpServer {
 export async function handleMcpRequest(req: Request): Promise<Response> {
   const traceId = randomUUID();
   let rl: RateLimitResult | undefined;
+  // Counted while it is answered, so bulk work waits (lib/http/requests-first.ts).
+  const answered = requestStarted();
   try {
     const db = await getDb();
     const identified = await identify(db, req, "mcp");
@@ -113,5 +116,7 @@ export async function handleMcpRequest(req: Request): Promise<Response> {
     }
   } catch (err) {
     return errorToResponse(err, req, traceId, rl ?? rateLimitOf(err), "mcp");
+  } finally {
+    answered();
   }
 }

@@ -6,6 +6,7 @@ import { log } from "../log";
 import { isDatabaseUnavailable } from "../http/db-errors";
 import { clientAddress } from "../http/client-address";
 import { readBodyUpTo } from "../http/body";
+import { requestStarted } from "../http/requests-first";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { decodeBasic } from "./client-auth";
 import { tokenEndpointLimiter, type OverLimit, type TokenLimitWindow } from "./token-limit";
@@ -76,6 +77,8 @@ function slowDown(over: OverLimit): Response {
  */
 export function oauthEndpoint(fn: (db: Db, req: Request, form: URLSearchParams, prove: ProveClient) => Promise<Response>) {
   return async (req: Request): Promise<Response> => {
+    // Counted while it is answered, so bulk work waits (lib/http/requests-first.ts).
+    const answered = requestStarted();
     try {
       const db = await getDb();
       const limiter = tokenEndpointLimiter(db);
@@ -106,6 +109,8 @@ export function oauthEndpoint(fn: (db: Db, req: Request, form: URLSearchParams, 
       }
       log.error("oauth endpoint failed", { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       return oauthErrorResponse(new OAuthError("server_error", "The authorization server failed.", 500));
+    } finally {
+      answered();
     }
   };
 }
