@@ -39,10 +39,13 @@ if (name) {
     let ms = 0;
     let scavenges = 0;
     for (const line of run.stdout.split("\n")) {
-      if (!/\bgc=s\b/.test(line)) continue;
+      // Node 24 writes `key=value` pairs; later releases one JSON object after "GC: ".
+      const json = line.indexOf("GC: {");
+      const gc = json >= 0 ? JSON.parse(line.slice(json + 4)) : Object.fromEntries([...line.matchAll(/(\w+)=([^\s]+)/g)].map((m) => [m[1], m[2]]));
+      if (gc.gc !== "s") continue;
       scavenges++;
-      promoted += Number(/\bpromoted=(\d+)/.exec(line)?.[1] ?? 0);
-      ms += Number(/\bpause=([\d.]+)/.exec(line)?.[1] ?? 0);
+      promoted += Number(gc.promoted ?? 0);
+      ms += Number(gc.pause ?? 0);
     }
     const perKb = promoted / N / 1024;
     console.log(`${c.padEnd(42)} promoted ${(promoted / 2 ** 20).toFixed(1).padStart(6)} MiB (${perKb.toFixed(2)} KiB each), ${scavenges} scavenges, ${ms.toFixed(0)} ms`);

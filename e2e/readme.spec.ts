@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -188,6 +189,20 @@ test("the README's first steps run as written, on this run's port, to a verified
   } finally {
     shell.kill();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// A random base64url verifier starts with "-" once in 64 runs, and node took it for an option of
+// its own ("node: bad option"): the arguments go after `--`.
+test("the authorization block's PKCE lines hold for every verifier, one that starts with a dash too", () => {
+  const oauth = blocks(section("Connect an app with OAuth")).filter((b) => b.lang === "sh");
+  const lines = oauth[0]!.code.split("\n");
+  const challengeLine = lines.find((l) => l.startsWith("CHALLENGE="))!;
+  const resourceLine = lines.find((l) => l.startsWith("RESOURCE="))!;
+  for (const verifier of ["-1XhfNXxoFyh9VdbYm2SIvokDa_kUzHm2JnRHkWY-8A", "--help", "Q2xlYXJseUFWZXJpZmllcldpdGhvdXRBRGFzaDAwMDA"]) {
+    const script = `VERIFIER='${verifier}'\nBASE=http://localhost:3000\n${challengeLine}\n${resourceLine}\necho "$CHALLENGE $RESOURCE"`;
+    const out = execFileSync("bash", ["-c", script], { encoding: "utf8" }).trim();
+    expect(out).toBe(`${createHash("sha256").update(verifier).digest("base64url")} http%3A%2F%2Flocalhost%3A3000%2Fv1`);
   }
 });
 
