@@ -17,7 +17,7 @@ import { Decoder, Stream } from "@garmin/fitsdk";
 import { exportFit, exportGpx } from "../lib/files/export";
 import { syntheticActivity } from "../lib/files/synthetic";
 import { MAX_FILE_BYTES } from "../lib/files/detect";
-import { CpuMeter, mainThreadTicks, measured, ticksMs, type CpuUse } from "./lib/cpu";
+import { CpuMeter, mainThreadTicks, measured, statFields, ticksMs, type CpuUse } from "./lib/cpu";
 import { connect, databaseUrl, type Sql } from "./lib/database";
 import { WORK_CHANNEL } from "../lib/events/channel";
 import { atRate, throughput, type Target, type ThroughputResult } from "./lib/load";
@@ -151,8 +151,7 @@ function listProcs(): { pid: number; ppid: number }[] {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.push({ pid: Number(name), ppid: Number(f[1]) });
+      out.push({ pid: Number(name), ppid: Number(statFields(stat).f[1]) });
     } catch {
       // exited
     }

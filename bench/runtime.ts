@@ -20,7 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { PAGE_SIZE, WORLD } from "./api-read";
-import { CpuMeter, cpuPerRequest, measured, type CpuUse } from "./lib/cpu";
+import { CpuMeter, cpuPerRequest, measured, statFields, type CpuUse } from "./lib/cpu";
 import { databaseUrl, BENCH_DB } from "./lib/database";
 import { atRate, getJson, throughput, type RateResult, type Target, type ThroughputResult } from "./lib/load";
 import type { ServeMode } from "./lib/next-server";
@@ -91,7 +91,7 @@ function peakRssMb(pgid: number): number {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
+      if (Number(statFields(stat).f[2]) !== pgid) continue;
       const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       if (hwm) peak = Math.max(peak, Number(hwm[1]) / 1024);
     } catch {

@@ -44,7 +44,7 @@ function isOurPostgres(pid: string, database: string | undefined): boolean {
  * A /proc stat line's command name and the fields after it (state first: the process group is
  * [2], user and system ticks [11] and [12]). The name is in parentheses and may hold spaces.
  */
-function statFields(stat: string): { comm: string; f: string[] } {
+export function statFields(stat: string): { comm: string; f: string[] } {
   const close = stat.lastIndexOf(")");
   return { comm: stat.slice(stat.indexOf("(") + 1, close), f: stat.slice(close + 2).split(" ") };
 }
