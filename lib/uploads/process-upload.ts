@@ -80,7 +80,7 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
     if (state?.status !== "processing") return "already_finished";
     let parsed;
     try {
-      const fromEarly = early ? await earlyOutcome(claimed.id, early) : undefined;
+      const fromEarly = early ? await earlyOutcome(claimed.id, early()) : undefined;
       parsed = fromEarly ?? (await parseStoredFile(db, claimed.id));
     } catch (err) {
       if (!(err instanceof FileError)) throw err;

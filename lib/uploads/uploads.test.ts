@@ -20,7 +20,7 @@ import { uploadBodyBudget } from "./body-budget";
 import { startUploadProcessor, type UploadProcessor } from "./local-processor";
 import { closeFileWorkers, fileWorkerIsFree, FileWorkerError, prepareUploadOffThread, runOnSharedPool } from "../files/worker/pool";
 import { prepareUpload } from "../files/worker/run-task";
-import { beginEarlyParse, earlyParsesKept, takeEarlyParse } from "./early-parse";
+import { beginEarlyParse, earlyBytesKept, earlyParsesKept, EARLY_MAX_BYTES, EARLY_MAX_KEPT_BYTES, takeEarlyParse } from "./early-parse";
 
 const api = setupApi();
 const SAMPLES = SAMPLES_DIR;
@@ -581,7 +581,7 @@ describe("early parse: a free file worker reads the file while it is stored (ear
     const up = await send(a.token, file, "bike.fit");
     // Whatever the request began is set aside; this test begins one and closes the pool in the
     // same turn, before the task can reach the worker.
-    await takeEarlyParse(up.id)?.catch(() => {});
+    await takeEarlyParse(up.id)?.().catch(() => {});
     await freeWorker();
     const before = earlyParsesKept();
     expect(beginEarlyParse(up.id, file, "fit")).toBe(true);
@@ -594,20 +594,52 @@ describe("early parse: a free file worker reads the file while it is stored (ear
     expect(await activitiesOf(a.id)).toBe(1);
   }));
 
-  it("is not begun for a file while the worker is busy", processorStopped(async () => {
+  it("keeps the file's bytes while the worker is busy, and the processor parses them without reading the file back", processorStopped(async () => {
     const a = await athlete();
     await freeWorker();
     // Busy until the pool is closed below.
     const busy = runOnSharedPool({ op: "spin", ms: 120_000 }).catch((e: unknown) => e);
     expect(fileWorkerIsFree()).toBe(false);
-    const before = earlyParsesKept();
-    const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
-    expect(earlyParsesKept()).toBe(before);
+    const file = sample("gpx/run.gpx");
+    const before = { kept: earlyParsesKept(), bytes: earlyBytesKept() };
+    const up = await send(a.token, file, "run.gpx");
+    expect(earlyParsesKept()).toBe(before.kept + 1);
+    expect(earlyBytesKept()).toBeGreaterThanOrEqual(before.bytes + file.byteLength);
     await closeFileWorkers();
     expect(await busy).toBeInstanceOf(FileWorkerError);
+    // Only the kept bytes can make this upload succeed at once: the stored file is gone.
     const db = await api.db();
+    await db.delete(uploadFiles).where(eq(uploadFiles.uploadId, up.id));
     const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
     expect(await processUpload(db, claim!)).toBe("succeeded");
+    expect(earlyParsesKept()).toBe(before.kept);
+    expect(earlyBytesKept()).toBe(before.bytes);
+    expect(await activitiesOf(a.id)).toBe(1);
+  }));
+
+  it("keeps no more bytes than its bound while the worker is busy; the rest are read back when claimed", processorStopped(async () => {
+    await freeWorker();
+    const busy = runOnSharedPool({ op: "spin", ms: 120_000 }).catch((e: unknown) => e);
+    expect(fileWorkerIsFree()).toBe(false);
+    // Files of the largest size kept, until the bound is reached (ids no upload has: nothing claims them).
+    const before = earlyBytesKept();
+    const room = Math.floor((EARLY_MAX_KEPT_BYTES - before) / EARLY_MAX_BYTES);
+    const ids = Array.from({ length: room + 1 }, (_, i) => `upl_bound_${i}`);
+    const taken = ids.map((id) => beginEarlyParse(id, new Uint8Array(EARLY_MAX_BYTES), "fit"));
+    try {
+      expect(room).toBeGreaterThan(0);
+      expect(taken.filter(Boolean)).toHaveLength(room);
+      expect(taken.at(-1)).toBe(false);
+      expect(earlyBytesKept()).toBeLessThanOrEqual(EARLY_MAX_KEPT_BYTES);
+      // A larger file is never kept, whatever is free.
+      expect(beginEarlyParse("upl_bound_large", new Uint8Array(EARLY_MAX_BYTES + 1), "fit")).toBe(false);
+    } finally {
+      // Taken and not called: dropped, and their share given back.
+      for (const id of ids) takeEarlyParse(id);
+      await closeFileWorkers();
+      await busy;
+    }
+    expect(earlyBytesKept()).toBe(before);
   }));
 });
 
