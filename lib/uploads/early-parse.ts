@@ -16,8 +16,9 @@ import type { FileKind } from "../files/types";
  * most EARLY_MAX_KEPT parses (their results hold every sample), and kept bytes up to
  * EARLY_MAX_KEPT_BYTES in all. Reading a file back cost the burst a query and some 4/3 of the
  * file as a base64 string per upload, and those strings were among what the server's minor
- * collections promoted (bench/README.md, "The burst's tail").
+ * collections promoted (bench/README.md, "Where `/me` waits").
  */
+
 /** Larger files are read back when claimed: a worker recycles after one (pool.ts `recycleAfterBytes`). */
 export const EARLY_MAX_BYTES = 8 * 1024 * 1024;
 /** Parses kept for a processor at once. */
@@ -26,7 +27,7 @@ export const EARLY_MAX_KEPT = 16;
 export const EARLY_MAX_KEPT_BYTES = 32 * 1024 * 1024;
 /** Files kept for a processor at once (a bound on the map whatever the files' sizes). */
 export const EARLY_MAX_KEPT_FILES = 1024;
-/** How long a parse waits for its processor before it is dropped (a claim elsewhere, a rollback). */
+/** How long a parse or kept bytes wait for their processor before they are dropped (a claim elsewhere, a rollback). */
 export const EARLY_KEPT_MS = 60_000;
 
 /** A parse under way, or a file's bytes (and the share of EARLY_MAX_KEPT_BYTES they hold) waiting for one. */
