@@ -31,10 +31,8 @@ export const EARLY_MAX_KEPT_FILES = 1024;
 export const EARLY_KEPT_MS = 60_000;
 
 /** A parse under way, or a file's bytes (and the share of EARLY_MAX_KEPT_BYTES they hold) waiting for one. */
-type Early = { timer: NodeJS.Timeout } & (
-  | { parsed: Promise<PreparedActivity[]> }
-  | { bytes: Uint8Array; kind: FileKind; held: number }
-);
+type Kept = { parsed: Promise<PreparedActivity[]> } | { bytes: Uint8Array; kind: FileKind; held: number };
+type Early = Kept & { timer: NodeJS.Timeout };
 
 // On globalThis: Next.js bundles this module into the upload route's chunk and into the
 // instrumentation's that runs the processor, and both must see one map.
@@ -54,10 +52,10 @@ function counts(): { parses: number; bytes: number; files: number } {
   return c;
 }
 
-function keep(uploadId: string, entry: Omit<Early, "timer">): void {
+function keep(uploadId: string, entry: Kept): void {
   const timer = setTimeout(() => kept.delete(uploadId), EARLY_KEPT_MS);
   timer.unref?.();
-  kept.set(uploadId, { ...entry, timer } as Early);
+  kept.set(uploadId, Object.assign(entry, { timer }));
 }
 
 /**
