@@ -3,9 +3,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
 import { writeCounts } from "../testing/rows";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
-import { consumeRateLimit } from "./rate-limit";
+import { personalAccessTokens } from "../db/schema";
+import { consumeRateLimit, peekRateLimit } from "./rate-limit";
 
 const api = setupApi();
 
@@ -293,4 +294,53 @@ describe("hostile input cannot fail other callers' counts", () => {
     const ok = await Promise.all(others);
     expect(ok.map((r) => r.windows[0]!.used)).toEqual(Array(10).fill(1));
   });
+});
+
+describe("a token seen before", () => {
+  it("counts a token revoked since its last use once more in its owner's window, then only per address", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    const from = { "x-forwarded-for": "192.0.2.41" };
+    expect((await api.call(token, "GET", "/v1/athletes/me", { headers: from })).status).toBe(200);
+    const db = await api.db();
+    await db.update(personalAccessTokens).set({ revokedAt: new Date() }).where(eq(personalAccessTokens.userId, p.id));
+    const owner = async () => (await peekRateLimit(db, `user:${p.id}`)).find((w) => w.name === "15min")!.used;
+
+    const first = await api.call(token, "GET", "/v1/athletes/me", { headers: from });
+    expect(first.status).toBe(401);
+    // The answer names the address's window, as for any token that does not resolve.
+    expect(remaining(first)["15min"]!.r).toBe(LIMIT - 1);
+    // Counted in the owner's window while the token was looked up: the one request the revocation allows.
+    expect(await owner()).toBe(2);
+
+    const second = await api.call(token, "GET", "/v1/athletes/me", { headers: from });
+    expect(second.status).toBe(401);
+    expect(remaining(second)["15min"]!.r).toBe(LIMIT - 2);
+    expect(await owner()).toBe(2);
+  });
+
+  // Holding the token lookup needs a second connection to watch the count from: PostgreSQL's
+  // pool has it, the embedded database has one connection (the request would wait for the test).
+  it.runIf(process.env.TEST_DATABASE_URL)("is counted while its lookup waits, so the request waits for one round trip, not two in a row", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    expect((await api.call(token, "GET", "/v1/athletes/me")).status).toBe(200);
+    const db = await api.db();
+    const used = async () => (await peekRateLimit(db, `user:${p.id}`)).find((w) => w.name === "15min")!.used;
+    let answer: Promise<Response> | undefined;
+    await db.transaction(async (tx) => {
+      // Every read of the tokens table waits for this transaction.
+      await tx.execute(sql`lock table personal_access_tokens in access exclusive mode`);
+      answer = api.call(token, "GET", "/v1/athletes/me");
+      for (let i = 0; i < 500; i++) {
+        if ((await used()) === 2) return;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error("the request was not counted while its token's lookup waited");
+    });
+    const res = await answer!;
+    expect(res.status).toBe(200);
+    expect(remaining(res)["15min"]!.r).toBe(LIMIT - 2);
+  });
+
 });
