@@ -7,9 +7,10 @@ import { decodeLocalTimeCursor, page } from "../http/pagination";
 import { requireAthleteActor, resolveReachableAthlete } from "../athletes/reach";
 import type { ListActivitiesQuery } from "./schemas";
 import { rawJson } from "../http/raw-json";
-import { activityWireJson } from "./wire-sql";
+import { activityVersion, activityWireJsonOf } from "./kept-wire-json";
 
-const listColumns = { json: activityWireJson, startLocal: activities.startLocal, id: activities.id };
+/** A page reads each activity's row version, not its JSON: that comes from `activityWireJsonOf`. */
+const listColumns = { version: activityVersion, startLocal: activities.startLocal, id: activities.id };
 const newestFirst = [desc(activities.startLocal), desc(activities.id)] as const;
 
 /**
@@ -61,7 +62,7 @@ export async function listActivities({
   const [start, lastId] = query.cursor ? decodeLocalTimeCursor(query.cursor) : [];
   const bound = start?.replace("T", " ");
   const limit = query.limit + 1;
-  let rows: { json: string; startLocal: string; id: string }[];
+  let rows: { version: string; startLocal: string; id: string }[];
   if (!query.start && !query.end && !query.sport_type) {
     const pages = preparedPages(ctx.db);
     rows = bound !== undefined
@@ -76,5 +77,6 @@ export async function listActivities({
     rows = await ctx.db.select(listColumns).from(activities).where(and(...where)).orderBy(...newestFirst).limit(limit);
   }
   const p = page(rows, query.limit, (r) => [r.startLocal, r.id]);
-  return rawJson(`{"data":[${p.data.map((r) => r.json).join(",")}],"next_cursor":${JSON.stringify(p.next_cursor)}}`);
+  const json = await activityWireJsonOf(ctx.db, p.data);
+  return rawJson(`{"data":[${json.join(",")}],"next_cursor":${JSON.stringify(p.next_cursor)}}`);
 }
