@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { Ctx } from "../auth/actor";
+import { selfUserColumns, type Ctx, type SelfRows } from "../auth/actor";
 import { athleteProfiles, users } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { requireAthleteActor, resolveReachableAthlete } from "./reach";
@@ -10,7 +10,7 @@ export async function getAthleteProfile({ ctx, athleteId }: { ctx: Ctx; athleteI
   const id = await resolveReachableAthlete(ctx.db, ctx.actor, athleteId);
   if (ctx.self && ctx.self.user.id === id) return toAthleteWire(ctx.self.user, ctx.self.profile);
   const [row] = await ctx.db
-    .select({ user: users, profile: athleteProfiles })
+    .select({ user: selfUserColumns, profile: athleteProfiles })
     .from(users)
     .innerJoin(athleteProfiles, eq(athleteProfiles.userId, users.id))
     .where(eq(users.id, id));
@@ -19,8 +19,8 @@ export async function getAthleteProfile({ ctx, athleteId }: { ctx: Ctx; athleteI
 }
 
 export function toAthleteWire(
-  user: typeof users.$inferSelect,
-  profile: typeof athleteProfiles.$inferSelect,
+  user: SelfRows["user"],
+  profile: SelfRows["profile"],
 ): AthleteWire {
   return {
     id: user.id,

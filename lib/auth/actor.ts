@@ -1,5 +1,6 @@
+import { getTableColumns } from "drizzle-orm";
 import type { Db } from "../db/client";
-import type { athleteProfiles, users } from "../db/schema";
+import { users, type athleteProfiles } from "../db/schema";
 import type { Scope } from "./scopes";
 
 /** Who is acting. Console sessions act as the person with every scope; tokens carry theirs. */
@@ -11,8 +12,18 @@ export type Actor =
 
 export type AthleteActor = Exclude<Actor, { kind: "app" }>;
 
+/**
+ * A user's columns as requests read them: all but the password hash, which only signing in
+ * needs and which no request's context should carry.
+ */
+export const selfUserColumns = (() => {
+  const { passwordHash, ...columns } = getTableColumns(users);
+  void passwordHash;
+  return columns;
+})();
+
 /** The acting athlete's own rows, read in the same statement that checked their token. */
-export type SelfRows = { user: typeof users.$inferSelect; profile: typeof athleteProfiles.$inferSelect };
+export type SelfRows = { user: Omit<typeof users.$inferSelect, "passwordHash">; profile: typeof athleteProfiles.$inferSelect };
 
 /** What a bearer token resolves to, whichever kind it is (lib/tokens/resolve-bearer.ts). */
 export type ResolvedBearer = {

@@ -5,6 +5,7 @@ import { sha256Hex } from "../crypto/random";
 import { events, oauthClients, oauthCodes, oauthGrants, oauthRefreshTokens, oauthTokenFamilies } from "../db/schema";
 import { issueAccessToken } from "../oauth/access-token";
 import { generateToken } from "../tokens/format";
+import { resolveBearer } from "../tokens/resolve-bearer";
 import { refusal, setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { disconnectApp } from "./disconnect-app";
@@ -196,5 +197,21 @@ describe("disconnecting, over HTTP", () => {
     const res = await refresh(next);
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: "invalid_grant" });
+  });
+});
+
+describe("what a token's request carries", () => {
+  it("an access token resolves to its athlete's rows without the password hash; so does a PAT", async () => {
+    const athlete = await api.person();
+    const clientId = await app();
+    const db = await api.db();
+    const grantId = await grant(clientId, athlete.id, ["athlete.read"], { families: 1 });
+    const [family] = await db.select().from(oauthTokenFamilies).where(eq(oauthTokenFamilies.grantId, grantId));
+    const { token } = await issueAccessToken(db, { subject: athlete.id, clientId, scopes: ["athlete.read"], grantId, familyId: family!.id });
+    for (const bearer of [token, await api.pat(athlete.id)]) {
+      const resolved = await resolveBearer(db, `Bearer ${bearer}`);
+      expect(resolved.self?.user).toMatchObject({ id: athlete.id, email: athlete.email });
+      expect(resolved.self?.user).not.toHaveProperty("passwordHash");
+    }
   });
 });

@@ -8,7 +8,7 @@ import { safeEqual } from "../crypto/random";
 import { getEnv } from "../env";
 import { ApiError } from "../http/errors";
 import { isScope, type Scope } from "../auth/scopes";
-import type { ResolvedBearer } from "../auth/actor";
+import { selfUserColumns, type ResolvedBearer } from "../auth/actor";
 import { findClientCached } from "./client-cache";
 import { signingKey, verificationKeys, verifiedTokens } from "./keys";
 import { resourceOf, resourceUrl } from "./resources";
@@ -155,7 +155,7 @@ function buildFamilyLookup(db: Db) {
       grantRevokedAt: oauthGrants.revokedAt,
       familyRevokedAt: oauthTokenFamilies.revokedAt,
       userId: oauthGrants.userId,
-      user: users,
+      user: selfUserColumns,
       profile: athleteProfiles,
     })
     .from(oauthTokenFamilies)

@@ -5,7 +5,7 @@ import { athleteProfiles, personalAccessTokens, users, type TokenResource } from
 import { sha256Hex } from "../crypto/random";
 import { ApiError } from "../http/errors";
 import { isScope, type Scope } from "../auth/scopes";
-import type { ResolvedBearer } from "../auth/actor";
+import { selfUserColumns, type ResolvedBearer } from "../auth/actor";
 import { isWellFormedToken } from "./format";
 import { log } from "../log";
 import { looksLikeJwt, resolveAccessToken } from "../oauth/access-token";
@@ -42,7 +42,7 @@ function buildPatLookup(db: Db) {
       expiresAt: personalAccessTokens.expiresAt,
       revokedAt: personalAccessTokens.revokedAt,
       lastUsedAt: personalAccessTokens.lastUsedAt,
-      user: users,
+      user: selfUserColumns,
       profile: athleteProfiles,
     })
     .from(personalAccessTokens)
