@@ -4,7 +4,7 @@ import { perDatabase, type Db } from "../db/client";
 import { activityWireJson } from "./wire-sql";
 
 /** How many activities' wire JSON a process keeps per database (some 600 bytes each). */
-export const KEPT_WIRE_JSON_MAX = 10_000;
+const KEPT_WIRE_JSON_MAX = 10_000;
 
 /**
  * The row version of an activity (PostgreSQL's `xmin`, which every write of the row changes):

@@ -89,7 +89,7 @@ export function rateLimited(w: RateWindow): ApiError {
 }
 
 /** How many tokens' windows `identify` remembers per database (each entry about a token's length). */
-export const KNOWN_BUCKETS_MAX = 2_048;
+const KNOWN_BUCKETS_MAX = 2_048;
 
 /**
  * The window each token counted in when it last resolved, by the resource and the header's

@@ -342,5 +342,4 @@ describe("a token seen before", () => {
     expect(res.status).toBe(200);
     expect(remaining(res)["15min"]!.r).toBe(LIMIT - 2);
   });
-
 });
