@@ -88,8 +88,14 @@ export function rateLimited(w: RateWindow): ApiError {
   return new ApiError("rate_limited", `The ${w.name} limit of ${w.limit} requests is used up; retry in ${w.resetS} s.`);
 }
 
-/** How many tokens' windows `identify` remembers per database (each entry about a token's length). */
+/** How many tokens' windows `identify` remembers per database. */
 const KNOWN_BUCKETS_MAX = 2_048;
+/**
+ * The longest header remembered, so the entries stay small (4 MiB at most) whatever a token's
+ * holder pads it with: a PAT's is under 100 characters, an access token's about 1,000 (more
+ * with a long URL as its client id). A longer one is looked up, then counted, as on first use.
+ */
+const KNOWN_HEADER_MAX_CHARS = 2_048;
 
 /**
  * The window each token counted in when it last resolved, by the resource and the header's
@@ -113,7 +119,7 @@ const knownBuckets = perDatabase(() => new Map<string, string>());
 export async function identify(db: Db, req: Request, resource: TokenResource = "v1"): Promise<{ bearer: ResolvedBearer; rl: RateLimitResult }> {
   const authorization = req.headers.get("authorization");
   const known = knownBuckets(db);
-  const key = authorization === null ? null : `${resource} ${authorization}`;
+  const key = authorization === null || authorization.length > KNOWN_HEADER_MAX_CHARS ? null : `${resource} ${authorization}`;
   const bucket = key === null ? undefined : known.get(key);
   const early = bucket === undefined ? undefined : consumeRateLimit(db, bucket);
   // Its failure is reported below when it is used; unused, it is only a count.

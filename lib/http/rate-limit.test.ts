@@ -319,6 +319,18 @@ describe("a token seen before", () => {
     expect(await owner()).toBe(2);
   });
 
+  it("remembers no header past 2,048 characters: a token padded past it is looked up before it is counted, every time", async () => {
+    const p = await api.person();
+    const padded = `${" ".repeat(3_000)}${await api.pat(p.id)}`;
+    const from = { "x-forwarded-for": "192.0.2.42" };
+    expect((await api.call(padded, "GET", "/v1/athletes/me", { headers: from })).status).toBe(200);
+    const db = await api.db();
+    await db.update(personalAccessTokens).set({ revokedAt: new Date() }).where(eq(personalAccessTokens.userId, p.id));
+    expect((await api.call(padded, "GET", "/v1/athletes/me", { headers: from })).status).toBe(401);
+    // Not remembered, so not counted in the owner's window before its lookup refused it.
+    expect((await peekRateLimit(db, `user:${p.id}`)).find((w) => w.name === "15min")!.used).toBe(1);
+  });
+
   // Holding the token lookup needs a second connection to watch the count from: PostgreSQL's
   // pool has it, the embedded database has one connection (the request would wait for the test).
   it.runIf(process.env.TEST_DATABASE_URL)("is counted while its lookup waits, so the request waits for one round trip, not two in a row", async () => {
