@@ -297,6 +297,9 @@ describe("hostile input cannot fail other callers' counts", () => {
 });
 
 describe("a token seen before", () => {
+  /** Requests counted so far in the person's own 15-minute window. */
+  const ownerUsed = async (db: Db, userId: string) => (await peekRateLimit(db, `user:${userId}`)).find((w) => w.name === "15min")!.used;
+
   it("counts a token revoked since its last use once more in its owner's window, then only per address", async () => {
     const p = await api.person();
     const token = await api.pat(p.id);
@@ -304,19 +307,18 @@ describe("a token seen before", () => {
     expect((await api.call(token, "GET", "/v1/athletes/me", { headers: from })).status).toBe(200);
     const db = await api.db();
     await db.update(personalAccessTokens).set({ revokedAt: new Date() }).where(eq(personalAccessTokens.userId, p.id));
-    const owner = async () => (await peekRateLimit(db, `user:${p.id}`)).find((w) => w.name === "15min")!.used;
 
     const first = await api.call(token, "GET", "/v1/athletes/me", { headers: from });
     expect(first.status).toBe(401);
     // The answer names the address's window, as for any token that does not resolve.
     expect(remaining(first)["15min"]!.r).toBe(LIMIT - 1);
     // Counted in the owner's window while the token was looked up: the one request the revocation allows.
-    expect(await owner()).toBe(2);
+    expect(await ownerUsed(db, p.id)).toBe(2);
 
     const second = await api.call(token, "GET", "/v1/athletes/me", { headers: from });
     expect(second.status).toBe(401);
     expect(remaining(second)["15min"]!.r).toBe(LIMIT - 2);
-    expect(await owner()).toBe(2);
+    expect(await ownerUsed(db, p.id)).toBe(2);
   });
 
   it("remembers no header past 2,048 characters: a token padded past it is looked up before it is counted, every time", async () => {
@@ -328,7 +330,7 @@ describe("a token seen before", () => {
     await db.update(personalAccessTokens).set({ revokedAt: new Date() }).where(eq(personalAccessTokens.userId, p.id));
     expect((await api.call(padded, "GET", "/v1/athletes/me", { headers: from })).status).toBe(401);
     // Not remembered, so not counted in the owner's window before its lookup refused it.
-    expect((await peekRateLimit(db, `user:${p.id}`)).find((w) => w.name === "15min")!.used).toBe(1);
+    expect(await ownerUsed(db, p.id)).toBe(1);
   });
 
   // Holding the token lookup needs a second connection to watch the count from: PostgreSQL's
@@ -338,14 +340,13 @@ describe("a token seen before", () => {
     const token = await api.pat(p.id);
     expect((await api.call(token, "GET", "/v1/athletes/me")).status).toBe(200);
     const db = await api.db();
-    const used = async () => (await peekRateLimit(db, `user:${p.id}`)).find((w) => w.name === "15min")!.used;
     let answer: Promise<Response> | undefined;
     await db.transaction(async (tx) => {
       // Every read of the tokens table waits for this transaction.
       await tx.execute(sql`lock table personal_access_tokens in access exclusive mode`);
       answer = api.call(token, "GET", "/v1/athletes/me");
       for (let i = 0; i < 500; i++) {
-        if ((await used()) === 2) return;
+        if ((await ownerUsed(db, p.id)) === 2) return;
         await new Promise((r) => setTimeout(r, 10));
       }
       throw new Error("the request was not counted while its token's lookup waited");

@@ -48,9 +48,10 @@ async function parseStoredFile(db: Db, uploadId: string): Promise<PreparedActivi
  * Processes one claimed upload: reads its file, parses it, and writes its activities (or its
  * failure) in one transaction. A file parsed as it arrived, or whose bytes were kept while the
  * workers were busy (early-parse.ts), is taken from there instead of being read back. A file
- * the parser refuses (FileError) ends failed with the parser's words. Anything else unexpected is logged and the claim shortened (retryDelayS): the
- * upload is claimed again and retried, and after MAX_UPLOAD_ATTEMPTS claims it ends failed. A
- * processor that dies instead leaves its claim to lapse with the lease.
+ * the parser refuses (FileError) ends failed with the parser's words. Anything else unexpected
+ * is logged and the claim shortened (retryDelayS): the upload is claimed again and retried, and
+ * after MAX_UPLOAD_ATTEMPTS claims it ends failed. A processor that dies instead leaves its
+ * claim to lapse with the lease.
  *
  * Reading the file (gunzip, parse, encode the streams) runs in the file worker process
  * (lib/files/worker), one file at a time, so requests on this thread are served meanwhile.
