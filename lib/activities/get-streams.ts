@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
 import { hasScope, requireScopes } from "../auth/require-scope";
 import { canReach, requireAthleteActor } from "../athletes/reach";
+import { batchedLookup } from "../db/batcher";
 import { perDatabase, type Db } from "../db/client";
 import { activities, activityStreams } from "../db/schema";
 import { cachedStreamsAnswer, streamsJsonBytesFromStored } from "../files/streams-json";
@@ -13,29 +14,36 @@ import type { StreamsQuery } from "./file-schemas";
 
 /**
  * The path's two queries, built once per database (drizzle would otherwise write their SQL again
- * on every request, as with the activity list's pages).
+ * on every request, as with the activity list's pages). The identity, read on every request, is
+ * looked up in batches (lib/db/batcher.ts): a chart's concurrent requests share one statement.
  */
-const streamsQueries = perDatabase((db: Db) => ({
-  identity: db
+const streamsQueries = perDatabase((db: Db) => {
+  const identities = db
     .select({
+      id: activities.id,
       athleteId: activities.athleteId,
       length: sql<number | null>`octet_length(${activityStreams.data})`.mapWith(Number),
       version: sql<string | null>`${activityStreams}.xmin::text`,
     })
     .from(activities)
     .leftJoin(activityStreams, eq(activityStreams.activityId, activities.id))
-    .where(eq(activities.id, sql.placeholder("activityId")))
-    .limit(1)
-    .prepare("activity_streams_identity"),
-  // As base64: both drivers read a bytea as hex text, which costs more to send and decode
-  // (a 4-hour ride's 220 KB row: 5.2 ms as bytea, 3.7 ms as base64, on PostgreSQL 15).
-  // The identity again, with the bytes: the answer is kept under the version it was made from.
-  bytes: db
-    .select({ data: sql<string>`encode(${activityStreams.data}, 'base64')`, version: sql<string>`${activityStreams}.xmin::text` })
-    .from(activityStreams)
-    .where(eq(activityStreams.activityId, sql.placeholder("activityId")))
-    .prepare("activity_streams_bytes"),
-}));
+    .where(sql`${activities.id} in (select jsonb_array_elements_text(${sql.placeholder("ids")}::jsonb))`)
+    .prepare("activity_streams_identities");
+  return {
+    identity: batchedLookup(async (ids) => {
+      const rows = await identities.execute({ ids: JSON.stringify(ids) });
+      return new Map(rows.map((r) => [r.id, r]));
+    }),
+    // As base64: both drivers read a bytea as hex text, which costs more to send and decode
+    // (a 4-hour ride's 220 KB row: 5.2 ms as bytea, 3.7 ms as base64, on PostgreSQL 15).
+    // The identity again, with the bytes: the answer is kept under the version it was made from.
+    bytes: db
+      .select({ data: sql<string>`encode(${activityStreams.data}, 'base64')`, version: sql<string>`${activityStreams}.xmin::text` })
+      .from(activityStreams)
+      .where(eq(activityStreams.activityId, sql.placeholder("activityId")))
+      .prepare("activity_streams_bytes"),
+  };
+});
 
 /**
  * CONTRACT §11's streams answer for an activity the actor reaches. The path is kept lean (it
@@ -62,7 +70,7 @@ export async function getStreams({
   // opened again, a client polling) is answered from the answers kept in
   // lib/files/streams-json.ts without reading the row's bytes. The length comes from the TOAST
   // pointer; the value's own last bytes would have meant decompressing all of it.
-  const [row] = await streamsQueries(ctx.db).identity.execute({ activityId });
+  const row = await streamsQueries(ctx.db).identity(activityId);
   if (!row || !(await canReach(ctx.db, ctx.actor.userId, row.athleteId))) {
     throw new ApiError("not_found", `No activity ${activityId}.`);
   }

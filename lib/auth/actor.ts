@@ -22,8 +22,14 @@ export const selfUserColumns = (() => {
   return columns;
 })();
 
-/** The acting athlete's own rows, read in the same statement that checked their token. */
-export type SelfRows = { user: Omit<typeof users.$inferSelect, "passwordHash">; profile: typeof athleteProfiles.$inferSelect };
+/**
+ * The acting athlete's own rows, read in the same statement that checked their token. Read-only:
+ * concurrent requests with one token share them (lib/db/batcher.ts).
+ */
+export type SelfRows = {
+  readonly user: Readonly<Omit<typeof users.$inferSelect, "passwordHash">>;
+  readonly profile: Readonly<typeof athleteProfiles.$inferSelect>;
+};
 
 /** What a bearer token resolves to, whichever kind it is (lib/tokens/resolve-bearer.ts). */
 export type ResolvedBearer = {

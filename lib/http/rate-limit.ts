@@ -1,9 +1,9 @@
 import "server-only";
 import { sql } from "drizzle-orm";
+import { InFlightBatcher } from "../db/batcher";
 import { perDatabase, rowsOf, type Db } from "../db/client";
 import { sha256Hex } from "../crypto/random";
 import { getEnv } from "../env";
-import { isDatabaseUnavailable } from "./db-errors";
 
 export type RateWindow = {
   name: "15min" | "daily";
@@ -92,78 +92,37 @@ type PendingCount = {
 };
 
 /**
- * Adds hits to the database's counters in batches: while one upsert is on its way, the hits
- * that arrive wait and go together in the next one. Every hit is counted in the database
- * before its request is answered, so the counts are exact across instances; under load one
- * statement and one commit serve many requests instead of one each. Each hit learns the count
- * its own request reached: the window's new total less the hits queued after it.
+ * Adds hits to the database's counters in batches (lib/db/batcher.ts): the hits that arrive
+ * while one upsert is on its way go together in the next one. Every hit is counted in the
+ * database before its request is answered, so the counts are exact across instances; under
+ * load one statement and one commit serve many requests instead of one each. Each hit learns
+ * the count its own request reached: the window's new total less the hits queued after it.
  */
-class CounterBatcher {
-  private pending = new Map<string, PendingCount>();
-  private flushing = false;
+const batcherOf = perDatabase(
+  (db) =>
+    new InFlightBatcher<string, PendingCount>({
+      send: async (batch) => {
+        const totals = await addToCounters(db, [...batch.values()]);
+        for (const [key, e] of batch) {
+          const total = totals.get(key) ?? e.n;
+          for (const w of e.waiters) w.resolve(total - e.n + w.position);
+        }
+      },
+      fail: (e, err) => {
+        for (const w of e.waiters) w.reject(err);
+      },
+    }),
+);
 
-  constructor(private readonly db: Db) {}
-
-  add(hit: Hit): Promise<number> {
-    const key = counterKey(hit);
-    let entry = this.pending.get(key);
-    if (!entry) {
-      entry = { bucket: hit.bucket, windowStart: hit.windowStart, n: 0, waiters: [] };
-      this.pending.set(key, entry);
-    }
-    const position = ++entry.n;
-    const counted = new Promise<number>((resolve, reject) => entry.waiters.push({ position, resolve, reject }));
-    if (!this.flushing) {
-      this.flushing = true;
-      // Hits added in the same turn of the event loop join this batch.
-      queueMicrotask(() => void this.flush());
-    }
-    return counted;
-  }
-
-  /**
-   * Sends batches until none is waiting. `flushing` is cleared in the same synchronous step
-   * that finds nothing pending: a hit added in between would otherwise see a flush still
-   * "running", not start one, and wait forever. Nothing in the loop throws (the statement's
-   * failure is handed to its waiters), so the flag cannot be left set.
-   */
-  private async flush(): Promise<void> {
-    while (this.pending.size > 0) {
-      const batch = [...this.pending.values()];
-      this.pending = new Map();
-      await this.send(batch);
-    }
-    this.flushing = false;
-  }
-
-  /**
-   * One statement for the batch. If it fails for any reason but an unreachable database, the
-   * windows are sent again one statement each, so a row that cannot be written fails only the
-   * requests it counts, never the others that shared its batch.
-   */
-  private async send(batch: PendingCount[]): Promise<void> {
-    try {
-      const totals = await addToCounters(this.db, batch);
-      for (const e of batch) {
-        const total = totals.get(counterKey(e)) ?? e.n;
-        for (const w of e.waiters) w.resolve(total - e.n + w.position);
-      }
-    } catch (err) {
-      if (batch.length === 1 || isDatabaseUnavailable(err)) {
-        for (const e of batch) for (const w of e.waiters) w.reject(err);
-        return;
-      }
-      for (const e of batch) await this.send([e]);
-    }
-  }
+function countHit(db: Db, hit: Hit): Promise<number> {
+  const entry = batcherOf(db).entryFor(counterKey(hit), () => ({ ...hit, n: 0, waiters: [] }));
+  const position = ++entry.n;
+  return new Promise<number>((resolve, reject) => entry.waiters.push({ position, resolve, reject }));
 }
-
-const batcherOf = perDatabase((db) => new CounterBatcher(db));
 
 /** Counts one request in each window, in the database; resolves to each window's count so far. */
 function countHits(db: Db, hits: Hit[]): Promise<number[]> {
-  const batcher = batcherOf(db);
-  return Promise.all(hits.map((h) => batcher.add(h)));
+  return Promise.all(hits.map((h) => countHit(db, h)));
 }
 
 /**

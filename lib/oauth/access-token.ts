@@ -2,6 +2,7 @@ import "server-only";
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import { createHash, randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
+import { batchedLookup } from "../db/batcher";
 import { perDatabase, type Db } from "../db/client";
 import { athleteProfiles, oauthGrants, oauthTokenFamilies, users, type TokenResource } from "../db/schema";
 import { safeEqual } from "../crypto/random";
@@ -147,9 +148,16 @@ export async function verifyAccessToken(db: Db, token: string, resource?: TokenR
   }
 }
 
-function buildFamilyLookup(db: Db) {
-  return db
+/**
+ * A token family's grant, athlete and state, by the family's id. It runs on every request with
+ * an athlete's access token, so it is built once per database and concurrent requests are
+ * looked up together (lib/db/batcher.ts), as the PAT lookup is: a JWT costs what a PAT costs
+ * plus the signature check.
+ */
+const familyLookup = perDatabase((db: Db) => {
+  const statement = db
     .select({
+      familyId: oauthTokenFamilies.id,
       grantId: oauthGrants.id,
       grantLastUsedAt: oauthGrants.lastUsedAt,
       grantRevokedAt: oauthGrants.revokedAt,
@@ -162,13 +170,13 @@ function buildFamilyLookup(db: Db) {
     .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokenFamilies.grantId))
     .innerJoin(users, eq(users.id, oauthGrants.userId))
     .innerJoin(athleteProfiles, eq(athleteProfiles.userId, oauthGrants.userId))
-    .where(eq(oauthTokenFamilies.id, sql.placeholder("fam")))
-    .prepare("oauth_family_lookup");
-}
-
-// The statement runs on every request with an athlete's access token: built once per
-// database, as the PAT lookup is, so a JWT costs what a PAT costs plus the signature check.
-const familyLookup = perDatabase(buildFamilyLookup);
+    .where(sql`${oauthTokenFamilies.id} in (select jsonb_array_elements_text(${sql.placeholder("ids")}::jsonb))`)
+    .prepare("oauth_family_lookup_by_ids");
+  return batchedLookup(async (ids) => {
+    const rows = await statement.execute({ ids: JSON.stringify(ids) });
+    return new Map(rows.map((r) => [r.familyId, r]));
+  });
+});
 
 /**
  * Access tokens are also checked against their grant and family on every request, so a
@@ -188,7 +196,7 @@ export async function resolveAccessToken(db: Db, token: string, resource: TokenR
     }
     return { actor: { kind: "app", clientId }, rateBucket: `app:${clientId}`, billing: null };
   }
-  const [row] = await familyLookup(db).execute({ fam: claims.fam });
+  const row = await familyLookup(db)(claims.fam);
   if (!row || row.grantRevokedAt || row.familyRevokedAt || row.userId !== claims.sub) {
     throw new ApiError("token_revoked", "This access token was revoked, or the athlete disconnected the app.");
   }

@@ -1,5 +1,6 @@
 import "server-only";
 import { eq, sql } from "drizzle-orm";
+import { batchedLookup } from "../db/batcher";
 import { perDatabase, type Db } from "../db/client";
 import { athleteProfiles, personalAccessTokens, users, type TokenResource } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
@@ -33,9 +34,15 @@ export async function resolveBearer(db: Db, authorization: string | null, resour
   throw new ApiError("token_invalid", "The bearer token is not one this API issued.");
 }
 
-function buildPatLookup(db: Db) {
-  return db
+/**
+ * The PAT lookup, by the token's hash. It runs on every PAT request, so its statement is built
+ * once per database, and concurrent requests are looked up together (lib/db/batcher.ts): under
+ * load one statement serves every request that arrived during the last one's round trip.
+ */
+const patLookup = perDatabase((db: Db) => {
+  const statement = db
     .select({
+      tokenHash: personalAccessTokens.tokenHash,
       id: personalAccessTokens.id,
       userId: personalAccessTokens.userId,
       scopes: personalAccessTokens.scopes,
@@ -48,18 +55,18 @@ function buildPatLookup(db: Db) {
     .from(personalAccessTokens)
     .innerJoin(users, eq(users.id, personalAccessTokens.userId))
     .innerJoin(athleteProfiles, eq(athleteProfiles.userId, personalAccessTokens.userId))
-    .where(eq(personalAccessTokens.tokenHash, sql.placeholder("hash")))
-    .limit(1)
-    .prepare("pat_lookup");
-}
-
-// The statement runs on every PAT request: built once per database, not per request.
-const patLookup = perDatabase(buildPatLookup);
+    .where(sql`${personalAccessTokens.tokenHash} in (select jsonb_array_elements_text(${sql.placeholder("hashes")}::jsonb))`)
+    .prepare("pat_lookup_by_hashes");
+  return batchedLookup(async (hashes) => {
+    const rows = await statement.execute({ hashes: JSON.stringify(hashes) });
+    return new Map(rows.map((r) => [r.tokenHash, r]));
+  });
+});
 
 async function resolvePat(db: Db, token: string): Promise<ResolvedBearer> {
   // The checksum rejects typos and random guesses without touching the database.
   if (!isWellFormedToken(token, "pat")) throw new ApiError("token_invalid", "The personal access token is malformed.");
-  const [row] = await patLookup(db).execute({ hash: sha256Hex(token) });
+  const row = await patLookup(db)(sha256Hex(token));
   if (!row) throw new ApiError("token_invalid", "The personal access token is not one this API issued.");
   const now = Date.now();
   if (row.revokedAt) throw new ApiError("token_revoked", "This personal access token was revoked.");

@@ -1,0 +1,113 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { setupApi } from "../testing/fixtures";
+import { batchedLookup } from "./batcher";
+import { personalAccessTokens } from "./schema";
+
+const api = setupApi();
+
+/**
+ * A lookup whose statement is a plain function that records each batch it was given: the
+ * batcher's contract is which keys go together, which a statement's results cannot show.
+ * Each batch waits for `release()` so a test can add keys while it is "in flight".
+ */
+function recordingLookup(opts: { failOn?: (keys: string[]) => Error | undefined } = {}) {
+  const batches: string[][] = [];
+  const inFlight: (() => void)[] = [];
+  const lookup = batchedLookup<{ key: string; batch: number }>(async (keys) => {
+    batches.push(keys);
+    const batch = batches.length;
+    await new Promise<void>((resolve) => inFlight.push(resolve));
+    const err = opts.failOn?.(keys);
+    if (err) throw err;
+    return new Map(keys.filter((k) => !k.startsWith("missing")).map((k) => [k, { key: k, batch }]));
+  });
+  const release = async () => {
+    // Let the batch's statement start, then answer every one waiting.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    for (const r of inFlight.splice(0)) r();
+  };
+  return { lookup, batches, release };
+}
+
+describe("batchedLookup", () => {
+  it("sends the keys asked in one turn as one statement, once each, and gives every caller its own key's value", async () => {
+    const { lookup, batches, release } = recordingLookup();
+    const asked = ["a", "b", "a", "missing-1", "c"].map((k) => lookup(k));
+    await release();
+    const values = await Promise.all(asked);
+    expect(batches).toEqual([["a", "b", "missing-1", "c"]]);
+    expect(values.map((v) => v?.key)).toEqual(["a", "b", "a", undefined, "c"]);
+  });
+
+  it("sends the keys that arrive while a statement is on its way together, in the next one", async () => {
+    const { lookup, batches, release } = recordingLookup();
+    const first = lookup("a");
+    await Promise.resolve();
+    // Asked in three later turns while the first statement waits for its answer.
+    const later: Promise<unknown>[] = [];
+    for (const k of ["b", "c", "d"]) {
+      await new Promise((r) => setImmediate(r));
+      later.push(lookup(k));
+    }
+    expect(batches).toEqual([["a"]]);
+    await release();
+    expect((await first)?.batch).toBe(1);
+    await release();
+    const values = (await Promise.all(later)) as { batch: number }[];
+    expect(batches).toEqual([["a"], ["b", "c", "d"]]);
+    expect(values.map((v) => v.batch)).toEqual([2, 2, 2]);
+  });
+
+  it("a key whose statement fails fails only its own callers; the others of its batch are answered", async () => {
+    const { lookup, batches, release } = recordingLookup({
+      failOn: (keys) => (keys.includes("poison") ? new Error("invalid input syntax") : undefined),
+    });
+    const asked = ["a", "poison", "b"].map((k) => lookup(k));
+    // The batch, then each key alone.
+    for (let i = 0; i < 4; i++) await release();
+    const [a, poison, b] = await Promise.allSettled(asked);
+    expect(a).toMatchObject({ status: "fulfilled", value: { key: "a" } });
+    expect(b).toMatchObject({ status: "fulfilled", value: { key: "b" } });
+    expect(poison).toMatchObject({ status: "rejected", reason: { message: "invalid input syntax" } });
+    expect(batches).toEqual([["a", "poison", "b"], ["a"], ["poison"], ["b"]]);
+  });
+
+  it("an unreachable database fails the whole batch at once, without a statement per key", async () => {
+    const { lookup, batches, release } = recordingLookup({
+      failOn: () => Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+    });
+    const asked = ["a", "b", "c"].map((k) => lookup(k));
+    await release();
+    const settled = await Promise.allSettled(asked);
+    expect(settled.map((s) => s.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(batches).toEqual([["a", "b", "c"]]);
+  });
+});
+
+describe("tokens looked up together", () => {
+  it("answer each concurrent request as its own token's athlete, and refuse the revoked and unknown ones among them", async () => {
+    const people = await Promise.all(Array.from({ length: 6 }, (_, i) => api.person({ name: `Batch ${i}` })));
+    const tokens = await Promise.all(people.map((p) => api.pat(p.id)));
+    const revokedOwner = await api.person();
+    const revoked = await api.pat(revokedOwner.id);
+    const db = await api.db();
+    await db.update(personalAccessTokens).set({ revokedAt: new Date() }).where(eq(personalAccessTokens.userId, revokedOwner.id));
+    // A well-formed token (its checksum holds) that is no longer on record: a real token with a
+    // character changed would fail the checksum before any lookup.
+    const ghost = await api.person();
+    const unknown = await api.pat(ghost.id);
+    await db.delete(personalAccessTokens).where(eq(personalAccessTokens.userId, ghost.id));
+
+    // Three rounds of every token at once, interleaved, so each batch holds several tokens
+    // (and some tokens twice).
+    const calls: { token: string; expect: string | number }[] = [];
+    for (let round = 0; round < 3; round++) {
+      tokens.forEach((t, i) => calls.push({ token: t, expect: people[i]!.id }));
+      calls.push({ token: revoked, expect: 401 }, { token: unknown, expect: 401 });
+    }
+    const answers = await Promise.all(calls.map((c) => api.call(c.token, "GET", "/v1/athletes/me")));
+    const seen = await Promise.all(answers.map(async (res) => (res.status === 200 ? ((await res.json()) as { id: string }).id : res.status)));
+    expect(seen).toEqual(calls.map((c) => c.expect));
+  });
+});
