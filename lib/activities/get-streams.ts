@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
 import { hasScope, requireScopes } from "../auth/require-scope";
 import { canReach, requireAthleteActor } from "../athletes/reach";
-import { batchedLookup } from "../db/batcher";
+import { batchedLookup, keysAsJson } from "../db/batcher";
 import { perDatabase, type Db } from "../db/client";
 import { activities, activityStreams } from "../db/schema";
 import { cachedStreamsAnswer, streamsJsonBytesFromStored } from "../files/streams-json";
@@ -31,7 +31,7 @@ const streamsQueries = perDatabase((db: Db) => {
     .prepare("activity_streams_identities");
   return {
     identity: batchedLookup(async (ids) => {
-      const rows = await identities.execute({ ids: JSON.stringify(ids) });
+      const rows = await identities.execute({ ids: keysAsJson(ids) });
       return new Map(rows.map((r) => [r.id, r]));
     }),
     // As base64: both drivers read a bytea as hex text, which costs more to send and decode

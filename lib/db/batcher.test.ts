@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { setupApi } from "../testing/fixtures";
-import { batchedLookup } from "./batcher";
+import { getStreams } from "../activities/get-streams";
+import { batchedLookup, keysAsJson } from "./batcher";
 import { personalAccessTokens } from "./schema";
 
 const api = setupApi();
@@ -109,5 +110,30 @@ describe("tokens looked up together", () => {
     const answers = await Promise.all(calls.map((c) => api.call(c.token, "GET", "/v1/athletes/me")));
     const seen = await Promise.all(answers.map(async (res) => (res.status === 200 ? ((await res.json()) as { id: string }).id : res.status)));
     expect(seen).toEqual(calls.map((c) => c.expect));
+  });
+});
+
+describe("keys no text column can hold", () => {
+  it("are left out of the statement's keys, so they find nothing instead of failing it", () => {
+    expect(JSON.parse(keysAsJson(["act_1", "a\u0000b", "\ud800x", "y\udfff", "😀"]))).toEqual(["act_1", "😀"]);
+  });
+
+  it("find no activity, while the real one asked in the same batch is answered", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    const res = await api.call(token, "POST", "/v1/athletes/me/activities", {
+      body: { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800 },
+    });
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: string };
+    const ctx = { db: await api.db(), actor: { kind: "pat" as const, userId: p.id, tokenId: "pat_test", scopes: new Set(["activities.read" as const]) } };
+    // Asked in one turn: one batch. An MCP tool's arguments can carry such text (a path cannot).
+    const asked = [id, "a\u0000b", "\ud800x"].map((activityId) => getStreams({ ctx, activityId, query: { resolution: "full" } }));
+    const settled = await Promise.allSettled(asked);
+    expect(settled[0]).toMatchObject({ status: "fulfilled", value: expect.anything() });
+    expect(settled.slice(1)).toMatchObject([
+      { status: "rejected", reason: { code: "not_found" } },
+      { status: "rejected", reason: { code: "not_found" } },
+    ]);
   });
 });

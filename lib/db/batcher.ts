@@ -87,3 +87,12 @@ export function batchedLookup<V>(load: (keys: string[]) => Promise<Map<string, V
   });
   return (key) => new Promise((resolve, reject) => batcher.entryFor(key, () => []).push({ resolve, reject }));
 }
+
+/**
+ * Keys as the JSON array a batched statement reads with `jsonb_array_elements_text`, leaving
+ * out the keys no text column can hold (a NUL, a lone surrogate): they match no row, and
+ * PostgreSQL would refuse the whole array for them.
+ */
+export function keysAsJson(keys: readonly string[]): string {
+  return JSON.stringify(keys.filter((k) => !/[\p{Cs}\u0000]/u.test(k)));
+}
