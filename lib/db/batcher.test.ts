@@ -15,14 +15,18 @@ const api = setupApi();
 function recordingLookup(opts: { failOn?: (keys: string[]) => Error | undefined } = {}) {
   const batches: string[][] = [];
   const inFlight: (() => void)[] = [];
-  const lookup = batchedLookup<{ key: string; batch: number }>(async (keys) => {
-    batches.push(keys);
-    const batch = batches.length;
-    await new Promise<void>((resolve) => inFlight.push(resolve));
-    const err = opts.failOn?.(keys);
-    if (err) throw err;
-    return new Map(keys.filter((k) => !k.startsWith("missing")).map((k) => [k, { key: k, batch }]));
-  });
+  const lookup = batchedLookup<{ key: string; batch: number }>(
+    async (keysJson) => {
+      const keys = JSON.parse(keysJson) as string[];
+      batches.push(keys);
+      const batch = batches.length;
+      await new Promise<void>((resolve) => inFlight.push(resolve));
+      const err = opts.failOn?.(keys);
+      if (err) throw err;
+      return keys.filter((k) => !k.startsWith("missing")).map((k) => ({ key: k, batch }));
+    },
+    (row) => row.key,
+  );
   const release = async () => {
     // Let the batch's statement start, then answer every one waiting.
     for (let i = 0; i < 5; i++) await Promise.resolve();

@@ -71,14 +71,15 @@ export class InFlightBatcher<K, E> {
 type Waiter<V> = { resolve: (value: V | undefined) => void; reject: (err: unknown) => void };
 
 /**
- * A lookup by key that goes in batches (InFlightBatcher): `load` reads every key of a batch
- * in one statement and returns what it found by key; a key it did not find is `undefined`.
- * Requests for the same key in one batch share the value `load` returned: treat it as read-only.
+ * A lookup by key that goes in batches (InFlightBatcher): `load` reads every key of a batch in
+ * one statement, given the keys as a JSON array (`keysAsJson`, for `jsonb_array_elements_text`),
+ * and returns the rows it found; `keyOf` names each row's key. A key with no row is
+ * `undefined`. Requests for the same key in one batch share its row: treat it as read-only.
  */
-export function batchedLookup<V>(load: (keys: string[]) => Promise<Map<string, V>>): (key: string) => Promise<V | undefined> {
+export function batchedLookup<V>(load: (keysJson: string) => Promise<V[]>, keyOf: (row: V) => string): (key: string) => Promise<V | undefined> {
   const batcher = new InFlightBatcher<string, Waiter<V>[]>({
     send: async (batch) => {
-      const found = await load([...batch.keys()]);
+      const found = new Map((await load(keysAsJson([...batch.keys()]))).map((row) => [keyOf(row), row]));
       for (const [key, waiters] of batch) for (const w of waiters) w.resolve(found.get(key));
     },
     fail: (waiters, err) => {

@@ -2,7 +2,7 @@ import "server-only";
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import { createHash, randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { batchedLookup, keysAsJson } from "../db/batcher";
+import { batchedLookup } from "../db/batcher";
 import { perDatabase, type Db } from "../db/client";
 import { athleteProfiles, oauthGrants, oauthTokenFamilies, users, type TokenResource } from "../db/schema";
 import { safeEqual } from "../crypto/random";
@@ -172,10 +172,7 @@ const familyLookup = perDatabase((db: Db) => {
     .innerJoin(athleteProfiles, eq(athleteProfiles.userId, oauthGrants.userId))
     .where(sql`${oauthTokenFamilies.id} in (select jsonb_array_elements_text(${sql.placeholder("ids")}::jsonb))`)
     .prepare("oauth_family_lookup_by_ids");
-  return batchedLookup(async (ids) => {
-    const rows = await statement.execute({ ids: keysAsJson(ids) });
-    return new Map(rows.map((r) => [r.familyId, r]));
-  });
+  return batchedLookup((ids) => statement.execute({ ids }), (row) => row.familyId);
 });
 
 /**

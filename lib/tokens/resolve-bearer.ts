@@ -1,6 +1,6 @@
 import "server-only";
 import { eq, sql } from "drizzle-orm";
-import { batchedLookup, keysAsJson } from "../db/batcher";
+import { batchedLookup } from "../db/batcher";
 import { perDatabase, type Db } from "../db/client";
 import { athleteProfiles, personalAccessTokens, users, type TokenResource } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
@@ -57,10 +57,7 @@ const patLookup = perDatabase((db: Db) => {
     .innerJoin(athleteProfiles, eq(athleteProfiles.userId, personalAccessTokens.userId))
     .where(sql`${personalAccessTokens.tokenHash} in (select jsonb_array_elements_text(${sql.placeholder("hashes")}::jsonb))`)
     .prepare("pat_lookup_by_hashes");
-  return batchedLookup(async (hashes) => {
-    const rows = await statement.execute({ hashes: keysAsJson(hashes) });
-    return new Map(rows.map((r) => [r.tokenHash, r]));
-  });
+  return batchedLookup((hashes) => statement.execute({ hashes }), (row) => row.tokenHash);
 });
 
 async function resolvePat(db: Db, token: string): Promise<ResolvedBearer> {
