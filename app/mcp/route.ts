@@ -2,7 +2,7 @@
 import { handleMcpRequest } from "@/lib/mcp/handler";
 import { mcpMethodNotAllowed } from "@/lib/mcp/method-not-allowed";
 
-export const POST = handleMcpRequest;
+export const POST = (req: Request) => handleMcpRequest(req);
 export const GET = mcpMethodNotAllowed;
 export const DELETE = mcpMethodNotAllowed;
 export const PUT = mcpMethodNotAllowed;

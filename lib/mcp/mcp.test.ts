@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Ajv } from "ajv";
@@ -12,6 +13,7 @@ import { disconnectApp } from "../oauth-grants/disconnect-app";
 import { SAMPLES_DIR } from "../files/testing/samples";
 import { setupApi } from "../testing/fixtures";
 import { startUploadProcessor, type UploadProcessor } from "../uploads/local-processor";
+import { handleMcpRequest } from "./handler";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -240,6 +242,76 @@ describe("the MCP server", () => {
     expect(JSON.stringify(hidden.content)).toMatch(/No activity/);
     const notTheirs = await client.callTool({ name: "list_activities", arguments: { athlete_id: stranger.id } });
     expect(notTheirs.isError).toBe(true);
+  });
+
+  it("answers a tools/call itself in the same JSON-RPC response as the SDK's server, and leaves every other message to it", async () => {
+    const coach = await api.person();
+    const athlete = await api.person();
+    await api.team(coach.id, [athlete.id]);
+    const pat = await api.pat(athlete.id);
+    for (const [i, start] of ["2026-10-05T07:00:00", "2026-10-07T07:00:00"].entries()) {
+      const res = await api.call(pat, "POST", "/v1/athletes/me/activities", { body: { name: `Run ${i}`, sport_type: "run", start_local: start, elapsed_time_s: 3600, distance_m: 10_000 } });
+      expect(res.status).toBe(201);
+    }
+    const ride = await upload(pat, "fit/garmin-edge-500-activity.fit");
+    const stranger = await api.pat((await api.person()).id);
+    const theirs = (await (await api.call(stranger, "POST", "/v1/athletes/me/activities", { body: { name: "Theirs", sport_type: "run", start_local: "2026-10-01T07:00:00", elapsed_time_s: 600 } })).json()) as { id: string };
+
+    const headers = { authorization: `Bearer ${pat}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    /** The answer's status, type and JSON, with JSON text in a text content parsed, so two serialisations of one value compare equal. */
+    const shape = async (res: Response) => {
+      const json = (await res.json()) as { result?: { content?: { type: string; text: string }[] } };
+      for (const c of json.result?.content ?? []) {
+        try {
+          c.text = JSON.parse(c.text) as string;
+        } catch {
+          // words, not JSON
+        }
+      }
+      return { status: res.status, type: res.headers.get("content-type"), json };
+    };
+    const connect = vi.spyOn(McpServer.prototype, "connect");
+    try {
+      const messages: unknown[] = [
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_activities", arguments: { limit: 50 } } },
+        { jsonrpc: "2.0", id: "a-string-id", method: "tools/call", params: { name: "list_activities", arguments: { athlete_id: "me", start: "2026-10-06" } } },
+        { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "get_profile" } },
+        { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "get_activity", arguments: { id: ride } } },
+        { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "get_activity_streams", arguments: { id: ride, keys: "time_s,heart_rate_hz", resolution: "medium" } } },
+        { jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "list_metrics", arguments: {} } },
+        { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "get_training_summary", arguments: { start: "2026-10-01", end: "2026-10-31" } } },
+        { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "list_team_athletes", arguments: {} } },
+        // Tool errors: out of reach, not found.
+        { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "get_activity", arguments: { id: theirs.id } } },
+        { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "list_activities", arguments: { athlete_id: coach.id } } },
+      ];
+      for (const message of messages) {
+        const calls = connect.mock.calls.length;
+        const direct = await shape(await fetch(`${api.url}/mcp`, { method: "POST", headers, body: JSON.stringify(message) }));
+        expect(connect.mock.calls.length, "answered without the SDK's server").toBe(calls);
+        const viaSdk = await shape(await handleMcpRequest(new Request(`${api.url}/mcp`, { method: "POST", headers, body: JSON.stringify(message) }), { direct: false }));
+        expect(connect.mock.calls.length).toBe(calls + 1);
+        expect(direct, JSON.stringify(message)).toEqual(viaSdk);
+        expect(direct.status).toBe(200);
+      }
+
+      // What it leaves to the SDK: arguments the schema refuses, an unknown tool, another method, a batch, a protocol version it does not know.
+      const left: [unknown, Record<string, string>][] = [
+        [{ jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "list_activities", arguments: { limit: "many" } } }, {}],
+        [{ jsonrpc: "2.0", id: 12, method: "tools/call", params: { name: "no_such_tool", arguments: {} } }, {}],
+        [{ jsonrpc: "2.0", id: 13, method: "tools/list" }, {}],
+        [[{ jsonrpc: "2.0", id: 14, method: "tools/call", params: { name: "get_profile" } }], {}],
+        [{ jsonrpc: "2.0", id: 15, method: "tools/call", params: { name: "get_profile" } }, { "mcp-protocol-version": "1999-01-01" }],
+      ];
+      for (const [message, extra] of left) {
+        const calls = connect.mock.calls.length;
+        const res = await fetch(`${api.url}/mcp`, { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify(message) });
+        await res.arrayBuffer();
+        expect(connect.mock.calls.length, JSON.stringify(message)).toBe(calls + 1);
+      }
+    } finally {
+      connect.mockRestore();
+    }
   });
 
   it("is stateless: tools/list works without initialize and no Mcp-Session-Id is issued; GET is 405", async () => {

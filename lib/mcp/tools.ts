@@ -13,7 +13,6 @@ import { getAthleteProfile } from "../athletes/get-athlete-profile";
 import { getAthleteOp } from "../athletes/operations";
 import { requireAthleteActor } from "../athletes/reach";
 import { AthleteIdParam } from "../http/schemas";
-import { isRawJson } from "../http/raw-json";
 import { listMetrics } from "../metrics/metrics";
 import { listMetricsOp } from "../metrics/operations";
 import { ListMetricsQuery } from "../metrics/schemas";
@@ -34,6 +33,7 @@ export type McpTool<I extends z.ZodObject = z.ZodObject> = {
   scope: Scope;
   /** Every scope a call with these (already valid) arguments needs: `latlng` also needs `location.read`. */
   scopesFor?: (args: z.output<I>) => Scope[];
+  /** The answer's structured content: a value, or JSON text as the verb gives it for SQL-built answers (lib/http/raw-json.ts). */
   run: (ctx: Ctx, args: z.output<I>) => Promise<unknown>;
 };
 
@@ -50,11 +50,6 @@ const athleteId = AthleteIdParam.optional().meta({ description: "An athlete id, 
  */
 function rootObject(schema: z.ZodType): z.ZodObject {
   return z.object((schema as z.ZodObject).shape);
-}
-
-/** A verb's answer as plain JSON: SQL-built lists come as raw JSON text. */
-function plain(result: unknown): unknown {
-  return isRawJson(result) ? (JSON.parse(result.text) as unknown) : result;
 }
 
 const TOOLS: McpTool[] = [
@@ -77,7 +72,7 @@ const TOOLS: McpTool[] = [
     scope: listActivitiesOp.scope!,
     run: async (ctx, a) => {
       const { athlete_id, ...query } = a;
-      return plain(await listActivities({ ctx, athleteId: athlete_id ?? "me", query }));
+      return listActivities({ ctx, athleteId: athlete_id ?? "me", query });
     },
   }),
   tool({
@@ -110,7 +105,7 @@ const TOOLS: McpTool[] = [
     scopesFor: (a) => (a.keys?.includes("latlng") ? ["activities.read", "location.read"] : ["activities.read"]),
     run: async (ctx, a) => {
       const { id, ...query } = a;
-      return plain(await getStreams({ ctx, activityId: id, query }));
+      return getStreams({ ctx, activityId: id, query });
     },
   }),
   tool({
@@ -123,7 +118,7 @@ const TOOLS: McpTool[] = [
     scope: listMetricsOp.scope!,
     run: async (ctx, a) => {
       const { athlete_id, ...query } = a;
-      return plain(await listMetrics({ ctx, athleteId: athlete_id ?? "me", query }));
+      return listMetrics({ ctx, athleteId: athlete_id ?? "me", query });
     },
   }),
   tool({
