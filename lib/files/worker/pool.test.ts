@@ -24,9 +24,7 @@ import {
   prepareActivitiesOffThread,
   prepareUploadOffThread,
   type PoolOptions,
-  type PreparedActivity,
 } from "./pool";
-import { FILE_SLICE_BYTES } from "./protocol";
 
 // Vite sets BASE_URL to "/" in tests; the settings need a URL.
 process.env.BASE_URL = "http://localhost:3000";
@@ -146,55 +144,6 @@ describe("prepareUploadOffThread", () => {
     const got = await rejection(prepareUploadOffThread(damaged, "gpx"));
     expect(got).toBeInstanceOf(FileError);
     expect({ code: (got as FileError).code, message: got.message }).toEqual({ code: "invalid_file", message: inspected.ok ? "" : inspected.detail });
-  });
-});
-
-describe("a file larger than one slice of the channel", () => {
-  /** A sample GPX followed by NULs up to `size` bytes: reading ends with the root element, so the padding changes nothing. */
-  function paddedGpx(size: number): Uint8Array {
-    const gpx = read("gpx/blue_hills.gpx");
-    const padded = new Uint8Array(size);
-    padded.set(gpx);
-    return padded;
-  }
-
-  it("arrives whole: one byte over a slice, and a file of three slices, read the same as in-process", async () => {
-    const pool = testPool();
-    const justOver = paddedGpx(FILE_SLICE_BYTES + 1);
-    expect(await pool.run({ op: "prepare", content: justOver, kind: "gpx" }, justOver.byteLength)).toEqual(inProcess(justOver, "gpx"));
-    // A long run, whose samples span every slice: a slice out of order or lost would change them.
-    const activity = syntheticActivity({ hours: 3, hz: 1, sport: "run", seed: 7 });
-    const run = new TextEncoder().encode(exportGpx(activity));
-    expect(run.byteLength).toBeGreaterThan(2 * FILE_SLICE_BYTES);
-    const got = (await pool.run({ op: "prepareUpload", bytes: run, kind: "gpx" }, run.byteLength)) as PreparedActivity[];
-    expect(got).toEqual(inProcess(run, "gpx"));
-    expect(decodeStreams(got[0]!.streamsData).size).toBe(activity.streams.size);
-  });
-
-  it("leaves the worker ready for the next task, sliced or not", async () => {
-    const pool = testPool();
-    const big = paddedGpx(2 * FILE_SLICE_BYTES + 123);
-    const small = read("tcx/sample.tcx");
-    expect(await pool.run({ op: "prepare", content: big, kind: "gpx" }, big.byteLength)).toEqual(inProcess(big, "gpx"));
-    const [pid] = pool.pids;
-    expect(await pool.run({ op: "prepare", content: small, kind: "tcx" }, small.byteLength)).toEqual(inProcess(small, "tcx"));
-    expect(await pool.run({ op: "prepare", content: big, kind: "gpx" }, big.byteLength)).toEqual(inProcess(big, "gpx"));
-    expect(pool.pids).toEqual([pid]);
-    expect(pool.replaced).toBe(0);
-  });
-
-  it("a sliced file the format refuses fails with the same FileError as in-process", async () => {
-    const pool = testPool();
-    const junk = new Uint8Array(FILE_SLICE_BYTES + 10).fill(0x41);
-    let want: FileError | undefined;
-    try {
-      parseActivityFile(junk, "fit");
-    } catch (e) {
-      want = e as FileError;
-    }
-    expect(want).toBeInstanceOf(FileError);
-    const got = await rejection(pool.run({ op: "prepare", content: junk, kind: "fit" }, junk.byteLength));
-    expect({ code: (got as FileError).code, message: got.message }).toEqual({ code: want!.code, message: want!.message });
   });
 });
 

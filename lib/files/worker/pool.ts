@@ -7,21 +7,7 @@ import { errorText, log } from "../../log";
 import type { ExportInput } from "../export/types";
 import { FileError, type FileKind } from "../types";
 import { BUILT_WORKER, bundleFileWorker, bundleIsFresh, CACHED_WORKER } from "./bundle";
-import {
-  FILE_SLICE_BYTES,
-  fileOf,
-  READY,
-  withFile,
-  type ExportFormat,
-  type PreparedActivity,
-  type Reply,
-  type Request,
-  type Slice,
-  type StoredExportInput,
-  type Task,
-  type Warmed,
-  type WireError,
-} from "./protocol";
+import { READY, type ExportFormat, type PreparedActivity, type Reply, type StoredExportInput, type Task, type Warmed, type WireError } from "./protocol";
 import { runTask } from "./run-task";
 
 export type { ExportFormat, PreparedActivity, StoredExportInput } from "./protocol";
@@ -34,9 +20,8 @@ export type { ExportFormat, PreparedActivity, StoredExportInput } from "./protoc
 // allocation (one growing Map, one huge array; seen on Node 24.21) V8 aborts the whole process at
 // the thread's limit instead of ending the thread (nodejs/node#47224), so one hostile file could
 // end every request the server was serving, as it ended a test run here. A child process that aborts takes only its own task.
-// The price is a copy of each file over the IPC channel (V8's serializer, about 10 ms for 25 MiB;
-// a large file goes in slices, so the copy in flight is one slice) and the memory of a second
-// Node.js process while one runs.
+// The price is a copy of each file over the IPC channel (V8's serializer, about 10 ms for 25 MiB)
+// and the memory of a second Node.js process while one runs.
 
 /** The pool has more waiting than it accepts: nothing is wrong with the file, try again later. */
 export class FileWorkBusyError extends Error {
@@ -301,27 +286,7 @@ export class FileWorkerPool {
       void end(slot).then(() => this.redispatch());
     }, this.opts.taskTimeoutMs);
     slot.timer.unref();
-    const file = fileOf(job.task);
-    if (!file || file.byteLength <= FILE_SLICE_BYTES) {
-      slot.worker.send({ ...job.task, id: job.id } satisfies Request);
-      return;
-    }
-    slot.worker.send({ ...withFile(job.task, new Uint8Array(0)), id: job.id, incoming: file.byteLength } satisfies Request);
-    this.sendSlices(slot, job, file, 0);
-  }
-
-  /**
-   * A large file goes in slices, the next once the last is written to the channel: the
-   * serializer's copy is then one slice, not the file, and the worker fills one buffer of the
-   * file's size instead of gathering the whole message and copying it. A worker that died or was
-   * ended meanwhile gets no more (its task has failed already, or fails as it exits).
-   */
-  private sendSlices(slot: Slot, job: Job, file: Uint8Array, at: number): void {
-    if (slot.job !== job || at >= file.byteLength || !slot.worker.connected) return;
-    const end = Math.min(at + FILE_SLICE_BYTES, file.byteLength);
-    slot.worker.send({ id: job.id, slice: file.subarray(at, end) } satisfies Slice, (err: Error | null) => {
-      if (!err) this.sendSlices(slot, job, file, end);
-    });
+    slot.worker.send({ ...job.task, id: job.id });
   }
 
   private settle(slot: Slot, reply: Reply): void {

@@ -23,36 +23,7 @@ export type Task =
   | { op: "exhaustMemory" }
   | { op: "spin"; ms: number };
 
-/**
- * A file larger than this crosses the channel in slices of this size, one at a time
- * (./pool.ts): the channel's serializer copies whatever it sends, so a whole 25 MiB file sent at
- * once cost the server a second 25 MiB buffer while it was written, and the worker a third
- * while it was read.
- */
-export const FILE_SLICE_BYTES = 1024 * 1024;
-
-/**
- * A task as sent. With `incoming`, its file (see fileOf) is left out and follows in `Slice`
- * messages, `incoming` bytes in all, in order.
- */
-export type Request = Task & { id: number; incoming?: number };
-
-/** The next part of a task's file. */
-export type Slice = { id: number; slice: Uint8Array };
-
-/** The file a task reads, if it reads one. */
-export function fileOf(task: Task): Uint8Array | undefined {
-  if (task.op === "prepare") return task.content;
-  if (task.op === "prepareUpload") return task.bytes;
-  return undefined;
-}
-
-/** The task with its file replaced (a task without a file is returned as it is). */
-export function withFile<T extends Task>(task: T, file: Uint8Array): T {
-  if (task.op === "prepare") return { ...task, content: file };
-  if (task.op === "prepareUpload") return { ...task, bytes: file };
-  return task;
-}
+export type Request = Task & { id: number };
 
 /** A FileError's code rides along, so the caller gets the same error back; anything else is a plain message. */
 export type WireError = { name: string; message: string; code?: FileErrorCode };
