@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { setupApi } from "../testing/fixtures";
 import { getStreams } from "../activities/get-streams";
+import { listActivities } from "../activities/list-activities";
 import { batchedLookup, keysAsJson } from "./batcher";
 import { personalAccessTokens } from "./schema";
 
@@ -139,5 +140,52 @@ describe("keys no text column can hold", () => {
       { status: "rejected", reason: { code: "not_found" } },
       { status: "rejected", reason: { code: "not_found" } },
     ]);
+  });
+});
+
+describe("activity pages, batched", () => {
+  it("give each list asked in one turn its own athlete's page, first pages and later ones, as when asked alone", async () => {
+    const people = await Promise.all([0, 3, 7].map((n, i) => api.person({ name: `Pages ${i}` }).then((p) => ({ ...p, n }))));
+    for (const p of people) {
+      const token = await api.pat(p.id);
+      for (let i = 0; i < p.n; i++) {
+        const res = await api.call(token, "POST", "/v1/athletes/me/activities", {
+          // Two share a start, so the id decides their order.
+          body: { name: `Run ${i}`, sport_type: "run", start_local: `2026-03-${String(10 + Math.min(i, 5)).padStart(2, "0")}T07:30:00`, elapsed_time_s: 1800 },
+        });
+        expect(res.status).toBe(201);
+      }
+    }
+    const db = await api.db();
+    const ctxOf = (userId: string) => ({ db, actor: { kind: "pat" as const, userId, tokenId: "pat_test", scopes: new Set(["activities.read" as const]) } });
+    type Ask = { who: number; limit: number; cursor?: string };
+    const list = (a: Ask) =>
+      listActivities({ ctx: ctxOf(people[a.who]!.id), athleteId: "me", query: { limit: a.limit, ...(a.cursor ? { cursor: a.cursor } : {}) } }).then(
+        (r) => JSON.parse(r.text) as { data: { id: string; athlete_id: string }[]; next_cursor: string | null },
+      );
+    const alone = async (asks: Ask[]) => {
+      const out = [];
+      for (const a of asks) out.push(await list(a));
+      return out;
+    };
+
+    const firsts: Ask[] = [{ who: 1, limit: 2 }, { who: 2, limit: 3 }, { who: 0, limit: 10 }, { who: 2, limit: 3 }, { who: 1, limit: 50 }, { who: 2, limit: 6 }];
+    const want = await alone(firsts);
+    expect(await Promise.all(firsts.map(list))).toEqual(want);
+    expect(want.map((p) => p.data.length)).toEqual([2, 3, 0, 3, 3, 6]);
+    expect(want[0]!.data.every((a) => a.athlete_id === people[1]!.id)).toBe(true);
+
+    const laters: Ask[] = [
+      { who: 1, limit: 2, cursor: want[0]!.next_cursor! },
+      { who: 2, limit: 3, cursor: want[1]!.next_cursor! },
+      { who: 2, limit: 6, cursor: want[5]!.next_cursor! },
+      { who: 2, limit: 2, cursor: want[1]!.next_cursor! },
+    ];
+    const wantLater = await alone(laters);
+    expect(await Promise.all(laters.map(list))).toEqual(wantLater);
+    expect(wantLater.map((p) => p.data.length)).toEqual([1, 3, 1, 2]);
+    // The pages of an athlete, walked, hold each activity once.
+    const walked = [...want[1]!.data, ...wantLater[1]!.data, ...(await list({ who: 2, limit: 3, cursor: wantLater[1]!.next_cursor! })).data].map((a) => a.id);
+    expect(new Set(walked).size).toBe(7);
   });
 });
