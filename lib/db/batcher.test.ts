@@ -8,6 +8,11 @@ import { personalAccessTokens } from "./schema";
 
 const api = setupApi();
 
+/** A verb's context for `userId` reading with a PAT that holds `activities.read`. */
+async function readerCtx(userId: string) {
+  return { db: await api.db(), actor: { kind: "pat" as const, userId, tokenId: "pat_test", scopes: new Set(["activities.read" as const]) } };
+}
+
 /**
  * A lookup whose statement is a plain function that records each batch it was given: the
  * batcher's contract is which keys go together, which a statement's results cannot show.
@@ -131,7 +136,7 @@ describe("keys no text column can hold", () => {
     });
     expect(res.status).toBe(201);
     const { id } = (await res.json()) as { id: string };
-    const ctx = { db: await api.db(), actor: { kind: "pat" as const, userId: p.id, tokenId: "pat_test", scopes: new Set(["activities.read" as const]) } };
+    const ctx = await readerCtx(p.id);
     // Asked in one turn: one batch. An MCP tool's arguments can carry such text (a path cannot).
     const asked = [id, "a\u0000b", "\ud800x"].map((activityId) => getStreams({ ctx, activityId, query: { resolution: "full" } }));
     const settled = await Promise.allSettled(asked);
@@ -156,11 +161,11 @@ describe("activity pages, batched", () => {
         expect(res.status).toBe(201);
       }
     }
-    const db = await api.db();
-    const ctxOf = (userId: string) => ({ db, actor: { kind: "pat" as const, userId, tokenId: "pat_test", scopes: new Set(["activities.read" as const]) } });
+    // Contexts first, so each batch of lists below is asked in one turn.
+    const ctxs = await Promise.all(people.map((p) => readerCtx(p.id)));
     type Ask = { who: number; limit: number; cursor?: string };
     const list = (a: Ask) =>
-      listActivities({ ctx: ctxOf(people[a.who]!.id), athleteId: "me", query: { limit: a.limit, ...(a.cursor ? { cursor: a.cursor } : {}) } }).then(
+      listActivities({ ctx: ctxs[a.who]!, athleteId: "me", query: { limit: a.limit, ...(a.cursor ? { cursor: a.cursor } : {}) } }).then(
         (r) => JSON.parse(r.text) as { data: { id: string; athlete_id: string }[]; next_cursor: string | null },
       );
     const alone = async (asks: Ask[]) => {

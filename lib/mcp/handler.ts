@@ -29,13 +29,19 @@ const SERVER_INFO = { name: "athlete-activity-service", title: "Athlete Activity
 const INSTRUCTIONS =
   "Training data of one athlete (and, for a coach, of the athletes they coach): activities with their totals, samples (streams) and laps, body metrics, and weekly or monthly volume. All values are SI units (metres, seconds, metres per second, heart rate in beats per second: multiply by 60 for beats per minute). Dates are local to the athlete's timezone (get_profile tells it).";
 
-/** The scopes a JSON-RPC message needs beyond what the token has: only `tools/call` of a known tool needs any. */
-function missingScopes(message: unknown, actor: Actor): { tool: McpTool; missing: Scope[] } | undefined {
+/** A `tools/call` of a known tool: the tool, and its arguments as its input schema reads them. */
+type ToolCall = { tool: McpTool; args: ReturnType<McpTool["input"]["safeParse"]> };
+
+/** The tool call a JSON-RPC message makes, read once for the scope check and the answer; undefined for any other message. */
+function toolCallOf(message: unknown): ToolCall | undefined {
   const m = message as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
   if (m?.method !== "tools/call") return undefined;
   const tool = MCP_TOOLS.find((t) => t.name === m.params?.name);
-  if (!tool) return undefined;
-  const args = tool.input.safeParse(m.params?.arguments ?? {});
+  return tool && { tool, args: tool.input.safeParse(m.params?.arguments ?? {}) };
+}
+
+/** The scopes a tool call needs beyond what the token has. */
+function missingScopes({ tool, args }: ToolCall, actor: Actor): { tool: McpTool; missing: Scope[] } | undefined {
   const needed = args.success && tool.scopesFor ? tool.scopesFor(args.data) : [tool.scope];
   const missing = needed.filter((s) => !hasScope(actor, s));
   return missing.length ? { tool, missing } : undefined;
@@ -116,7 +122,8 @@ const mediaType = (header: string | null) => header?.split(";")[0]!.trim().toLow
  * headers it would refuse, a tool not listed for the token, arguments the tool's schema
  * refuses, a call asking for more than a plain result (a task).
  */
-async function answerToolCall(req: Request, body: unknown, ctx: Ctx, traceId: string): Promise<{ json: string } | null> {
+async function answerToolCall(req: Request, body: unknown, toolCall: ToolCall | undefined, ctx: Ctx, traceId: string): Promise<{ json: string } | null> {
+  if (!toolCall?.args.success || !hasScope(ctx.actor, toolCall.tool.scope)) return null;
   const accept = req.headers.get("accept") ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
   if (mediaType(req.headers.get("content-type")) !== "application/json") return null;
@@ -126,12 +133,9 @@ async function answerToolCall(req: Request, body: unknown, ctx: Ctx, traceId: st
   if (!message.success || message.data.method !== "tools/call") return null;
   const call = CallToolRequestSchema.safeParse(message.data);
   if (!call.success || Object.keys(call.data.params).some((k) => k !== "name" && k !== "arguments" && k !== "_meta")) return null;
-  const tool = MCP_TOOLS.find((t) => t.name === call.data.params.name);
-  if (!tool || !hasScope(ctx.actor, tool.scope)) return null;
-  const args = tool.input.safeParse(call.data.params.arguments ?? {});
-  if (!args.success) return null;
 
-  const answer = await runTool(tool, ctx, args.data, traceId);
+  const { tool } = toolCall;
+  const answer = await runTool(tool, ctx, toolCall.args.data, traceId);
   const id = JSON.stringify(message.data.id);
   if (!answer.ok) return { json: `{"result":${JSON.stringify(toolResult(answer))},"jsonrpc":"2.0","id":${id}}` };
   if (process.env.NODE_ENV !== "production") tool.output.parse(JSON.parse(answer.json));
@@ -155,13 +159,14 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     checkBilling(bearer);
 
     const body = await readJsonBody(req);
-    for (const message of Array.isArray(body) ? body : [body]) {
-      const lacking = missingScopes(message, actor);
+    const toolCalls = (Array.isArray(body) ? body : [body]).map(toolCallOf);
+    for (const toolCall of toolCalls) {
+      const lacking = toolCall && missingScopes(toolCall, actor);
       if (lacking) throw stepUp(actor, lacking.tool, lacking.missing);
     }
 
     const ctx: Ctx = { db, actor, self: bearer.self };
-    const called = direct && !Array.isArray(body) ? await answerToolCall(req, body, ctx, traceId) : null;
+    const called = direct && !Array.isArray(body) ? await answerToolCall(req, body, toolCalls[0], ctx, traceId) : null;
     if (called) {
       const headers = baseHeaders(traceId, rl);
       headers.set("Content-Type", "application/json");
