@@ -1,0 +1,5 @@
+// /v1/athletes/me/activities: /v1/athletes/{athlete_id}/activities at `me`, served as a static path (lib/http/api-route.ts, `atFixedParams`).
+import { atFixedParams } from "@/lib/http/api-route";
+import * as byId from "../../[athlete_id]/activities/route";
+
+export const { GET, POST, PUT, PATCH, DELETE } = atFixedParams(byId, { athlete_id: "me" });

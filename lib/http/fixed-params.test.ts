@@ -1,0 +1,45 @@
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { atFixedParams, type RouteHandler } from "./api-route";
+import type { HttpMethod } from "./operation";
+
+const ATHLETES = path.resolve(__dirname, "../../app/v1/athletes");
+const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/** The route files under `dir`, as paths relative to it. */
+function routeFiles(dir: string, rel = ""): string[] {
+  return readdirSync(path.join(dir, rel)).flatMap((e) => {
+    const r = path.join(rel, e);
+    return statSync(path.join(dir, r)).isDirectory() ? routeFiles(dir, r) : e === "route.ts" ? [r] : [];
+  });
+}
+
+describe("static `me` routes (atFixedParams)", () => {
+  it("serve every path under /v1/athletes/{athlete_id} with the same operations", async () => {
+    const byId = routeFiles(path.join(ATHLETES, "[athlete_id]")).sort();
+    expect(routeFiles(path.join(ATHLETES, "me")).sort()).toEqual(byId);
+    for (const rel of byId) {
+      const dynamic = (await import(path.join(ATHLETES, "[athlete_id]", rel))) as Record<HttpMethod, RouteHandler>;
+      const fixed = (await import(path.join(ATHLETES, "me", rel))) as Record<HttpMethod, RouteHandler>;
+      for (const m of METHODS) {
+        expect(fixed[m], `${rel} ${m}`).toBeTypeOf("function");
+        expect(fixed[m].operation, `${rel} ${m}`).toBe(dynamic[m].operation);
+      }
+    }
+  });
+
+  it("hand each handler the fixed params, whatever the route context says, and the request itself", async () => {
+    const seen: { req: Request; params: unknown }[] = [];
+    const handler: RouteHandler = async (req, ctx) => {
+      seen.push({ req, params: await ctx.params });
+      return new Response(null, { status: 204 });
+    };
+    const handlers = Object.fromEntries(METHODS.map((m) => [m, handler])) as Record<HttpMethod, RouteHandler>;
+    const fixed = atFixedParams(handlers, { athlete_id: "me" });
+    const req = new Request("http://localhost/v1/athletes/me", { method: "PATCH" });
+    const res = await fixed.PATCH(req, { params: Promise.resolve({ athlete_id: "someone-else" }) });
+    expect(res.status).toBe(204);
+    expect(seen).toEqual([{ req, params: { athlete_id: "me" } }]);
+  });
+});
