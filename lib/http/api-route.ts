@@ -397,9 +397,9 @@ export function route(handlers: Partial<Record<HttpMethod, RouteHandler>>): Reco
  * under `app/v1/athletes/me/` serve what those under `app/v1/athletes/[athlete_id]/` serve, with
  * `athlete_id` = `me`, the path nearly every client calls. Next.js finds a static path with one
  * lookup; for a dynamic one it tries each dynamic route's pattern in turn and, once found, builds
- * that route's pattern again (with a `structuredClone`) on every request. At 360 req/s that was
- * about 0.1-0.2 ms of `/v1/athletes/me`'s 2.7 ms of CPU, and its p99 went from 67-326 ms to
- * 36-47 ms (bench/README.md, api-read). Each wrapper keeps its handler's `operation`.
+ * that route's pattern again (with a `structuredClone`) on every request: at half load, about
+ * 0.15 ms of `/v1/athletes/me`'s 2.7 ms of CPU (bench/README.md, api-read item 14). Each
+ * wrapper keeps its handler's `operation`.
  */
 export function atFixedParams(
   handlers: Record<HttpMethod, RouteHandler>,
