@@ -405,7 +405,8 @@ export function atFixedParams(
   handlers: Record<HttpMethod, RouteHandler>,
   params: Record<string, string>,
 ): Record<HttpMethod, RouteHandler> {
-  const fixed = Promise.resolve(params);
+  // One object for every request, frozen: no request can change what the next one is given.
+  const fixed = Promise.resolve(Object.freeze({ ...params }));
   return Object.fromEntries(
     METHODS.map((m) => {
       const handler = handlers[m];
