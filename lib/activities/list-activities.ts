@@ -49,7 +49,7 @@ function pagesBy(db: Db, name: string, where: SQL) {
           select ${activities.id} as id, ${activityVersion} as version, ${activities.startLocal}::text as start_local, ${activities.startLocal} as start_local_ts
           from ${activities}
           where ${where}
-          order by ${activities.startLocal} desc, ${activities.id} desc
+          order by ${sql.join([...newestFirst], sql`, `)}
           limit ((q.key::jsonb) ->> -1)::int
         ) a
       ) p`,

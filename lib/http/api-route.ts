@@ -376,20 +376,21 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
   return handler;
 }
 
-const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+/** The methods a route file exports, served or answered 405. */
+export const ROUTE_METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 /**
  * A route file's exports: the methods it serves, and a 405 problem with `Allow` for the rest
  * (Next.js's own 405 has no body).
  */
 export function route(handlers: Partial<Record<HttpMethod, RouteHandler>>): Record<HttpMethod, RouteHandler> {
-  const allowed = METHODS.filter((m) => handlers[m]);
+  const allowed = ROUTE_METHODS.filter((m) => handlers[m]);
   const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
   const notAllowed: RouteHandler = (req) =>
     refuseWithoutOperation(req, new ApiError("method_not_allowed", `${req.method} is not served here; this path serves ${allow}.`), {
       Allow: allow,
     });
-  return Object.fromEntries(METHODS.map((m) => [m, handlers[m] ?? notAllowed])) as Record<HttpMethod, RouteHandler>;
+  return Object.fromEntries(ROUTE_METHODS.map((m) => [m, handlers[m] ?? notAllowed])) as Record<HttpMethod, RouteHandler>;
 }
 
 /**
@@ -408,7 +409,7 @@ export function atFixedParams(
   // One object for every request, frozen: no request can change what the next one is given.
   const fixed = Promise.resolve(Object.freeze({ ...params }));
   return Object.fromEntries(
-    METHODS.map((m) => {
+    ROUTE_METHODS.map((m) => {
       const handler = handlers[m];
       const wrapped: RouteHandler = (req) => handler(req, { params: fixed });
       wrapped.operation = handler.operation;

@@ -1,28 +1,21 @@
-import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { atFixedParams, type RouteHandler } from "./api-route";
+import { atFixedParams, ROUTE_METHODS, type RouteHandler } from "./api-route";
 import type { HttpMethod } from "./operation";
+import { routeFiles } from "../testing/route-files";
 
 const ATHLETES = path.resolve(__dirname, "../../app/v1/athletes");
-const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
-
 /** The route files under `dir`, as paths relative to it. */
-function routeFiles(dir: string, rel = ""): string[] {
-  return readdirSync(path.join(dir, rel)).flatMap((e) => {
-    const r = path.join(rel, e);
-    return statSync(path.join(dir, r)).isDirectory() ? routeFiles(dir, r) : e === "route.ts" ? [r] : [];
-  });
-}
+const relativeRouteFiles = (dir: string) => routeFiles(dir).map((f) => path.relative(dir, f)).sort();
 
 describe("static `me` routes (atFixedParams)", () => {
   it("serve every path under /v1/athletes/{athlete_id} with the same operations", async () => {
-    const byId = routeFiles(path.join(ATHLETES, "[athlete_id]")).sort();
-    expect(routeFiles(path.join(ATHLETES, "me")).sort()).toEqual(byId);
+    const byId = relativeRouteFiles(path.join(ATHLETES, "[athlete_id]"));
+    expect(relativeRouteFiles(path.join(ATHLETES, "me"))).toEqual(byId);
     for (const rel of byId) {
       const dynamic = (await import(path.join(ATHLETES, "[athlete_id]", rel))) as Record<HttpMethod, RouteHandler>;
       const fixed = (await import(path.join(ATHLETES, "me", rel))) as Record<HttpMethod, RouteHandler>;
-      for (const m of METHODS) {
+      for (const m of ROUTE_METHODS) {
         expect(fixed[m], `${rel} ${m}`).toBeTypeOf("function");
         expect(fixed[m].operation, `${rel} ${m}`).toBe(dynamic[m].operation);
       }
@@ -35,7 +28,7 @@ describe("static `me` routes (atFixedParams)", () => {
       seen.push({ req, params: await ctx.params });
       return new Response(null, { status: 204 });
     };
-    const handlers = Object.fromEntries(METHODS.map((m) => [m, handler])) as Record<HttpMethod, RouteHandler>;
+    const handlers = Object.fromEntries(ROUTE_METHODS.map((m) => [m, handler])) as Record<HttpMethod, RouteHandler>;
     const fixed = atFixedParams(handlers, { athlete_id: "me" });
     const req = new Request("http://localhost/v1/athletes/me", { method: "PATCH" });
     const res = await fixed.PATCH(req, { params: Promise.resolve({ athlete_id: "someone-else" }) });

@@ -1,22 +1,15 @@
-import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { validate } from "@readme/openapi-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { setupApi } from "../testing/fixtures";
+import { routeFiles } from "../testing/route-files";
 import { openApiDocument } from "./document";
 import { OPERATIONS } from "./operations";
 import type { Operation } from "../http/operation";
 
 const api = setupApi();
-
-function routeFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((e) => {
-    const full = path.join(dir, e);
-    return statSync(full).isDirectory() ? routeFiles(full) : e === "route.ts" ? [full] : [];
-  });
-}
 
 async function fetchDocument() {
   const res = await fetch(`${api.url}/v1/openapi.json`);
