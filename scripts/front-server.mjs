@@ -70,6 +70,27 @@ function rawAnswer(r, reason, extra = "") {
 }
 
 /**
+ * Next.js sends a route's status line and headers (`flushHeaders`) just before its first body
+ * chunk, so every answer took two writes to the socket, each a system call. Corked until the
+ * end of the tick, the headers leave with the body (and, for a one-chunk answer, its end) in
+ * one. A stream's later chunks are not held: only the tick that flushes the headers is.
+ */
+class OneWriteResponse extends http.ServerResponse {
+  flushHeaders() {
+    // The socket's cork, not the response's: a corked response holds its body chunks back
+    // but not the end of a chunked body, which would then go out before them.
+    const socket = this.socket;
+    socket?.cork();
+    super.flushHeaders();
+    if (socket) process.nextTick(uncork, socket);
+  }
+}
+
+function uncork(socket) {
+  socket.uncork();
+}
+
+/**
  * A node:http server that hands each request it accepts to `handle(req, res)` (which may return
  * a promise; a rejection is a plain 500, logged).
  */
@@ -79,7 +100,7 @@ export function createFrontServer({ baseUrl: base, handle }) {
   // The request each connection is on, so a parse error in its body is answered in its path's
   // shape, and not at all once its answer has begun.
   const current = new WeakMap();
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({ ServerResponse: OneWriteResponse }, (req, res) => {
     current.set(req.socket, { path: (req.url ?? "/").split("?")[0], res });
     // The authorization endpoint is a page, which Next.js answers OPTIONS for with a bare 400.
     if (req.method === "OPTIONS" && resolvedPath((req.url ?? "/").split("?")[0]) === "/oauth/authorize") {

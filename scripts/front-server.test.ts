@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AddressInfo } from "node:net";
-import type http from "node:http";
+import http from "node:http";
+import type net from "node:net";
 import { sendRaw } from "../lib/testing/raw-http";
 import { createFrontServer } from "./front-server.mjs";
 import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
@@ -82,5 +83,75 @@ describe("the front server", () => {
     expect(huge).toMatchObject({ status: 400, body: { code: "invalid_request", detail: expect.stringContaining("16 KB") } });
     const oauth = await send(`POST /oauth/token HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\nConnection: close\r\n\r\n`);
     expect(oauth).toMatchObject({ status: 400, type: "application/json", body: { error: "invalid_request" } });
+  });
+});
+
+describe("the front server's answers", () => {
+  // Next.js's route handlers answer as its pipeToNodeResponse does: the headers flushed just
+  // before the first body chunk is written, then more chunks or the end.
+  let next: http.Server;
+  let nextPort = 0;
+  /** Calls of the server sockets' _write and _writev: each is one write to the operating system. */
+  let writes = 0;
+  let clientGotFirstChunk: () => void = () => {};
+  beforeAll(async () => {
+    next = createFrontServer({
+      baseUrl: "http://service.test",
+      handle: async (req, res) => {
+        res.statusCode = 200;
+        res.setHeader("content-type", "text/plain");
+        res.flushHeaders();
+        res.write(Buffer.from("first;"));
+        if (req.url === "/stream") {
+          // A stream's first chunk must reach the client before the next is made.
+          await new Promise<void>((r) => (clientGotFirstChunk = r));
+          res.write(Buffer.from("second;"));
+        }
+        res.end();
+      },
+    });
+    next.on("connection", (socket: net.Socket & { _write: (...a: unknown[]) => void; _writev?: (...a: unknown[]) => void }) => {
+      const write = socket._write.bind(socket);
+      socket._write = (...a) => {
+        writes++;
+        write(...a);
+      };
+      const writev = socket._writev?.bind(socket);
+      if (writev) {
+        socket._writev = (...a) => {
+          writes++;
+          writev(...a);
+        };
+      }
+    });
+    await new Promise<void>((r) => next.listen(0, "127.0.0.1", r));
+    nextPort = (next.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => next.close(() => r())));
+
+  it("sends a one-chunk answer, its headers and its end in one write to the socket", async () => {
+    const before = writes;
+    const res = await fetch(`http://127.0.0.1:${nextPort}/one`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("first;");
+    expect(writes - before).toBe(1);
+  });
+
+  it("does not hold a streamed answer back: each chunk leaves as it is written, in order", async () => {
+    const body = await new Promise<string>((resolve, reject) => {
+      http
+        .get(`http://127.0.0.1:${nextPort}/stream`, (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            text += chunk;
+            if (text === "first;") clientGotFirstChunk();
+          });
+          res.on("end", () => resolve(text));
+          res.on("error", reject);
+        })
+        .on("error", reject);
+    });
+    expect(body).toBe("first;second;");
   });
 });
