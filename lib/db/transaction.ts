@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db } from "./client";
+import { log } from "../log";
 
 declare const opened: unique symbol;
 
@@ -16,6 +17,37 @@ export type Tx = Db & { readonly transaction: never; readonly [opened]: true };
  * call it for every write, and so does anything else that calls a write verb (seed, sign-up,
  * tests). Everything `fn` sends commits together or not at all.
  */
-export function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction((tx) => fn(tx as unknown as Tx));
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const after = new Map<string, (db: Db) => Promise<unknown>>();
+  const result = await db.transaction((tx) => {
+    committed.set(tx, after);
+    return fn(tx as unknown as Tx);
+  });
+  for (const [key, step] of after) {
+    try {
+      await step(db);
+    } catch (err) {
+      // The write has committed: its answer stands, and what the step was for has a fallback.
+      log.warn("a step after a commit failed", { step: key, error: String(err) });
+    }
+  }
+  return result;
+}
+
+/** What each transaction opened by inTransaction does once it has committed, by key. */
+const committed = new WeakMap<object, Map<string, (db: Db) => Promise<unknown>>>();
+
+/**
+ * Runs `step` once `tx` has committed, on the database it was opened on, once per `key` however
+ * often it is asked for; never if `tx` rolls back. A step that fails is logged: the commit
+ * stands. Given a `Db` that is not a transaction inTransaction opened (a plain database, or a
+ * transaction opened some other way), `step` runs at once on it.
+ */
+export async function afterCommit(tx: Db, key: string, step: (db: Db) => Promise<unknown>): Promise<void> {
+  const after = committed.get(tx);
+  if (!after) {
+    await step(tx);
+    return;
+  }
+  if (!after.has(key)) after.set(key, step);
 }
