@@ -8,6 +8,7 @@ import { setupApi } from "../testing/fixtures";
 import { listenForWebhookWork } from "../webhooks/listen";
 import type { Work } from "./notify";
 import { appendEvent } from "./append-event";
+import { notifyUploadWork } from "../uploads/wake";
 
 const api = setupApi();
 const dialect = new PgDialect();
@@ -58,6 +59,18 @@ describe("the runners' notification of new work", () => {
     } finally {
       await unlisten();
     }
+  });
+
+  it("for an upload, too, is sent after its transaction commits, not from inside it", async () => {
+    const db = await api.db();
+    const onDb = executed(db);
+    await inTransaction(db, async (tx) => {
+      const watched = executed(tx);
+      await notifyUploadWork(tx);
+      await notifyUploadWork(tx);
+      expect(watched.filter((s) => s.includes("pg_notify"))).toEqual([]);
+    });
+    expect(onDb.filter((s) => s.includes("pg_notify"))).toHaveLength(1);
   });
 
   it("is never sent for a write that rolls back", async () => {

@@ -2,16 +2,18 @@ import "server-only";
 import { EventEmitter } from "node:events";
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { afterCommit } from "../db/transaction";
 
 /** The channel on which a committed upload announces itself to every instance's processor. */
 export const UPLOAD_CHANNEL = "aas_uploads";
 
 /**
- * Inside the upload's transaction: PostgreSQL delivers the notification only once it commits,
- * so a processor never wakes for an upload it cannot see yet.
+ * Once the upload's transaction has committed (afterCommit), so a processor never wakes for an
+ * upload it cannot see yet; not from inside it, where the notification would make concurrent
+ * uploads commit one at a time (lib/events/notify.ts says why).
  */
 export async function notifyUploadWork(tx: Db): Promise<void> {
-  await tx.execute(sql`select pg_notify(${UPLOAD_CHANNEL}, '')`);
+  await afterCommit(tx, "notify uploads", (db) => db.execute(sql`select pg_notify(${UPLOAD_CHANNEL}, '')`));
 }
 
 const g = globalThis as unknown as { __aasUploadWake?: EventEmitter };
