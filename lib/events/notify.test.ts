@@ -35,31 +35,40 @@ async function hearing(heard: Work[], n: number, timeoutMs = 10_000): Promise<vo
 
 afterEach(() => vi.restoreAllMocks());
 
+/**
+ * Runs `body` with a person, the database, what its listener hears on the runners' channel,
+ * and the statements sent through `execute` on the database; the listener ends after.
+ */
+async function listening(body: (t: { me: { id: string }; db: Db; heard: Work[]; onDb: string[] }) => Promise<void>): Promise<void> {
+  const me = await api.person();
+  const db = await api.db();
+  const heard: Work[] = [];
+  const unlisten = await listenForWebhookWork(db, (w) => heard.push(w));
+  try {
+    await body({ me, db, heard, onDb: executed(db) });
+  } finally {
+    await unlisten();
+  }
+}
+const notifies = (statements: string[]) => statements.filter((s) => s.includes("pg_notify"));
+
 describe("the runners' notification of new work", () => {
-  it("is sent once the write has committed, on the database, and not from inside the write's transaction", async () => {
-    const me = await api.person();
-    const db = await api.db();
-    const heard: Work[] = [];
-    const unlisten = await listenForWebhookWork(db, (w) => heard.push(w));
-    try {
-      const onDb = executed(db);
+  it("is sent once the write has committed, on the database, and not from inside the write's transaction", () =>
+    listening(async ({ me, db, heard, onDb }) => {
       await inTransaction(db, async (tx) => {
         const watched = executed(tx);
         await appendEvent(tx, { type: "metric.created", athleteId: me.id, objectId: "met_1", objectType: "metric" });
         await appendEvent(tx, { type: "metric.created", athleteId: me.id, objectId: "met_2", objectType: "metric" });
         // Inside the transaction nothing notifies: a notifying transaction holds PostgreSQL's
         // notify lock from before its commit until its commit is on disk.
-        expect(watched.filter((s) => s.includes("pg_notify"))).toEqual([]);
+        expect(notifies(watched)).toEqual([]);
         expect(heard).toEqual([]);
       });
       // Once, after the commit, for both events.
-      expect(onDb.filter((s) => s.includes("pg_notify"))).toHaveLength(1);
+      expect(notifies(onDb)).toHaveLength(1);
       await hearing(heard, 1);
       expect(heard).toEqual(["outbox"]);
-    } finally {
-      await unlisten();
-    }
-  });
+    }));
 
   it("for an upload, too, is sent after its transaction commits, not from inside it", async () => {
     const db = await api.db();
@@ -68,35 +77,27 @@ describe("the runners' notification of new work", () => {
       const watched = executed(tx);
       await notifyUploadWork(tx);
       await notifyUploadWork(tx);
-      expect(watched.filter((s) => s.includes("pg_notify"))).toEqual([]);
+      expect(notifies(watched)).toEqual([]);
     });
-    expect(onDb.filter((s) => s.includes("pg_notify"))).toHaveLength(1);
+    expect(notifies(onDb)).toHaveLength(1);
   });
 
-  it("is never sent for a write that rolls back", async () => {
-    const me = await api.person();
-    const db = await api.db();
-    const heard: Work[] = [];
-    const unlisten = await listenForWebhookWork(db, (w) => heard.push(w));
-    try {
-      const onDb = executed(db);
+  it("is never sent for a write that rolls back", () =>
+    listening(async ({ me, db, heard, onDb }) => {
       await expect(
         inTransaction(db, async (tx) => {
           await appendEvent(tx, { type: "metric.created", athleteId: me.id, objectId: "met_rolled_back", objectType: "metric" });
           throw new Error("the write fails after its event");
         }),
       ).rejects.toThrow("the write fails after its event");
-      expect(onDb.filter((s) => s.includes("pg_notify"))).toEqual([]);
+      expect(notifies(onDb)).toEqual([]);
       // A committed write afterwards is heard, and it is the only thing heard.
       await inTransaction(db, (tx) => appendEvent(tx, { type: "metric.created", athleteId: me.id, objectId: "met_kept", objectType: "metric" }));
       await hearing(heard, 1);
       expect(heard).toEqual(["outbox"]);
       const rows = await db.select({ objectId: events.objectId }).from(events).where(eq(events.athleteId, me.id));
       expect(rows.map((r) => r.objectId)).toEqual(["met_kept"]);
-    } finally {
-      await unlisten();
-    }
-  });
+    }));
 });
 
 describe("afterCommit", () => {
