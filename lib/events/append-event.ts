@@ -18,8 +18,9 @@ export type NewEvent<T extends SubscribableEventType> = {
 } & (Kinds[T]["to"] extends "app" ? { clientId: string } : { clientId?: undefined });
 
 /**
- * Appends to the outbox. Call it with the transaction that made the change: the event, and
- * the notification that wakes the webhook runners, exist exactly when the change commits.
+ * Appends to the outbox. Call it with the transaction that made the change: the event exists
+ * exactly when the change commits, and the notification that wakes the webhook runners follows
+ * that commit (./notify.ts), never a rollback.
  */
 export async function appendEvent<T extends SubscribableEventType>(tx: Db, e: NewEvent<T>): Promise<string> {
   const id = newId("evt");
