@@ -12,10 +12,14 @@ declare const opened: unique symbol;
  */
 export type Tx = Db & { readonly transaction: never; readonly [opened]: true };
 
+/** What each transaction opened by inTransaction does once it has committed, by key. */
+const committed = new WeakMap<object, Map<string, (db: Db) => Promise<unknown>>>();
+
 /**
  * The one way to open a write's transaction: the route wrappers (`handle`, `consoleHandler`)
  * call it for every write, and so does anything else that calls a write verb (seed, sign-up,
- * tests). Everything `fn` sends commits together or not at all.
+ * tests). Everything `fn` sends commits together or not at all; the steps it asked for with
+ * `afterCommit` then run, before this returns.
  */
 export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const after = new Map<string, (db: Db) => Promise<unknown>>();
@@ -33,9 +37,6 @@ export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
   }
   return result;
 }
-
-/** What each transaction opened by inTransaction does once it has committed, by key. */
-const committed = new WeakMap<object, Map<string, (db: Db) => Promise<unknown>>>();
 
 /**
  * Runs `step` once `tx` has committed, on the database it was opened on, once per `key` however
