@@ -9,6 +9,7 @@
 //   whose %-escapes are not UTF-8, and requests node:http cannot parse (it would answer a bare
 //   400 or 431, or, for CONNECT, nothing at all).
 import http from "node:http";
+import { BODY_LENGTH_HEADER } from "./body-length.mjs";
 import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
 
 const TITLES = { invalid_request: "Invalid request", method_not_allowed: "Method not allowed", not_found: "Not found" };
@@ -77,6 +78,8 @@ function rawAnswer(r, reason, extra = "") {
  */
 class OneWriteResponse extends http.ServerResponse {
   flushHeaders() {
+    // Before the headers go: Next.js's compression decides when they do (below).
+    takeBodyLength(this, this.statusCode);
     // The socket's cork, not the response's: a corked response holds its body chunks back
     // but not the end of a chunked body, which would then go out before them.
     const socket = this.socket;
@@ -84,6 +87,30 @@ class OneWriteResponse extends http.ServerResponse {
     super.flushHeaders();
     if (socket) process.nextTick(uncork, socket);
   }
+
+  writeHead(statusCode, ...rest) {
+    // An answer that is ended without flushHeaders (an empty body, HEAD) still drops the header.
+    takeBodyLength(this, statusCode);
+    return super.writeHead(statusCode, ...rest);
+  }
+}
+
+/**
+ * A route's answer tells its body's length in BODY_LENGTH_HEADER (scripts/body-length.mjs):
+ * Next.js drops a route's Content-Length, and its compression middleware (which wraps this
+ * response's writeHead and decides there) gzips any answer whose length it is not told, so a
+ * 300-byte answer was gzipped for every client that accepts it. Told here as Content-Length, an
+ * answer under the middleware's 1 KiB threshold goes out as it is; a larger one is still
+ * compressed, and the middleware then removes the length itself. The header itself never leaves.
+ */
+function takeBodyLength(res, statusCode) {
+  const told = res.getHeader(BODY_LENGTH_HEADER);
+  if (told === undefined) return;
+  res.removeHeader(BODY_LENGTH_HEADER);
+  // Compressed (the middleware decided first), already given, or an answer that has no body.
+  if (res.getHeader("content-encoding") !== undefined || res.getHeader("content-length") !== undefined) return;
+  if (statusCode === 204 || statusCode === 304 || statusCode < 200) return;
+  if (typeof told === "string" && /^\d{1,15}$/.test(told)) res.setHeader("Content-Length", told);
 }
 
 function uncork(socket) {

@@ -2,8 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AddressInfo } from "node:net";
 import http from "node:http";
 import type net from "node:net";
+import { createRequire } from "node:module";
+import { gunzipSync } from "node:zlib";
 import { sendRaw } from "../lib/testing/raw-http";
 import { createFrontServer } from "./front-server.mjs";
+import { BODY_LENGTH_HEADER } from "./body-length.mjs";
 import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
 
 let server: http.Server;
@@ -153,5 +156,82 @@ describe("the front server's answers", () => {
         .on("error", reject);
     });
     expect(body).toBe("first;second;");
+  });
+});
+
+describe("the front server and Next.js's compression", () => {
+  let srv: http.Server;
+  let srvPort = 0;
+  // The middleware Next.js's router server installs on every response (next/dist/server/lib/router-server.js).
+  const compression = createRequire(import.meta.url)("next/dist/compiled/compression") as () => (req: unknown, res: unknown, next: () => void) => void;
+  const bodies: Record<string, string> = {
+    "/small": JSON.stringify({ id: "ath_1", name: "Ava" }),
+    "/large": JSON.stringify({ data: Array.from({ length: 60 }, (_, i) => ({ id: `act_${i}`, name: "Morning Run" })) }),
+    "/unknown": JSON.stringify({ id: "ath_1" }),
+  };
+  beforeAll(async () => {
+    srv = createFrontServer({
+      baseUrl: "http://service.test",
+      handle: (req, res) => {
+        compression()(req, res, () => {});
+        // As Next.js sends a route's Response: its headers, then flushHeaders, the chunk, the end.
+        const path = (req.url ?? "/").split("?")[0]!;
+        const body = Buffer.from(bodies[path] ?? "");
+        res.statusCode = path === "/empty" ? 204 : 200;
+        res.setHeader("content-type", "application/json");
+        if (path !== "/unknown") res.setHeader(BODY_LENGTH_HEADER, String(body.byteLength));
+        if (req.method === "HEAD" || path === "/empty") {
+          res.end();
+          return;
+        }
+        res.flushHeaders();
+        res.write(body);
+        res.end();
+      },
+    });
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    srvPort = (srv.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => srv.close(() => r())));
+
+  const get = (path: string, method = "GET") =>
+    new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer; status: number }>((resolve, reject) => {
+      http
+        .request({ port: srvPort, host: "127.0.0.1", path, method, headers: { "accept-encoding": "gzip" } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks), status: res.statusCode ?? 0 }));
+        })
+        .on("error", reject)
+        .end();
+    });
+
+  it("sends an answer under 1 KiB whose length the route told as it is, with Content-Length, to a client that accepts gzip", async () => {
+    const res = await get("/small");
+    expect(res.headers["content-encoding"]).toBeUndefined();
+    expect(res.headers["content-length"]).toBe(String(Buffer.byteLength(bodies["/small"]!)));
+    expect(res.headers["transfer-encoding"]).toBeUndefined();
+    expect(res.headers[BODY_LENGTH_HEADER]).toBeUndefined();
+    expect(res.body.toString("utf8")).toBe(bodies["/small"]);
+  });
+
+  it("still gzips an answer over 1 KiB, and one whose length nobody told", async () => {
+    for (const path of ["/large", "/unknown"]) {
+      const res = await get(path);
+      expect(res.headers["content-encoding"], path).toBe("gzip");
+      expect(res.headers["content-length"], path).toBeUndefined();
+      expect(res.headers[BODY_LENGTH_HEADER], path).toBeUndefined();
+      expect(gunzipSync(res.body).toString("utf8"), path).toBe(bodies[path]);
+    }
+  });
+
+  it("never sends the header on: not on HEAD, which gets the length, nor on a 204, which gets none", async () => {
+    const head = await get("/small", "HEAD");
+    expect(head.headers["content-length"]).toBe(String(Buffer.byteLength(bodies["/small"]!)));
+    expect(head.headers[BODY_LENGTH_HEADER]).toBeUndefined();
+    const empty = await get("/empty");
+    expect(empty.status).toBe(204);
+    expect(empty.headers["content-length"]).toBeUndefined();
+    expect(empty.headers[BODY_LENGTH_HEADER]).toBeUndefined();
   });
 });

@@ -1,3 +1,5 @@
+import { knownLengthResponse } from "./known-length";
+
 /**
  * A response body that is a file, not JSON (an activity export): bytes, their media type and
  * the name a browser saves them under. `handle()` and `consoleHandler` send it as it is, with
@@ -37,8 +39,7 @@ export function contentDisposition(fileName: string): string {
 export function fileResponse(headers: Headers, status: number, file: FileBody): Response {
   headers.set("Content-Type", file.contentType);
   headers.set("Content-Disposition", contentDisposition(file.fileName));
-  headers.set("Content-Length", String(file.bytes.byteLength));
   // The bytes are an athlete's upload: never let a browser sniff them into something it runs.
   headers.set("X-Content-Type-Options", "nosniff");
-  return new Response(file.bytes as Uint8Array<ArrayBuffer>, { status, headers });
+  return knownLengthResponse(file.bytes, { status, headers });
 }

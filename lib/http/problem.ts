@@ -1,4 +1,5 @@
 import { ApiError, PROBLEM_CODES, type FieldError, type ProblemCode } from "./errors";
+import { knownLengthResponse } from "./known-length";
 
 export type ProblemDocument = {
   type: string;
@@ -40,5 +41,5 @@ export function problemResponse(
     traceId: opts.traceId,
     extensions: err.extensions,
   });
-  return new Response(JSON.stringify(body), { status: err.status, headers });
+  return knownLengthResponse(JSON.stringify(body), { status: err.status, headers });
 }

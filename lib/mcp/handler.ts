@@ -18,6 +18,7 @@ import type { RateLimitResult } from "../http/rate-limit";
 import { errorText, log } from "../log";
 import { resourceMetadataUrl } from "../oauth/resources";
 import { MCP_TOOLS, type McpTool } from "./tools";
+import { knownLengthResponse } from "../http/known-length";
 
 // POST /mcp: the MCP server (CONTRACT §12), Streamable HTTP, stateless: every request stands
 // alone, so a new server and transport answer each one (no Mcp-Session-Id, no initialize
@@ -170,7 +171,7 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     if (called) {
       const headers = baseHeaders(traceId, rl);
       headers.set("Content-Type", "application/json");
-      return new Response(called.json, { status: 200, headers });
+      return knownLengthResponse(called.json, { status: 200, headers });
     }
 
     const server = serverFor(ctx, traceId);

@@ -1,3 +1,5 @@
+import { knownLengthResponse } from "../http/known-length";
+
 /** RFC 6749 §5.2 and RFC 7009 §2.2.1 error codes, RFC 8707's invalid_target, and RFC 7591 §3.2.2's registration errors. */
 export type OAuthErrorCode =
   | "invalid_request"
@@ -30,7 +32,7 @@ export class OAuthError extends Error {
 }
 
 export function oauthErrorResponse(err: OAuthError): Response {
-  return new Response(JSON.stringify({ error: err.error, error_description: err.description }), {
+  return knownLengthResponse(JSON.stringify({ error: err.error, error_description: err.description }), {
     status: err.status,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store", Pragma: "no-cache", ...err.headers },
   });

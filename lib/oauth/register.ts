@@ -10,6 +10,7 @@ import { oauthClients, oauthGrants } from "../db/schema";
 import { addToCounters } from "../http/rate-limit";
 import { isUnreviewedRedirectUri } from "./client-metadata";
 import { OAuthError, oauthErrorResponse } from "./errors";
+import { knownLengthJson } from "../http/known-length";
 
 // Dynamic Client Registration (RFC 7591, CONTRACT §12): an assistant the service has never seen
 // registers itself as a public client and then goes through the athlete's consent like any app.
@@ -152,7 +153,7 @@ export async function registrationEndpoint(req: Request): Promise<Response> {
     } catch {
       throw new OAuthError("invalid_client_metadata", "The body is not JSON.");
     }
-    return Response.json(await registerClient(db, body), { status: 201, headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
+    return knownLengthJson(await registerClient(db, body), { status: 201, headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
   } catch (err) {
     if (err instanceof OAuthError) return oauthErrorResponse(err);
     if (isDatabaseUnavailable(err)) return oauthErrorResponse(new OAuthError("temporarily_unavailable", "The database cannot be reached.", 503, { "Retry-After": "5" }));

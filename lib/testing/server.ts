@@ -62,6 +62,9 @@ function match(route: RouteFile, parts: string[]): Record<string, string | strin
   return parts.length === route.segments.length ? params : null;
 }
 
+/** The headers of a route's Response that Next.js does not send on (send-response.js FORBIDDEN_HEADERS). */
+const NEXT_DROPS = new Set(["content-length", "content-encoding", "transfer-encoding"]);
+
 export type TestServer = { url: string; close: () => Promise<void> };
 
 /**
@@ -114,11 +117,13 @@ export async function startTestServer(): Promise<TestServer> {
         duplex: "half",
       });
       const response = await handler(request, { params: Promise.resolve(found.params) });
-      const out: Record<string, string | string[]> = {};
+      // As Next.js sends a route's Response (next/dist/server/send-response.js): its headers set
+      // one by one, less the framing ones it drops, so the front server sees what it sees there.
       response.headers.forEach((v, k) => {
-        out[k] = k === "set-cookie" ? response.headers.getSetCookie() : v;
+        if (NEXT_DROPS.has(k)) return;
+        res.setHeader(k, k === "set-cookie" ? response.headers.getSetCookie() : v);
       });
-      res.writeHead(response.status, out);
+      res.statusCode = response.status;
       if (method === "HEAD" || !response.body) res.end();
       else res.end(Buffer.from(await response.arrayBuffer()));
     } catch (err) {

@@ -1,8 +1,9 @@
 // GET /oauth/jwks: the public keys that verify access tokens.
 import { servedJwks } from "@/lib/oauth/keys";
+import { knownLengthJson } from "@/lib/http/known-length";
 
 export async function GET() {
-  return Response.json(await servedJwks(), {
+  return knownLengthJson(await servedJwks(), {
     headers: { "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" },
   });
 }

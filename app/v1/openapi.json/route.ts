@@ -2,10 +2,11 @@
 import { route } from "@/lib/http/api-route";
 import { getEnv } from "@/lib/env";
 import { openApiDocument } from "@/lib/openapi/document";
+import { knownLengthJson } from "@/lib/http/known-length";
 
 export const { GET, POST, PUT, PATCH, DELETE } = route({
   GET: async () =>
-    Response.json(openApiDocument(getEnv().baseUrl), {
+    knownLengthJson(openApiDocument(getEnv().baseUrl), {
       headers: { "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" },
     }),
 });

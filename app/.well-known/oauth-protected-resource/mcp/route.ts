@@ -1,9 +1,10 @@
 // GET /.well-known/oauth-protected-resource/mcp: RFC 9728 metadata for {base_url}/mcp (CONTRACT §12).
 import { getEnv } from "@/lib/env";
 import { protectedResourceMetadata } from "@/lib/oauth/discovery";
+import { knownLengthJson } from "@/lib/http/known-length";
 
 export function GET() {
-  return Response.json(protectedResourceMetadata(getEnv(), "mcp"), {
+  return knownLengthJson(protectedResourceMetadata(getEnv(), "mcp"), {
     headers: { "Cache-Control": "public, max-age=3600", "Access-Control-Allow-Origin": "*" },
   });
 }

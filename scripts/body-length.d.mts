@@ -1,0 +1,1 @@
+export declare const BODY_LENGTH_HEADER: "x-aas-body-length";
