@@ -181,6 +181,11 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
       const answer = await transport.handleRequest(req, { parsedBody: body });
       const headers = baseHeaders(traceId, rl);
       answer.headers.forEach((v, k) => headers.set(k, v));
+      // A JSON answer (enableJsonResponse) is whole: read here, it goes out with its length, and
+      // a short one (initialize, a notification's error) is not gzipped (known-length.ts).
+      if (answer.body && /^application\/json\b/i.test(answer.headers.get("content-type") ?? "")) {
+        return knownLengthResponse(new Uint8Array(await answer.arrayBuffer()), { status: answer.status, headers });
+      }
       return new Response(answer.body, { status: answer.status, headers });
     } finally {
       await server.close();

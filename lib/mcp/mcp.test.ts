@@ -324,5 +324,20 @@ describe("the MCP server", () => {
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
   });
+
+  it("sends the SDK's JSON answers whole, with their length (so a short one is not gzipped in production)", async () => {
+    const pat = await api.pat((await api.person()).id);
+    const res = await post(pat, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } },
+    });
+    expect(res.status).toBe(200);
+    const body = new Uint8Array(await res.arrayBuffer());
+    expect(res.headers.get("content-length")).toBe(String(body.byteLength));
+    expect(res.headers.get("transfer-encoding")).toBeNull();
+    expect((JSON.parse(new TextDecoder().decode(body)) as { result: { serverInfo: unknown } }).result.serverInfo).toBeDefined();
+  });
 });
 

@@ -124,10 +124,23 @@ export async function startTestServer(): Promise<TestServer> {
         res.setHeader(k, k === "set-cookie" ? response.headers.getSetCookie() : v);
       });
       res.statusCode = response.status;
-      if (method === "HEAD" || !response.body) res.end();
-      else res.end(Buffer.from(await response.arrayBuffer()));
+      if (method === "HEAD" || !response.body) {
+        res.end();
+        return;
+      }
+      // And its body as pipeToNodeResponse sends it: the headers flushed before the first chunk,
+      // each chunk written as it comes, so an answer of untold length goes out chunked as there.
+      let started = false;
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        if (!started) res.flushHeaders();
+        started = true;
+        if (!res.write(chunk)) await new Promise((r) => res.once("drain", r).once("close", r));
+      }
+      res.end();
     } catch (err) {
-      res.writeHead(500, { "content-type": "text/plain" }).end(`test server: ${String(err)}`);
+      // A body that failed after its headers went cannot become a 500: the client sees it cut.
+      if (res.headersSent) res.destroy(err instanceof Error ? err : new Error(String(err)));
+      else res.writeHead(500, { "content-type": "text/plain" }).end(`test server: ${String(err)}`);
     }
   } });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
