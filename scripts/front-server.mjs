@@ -99,7 +99,7 @@ class OneWriteResponse extends http.ServerResponse {
  * A route's answer tells its body's length in BODY_LENGTH_HEADER (scripts/body-length.mjs):
  * Next.js drops a route's Content-Length, and its compression middleware (which wraps this
  * response's writeHead and decides there) gzips any answer whose length it is not told, so a
- * 300-byte answer was gzipped for every client that accepts it. Told here as Content-Length, an
+ * 214-byte answer was gzipped for every client that accepts it. Told here as Content-Length, an
  * answer under the middleware's 1 KiB threshold goes out as it is; a larger one is still
  * compressed, and the middleware then removes the length itself. The header itself never leaves.
  */

@@ -23,8 +23,7 @@ import { requestStarted, requestsFirst } from "./requests-first";
 import { readMultipartForm, type ReceivedFile } from "../uploads/multipart";
 import { claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
 import { inWriteCtx, type BeforeArgs, type CtxFor, type HandlerArgs, type HttpMethod, type Operation, type OperationHandler, type RouteIo, type WriteCtx } from "./operation";
-import { BODY_LENGTH_HEADER } from "../../scripts/body-length.mjs";
-import { knownLengthResponse } from "./known-length";
+import { knownLengthResponse, tellBodyLength } from "./known-length";
 
 export type RouteContext = { params: Promise<Record<string, string | string[]>> };
 export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & {
@@ -265,8 +264,7 @@ function sharedBytesResponse(headers: Headers, status: number, bytes: Uint8Array
       controller.close();
     },
   });
-  headers.set(BODY_LENGTH_HEADER, String(bytes.byteLength));
-  return new Response(body, { status, headers });
+  return new Response(body, { status, headers: tellBodyLength(headers, bytes.byteLength) });
 }
 
 /** A JSON answer with the request's headers, or an empty one for 204 and for nothing to send. */
