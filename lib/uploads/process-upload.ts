@@ -77,7 +77,10 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
     const started = performance.now();
     // Taken first, so that it is not left waiting for a processor that never comes.
     const early = takeEarlyParse(claimed.id);
-    const [state] = await db.select({ status: uploads.status }).from(uploads).where(eq(uploads.id, claimed.id));
+    const [state] = await db
+      .select({ id: uploads.id, status: uploads.status, athleteId: uploads.athleteId, contentSha256: uploads.contentSha256 })
+      .from(uploads)
+      .where(eq(uploads.id, claimed.id));
     if (state?.status !== "processing") return "already_finished";
     let parsed;
     try {
@@ -90,7 +93,7 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
     const prepared = performance.now();
     await opts.afterParse?.(claimed.id);
     await requestsFirst();
-    const outcome = await inTransaction(db, (tx) => saveParsedActivities(tx, claimed.id, parsed));
+    const outcome = await inTransaction(db, (tx) => saveParsedActivities(tx, state, parsed));
     const ms = (a: number, b: number) => Math.round((b - a) * 10) / 10;
     log.debug("upload processed", {
       upload_id: claimed.id,

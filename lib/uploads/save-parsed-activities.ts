@@ -18,14 +18,22 @@ const wholeSeconds = (v: number | null | undefined): number | null => {
   return f === null ? null : Math.max(0, Math.round(f));
 };
 
+/** An upload's columns that never change once it is made: what its save is started from. */
+export type UploadKeys = Pick<UploadRow, "id" | "athleteId" | "contentSha256">;
+
+/** The statement that locks the upload's row for this transaction, started at once. */
+const lockRow = (tx: Tx, uploadId: string) => tx.select().from(uploads).where(eq(uploads.id, uploadId)).for("update").execute();
+
+/** The row, if it is still processing: a locked row that has ended is not made again. */
+const stillProcessing = (rows: UploadRow[]): UploadRow | undefined => (rows[0]?.status === "processing" ? rows[0] : undefined);
+
 /**
  * The upload, locked for this transaction, if it is still processing. A second processor that
  * took it after this one's lease lapsed waits here for this one to commit, then finds it
  * finished: each upload's activities are made exactly once.
  */
 async function lockProcessing(tx: Tx, uploadId: string): Promise<UploadRow | undefined> {
-  const [row] = await tx.select().from(uploads).where(eq(uploads.id, uploadId)).for("update");
-  return row?.status === "processing" ? row : undefined;
+  return stillProcessing(await lockRow(tx, uploadId));
 }
 
 /** Ends an upload as failed with `{code, detail}`, unless it already ended. */
@@ -51,22 +59,30 @@ export async function failUpload(
 }
 
 /**
+ * Takes the lock on the upload's file for this transaction, started at once: every save of one
+ * athlete's uploads of the same bytes takes it before its duplicate check, so two of them
+ * processed at once cannot each miss the other.
+ */
+export const lockFile = (tx: Tx, upload: UploadKeys) =>
+  tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`upload:${upload.athleteId}:${upload.contentSha256}`}, 0))`).execute();
+
+/**
  * An activity of an earlier upload of the same file bytes (decompressed) by the same athlete
  * that still exists (CONTRACT §11 `duplicate_activity`); deleting every activity made from a
- * file lets it be uploaded again.
+ * file lets it be uploaded again. Started at once, like lockRow.
  */
-async function existingActivityOfSameFile(tx: Tx, upload: UploadRow): Promise<string | undefined> {
+function activityOfSameFile(tx: Tx, upload: UploadKeys): Promise<{ id: string }[]> {
   const same = tx
     .select({ id: uploads.id })
     .from(uploads)
     .where(and(eq(uploads.athleteId, upload.athleteId), eq(uploads.contentSha256, upload.contentSha256), ne(uploads.id, upload.id)));
-  const [hit] = await tx
+  return tx
     .select({ id: activities.id })
     .from(activities)
     .where(and(eq(activities.athleteId, upload.athleteId), inArray(activities.uploadId, same)))
     .orderBy(asc(activities.createdAt), asc(activities.id))
-    .limit(1);
-  return hit?.id;
+    .limit(1)
+    .execute();
 }
 
 /**
@@ -75,23 +91,35 @@ async function existingActivityOfSameFile(tx: Tx, upload: UploadRow): Promise<st
  * `activity.created`, and the upload marked succeeded with their ids. Whatever fails rolls all
  * of it back: never a half-made activity.
  */
-export async function saveParsedActivities(tx: Tx, uploadId: string, parsed: PreparedActivity[]): Promise<UploadOutcome> {
-  const upload = await lockProcessing(tx, uploadId);
+export async function saveParsedActivities(tx: Tx, keys: UploadKeys, parsed: PreparedActivity[]): Promise<UploadOutcome> {
+  // Four statements sent together, one round trip instead of four: the row lock, the lock on
+  // the file, the duplicate check and the athlete's time zone. Each is started here with
+  // `execute()`, in this order, so postgres.js sends them in this order as one pipeline (PGlite
+  // queues them the same way), and PostgreSQL runs each only once the one before it has
+  // finished. That order is what makes the duplicate check sound: under READ COMMITTED a
+  // statement sees what was committed when it starts, and the check starts once the file's
+  // lock is held, after any other upload of the file has committed. In one statement with the
+  // lock, its snapshot would be taken before the wait and miss that commit (the test "an upload
+  // whose twin commits while it waits for the file's lock…" in uploads.test.ts).
+  const [rows, , same, profiles] = await Promise.all([
+    lockRow(tx, keys.id),
+    lockFile(tx, keys),
+    activityOfSameFile(tx, keys),
+    tx.select({ timezone: athleteProfiles.timezone }).from(athleteProfiles).where(eq(athleteProfiles.userId, keys.athleteId)).execute(),
+  ]);
+  const upload = stillProcessing(rows);
   if (!upload) return "already_finished";
-  // Two uploads of one file processed at once would each find no activity of the other.
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`upload:${upload.athleteId}:${upload.contentSha256}`}, 0))`);
-  const existing = await existingActivityOfSameFile(tx, upload);
+  const existing = same[0]?.id;
   if (existing) {
-    return failUpload(tx, uploadId, {
+    return failUpload(tx, upload.id, {
       code: "duplicate_activity",
       detail: `This file was already uploaded: it is activity ${existing}. Delete that activity to upload the file again.`,
       duplicateOf: existing,
     });
   }
-  if (!parsed.length) return failUpload(tx, uploadId, { code: "no_activity_data", detail: "The file holds no activity." });
+  if (!parsed.length) return failUpload(tx, upload.id, { code: "no_activity_data", detail: "The file holds no activity." });
 
-  const [profile] = await tx.select({ timezone: athleteProfiles.timezone }).from(athleteProfiles).where(eq(athleteProfiles.userId, upload.athleteId));
-  const timezone = profile?.timezone ?? "UTC";
+  const timezone = profiles[0]?.timezone ?? "UTC";
   const sportOverride = upload.sportTypeOverride ? SportType.parse(upload.sportTypeOverride) : undefined;
   const ids: string[] = [];
   // The writes go out together: each is started here, in this order (`execute()`; appendEvent
@@ -155,7 +183,7 @@ export async function saveParsedActivities(tx: Tx, uploadId: string, parsed: Pre
     tx
       .update(uploads)
       .set({ status: "succeeded", activityIds: ids, errorCode: null, errorDetail: null, claimedUntil: null, updatedAt: sql`now()` })
-      .where(eq(uploads.id, uploadId))
+      .where(eq(uploads.id, upload.id))
       .execute(),
   );
   await Promise.all(writes);

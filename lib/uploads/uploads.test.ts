@@ -16,6 +16,9 @@ import { localDateTimeIn } from "../time/local";
 import { Upload } from "./schemas";
 import { claimUploads, MAX_UPLOAD_ATTEMPTS } from "./claim-uploads";
 import { processUpload } from "./process-upload";
+import { lockFile } from "./save-parsed-activities";
+import { inTransaction } from "../db/transaction";
+import { rowsOf } from "../db/client";
 import { uploadBodyBudget } from "./body-budget";
 import { startUploadProcessor, type UploadProcessor } from "./local-processor";
 import { closeFileWorkers, fileWorkerIsFree, FileWorkerError, prepareUploadOffThread, runOnSharedPool } from "../files/worker/pool";
@@ -470,6 +473,58 @@ describe("crash recovery", () => {
     expect(await activitiesOf(a.id)).toBe(1);
     processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
   });
+
+  // PostgreSQL only: the twin's transaction needs a connection of its own, which PGlite's one
+  // connection cannot give while the save waits.
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    "an upload whose twin commits while it waits for the file's lock fails as duplicate_activity: its check runs once the lock is held",
+    async () => {
+      await processor.stop();
+      const a = await athlete();
+      const db = await api.db();
+      const bytes = sample("gpx/run.gpx");
+      const first = await send(a.token, bytes, "run.gpx");
+      const second = await send(a.token, bytes, "again.gpx");
+      const claims = await claimUploads(db, { limit: 2 });
+      const claim = claims.find((c) => c.id === second.id)!;
+      const [keys] = await db.select({ id: uploads.id, athleteId: uploads.athleteId, contentSha256: uploads.contentSha256 }).from(uploads).where(eq(uploads.id, first.id));
+      // Another transaction holds the file's lock, as the first upload's save would, and makes
+      // the first upload's activity before it lets go.
+      let letGo!: () => void;
+      const released = new Promise<void>((r) => (letGo = r));
+      let held!: () => void;
+      const holding = new Promise<void>((r) => (held = r));
+      const twinId = `act_${randomBytes(8).toString("hex")}`;
+      const twin = inTransaction(db, async (tx) => {
+        await lockFile(tx, keys!);
+        held();
+        await released;
+        await tx.insert(activities).values({ id: twinId, athleteId: a.id, name: "Twin", sportType: "run", startLocal: "2026-01-01 08:00:00", elapsedTimeS: 60, source: "upload", uploadId: first.id });
+        await tx.update(uploads).set({ status: "succeeded", activityIds: [twinId], claimedUntil: null }).where(eq(uploads.id, first.id));
+      });
+      await holding;
+      const saving = processUpload(db, claim);
+      // Until the second upload's save waits for the file's lock (a signal from PostgreSQL).
+      const waiting = async () => {
+        const [row] = rowsOf<{ n: number }>(
+          await db.execute(sql`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`),
+        );
+        return row!.n;
+      };
+      for (let i = 0; (await waiting()) === 0; i++) {
+        if (i > 1000) throw new Error("the save never waited for the file's lock");
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      letGo();
+      await twin;
+      expect(await saving).toBe("failed");
+      const done = Upload.parse(await (await get(a.token, second.id)).json());
+      expect(done).toMatchObject({ status: "failed", activity_ids: [], error: { code: "duplicate_activity" } });
+      expect(done.error!.detail).toContain(twinId);
+      expect(await activitiesOf(a.id)).toBe(1);
+      processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+    },
+  );
 
   it("retries an unexpected failure soon, then fails the upload with a clear error, leaving nothing half-made", async () => {
     await processor.stop();
