@@ -25,23 +25,35 @@ export const RESOLUTIONS = { low: 100, medium: 1000, high: 10000, full: Infinity
  * bucket per channel, which with nine channels would not fit `max` points.
  */
 
+/** One channel's values (latitude and longitude apart, each under `latlng`), NaN where it has none. */
+export type Channel = { key: Exclude<StreamKey, "time_s">; values: Float64Array };
+
 /**
  * Indices of the samples to keep: at most `max`, sorted, always the first and the last, chosen
  * by LTTB over every channel normalised (above). `max >= size` gives every index.
  */
 export function sampleIndices(streams: Streams, max: number): number[] {
-  const n = streams.size;
+  return chooseSamples(streams.size, max, () => ({ time: streams.time_s, channels: channelsOf(streams) }));
+}
+
+/**
+ * The same choice over columns of numbers: `read` gives `time` (seconds, one per sample) and
+ * the channels in STREAM_KEYS order, and is called only when there is a choice to make. The
+ * stream codec reads its stored integers this way, without building `Streams` first; the same
+ * numbers in give the same samples out.
+ */
+export function chooseSamples(n: number, max: number, read: () => { time: ArrayLike<number>; channels: Channel[] }): number[] {
   if (max >= n) return Array.from({ length: n }, (_, i) => i);
   if (!(max >= 2)) throw new RangeError(`sampleIndices: max must be at least 2, not ${max}`);
   const limit = Math.floor(max);
   if (limit === 2) return [0, n - 1];
 
+  const { time: t, channels } = read();
   const x = new Float64Array(n);
-  const t = streams.time_s;
   const span = (t[n - 1] ?? 0) - (t[0] ?? 0);
   for (let i = 0; i < n; i++) x[i] = span > 0 ? ((t[i] ?? 0) - (t[0] ?? 0)) / span : i / (n - 1);
 
-  const series = channelSeries(streams);
+  const series = scaled(channels, n);
 
   const out: number[] = [0];
   const every = (n - 2) / (limit - 2);
@@ -127,10 +139,10 @@ const MIN_SPAN: Record<Exclude<StreamKey, "time_s">, number> = {
   temperature_c: 10,
 };
 
-/** Each channel (latitude and longitude apart) scaled to its range (at least MIN_SPAN); NaN where missing. */
-function channelSeries(streams: Streams): Float64Array[] {
+/** Each channel of `streams` as numbers, NaN where missing (latitude and longitude apart). */
+function channelsOf(streams: Streams): Channel[] {
   const n = streams.size;
-  const raw: [Float64Array, number][] = [];
+  const out: Channel[] = [];
   for (const key of STREAM_KEYS) {
     if (key === "time_s") continue;
     const values = streams[key];
@@ -144,17 +156,22 @@ function channelSeries(streams: Streams): Float64Array[] {
           lng[i] = p[1];
         }
       });
-      raw.push([lat, MIN_SPAN.latlng], [lng, MIN_SPAN.latlng]);
+      out.push({ key, values: lat }, { key, values: lng });
     } else {
       const y = new Float64Array(n).fill(Number.NaN);
       (values as (number | null)[]).forEach((v, i) => {
         if (v != null) y[i] = v;
       });
-      raw.push([y, MIN_SPAN[key]]);
+      out.push({ key, values: y });
     }
   }
+  return out;
+}
+
+/** Each channel scaled to its range (at least MIN_SPAN), in place; flat or empty ones left out. */
+function scaled(channels: Channel[], n: number): Float64Array[] {
   const out: Float64Array[] = [];
-  for (const [y, span] of raw) {
+  for (const { key, values: y } of channels) {
     let lo = Infinity;
     let hi = -Infinity;
     for (let i = 0; i < n; i++) {
@@ -163,7 +180,7 @@ function channelSeries(streams: Streams): Float64Array[] {
       if (v > hi) hi = v;
     }
     if (!(hi > lo)) continue; // flat or empty: no shape to keep
-    const range = Math.max(hi - lo, span);
+    const range = Math.max(hi - lo, MIN_SPAN[key]);
     for (let i = 0; i < n; i++) y[i] = (y[i]! - lo) / range;
     out.push(y);
   }

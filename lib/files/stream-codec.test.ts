@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RESOLUTIONS, sampleIndices } from "./downsample";
-import { decodeQuantised, decodeStreams, encodeStreams, STREAM_PRECISION } from "./stream-codec";
+import { decodeQuantised, decodeStreams, encodeStreams, sampleIndicesOfQuantised, STREAM_PRECISION } from "./stream-codec";
 import { arbStreams, atPrecision } from "./stream-arbitraries";
 import { syntheticActivity } from "./synthetic";
 import { STREAM_KEYS, type Streams } from "./types";
@@ -65,6 +65,22 @@ describe("stream codec", () => {
     // Fewer samples than a resolution: nothing to store for it.
     const small = decodeQuantised(encodeStreams({ size: 150, time_s: [...Array(150).keys()] }));
     expect([...small.indexSets!.keys()]).toEqual([RESOLUTIONS.low]);
+  });
+
+  it("chooses from the stored integers exactly the samples sampleIndices chooses from the decoded streams", () => {
+    fc.assert(
+      fc.property(arbStreams(), fc.integer({ min: 2, max: 40 }), (s, max) => {
+        const bytes = encodeStreams(s);
+        const back = decodeStreams(bytes);
+        expect(sampleIndicesOfQuantised(decodeQuantised(bytes), max)).toEqual(sampleIndices(back, max));
+      }),
+      { numRuns: 300 },
+    );
+    const { streams } = syntheticActivity({ hours: 1, seed: 9 });
+    const bytes = encodeStreams(streams);
+    for (const max of [RESOLUTIONS.low, RESOLUTIONS.medium, RESOLUTIONS.high]) {
+      expect(sampleIndicesOfQuantised(decodeQuantised(bytes), max)).toEqual(sampleIndices(decodeStreams(bytes), max));
+    }
   });
 
   it("decodes only the channels asked for", () => {

@@ -1,5 +1,5 @@
 import { crc32 } from "node:zlib";
-import { RESOLUTIONS, sampleIndices } from "./downsample";
+import { chooseSamples, RESOLUTIONS, type Channel } from "./downsample";
 import { STREAM_KEYS, type StreamKey, type Streams } from "./types";
 
 /*
@@ -104,11 +104,21 @@ class ByteWriter {
   varint(n: number) {
     this.grow(MAX_VARINT_BYTES + 1);
     const buf = this.buf;
-    while (n >= 0x80) {
-      buf[this.pos++] = (n % 0x80) | 0x80;
-      n = Math.floor(n / 0x80);
+    let pos = this.pos;
+    if (n < 2 ** 32) {
+      // The usual case, in 32-bit integer arithmetic: the same bytes as the general loop.
+      while (n >= 0x80) {
+        buf[pos++] = (n & 0x7f) | 0x80;
+        n >>>= 7;
+      }
+    } else {
+      while (n >= 0x80) {
+        buf[pos++] = (n % 0x80) | 0x80;
+        n = Math.floor(n / 0x80);
+      }
     }
-    buf[this.pos++] = n;
+    buf[pos++] = n;
+    this.pos = pos;
   }
   /** A signed difference, zigzag-mapped so small magnitudes of either sign take one byte. */
   signed(d: number) {
@@ -121,8 +131,7 @@ export function encodeStreams(streams: Streams): Uint8Array {
   const qs = quantiseAll(streams);
   const { size } = qs;
   // Chosen on the stored values, so encoding what was decoded chooses the same samples.
-  const stored = quantisedToStreams(qs);
-  const sets = STORED_RESOLUTIONS.filter((max) => size > max).map((max) => [max, sampleIndices(stored, max)] as const);
+  const sets = STORED_RESOLUTIONS.filter((max) => size > max).map((max) => [max, sampleIndicesOfQuantised(qs, max)] as const);
 
   let mask = 0;
   STREAM_KEYS.forEach((key, i) => {
@@ -218,6 +227,13 @@ export function quantiseAll(streams: Streams): QuantisedStreams {
     const q = new Float64Array(size);
     const lng = key === "latlng" ? new Float64Array(size) : undefined;
     let present: Uint8Array | null = null;
+    // quantise(key, v), its scale read once per channel rather than once per value.
+    const scale = STREAM_SCALE[key];
+    const round = (v: number) => {
+      const r = Math.round(v * scale);
+      if (!Number.isFinite(r) || Math.abs(r) > MAX_Q) throw new RangeError(`stream ${key}: value ${v} cannot be stored`);
+      return r === 0 ? 0 : r;
+    };
     for (let i = 0; i < size; i++) {
       const v = values[i];
       if (v == null) {
@@ -226,11 +242,11 @@ export function quantiseAll(streams: Streams): QuantisedStreams {
         present[i >> 3]! &= ~(1 << (i & 7));
       } else if (lng) {
         if (!Array.isArray(v) || v.length !== 2) throw new RangeError("streams: latlng holds [lat, lng] pairs");
-        q[i] = quantise(key, v[0]);
-        lng[i] = quantise(key, v[1]);
+        q[i] = round(v[0]);
+        lng[i] = round(v[1]);
       } else {
         if (typeof v !== "number") throw new RangeError(`streams: ${key} holds numbers`);
-        q[i] = quantise(key, v);
+        q[i] = round(v);
       }
     }
     channels[key] = { q, lng, present };
@@ -501,4 +517,33 @@ export function quantisedToStreams({ size, channels }: QuantisedStreams): Stream
     }
   }
   return out;
+}
+
+/**
+ * sampleIndices(quantisedToStreams(qs), max), read straight from the stored integers: the same
+ * numbers (each value over its channel's scale), without an array of numbers or a pair per
+ * sample in between.
+ */
+export function sampleIndicesOfQuantised(qs: QuantisedStreams, max: number): number[] {
+  const { size, channels } = qs;
+  return chooseSamples(size, max, () => {
+    const column = (q: Float64Array, scale: number, present: Uint8Array | null) => {
+      const y = new Float64Array(size);
+      for (let i = 0; i < size; i++) y[i] = present && !(present[i >> 3]! & (1 << (i & 7))) ? Number.NaN : q[i]! / scale;
+      return y;
+    };
+    const out: Channel[] = [];
+    let time: Float64Array = new Float64Array(0);
+    for (const key of STREAM_KEYS) {
+      const ch = channels[key];
+      if (!ch) continue;
+      const scale = STREAM_SCALE[key];
+      if (key === "time_s") time = column(ch.q, scale, null);
+      else {
+        out.push({ key, values: column(ch.q, scale, ch.present) });
+        if (ch.lng) out.push({ key, values: column(ch.lng, scale, ch.present) });
+      }
+    }
+    return { time, channels: out };
+  });
 }
