@@ -70,9 +70,12 @@ export const MAX_Q = 2 ** 50;
 /** A varint of a zigzagged difference of two values within ±MAX_Q fits in 8 bytes. */
 const MAX_VARINT_BYTES = 8;
 
-/** Rounds a value to its channel's precision, as stored. */
-export function quantise(key: StreamKey, value: number): number {
-  const q = Math.round(value * STREAM_SCALE[key]);
+/**
+ * Rounds a value to its channel's precision, as stored. The channel's scale (STREAM_SCALE[key])
+ * is passed in, so a loop over a channel's values reads it once.
+ */
+function quantise(key: StreamKey, scale: number, value: number): number {
+  const q = Math.round(value * scale);
   if (!Number.isFinite(q) || Math.abs(q) > MAX_Q) {
     throw new RangeError(`stream ${key}: value ${value} cannot be stored`);
   }
@@ -227,13 +230,7 @@ export function quantiseAll(streams: Streams): QuantisedStreams {
     const q = new Float64Array(size);
     const lng = key === "latlng" ? new Float64Array(size) : undefined;
     let present: Uint8Array | null = null;
-    // quantise(key, v), its scale read once per channel rather than once per value.
     const scale = STREAM_SCALE[key];
-    const round = (v: number) => {
-      const r = Math.round(v * scale);
-      if (!Number.isFinite(r) || Math.abs(r) > MAX_Q) throw new RangeError(`stream ${key}: value ${v} cannot be stored`);
-      return r === 0 ? 0 : r;
-    };
     for (let i = 0; i < size; i++) {
       const v = values[i];
       if (v == null) {
@@ -242,11 +239,11 @@ export function quantiseAll(streams: Streams): QuantisedStreams {
         present[i >> 3]! &= ~(1 << (i & 7));
       } else if (lng) {
         if (!Array.isArray(v) || v.length !== 2) throw new RangeError("streams: latlng holds [lat, lng] pairs");
-        q[i] = round(v[0]);
-        lng[i] = round(v[1]);
+        q[i] = quantise(key, scale, v[0]);
+        lng[i] = quantise(key, scale, v[1]);
       } else {
         if (typeof v !== "number") throw new RangeError(`streams: ${key} holds numbers`);
-        q[i] = round(v);
+        q[i] = quantise(key, scale, v);
       }
     }
     channels[key] = { q, lng, present };
