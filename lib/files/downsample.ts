@@ -33,28 +33,38 @@ export type Channel = { key: Exclude<StreamKey, "time_s">; values: Float64Array 
  * by LTTB over every channel normalised (above). `max >= size` gives every index.
  */
 export function sampleIndices(streams: Streams, max: number): number[] {
-  return chooseSamples(streams.size, max, () => ({ time: streams.time_s, channels: channelsOf(streams) }));
+  return chooseSamples(streams.size, [max], () => ({ time: streams.time_s, channels: channelsOf(streams) }))[0]!;
 }
 
 /**
- * The same choice over columns of numbers: `read` gives `time` (seconds, one per sample) and
- * the channels in STREAM_KEYS order, and is called only when there is a choice to make. The
- * stream codec reads its stored integers this way, without building `Streams` first; the same
- * numbers in give the same samples out.
+ * The same choice over columns of numbers, for each of `maxes`: `read` gives `time` (seconds,
+ * one per sample) and the channels in STREAM_KEYS order, and is called once, only when there is
+ * a choice to make; the channels are scaled once for every `max`. The stream codec reads its
+ * stored integers this way, without building `Streams` first; the same numbers in give the same
+ * samples out.
  */
-export function chooseSamples(n: number, max: number, read: () => { time: ArrayLike<number>; channels: Channel[] }): number[] {
-  if (max >= n) return Array.from({ length: n }, (_, i) => i);
-  if (!(max >= 2)) throw new RangeError(`sampleIndices: max must be at least 2, not ${max}`);
-  const limit = Math.floor(max);
-  if (limit === 2) return [0, n - 1];
+export function chooseSamples(n: number, maxes: readonly number[], read: () => { time: ArrayLike<number>; channels: Channel[] }): number[][] {
+  let columns: { x: Float64Array; series: Float64Array[] } | undefined;
+  return maxes.map((max) => {
+    if (max >= n) return Array.from({ length: n }, (_, i) => i);
+    if (!(max >= 2)) throw new RangeError(`sampleIndices: max must be at least 2, not ${max}`);
+    const limit = Math.floor(max);
+    if (limit === 2) return [0, n - 1];
+    columns ??= normalised(n, read());
+    return lttb(n, limit, columns.x, columns.series);
+  });
+}
 
-  const { time: t, channels } = read();
+/** Time scaled to 0..1 (the x axis) and each channel scaled to its range. */
+function normalised(n: number, { time: t, channels }: { time: ArrayLike<number>; channels: Channel[] }) {
   const x = new Float64Array(n);
   const span = (t[n - 1] ?? 0) - (t[0] ?? 0);
   for (let i = 0; i < n; i++) x[i] = span > 0 ? ((t[i] ?? 0) - (t[0] ?? 0)) / span : i / (n - 1);
+  return { x, series: scaled(channels, n) };
+}
 
-  const series = scaled(channels, n);
-
+/** LTTB's buckets: `limit` samples (at least 3) of `n`, over the normalised columns. */
+function lttb(n: number, limit: number, x: Float64Array, series: Float64Array[]): number[] {
   const out: number[] = [0];
   const every = (n - 2) / (limit - 2);
   const bucketStart = (b: number) => Math.floor((b * (n - 2)) / (limit - 2)) + 1;

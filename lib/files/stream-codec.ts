@@ -134,7 +134,9 @@ export function encodeStreams(streams: Streams): Uint8Array {
   const qs = quantiseAll(streams);
   const { size } = qs;
   // Chosen on the stored values, so encoding what was decoded chooses the same samples.
-  const sets = STORED_RESOLUTIONS.filter((max) => size > max).map((max) => [max, sampleIndicesOfQuantised(qs, max)] as const);
+  const maxes = STORED_RESOLUTIONS.filter((max) => size > max);
+  const chosen = sampleSetsOfQuantised(qs, maxes);
+  const sets = maxes.map((max, i) => [max, chosen[i]!] as const);
 
   let mask = 0;
   STREAM_KEYS.forEach((key, i) => {
@@ -517,13 +519,13 @@ export function quantisedToStreams({ size, channels }: QuantisedStreams): Stream
 }
 
 /**
- * sampleIndices(quantisedToStreams(qs), max), read straight from the stored integers: the same
- * numbers (each value over its channel's scale), without an array of numbers or a pair per
- * sample in between.
+ * sampleIndices(quantisedToStreams(qs), max) for each of `maxes`, read straight from the stored
+ * integers: the same numbers (each value over its channel's scale), without an array of numbers
+ * or a pair per sample in between, and read once for every `max`.
  */
-export function sampleIndicesOfQuantised(qs: QuantisedStreams, max: number): number[] {
+export function sampleSetsOfQuantised(qs: QuantisedStreams, maxes: readonly number[]): number[][] {
   const { size, channels } = qs;
-  return chooseSamples(size, max, () => {
+  return chooseSamples(size, maxes, () => {
     const column = (q: Float64Array, scale: number, present: Uint8Array | null) => {
       const y = new Float64Array(size);
       for (let i = 0; i < size; i++) y[i] = present && !(present[i >> 3]! & (1 << (i & 7))) ? Number.NaN : q[i]! / scale;

@@ -6,7 +6,7 @@ import {
   unzigzag,
   type ChannelSpan,
   quantiseAll,
-  sampleIndicesOfQuantised,
+  sampleSetsOfQuantised,
   STREAM_SCALE,
   type QuantisedChannel,
   type QuantisedStreams,
@@ -139,7 +139,7 @@ function fromStored(args: Args & { data: Uint8Array }): number {
   }
   // Not stored (`high`): choose from every channel, as encoding would have.
   const all = decodeQuantised(data);
-  return writeAnswer(args, all, sampleIndicesOfQuantised(all, max), all.size);
+  return writeAnswer(args, all, sampleSetsOfQuantised(all, [max])[0], all.size);
 }
 
 // One buffer reused by every call: the answer is built synchronously, then copied out.
