@@ -2,6 +2,7 @@ import { getTableColumns } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { users, type athleteProfiles } from "../db/schema";
 import type { Scope } from "./scopes";
+import type { RateLimitResult } from "../http/rate-limit";
 
 /** Who is acting. Console sessions act as the person with every scope; tokens carry theirs. */
 export type Actor =
@@ -40,6 +41,11 @@ export type ResolvedBearer = {
   billing: { hasSubscription: boolean; trialEndsAt: Date | null } | null;
   /** The token owner's user and profile rows, for athlete tokens. */
   self?: SelfRows;
+  /**
+   * The request's count in its windows, when the token's own lookup counted it (a PAT's);
+   * otherwise the caller counts it.
+   */
+  counted?: RateLimitResult;
 };
 
 /**

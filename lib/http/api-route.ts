@@ -111,11 +111,12 @@ const knownBuckets = perDatabase(() => new Map<string, string>());
  * per address instead, so every answer names a window (CONTRACT §10) and guessing tokens is
  * limited too. The 401 is rethrown with the window it used.
  *
- * The bearer lookup and the count are each a database round trip. For a token seen before,
- * they run at once (its owner's window is known), so the request waits for one round trip
- * instead of two in a row. A token revoked or expired since its last use therefore counts
- * that one request in its owner's window as well as its address's; it is then forgotten, and
- * its later requests count per address only.
+ * A PAT's lookup counts it in the same statement (lib/tokens/resolve-bearer.ts), so it comes
+ * back counted. An access token's lookup and count are each a database round trip. For one
+ * seen before, they run at once (its app's window is known), so the request waits for one
+ * round trip instead of two in a row. A token revoked or expired since its last use therefore
+ * counts that one request in its app's window as well as its address's; it is then forgotten,
+ * and its later requests count per address only.
  */
 export async function identify(db: Db, req: Request, resource: TokenResource = "v1"): Promise<{ bearer: ResolvedBearer; rl: RateLimitResult }> {
   const authorization = req.headers.get("authorization");
@@ -127,6 +128,8 @@ export async function identify(db: Db, req: Request, resource: TokenResource = "
   early?.catch(() => {});
   try {
     const bearer = await resolveBearer(db, authorization, resource);
+    // A PAT's lookup counted it: nothing to remember, nothing to count.
+    if (bearer.counted) return { bearer, rl: bearer.counted };
     if (early && bearer.rateBucket === bucket) return { bearer, rl: await early };
     if (key !== null) {
       if (known.size >= KNOWN_BUCKETS_MAX) known.delete(known.keys().next().value!);

@@ -5,7 +5,10 @@ import { setupApi } from "../testing/fixtures";
 import { writeCounts } from "../testing/rows";
 import { eq, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
-import { personalAccessTokens } from "../db/schema";
+import { oauthClients, oauthGrants, oauthTokenFamilies, personalAccessTokens } from "../db/schema";
+import { newId } from "../ids";
+import { issueAccessToken } from "../oauth/access-token";
+import type { Scope } from "../auth/scopes";
 import { consumeRateLimit, peekRateLimit } from "./rate-limit";
 
 const api = setupApi();
@@ -296,11 +299,11 @@ describe("hostile input cannot fail other callers' counts", () => {
   });
 });
 
-describe("a token seen before", () => {
+describe("a personal access token's lookup counts it", () => {
   /** Requests counted so far in the person's own 15-minute window. */
   const ownerUsed = async (db: Db, userId: string) => (await peekRateLimit(db, `user:${userId}`)).find((w) => w.name === "15min")!.used;
 
-  it("counts a token revoked since its last use once more in its owner's window, then only per address", async () => {
+  it("never counts a revoked token in its owner's window, only per address, whenever it was last used", async () => {
     const p = await api.person();
     const token = await api.pat(p.id);
     const from = { "x-forwarded-for": "192.0.2.41" };
@@ -308,34 +311,42 @@ describe("a token seen before", () => {
     const db = await api.db();
     await db.update(personalAccessTokens).set({ revokedAt: new Date() }).where(eq(personalAccessTokens.userId, p.id));
 
-    const first = await api.call(token, "GET", "/v1/athletes/me", { headers: from });
-    expect(first.status).toBe(401);
-    // The answer names the address's window, as for any token that does not resolve.
-    expect(remaining(first)["15min"]!.r).toBe(LIMIT - 1);
-    // Counted in the owner's window while the token was looked up: the one request the revocation allows.
-    expect(await ownerUsed(db, p.id)).toBe(2);
-
-    const second = await api.call(token, "GET", "/v1/athletes/me", { headers: from });
-    expect(second.status).toBe(401);
-    expect(remaining(second)["15min"]!.r).toBe(LIMIT - 2);
-    expect(await ownerUsed(db, p.id)).toBe(2);
+    for (const left of [LIMIT - 1, LIMIT - 2]) {
+      const res = await api.call(token, "GET", "/v1/athletes/me", { headers: from });
+      expect(res.status).toBe(401);
+      expect((await res.json()).code).toBe("token_revoked");
+      // The answer names the address's window, as for any token that does not resolve.
+      expect(remaining(res)["15min"]!.r).toBe(left);
+      expect(await ownerUsed(db, p.id)).toBe(1);
+    }
   });
 
-  it("remembers no header past 2,048 characters: a token padded past it is looked up before it is counted, every time", async () => {
+  it("gives concurrent requests of two tokens of one person each its own count in their shared window", async () => {
     const p = await api.person();
-    const padded = `${" ".repeat(3_000)}${await api.pat(p.id)}`;
-    const from = { "x-forwarded-for": "192.0.2.42" };
-    expect((await api.call(padded, "GET", "/v1/athletes/me", { headers: from })).status).toBe(200);
-    const db = await api.db();
-    await db.update(personalAccessTokens).set({ revokedAt: new Date() }).where(eq(personalAccessTokens.userId, p.id));
-    expect((await api.call(padded, "GET", "/v1/athletes/me", { headers: from })).status).toBe(401);
-    // Not remembered, so not counted in the owner's window before its lookup refused it.
-    expect(await ownerUsed(db, p.id)).toBe(1);
+    const tokens = [await api.pat(p.id), await api.pat(p.id)];
+    const answers = await Promise.all(Array.from({ length: LIMIT + 3 }, (_, i) => api.call(tokens[i % 2]!, "GET", "/v1/athletes/me")));
+    const ok = answers.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(LIMIT);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(3);
+    expect(ok.map((r) => remaining(r)["15min"]!.r).sort()).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
+    expect(await ownerUsed(await api.db(), p.id)).toBe(LIMIT + 3);
   });
 
-  // Holding the token lookup needs a second connection to watch the count from: PostgreSQL's
-  // pool has it, the embedded database has one connection (the request would wait for the test).
-  it.runIf(process.env.TEST_DATABASE_URL)("is counted while its lookup waits, so the request waits for one round trip, not two in a row", async () => {
+  it("counts an expired token nowhere but per address", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    const db = await api.db();
+    await db.update(personalAccessTokens).set({ expiresAt: new Date(Date.now() - 1_000) }).where(eq(personalAccessTokens.userId, p.id));
+    const res = await api.call(token, "GET", "/v1/athletes/me", { headers: { "x-forwarded-for": "192.0.2.43" } });
+    expect(res.status).toBe(401);
+    expect((await res.json()).code).toBe("token_expired");
+    expect(remaining(res)["15min"]!.r).toBe(LIMIT - 1);
+    expect(await ownerUsed(db, p.id)).toBe(0);
+  });
+
+  // Holding the lookup needs a second connection to watch it from: PostgreSQL's pool has it,
+  // the embedded database has one connection (the request would wait for the test).
+  it.runIf(process.env.TEST_DATABASE_URL)("in the same statement: the request waits for one round trip, and its count lands with its lookup", async () => {
     const p = await api.person();
     const token = await api.pat(p.id);
     expect((await api.call(token, "GET", "/v1/athletes/me")).status).toBe(200);
@@ -345,8 +356,89 @@ describe("a token seen before", () => {
       // Every read of the tokens table waits for this transaction.
       await tx.execute(sql`lock table personal_access_tokens in access exclusive mode`);
       answer = api.call(token, "GET", "/v1/athletes/me");
+      let waiting: { query: string }[] = [];
+      for (let i = 0; i < 500 && waiting.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        waiting = rowsOf<{ query: string }>(
+          await db.execute(sql`select query from pg_stat_activity where wait_event_type = 'Lock' and query like '%personal_access_tokens%'`),
+        );
+      }
+      // The one statement waiting for the tokens both reads them and counts.
+      expect(waiting).toHaveLength(1);
+      expect(waiting[0]!.query).toMatch(/insert into "rate_limit_counters"/);
+      // It has not run, so nothing of this request is counted yet.
+      expect(await ownerUsed(db, p.id)).toBe(1);
+    });
+    const res = await answer!;
+    expect(res.status).toBe(200);
+    expect(remaining(res)["15min"]!.r).toBe(LIMIT - 2);
+    expect(await ownerUsed(db, p.id)).toBe(2);
+  });
+});
+
+describe("an access token seen before", () => {
+  /** An athlete's access token for a new app, and what it is counted under. */
+  async function athleteToken(userId: string) {
+    const db = await api.db();
+    const clientId = `rate-limited-${newId("grt")}`;
+    await db.insert(oauthClients).values({ clientId, name: "Rate-limited app", kind: "public", redirectUris: ["http://127.0.0.1/callback"] });
+    const grantId = newId("grt");
+    const scopes: Scope[] = ["athlete.read"];
+    await db.insert(oauthGrants).values({ id: grantId, clientId, userId, scopes });
+    const familyId = newId("fam");
+    await db.insert(oauthTokenFamilies).values({ id: familyId, grantId, scopes, resource: "v1" });
+    const { token } = await issueAccessToken(db, { subject: userId, clientId, scopes, grantId, familyId });
+    return { token, familyId, bucket: `app:${clientId}` };
+  }
+  /** Requests counted so far in an app's 15-minute window. */
+  const appUsed = async (db: Db, bucket: string) => (await peekRateLimit(db, bucket)).find((w) => w.name === "15min")!.used;
+
+  it("counts a token revoked since its last use once more in its app's window, then only per address", async () => {
+    const p = await api.person();
+    const t = await athleteToken(p.id);
+    const from = { "x-forwarded-for": "192.0.2.44" };
+    expect((await api.call(t.token, "GET", "/v1/athletes/me", { headers: from })).status).toBe(200);
+    const db = await api.db();
+    await db.update(oauthTokenFamilies).set({ revokedAt: new Date() }).where(eq(oauthTokenFamilies.id, t.familyId));
+
+    const first = await api.call(t.token, "GET", "/v1/athletes/me", { headers: from });
+    expect(first.status).toBe(401);
+    // The answer names the address's window, as for any token that does not resolve.
+    expect(remaining(first)["15min"]!.r).toBe(LIMIT - 1);
+    // Counted in the app's window while the token was looked up: the one request the revocation allows.
+    expect(await appUsed(db, t.bucket)).toBe(2);
+
+    const second = await api.call(t.token, "GET", "/v1/athletes/me", { headers: from });
+    expect(second.status).toBe(401);
+    expect(remaining(second)["15min"]!.r).toBe(LIMIT - 2);
+    expect(await appUsed(db, t.bucket)).toBe(2);
+  });
+
+  it("remembers no header past 2,048 characters: a token padded past it is looked up before it is counted, every time", async () => {
+    const p = await api.person();
+    const t = await athleteToken(p.id);
+    const padded = `${" ".repeat(3_000)}${t.token}`;
+    const from = { "x-forwarded-for": "192.0.2.42" };
+    expect((await api.call(padded, "GET", "/v1/athletes/me", { headers: from })).status).toBe(200);
+    const db = await api.db();
+    await db.update(oauthTokenFamilies).set({ revokedAt: new Date() }).where(eq(oauthTokenFamilies.id, t.familyId));
+    expect((await api.call(padded, "GET", "/v1/athletes/me", { headers: from })).status).toBe(401);
+    // Not remembered, so not counted in the app's window before its lookup refused it.
+    expect(await appUsed(db, t.bucket)).toBe(1);
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)("is counted while its lookup waits, so the request waits for one round trip, not two in a row", async () => {
+    const p = await api.person();
+    const t = await athleteToken(p.id);
+    expect((await api.call(t.token, "GET", "/v1/athletes/me")).status).toBe(200);
+    const db = await api.db();
+    let answer: Promise<Response> | undefined;
+    await db.transaction(async (tx) => {
+      // Every read of the token families waits for this transaction.
+      await tx.execute(sql`lock table oauth_token_families in access exclusive mode`);
+      answer = api.call(t.token, "GET", "/v1/athletes/me");
       for (let i = 0; i < 500; i++) {
-        if ((await ownerUsed(db, p.id)) === 2) return;
+        if ((await appUsed(db, t.bucket)) === 2) return;
         await new Promise((r) => setTimeout(r, 10));
       }
       throw new Error("the request was not counted while its token's lookup waited");

@@ -130,15 +130,31 @@ function countHits(db: Db, hits: Hit[]): Promise<number[]> {
  * exceeded. The counters live in the database so every instance shares them.
  */
 export async function consumeRateLimit(db: Db, bucket: string, nowMs = Date.now()): Promise<RateLimitResult> {
-  const env = getEnv();
-  const limits = { "15min": env.rateLimit15Min, daily: env.rateLimitDaily };
   const starts = WINDOWS.map((w) => windowStart(nowMs, w.windowS));
   const counts = await countHits(
     db,
     WINDOWS.map((w, i) => ({ bucket: `${bucket}:${w.suffix}`, windowStart: starts[i]! })),
   );
+  return rateLimitResult(counts, nowMs);
+}
+
+/**
+ * The windows' starts at `nowMs`, with the suffix each window's counter row adds to its bucket
+ * (`user:ath_1:15m`), in the order `rateLimitResult` takes their counts.
+ */
+export function rateWindowsAt(nowMs: number): { suffix: string; start: Date }[] {
+  return WINDOWS.map((w) => ({ suffix: `:${w.suffix}`, start: windowStart(nowMs, w.windowS) }));
+}
+
+/**
+ * The result of a request counted elsewhere (a statement that counts as it looks the caller
+ * up): `counts` are the windows' counts the request reached, in `rateWindowsAt`'s order.
+ */
+export function rateLimitResult(counts: readonly number[], nowMs: number): RateLimitResult {
+  const env = getEnv();
+  const limits = { "15min": env.rateLimit15Min, daily: env.rateLimitDaily };
   const windows = WINDOWS.map((w, i): RateWindow => {
-    const end = starts[i]!.getTime() + w.windowS * 1000;
+    const end = windowStart(nowMs, w.windowS).getTime() + w.windowS * 1000;
     return {
       name: w.name,
       limit: limits[w.name],
