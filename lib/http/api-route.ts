@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash, randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { getDb, perDatabase, type Db } from "../db/client";
+import { getDb, type Db } from "../db/client";
 import { getEnv } from "../env";
 import { errorText, log } from "../log";
 import type { Actor, Ctx } from "../auth/actor";
@@ -89,56 +89,21 @@ export function rateLimited(w: RateWindow): ApiError {
   return new ApiError("rate_limited", `The ${w.name} limit of ${w.limit} requests is used up; retry in ${w.resetS} s.`);
 }
 
-/** How many tokens' windows `identify` remembers per database. */
-const KNOWN_BUCKETS_MAX = 2_048;
 /**
- * The longest header remembered, so the entries stay small (4 MiB at most) whatever a token's
- * holder pads it with: a PAT's is under 100 characters, an access token's about 1,000 (more
- * with a long URL as its client id). A longer one is looked up, then counted, as on first use.
- */
-const KNOWN_HEADER_MAX_CHARS = 2_048;
-
-/**
- * The window each token counted in when it last resolved, by the resource and the header's
- * text: a token's owner never changes, so its next request can be counted while the token is
- * checked. Entries are added only for tokens that resolved (nothing a guesser sends is kept),
- * and a token that fails is forgotten.
- */
-const knownBuckets = perDatabase(() => new Map<string, string>());
-
-/**
- * Who is calling, counted against their windows. A caller without a valid token is counted
- * per address instead, so every answer names a window (CONTRACT §10) and guessing tokens is
- * limited too. The 401 is rethrown with the window it used.
- *
- * A PAT's lookup counts it in the same statement (lib/tokens/resolve-bearer.ts), so it comes
- * back counted. An access token's lookup and count are each a database round trip. For one
- * seen before, they run at once (its app's window is known), so the request waits for one
- * round trip instead of two in a row. A token revoked or expired since its last use therefore
- * counts that one request in its app's window as well as its address's; it is then forgotten,
- * and its later requests count per address only.
+ * Who is calling, counted against their windows. A PAT's or an athlete's access token's
+ * lookup counts it in the same statement (`countedLookup` in lib/http/rate-limit.ts), so most
+ * requests make one statement before their verb; an app's client-credentials token, checked
+ * from memory, is counted here. A caller without a valid token is counted per address
+ * instead, so every answer names a window (CONTRACT §10) and guessing tokens is limited too;
+ * a revoked or expired token never spends its owner's limit. The 401 is rethrown with the
+ * window it used.
  */
 export async function identify(db: Db, req: Request, resource: TokenResource = "v1"): Promise<{ bearer: ResolvedBearer; rl: RateLimitResult }> {
-  const authorization = req.headers.get("authorization");
-  const known = knownBuckets(db);
-  const key = authorization === null || authorization.length > KNOWN_HEADER_MAX_CHARS ? null : `${resource} ${authorization}`;
-  const bucket = key === null ? undefined : known.get(key);
-  const early = bucket === undefined ? undefined : consumeRateLimit(db, bucket);
-  // Its failure is reported below when it is used; unused, it is only a count.
-  early?.catch(() => {});
   try {
-    const bearer = await resolveBearer(db, authorization, resource);
-    // A PAT's lookup counted it: nothing to remember, nothing to count.
-    if (bearer.counted) return { bearer, rl: bearer.counted };
-    if (early && bearer.rateBucket === bucket) return { bearer, rl: await early };
-    if (key !== null) {
-      if (known.size >= KNOWN_BUCKETS_MAX) known.delete(known.keys().next().value!);
-      known.set(key, bearer.rateBucket);
-    }
-    return { bearer, rl: await consumeRateLimit(db, bearer.rateBucket) };
+    const bearer = await resolveBearer(db, req.headers.get("authorization"), resource);
+    return { bearer, rl: bearer.counted ?? (await consumeRateLimit(db, bearer.rateBucket)) };
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
-      if (key !== null) known.delete(key);
       const rl = await consumeRateLimit(db, `addr:${clientAddress(req)}`);
       throw Object.assign(rl.exceeded ? rateLimited(rl.exceeded) : err, { rateLimit: rl });
     }

@@ -299,40 +299,121 @@ describe("hostile input cannot fail other callers' counts", () => {
   });
 });
 
-describe("a personal access token's lookup counts it", () => {
-  /** Requests counted so far in the person's own 15-minute window. */
-  const ownerUsed = async (db: Db, userId: string) => (await peekRateLimit(db, `user:${userId}`)).find((w) => w.name === "15min")!.used;
+/** A token kind whose lookup counts it, with what its tests need. */
+type CountedKind = {
+  name: string;
+  /** A token for `userId`; `shareWith` gives another token counted in the same window as it. */
+  token: (userId: string, shareWith?: KindToken) => Promise<KindToken>;
+  /** The table whose rows the lookup reads. */
+  table: string;
+};
+type KindToken = { token: string; bucket: string; revoke: () => Promise<void>; userId: string; clientId?: string };
 
-  it("never counts a revoked token in its owner's window, only per address, whenever it was last used", async () => {
-    const p = await api.person();
-    const token = await api.pat(p.id);
-    const from = { "x-forwarded-for": "192.0.2.41" };
-    expect((await api.call(token, "GET", "/v1/athletes/me", { headers: from })).status).toBe(200);
-    const db = await api.db();
-    await db.update(personalAccessTokens).set({ revokedAt: new Date() }).where(eq(personalAccessTokens.userId, p.id));
+const KINDS: CountedKind[] = [
+  {
+    name: "a personal access token",
+    table: "personal_access_tokens",
+    // Two PATs of one person share the person's window: the second is the first one's owner's.
+    token: async (person, shareWith) => {
+      const userId = shareWith?.userId ?? person;
+      const token = await api.pat(userId);
+      const db = await api.db();
+      const revoke = async () => {
+        await db.update(personalAccessTokens).set({ revokedAt: new Date() }).where(eq(personalAccessTokens.userId, userId));
+      };
+      return { token, bucket: `user:${userId}`, revoke, userId };
+    },
+  },
+  {
+    name: "an athlete's access token",
+    table: "oauth_token_families",
+    // Two athletes' tokens for one app share the app's window.
+    token: async (userId, shareWith) => {
+      const db = await api.db();
+      const clientId = shareWith?.clientId ?? `rate-limited-${newId("grt")}`;
+      if (!shareWith) await db.insert(oauthClients).values({ clientId, name: "Rate-limited app", kind: "public", redirectUris: ["http://127.0.0.1/callback"] });
+      const grantId = newId("grt");
+      const scopes: Scope[] = ["athlete.read"];
+      await db.insert(oauthGrants).values({ id: grantId, clientId, userId, scopes });
+      const familyId = newId("fam");
+      await db.insert(oauthTokenFamilies).values({ id: familyId, grantId, scopes, resource: "v1" });
+      const { token } = await issueAccessToken(db, { subject: userId, clientId, scopes, grantId, familyId });
+      const revoke = async () => {
+        await db.update(oauthTokenFamilies).set({ revokedAt: new Date() }).where(eq(oauthTokenFamilies.id, familyId));
+      };
+      return { token, bucket: `app:${clientId}`, revoke, userId, clientId };
+    },
+  },
+];
 
-    for (const left of [LIMIT - 1, LIMIT - 2]) {
-      const res = await api.call(token, "GET", "/v1/athletes/me", { headers: from });
+describe.each(KINDS)("$name's lookup counts it", (kind) => {
+  /** Requests counted so far in a bucket's 15-minute window. */
+  const used = async (bucket: string) => (await peekRateLimit(await api.db(), bucket)).find((w) => w.name === "15min")!.used;
+
+  it("in its owner's window, never once revoked: a revoked token counts per address only, whenever it was last used", async () => {
+    const t = await kind.token((await api.person()).id);
+    const from = { "x-forwarded-for": `192.0.2.${KINDS.indexOf(kind) + 41}` };
+    const before = remaining(await api.call(null, "GET", "/v1/athletes/me", { headers: from }))["15min"]!.r;
+    expect((await api.call(t.token, "GET", "/v1/athletes/me", { headers: from })).status).toBe(200);
+    expect(await used(t.bucket)).toBe(1);
+    await t.revoke();
+
+    for (const left of [before - 1, before - 2]) {
+      const res = await api.call(t.token, "GET", "/v1/athletes/me", { headers: from });
       expect(res.status).toBe(401);
       expect((await res.json()).code).toBe("token_revoked");
       // The answer names the address's window, as for any token that does not resolve.
       expect(remaining(res)["15min"]!.r).toBe(left);
-      expect(await ownerUsed(db, p.id)).toBe(1);
+      expect(await used(t.bucket)).toBe(1);
     }
   });
 
-  it("gives concurrent requests of two tokens of one person each its own count in their shared window", async () => {
-    const p = await api.person();
-    const tokens = [await api.pat(p.id), await api.pat(p.id)];
-    const answers = await Promise.all(Array.from({ length: LIMIT + 3 }, (_, i) => api.call(tokens[i % 2]!, "GET", "/v1/athletes/me")));
+  it("gives concurrent requests of two tokens that share a window each its own count, and past the limit refuses only the excess", async () => {
+    const first = await kind.token((await api.person()).id);
+    const second = await kind.token((await api.person()).id, first);
+    expect(second.token).not.toBe(first.token);
+    const tokens = [first, second];
+    const answers = await Promise.all(Array.from({ length: LIMIT + 3 }, (_, i) => api.call(tokens[i % 2]!.token, "GET", "/v1/athletes/me")));
     const ok = answers.filter((r) => r.status === 200);
     expect(ok).toHaveLength(LIMIT);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(3);
     expect(ok.map((r) => remaining(r)["15min"]!.r).sort()).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
-    expect(await ownerUsed(await api.db(), p.id)).toBe(LIMIT + 3);
+    expect(await used(first.bucket)).toBe(LIMIT + 3);
   });
 
-  it("counts an expired token nowhere but per address", async () => {
+  // Holding the lookup needs a second connection to watch it from: PostgreSQL's pool has it,
+  // the embedded database has one connection (the request would wait for the test).
+  it.runIf(process.env.TEST_DATABASE_URL)("in the same statement: the request waits for one round trip, and its count lands with its lookup", async () => {
+    const t = await kind.token((await api.person()).id);
+    expect((await api.call(t.token, "GET", "/v1/athletes/me")).status).toBe(200);
+    const db = await api.db();
+    let answer: Promise<Response> | undefined;
+    await db.transaction(async (tx) => {
+      // Every read of the lookup's table waits for this transaction.
+      await tx.execute(sql.raw(`lock table ${kind.table} in access exclusive mode`));
+      answer = api.call(t.token, "GET", "/v1/athletes/me");
+      let waiting: { query: string }[] = [];
+      for (let i = 0; i < 500 && waiting.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        waiting = rowsOf<{ query: string }>(
+          await db.execute(sql`select query from pg_stat_activity where wait_event_type = 'Lock' and query like ${`%${kind.table}%`}`),
+        );
+      }
+      // The one statement waiting for the table both reads it and counts.
+      expect(waiting).toHaveLength(1);
+      expect(waiting[0]!.query).toMatch(/insert into "rate_limit_counters"/);
+      // It has not run, so nothing of this request is counted yet.
+      expect(await used(t.bucket)).toBe(1);
+    });
+    const res = await answer!;
+    expect(res.status).toBe(200);
+    expect(remaining(res)["15min"]!.r).toBe(LIMIT - 2);
+    expect(await used(t.bucket)).toBe(2);
+  });
+});
+
+describe("a personal access token past its expiry", () => {
+  it("counts nowhere but per address", async () => {
     const p = await api.person();
     const token = await api.pat(p.id);
     const db = await api.db();
@@ -341,110 +422,6 @@ describe("a personal access token's lookup counts it", () => {
     expect(res.status).toBe(401);
     expect((await res.json()).code).toBe("token_expired");
     expect(remaining(res)["15min"]!.r).toBe(LIMIT - 1);
-    expect(await ownerUsed(db, p.id)).toBe(0);
-  });
-
-  // Holding the lookup needs a second connection to watch it from: PostgreSQL's pool has it,
-  // the embedded database has one connection (the request would wait for the test).
-  it.runIf(process.env.TEST_DATABASE_URL)("in the same statement: the request waits for one round trip, and its count lands with its lookup", async () => {
-    const p = await api.person();
-    const token = await api.pat(p.id);
-    expect((await api.call(token, "GET", "/v1/athletes/me")).status).toBe(200);
-    const db = await api.db();
-    let answer: Promise<Response> | undefined;
-    await db.transaction(async (tx) => {
-      // Every read of the tokens table waits for this transaction.
-      await tx.execute(sql`lock table personal_access_tokens in access exclusive mode`);
-      answer = api.call(token, "GET", "/v1/athletes/me");
-      let waiting: { query: string }[] = [];
-      for (let i = 0; i < 500 && waiting.length === 0; i++) {
-        await new Promise((r) => setTimeout(r, 10));
-        waiting = rowsOf<{ query: string }>(
-          await db.execute(sql`select query from pg_stat_activity where wait_event_type = 'Lock' and query like '%personal_access_tokens%'`),
-        );
-      }
-      // The one statement waiting for the tokens both reads them and counts.
-      expect(waiting).toHaveLength(1);
-      expect(waiting[0]!.query).toMatch(/insert into "rate_limit_counters"/);
-      // It has not run, so nothing of this request is counted yet.
-      expect(await ownerUsed(db, p.id)).toBe(1);
-    });
-    const res = await answer!;
-    expect(res.status).toBe(200);
-    expect(remaining(res)["15min"]!.r).toBe(LIMIT - 2);
-    expect(await ownerUsed(db, p.id)).toBe(2);
-  });
-});
-
-describe("an access token seen before", () => {
-  /** An athlete's access token for a new app, and what it is counted under. */
-  async function athleteToken(userId: string) {
-    const db = await api.db();
-    const clientId = `rate-limited-${newId("grt")}`;
-    await db.insert(oauthClients).values({ clientId, name: "Rate-limited app", kind: "public", redirectUris: ["http://127.0.0.1/callback"] });
-    const grantId = newId("grt");
-    const scopes: Scope[] = ["athlete.read"];
-    await db.insert(oauthGrants).values({ id: grantId, clientId, userId, scopes });
-    const familyId = newId("fam");
-    await db.insert(oauthTokenFamilies).values({ id: familyId, grantId, scopes, resource: "v1" });
-    const { token } = await issueAccessToken(db, { subject: userId, clientId, scopes, grantId, familyId });
-    return { token, familyId, bucket: `app:${clientId}` };
-  }
-  /** Requests counted so far in an app's 15-minute window. */
-  const appUsed = async (db: Db, bucket: string) => (await peekRateLimit(db, bucket)).find((w) => w.name === "15min")!.used;
-
-  it("counts a token revoked since its last use once more in its app's window, then only per address", async () => {
-    const p = await api.person();
-    const t = await athleteToken(p.id);
-    const from = { "x-forwarded-for": "192.0.2.44" };
-    expect((await api.call(t.token, "GET", "/v1/athletes/me", { headers: from })).status).toBe(200);
-    const db = await api.db();
-    await db.update(oauthTokenFamilies).set({ revokedAt: new Date() }).where(eq(oauthTokenFamilies.id, t.familyId));
-
-    const first = await api.call(t.token, "GET", "/v1/athletes/me", { headers: from });
-    expect(first.status).toBe(401);
-    // The answer names the address's window, as for any token that does not resolve.
-    expect(remaining(first)["15min"]!.r).toBe(LIMIT - 1);
-    // Counted in the app's window while the token was looked up: the one request the revocation allows.
-    expect(await appUsed(db, t.bucket)).toBe(2);
-
-    const second = await api.call(t.token, "GET", "/v1/athletes/me", { headers: from });
-    expect(second.status).toBe(401);
-    expect(remaining(second)["15min"]!.r).toBe(LIMIT - 2);
-    expect(await appUsed(db, t.bucket)).toBe(2);
-  });
-
-  it("remembers no header past 2,048 characters: a token padded past it is looked up before it is counted, every time", async () => {
-    const p = await api.person();
-    const t = await athleteToken(p.id);
-    const padded = `${" ".repeat(3_000)}${t.token}`;
-    const from = { "x-forwarded-for": "192.0.2.42" };
-    expect((await api.call(padded, "GET", "/v1/athletes/me", { headers: from })).status).toBe(200);
-    const db = await api.db();
-    await db.update(oauthTokenFamilies).set({ revokedAt: new Date() }).where(eq(oauthTokenFamilies.id, t.familyId));
-    expect((await api.call(padded, "GET", "/v1/athletes/me", { headers: from })).status).toBe(401);
-    // Not remembered, so not counted in the app's window before its lookup refused it.
-    expect(await appUsed(db, t.bucket)).toBe(1);
-  });
-
-  it.runIf(process.env.TEST_DATABASE_URL)("is counted while its lookup waits, so the request waits for one round trip, not two in a row", async () => {
-    const p = await api.person();
-    const t = await athleteToken(p.id);
-    expect((await api.call(t.token, "GET", "/v1/athletes/me")).status).toBe(200);
-    const db = await api.db();
-    let answer: Promise<Response> | undefined;
-    await db.transaction(async (tx) => {
-      // Every read of the token families waits for this transaction.
-      await tx.execute(sql`lock table oauth_token_families in access exclusive mode`);
-      answer = api.call(t.token, "GET", "/v1/athletes/me");
-      for (let i = 0; i < 500; i++) {
-        if ((await appUsed(db, t.bucket)) === 2) return;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      throw new Error("the request was not counted while its token's lookup waited");
-    });
-    const res = await answer!;
-    expect(res.status).toBe(200);
-    expect(remaining(res)["15min"]!.r).toBe(LIMIT - 2);
+    expect((await peekRateLimit(db, `user:${p.id}`)).find((w) => w.name === "15min")!.used).toBe(0);
   });
 });

@@ -1,9 +1,10 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { InFlightBatcher } from "../db/batcher";
 import { perDatabase, rowsOf, type Db } from "../db/client";
 import { sha256Hex } from "../crypto/random";
 import { getEnv } from "../env";
+import { rateLimitCounters } from "../db/schema";
 
 export type RateWindow = {
   name: "15min" | "daily";
@@ -164,6 +165,109 @@ export function rateLimitResult(counts: readonly number[], nowMs: number): RateL
     };
   });
   return { windows, exceeded: windows.find((w) => w.used > w.limit) };
+}
+
+/** The windows as a counting statement's `windows` parameter: each one's suffix, start and place. */
+function windowsJson(nowMs: number): string {
+  return JSON.stringify(rateWindowsAt(nowMs).map((w, i) => ({ s: w.suffix, w: w.start.toISOString(), i })));
+}
+
+/** The `windows` placeholder as rows `w(s, w, i)`. */
+const windowRows = () => sql`jsonb_to_recordset(${sql.placeholder("windows")}::jsonb) as w(s text, w timestamptz, i integer)`;
+
+/**
+ * A data-modifying CTE, `counted`, for a lookup that counts as it looks up: `hits` is a query
+ * yielding `b` (a bucket) and `n` (the requests to count in it), one row per bucket; each is
+ * added to both its windows' counters (the `windows` placeholder: `countedLookup` fills it).
+ * Rows go in `addToCounters`' order (window start, then bucket, byte-wise), so that this
+ * statement and that one, on any instance, take the counters' locks in one order, and the
+ * statement commits without waiting for the disk, as every count does. Bucket names must be
+ * stored as they are (`storedBucket`): the ids the service makes are.
+ */
+export function countingCte(db: Db, hits: SQL) {
+  const c = rateLimitCounters;
+  const col = (x: { name: string }) => sql.identifier(x.name);
+  return db.$with("counted", { bucket: c.bucket, windowStart: c.windowStart, count: c.count }).as(sql`
+    insert into ${c} (${col(c.bucket)}, ${col(c.windowStart)}, ${col(c.count)})
+    select h.b || w.s, w.w, h.n
+    from (${hits}) as h
+      cross join ${windowRows()}
+      cross join (select set_config('synchronous_commit', 'off', true)) as async_commit
+    order by w.w, (h.b || w.s) collate "C"
+    on conflict (${col(c.bucket)}, ${col(c.windowStart)}) do update set ${col(c.count)} = ${c.count} + excluded.${col(c.count)}
+    returning ${col(c.bucket)}, ${col(c.windowStart)}, ${col(c.count)}`);
+}
+
+/** A column of the lookup: `bucket`'s window totals after the statement, in the windows' order, or null if it counted nothing there. */
+export function windowTotals(counted: ReturnType<typeof countingCte>, bucket: SQL) {
+  return sql<number[] | null>`(select jsonb_agg(${counted.count} order by w.i)
+    from ${windowRows()}
+      join ${counted} on ${counted.bucket} = ${bucket} || w.s and ${counted.windowStart} = w.w)`;
+}
+
+/** What a counted lookup gives each request: the row found, and the request's count when it was counted. */
+export type Counted<Row> = { row: Row; nowMs: number; rl: RateLimitResult | undefined };
+
+type CountedWaiter<Row> = { resolve: (found: Counted<Row> | undefined) => void; reject: (err: unknown) => void };
+
+/**
+ * A lookup that counts each request of a valid credential in its bucket's windows in the same
+ * statement (`countingCte`, `windowTotals`), in batches (lib/db/batcher.ts): one statement and
+ * one round trip before the verb instead of a lookup and a count. `execute` runs the statement
+ * with `requests` (a JSON array: each key's `request` with its `n`, the requests that asked for
+ * it), `windows` and `now` (the batch's instant, at which validity is judged in SQL; the caller
+ * judges it in JS at `nowMs`, the same instant). Each request learns the count it reached: its
+ * bucket's new total less the bucket's requests placed after it in the batch (several keys can
+ * share a bucket: two PATs of one person).
+ */
+export function countedLookup<Row>(ops: {
+  execute: (params: { requests: string; windows: string; now: string }) => Promise<Row[]>;
+  keyOf: (row: Row) => string;
+  bucketOf: (row: Row) => string;
+  totalsOf: (row: Row) => readonly (number | string)[] | null;
+}): (key: string, request: Record<string, string>) => Promise<Counted<Row> | undefined> {
+  type Entry = { request: Record<string, string>; waiters: CountedWaiter<Row>[] };
+  const batcher = new InFlightBatcher<string, Entry>({
+    send: async (batch) => {
+      const nowMs = Date.now();
+      const rows = await ops.execute({
+        requests: JSON.stringify([...batch.values()].map((e) => ({ ...e.request, n: e.waiters.length }))),
+        windows: windowsJson(nowMs),
+        now: new Date(nowMs).toISOString(),
+      });
+      const found = new Map(rows.map((row) => [ops.keyOf(row), row]));
+      const inBucket = new Map<string, number>();
+      for (const [key, e] of batch) {
+        const row = found.get(key);
+        if (row !== undefined && ops.totalsOf(row)) inBucket.set(ops.bucketOf(row), (inBucket.get(ops.bucketOf(row)) ?? 0) + e.waiters.length);
+      }
+      const placed = new Map<string, number>();
+      for (const [key, e] of batch) {
+        const row = found.get(key);
+        const totals = row === undefined ? null : ops.totalsOf(row);
+        for (const w of e.waiters) {
+          if (row === undefined) {
+            w.resolve(undefined);
+            continue;
+          }
+          let rl: RateLimitResult | undefined;
+          if (totals) {
+            const bucket = ops.bucketOf(row);
+            const place = (placed.get(bucket) ?? 0) + 1;
+            placed.set(bucket, place);
+            const after = inBucket.get(bucket)! - place;
+            rl = rateLimitResult(totals.map((total) => Number(total) - after), nowMs);
+          }
+          w.resolve({ row, nowMs, rl });
+        }
+      }
+    },
+    fail: (e, err) => {
+      for (const w of e.waiters) w.reject(err);
+    },
+  });
+  return (key, request) =>
+    new Promise((resolve, reject) => batcher.entryFor(key, () => ({ request, waiters: [] })).waiters.push({ resolve, reject }));
 }
 
 /**

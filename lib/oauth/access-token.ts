@@ -2,12 +2,12 @@ import "server-only";
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import { createHash, randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { batchedLookup } from "../db/batcher";
 import { perDatabase, type Db } from "../db/client";
 import { athleteProfiles, oauthGrants, oauthTokenFamilies, users, type TokenResource } from "../db/schema";
 import { safeEqual } from "../crypto/random";
 import { getEnv } from "../env";
 import { ApiError } from "../http/errors";
+import { countedLookup, countingCte, windowTotals } from "../http/rate-limit";
 import { isScope, type Scope } from "../auth/scopes";
 import { selfUserColumns, type ResolvedBearer } from "../auth/actor";
 import { findClientCached } from "./client-cache";
@@ -149,31 +149,60 @@ export async function verifyAccessToken(db: Db, token: string, resource?: TokenR
 }
 
 /**
- * A token family's grant, athlete and state, by the family's id. It runs on every request with
- * an athlete's access token, so it is built once per database and concurrent requests are
- * looked up together (lib/db/batcher.ts), as the PAT lookup is: a JWT costs what a PAT costs
- * plus the signature check.
+ * A token family's grant, athlete and state, by the family's id, the athlete and the app the
+ * token names; it also counts each request of a valid token in its app's rate-limit windows
+ * (CONTRACT §10) in the same statement (`countedLookup` in lib/http/rate-limit.ts), as the PAT
+ * lookup does. Valid: neither the grant nor the family revoked, and both the athlete's and the
+ * app's. It runs on every request with an athlete's access token, so it is built once per
+ * database and concurrent requests are looked up together (lib/db/batcher.ts): a JWT costs
+ * what a PAT costs plus the signature check.
  */
 const familyLookup = perDatabase((db: Db) => {
+  const f = oauthTokenFamilies;
+  const g = oauthGrants;
+  const app = sql`'app:' || ${g.clientId}`;
+  const requests = sql`jsonb_to_recordset(${sql.placeholder("requests")}::jsonb) as r(f text, s text, c text, n integer)`;
+  const counted = countingCte(
+    db,
+    sql`select ${app} as b, sum(r.n)::integer as n
+      from ${requests}
+        join ${f} on ${f.id} = r.f
+        join ${g} on ${g.id} = ${f.grantId}
+        join ${users} on ${users.id} = ${g.userId}
+        join ${athleteProfiles} on ${athleteProfiles.userId} = ${g.userId}
+      where ${g.revokedAt} is null and ${f.revokedAt} is null and ${g.userId} = r.s and ${g.clientId} = r.c
+      group by 1`,
+  );
   const statement = db
+    .with(counted)
     .select({
-      familyId: oauthTokenFamilies.id,
-      grantId: oauthGrants.id,
-      grantLastUsedAt: oauthGrants.lastUsedAt,
-      grantRevokedAt: oauthGrants.revokedAt,
-      familyRevokedAt: oauthTokenFamilies.revokedAt,
-      userId: oauthGrants.userId,
+      familyId: f.id,
+      grantId: g.id,
+      clientId: g.clientId,
+      grantLastUsedAt: g.lastUsedAt,
+      grantRevokedAt: g.revokedAt,
+      familyRevokedAt: f.revokedAt,
+      userId: g.userId,
       user: selfUserColumns,
       profile: athleteProfiles,
+      totals: windowTotals(counted, app),
     })
-    .from(oauthTokenFamilies)
-    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokenFamilies.grantId))
-    .innerJoin(users, eq(users.id, oauthGrants.userId))
-    .innerJoin(athleteProfiles, eq(athleteProfiles.userId, oauthGrants.userId))
-    .where(sql`${oauthTokenFamilies.id} in (select jsonb_array_elements_text(${sql.placeholder("ids")}::jsonb))`)
-    .prepare("oauth_family_lookup_by_ids");
-  return batchedLookup((ids) => statement.execute({ ids }), (row) => row.familyId);
+    .from(f)
+    .innerJoin(g, eq(g.id, f.grantId))
+    .innerJoin(users, eq(users.id, g.userId))
+    .innerJoin(athleteProfiles, eq(athleteProfiles.userId, g.userId))
+    .where(sql`${f.id} in (select r.f from ${requests})`)
+    .prepare("oauth_family_lookup_and_count");
+  return countedLookup({
+    execute: (params) => statement.execute(params),
+    // The token's family, athlete and app: a row for another athlete or app is no row.
+    keyOf: (row) => familyKey(row.familyId, row.userId, row.clientId),
+    bucketOf: (row) => `app:${row.clientId}`,
+    totalsOf: (row) => row.totals,
+  });
 });
+
+const familyKey = (familyId: string, userId: string, clientId: string) => JSON.stringify([familyId, userId, clientId]);
 
 /**
  * Access tokens are also checked against their grant and family on every request, so a
@@ -193,10 +222,13 @@ export async function resolveAccessToken(db: Db, token: string, resource: TokenR
     }
     return { actor: { kind: "app", clientId }, rateBucket: `app:${clientId}`, billing: null };
   }
-  const row = await familyLookup(db)(claims.fam);
-  if (!row || row.grantRevokedAt || row.familyRevokedAt || row.userId !== claims.sub) {
+  const sub = claims.sub ?? "";
+  const found = await familyLookup(db)(familyKey(claims.fam, sub, clientId), { f: claims.fam, s: sub, c: clientId });
+  // The statement counted the token exactly when it found it valid, by the same rules.
+  if (!found || found.row.grantRevokedAt || found.row.familyRevokedAt || !found.rl) {
     throw new ApiError("token_revoked", "This access token was revoked, or the athlete disconnected the app.");
   }
+  const { row, rl } = found;
   recordGrantUse(db, row.grantId, row.grantLastUsedAt);
   const scopes = new Set((claims.scope ?? "").split(" ").filter(isScope) as Scope[]);
   return {
@@ -204,6 +236,7 @@ export async function resolveAccessToken(db: Db, token: string, resource: TokenR
     rateBucket: `app:${clientId}`,
     billing: { hasSubscription: row.profile.hasSubscription, trialEndsAt: row.profile.trialEndsAt },
     self: { user: row.user, profile: row.profile },
+    counted: rl,
   };
 }
 
