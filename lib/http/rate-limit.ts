@@ -176,21 +176,21 @@ function windowsJson(nowMs: number): string {
 const windowRows = () => sql`jsonb_to_recordset(${sql.placeholder("windows")}::jsonb) as w(s text, w timestamptz, i integer)`;
 
 /**
- * A data-modifying CTE, `counted`, for a lookup that counts as it looks up: `hits` is a query
- * yielding `b` (a bucket) and `n` (the requests to count in it), one row per bucket; each is
- * added to both its windows' counters (the `windows` placeholder: `countedLookup` fills it).
- * Rows go in `addToCounters`' order (window start, then bucket, byte-wise), so that this
- * statement and that one, on any instance, take the counters' locks in one order, and the
- * statement commits without waiting for the disk, as every count does. Bucket names must be
- * stored as they are (`storedBucket`): the ids the service makes are.
+ * A data-modifying CTE, `counted`, for a lookup that counts as it looks up: each `requests`
+ * row (`r`, with its `n`, the requests that asked for it) that `from` joins and `where` finds
+ * valid is counted under `bucket`, in both its windows (the `windows` placeholder:
+ * `countedLookup` fills it). Rows go in `addToCounters`' order (window start, then bucket,
+ * byte-wise), so that this statement and that one, on any instance, take the counters' locks
+ * in one order, and the statement commits without waiting for the disk, as every count does.
+ * Bucket names must be stored as they are (`storedBucket`): the ids the service makes are.
  */
-export function countingCte(db: Db, hits: SQL) {
+export function countingCte(db: Db, hits: { bucket: SQL; from: SQL; where: SQL }) {
   const c = rateLimitCounters;
   const col = (x: { name: string }) => sql.identifier(x.name);
   return db.$with("counted", { bucket: c.bucket, windowStart: c.windowStart, count: c.count }).as(sql`
     insert into ${c} (${col(c.bucket)}, ${col(c.windowStart)}, ${col(c.count)})
     select h.b || w.s, w.w, h.n
-    from (${hits}) as h
+    from (select ${hits.bucket} as b, sum(r.n)::integer as n from ${hits.from} where ${hits.where} group by 1) as h
       cross join ${windowRows()}
       cross join (select set_config('synchronous_commit', 'off', true)) as async_commit
     order by w.w, (h.b || w.s) collate "C"
@@ -212,7 +212,7 @@ type CountedWaiter<Row> = { resolve: (found: Counted<Row> | undefined) => void; 
 
 /**
  * A lookup that counts each request of a valid credential in its bucket's windows in the same
- * statement (`countingCte`, `windowTotals`), in batches (lib/db/batcher.ts): one statement and
+ * statement (`countingCte`, and `windowTotals` as its `totals` column), in batches (lib/db/batcher.ts): one statement and
  * one round trip before the verb instead of a lookup and a count. `execute` runs the statement
  * with `requests` (a JSON array: each key's `request` with its `n`, the requests that asked for
  * it), `windows` and `now` (the batch's instant, at which validity is judged in SQL; the caller
@@ -220,11 +220,10 @@ type CountedWaiter<Row> = { resolve: (found: Counted<Row> | undefined) => void; 
  * bucket's new total less the bucket's requests placed after it in the batch (several keys can
  * share a bucket: two PATs of one person).
  */
-export function countedLookup<Row>(ops: {
+export function countedLookup<Row extends { totals: readonly (number | string)[] | null }>(ops: {
   execute: (params: { requests: string; windows: string; now: string }) => Promise<Row[]>;
   keyOf: (row: Row) => string;
   bucketOf: (row: Row) => string;
-  totalsOf: (row: Row) => readonly (number | string)[] | null;
 }): (key: string, request: Record<string, string>) => Promise<Counted<Row> | undefined> {
   type Entry = { request: Record<string, string>; waiters: CountedWaiter<Row>[] };
   const batcher = new InFlightBatcher<string, Entry>({
@@ -239,12 +238,12 @@ export function countedLookup<Row>(ops: {
       const inBucket = new Map<string, number>();
       for (const [key, e] of batch) {
         const row = found.get(key);
-        if (row !== undefined && ops.totalsOf(row)) inBucket.set(ops.bucketOf(row), (inBucket.get(ops.bucketOf(row)) ?? 0) + e.waiters.length);
+        if (row?.totals) inBucket.set(ops.bucketOf(row), (inBucket.get(ops.bucketOf(row)) ?? 0) + e.waiters.length);
       }
       const placed = new Map<string, number>();
       for (const [key, e] of batch) {
         const row = found.get(key);
-        const totals = row === undefined ? null : ops.totalsOf(row);
+        const totals = row?.totals;
         for (const w of e.waiters) {
           if (row === undefined) {
             w.resolve(undefined);

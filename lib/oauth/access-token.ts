@@ -162,17 +162,15 @@ const familyLookup = perDatabase((db: Db) => {
   const g = oauthGrants;
   const app = sql`'app:' || ${g.clientId}`;
   const requests = sql`jsonb_to_recordset(${sql.placeholder("requests")}::jsonb) as r(f text, s text, c text, n integer)`;
-  const counted = countingCte(
-    db,
-    sql`select ${app} as b, sum(r.n)::integer as n
-      from ${requests}
-        join ${f} on ${f.id} = r.f
-        join ${g} on ${g.id} = ${f.grantId}
-        join ${users} on ${users.id} = ${g.userId}
-        join ${athleteProfiles} on ${athleteProfiles.userId} = ${g.userId}
-      where ${g.revokedAt} is null and ${f.revokedAt} is null and ${g.userId} = r.s and ${g.clientId} = r.c
-      group by 1`,
-  );
+  const counted = countingCte(db, {
+    bucket: app,
+    from: sql`${requests}
+      join ${f} on ${f.id} = r.f
+      join ${g} on ${g.id} = ${f.grantId}
+      join ${users} on ${users.id} = ${g.userId}
+      join ${athleteProfiles} on ${athleteProfiles.userId} = ${g.userId}`,
+    where: sql`${g.revokedAt} is null and ${f.revokedAt} is null and ${g.userId} = r.s and ${g.clientId} = r.c`,
+  });
   const statement = db
     .with(counted)
     .select({
@@ -198,7 +196,6 @@ const familyLookup = perDatabase((db: Db) => {
     // The token's family, athlete and app: a row for another athlete or app is no row.
     keyOf: (row) => familyKey(row.familyId, row.userId, row.clientId),
     bucketOf: (row) => `app:${row.clientId}`,
-    totalsOf: (row) => row.totals,
   });
 });
 

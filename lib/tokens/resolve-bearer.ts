@@ -48,16 +48,14 @@ const patLookup = perDatabase((db: Db) => {
   const owner = sql`'user:' || ${t.userId}`;
   const valid = sql`${t.revokedAt} is null and (${t.expiresAt} is null or ${t.expiresAt} > ${sql.placeholder("now")}::timestamptz)`;
   const requests = sql`jsonb_to_recordset(${sql.placeholder("requests")}::jsonb) as r(h text, n integer)`;
-  const counted = countingCte(
-    db,
-    sql`select ${owner} as b, sum(r.n)::integer as n
-      from ${requests}
-        join ${t} on ${t.tokenHash} = r.h
-        join ${users} on ${users.id} = ${t.userId}
-        join ${athleteProfiles} on ${athleteProfiles.userId} = ${t.userId}
-      where ${valid}
-      group by 1`,
-  );
+  const counted = countingCte(db, {
+    bucket: owner,
+    from: sql`${requests}
+      join ${t} on ${t.tokenHash} = r.h
+      join ${users} on ${users.id} = ${t.userId}
+      join ${athleteProfiles} on ${athleteProfiles.userId} = ${t.userId}`,
+    where: valid,
+  });
   const statement = db
     .with(counted)
     .select({
@@ -81,7 +79,6 @@ const patLookup = perDatabase((db: Db) => {
     execute: (params) => statement.execute(params),
     keyOf: (row) => row.tokenHash,
     bucketOf: (row) => `user:${row.userId}`,
-    totalsOf: (row) => row.totals,
   });
 });
 
