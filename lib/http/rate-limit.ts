@@ -143,7 +143,7 @@ export async function consumeRateLimit(db: Db, bucket: string, nowMs = Date.now(
  * The windows' starts at `nowMs`, with the suffix each window's counter row adds to its bucket
  * (`user:ath_1:15m`), in the order `rateLimitResult` takes their counts.
  */
-export function rateWindowsAt(nowMs: number): { suffix: string; start: Date }[] {
+function rateWindowsAt(nowMs: number): { suffix: string; start: Date }[] {
   return WINDOWS.map((w) => ({ suffix: `:${w.suffix}`, start: windowStart(nowMs, w.windowS) }));
 }
 
@@ -151,7 +151,7 @@ export function rateWindowsAt(nowMs: number): { suffix: string; start: Date }[] 
  * The result of a request counted elsewhere (a statement that counts as it looks the caller
  * up): `counts` are the windows' counts the request reached, in `rateWindowsAt`'s order.
  */
-export function rateLimitResult(counts: readonly number[], nowMs: number): RateLimitResult {
+function rateLimitResult(counts: readonly number[], nowMs: number): RateLimitResult {
   const env = getEnv();
   const limits = { "15min": env.rateLimit15Min, daily: env.rateLimitDaily };
   const windows = WINDOWS.map((w, i): RateWindow => {
