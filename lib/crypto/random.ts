@@ -1,15 +1,29 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomFillSync, timingSafeEqual } from "node:crypto";
 
 export const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/**
+ * CSPRNG bytes drawn a page at a time: a `randomBytes` call per identifier cost more than the
+ * identifier's text (ids are made for every delivery, attempt, activity and event). Each byte
+ * is handed out once; what is left of a page is never reused after a refill.
+ */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++]!;
+}
 
 /** Uniform base62 text from the CSPRNG (rejection sampling: no modulo bias). */
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

@@ -1,6 +1,6 @@
-import { eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { eq, sql, type Placeholder, type SQL, type SQLWrapper } from "drizzle-orm";
 import { alias, type AnyPgColumn } from "drizzle-orm/pg-core";
-import { rowsOf, type Db } from "../db/client";
+import { compiledStatement, rowsOf, type Db } from "../db/client";
 import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { CLAIM_LEASE_S } from "./claim-lease";
 import { claimable, deliverable, failing, isFailing, leased, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
@@ -44,9 +44,9 @@ const target = (c: AnyPgColumn) => sql.identifier(c.name);
 const inFlightOfS = sql`select 1 from ${webhookDeliveries} ${x} where ${x.subscriptionId} = ${s.id} and ${x.status} = 'pending' and ${leased(x)}`;
 
 type Selection = {
-  limit: number;
+  limit: number | Placeholder;
   /** Only this delivery (the Inngest runner's unit of work). */
-  deliveryId?: string;
+  deliveryId?: string | Placeholder;
   subscriptionId?: string;
   /** Only deliveries due at least this long ago (the sweep leaves alone those a worker is about to take). */
   overdueS?: number;
@@ -117,18 +117,22 @@ export async function claimDueDeliveries(
   opts: { limit: number; leaseS?: number; deliveryId?: string },
 ): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
-  const leaseS = opts.leaseS ?? CLAIM_LEASE_S;
-  return claimedRows(
-    await db.execute(sql`
-      with ${eligible({ limit: opts.limit, deliveryId: opts.deliveryId, claim: true })},
-      claimed as (
-        update ${webhookDeliveries} ${d}
-        set ${target(webhookDeliveries.lockedUntil)} = now() + make_interval(secs => ${leaseS}), ${target(webhookDeliveries.updatedAt)} = now()
-        where ${d.id} in (select id from healthy union all select id from heads) and ${claimable(d)}
-        returning ${d.id} as id)
-      ${loadClaimed}`),
-  );
+  const values = { limit: opts.limit, leaseS: opts.leaseS ?? CLAIM_LEASE_S, deliveryId: opts.deliveryId };
+  return claimedRows(await (opts.deliveryId === undefined ? claimBatch : claimOne)(db, values));
 }
+
+/** The claim, in its two shapes (any due deliveries; one named delivery), each compiled once. */
+const claimStatement = (one: boolean) => () => sql`
+  with ${eligible({ limit: sql.placeholder("limit"), deliveryId: one ? sql.placeholder("deliveryId") : undefined, claim: true })},
+  claimed as (
+    update ${webhookDeliveries} ${d}
+    set ${target(webhookDeliveries.lockedUntil)} = now() + make_interval(secs => ${sql.placeholder("leaseS")}),
+      ${target(webhookDeliveries.updatedAt)} = now()
+    where ${d.id} in (select id from healthy union all select id from heads) and ${claimable(d)}
+    returning ${d.id} as id)
+  ${loadClaimed}`;
+const claimBatch = compiledStatement("webhook_claim", claimStatement(false));
+const claimOne = compiledStatement("webhook_claim_one", claimStatement(true));
 
 export type ClaimOne =
   | { state: "claimed"; delivery: ClaimedDelivery }

@@ -1,6 +1,6 @@
-import { inArray, isNull, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
-import { rowsOf, type Db } from "../db/client";
+import { sql } from "drizzle-orm";
+import { alias, type AnyPgColumn } from "drizzle-orm/pg-core";
+import { compiledStatement, rowsOf, type Db } from "../db/client";
 import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
 import { entitledAt } from "./entitlement";
@@ -26,34 +26,61 @@ const s = alias(webhookSubscriptions, "s");
 export async function fanOutEvents(db: Db, opts: { batch?: number } = {}): Promise<{ events: number; deliveries: FannedOutDelivery[] }> {
   const batch = opts.batch ?? 200;
   return db.transaction(async (tx) => {
-    const taken = (
-      await tx.select({ seq: events.seq }).from(events).where(isNull(events.fannedOutAt)).orderBy(events.seq).limit(batch).for("update", { skipLocked: true })
-    ).map((r) => r.seq);
-    if (!taken.length) return { events: 0, deliveries: [] };
-
-    const pairs = rowsOf<{ event_id: string; event_seq: string | number; subscription_id: string }>(
-      await tx.execute(sql`
-        select ${e.id} as event_id, ${e.seq} as event_seq, ${s.id} as subscription_id
-        from ${events} ${e}
-        join ${webhookSubscriptions} ${s} on ${s.status} = 'active' and ${e.type} = any(${s.events})
-        where ${e.seq} in ${taken}
-          and case
-            when ${e.clientId} is not null then ${s.clientId} = ${e.clientId}
-            else ${entitledAt({ clientId: s.clientId, athleteId: e.athleteId, type: e.type, occurredAt: e.occurredAt })}
-          end
-        order by ${e.seq}, ${s.id}`),
+    const pairs = rowsOf<{ event_seq: string | number; event_id: string; subscription_id: string | null }>(await takeEvents(tx, { batch }));
+    if (!pairs.length) return { events: 0, deliveries: [] };
+    const seqs = [...new Set(pairs.map((p) => Number(p.event_seq)))];
+    const made = rowsOf<{ id: string; subscription_id: string; version: string | number }>(
+      await saveDeliveries(tx, {
+        deliveries: JSON.stringify(
+          pairs.flatMap((p) =>
+            p.subscription_id === null ? [] : [{ id: newId("whd"), subscription_id: p.subscription_id, event_id: p.event_id, event_seq: Number(p.event_seq) }],
+          ),
+        ),
+        seqs: JSON.stringify(seqs),
+      }),
     );
-
-    let deliveries: FannedOutDelivery[] = [];
-    if (pairs.length) {
-      const made = await tx
-        .insert(webhookDeliveries)
-        .values(pairs.map((p) => ({ id: newId("whd"), subscriptionId: p.subscription_id, eventId: p.event_id, eventSeq: Number(p.event_seq) })))
-        .onConflictDoNothing()
-        .returning({ id: webhookDeliveries.id, subscriptionId: webhookDeliveries.subscriptionId, updatedAt: webhookDeliveries.updatedAt });
-      deliveries = made.map((d) => ({ id: d.id, subscriptionId: d.subscriptionId, version: String(d.updatedAt.getTime()) }));
-    }
-    await tx.update(events).set({ fannedOutAt: sql`now()` }).where(inArray(events.seq, taken));
-    return { events: taken.length, deliveries };
+    return { events: seqs.length, deliveries: made.map((d) => ({ id: d.id, subscriptionId: d.subscription_id, version: String(d.version) })) };
   });
 }
+
+const col = (c: AnyPgColumn) => sql.identifier(c.name);
+
+/**
+ * Takes up to `batch` events not yet fanned out, oldest first, locked (`SKIP LOCKED`), each with
+ * every subscription it goes to (one row per pair; a row with no subscription for an event
+ * that goes nowhere).
+ */
+const takeEvents = compiledStatement(
+  "webhook_fan_out_take",
+  () => sql`
+    with taken as (
+      select ${events.seq} as seq from ${events} where ${events.fannedOutAt} is null
+      order by ${events.seq} limit ${sql.placeholder("batch")} for update skip locked)
+    select t.seq as event_seq, ${e.id} as event_id, ${s.id} as subscription_id
+    from taken t
+    join ${events} ${e} on ${e.seq} = t.seq
+    left join ${webhookSubscriptions} ${s} on ${s.status} = 'active' and ${e.type} = any(${s.events})
+      and case
+        when ${e.clientId} is not null then ${s.clientId} = ${e.clientId}
+        else ${entitledAt({ clientId: s.clientId, athleteId: e.athleteId, type: e.type, occurredAt: e.occurredAt })}
+      end
+    order by t.seq, ${s.id}`,
+);
+
+/** The deliveries made (a pair already made is left as it is) and the events marked fanned out, in one statement. */
+const saveDeliveries = compiledStatement(
+  "webhook_fan_out_save",
+  () => sql`
+    with made as (
+      insert into ${webhookDeliveries} (${col(webhookDeliveries.id)}, ${col(webhookDeliveries.subscriptionId)}, ${col(webhookDeliveries.eventId)}, ${col(webhookDeliveries.eventSeq)})
+      select r.id, r.subscription_id, r.event_id, r.event_seq
+      from jsonb_to_recordset(${sql.placeholder("deliveries")}::jsonb) as r(id text, subscription_id text, event_id text, event_seq bigint)
+      order by r.event_seq, r.subscription_id
+      on conflict do nothing
+      returning ${webhookDeliveries.id} as id, ${webhookDeliveries.subscriptionId} as subscription_id,
+        floor(extract(epoch from ${webhookDeliveries.updatedAt}) * 1000)::bigint as version),
+    marked as (
+      update ${events} set ${col(events.fannedOutAt)} = now()
+      where ${events.seq} in (select (jsonb_array_elements_text(${sql.placeholder("seqs")}::jsonb))::bigint))
+    select id, subscription_id, version from made`,
+);

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias, type AnyPgColumn } from "drizzle-orm/pg-core";
-import { perDatabase, rowsOf, type Db } from "../db/client";
+import { compiledStatement, perDatabase, rowsOf, type Db } from "../db/client";
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
 import type { OutboundResult } from "./outbound";
@@ -180,31 +180,7 @@ async function recordSuccesses(db: Db, items: readonly SuccessItem[]): Promise<M
       body: i.requestBody,
     })),
   );
-  const A = webhookAttempts;
-  const rows = rowsOf<{ id: string; subscription_id: string; attempt: number; recovered: boolean }>(
-    await db.execute(sql`
-      with i as (
-        select * from json_to_recordset(${input}::json) as x(delivery_id text, attempt_id text,
-          started_at timestamptz, duration_ms int, status int, excerpt text, headers jsonb, body text)),
-      d as (
-        update ${webhookDeliveries} ${w}
-        set ${col(webhookDeliveries.status)} = 'succeeded', ${col(webhookDeliveries.attemptCount)} = ${w.attemptCount} + 1,
-          ${col(webhookDeliveries.lockedUntil)} = null, ${col(webhookDeliveries.updatedAt)} = now()
-        from i where ${w.id} = i.delivery_id
-        returning ${w.id} as id, ${w.subscriptionId} as subscription_id, ${w.attemptCount} as attempt_count),
-      a as (
-        insert into ${A} (${col(A.id)}, ${col(A.deliveryId)}, ${col(A.attempt)}, ${col(A.startedAt)}, ${col(A.durationMs)}, ${col(A.outcome)},
-          ${col(A.responseStatus)}, ${col(A.responseBodyExcerpt)}, ${col(A.error)}, ${col(A.requestHeaders)}, ${col(A.requestBody)})
-        select i.attempt_id, d.id, d.attempt_count, i.started_at, i.duration_ms, 'response', i.status, i.excerpt, null, i.headers, i.body
-        from d join i on i.delivery_id = d.id),
-      s as (
-        update ${webhookSubscriptions} ${ws}
-        set ${col(webhookSubscriptions.consecutiveFailures)} = 0, ${col(webhookSubscriptions.failingSince)} = null, ${col(webhookSubscriptions.updatedAt)} = now()
-        where ${ws.id} in (select subscription_id from d) and ${deliverable(ws)}
-          and (${ws.consecutiveFailures} > 0 or ${ws.failingSince} is not null)
-        returning ${ws.id} as id)
-      select d.id, d.subscription_id, d.attempt_count as attempt, d.subscription_id in (select id from s) as recovered from d`),
-  );
+  const rows = rowsOf<{ id: string; subscription_id: string; attempt: number; recovered: boolean }>(await recordSuccessesStatement(db, { input }));
   // One success per subscription ends its streak; the others in the batch are plain successes.
   const recoveredOnce = new Set<string>();
   for (const r of rows) {
@@ -214,6 +190,33 @@ async function recordSuccesses(db: Db, items: readonly SuccessItem[]): Promise<M
   }
   return out;
 }
+
+const A = webhookAttempts;
+const recordSuccessesStatement = compiledStatement(
+  "webhook_record_successes",
+  () => sql`
+    with i as (
+      select * from json_to_recordset(${sql.placeholder("input")}::json) as x(delivery_id text, attempt_id text,
+        started_at timestamptz, duration_ms int, status int, excerpt text, headers jsonb, body text)),
+    d as (
+      update ${webhookDeliveries} ${w}
+      set ${col(webhookDeliveries.status)} = 'succeeded', ${col(webhookDeliveries.attemptCount)} = ${w.attemptCount} + 1,
+        ${col(webhookDeliveries.lockedUntil)} = null, ${col(webhookDeliveries.updatedAt)} = now()
+      from i where ${w.id} = i.delivery_id
+      returning ${w.id} as id, ${w.subscriptionId} as subscription_id, ${w.attemptCount} as attempt_count),
+    a as (
+      insert into ${A} (${col(A.id)}, ${col(A.deliveryId)}, ${col(A.attempt)}, ${col(A.startedAt)}, ${col(A.durationMs)}, ${col(A.outcome)},
+        ${col(A.responseStatus)}, ${col(A.responseBodyExcerpt)}, ${col(A.error)}, ${col(A.requestHeaders)}, ${col(A.requestBody)})
+      select i.attempt_id, d.id, d.attempt_count, i.started_at, i.duration_ms, 'response', i.status, i.excerpt, null, i.headers, i.body
+      from d join i on i.delivery_id = d.id),
+    s as (
+      update ${webhookSubscriptions} ${ws}
+      set ${col(webhookSubscriptions.consecutiveFailures)} = 0, ${col(webhookSubscriptions.failingSince)} = null, ${col(webhookSubscriptions.updatedAt)} = now()
+      where ${ws.id} in (select subscription_id from d) and ${deliverable(ws)}
+        and (${ws.consecutiveFailures} > 0 or ${ws.failingSince} is not null)
+      returning ${ws.id} as id)
+    select d.id, d.subscription_id, d.attempt_count as attempt, d.subscription_id in (select id from s) as recovered from d`,
+);
 
 /** PostgreSQL text cannot hold NUL. */
 function excerpt(body: string): string {
