@@ -290,12 +290,16 @@ const dialect = new PgDialect();
  * which for the webhook claim cost more of the runner's thread than sending the statement.
  * Runs on whatever it is given, a transaction included; answers as `db.execute` does (`rowsOf`).
  */
-export function compiledStatement(name: string, statement: () => SQL): (db: Db, values?: Record<string, unknown>) => Promise<unknown> {
-  let query: Query | undefined;
-  return (db, values = {}) => {
-    query ??= dialect.sqlToQuery(statement());
-    return db._.session.prepareQuery(query, undefined, name, false).execute(values);
-  };
+export function compiledStatement(
+  name: string,
+  statement: () => SQL,
+): ((db: Db, values?: Record<string, unknown>) => Promise<unknown>) & { query: () => Query } {
+  let compiled: Query | undefined;
+  const query = () => (compiled ??= dialect.sqlToQuery(statement()));
+  return Object.assign((db: Db, values: Record<string, unknown> = {}) => db._.session.prepareQuery(query(), undefined, name, false).execute(values), {
+    /** The text and parameters (placeholders unfilled), for tests that read its plan. */
+    query,
+  });
 }
 
 /** Rows of a raw `db.execute`: PGlite answers `{ rows }`, postgres.js an array. */

@@ -192,7 +192,7 @@ async function recordSuccesses(db: Db, items: readonly SuccessItem[]): Promise<M
 }
 
 const A = webhookAttempts;
-const recordSuccessesStatement = compiledStatement(
+export const recordSuccessesStatement = compiledStatement(
   "webhook_record_successes",
   () => sql`
     with i as (
@@ -202,7 +202,9 @@ const recordSuccessesStatement = compiledStatement(
       update ${webhookDeliveries} ${w}
       set ${col(webhookDeliveries.status)} = 'succeeded', ${col(webhookDeliveries.attemptCount)} = ${w.attemptCount} + 1,
         ${col(webhookDeliveries.lockedUntil)} = null, ${col(webhookDeliveries.updatedAt)} = now()
-      from i where ${w.id} = i.delivery_id
+      -- The key list as an array too: joined to the recordset alone, whose size the planner
+      -- takes for 100 rows, the table was read whole while it had fewer than some 20,000.
+      from i where ${w.id} = i.delivery_id and ${w.id} = any(array(select delivery_id from i))
       returning ${w.id} as id, ${w.subscriptionId} as subscription_id, ${w.attemptCount} as attempt_count),
     a as (
       insert into ${A} (${col(A.id)}, ${col(A.deliveryId)}, ${col(A.attempt)}, ${col(A.startedAt)}, ${col(A.durationMs)}, ${col(A.outcome)},

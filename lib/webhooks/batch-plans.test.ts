@@ -1,0 +1,81 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { rowsOf, type Db } from "../db/client";
+import { setupApi } from "../testing/fixtures";
+import { webhookRows } from "../testing/webhook-rows";
+import { saveDeliveries } from "./fan-out";
+import { recordSuccessesStatement } from "./record-attempt";
+
+// The runner's batch statements take their keys as a JSON list, which the planner counts as 100
+// rows whatever it holds. Joined to that alone, a table of a few thousand rows was read whole
+// for every batch of four (bench/README.md, "The success record read the whole table"). These
+// read the plan PostgreSQL makes, on tables of that size with fresh statistics.
+
+const api = setupApi();
+const rows = webhookRows(api.db);
+const ROWS = 5000;
+
+type PlanNode = { "Node Type": string; "Relation Name"?: string; Plans?: PlanNode[] };
+const nodesOf = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodesOf)];
+
+/** The executed plan of a compiled statement for these values, its writes rolled back. */
+async function planOf(db: Db, statement: { query: () => { sql: string } }, values: string[]): Promise<PlanNode[]> {
+  const name = `plan_${Math.random().toString(36).slice(2)}`;
+  let plan: PlanNode | undefined;
+  await db
+    .transaction(async (tx) => {
+      await tx.execute(sql.raw(`prepare ${name} as ${statement.query().sql}`));
+      const args = values.map((v) => `'${v.replaceAll("'", "''")}'`).join(", ");
+      const [row] = rowsOf<{ "QUERY PLAN": unknown }>(await tx.execute(sql.raw(`explain (analyze, format json) execute ${name}(${args})`)));
+      const json = row!["QUERY PLAN"];
+      plan = (typeof json === "string" ? JSON.parse(json) : json)[0].Plan as PlanNode;
+      throw new Error("roll back");
+    })
+    .catch((err: unknown) => {
+      if (!(err instanceof Error && err.message === "roll back")) throw err;
+    });
+  return nodesOf(plan!);
+}
+
+describe("the runner's batch statements find their rows by key", () => {
+  it("the success record reads deliveries through the primary key, however small the table", async () => {
+    const db = await api.db();
+    const clientId = await rows.app();
+    const sub = await rows.subscribe(clientId, "http://127.0.0.1:9/hook");
+    await db.execute(sql`
+      insert into webhook_deliveries (id, subscription_id, event_id, event_seq, status, attempt_count)
+      select 'whd_plan' || g, ${sub.id}, 'evt_plan' || g, g, case when g <= ${ROWS} - 4 then 'succeeded' else 'pending' end, 1
+      from generate_series(1, ${ROWS}) g`);
+    await db.execute(sql`analyze webhook_deliveries`);
+    const input = JSON.stringify(
+      [1, 2, 3, 4].map((k) => ({
+        delivery_id: `whd_plan${ROWS - 4 + k}`,
+        attempt_id: `wha_plan${k}`,
+        started_at: new Date().toISOString(),
+        duration_ms: 3,
+        status: 200,
+        excerpt: "",
+        headers: { "Content-Type": "application/json" },
+        body: "{}",
+      })),
+    );
+    const nodes = await planOf(db, recordSuccessesStatement, [input]);
+    expect(nodes.some((n) => n["Relation Name"] === "webhook_deliveries" && n["Node Type"] !== "Seq Scan")).toBe(true);
+    expect(nodes.filter((n) => n["Node Type"] === "Seq Scan" && n["Relation Name"] === "webhook_deliveries")).toEqual([]);
+  });
+
+  it("the fan-out marks its events through the primary key, however small the outbox", async () => {
+    const db = await api.db();
+    const athlete = await api.person();
+    await db.execute(sql`
+      insert into events (id, type, athlete_id, object_id, object_type, fanned_out_at)
+      select 'evt_plan_o' || g, 'activity.created', ${athlete.id}, 'act_plan' || g, 'activity', now()
+      from generate_series(1, ${ROWS}) g`);
+    await db.execute(sql`analyze events`);
+    const [last] = rowsOf<{ seq: string | number }>(await db.execute(sql`select max(seq) as seq from events`));
+    const seqs = JSON.stringify([Number(last!.seq) - 1, Number(last!.seq)]);
+    const nodes = await planOf(db, saveDeliveries, ["[]", seqs]);
+    expect(nodes.some((n) => n["Relation Name"] === "events" && n["Node Type"] !== "Seq Scan")).toBe(true);
+    expect(nodes.filter((n) => n["Node Type"] === "Seq Scan" && n["Relation Name"] === "events")).toEqual([]);
+  });
+});
