@@ -40,7 +40,7 @@ describe("kill and restart", () => {
   it("loses no committed event when the service is killed mid-burst", { timeout: 90_000 }, async () => {
     process.env.SECRETS_KEY = "kill-restart-test-key";
     const db = await database();
-    // Until the kill the receiver answers slowly (16 in flight at a time, one second each), so
+    // Until the kill the receiver answers slowly (a runner's worth in flight at a time, one second each), so
     // the writes run ahead of the deliveries and the kill lands with a backlog, however fast
     // this machine writes; the second process is answered at once.
     let killed = false;
