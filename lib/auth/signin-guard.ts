@@ -1,6 +1,6 @@
 import "server-only";
 import { and, eq, sql } from "drizzle-orm";
-import { rowsOf, type Db } from "../db/client";
+import { bareColumn, rowsOf, type Db } from "../db/client";
 import { rateLimitCounters } from "../db/schema";
 
 const WINDOW_MS = 15 * 60 * 1000;
@@ -37,12 +37,12 @@ export async function reserveSignInAttempt(db: Db, email: string, nowMs = Date.n
   const previous = new Date(current.getTime() - WINDOW_MS);
   const c = rateLimitCounters;
   const taken = await db.execute(sql`
-    insert into ${c} (${sql.identifier(c.bucket.name)}, ${sql.identifier(c.windowStart.name)}, ${sql.identifier(c.count.name)})
+    insert into ${c} (${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)}, ${bareColumn(c.count)})
     select ${bucket}, ${current.toISOString()}::timestamptz, 1
     where coalesce((select ${c.count} from ${c} where ${c.bucket} = ${bucket} and ${c.windowStart} = ${previous.toISOString()}), 0)
       < ${MAX_FAILED_SIGNINS}
-    on conflict (${sql.identifier(c.bucket.name)}, ${sql.identifier(c.windowStart.name)})
-      do update set ${sql.identifier(c.count.name)} = ${c.count} + 1 where ${c.count} < ${MAX_FAILED_SIGNINS}
+    on conflict (${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)})
+      do update set ${bareColumn(c.count)} = ${c.count} + 1 where ${c.count} < ${MAX_FAILED_SIGNINS}
     returning ${c.count}`);
   if (rowsOf(taken).length > 0) return { ok: true, reservation: { bucket, windowStart: current } };
 

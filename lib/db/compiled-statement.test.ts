@@ -25,7 +25,7 @@ describe("compiledStatement", () => {
     await expect(
       db.transaction(async (tx) => {
         await tx.insert(personalAccessTokens).values({ id: "pat_compiled", userId: person.id, name: "t", tokenHash: "h".repeat(64), lastFour: "hhhh", scopes: [] });
-        expect((await sumOf(tx as unknown as Db, 1, 1)).pats).toBe(before + 1);
+        expect((await sumOf(tx, 1, 1)).pats).toBe(before + 1);
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");

@@ -1,7 +1,7 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import { InFlightBatcher } from "../db/batcher";
-import { perDatabase, rowsOf, type Db } from "../db/client";
+import { bareColumn, perDatabase, rowsOf, type Db } from "../db/client";
 import { sha256Hex } from "../crypto/random";
 import { getEnv } from "../env";
 import { rateLimitCounters } from "../db/schema";
@@ -186,16 +186,15 @@ const windowRows = () => sql`jsonb_to_recordset(${sql.placeholder("windows")}::j
  */
 export function countingCte(db: Db, hits: { bucket: SQL; from: SQL; where: SQL }) {
   const c = rateLimitCounters;
-  const col = (x: { name: string }) => sql.identifier(x.name);
   return db.$with("counted", { bucket: c.bucket, windowStart: c.windowStart, count: c.count }).as(sql`
-    insert into ${c} (${col(c.bucket)}, ${col(c.windowStart)}, ${col(c.count)})
+    insert into ${c} (${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)}, ${bareColumn(c.count)})
     select h.b || w.s, w.w, h.n
     from (select ${hits.bucket} as b, sum(r.n)::integer as n from ${hits.from} where ${hits.where} group by 1) as h
       cross join ${windowRows()}
       cross join (select set_config('synchronous_commit', 'off', true)) as async_commit
     order by w.w, (h.b || w.s) collate "C"
-    on conflict (${col(c.bucket)}, ${col(c.windowStart)}) do update set ${col(c.count)} = ${c.count} + excluded.${col(c.count)}
-    returning ${col(c.bucket)}, ${col(c.windowStart)}, ${col(c.count)}`);
+    on conflict (${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)}) do update set ${bareColumn(c.count)} = ${c.count} + excluded.${bareColumn(c.count)}
+    returning ${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)}, ${bareColumn(c.count)}`);
 }
 
 /** A column of the lookup: `bucket`'s window totals after the statement, in the windows' order, or null if it counted nothing there. */

@@ -1,6 +1,5 @@
 import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { rowsOf, type Db } from "../db/client";
+import { bareColumn, rowsOf, type Db } from "../db/client";
 import { uploads } from "../db/schema";
 
 /**
@@ -21,8 +20,6 @@ export type ClaimedUpload = { id: string; attempts: number };
 /** An upload waiting for a processor: processing, and no claim in force. */
 const claimable = () => and(eq(uploads.status, "processing"), or(isNull(uploads.claimedUntil), lt(uploads.claimedUntil, sql`now()`)));
 
-/** A column as the target of an UPDATE's SET, which takes no table name. */
-const target = (c: AnyPgColumn) => sql.identifier(c.name);
 
 /**
  * Claims up to `limit` uploads waiting for a processor, oldest first, for `leaseS` seconds,
@@ -47,7 +44,7 @@ export async function claimUploads(db: Db, opts: { limit: number; leaseS?: numbe
       limit ${opts.limit}
       for update skip locked)
     update ${uploads}
-    set ${target(uploads.claimedUntil)} = now() + make_interval(secs => ${leaseS}), ${target(uploads.attempts)} = ${uploads.attempts} + 1
+    set ${bareColumn(uploads.claimedUntil)} = now() + make_interval(secs => ${leaseS}), ${bareColumn(uploads.attempts)} = ${uploads.attempts} + 1
     from picked
     where ${uploads.id} = picked.id and ${claimable()}
     returning ${uploads.id} as id, ${uploads.attempts} as attempts`);

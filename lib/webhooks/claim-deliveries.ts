@@ -1,6 +1,6 @@
 import { eq, sql, type Placeholder, type SQL, type SQLWrapper } from "drizzle-orm";
-import { alias, type AnyPgColumn } from "drizzle-orm/pg-core";
-import { compiledStatement, rowsOf, type Db } from "../db/client";
+import { alias } from "drizzle-orm/pg-core";
+import { bareColumn, compiledStatement, rowsOf, type Db } from "../db/client";
 import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { CLAIM_LEASE_S } from "./claim-lease";
 import { claimable, deliverable, failing, isFailing, leased, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
@@ -37,8 +37,6 @@ const d = alias(webhookDeliveries, "d");
 const x = alias(webhookDeliveries, "x");
 const s = alias(webhookSubscriptions, "s");
 const e = alias(events, "e");
-/** A column as the target of an UPDATE's SET, which takes no table name. */
-const target = (c: AnyPgColumn) => sql.identifier(c.name);
 
 /** Deliveries of subscription `s` held by a worker now. */
 const inFlightOfS = sql`select 1 from ${webhookDeliveries} ${x} where ${x.subscriptionId} = ${s.id} and ${x.status} = 'pending' and ${leased(x)}`;
@@ -126,8 +124,8 @@ const claimStatement = (one: boolean) => () => sql`
   with ${eligible({ limit: sql.placeholder("limit"), deliveryId: one ? sql.placeholder("deliveryId") : undefined, claim: true })},
   claimed as (
     update ${webhookDeliveries} ${d}
-    set ${target(webhookDeliveries.lockedUntil)} = now() + make_interval(secs => ${sql.placeholder("leaseS")}),
-      ${target(webhookDeliveries.updatedAt)} = now()
+    set ${bareColumn(webhookDeliveries.lockedUntil)} = now() + make_interval(secs => ${sql.placeholder("leaseS")}),
+      ${bareColumn(webhookDeliveries.updatedAt)} = now()
     where ${d.id} in (select id from healthy union all select id from heads) and ${claimable(d)}
     returning ${d.id} as id)
   ${loadClaimed}`;

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { alias, type AnyPgColumn } from "drizzle-orm/pg-core";
-import { compiledStatement, rowsOf, type Db } from "../db/client";
+import { alias } from "drizzle-orm/pg-core";
+import { bareColumn, compiledStatement, rowsOf, type Db } from "../db/client";
 import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
 import { entitledAt } from "./entitlement";
@@ -43,8 +43,6 @@ export async function fanOutEvents(db: Db, opts: { batch?: number } = {}): Promi
   });
 }
 
-const col = (c: AnyPgColumn) => sql.identifier(c.name);
-
 /**
  * Takes up to `batch` events not yet fanned out, oldest first, locked (`SKIP LOCKED`), each with
  * every subscription it goes to (one row per pair; a row with no subscription for an event
@@ -72,7 +70,7 @@ export const saveDeliveries = compiledStatement(
   "webhook_fan_out_save",
   () => sql`
     with made as (
-      insert into ${webhookDeliveries} (${col(webhookDeliveries.id)}, ${col(webhookDeliveries.subscriptionId)}, ${col(webhookDeliveries.eventId)}, ${col(webhookDeliveries.eventSeq)})
+      insert into ${webhookDeliveries} (${bareColumn(webhookDeliveries.id)}, ${bareColumn(webhookDeliveries.subscriptionId)}, ${bareColumn(webhookDeliveries.eventId)}, ${bareColumn(webhookDeliveries.eventSeq)})
       select r.id, r.subscription_id, r.event_id, r.event_seq
       from jsonb_to_recordset(${sql.placeholder("deliveries")}::jsonb) as r(id text, subscription_id text, event_id text, event_seq bigint)
       order by r.event_seq, r.subscription_id
@@ -80,7 +78,7 @@ export const saveDeliveries = compiledStatement(
       returning ${webhookDeliveries.id} as id, ${webhookDeliveries.subscriptionId} as subscription_id,
         floor(extract(epoch from ${webhookDeliveries.updatedAt}) * 1000)::bigint as version),
     marked as (
-      update ${events} set ${col(events.fannedOutAt)} = now()
+      update ${events} set ${bareColumn(events.fannedOutAt)} = now()
       -- As an array, so the primary key finds them however few the events (a semi-join to a
       -- list the planner takes for 100 rows read the whole outbox).
       where ${events.seq} = any(array(select (jsonb_array_elements_text(${sql.placeholder("seqs")}::jsonb))::bigint)))

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
-import { alias, type AnyPgColumn } from "drizzle-orm/pg-core";
-import { compiledStatement, perDatabase, rowsOf, type Db } from "../db/client";
+import { alias } from "drizzle-orm/pg-core";
+import { bareColumn, compiledStatement, perDatabase, rowsOf, type Db } from "../db/client";
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
 import type { OutboundResult } from "./outbound";
@@ -159,7 +159,6 @@ async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null
 // Typed SQL for the batch statement: every column comes from the schema.
 const w = alias(webhookDeliveries, "w");
 const ws = alias(webhookSubscriptions, "ws");
-const col = (c: AnyPgColumn) => sql.identifier(c.name);
 
 /**
  * Records successful attempts, any number in one statement (one round trip, atomic on its
@@ -200,20 +199,20 @@ export const recordSuccessesStatement = compiledStatement(
         started_at timestamptz, duration_ms int, status int, excerpt text, headers jsonb, body text)),
     d as (
       update ${webhookDeliveries} ${w}
-      set ${col(webhookDeliveries.status)} = 'succeeded', ${col(webhookDeliveries.attemptCount)} = ${w.attemptCount} + 1,
-        ${col(webhookDeliveries.lockedUntil)} = null, ${col(webhookDeliveries.updatedAt)} = now()
+      set ${bareColumn(webhookDeliveries.status)} = 'succeeded', ${bareColumn(webhookDeliveries.attemptCount)} = ${w.attemptCount} + 1,
+        ${bareColumn(webhookDeliveries.lockedUntil)} = null, ${bareColumn(webhookDeliveries.updatedAt)} = now()
       -- The key list as an array too: joined to the recordset alone, whose size the planner
       -- takes for 100 rows, the table was read whole while it had fewer than some 20,000.
       from i where ${w.id} = i.delivery_id and ${w.id} = any(array(select delivery_id from i))
       returning ${w.id} as id, ${w.subscriptionId} as subscription_id, ${w.attemptCount} as attempt_count),
     a as (
-      insert into ${A} (${col(A.id)}, ${col(A.deliveryId)}, ${col(A.attempt)}, ${col(A.startedAt)}, ${col(A.durationMs)}, ${col(A.outcome)},
-        ${col(A.responseStatus)}, ${col(A.responseBodyExcerpt)}, ${col(A.error)}, ${col(A.requestHeaders)}, ${col(A.requestBody)})
+      insert into ${A} (${bareColumn(A.id)}, ${bareColumn(A.deliveryId)}, ${bareColumn(A.attempt)}, ${bareColumn(A.startedAt)}, ${bareColumn(A.durationMs)}, ${bareColumn(A.outcome)},
+        ${bareColumn(A.responseStatus)}, ${bareColumn(A.responseBodyExcerpt)}, ${bareColumn(A.error)}, ${bareColumn(A.requestHeaders)}, ${bareColumn(A.requestBody)})
       select i.attempt_id, d.id, d.attempt_count, i.started_at, i.duration_ms, 'response', i.status, i.excerpt, null, i.headers, i.body
       from d join i on i.delivery_id = d.id),
     s as (
       update ${webhookSubscriptions} ${ws}
-      set ${col(webhookSubscriptions.consecutiveFailures)} = 0, ${col(webhookSubscriptions.failingSince)} = null, ${col(webhookSubscriptions.updatedAt)} = now()
+      set ${bareColumn(webhookSubscriptions.consecutiveFailures)} = 0, ${bareColumn(webhookSubscriptions.failingSince)} = null, ${bareColumn(webhookSubscriptions.updatedAt)} = now()
       where ${ws.id} in (select subscription_id from d) and ${deliverable(ws)}
         and (${ws.consecutiveFailures} > 0 or ${ws.failingSince} is not null)
       returning ${ws.id} as id)
