@@ -2,8 +2,8 @@ import "server-only";
 import net from "node:net";
 import path from "node:path";
 import { mkdirSync } from "node:fs";
-import { sql, type ExtractTablesWithRelations, type Name, type Query, type SQL } from "drizzle-orm";
-import { PgDialect, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { getTableColumns, sql, type ExtractTablesWithRelations, type Name, type Query, type SQL, type SQLWrapper } from "drizzle-orm";
+import { PgDatabase, PgDialect, type PgInsertValue, type PgQueryResultHKT, type PgTable } from "drizzle-orm/pg-core";
 import { getEnv } from "../env";
 import { log } from "../log";
 import * as schema from "./schema";
@@ -308,6 +308,46 @@ export function compiledStatement(
     /** The text and parameters (placeholders unfilled), for tests that read its plan. */
     query,
   });
+}
+
+/** A database with no connection: it writes the statements `compiledInsert` keeps, and never runs one. */
+const statementWriter: Db = new PgDatabase(dialect, undefined as never, undefined);
+
+/**
+ * An insert of one row into `table` that drizzle's builder writes once, for a write on the hot
+ * path: the builder turns its tree into text on every call (about 0.1 ms of the thread for an
+ * activity's insert; bench/README.md). The statement sets `columns`, each the row's value or
+ * null, so a column left out of `columns` takes its default; every column is returned, read as
+ * the builder's `.returning()` reads it. Each value goes through its column's encoder as with
+ * `.values()` (a `measure` is rounded), null excepted. Runs on whatever it is given, a
+ * transaction included.
+ */
+export function compiledInsert<T extends PgTable, K extends keyof T["$inferInsert"] & string>(
+  name: string,
+  table: T,
+  columns: readonly K[],
+): ((db: Db, row: Pick<T["$inferInsert"], K>) => Promise<T["$inferSelect"][]>) & { query: () => Query } {
+  const all = getTableColumns(table);
+  const set = columns.map((k) => [k, all[k]!] as const);
+  // drizzle's own shape of a selection: each column with its path in the row it makes.
+  const returned = Object.entries(all).map(([k, field]) => ({ path: [k], field }));
+  let compiled: Query | undefined;
+  const write = () => {
+    // A placeholder inside `sql` is sent as given; the encoders run below, where null can pass.
+    const values = Object.fromEntries(set.map(([k]) => [k, sql`${sql.placeholder(k)}`])) as PgInsertValue<T>;
+    const statement: SQLWrapper = statementWriter.insert(table).values(values).returning();
+    return dialect.sqlToQuery(statement.getSQL());
+  };
+  const query = () => (compiled ??= write());
+  const run = (db: Db, row: Pick<T["$inferInsert"], K>) => {
+    const values: Record<string, unknown> = {};
+    for (const [k, column] of set) {
+      const v = row[k];
+      values[k] = v == null ? null : column.mapToDriverValue(v);
+    }
+    return db._.session.prepareQuery(query(), returned, name, true).execute(values) as Promise<T["$inferSelect"][]>;
+  };
+  return Object.assign(run, { query });
 }
 
 /** Rows of a raw `db.execute`: PGlite answers `{ rows }`, postgres.js an array. */

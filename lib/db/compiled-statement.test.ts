@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { setupApi } from "../testing/fixtures";
-import { compiledStatement, rowsOf, type Db } from "./client";
-import { personalAccessTokens } from "./schema";
+import { compiledInsert, compiledStatement, rowsOf, type Db } from "./client";
+import { activities, personalAccessTokens } from "./schema";
 
 const api = setupApi();
 
@@ -31,5 +31,69 @@ describe("compiledStatement", () => {
     ).rejects.toThrow("roll back");
     expect((await sumOf(db, 0, 0)).pats).toBe(before);
     expect(built).toBe(1);
+  });
+});
+
+describe("compiledInsert", () => {
+  const insert = compiledInsert("test_insert_activity", activities, [
+    "id",
+    "athleteId",
+    "name",
+    "sportType",
+    "startLocal",
+    "elapsedTimeS",
+    "movingTimeS",
+    "distanceM",
+    "elevationGainM",
+    "averageHeartRateHz",
+  ]);
+  const row = (id: string, athleteId: string) => ({
+    id,
+    athleteId,
+    name: "Compiled",
+    sportType: "run",
+    startLocal: "2026-03-01 07:00:00",
+    elapsedTimeS: 1800,
+    movingTimeS: null,
+    distanceM: 5000.04,
+    elevationGainM: null,
+    averageHeartRateHz: 2.345678,
+  });
+
+  it("writes the row as the builder would: encoders applied, null kept, defaults for the rest", async () => {
+    const db = await api.db();
+    const person = await api.person();
+    const [made] = await insert(db, row("act_compiled_1", person.id));
+    const [read] = await db.select().from(activities).where(sql`${activities.id} = 'act_compiled_1'`);
+    // What the statement returned is the row as stored, typed as the builder's `.returning()` types it.
+    expect(made).toEqual(read);
+    expect(read).toMatchObject({ name: "Compiled", startLocal: "2026-03-01 07:00:00", elapsedTimeS: 1800 });
+    // A measure's encoder rounds it (0.1 m, 0.0001 Hz); a null stays null (the encoder would make it 0).
+    expect(read!.distanceM).toBe(5000);
+    expect(read!.averageHeartRateHz).toBe(2.3457);
+    expect(read!.movingTimeS).toBeNull();
+    expect(read!.elevationGainM).toBeNull();
+    // Columns it does not set take their defaults.
+    expect(read!.source).toBe("manual");
+    expect(read!.createdAt).toBeInstanceOf(Date);
+    expect(Math.abs(read!.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
+    expect(insert.query().sql).toMatch(/^insert into "activities" \("id", "athlete_id", "name",/);
+  });
+
+  it("runs in a transaction and goes with its rollback", async () => {
+    const db = await api.db();
+    const person = await api.person();
+    await expect(
+      db.transaction(async (tx) => {
+        await insert(tx, row("act_compiled_2", person.id));
+        expect(await tx.$count(activities, sql`${activities.id} = 'act_compiled_2'`)).toBe(1);
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    expect(await db.$count(activities, sql`${activities.id} = 'act_compiled_2'`)).toBe(0);
+    // A refused row fails its call alone: the same statement then serves the next.
+    await expect(insert(db, row("act_compiled_3", "usr_nobody"))).rejects.toThrow();
+    await insert(db, row("act_compiled_3", person.id));
+    expect(await db.$count(activities, sql`${activities.id} = 'act_compiled_3'`)).toBe(1);
   });
 });

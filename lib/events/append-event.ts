@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import { compiledInsert, type Db } from "../db/client";
 import { events } from "../db/schema";
 import { newId } from "../ids";
 import { EVENT_KINDS, type SubscribableEventType } from "./catalog";
@@ -17,6 +17,9 @@ export type NewEvent<T extends SubscribableEventType> = {
   objectType?: Kinds[T]["objectType"];
 } & (Kinds[T]["to"] extends "app" ? { clientId: string } : { clientId?: undefined });
 
+/** The outbox's insert, written once: every write that changes athlete data makes it. */
+const insertEvent = compiledInsert("append_event", events, ["id", "type", "athleteId", "objectId", "objectType", "clientId"]);
+
 /**
  * Appends to the outbox. Call it with the transaction that made the change: the event exists
  * exactly when the change commits, and the notification that wakes the webhook runners follows
@@ -24,7 +27,7 @@ export type NewEvent<T extends SubscribableEventType> = {
  */
 export async function appendEvent<T extends SubscribableEventType>(tx: Db, e: NewEvent<T>): Promise<string> {
   const id = newId("evt");
-  await tx.insert(events).values({
+  await insertEvent(tx, {
     id,
     type: e.type,
     athleteId: e.athleteId,
