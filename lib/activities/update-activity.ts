@@ -50,7 +50,10 @@ export async function updateActivity({
     if (value === undefined) continue;
     (set as Record<string, unknown>)[column] = field === "start_local" && typeof value === "string" ? value.replace("T", " ") : value;
   }
-  const [row] = await ctx.db.update(activities).set(set).where(eq(activities.id, activityId)).returning();
-  await appendEvent(ctx.db, { type: "activity.updated", athleteId: actor.userId, objectId: activityId, objectType: "activity" });
+  // The activity was found above, so its change and its event go out together (one round trip).
+  const [[row]] = await Promise.all([
+    ctx.db.update(activities).set(set).where(eq(activities.id, activityId)).returning(),
+    appendEvent(ctx.db, { type: "activity.updated", athleteId: actor.userId, objectId: activityId, objectType: "activity" }),
+  ]);
   return toActivityWire(row!);
 }

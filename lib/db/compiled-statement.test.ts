@@ -2,7 +2,9 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { setupApi } from "../testing/fixtures";
 import { compiledInsert, compiledStatement, rowsOf, type Db } from "./client";
-import { activities, personalAccessTokens } from "./schema";
+import { activities, events, personalAccessTokens } from "./schema";
+import { inTransaction } from "./transaction";
+import { appendEvent } from "../events/append-event";
 
 const api = setupApi();
 
@@ -95,5 +97,23 @@ describe("compiledInsert", () => {
     await expect(insert(db, row("act_compiled_3", "usr_nobody"))).rejects.toThrow();
     await insert(db, row("act_compiled_3", person.id));
     expect(await db.$count(activities, sql`${activities.id} = 'act_compiled_3'`)).toBe(1);
+  });
+
+  it("sent together with the event in one transaction, a refused insert takes the event with it and its own error is thrown", async () => {
+    const db = await api.db();
+    const person = await api.person();
+    const eventsOf = () => db.$count(events, sql`${events.objectId} = 'act_compiled_4'`);
+    const attempt = inTransaction(db, async (tx) => {
+      // As createActivity sends them: both before either answers.
+      const [[made]] = await Promise.all([
+        insert(tx, row("act_compiled_4", "usr_nobody")),
+        appendEvent(tx, { type: "activity.created", athleteId: person.id, objectId: "act_compiled_4", objectType: "activity" }),
+      ]);
+      return made;
+    });
+    // The foreign key's refusal, not the "transaction is aborted" of the statement after it.
+    await expect(attempt).rejects.toMatchObject({ cause: { code: "23503" } });
+    expect(await eventsOf()).toBe(0);
+    expect(await db.$count(activities, sql`${activities.id} = 'act_compiled_4'`)).toBe(0);
   });
 });

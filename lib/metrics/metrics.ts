@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
 import type { WriteCtx } from "../http/operation";
 import { metrics } from "../db/schema";
+import { compiledInsert } from "../db/client";
 import { appendEvent } from "../events/append-event";
 import { decodeLocalTimeCursor, page } from "../http/pagination";
 import { newId } from "../ids";
@@ -54,6 +55,9 @@ export async function listMetrics({
   return { data: p.data.map(toMetricWire), next_cursor: p.next_cursor };
 }
 
+/** The insert of a metric, written once (lib/db/client.ts). */
+const insertMetric = compiledInsert("create_metric", metrics, ["id", "athleteId", "type", "value", "measuredLocal"]);
+
 /** Records a metric for the actor and emits `metric.created` in the caller's transaction. */
 export async function createMetric({
   ctx,
@@ -67,16 +71,11 @@ export async function createMetric({
   requireAthleteActor(ctx.actor);
   assertSelf(ctx.actor, athleteId);
   const userId = ctx.actor.userId;
-  const [row] = await ctx.db
-    .insert(metrics)
-    .values({
-      id: newId("met"),
-      athleteId: userId,
-      type: input.type,
-      value: input.value,
-      measuredLocal: input.measured_local.replace("T", " "),
-    })
-    .returning();
-  await appendEvent(ctx.db, { type: "metric.created", athleteId: userId, objectId: row!.id, objectType: "metric" });
+  const id = newId("met");
+  // One round trip for both, as createActivity does.
+  const [[row]] = await Promise.all([
+    insertMetric(ctx.db, { id, athleteId: userId, type: input.type, value: input.value, measuredLocal: input.measured_local.replace("T", " ") }),
+    appendEvent(ctx.db, { type: "metric.created", athleteId: userId, objectId: id, objectType: "metric" }),
+  ]);
   return toMetricWire(row!);
 }
