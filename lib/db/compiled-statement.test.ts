@@ -37,18 +37,9 @@ describe("compiledStatement", () => {
 });
 
 describe("compiledInsert", () => {
-  const insert = compiledInsert("test_insert_activity", activities, [
-    "id",
-    "athleteId",
-    "name",
-    "sportType",
-    "startLocal",
-    "elapsedTimeS",
-    "movingTimeS",
-    "distanceM",
-    "elevationGainM",
-    "averageHeartRateHz",
-  ]);
+  // A column left out (`source`, `created_at`) takes its default; `distance_m` and `elevation_gain_m` are measures.
+  const columns = ["id", "athleteId", "name", "sportType", "startLocal", "elapsedTimeS", "movingTimeS", "distanceM", "elevationGainM", "averageHeartRateHz"] as const;
+  const insert = compiledInsert("test_insert_activity", activities, columns);
   const row = (id: string, athleteId: string) => ({
     id,
     athleteId,
