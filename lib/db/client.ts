@@ -291,23 +291,30 @@ export function bareColumn(c: { name: string }): Name {
 
 const dialect = new PgDialect();
 
+/** A statement's text made once, on first use, and run on whatever it is given (a transaction included). */
+type Kept<R> = ((db: Db, values?: Record<string, unknown>) => Promise<R>) & {
+  /** The text and parameters (placeholders unfilled), for tests that read its plan. */
+  query: () => Query;
+};
+
+/** The one place that runs a kept text through drizzle's session; `fields` maps rows as a builder's selection does. */
+function kept<R>(name: string, write: () => Query, fields?: Parameters<Db["_"]["session"]["prepareQuery"]>[1]): Kept<R> {
+  let compiled: Query | undefined;
+  const query = () => (compiled ??= write());
+  const run = (db: Db, values: Record<string, unknown> = {}) =>
+    db._.session.prepareQuery(query(), fields, name, fields !== undefined).execute(values) as Promise<R>;
+  return Object.assign(run, { query });
+}
+
 /**
  * A statement no builder writes (typed SQL with data-modifying CTEs), turned into its text once:
  * what `.prepare(name)` does for a builder. Its changing values are `sql.placeholder(name)`s,
  * given at each call. drizzle's `db.execute` walks the whole SQL tree again on every call,
  * which for the webhook claim cost some 0.2 ms of the runner's thread a call (bench/README.md).
- * Runs on whatever it is given, a transaction included; answers as `db.execute` does (`rowsOf`).
+ * Answers as `db.execute` does (`rowsOf`).
  */
-export function compiledStatement(
-  name: string,
-  statement: () => SQL,
-): ((db: Db, values?: Record<string, unknown>) => Promise<unknown>) & { query: () => Query } {
-  let compiled: Query | undefined;
-  const query = () => (compiled ??= dialect.sqlToQuery(statement()));
-  return Object.assign((db: Db, values: Record<string, unknown> = {}) => db._.session.prepareQuery(query(), undefined, name, false).execute(values), {
-    /** The text and parameters (placeholders unfilled), for tests that read its plan. */
-    query,
-  });
+export function compiledStatement(name: string, statement: () => SQL): Kept<unknown> {
+  return kept(name, () => dialect.sqlToQuery(statement()));
 }
 
 /** A database with no connection: it writes the statements `compiledInsert` keeps, and never runs one. */
@@ -316,38 +323,39 @@ const statementWriter: Db = new PgDatabase(dialect, undefined as never, undefine
 /**
  * An insert of one row into `table` that drizzle's builder writes once, for a write on the hot
  * path: the builder turns its tree into text on every call (about 0.1 ms of the thread for an
- * activity's insert; bench/README.md). The statement sets `columns`, each the row's value or
- * null, so a column left out of `columns` takes its default; every column is returned, read as
- * the builder's `.returning()` reads it. Each value goes through its column's encoder as with
- * `.values()` (a `measure` is rounded), null excepted. Runs on whatever it is given, a
- * transaction included.
+ * activity's insert; bench/README.md). The statement sets `columns`, and the row must give each
+ * of them (null for none), so the list and the row cannot drift apart; a column left out of
+ * `columns` takes its default. Every column is returned, read as the builder's `.returning()`
+ * reads it. Each value goes through its column's encoder as with `.values()` (a `measure` is
+ * rounded), null excepted.
  */
 export function compiledInsert<T extends PgTable, K extends keyof T["$inferInsert"] & string>(
   name: string,
   table: T,
   columns: readonly K[],
-): ((db: Db, row: Pick<T["$inferInsert"], K>) => Promise<T["$inferSelect"][]>) & { query: () => Query } {
+): ((db: Db, row: Required<Pick<T["$inferInsert"], K>>) => Promise<T["$inferSelect"][]>) & { query: () => Query } {
   const all = getTableColumns(table);
   const set = columns.map((k) => [k, all[k]!] as const);
-  // drizzle's own shape of a selection: each column with its path in the row it makes.
-  const returned = Object.entries(all).map(([k, field]) => ({ path: [k], field }));
-  let compiled: Query | undefined;
-  const write = () => {
-    // A placeholder inside `sql` is sent as given; the encoders run below, where null can pass.
-    const values = Object.fromEntries(set.map(([k]) => [k, sql`${sql.placeholder(k)}`])) as PgInsertValue<T>;
-    const statement: SQLWrapper = statementWriter.insert(table).values(values).returning();
-    return dialect.sqlToQuery(statement.getSQL());
-  };
-  const query = () => (compiled ??= write());
-  const run = (db: Db, row: Pick<T["$inferInsert"], K>) => {
+  const statement = kept<T["$inferSelect"][]>(
+    name,
+    () => {
+      // A placeholder inside `sql` is sent as given; the encoders run below, where null can pass.
+      const values = Object.fromEntries(set.map(([k]) => [k, sql`${sql.placeholder(k)}`])) as PgInsertValue<T>;
+      const insert: SQLWrapper = statementWriter.insert(table).values(values).returning();
+      return dialect.sqlToQuery(insert.getSQL());
+    },
+    // drizzle's own shape of a selection: each column with its path in the row it makes.
+    Object.entries(all).map(([k, field]) => ({ path: [k], field })),
+  );
+  const run = (db: Db, row: Required<Pick<T["$inferInsert"], K>>) => {
     const values: Record<string, unknown> = {};
     for (const [k, column] of set) {
       const v = row[k];
       values[k] = v == null ? null : column.mapToDriverValue(v);
     }
-    return db._.session.prepareQuery(query(), returned, name, true).execute(values) as Promise<T["$inferSelect"][]>;
+    return statement(db, values);
   };
-  return Object.assign(run, { query });
+  return Object.assign(run, { query: statement.query });
 }
 
 /** Rows of a raw `db.execute`: PGlite answers `{ rows }`, postgres.js an array. */

@@ -20,7 +20,6 @@ export type ClaimedUpload = { id: string; attempts: number };
 /** An upload waiting for a processor: processing, and no claim in force. */
 const claimable = () => and(eq(uploads.status, "processing"), or(isNull(uploads.claimedUntil), lt(uploads.claimedUntil, sql`now()`)));
 
-
 /**
  * Claims up to `limit` uploads waiting for a processor, oldest first, for `leaseS` seconds,
  * counting the attempt. One statement: SKIP LOCKED keeps two processors off the same rows, and
