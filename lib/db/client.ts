@@ -325,7 +325,8 @@ const statementWriter: Db = new PgDatabase(dialect, undefined as never, undefine
  * path: the builder turns its tree into text on every call (about 0.1 ms of the thread for an
  * activity's insert; bench/README.md). The statement sets `columns`, and the row must give each
  * of them (null for none), so the list and the row cannot drift apart; a column left out of
- * `columns` takes its default. Every column is returned, read as the builder's `.returning()`
+ * `columns` takes the database's default (one whose default drizzle computes, `$defaultFn`
+ * or `$onUpdate`, is refused). Every column is returned, read as the builder's `.returning()`
  * reads it. Each value goes through its column's encoder as with `.values()` (a `measure` is
  * rounded), null excepted.
  */
@@ -336,6 +337,10 @@ export function compiledInsert<T extends PgTable, K extends keyof T["$inferInser
 ): ((db: Db, row: Required<Pick<T["$inferInsert"], K>>) => Promise<T["$inferSelect"][]>) & { query: () => Query } {
   const all = getTableColumns(table);
   const set = columns.map((k) => [k, all[k]!] as const);
+  // The builder computes a `$defaultFn` or `$onUpdate` value for a column it is not given; this
+  // statement would leave it to the database instead, so such a column must be in the list.
+  const computed = Object.entries(all).filter(([k, c]) => !(columns as readonly string[]).includes(k) && (c.defaultFn || c.onUpdateFn));
+  if (computed.length) throw new Error(`compiledInsert ${name}: ${computed.map(([k]) => k).join(", ")} must be given (their defaults are computed by drizzle, not the database)`);
   const statement = kept<T["$inferSelect"][]>(
     name,
     () => {

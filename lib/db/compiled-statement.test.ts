@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { setupApi } from "../testing/fixtures";
 import { compiledInsert, compiledStatement, rowsOf, type Db } from "./client";
@@ -71,6 +72,16 @@ describe("compiledInsert", () => {
     expect(read!.createdAt).toBeInstanceOf(Date);
     expect(Math.abs(read!.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
     expect(insert.query().sql).toMatch(/^insert into "activities" \("id", "athlete_id", "name",/);
+  });
+
+  it("refuses to leave out a column whose default drizzle computes (the database would not)", () => {
+    const stamped = pgTable("stamped", {
+      id: text("id").primaryKey(),
+      note: text("note"),
+      madeAt: timestamp("made_at").$defaultFn(() => new Date()),
+    });
+    expect(() => compiledInsert("test_stamped", stamped, ["id", "note"])).toThrow(/madeAt must be given/);
+    expect(compiledInsert("test_stamped", stamped, ["id", "note", "madeAt"]).query().sql).toMatch(/"made_at"/);
   });
 
   it("runs in a transaction and goes with its rollback", async () => {
