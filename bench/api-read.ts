@@ -8,7 +8,8 @@
 import os from "node:os";
 import { databaseUrl, BENCH_DB } from "./lib/database";
 import { CpuMeter, cpuPerRequest, measured, type CpuUse } from "./lib/cpu";
-import { atRate, getJson, sequential, throughput, type RateResult, type Target, type ThroughputResult } from "./lib/load";
+import { atRate, getJson, sequential, throughput, type RateResult, type Target } from "./lib/load";
+import { throughputInTurns, TURN_S } from "./lib/turns";
 import { check, checkEvery, type ScenarioReport } from "./lib/report";
 import type { Scenario } from "./lib/scenario";
 import { startBare, startService } from "./lib/servers";
@@ -62,22 +63,14 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     log("warming up…");
     for (const t of Object.values(targets)) await throughput(t, { connections: opts.connections, durationS: 3 });
 
-    // Max throughput, alternating sides so drift (thermal, other tenants) hits both alike.
-    type Measured<T> = T & { cpu?: CpuUse };
-    const rounds: Record<keyof typeof targets, Measured<ThroughputResult>[]> = { bare: [], me: [], list: [] };
-    for (let r = 1; r <= opts.rounds; r++) {
-      for (const key of Object.keys(targets) as (keyof typeof targets)[]) {
-        const result = note(
-          `${key} round ${r}`,
-          await measured(meter, log, () => throughput(targets[key], { connections: opts.connections, durationS: opts.durationS })),
-        );
-        rounds[key].push(result);
-        log(
-          `round ${r}/${opts.rounds} ${key.padEnd(4)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s` +
-            `  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms saturated; ${cpuText(result.cpu)})`,
-        );
-      }
-    }
+    // Max throughput, in turns within each round so drift (thermal, other tenants) hits all alike.
+    const rounds = await throughputInTurns(meter, log, targets, opts, (r, key, result) => {
+      note(`${key} round ${r}`, result);
+      log(
+        `round ${r}/${opts.rounds} ${key.padEnd(4)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s` +
+          `  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms saturated; ${cpuText(result.cpu)}; turns ${result.turns.join(" / ")})`,
+      );
+    });
     const bestRound = (key: keyof typeof targets) => rounds[key].reduce((a, b) => (b.rps > a.rps ? b : a));
     const bareRps = bestRound("bare").rps;
     const meRps = bestRound("me").rps;
@@ -171,7 +164,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
           name: "  as a cost ratio, bare ÷ endpoint",
           value: `me ${round2(cpu.bare.server / cpu.me.server)}×, list ${round2(cpu.bare.server / cpu.list.server)}×`,
         },
-        { name: "load", value: `${opts.connections} connections × ${opts.durationS} s, best of ${opts.rounds} alternating rounds` },
+        { name: "load", value: `${opts.connections} connections × ${opts.durationS} s in turns of ${TURN_S} s, ${opts.rounds} rounds` },
         { name: "other processes' CPU, worst measurement", value: worst.cpu ? `${worst.cpu.othersCores} cores (${worst.what})` : "unknown" },
       ],
       warnings,

@@ -17,10 +17,11 @@ import { Decoder, Stream } from "@garmin/fitsdk";
 import { exportFit, exportGpx } from "../lib/files/export";
 import { syntheticActivity } from "../lib/files/synthetic";
 import { MAX_FILE_BYTES } from "../lib/files/detect";
-import { CpuMeter, mainThreadTicks, measured, statFields, ticksMs, type CpuUse } from "./lib/cpu";
+import { CpuMeter, mainThreadTicks, statFields, ticksMs, type CpuUse } from "./lib/cpu";
 import { connect, databaseUrl, type Sql } from "./lib/database";
 import { WORK_CHANNEL } from "../lib/events/channel";
-import { atRate, throughput, type Target, type ThroughputResult } from "./lib/load";
+import { atRate, throughput, type Target } from "./lib/load";
+import { throughputInTurns } from "./lib/turns";
 import { CACHE_DIR } from "./lib/paths";
 import { check, checkEvery, type ScenarioReport } from "./lib/report";
 import type { Scenario } from "./lib/scenario";
@@ -289,15 +290,10 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     } satisfies Record<string, Target>;
     const connections = Math.min(opts.connections, 16);
     for (const t of Object.values(targets)) await throughput(t, { connections, durationS: 2 });
-    const rounds: Record<keyof typeof targets, ThroughputResult[]> = { bareFull: [], full: [], bareMedium: [], medium: [] };
-    for (let r = 1; r <= opts.rounds; r++) {
-      for (const key of Object.keys(targets) as (keyof typeof targets)[]) {
-        const res = await measured(meter, log, () => throughput(targets[key], { connections, durationS: opts.durationS }));
-        cpuNotes.push({ what: `${key} round ${r}`, cpu: res.cpu });
-        rounds[key].push(res);
-        log(`round ${r}/${opts.rounds} ${key.padEnd(10)} ${Math.round(res.rps).toLocaleString("en").padStart(6)} req/s (p99 ${res.latencyMs.p99} ms)`);
-      }
-    }
+    const rounds = await throughputInTurns(meter, log, targets, { connections, durationS: opts.durationS, rounds: opts.rounds }, (r, key, res) => {
+      cpuNotes.push({ what: `${key} round ${r}`, cpu: res.cpu });
+      log(`round ${r}/${opts.rounds} ${key.padEnd(10)} ${Math.round(res.rps).toLocaleString("en").padStart(6)} req/s (p99 ${res.latencyMs.p99} ms; turns ${res.turns.join(" / ")})`);
+    });
     const ratio = (svc: "full" | "medium", b: "bareFull" | "bareMedium") => rounds[svc].map((x, i) => round2(x.rps / rounds[b][i]!.rps));
 
     // Storage: every stream row this run wrote, TOAST and indexes included.

@@ -5,8 +5,9 @@
 // round. Both carry the same PAT (a PAT works at /mcp as at /v1) and read the same page.
 import { PAGE_SIZE, WORLD } from "./api-read";
 import { databaseUrl, BENCH_DB } from "./lib/database";
-import { CpuMeter, measured } from "./lib/cpu";
-import { getJson, throughput, type Target, type ThroughputResult } from "./lib/load";
+import { CpuMeter } from "./lib/cpu";
+import { getJson, throughput, type Target } from "./lib/load";
+import { throughputInTurns, TURN_S } from "./lib/turns";
 import { checkEvery, type ScenarioReport } from "./lib/report";
 import type { Scenario } from "./lib/scenario";
 import { startService } from "./lib/servers";
@@ -45,14 +46,12 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
 
     log("warming up…");
     for (const t of Object.values(targets)) await throughput(t, { connections: opts.connections, durationS: 3 });
-    const rounds: Record<keyof typeof targets, ThroughputResult[]> = { list: [], tool: [] };
-    for (let r = 1; r <= opts.rounds; r++) {
-      for (const key of Object.keys(targets) as (keyof typeof targets)[]) {
-        const result = await measured(meter, log, () => throughput(targets[key], { connections: opts.connections, durationS: opts.durationS }));
-        rounds[key].push(result);
-        log(`round ${r}/${opts.rounds} ${key.padEnd(4)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms)`);
-      }
-    }
+    const rounds = await throughputInTurns(meter, log, targets, opts, (r, key, result) =>
+      log(
+        `round ${r}/${opts.rounds} ${key.padEnd(4)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s` +
+          `  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms; turns ${result.turns.join(" / ")})`,
+      ),
+    );
     const ratios = rounds.tool.map((t, i) => round2(t.rps / rounds.list[i]!.rps));
     const warnings = service.build.stale ? [`the service's build (${service.build.builtAt}) is older than its sources: rerun with --rebuild`] : [];
     return {
@@ -60,7 +59,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
         { name: `GET /v1/athletes/me/activities?limit=${PAGE_SIZE}, per round`, value: rounds.list.map((r) => Math.round(r.rps)).join(" / "), unit: "req/s" },
         { name: `tools/call list_activities {limit: ${PAGE_SIZE}}, per round`, value: rounds.tool.map((r) => Math.round(r.rps)).join(" / "), unit: "req/s" },
         { name: "  tool ÷ list, per round", value: ratios.join(" / "), unit: "×" },
-        { name: "load", value: `${opts.connections} connections × ${opts.durationS} s, ${opts.rounds} alternating rounds` },
+        { name: "load", value: `${opts.connections} connections × ${opts.durationS} s in turns of ${TURN_S} s, ${opts.rounds} rounds` },
       ],
       warnings,
       checks: [checkEvery("tools/call list_activities vs GET …/activities req/s, every round", ratios, "≥", 0.7, "×")],

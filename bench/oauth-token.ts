@@ -15,9 +15,10 @@ import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { decodeJwt, importJWK, SignJWT, type JWK } from "jose";
-import { CpuMeter, cpuPerRequest, measured, type CpuUse } from "./lib/cpu";
+import { CpuMeter, cpuPerRequest, type CpuUse } from "./lib/cpu";
 import { databaseUrl, BENCH_DB } from "./lib/database";
-import { getJson, throughput, type Target, type ThroughputResult } from "./lib/load";
+import { getJson, throughput, type Target } from "./lib/load";
+import { throughputInTurns, TURN_S } from "./lib/turns";
 import { freePort } from "./lib/next-server";
 import { REPO_ROOT } from "./lib/paths";
 import { startProcess } from "./lib/processes";
@@ -171,18 +172,13 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     for (const t of Object.values(targets)) await throughput(t, { connections: opts.connections, durationS: warmS });
 
     const keys = Object.keys(LABELS) as Key[];
-    const rounds = Object.fromEntries(keys.map((k) => [k, [] as (ThroughputResult & { cpu?: CpuUse })[]])) as Record<Key, (ThroughputResult & { cpu?: CpuUse })[]>;
-    for (let r = 1; r <= opts.rounds; r++) {
-      for (const key of keys) {
-        const result = await measured(meter, log, () => throughput(targets[key], { connections: opts.connections, durationS: opts.durationS }));
-        interference.push({ what: `${key} round ${r}`, cpu: result.cpu });
-        rounds[key].push(result);
-        log(
-          `round ${r}/${opts.rounds} ${LABELS[key].padEnd(31)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s` +
-            `  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms; ${cpuText(result.cpu)})`,
-        );
-      }
-    }
+    const rounds = await throughputInTurns(meter, log, targets, opts, (r, key, result) => {
+      interference.push({ what: `${key} round ${r}`, cpu: result.cpu });
+      log(
+        `round ${r}/${opts.rounds} ${LABELS[key].padEnd(31)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s` +
+          `  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms; ${cpuText(result.cpu)}; turns ${result.turns.join(" / ")})`,
+      );
+    });
     const best = (key: Key) => rounds[key].reduce((a, b) => (b.rps > a.rps ? b : a));
     // A ratio per round, between measurements that ran back to back.
     const perRound = (key: Key, base: Key) => rounds[key].map((x, i) => round2(x.rps / rounds[base][i]!.rps));
@@ -219,7 +215,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
           value: keys.map((k) => `${k} ${cpuMs[k]}`).join(", "),
         },
         { name: "servers", value: `service and bare app: ${service.modeText}; oidc-provider: one Node process` },
-        { name: "load", value: `${opts.connections} connections × ${opts.durationS} s, best of ${opts.rounds} alternating rounds` },
+        { name: "load", value: `${opts.connections} connections × ${opts.durationS} s in turns of ${TURN_S} s, ${opts.rounds} rounds` },
         { name: "other processes' CPU, worst measurement", value: worst.cpu ? `${worst.cpu.othersCores} cores (${worst.what})` : "unknown" },
       ],
       warnings,

@@ -39,7 +39,7 @@ if (values.help) {
     `npm run bench [-- <scenario>…] [--duration S] [--connections N] [--rounds N] [--rebuild] [--service-dir DIR]\n\n` +
       `  --duration S      seconds per measurement (10)\n` +
       `  --connections N   connections of the throughput runs (32)\n` +
-      `  --rounds N        alternating throughput rounds; the best of each side counts (3)\n` +
+      `  --rounds N        throughput rounds, each measuring every side in turns of 2 s (3)\n` +
       `  --rebuild         rebuild the service's production build first\n` +
       `  --service-dir DIR measure another checkout's build (a candidate change), same database\n` +
       `  --scale F         faults: the issue's counts × F, for a quick run (1)\n` +
