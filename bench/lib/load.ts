@@ -31,6 +31,9 @@ export type RateResult = {
 
 export class LoadError extends Error {}
 
+/** How long the open-loop generators keep an idle keep-alive socket: under the server's 5 s. */
+const IDLE_SOCKET_MS = 4_000;
+
 /** Max requests per second with `connections` connections for `durationS` seconds. */
 export async function throughput(target: Target, opts: { connections: number; durationS: number }): Promise<ThroughputResult> {
   const result = await autocannon({
@@ -95,7 +98,10 @@ function send(agent: http.Agent, target: Target, dueMs: number): Promise<Sample>
  * have been answered (an open loop), over up to `maxSockets` keep-alive connections.
  */
 export async function atRate(target: Target, opts: { rps: number; durationS: number; maxSockets?: number }): Promise<RateResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 64 });
+  // A socket left idle is closed by the client before the server's keep-alive timeout (5 s, also
+  // the hint Node's agent follows): at that limit both sides close at once, and a request sent
+  // on the socket just then failed the whole run with ECONNRESET.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 64, timeout: IDLE_SOCKET_MS });
   const total = Math.round(opts.rps * opts.durationS);
   const intervalMs = 1000 / opts.rps;
   const pending: Promise<Sample>[] = [];
@@ -130,7 +136,7 @@ export async function atRate(target: Target, opts: { rps: number; durationS: num
 
 /** One request at a time on one connection: the cost of a request with no queueing in front of it. */
 export async function sequential(target: Target, opts: { durationS: number }): Promise<{ requests: number; latencyMs: Latency }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1, timeout: IDLE_SOCKET_MS });
   const times: number[] = [];
   const until = performance.now() + opts.durationS * 1000;
   try {
