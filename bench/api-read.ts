@@ -17,6 +17,8 @@ import { createBenchToken, prepareWorld, resetRateLimits } from "./lib/world";
 
 export const WORLD = { athletes: 10_000, activitiesEach: 100, bigAthleteActivities: 10_000, version: 1 };
 export const PAGE_SIZE = 50;
+/** Seconds of the same open loop before each half-load measurement counts (`atRate`'s `warmupS`). */
+export const HALF_LOAD_WARMUP_S = 3;
 const DEEP_PAGE = 100;
 
 type ActivityPage = { data: { id: string }[]; next_cursor: string | null };
@@ -93,7 +95,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     for (let r = 1; r <= opts.rounds; r++) {
       for (const key of ["bare", "me", "list"] as const) {
         const rps = Math.round(median(rounds[key].map((x) => x.rps)) / 2);
-        const h = note(`${key} at half load, round ${r}`, await measured(meter, log, () => atRate(targets[key], { rps, durationS: opts.durationS })));
+        const h = note(`${key} at half load, round ${r}`, await measured(meter, log, () => atRate(targets[key], { rps, durationS: opts.durationS, warmupS: HALF_LOAD_WARMUP_S })));
         log(`round ${r}/${opts.rounds} ${key.padEnd(4)} at ${h.targetRps} req/s: p50 ${h.latencyMs.p50} ms, p99 ${h.latencyMs.p99} ms (${cpuText(h.cpu)})`);
         halfRuns[key].push(h);
       }

@@ -19,7 +19,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { PAGE_SIZE, WORLD } from "./api-read";
+import { HALF_LOAD_WARMUP_S, PAGE_SIZE, WORLD } from "./api-read";
 import { CpuMeter, cpuPerRequest, measured, statFields, type CpuUse } from "./lib/cpu";
 import { databaseUrl, BENCH_DB } from "./lib/database";
 import { atRate, getJson, throughput, type RateResult, type Target, type ThroughputResult } from "./lib/load";
@@ -169,7 +169,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
           const rw = row(`${x.v.key} ${key}`);
           const rps = Math.round(median(rw.max.map((m) => m.rps)) / 2);
           if (!(rps > 0)) continue;
-          const h = await attempt(`${x.v.key} ${key}`, () => measured(meter, log, () => atRate(t, { rps, durationS: opts.durationS })));
+          const h = await attempt(`${x.v.key} ${key}`, () => measured(meter, log, () => atRate(t, { rps, durationS: opts.durationS, warmupS: HALF_LOAD_WARMUP_S })));
           if (!h) continue;
           rw.half.push(h);
           log(`round ${r}/${opts.rounds} ${`${x.v.key} ${key}`.padEnd(26)} at ${rps} req/s: p50 ${h.latencyMs.p50} ms, p99 ${h.latencyMs.p99} ms`);
