@@ -142,7 +142,17 @@ export class CpuMeter {
   }
 }
 
-/** Runs `fn` on a quiet machine and records the CPU use while it ran. */
+type Quiet = { thresholdCores?: number; maxWaitMs?: number };
+
+/** Waits for a quiet machine before a measurement (`CpuMeter.waitForQuiet`), saying so when it waits. */
+export async function untilQuiet(meter: CpuMeter, log: (s: string) => void, quiet: Quiet = {}): Promise<void> {
+  await meter.waitForQuiet({
+    thresholdCores: quiet.thresholdCores ?? 0.3,
+    maxWaitMs: quiet.maxWaitMs ?? 20_000,
+    onWait: (busy) => log(`waiting for other work on the machine to finish (${busy} cores busy)…`),
+  });
+}
+
 /** CPU milliseconds per request, by part, from a measurement's CPU use. */
 export function cpuPerRequest(cpu: CpuUse | undefined, requests: number, durationS: number): Record<string, number> | undefined {
   if (!cpu || requests === 0) return undefined;
@@ -151,17 +161,14 @@ export function cpuPerRequest(cpu: CpuUse | undefined, requests: number, duratio
   );
 }
 
+/** Runs `fn` on a quiet machine and records the CPU use while it ran. */
 export async function measured<T extends object>(
   meter: CpuMeter,
   log: (s: string) => void,
   fn: () => Promise<T>,
-  quiet: { thresholdCores?: number; maxWaitMs?: number } = {},
+  quiet: Quiet = {},
 ): Promise<T & { cpu?: CpuUse }> {
-  await meter.waitForQuiet({
-    thresholdCores: quiet.thresholdCores ?? 0.3,
-    maxWaitMs: quiet.maxWaitMs ?? 20_000,
-    onWait: (busy) => log(`waiting for other work on the machine to finish (${busy} cores busy)…`),
-  });
+  await untilQuiet(meter, log, quiet);
   const start = meter.snapshot();
   const result = await fn();
   return { ...result, cpu: meter.since(start) };

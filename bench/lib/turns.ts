@@ -1,5 +1,5 @@
 // Max throughput of several servers compared with each other, measured in turns within each round.
-import type { CpuMeter, CpuUse } from "./cpu";
+import { untilQuiet, type CpuMeter, type CpuUse } from "./cpu";
 import { throughput, type Target, type ThroughputResult } from "./load";
 
 /** How long each target holds the machine in one turn (whole seconds: autocannon stops on its
@@ -17,7 +17,7 @@ export type TurnsResult = ThroughputResult & { cpu?: CpuUse; turns: number[] };
  *
  * A round's figure per target: its requests over its time in all its turns; p50 the median of
  * its turns', p99 the worst of its turns'; CPU use averaged over its turns by their length. The
- * machine must be quiet before each round (`waitForQuiet`, as `measured` does).
+ * machine must be quiet before each round (`untilQuiet`, as for `measured`).
  */
 export async function throughputInTurns<K extends string>(
   meter: CpuMeter,
@@ -31,11 +31,7 @@ export async function throughputInTurns<K extends string>(
   const turns = Math.max(1, Math.round(opts.durationS / turnS));
   const rounds = Object.fromEntries(keys.map((k) => [k, [] as TurnsResult[]])) as Record<K, TurnsResult[]>;
   for (let r = 1; r <= opts.rounds; r++) {
-    await meter.waitForQuiet({
-      thresholdCores: 0.3,
-      maxWaitMs: 20_000,
-      onWait: (busy) => log(`waiting for other work on the machine to finish (${busy} cores busy)…`),
-    });
+    await untilQuiet(meter, log);
     const slices = Object.fromEntries(keys.map((k) => [k, [] as (ThroughputResult & { cpu?: CpuUse })[]])) as Record<
       K,
       (ThroughputResult & { cpu?: CpuUse })[]
