@@ -7,7 +7,7 @@
 // athlete within 1.5× of each other.
 import os from "node:os";
 import { databaseUrl, BENCH_DB } from "./lib/database";
-import { CpuMeter, cpuPerRequest, measured, type CpuUse } from "./lib/cpu";
+import { CpuMeter, cpuPerRequest, cpuText, measured, type CpuUse } from "./lib/cpu";
 import { atRate, getJson, sequential, throughput, type RateResult, type Target } from "./lib/load";
 import { throughputInTurns, TURN_S } from "./lib/turns";
 import { check, checkEvery, type ScenarioReport } from "./lib/report";
@@ -66,13 +66,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     for (const t of Object.values(targets)) await throughput(t, { connections: opts.connections, durationS: 3 });
 
     // Max throughput, in turns within each round so drift (thermal, other tenants) hits all alike.
-    const rounds = await throughputInTurns(meter, log, targets, opts, (r, key, result) => {
-      note(`${key} round ${r}`, result);
-      log(
-        `round ${r}/${opts.rounds} ${key.padEnd(4)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s` +
-          `  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms saturated; ${cpuText(result.cpu)}; turns ${result.turns.join(" / ")})`,
-      );
-    });
+    const rounds = await throughputInTurns(meter, log, targets, opts, (r, key, result) => note(`${key} round ${r}`, result));
     const bestRound = (key: keyof typeof targets) => rounds[key].reduce((a, b) => (b.rps > a.rps ? b : a));
     const bareRps = bestRound("bare").rps;
     const meRps = bestRound("me").rps;
@@ -142,7 +136,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
       );
     }
 
-    // Each round's ratio against the bare handler of the same round (they ran back to back).
+    // Each round's ratio against the bare handler of the same round (their turns shared its time).
     const perRound = (key: "me" | "list") => rounds[key].map((x, i) => round2(x.rps / rounds.bare[i]!.rps));
     const pageRatio = round2(Math.max(p1, p100) / Math.min(p1, p100));
     return {
@@ -193,7 +187,6 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
 }
 
 const machineCores = () => os.availableParallelism();
-const cpuText = (c?: CpuUse) => (c ? `${c.oursCores} cores ours, ${c.othersCores} others` : "cpu n/a");
 
 export const apiRead: Scenario = {
   name: "api-read",

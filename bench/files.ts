@@ -290,10 +290,9 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     } satisfies Record<string, Target>;
     const connections = Math.min(opts.connections, 16);
     for (const t of Object.values(targets)) await throughput(t, { connections, durationS: 2 });
-    const rounds = await throughputInTurns(meter, log, targets, { connections, durationS: opts.durationS, rounds: opts.rounds }, (r, key, res) => {
-      cpuNotes.push({ what: `${key} round ${r}`, cpu: res.cpu });
-      log(`round ${r}/${opts.rounds} ${key.padEnd(10)} ${Math.round(res.rps).toLocaleString("en").padStart(6)} req/s (p99 ${res.latencyMs.p99} ms; turns ${res.turns.join(" / ")})`);
-    });
+    const rounds = await throughputInTurns(meter, log, targets, { connections, durationS: opts.durationS, rounds: opts.rounds }, (r, key, res) =>
+      cpuNotes.push({ what: `${key} round ${r}`, cpu: res.cpu }),
+    );
     const ratio = (svc: "full" | "medium", b: "bareFull" | "bareMedium") => rounds[svc].map((x, i) => round2(x.rps / rounds[b][i]!.rps));
 
     // Storage: every stream row this run wrote, TOAST and indexes included.

@@ -46,12 +46,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
 
     log("warming up…");
     for (const t of Object.values(targets)) await throughput(t, { connections: opts.connections, durationS: 3 });
-    const rounds = await throughputInTurns(meter, log, targets, opts, (r, key, result) =>
-      log(
-        `round ${r}/${opts.rounds} ${key.padEnd(4)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s` +
-          `  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms; turns ${result.turns.join(" / ")})`,
-      ),
-    );
+    const rounds = await throughputInTurns(meter, log, targets, opts);
     const ratios = rounds.tool.map((t, i) => round2(t.rps / rounds.list[i]!.rps));
     const warnings = service.build.stale ? [`the service's build (${service.build.builtAt}) is older than its sources: rerun with --rebuild`] : [];
     return {

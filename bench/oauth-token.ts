@@ -172,15 +172,11 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     for (const t of Object.values(targets)) await throughput(t, { connections: opts.connections, durationS: warmS });
 
     const keys = Object.keys(LABELS) as Key[];
-    const rounds = await throughputInTurns(meter, log, targets, opts, (r, key, result) => {
-      interference.push({ what: `${key} round ${r}`, cpu: result.cpu });
-      log(
-        `round ${r}/${opts.rounds} ${LABELS[key].padEnd(31)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s` +
-          `  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms; ${cpuText(result.cpu)}; turns ${result.turns.join(" / ")})`,
-      );
-    });
+    const rounds = await throughputInTurns(meter, log, targets, { ...opts, label: (k) => LABELS[k] }, (r, key, result) =>
+      interference.push({ what: `${key} round ${r}`, cpu: result.cpu }),
+    );
     const best = (key: Key) => rounds[key].reduce((a, b) => (b.rps > a.rps ? b : a));
-    // A ratio per round, between measurements that ran back to back.
+    // A ratio per round, between measurements whose turns shared the round's time.
     const perRound = (key: Key, base: Key) => rounds[key].map((x, i) => round2(x.rps / rounds[base][i]!.rps));
     const rps = Object.fromEntries(keys.map((k) => [k, best(k).rps])) as Record<Key, number>;
     // CPU per request of the server under test (plus the bench database's PostgreSQL for the
@@ -237,7 +233,6 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
   }
 }
 
-const cpuText = (c?: CpuUse) => (c ? `${c.oursCores} cores ours, ${c.othersCores} others` : "cpu n/a");
 
 export const oauthToken: Scenario = {
   name: "oauth-token",

@@ -18,7 +18,7 @@ import { Agent, request } from "undici";
 import { sha256Hex } from "../lib/crypto/random";
 import { LOCAL_RUNNER_CONCURRENCY } from "../lib/webhooks/runner-defaults";
 import { SIGNATURE_HEADER, signatureHeader } from "../lib/webhooks/signature";
-import { CpuMeter, measured, type CpuUse } from "./lib/cpu";
+import { CpuMeter, cpuText, measured, type CpuUse } from "./lib/cpu";
 import { connect, databaseUrl } from "./lib/database";
 import type { Arrival, FromReceiver, ToReceiver } from "./lib/hook-receiver";
 import { LoadError } from "./lib/load";
@@ -446,7 +446,6 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
   }
 }
 
-const cpuText = (c?: CpuUse) => (c ? `${c.oursCores} cores ours, ${c.othersCores} others` : "cpu n/a");
 
 export const webhooks: Scenario = {
   name: "webhooks",

@@ -142,6 +142,9 @@ export class CpuMeter {
   }
 }
 
+/** A measurement's CPU use in a log line. */
+export const cpuText = (c?: CpuUse) => (c ? `${c.oursCores} cores ours, ${c.othersCores} others` : "cpu n/a");
+
 type Quiet = { thresholdCores?: number; maxWaitMs?: number };
 
 /** Waits for a quiet machine before a measurement (`CpuMeter.waitForQuiet`), saying so when it waits. */

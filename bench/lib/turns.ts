@@ -1,12 +1,13 @@
 // Max throughput of several servers compared with each other, measured in turns within each round.
-import { untilQuiet, type CpuMeter, type CpuUse } from "./cpu";
+import { cpuText, untilQuiet, type CpuMeter, type CpuUse } from "./cpu";
 import { throughput, type Target, type ThroughputResult } from "./load";
 
 /** How long each target holds the machine in one turn (whole seconds: autocannon stops on its
  * one-second sampling tick). */
 export const TURN_S = 2;
 
-export type TurnsResult = ThroughputResult & { cpu?: CpuUse; turns: number[] };
+type Turn = ThroughputResult & { cpu?: CpuUse };
+export type TurnsResult = Turn & { turns: number[] };
 
 /**
  * Each round gives every target about `durationS` seconds of saturation, in turns of `TURN_S`
@@ -17,25 +18,25 @@ export type TurnsResult = ThroughputResult & { cpu?: CpuUse; turns: number[] };
  *
  * A round's figure per target: its requests over its time in all its turns; p50 the median of
  * its turns', p99 the worst of its turns'; CPU use averaged over its turns by their length. The
- * machine must be quiet before each round (`untilQuiet`, as for `measured`).
+ * machine must be quiet before each round (`untilQuiet`, as for `measured`). Each round's figure
+ * is logged (under `label(key)`, the key itself unless told) and handed to `onRound`.
  */
 export async function throughputInTurns<K extends string>(
   meter: CpuMeter,
   log: (s: string) => void,
   targets: Record<K, Target>,
-  opts: { connections: number; durationS: number; rounds: number; turnS?: number },
+  opts: { connections: number; durationS: number; rounds: number; turnS?: number; label?: (key: K) => string },
   onRound?: (round: number, key: K, result: TurnsResult) => void,
 ): Promise<Record<K, TurnsResult[]>> {
   const keys = Object.keys(targets) as K[];
+  const label = opts.label ?? ((k: K) => k);
+  const width = Math.max(...keys.map((k) => label(k).length));
   const turnS = opts.turnS ?? TURN_S;
   const turns = Math.max(1, Math.round(opts.durationS / turnS));
   const rounds = Object.fromEntries(keys.map((k) => [k, [] as TurnsResult[]])) as Record<K, TurnsResult[]>;
   for (let r = 1; r <= opts.rounds; r++) {
     await untilQuiet(meter, log);
-    const slices = Object.fromEntries(keys.map((k) => [k, [] as (ThroughputResult & { cpu?: CpuUse })[]])) as Record<
-      K,
-      (ThroughputResult & { cpu?: CpuUse })[]
-    >;
+    const slices = Object.fromEntries(keys.map((k) => [k, [] as Turn[]])) as Record<K, Turn[]>;
     for (let t = 0; t < turns; t++) {
       // Each target goes first in turn, so none always follows the same one.
       for (let i = 0; i < keys.length; i++) {
@@ -48,13 +49,17 @@ export async function throughputInTurns<K extends string>(
     for (const key of keys) {
       const result = combine(slices[key]);
       rounds[key].push(result);
+      log(
+        `round ${r}/${opts.rounds} ${label(key).padEnd(width)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s` +
+          `  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms; ${cpuText(result.cpu)}; turns ${result.turns.join(" / ")})`,
+      );
       onRound?.(r, key, result);
     }
   }
   return rounds;
 }
 
-export function combine(slices: (ThroughputResult & { cpu?: CpuUse })[]): TurnsResult {
+export function combine(slices: Turn[]): TurnsResult {
   const requests = slices.reduce((a, s) => a + s.requests, 0);
   const durationS = slices.reduce((a, s) => a + s.durationS, 0);
   const p50s = slices.map((s) => s.latencyMs.p50).sort((a, b) => a - b);
