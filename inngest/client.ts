@@ -19,7 +19,9 @@ export type DeliveryDueData = { delivery_id: string; subscription_id: string };
 /**
  * The event that hands one delivery to `deliver-webhook`. Its id names the delivery's version
  * (the row's updated_at), so Inngest drops a second hand-out of an unchanged delivery (fan-out
- * and a sweep that both saw it) while a redelivery or a recovery hands it out again.
+ * and a sweep that both saw it) while a redelivery or a recovery hands it out again. A run that
+ * ends with its delivery waiting behind a failing subscription's probe gives it a new version
+ * first (`claimDelivery`), or the recovery's hand-out would be dropped as the one before it.
  */
 export function deliveryDue(d: FannedOutDelivery) {
   return { id: `deliver-${d.id}-${d.version}`, name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: d.subscriptionId } satisfies DeliveryDueData };

@@ -1,4 +1,4 @@
-import { eq, sql, type Placeholder, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, eq, sql, type Placeholder, type SQL, type SQLWrapper } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { bareColumn, compiledStatement, rowsOf, type Db } from "../db/client";
 import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
@@ -169,7 +169,16 @@ export async function claimDelivery(db: Db, deliveryId: string, opts: { leaseS?:
   const until = row.notYet ?? row.soonestLease;
   if (until) return { state: "wait", until: notBefore(until) };
   // Nothing holds it but the probe rule, or a claim that changed meanwhile: look again now.
-  return { state: "wait", until: isFailing(row.consecutiveFailures) ? null : notBefore(row.now) };
+  if (!isFailing(row.consecutiveFailures)) return { state: "wait", until: notBefore(row.now) };
+  // It waits behind the probe and its hand-out ends here. The next hand-out (the recovery's, the
+  // next probe's, the sweep's) names the delivery's version (inngest/client.ts `deliveryDue`),
+  // and Inngest drops an event id it has seen within a day: without a new version, the one
+  // that led here would be taken for it.
+  await db
+    .update(webhookDeliveries)
+    .set({ updatedAt: sql`greatest(now(), ${webhookDeliveries.updatedAt} + interval '1 millisecond')` })
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, "pending")));
+  return { state: "wait", until: null };
 }
 
 /** A delivery to hand to a worker; `version` changes whenever the row does (its updated_at). */

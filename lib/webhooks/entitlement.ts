@@ -48,3 +48,16 @@ export function entitledAt(e: { clientId: Expr; athleteId: Expr; type: Expr; occ
           select 1 from ${oauthCodes} ${c}
           where ${c.grantId} = ${g.id} and ${c.createdAt} <= ${e.occurredAt} and ${scope} = any(${c.scopes}))))`;
 }
+
+/**
+ * Whether an event goes to an app (fan-out's rule, and the rule for sending it again): an event
+ * addressed to one app (`client_id`: `athlete.deauthorized`, a test event) to that app alone;
+ * any other while SPEC §6.2 holds for it (`entitledAt`). Disconnecting ends the second kind at
+ * once: "events stop together with the access".
+ */
+export function reachesApp(e: { clientId: Expr; athleteId: Expr; type: Expr; occurredAt: Expr }, appClientId: Expr): SQL {
+  return sql`(case
+    when ${e.clientId} is not null then ${appClientId} = ${e.clientId}
+    else ${entitledAt({ clientId: appClientId, athleteId: e.athleteId, type: e.type, occurredAt: e.occurredAt })}
+  end)`;
+}

@@ -3,7 +3,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { bareColumn, compiledStatement, rowsOf, type Db } from "../db/client";
 import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
-import { entitledAt } from "./entitlement";
+import { reachesApp } from "./entitlement";
 
 export type FannedOutDelivery = { id: string; subscriptionId: string; version: string };
 
@@ -58,10 +58,7 @@ const takeEvents = compiledStatement(
     from taken t
     join ${events} ${e} on ${e.seq} = t.seq
     left join ${webhookSubscriptions} ${s} on ${s.status} = 'active' and ${e.type} = any(${s.events})
-      and case
-        when ${e.clientId} is not null then ${s.clientId} = ${e.clientId}
-        else ${entitledAt({ clientId: s.clientId, athleteId: e.athleteId, type: e.type, occurredAt: e.occurredAt })}
-      end
+      and ${reachesApp(e, s.clientId)}
     order by t.seq, ${s.id}`,
 );
 

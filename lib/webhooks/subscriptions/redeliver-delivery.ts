@@ -11,7 +11,8 @@ import type { Delivery } from "./schemas";
 /**
  * Sends a delivery again, whatever its state: the same event, so the same event id (receivers
  * deduplicate on it). It becomes `pending`, due now, and keeps its attempt log. A disabled
- * subscription is sent nothing: re-enable it first.
+ * subscription is sent nothing: re-enable it first; an event of an athlete who has since
+ * disconnected the app is not sent again (409).
  */
 export async function redeliverDelivery({
   ctx,
@@ -31,6 +32,9 @@ export async function redeliverDelivery({
     throw new ApiError("conflict", "The subscription is disabled: re-enable it (PATCH with status active) before redelivering.");
   }
   const [row] = await requeueDeliveries(ctx.db, and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.subscriptionId, subscriptionId))!);
-  const [wire] = await toDeliveriesWire(ctx.db, [row!]);
+  if (!row) {
+    throw new ApiError("conflict", `Delivery ${deliveryId}'s event no longer goes to this app: its athlete disconnected the app, and events stop with the access.`);
+  }
+  const [wire] = await toDeliveriesWire(ctx.db, [row]);
   return wire!;
 }

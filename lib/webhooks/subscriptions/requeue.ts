@@ -1,7 +1,8 @@
-import { sql, type SQL } from "drizzle-orm";
+import { and, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { webhookDeliveries } from "../../db/schema";
 import { notifyWork } from "../../events/notify";
+import { deliveryStillReaches } from "../withdraw";
 import type { DeliveryRow } from "./delivery-wire";
 
 /**
@@ -9,7 +10,8 @@ import type { DeliveryRow } from "./delivery-wire";
  * delivery runner, through the data: it claims `pending` rows whose `next_attempt_at` has
  * come, and is told when this transaction commits (NOTIFY; in this process the route also
  * calls `wakeWebhookRunner()` after the commit). A delivery a worker holds right now keeps its
- * hold, so it is not sent twice at the same moment.
+ * hold, so it is not sent twice at the same moment. Only deliveries whose event still goes to
+ * the app are put back (`deliveryStillReaches`): a disconnected athlete's events are not sent again.
  */
 export async function requeueDeliveries(db: Db, where: SQL): Promise<DeliveryRow[]> {
   const rows = await db
@@ -20,7 +22,7 @@ export async function requeueDeliveries(db: Db, where: SQL): Promise<DeliveryRow
       lockedUntil: sql`case when ${webhookDeliveries.status} = 'pending' and ${webhookDeliveries.lockedUntil} > now() then ${webhookDeliveries.lockedUntil} end`,
       updatedAt: sql`now()`,
     })
-    .where(where)
+    .where(and(where, deliveryStillReaches))
     .returning();
   if (rows.length) await notifyWork(db);
   return rows;

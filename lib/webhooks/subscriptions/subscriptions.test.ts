@@ -16,6 +16,8 @@ import { openApiDocument } from "../../openapi/document";
 import { setupApi } from "../../testing/fixtures";
 import { countRows } from "../../testing/rows";
 import { isWellFormedToken } from "../../tokens/format";
+import { disconnectApp } from "../../oauth-grants/disconnect-app";
+import { fanOutEvents } from "../fan-out";
 import { onWebhookWake } from "../wake";
 import { createSubscription } from "./create-subscription";
 import { getSubscription } from "./get-subscription";
@@ -116,8 +118,9 @@ async function event(type = "activity.created", athleteId = "ath_x", over: Parti
     .returning();
   return row!;
 }
+/** A delivery of an event addressed to the subscription's app, which reaches it whoever its athlete is. */
 async function delivery(subscriptionId: string, over: Partial<typeof webhookDeliveries.$inferInsert> = {}) {
-  const e = await event();
+  const e = await event("activity.created", "ath_x", { clientId: (await subscriptionRow(subscriptionId))!.clientId });
   const [row] = await (await api.db())
     .insert(webhookDeliveries)
     .values({ id: newId("whd"), subscriptionId, eventId: e.id, eventSeq: e.seq, ...over })
@@ -727,6 +730,38 @@ describe("deliveries", () => {
     const row = await deliveryRow(d.id);
     expect(row.lockedUntil?.getTime()).toBe(held.getTime());
     expect(row.nextAttemptAt.getTime()).toBeLessThan(Date.now() + 10_000);
+  });
+
+  it("stops a disconnected athlete's events: waiting ones are withdrawn, none is sent again, the deauthorization still goes", async () => {
+    const app = await registeredApp();
+    const sub = await subscribe(app, (await receiver()).url, ["activity.created", "athlete.deauthorized"]);
+    const person = await api.person();
+    const db = await api.db();
+    const grantId = `grt_${randomBytes(6).toString("hex")}`;
+    await db.insert(oauthGrants).values({ id: grantId, clientId: app.clientId, userId: person.id, scopes: ["activities.read"], createdAt: new Date(Date.now() - 60_000), updatedAt: new Date(Date.now() - 60_000) });
+    // The athlete's events, as fan-out left their deliveries: one sent, one waiting for a retry.
+    const athletesDelivery = async (over: Partial<typeof webhookDeliveries.$inferInsert>) => {
+      const e = await event("activity.created", person.id);
+      const [row] = await db.insert(webhookDeliveries).values({ id: newId("whd"), subscriptionId: sub.id, eventId: e.id, eventSeq: e.seq, ...over }).returning();
+      return row!;
+    };
+    const sent = await athletesDelivery({ status: "succeeded", attemptCount: 1 });
+    const waiting = await athletesDelivery({ status: "pending", attemptCount: 2, nextAttemptAt: new Date(Date.now() + 300_000) });
+    const redeliver = (id: string) => api.call(app.token, "POST", `/v1/app/webhooks/${sub.id}/deliveries/${id}/redeliver`);
+    // While the app is authorized, a sent delivery can be sent again.
+    expect((await redeliver(sent.id)).status).toBe(202);
+    await db.update(webhookDeliveries).set({ status: "succeeded" }).where(eq(webhookDeliveries.id, sent.id));
+
+    await inWriteCtx((await api.as(person.id)).ctx, (ctx) => disconnectApp({ ctx, grantId }));
+    expect(await deliveryRow(waiting.id)).toMatchObject({ status: "failed", attemptCount: 2 });
+    await expectProblem(await redeliver(sent.id), 409, "conflict");
+    await expectProblem(await redeliver(waiting.id), 409, "conflict");
+    expect((await deliveryRow(sent.id)).status).toBe("succeeded");
+    // The one event that follows the end of the authorization is the app's, and is fanned out to it.
+    const [deauthorized] = await db.select().from(events).where(and(eq(events.athleteId, person.id), eq(events.type, "athlete.deauthorized")));
+    expect(deauthorized).toMatchObject({ clientId: app.clientId });
+    await fanOutEvents(db);
+    expect(await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.eventId, deauthorized!.id))).toHaveLength(1);
   });
 
   it("refuses to redeliver or send a test event to a disabled subscription with 409 conflict", async () => {
