@@ -7,7 +7,9 @@ export const MAX_FILE_BYTES = 25 * 1024 * 1024;
 
 export type Inspected =
   | { ok: true; kind: FileKind; gzip: boolean; content: Uint8Array }
-  | { ok: false; reason: "unsupported_file_type" | "too_large" | "invalid_file"; detail: string };
+  | { ok: false; reason: "unsupported_file_type" | "too_large"; detail: string }
+  /** A file of a kind this service reads whose gzip is damaged: the upload takes it and fails with this detail. */
+  | { ok: false; reason: "invalid_file"; kind: FileKind; gzip: true; detail: string };
 
 const UNSUPPORTED = "The file is not a FIT, GPX or TCX file (optionally gzip-compressed).";
 /** Enough of a damaged gzip to recognise what it holds. */
@@ -92,6 +94,8 @@ function damagedGzip(bytes: Uint8Array): Inspected {
   return {
     ok: false,
     reason: "invalid_file",
+    kind,
+    gzip: true,
     detail: whole
       ? `The gzip-compressed ${what} file is cut off: it ends before its compressed data does (it may not have finished copying).`
       : `The gzip-compressed ${what} file is damaged: its compressed data is corrupt, so it cannot be read.`,

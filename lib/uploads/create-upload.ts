@@ -41,6 +41,13 @@ export function prepareUpload(file: ReceivedFile | undefined): PreparedUpload {
     throw new ApiError("invalid_request", detail, { errors: [{ field: "file", code: "invalid_request", detail }] });
   }
   const inspected = inspectUpload(file.bytes);
+  const receivedSha256 = sha256(file.bytes);
+  if (!inspected.ok && inspected.reason === "invalid_file") {
+    // A FIT, GPX or TCX file whose gzip is cut off or corrupt is a damaged file of a kind this
+    // service reads: taken (202), and its processing fails as `invalid_file` with these words
+    // (CONTRACT §11), as a damaged file sent without gzip does. Its content cannot be hashed.
+    return { kind: inspected.kind, gzip: true, fileName: file.name, bytes: file.bytes, receivedSha256, contentSha256: receivedSha256 };
+  }
   if (!inspected.ok) {
     if (inspected.reason === "too_large") {
       throw new ApiError("payload_too_large", `Files are limited to ${MAX_UPLOAD_BYTES} bytes (25 MiB), decompressed too: ${inspected.detail}`);
@@ -55,8 +62,8 @@ export function prepareUpload(file: ReceivedFile | undefined): PreparedUpload {
     gzip: inspected.gzip,
     fileName: file.name,
     bytes: file.bytes,
-    receivedSha256: sha256(file.bytes),
-    contentSha256: inspected.gzip ? sha256(inspected.content) : sha256(file.bytes),
+    receivedSha256,
+    contentSha256: inspected.gzip ? sha256(inspected.content) : receivedSha256,
   };
 }
 

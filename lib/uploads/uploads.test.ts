@@ -377,6 +377,13 @@ describe("POST /v1/athletes/me/uploads", () => {
   });
 });
 
+/** The bytes with a run in the middle overwritten, so the data no longer inflates. */
+function corruptMiddle(bytes: Uint8Array): Uint8Array {
+  const out = Buffer.from(bytes);
+  out.fill(0xff, Math.floor(out.length / 2), Math.floor(out.length / 2) + 64);
+  return out;
+}
+
 describe("processing failures end as failed uploads, never 5xx, never an activity (CONTRACT §11)", () => {
   const fit = sample("fit/activity-small-fenix2-run.fit");
   const gpx = sample("gpx/run.gpx").toString("utf8");
@@ -384,6 +391,10 @@ describe("processing failures end as failed uploads, never 5xx, never an activit
     ["a truncated FIT file", fit.subarray(0, Math.floor(fit.length / 2)), "cut.fit", "invalid_file"],
     ["a FIT file with a wrong CRC", Buffer.concat([fit.subarray(0, fit.length - 2), Buffer.from([fit[fit.length - 2]! ^ 0xff, fit[fit.length - 1]! ^ 0xff])]), "crc.fit", "invalid_file"],
     ["cut XML", Buffer.from(gpx.slice(0, Math.floor(gpx.length / 2))), "cut.gpx", "invalid_file"],
+    // Damaged gzip around a file of a kind the service reads is a damaged file of that kind, as
+    // without gzip: taken, then failed (once it was refused with 400 unsupported_file_type).
+    ["a gzip-compressed GPX file cut off", gzipSync(Buffer.from(gpx)).subarray(0, 2000), "cut.gpx.gz", "invalid_file"],
+    ["a gzip-compressed FIT file corrupt in the middle", corruptMiddle(gzipSync(fit)), "bad.fit.gz", "invalid_file"],
     ["a FIT settings file", sample("other/WeightScaleSingleUser.fit"), "w.fit", "no_activity_data"],
     // The parser's message quotes the tag, NUL included, which PostgreSQL text cannot hold: once
     // it made the failure's own write fail, and the upload was retried as an unexpected error.

@@ -125,7 +125,7 @@ describe("the verification handshake (SPEC §4.4, CONTRACT §7)", () => {
     const r = await receiver(echo);
     const port = new URL(r.url).port;
     expect(await runHandshake(r.url, { verifyToken: "t", allowPrivate: false })).toMatchObject({ outcome: "not_sent", error: "blocked_address" });
-    expect(await runHandshake(`http://localhost:${port}/hooks`, { verifyToken: "t", allowPrivate: false })).toMatchObject({
+    expect(await runHandshake(`https://localhost:${port}/hooks`, { verifyToken: "t", allowPrivate: false })).toMatchObject({
       outcome: "not_sent",
       error: "blocked_address",
     });

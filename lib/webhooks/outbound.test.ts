@@ -23,7 +23,8 @@ describe("sendOutbound (CONTRACT §7: 10 s, no redirects, 4 KiB, connect-time ad
 
   it("refuses loopback and private addresses unless allowed: IP literals and names that resolve to them", async () => {
     const rx = await receiver();
-    for (const url of [rx.url, `http://localhost:${rx.port}/hook`, `http://[::1]:${rx.port}/hook`, "http://10.1.2.3/hook", "http://169.254.169.254/latest"]) {
+    // A name over plain HTTP is refused for its scheme first when private networks are not allowed (below).
+    for (const url of [rx.url, `https://localhost:${rx.port}/hook`, `http://[::1]:${rx.port}/hook`, "http://10.1.2.3/hook", "http://169.254.169.254/latest"]) {
       const r = await post(url, { allowPrivate: false });
       expect(r, url).toMatchObject({ outcome: "not_sent", error: "blocked_address" });
     }
@@ -32,6 +33,16 @@ describe("sendOutbound (CONTRACT §7: 10 s, no redirects, 4 KiB, connect-time ad
     expect(isPublicAddress("93.184.216.34")).toBe(true);
     expect(isPublicAddress("::ffff:127.0.0.1")).toBe(false);
     expect(isPublicAddress("100.64.0.1")).toBe(false);
+  });
+
+  it("sends over https:// only unless private networks are allowed, whenever the URL was stored", async () => {
+    const rx = await receiver();
+    // A public name over plain HTTP: refused before any lookup or connection.
+    for (const url of ["http://hooks.example.com/hook", "ftp://hooks.example.com/hook", "file:///etc/passwd"]) {
+      expect(await post(url, { allowPrivate: false }), url).toMatchObject({ outcome: "not_sent", error: "invalid_url" });
+    }
+    expect(await post(rx.url, { allowPrivate: true })).toMatchObject({ outcome: "response", status: 200 });
+    expect(await post(rx.url.replace("http:", "ftp:"), { allowPrivate: true })).toMatchObject({ outcome: "not_sent", error: "invalid_url" });
   });
 
   it("does not follow redirects: a 302 is the answer", async () => {

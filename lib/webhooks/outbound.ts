@@ -131,6 +131,11 @@ export async function sendOutbound(opts: {
   if (net.isIP(host) && !opts.allowPrivate && !isPublicAddress(host)) {
     return { outcome: "not_sent", error: "blocked_address", detail: `${host} is not a public address`, durationMs: done() };
   }
+  // The scheme is checked when sending too, not only when the URL was stored: one stored while
+  // private networks were allowed (CONTRACT §1) may not go out over plain HTTP once they are not.
+  if (url.protocol !== "https:" && !(opts.allowPrivate && url.protocol === "http:")) {
+    return { outcome: "not_sent", error: "invalid_url", detail: `${url.protocol}// is not allowed: https:// only`, durationMs: done() };
+  }
   try {
     const res = await request(url, {
       method: opts.method,

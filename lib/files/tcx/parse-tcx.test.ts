@@ -102,6 +102,20 @@ describe("TCX", () => {
     }
   });
 
+  it("refuses more laps than the limit as it reads them, not after reading the whole file", () => {
+    // 10,001 laps, each its own start, then a part that is not XML: a reader that counted laps
+    // only at the end (and matched every lap's start against every other's first) would reach
+    // it and fail there instead.
+    const start = Date.parse("2024-01-01T10:00:00Z");
+    const laps = Array.from({ length: 10_001 }, (_, i) => `<Lap StartTime="${new Date(start + i * 1000).toISOString()}"><TotalTimeSeconds>1</TotalTimeSeconds><DistanceMeters>1</DistanceMeters></Lap>`);
+    const bytes = tcx(`<Activity Sport="Running"><Id>x</Id>${lap("2024-01-01T10:00:00Z", 1, 1, tp("2024-01-01T10:00:00Z"))}${laps.join("")}<<not xml</Activity>`);
+    expect(() => parse(bytes)).toThrow(/declares more than 10,000 laps/);
+    // At the limit the file is read, each lap running to the next one's start.
+    const [a] = parse(tcx(`<Activity Sport="Running"><Id>x</Id>${lap("2024-01-01T09:59:59Z", 1, 1, tp("2024-01-01T09:59:59Z"))}${laps.slice(0, 9_999).join("")}</Activity>`));
+    expect(a!.laps).toHaveLength(10_000);
+    expect(a!.laps.slice(0, -1).every((l) => l.elapsedTimeS === 1)).toBe(true);
+  });
+
   it("what follows the root element (NUL padding, junk) is not read: the same activities", () => {
     const file = sample("tcx", "garmin_connect.tcx");
     const expected = parse(file);

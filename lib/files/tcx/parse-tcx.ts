@@ -74,8 +74,9 @@ const sum = (values: (number | null | undefined)[]) => {
   return present.length ? present.reduce((a, b) => a + b, 0) : null;
 };
 const maxOf = (values: (number | null | undefined)[]) => {
-  const present = values.filter((v): v is number => v != null);
-  return present.length ? Math.max(...present) : null;
+  let max: number | null = null;
+  for (const v of values) if (v != null && (max === null || v > max)) max = v;
+  return max;
 };
 
 export function parseTcx(content: Uint8Array): ParsedActivity[] {
@@ -152,9 +153,10 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
     const lastSample = builder.t[builder.size - 1]!;
     // TotalTimeSeconds is timer time; a lap's elapsed time runs to the next lap's start (laps
     // follow one another), the last one's to its last sample or its timer time, whichever is later.
-    const starts = [...new Set(laps.map((l) => l.startS))].sort((x, y) => x - y);
+    const starts = [...a.seenStarts].sort((x, y) => x - y);
+    const nextStart = new Map(starts.map((s, i) => [s, starts[i + 1]]));
     for (const l of laps) {
-      const next = starts.find((s) => s > l.startS);
+      const next = nextStart.get(l.startS);
       const timerEnd = l.startS + (l.totals.movingTimeS ?? 0);
       l.totals.elapsedTimeS = (next ?? Math.max(lastSample, timerEnd)) - l.startS;
     }
@@ -183,6 +185,9 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
 }
 
 function endLap(a: ActivityState, startS: number | null, totals: Declared) {
+  // Counted as they are read: the file is refused at the first lap past the limit, before the
+  // rest of a hostile file is read and before anything works over every lap.
+  if (a.laps.length + a.distinct.length - a.seenStarts.size >= LIMITS.lapsPerActivity) tooManyLaps();
   if (startS === null) {
     a.distinct.push(totals);
     return;
@@ -192,6 +197,11 @@ function endLap(a: ActivityState, startS: number | null, totals: Declared) {
     a.seenStarts.add(startS);
     a.distinct.push(totals);
   }
+}
+
+function tooManyLaps(): never {
+  const n = LIMITS.lapsPerActivity.toLocaleString("en-US");
+  throw new FileError("invalid_file", `The TCX file declares more than ${n} laps in one activity; at most ${n} are accepted.`);
 }
 
 function pushPoint(builder: SampleBuilder, f: Fields) {
