@@ -51,6 +51,38 @@ describe("sample checks", () => {
     expect(b.dropped).toBe(2);
   });
 
+  it("a sample stamped far ahead (a clock glitch) is dropped, not every sample after it", () => {
+    const at = Array.from({ length: 100 }, (_, i) => i);
+    const glitch = build([...at.slice(0, 3), 5 * 86_400, ...at.slice(3)].map((x) => ({ at: x })));
+    expect(glitch.t.map((t) => t - T0)).toEqual(at);
+    expect(glitch.dropped).toBe(1);
+    // A few in a row, and a pause before them, which stays with the sample that carries on.
+    const run = new SampleBuilder(new SampleBudget());
+    for (const x of [0, 1, 2]) run.push({ t: T0 + x, heartRateBpm: 120 });
+    run.pause();
+    for (const x of [7_200, 7_201, 7_202]) run.push({ t: T0 + x, heartRateBpm: 200 });
+    for (const x of [10, 11]) run.push({ t: T0 + x, heartRateBpm: 130 });
+    expect(run.t.map((t) => t - T0)).toEqual([0, 1, 2, 10, 11]);
+    expect(run.ch.heart_rate_hz).toEqual([2, 2, 2, 130 / 60, 130 / 60]);
+    expect([...run.breaks]).toEqual([3]);
+    expect(run.dropped).toBe(3);
+    const a = finishActivity({ sport: "run", name: null, samples: glitch, declared: {}, laps: [], ordinal: 1 });
+    expect(a.totals.elapsedTimeS).toBe(99);
+  });
+
+  it("a late sample, or a second recording spliced on, is what is dropped when nothing jumped ahead", () => {
+    const late = build([...Array.from({ length: 101 }, (_, i) => ({ at: i })), { at: 95 }]);
+    expect(late.size).toBe(101);
+    expect(late.dropped).toBe(1);
+    // Two recordings, the second starting before the first ended: the overlap is dropped.
+    const spliced = build([...Array.from({ length: 101 }, (_, i) => ({ at: i })), ...Array.from({ length: 101 }, (_, i) => ({ at: 50 + i }))]);
+    expect(spliced.t.map((t) => t - T0)).toEqual(Array.from({ length: 151 }, (_, i) => i));
+    // A long pause, then a sample from before it but among more than the last few: dropped.
+    const paused = build([...Array.from({ length: 10 }, (_, i) => ({ at: i })), ...Array.from({ length: 20 }, (_, i) => ({ at: 3_600 + i })), { at: 20 }]);
+    expect(paused.size).toBe(30);
+    expect(paused.dropped).toBe(1);
+  });
+
   it("the sample cap is per file, across its activities", () => {
     const budget = new SampleBudget();
     budget.used = LIMITS.samplesPerFile - 1;

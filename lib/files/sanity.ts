@@ -90,12 +90,19 @@ export class SampleBudget {
   }
 }
 
+/** A forward gap, in seconds, past which the few samples after it may be taken for a clock glitch. */
+const JUMP_S = 60;
+/** At most this many samples after such a gap are dropped for one that goes back before them. */
+const JUMPED_AHEAD_MAX = 10;
+
 /**
  * Collects an activity's samples column by column. Samples must come in time order: one whose
  * timestamp goes backwards is dropped (a device clock jump or a file spliced from two
- * recordings; keeping it would make `time_s` decrease). One that repeats the previous timestamp
- * is merged into it: some writers (Strava's, FIT) put position and distance of one instant in two
- * records, so the later record fills the channels the earlier lacked.
+ * recordings; keeping it would make `time_s` decrease), unless the few samples before it had
+ * jumped ahead and it carries on from before them: they are dropped instead (`dropJumpedAhead`).
+ * One that repeats the previous timestamp is merged into it: some writers (Strava's, FIT) put
+ * position and distance of one instant in two records, so the later record fills the channels
+ * the earlier lacked.
  */
 export class SampleBuilder {
   readonly t: number[] = [];
@@ -138,7 +145,9 @@ export class SampleBuilder {
     if (n > 0) {
       const last = this.t[n - 1]!;
       if (t < last) {
-        this.dropped++;
+        // Either this sample is out of place, or the few before it were (`dropJumpedAhead`).
+        if (this.dropJumpedAhead(t)) this.push(s);
+        else this.dropped++;
         return;
       }
       if (t === last) {
@@ -168,6 +177,36 @@ export class SampleBuilder {
     ch.cadence_hz.push(hz(within(s.cadenceRpm, SAMPLE_RANGE.cadenceRpm)));
     ch.power_w.push(within(s.powerW, SAMPLE_RANGE.powerW));
     ch.temperature_c.push(within(s.temperatureC, SAMPLE_RANGE.temperatureC));
+  }
+
+  /**
+   * A sample that goes back to before the last few means either it is out of place, and is
+   * dropped, or they are: a GPS clock glitch stamps one sample (or a few) hours or days ahead,
+   * and the samples after it carry on from where the track was. Kept, such a sample would have
+   * every later one dropped as going backwards and made a long activity of a few samples. So
+   * when `t` falls after the sample before a jump of over JUMP_S seconds among the last
+   * JUMPED_AHEAD_MAX samples, the samples from the jump on are dropped instead (answers true:
+   * `t` then goes after what is left). Otherwise (a late sample, two recordings spliced) false.
+   */
+  private dropJumpedAhead(t: number): boolean {
+    const n = this.t.length;
+    for (let j = n - 1; j >= Math.max(1, n - JUMPED_AHEAD_MAX); j--) {
+      if (this.t[j - 1]! > t) continue;
+      // t[j - 1] <= t < t[j]: the samples from j on are all later than t.
+      if (this.t[j]! - this.t[j - 1]! <= JUMP_S) return false;
+      this.dropped += n - j;
+      this.t.length = j;
+      this.latlng.length = j;
+      for (const k of SCALAR_CHANNELS) this.ch[k].length = j;
+      for (const b of this.breaks) {
+        if (b < j) continue;
+        this.breaks.delete(b);
+        // A pause before the first dropped sample is a pause before the sample that replaces it.
+        if (b === j) this.pendingBreak = true;
+      }
+      return true;
+    }
+    return false;
   }
 
   /**
