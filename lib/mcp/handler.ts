@@ -94,7 +94,9 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /** A server with the tools the token's scopes allow: `tools/list` shows only those. */
 function serverFor(ctx: Ctx, traceId: string): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, jsonSchemaValidator });
+  // Tools declared whatever the token allows: `tools/list` for a token that allows none answers
+  // an empty list (the SDK sets its tool handlers up only with a capability or a first tool).
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, jsonSchemaValidator, capabilities: { tools: {} } });
   for (const tool of MCP_TOOLS) {
     if (!hasScope(ctx.actor, tool.scope)) continue;
     server.registerTool(
@@ -119,7 +121,7 @@ const mediaType = (header: string | null) => header?.split(";")[0]!.trim().toLow
  * outputSchema first, as /v1 checks its SQL-built answers (lib/http/api-route.ts), so the tests
  * hold both to the schema.
  *
- * Null for anything else, which the SDK answers: a batch, any other method, a message or
+ * Null for anything else, which the SDK answers: any other method, a message or
  * headers it would refuse, a tool not listed for the token, arguments the tool's schema
  * refuses, a call asking for more than a plain result (a task).
  */
@@ -143,9 +145,29 @@ async function answerToolCall(req: Request, body: unknown, toolCall: ToolCall | 
   return { json: `{"result":{"content":[{"type":"text","text":${JSON.stringify(answer.json)}}],"structuredContent":${answer.json}},"jsonrpc":"2.0","id":${id}}` };
 }
 
+/** A JSON-RPC error the transport answers before any message is read (id null), with HTTP `status`. */
+function transportError(status: number, code: number, message: string, headers: Headers): Response {
+  headers.set("Content-Type", "application/json");
+  return knownLengthResponse(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }), { status, headers });
+}
+
+/**
+ * The Streamable HTTP transport's Origin rule (MCP 2025-11-25, "Security Warning"): a request
+ * from a web page of another origin is refused with 403, against DNS rebinding. A request with
+ * no Origin (an assistant's server, a desktop client) or from this service's own pages passes.
+ */
+function originRefused(req: Request): boolean {
+  const origin = req.headers.get("origin");
+  return origin !== null && origin !== new URL(getEnv().baseUrl).origin;
+}
+
 /** POST /mcp. `direct: false` leaves every message to the SDK's server (tests compare the two). */
 export async function handleMcpRequest(req: Request, { direct = true }: { direct?: boolean } = {}): Promise<Response> {
   const traceId = randomUUID();
+  if (originRefused(req)) {
+    await req.body?.cancel().catch(() => {});
+    return transportError(403, -32000, "Forbidden: requests from web pages of other origins are refused (the Origin header).", baseHeaders(traceId));
+  }
   let rl: RateLimitResult | undefined;
   // Counted while it is answered, so bulk work waits (lib/http/requests-first.ts).
   const answered = requestStarted();
@@ -160,14 +182,18 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     checkBilling(bearer);
 
     const body = await readJsonBody(req);
-    const toolCalls = (Array.isArray(body) ? body : [body]).map(toolCallOf);
-    for (const toolCall of toolCalls) {
-      const lacking = toolCall && missingScopes(toolCall, actor);
-      if (lacking) throw stepUp(actor, lacking.tool, lacking.missing);
+    // One message per request, as revision 2025-11-25 has it (batches were dropped in
+    // 2025-06-18): the SDK's transport would run a batch's calls together as one request,
+    // counted once against the caller's limit (CONTRACT §10).
+    if (Array.isArray(body)) {
+      return transportError(400, -32600, "Invalid Request: send one JSON-RPC message per request; batches are not accepted (MCP 2025-11-25).", baseHeaders(traceId, rl));
     }
+    const toolCall = toolCallOf(body);
+    const lacking = toolCall && missingScopes(toolCall, actor);
+    if (lacking) throw stepUp(actor, lacking.tool, lacking.missing);
 
     const ctx: Ctx = { db, actor, self: bearer.self };
-    const called = direct && !Array.isArray(body) ? await answerToolCall(req, body, toolCalls[0], ctx, traceId) : null;
+    const called = direct ? await answerToolCall(req, body, toolCall, ctx, traceId) : null;
     if (called) {
       const headers = baseHeaders(traceId, rl);
       headers.set("Content-Type", "application/json");

@@ -295,12 +295,11 @@ describe("the MCP server", () => {
         expect(direct.status).toBe(200);
       }
 
-      // What it leaves to the SDK: arguments the schema refuses, an unknown tool, another method, a batch, a protocol version it does not know.
+      // What it leaves to the SDK: arguments the schema refuses, an unknown tool, another method, a protocol version it does not know.
       const left: [unknown, Record<string, string>][] = [
         [{ jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "list_activities", arguments: { limit: "many" } } }, {}],
         [{ jsonrpc: "2.0", id: 12, method: "tools/call", params: { name: "no_such_tool", arguments: {} } }, {}],
         [{ jsonrpc: "2.0", id: 13, method: "tools/list" }, {}],
-        [[{ jsonrpc: "2.0", id: 14, method: "tools/call", params: { name: "get_profile" } }], {}],
         [{ jsonrpc: "2.0", id: 15, method: "tools/call", params: { name: "get_profile" } }, { "mcp-protocol-version": "1999-01-01" }],
       ];
       for (const [message, extra] of left) {
@@ -323,6 +322,38 @@ describe("the MCP server", () => {
     const get = await fetch(`${api.url}/mcp`, { headers: { authorization: `Bearer ${pat}`, accept: "text/event-stream" } });
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
+  });
+
+  it("lists no tools, rather than failing, for a token whose scopes allow none", async () => {
+    const pat = await api.pat((await api.person()).id, ["activities.write", "metrics.write"]);
+    const res = await post(pat, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 1, result: { tools: [] } });
+    const init = await post(pat, { jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } } });
+    expect(((await init.json()) as { result: { capabilities: { tools?: unknown } } }).result.capabilities.tools).toBeDefined();
+  });
+
+  it("takes one message per request: a batch is refused (400, JSON-RPC -32600), its calls not answered", async () => {
+    const pat = await api.pat((await api.person()).id);
+    const call = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "get_profile", arguments: {} } });
+    const res = await post(pat, [call(1), call(2)]);
+    expect(res.status).toBe(400);
+    const refused = (await res.json()) as { result?: unknown; error: { code: number } };
+    expect(refused).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+    expect(refused.result).toBeUndefined();
+    expect(res.headers.get("ratelimit")).toBeTruthy();
+    expect((await post(pat, call(3))).status).toBe(200);
+  });
+
+  it("refuses a request from a web page of another origin (403), and serves this service's own", async () => {
+    const pat = await api.pat((await api.person()).id);
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    const headers = { authorization: `Bearer ${pat}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const foreign = await fetch(`${api.url}/mcp`, { method: "POST", headers: { ...headers, origin: "https://evil.example" }, body: list });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000 } });
+    const own = await fetch(`${api.url}/mcp`, { method: "POST", headers: { ...headers, origin: new URL(api.url).origin }, body: list });
+    expect(own.status).toBe(200);
   });
 
   it("sends the SDK's JSON answers whole, with their length (so a short one is not gzipped in production)", async () => {
