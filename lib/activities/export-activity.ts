@@ -20,12 +20,18 @@ type Format = (typeof EXPORT_FORMATS)[number];
  * script; everything else, separators and dots included, becomes `-`) and its local date.
  */
 export function exportFileName(name: string, startLocal: string, extension: string): string {
+  // 80 characters, not UTF-16 units: a cut through a letter outside the BMP (𝐀, say) would
+  // leave half of it, which no header can carry.
   const base =
-    name
-      .normalize("NFC")
-      .replace(/[^\p{L}\p{N}]+/gu, "-")
-      .replace(/^-+|-+$/g, "")
-      .slice(0, 80) || "activity";
+    [
+      ...name
+        .normalize("NFC")
+        .replace(/[^\p{L}\p{N}]+/gu, "-")
+        .replace(/^-+|-+$/g, ""),
+    ]
+      .slice(0, 80)
+      .join("")
+      .replace(/-+$/, "") || "activity";
   return `${base}-${startLocal.slice(0, 10)}.${extension}`;
 }
 

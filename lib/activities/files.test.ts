@@ -11,6 +11,7 @@ import { newId } from "../ids";
 import type { Scope } from "../auth/scopes";
 import { ActivityStreams, LapList } from "./file-schemas";
 import { sessionCookieFor } from "../auth/test-session";
+import { contentDisposition } from "../http/file-body";
 
 const api = setupApi();
 
@@ -322,6 +323,18 @@ describe("GET /v1/activities/{activity_id}/export", () => {
       expect(res.headers.get("ratelimit-policy")).toContain('"daily"');
       expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes);
     }
+  });
+
+  it("names the file after an activity of any name, letters outside the BMP at the cut included", async () => {
+    const ava = await api.person();
+    // Cut at 80 UTF-16 units, the last letter would be half a surrogate pair; the name keeps 80 letters.
+    const name = `a${"𝐀".repeat(90)}`;
+    const { activityId } = await uploaded(ava.id, { dataType: "fit", name });
+    const res = await api.call(await api.pat(ava.id, READ_ALL), "GET", `/v1/activities/${activityId}/export?format=original`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const encoded = /filename\*=UTF-8''(.+)$/.exec(res.headers.get("content-disposition")!)![1]!;
+    expect(decodeURIComponent(encoded)).toBe(`a${"𝐀".repeat(79)}-2026-03-01.fit`);
+    expect(contentDisposition("x\ud800y")).toBe(`attachment; filename="x_y"; filename*=UTF-8''x%EF%BF%BDy`);
   });
 
   it("answers a gzip upload as the same gzip bytes", async () => {

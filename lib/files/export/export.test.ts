@@ -3,6 +3,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { atPrecision } from "../stream-arbitraries";
 import { haversineM, syntheticActivity } from "../synthetic";
+import { parseActivityFile } from "../parse";
 import type { Lap, Streams, Totals } from "../types";
 import { exportActivity, exportFit, exportGpx, exportTcx, type ExportInput } from "./index";
 
@@ -168,6 +169,14 @@ describe("GPX export", () => {
     expect(pts.some((pt) => "fix" in pt)).toBe(false);
   });
 
+  it("adds no end point for a stored distance its rounding to 0.1 m put past the samples' (the elapsed time read back stays)", () => {
+    const d = a.streams.distance_m!;
+    const sampled = d[a.streams.size - 1]! - d[0]!;
+    const points = (distanceM: number) => (xml.parse(exportGpx({ ...a, totals: { ...a.totals, distanceM } })).gpx.trk.trkseg.trkpt as Node[]).length;
+    expect(points(sampled + 0.04)).toBe(a.streams.size);
+    expect(points(sampled + 0.2)).toBe(a.streams.size + 1);
+  });
+
   it("writes samples without a position at the nearest known one with <fix>none</fix>, and a last point at the activity's end", () => {
     const s = a.streams;
     const noFix = (i: number) => i < 5 || (i >= 100 && i < 110);
@@ -244,6 +253,21 @@ describe("TCX export", () => {
     };
     const { temperature_c: _t, ...carried } = a.streams;
     expect(atPrecision(back)).toEqual(atPrecision(carried as Streams));
+  });
+
+  it("gives a lap without samples in its span no Track (the schema's Track_t needs a Trackpoint), and reads back its laps", () => {
+    // A lap shorter than the recording interval, just before the second lap: no sample in it.
+    const next = a.laps[1]!.startOffsetS;
+    const short = { ...a.laps[0]!, startOffsetS: next - 0.5, elapsedTimeS: 0.5, movingTimeS: 0.5, distanceM: 1 };
+    expect(a.streams.time_s.some((t) => t >= next - 0.5 && t < next)).toBe(false);
+    const text = exportTcx({ ...a, laps: [a.laps[0]!, short, ...a.laps.slice(1)] });
+    expect(text).not.toMatch(/<Track>\s*<\/Track>/);
+    const laps = xml.parse(text).TrainingCenterDatabase.Activities.Activity.Lap as Node[];
+    expect(laps).toHaveLength(a.laps.length + 1);
+    expect(laps[1]!.Track).toBeUndefined();
+    expect(laps.filter((l) => l.Track !== undefined)).toHaveLength(a.laps.length);
+    const [back] = parseActivityFile(new TextEncoder().encode(text), "tcx");
+    expect(back!.laps).toHaveLength(a.laps.length + 1);
   });
 });
 

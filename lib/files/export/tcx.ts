@@ -61,7 +61,10 @@ export function exportTcx(a: ExportInput): string {
     out.push(`    <Calories>${Math.min(65535, Math.round(timer > 0 ? (kcal * lapTimer) / timer : 0))}</Calories>\n`);
     if (hrAvg != null) out.push(`    <AverageHeartRateBpm><Value>${hrAvg}</Value></AverageHeartRateBpm>\n`);
     if (hrMax != null) out.push(`    <MaximumHeartRateBpm><Value>${hrMax}</Value></MaximumHeartRateBpm>\n`);
-    out.push(`    <Intensity>Active</Intensity>\n    <TriggerMethod>Manual</TriggerMethod>\n    <Track>\n`);
+    out.push(`    <Intensity>Active</Intensity>\n    <TriggerMethod>Manual</TriggerMethod>\n`);
+    // A lap with no sample in its span (closed after the last record, or shorter than the
+    // recording interval) has no Track: the schema's Track_t needs at least one Trackpoint.
+    const points: string[] = [];
     const next = laps[k + 1];
     for (; i < streams.size && (next === undefined || streams.time_s[i]! < next.startOffsetS); i++) {
       let pt = `     <Trackpoint><Time>${isoTime(sampleTime(a, i))}</Time>`;
@@ -83,14 +86,14 @@ export function exportTcx(a: ExportInput): string {
         if (watts != null && watts >= 0 && watts <= 65535) pt += `<ns3:Watts>${Math.round(watts)}</ns3:Watts>`;
         pt += "</ns3:TPX></Extensions>";
       }
-      out.push(pt, "</Trackpoint>\n");
+      points.push(pt, "</Trackpoint>\n");
     }
     if (k === laps.length - 1 && streams.size && end - last >= 1) {
       // The activity went on past its last sample (a session's own elapsed time): a point with
       // only a time says when it ended, as TCX has nowhere else to say it.
-      out.push(`     <Trackpoint><Time>${isoTime(new Date(a.startTime.getTime() + Math.round(end * 1000)))}</Time></Trackpoint>\n`);
+      points.push(`     <Trackpoint><Time>${isoTime(new Date(a.startTime.getTime() + Math.round(end * 1000)))}</Time></Trackpoint>\n`);
     }
-    out.push("    </Track>\n");
+    if (points.length) out.push("    <Track>\n", ...points, "    </Track>\n");
     if (lap.averageSpeedMps != null || lap.averagePowerW != null) {
       out.push("    <Extensions><ns3:LX>");
       if (lap.averageSpeedMps != null) out.push(`<ns3:AvgSpeed>${num(lap.averageSpeedMps, 3)}</ns3:AvgSpeed>`);
