@@ -5,6 +5,11 @@ import { countRows } from "../testing/rows";
 import { activities, events } from "../db/schema";
 import { newId } from "../ids";
 import { Activity, ActivityList, CreateActivityInput } from "./schemas";
+import { updateActivity } from "./update-activity";
+import { inTransaction } from "../db/transaction";
+import { rowsOf } from "../db/client";
+import { ApiError } from "../http/errors";
+import { inWriteCtx } from "../http/operation";
 
 const api = setupApi();
 
@@ -470,6 +475,41 @@ describe("PATCH /v1/activities/{activity_id}", () => {
     expect(row!.name).toBe("Mine");
     expect(await countRows(events, and(eq(events.objectId, a.id), eq(events.type, "activity.updated")))).toBe(0);
     expect(await countRows(events, eq(events.objectId, a.id))).toBe(eventsBefore);
+  });
+
+  // PostgreSQL only: the delete's transaction needs a connection of its own, which PGlite's one
+  // connection cannot give while the change waits for it.
+  it.runIf(process.env.TEST_DATABASE_URL)("a change that finds the activity deleted under it (a concurrent DELETE committed first) is 404, and appends nothing", async () => {
+    const p = await api.person();
+    const a = await record(await api.pat(p.id));
+    const db = await api.db();
+    let commit!: () => void;
+    const committing = new Promise<void>((r) => (commit = r));
+    let deleted!: () => void;
+    const holding = new Promise<void>((r) => (deleted = r));
+    const deleting = inTransaction(db, async (tx) => {
+      await tx.delete(activities).where(eq(activities.id, a.id));
+      deleted();
+      await committing;
+    });
+    await holding;
+    // The change reads the activity (the delete is not committed), then waits on its row lock.
+    const changing = inWriteCtx((await api.as(p.id)).ctx, (ctx) => updateActivity({ ctx, activityId: a.id, input: { name: "Renamed" } })).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const waiting = async () =>
+      rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from pg_locks where locktype = 'transactionid' and not granted`))[0]!.n;
+    for (let i = 0; (await waiting()) === 0; i++) {
+      if (i > 1000) throw new Error("the change never waited for the delete");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    commit();
+    await deleting;
+    const err = await changing;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: "not_found", status: 404 });
+    expect(await countRows(events, and(eq(events.objectId, a.id), eq(events.type, "activity.updated")))).toBe(0);
   });
 });
 

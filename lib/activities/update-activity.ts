@@ -55,5 +55,7 @@ export async function updateActivity({
     ctx.db.update(activities).set(set).where(eq(activities.id, activityId)).returning(),
     appendEvent(ctx.db, { type: "activity.updated", athleteId: actor.userId, objectId: activityId, objectType: "activity" }),
   ]);
-  return toActivityWire(row!);
+  // A concurrent delete of the same activity committed first (its row lock held the change).
+  if (!row) throw new ApiError("not_found", `No activity ${activityId}.`);
+  return toActivityWire(row);
 }

@@ -10,6 +10,7 @@ import { createPersonalAccessToken, revokePersonalAccessToken } from "../tokens/
 import { newId } from "../ids";
 import { MAX_BODY_BYTES } from "./body";
 import { PROBLEM_CODES, type ProblemCode } from "./errors";
+import { SummaryQuery } from "../activities/training-summary";
 
 const api = setupApi();
 
@@ -137,6 +138,16 @@ describe("400: malformed requests", () => {
     ]);
   });
 
+  it("invalid_date alone for a date that is not one, whatever the other end of the range (no end-before-start as well)", async () => {
+    const { token } = await writer();
+    for (const path of ["/v1/athletes/me/activities?start=2026-1-5&end=2026-01-10", "/v1/athletes/me/metrics?start=2026-02-30&end=2026-02-01"]) {
+      const res = await api.call(token, "GET", path);
+      expect((await expectProblem(res, 400, "invalid_date")).errors, path).toEqual([expect.objectContaining({ field: "start", code: "invalid_date" })]);
+    }
+    // The training summary's range (the console's and the MCP tool's) is the same shape.
+    expect(SummaryQuery.safeParse({ start: "2026-1-5", end: "2026-01-10" }).error?.issues.map((i) => i.path)).toEqual([["start"]]);
+  });
+
   it("invalid_request, listing each field, when several kinds of problem come together", async () => {
     const { token } = await writer();
     const res = await api.call(token, "GET", "/v1/athletes/me/activities?start=2026-02-30&sport_type=parkour&limit=0");
@@ -157,6 +168,8 @@ describe("400: malformed requests", () => {
       forged([1, 2]),
       forged(["not a time", "act_x"]),
       forged(["2026-02-30 07:30:00", "act_x"]),
+      // Longer than any cursor the API issues.
+      "A".repeat(600),
     ];
     for (const path of ["/v1/athletes/me/activities", "/v1/athletes/me/metrics"]) {
       for (const cursor of cursors) {

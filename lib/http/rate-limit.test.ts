@@ -156,6 +156,25 @@ describe("429 rate_limited", () => {
     expect(await writeCounts()).toEqual(counts);
   });
 
+  it("with both windows used up, Retry-After waits for the one that reopens last (the day's, but in its last quarter hour)", async () => {
+    process.env.RATE_LIMIT_DAILY = String(LIMIT);
+    resetEnvForTests();
+    try {
+      const p = await api.person();
+      const token = await api.pat(p.id);
+      for (let i = 0; i < LIMIT; i++) expect((await api.call(token, "GET", "/v1/athletes/me")).status).toBe(200);
+      const res = await api.call(token, "GET", "/v1/athletes/me");
+      expect(res.status).toBe(429);
+      const w = remaining(res);
+      expect([w["15min"]!.r, w.daily!.r]).toEqual([0, 0]);
+      expect(Number(res.headers.get("retry-after"))).toBe(Math.max(w["15min"]!.t, w.daily!.t));
+      expect(((await res.json()) as { detail: string }).detail).toContain(w.daily!.t >= w["15min"]!.t ? "daily" : "15min");
+    } finally {
+      delete process.env.RATE_LIMIT_DAILY;
+      resetEnvForTests();
+    }
+  });
+
   it("counts per PAT owner: two tokens of one person share a window, another person has their own", async () => {
     const ava = await api.person();
     const eve = await api.person();

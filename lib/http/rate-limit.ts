@@ -164,7 +164,9 @@ function rateLimitResult(counts: readonly number[], nowMs: number): RateLimitRes
       resetS: Math.max(1, Math.ceil((end - nowMs) / 1000)),
     };
   });
-  return { windows, exceeded: windows.find((w) => w.used > w.limit) };
+  // With both windows used up, the one that reopens last: `Retry-After` is when a request can succeed.
+  const over = windows.filter((w) => w.used > w.limit);
+  return { windows, exceeded: over.length ? over.reduce((a, b) => (b.resetS > a.resetS ? b : a)) : undefined };
 }
 
 /** The windows as a counting statement's `windows` parameter: each one's suffix, start and place. */

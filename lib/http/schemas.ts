@@ -3,7 +3,9 @@ import { isValidLocalDate, isValidLocalDateTime } from "../time/local";
 
 export const LocalDate = z
   .string()
-  .refine(isValidLocalDate, { message: "must be a real date in YYYY-MM-DD form", params: { code: "invalid_date" } })
+  // `abort`: an object's checks across its fields (`end` after `start`) then do not run on a
+  // date that is not one, which would add a second, wrong error to the one that says so.
+  .refine(isValidLocalDate, { message: "must be a real date in YYYY-MM-DD form", params: { code: "invalid_date" }, abort: true })
   .meta({ description: "A local calendar date, `YYYY-MM-DD`.", example: "2026-03-01", format: "date" });
 
 export const LocalDateTime = z
@@ -11,6 +13,7 @@ export const LocalDateTime = z
   .refine(isValidLocalDateTime, {
     message: "must be a real local time in YYYY-MM-DDTHH:MM:SS form, without an offset",
     params: { code: "invalid_date" },
+    abort: true,
   })
   .meta({
     description: "Local wall-clock time with no offset, read against the athlete's `timezone`.",
@@ -30,9 +33,10 @@ export const Limit = z.coerce
 
 export const Cursor = z
   .string()
-  .max(500)
+  // Longer than any cursor the API issues: not one of its cursors (CONTRACT §3 `invalid_cursor`).
+  .refine((c) => c.length <= 500, { message: "is not a cursor this API issued", params: { code: "invalid_cursor" }, abort: true })
   .optional()
-  .meta({ description: "The `next_cursor` of the previous page." });
+  .meta({ description: "The `next_cursor` of the previous page.", maxLength: 500 });
 
 export function listOf<T extends z.ZodType>(item: T, id: string) {
   return z
