@@ -115,8 +115,11 @@ export function rateLimitOf(err: unknown): RateLimitResult | undefined {
   return (err as { rateLimit?: RateLimitResult } | null)?.rateLimit;
 }
 
-/** Answers that run no operation (405, unknown paths) count and carry headers like any other. */
-async function refuseWithoutOperation(req: Request, err: ApiError, extraHeaders: Record<string, string> = {}): Promise<Response> {
+/**
+ * Answers that run no operation (405, unknown paths, OPTIONS) count and carry headers like any
+ * other: `err`'s problem, or with null a 204.
+ */
+async function answerWithoutOperation(req: Request, err: ApiError | null, extraHeaders: Record<string, string> = {}): Promise<Response> {
   const traceId = randomUUID();
   let rl: RateLimitResult | undefined;
   try {
@@ -128,7 +131,7 @@ async function refuseWithoutOperation(req: Request, err: ApiError, extraHeaders:
   if (rl?.exceeded) return errorToResponse(rateLimited(rl.exceeded), req, traceId, rl);
   const headers = baseHeaders(traceId, rl);
   for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
-  return problemResponse(getEnv().baseUrl, err, { headers });
+  return err ? problemResponse(getEnv().baseUrl, err, { headers }) : new Response(null, { status: 204, headers });
 }
 
 function checkCredentialKind(op: Operation, actor: Actor): void {
@@ -349,18 +352,23 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
 /** The methods a route file exports, served or answered 405. */
 export const ROUTE_METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
+/** What a route file exports: its methods, and OPTIONS. */
+export type RouteExports = Record<HttpMethod | "OPTIONS", RouteHandler>;
+
 /**
- * A route file's exports: the methods it serves, and a 405 problem with `Allow` for the rest
- * (Next.js's own 405 has no body).
+ * A route file's exports: the methods it serves, a 405 problem with `Allow` for the rest
+ * (Next.js's own 405 has no body), and OPTIONS: 204 with the same `Allow` and the rate-limit
+ * headers every `/v1` answer carries (Next.js's own would list every method the file exports).
  */
-export function route(handlers: Partial<Record<HttpMethod, RouteHandler>>): Record<HttpMethod, RouteHandler> {
+export function route(handlers: Partial<Record<HttpMethod, RouteHandler>>): RouteExports {
   const allowed = ROUTE_METHODS.filter((m) => handlers[m]);
   const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
   const notAllowed: RouteHandler = (req) =>
-    refuseWithoutOperation(req, new ApiError("method_not_allowed", `${req.method} is not served here; this path serves ${allow}.`), {
+    answerWithoutOperation(req, new ApiError("method_not_allowed", `${req.method} is not served here; this path serves ${allow}.`), {
       Allow: allow,
     });
-  return Object.fromEntries(ROUTE_METHODS.map((m) => [m, handlers[m] ?? notAllowed])) as Record<HttpMethod, RouteHandler>;
+  const options: RouteHandler = (req) => answerWithoutOperation(req, null, { Allow: allow });
+  return { ...(Object.fromEntries(ROUTE_METHODS.map((m) => [m, handlers[m] ?? notAllowed])) as Record<HttpMethod, RouteHandler>), OPTIONS: options };
 }
 
 /**
@@ -372,22 +380,19 @@ export function route(handlers: Partial<Record<HttpMethod, RouteHandler>>): Reco
  * 0.15 ms of `/v1/athletes/me`'s 2.7 ms of CPU (bench/README.md, api-read item 14). Each
  * wrapper keeps its handler's `operation`.
  */
-export function atFixedParams(
-  handlers: Record<HttpMethod, RouteHandler>,
-  params: Record<string, string>,
-): Record<HttpMethod, RouteHandler> {
+export function atFixedParams(handlers: RouteExports, params: Record<string, string>): RouteExports {
   // One object for every request, frozen: no request can change what the next one is given.
   const fixed = Promise.resolve(Object.freeze({ ...params }));
   return Object.fromEntries(
-    ROUTE_METHODS.map((m) => {
+    [...ROUTE_METHODS, "OPTIONS" as const].map((m) => {
       const handler = handlers[m];
       const wrapped: RouteHandler = (req) => handler(req, { params: fixed });
       wrapped.operation = handler.operation;
       return [m, wrapped];
     }),
-  ) as Record<HttpMethod, RouteHandler>;
+  ) as RouteExports;
 }
 
 /** Unknown `/v1` paths: a problem 404, never an HTML page. */
 export const notFoundRoute: RouteHandler = (req) =>
-  refuseWithoutOperation(req, new ApiError("not_found", `No API endpoint at ${new URL(req.url).pathname}.`));
+  answerWithoutOperation(req, new ApiError("not_found", `No API endpoint at ${new URL(req.url).pathname}.`));

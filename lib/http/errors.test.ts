@@ -1,4 +1,6 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { routeFiles } from "../testing/route-files";
 import { inWriteCtx } from "./operation";
 import { eq } from "drizzle-orm";
 import { setupApi } from "../testing/fixtures";
@@ -306,6 +308,15 @@ describe("404 and 405", () => {
         await expectProblem(res, 405, "method_not_allowed");
         expect(res.headers.get("allow"), `${method} ${path}`).toBe(allow);
       }
+      // OPTIONS names the same methods, and counts and carries the headers like any answer.
+      const options = await api.call(token, "OPTIONS", path);
+      expect(options.status, `OPTIONS ${path}`).toBe(204);
+      expect(options.headers.get("allow"), `OPTIONS ${path}`).toBe(allow);
+      expect(options.headers.get("ratelimit"), `OPTIONS ${path}`).toContain('"15min"');
+    }
+    // Every route file answers OPTIONS itself, not Next.js (whose answer lists every export).
+    for (const file of routeFiles(path.resolve(__dirname, "../../app/v1"))) {
+      expect(((await import(file)) as { OPTIONS?: unknown }).OPTIONS, file).toBeTypeOf("function");
     }
   });
 });

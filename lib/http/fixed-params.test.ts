@@ -1,7 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { atFixedParams, ROUTE_METHODS, type RouteHandler } from "./api-route";
-import type { HttpMethod } from "./operation";
+import { atFixedParams, ROUTE_METHODS, type RouteExports, type RouteHandler } from "./api-route";
 import { routeFiles } from "../testing/route-files";
 
 const ATHLETES = path.resolve(__dirname, "../../app/v1/athletes");
@@ -13,9 +12,9 @@ describe("static `me` routes (atFixedParams)", () => {
     const byId = relativeRouteFiles(path.join(ATHLETES, "[athlete_id]"));
     expect(relativeRouteFiles(path.join(ATHLETES, "me"))).toEqual(byId);
     for (const rel of byId) {
-      const dynamic = (await import(path.join(ATHLETES, "[athlete_id]", rel))) as Record<HttpMethod, RouteHandler>;
-      const fixed = (await import(path.join(ATHLETES, "me", rel))) as Record<HttpMethod, RouteHandler>;
-      for (const m of ROUTE_METHODS) {
+      const dynamic = (await import(path.join(ATHLETES, "[athlete_id]", rel))) as RouteExports;
+      const fixed = (await import(path.join(ATHLETES, "me", rel))) as RouteExports;
+      for (const m of [...ROUTE_METHODS, "OPTIONS" as const]) {
         expect(fixed[m], `${rel} ${m}`).toBeTypeOf("function");
         expect(fixed[m].operation, `${rel} ${m}`).toBe(dynamic[m].operation);
       }
@@ -28,7 +27,7 @@ describe("static `me` routes (atFixedParams)", () => {
       seen.push({ req, params: await ctx.params });
       return new Response(null, { status: 204 });
     };
-    const handlers = Object.fromEntries(ROUTE_METHODS.map((m) => [m, handler])) as Record<HttpMethod, RouteHandler>;
+    const handlers = Object.fromEntries([...ROUTE_METHODS, "OPTIONS"].map((m) => [m, handler])) as RouteExports;
     const fixed = atFixedParams(handlers, { athlete_id: "me" });
     const req = new Request("http://localhost/v1/athletes/me", { method: "PATCH" });
     const res = await fixed.PATCH(req, { params: Promise.resolve({ athlete_id: "someone-else" }) });

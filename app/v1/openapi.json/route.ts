@@ -4,7 +4,7 @@ import { getEnv } from "@/lib/env";
 import { openApiDocument } from "@/lib/openapi/document";
 import { knownLengthJson } from "@/lib/http/known-length";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   GET: async () =>
     knownLengthJson(openApiDocument(getEnv().baseUrl), {
       headers: { "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" },

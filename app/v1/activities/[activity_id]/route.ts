@@ -5,7 +5,7 @@ import { deleteActivity } from "@/lib/activities/delete-activity";
 import { getActivity } from "@/lib/activities/get-activity";
 import { updateActivity } from "@/lib/activities/update-activity";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   GET: handle(getActivityOp, ({ ctx, params }) => getActivity({ ctx, activityId: params.activity_id })),
   PATCH: handle(updateActivityOp, ({ ctx, params, body }) =>
     updateActivity({ ctx, activityId: params.activity_id, input: body }),

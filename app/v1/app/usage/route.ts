@@ -3,6 +3,6 @@ import { handle, route } from "@/lib/http/api-route";
 import { getAppUsageOp } from "@/lib/usage/operations";
 import { getAppUsage } from "@/lib/usage/get-app-usage";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   GET: handle(getAppUsageOp, ({ ctx }) => getAppUsage({ ctx })),
 });

@@ -4,7 +4,7 @@ import { createSubscription, verifyNewSubscription, type VerifiedEndpoint } from
 import { listSubscriptions } from "@/lib/webhooks/subscriptions/list-subscriptions";
 import { createSubscriptionOp, listSubscriptionsOp } from "@/lib/webhooks/subscriptions/operations";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   GET: handle(listSubscriptionsOp, ({ ctx, query }) => listSubscriptions({ ctx, query })),
   POST: handle(
     createSubscriptionOp,

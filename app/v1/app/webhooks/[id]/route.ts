@@ -6,7 +6,7 @@ import { deleteSubscriptionOp, getSubscriptionOp, updateSubscriptionOp } from "@
 import { updateSubscription, verifyUpdatedSubscription } from "@/lib/webhooks/subscriptions/update-subscription";
 import { wakingRunner } from "@/lib/webhooks/subscriptions/wake-after-commit";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   GET: handle(getSubscriptionOp, ({ ctx, params }) => getSubscription({ ctx, id: params.id })),
   PATCH: wakingRunner(
     handle(

@@ -3,7 +3,7 @@ import { handle, route } from "@/lib/http/api-route";
 import { createUploadOp } from "@/lib/uploads/operations";
 import { createUpload, prepareUpload } from "@/lib/uploads/create-upload";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   POST: handle(
     createUploadOp,
     ({ ctx, rawParams, body, prepared }) =>

@@ -2,4 +2,4 @@
 import { atFixedParams } from "@/lib/http/api-route";
 import * as byId from "../../[athlete_id]/activities/route";
 
-export const { GET, POST, PUT, PATCH, DELETE } = atFixedParams(byId, { athlete_id: "me" });
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = atFixedParams(byId, { athlete_id: "me" });

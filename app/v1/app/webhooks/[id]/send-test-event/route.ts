@@ -4,6 +4,6 @@ import { sendTestEventOp } from "@/lib/webhooks/subscriptions/operations";
 import { sendTestEvent } from "@/lib/webhooks/subscriptions/send-test-event";
 import { wakingRunner } from "@/lib/webhooks/subscriptions/wake-after-commit";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   POST: wakingRunner(handle(sendTestEventOp, ({ ctx, params }) => sendTestEvent({ ctx, id: params.id }))),
 });

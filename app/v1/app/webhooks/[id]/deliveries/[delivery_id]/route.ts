@@ -3,6 +3,6 @@ import { handle, route } from "@/lib/http/api-route";
 import { getDelivery } from "@/lib/webhooks/subscriptions/get-delivery";
 import { getDeliveryOp } from "@/lib/webhooks/subscriptions/operations";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   GET: handle(getDeliveryOp, ({ ctx, params }) => getDelivery({ ctx, subscriptionId: params.id, deliveryId: params.delivery_id })),
 });

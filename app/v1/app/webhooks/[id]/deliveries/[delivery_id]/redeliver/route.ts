@@ -4,7 +4,7 @@ import { redeliverDeliveryOp } from "@/lib/webhooks/subscriptions/operations";
 import { redeliverDelivery } from "@/lib/webhooks/subscriptions/redeliver-delivery";
 import { wakingRunner } from "@/lib/webhooks/subscriptions/wake-after-commit";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   POST: wakingRunner(
     handle(redeliverDeliveryOp, ({ ctx, params }) => redeliverDelivery({ ctx, subscriptionId: params.id, deliveryId: params.delivery_id })),
   ),
