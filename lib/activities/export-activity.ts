@@ -48,8 +48,12 @@ export async function exportActivity({ ctx, activityId, format }: { ctx: Ctx; ac
       name: activities.name,
       sportType: activities.sportType,
       startLocal: activities.startLocal,
-      // The stored start is the athlete's wall-clock time; the files need the instant.
-      startEpochS: sql<number>`extract(epoch from (${activities.startLocal} at time zone ${athleteProfiles.timezone}))`.mapWith(Number),
+      // The stored start is the athlete's wall-clock time; the files need the instant: the one
+      // the file recorded (the wall clock less its offset then), else the wall clock read in
+      // the athlete's timezone now.
+      startEpochS: sql<number>`case when ${activities.utcOffsetS} is not null
+        then extract(epoch from ${activities.startLocal}) - ${activities.utcOffsetS}
+        else extract(epoch from (${activities.startLocal} at time zone ${athleteProfiles.timezone})) end`.mapWith(Number),
       elapsedTimeS: activities.elapsedTimeS,
       movingTimeS: activities.movingTimeS,
       distanceM: activities.distanceM,

@@ -155,6 +155,8 @@ export async function saveParsedActivities(tx: Tx, keys: UploadKeys, parsed: Pre
           energyJ: finite(t.energyJ),
           source: "upload",
           uploadId: upload.id,
+          // Whole minutes, as every timezone's offset is: `start_local` drops the instant's fraction of a second.
+          utcOffsetS: Math.round((Date.parse(`${startLocal}Z`) - p.startTime.getTime()) / 60_000) * 60,
         })
         .execute(),
     );

@@ -10,7 +10,7 @@ import { setupApi } from "../testing/fixtures";
 import { sessionCookieFor } from "../auth/test-session";
 import { countRows } from "../testing/rows";
 import { expectWireShape } from "../testing/wire-shape";
-import { activities, activityLaps, activityStreams, events, uploadFiles, uploads } from "../db/schema";
+import { activities, activityLaps, activityStreams, athleteProfiles, events, uploadFiles, uploads } from "../db/schema";
 import { Activity } from "../activities/schemas";
 import { localDateTimeIn } from "../time/local";
 import { Upload } from "./schemas";
@@ -223,6 +223,23 @@ describe("POST /v1/athletes/me/uploads", () => {
     expect(done.status).toBe("succeeded");
     const [stored] = await (await api.db()).select().from(uploadFiles).where(eq(uploadFiles.uploadId, up.id));
     expect(Buffer.from(stored!.bytes).equals(gz)).toBe(true);
+  });
+
+  it("exports the instant the file recorded: in the repeated hour of a change from summer time, and after the athlete's timezone changes", async () => {
+    // 05:30Z on 3 November 2024 is 01:30 in New York, summer time; 06:30Z is 01:30 again, in winter time.
+    const a = await athlete();
+    const pts = [0, 60, 120].map((s, i) => `<trkpt lat="40.7${i}" lon="-74.0"><time>${new Date(Date.UTC(2024, 10, 3, 5, 30) + s * 1000).toISOString()}</time></trkpt>`);
+    const gpx = Buffer.from(`<?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>${pts.join("")}</trkseg></trk></gpx>`);
+    const done = await settled(a.token, (await send(a.token, gpx, "dst.gpx")).id);
+    expect(done.status).toBe("succeeded");
+    const firstTime = async () => {
+      const res = await api.call(a.token, "GET", `/v1/activities/${done.activity_id}/export?format=gpx`);
+      expect(res.status, await res.clone().text()).toBe(200);
+      return /<trkpt[^>]*>.*?<time>([^<]+)<\/time>/s.exec(await res.text())![1];
+    };
+    expect(await firstTime()).toBe("2024-11-03T05:30:00Z");
+    await (await api.db()).update(athleteProfiles).set({ timezone: "Europe/Berlin" }).where(eq(athleteProfiles.userId, a.id));
+    expect(await firstTime()).toBe("2024-11-03T05:30:00Z");
   });
 
   it("keeps a file larger than one stored slice byte for byte", async () => {

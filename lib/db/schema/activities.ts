@@ -30,6 +30,13 @@ export const activities = pgTable(
      * hand. No foreign key: `uploads` is declared after this table and refers to it.
      */
     uploadId: text("upload_id"),
+    /**
+     * For one read from a file: `start_local` less the instant the file recorded, in seconds
+     * (the UTC offset of the athlete's timezone then), so exports give that instant back
+     * whatever the timezone says later and in the repeated hour of a change from summer time.
+     * Null for one recorded by hand, whose instant is read against the athlete's timezone.
+     */
+    utcOffsetS: integer("utc_offset_s"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
