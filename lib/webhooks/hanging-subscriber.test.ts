@@ -18,11 +18,14 @@ const api = setupApi();
 const rows = webhookRows(api.db);
 const receivers: Receiver[] = [];
 let runner: LocalRunner | undefined;
-afterAll(async () => {
+/** Each test's runner and receivers go before the next test: two runners would share its work. */
+async function finish() {
   // Hanging requests end when their receiver closes; then the runner records them and stops.
-  for (const r of receivers) await r.close();
+  for (const r of receivers.splice(0)) await r.close();
   await runner?.stop();
-});
+  runner = undefined;
+}
+afterAll(finish);
 
 async function receiver(...args: Parameters<typeof startReceiver>) {
   const r = await startReceiver(...args);
@@ -67,5 +70,30 @@ describe("a subscriber that hangs (issue 9)", () => {
     await healthy.waitFor((r) => r.length >= 4, HANG_MS / 2);
     expect(Date.now() - started).toBeLessThan(HANG_MS);
     expect(hanging.requests).toHaveLength(MAX_IN_FLIGHT_PER_SUBSCRIPTION);
+    await finish();
+  });
+
+  it("several slow subscribers, each answering inside the timeout, do not hold every slot between them", { timeout: 60_000 }, async () => {
+    const SLOW_MS = 6_000; // each answers 200 this late: never failing, never timed out
+    const CONCURRENCY = 8;
+    const slowOnes = await Promise.all([0, 1, 2].map(() => receiver(() => ({ status: 200, delayMs: SLOW_MS }))));
+    const healthy = await receiver(() => 200);
+    // Three slow subscriptions can hold 3 × MAX_IN_FLIGHT_PER_SUBSCRIPTION attempts: more than the slots.
+    expect(slowOnes.length * MAX_IN_FLIGHT_PER_SUBSCRIPTION).toBeGreaterThan(CONCURRENCY);
+    for (const slowOne of slowOnes) {
+      const write = await subscribed(slowOne.url);
+      for (let i = 0; i < 6; i++) await write(`Slow ${i}`);
+    }
+    const writeHealthy = await subscribed(healthy.url);
+    for (let i = 0; i < 3; i++) await writeHealthy(`Healthy ${i}`);
+
+    const started = Date.now();
+    runner = startLocalRunner({ db: await api.db(), allowPrivate: true, concurrency: CONCURRENCY, pollMs: 60_000, timeoutMs: 8_000 });
+    // The healthy subscription's deliveries arrive before any slow one has answered.
+    await healthy.waitFor((r) => r.length >= 3, SLOW_MS - 1_000);
+    expect(Date.now() - started).toBeLessThan(SLOW_MS);
+    // And each slow subscription still has no more than its cap in flight.
+    for (const slowOne of slowOnes) expect(slowOne.requests.length).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_SUBSCRIPTION);
+    await finish();
   });
 });

@@ -24,7 +24,20 @@ export type LocalRunnerOptions = DeliveryOptions & {
   fanOutBatch?: number;
   /** Vacuum the delivery tables after this many attempts (tidy.ts). */
   tidyEveryAttempts?: number;
+  /** An attempt not answered within this long gives its slot up (SLOW_ATTEMPT_MS). */
+  slowAfterMs?: number;
 };
+
+/**
+ * An attempt whose subscriber has not answered within this long gives its slot to the next
+ * delivery and goes on waiting (up to the 10 s timeout) outside the slots, so a few slow
+ * endpoints, each answering just inside the timeout and so never counted as failing, cannot
+ * hold every slot: each subscription still has at most MAX_IN_FLIGHT_PER_SUBSCRIPTION in
+ * flight. At most SLOW_ATTEMPTS_PER_SLOT × concurrency such attempts wait at once (an open
+ * socket each); past that, slow ones keep their slots as before.
+ */
+const SLOW_ATTEMPT_MS = 2_000;
+const SLOW_ATTEMPTS_PER_SLOT = 8;
 
 export type LocalRunner = {
   /** Look for work now. */
@@ -54,9 +67,11 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   const getDb = typeof opts.db === "function" ? opts.db : () => Promise.resolve(opts.db as Db);
   const lease = claimLease(getDb, { leaseS: opts.leaseS });
   const tidy = deliveryTidier({ everyAttempts: opts.tidyEveryAttempts });
-  /** Attempts until recorded, and the slots they hold until answered. */
+  /** Attempts until recorded, the slots they hold until answered, and those waiting slowly without one. */
   const attempts = new Set<Promise<void>>();
   const slots = new Set<Promise<void>>();
+  const slow = new Set<string>();
+  const slowAfterMs = opts.slowAfterMs ?? SLOW_ATTEMPT_MS;
   const retries = dueTimes();
   const signal = wakeSignal();
   const idleWaiters: { after: number; resolve: () => void }[] = [];
@@ -77,15 +92,26 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
 
   // An attempt holds one of the `concurrency` slots until its answer: a success frees it at
   // once (its record only ends the claim, and waits to be batched with others'), a failure once
-  // it is recorded (by then its subscription counts as failing, and only its probe is claimed).
+  // it is recorded (by then its subscription counts as failing, and only its probe is claimed),
+  // and one not answered within `slowAfterMs` when it goes on waiting (SLOW_ATTEMPT_MS).
   // The claim stays in place until the record, so the delivery is not claimed again meanwhile.
   const start = (db: Db, d: ClaimedDelivery) => {
     lease.hold(d.id);
     let freeSlot = () => {};
     const slot = new Promise<void>((r) => (freeSlot = r));
+    const slowTimer = setTimeout(() => {
+      if (slow.size >= SLOW_ATTEMPTS_PER_SLOT * concurrency) return;
+      slow.add(d.id);
+      freeSlot();
+    }, slowAfterMs);
+    const answered = () => {
+      clearTimeout(slowTimer);
+      slow.delete(d.id);
+    };
     const attempt = (async () => {
       try {
         const sent = await sendAttempt(d, opts);
+        answered();
         if (isSuccess(sent.result)) freeSlot();
         const recorded = await recordAttempt(db, attemptRecord(sent, opts));
         if (recorded?.nextAttemptAt) retries.add(recorded.nextAttemptAt.getTime());
@@ -93,6 +119,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       } catch (err) {
         log.warn("webhook attempt not recorded; its claim will lapse", { delivery_id: d.id, error: String(err) });
       } finally {
+        answered();
         lease.release(d.id);
         freeSlot();
       }
@@ -137,7 +164,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
         const retriesDue = retries.dropUntil(Date.now());
         // Records waiting beyond one slot's worth each take a slot too: a database slower
         // than the subscribers must not gather an unbounded queue of them.
-        const unrecorded = Math.max(0, attempts.size - slots.size - concurrency);
+        const unrecorded = Math.max(0, attempts.size - slots.size - slow.size - concurrency);
         const room = stopped ? 0 : concurrency - slots.size - unrecorded;
         // While busy, claim a quarter of the slots at a time rather than one per answer: the
         // claim statement costs about the same whatever it takes.
