@@ -32,7 +32,8 @@ test("a new person signs up, creates a token, sees it once, uses it, revokes it,
   await expect(row).toContainText("Last used");
 
   page.once("dialog", (d) => d.accept());
-  await row.getByRole("button", { name: "Revoke export script" }).click();
+  // Named "Revoke" exactly (CONTRACT §9); the list item it sits in names the token.
+  await row.getByRole("button", { name: "Revoke", exact: true }).click();
   await expect(row).toContainText("Revoked");
 
   const refused = await request.get("/v1/athletes/me", { headers: bearer(token) });

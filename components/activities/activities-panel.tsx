@@ -11,7 +11,7 @@ import { Notice } from "@/components/ui/notice";
 import type { ActivityWire } from "@/lib/activities/schemas";
 import { ActivityForm } from "./activity-form";
 import { emptyFormValues, type ActivityInput } from "./activity-form-values";
-import { ACTIVITIES_KEY } from "./query-keys";
+import { ACTIVITIES_KEY, activitiesChanged } from "./query-keys";
 import { SPORT_LABELS } from "./sport";
 import { UploadPanel } from "./upload-panel";
 import { WeeklyVolumeChart } from "./weekly-volume-chart";
@@ -43,7 +43,7 @@ export function ActivitiesPanel() {
     onSuccess: (activity) => {
       setRecorded(activity);
       setRecording(false);
-      void qc.invalidateQueries({ queryKey: ACTIVITIES_KEY });
+      activitiesChanged(qc);
     },
   });
 

@@ -7,7 +7,7 @@ import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
 import { consolePaths, EXPORT_FORMATS } from "./files-api";
-import { ACTIVITIES_KEY, activityKey } from "./query-keys";
+import { activitiesChanged, activityKey } from "./query-keys";
 
 /** "Download": the original file, or FIT, GPX or TCX made from the streams; plain links, so the browser downloads. */
 export function DownloadMenu({ activityId }: { activityId: string }) {
@@ -78,7 +78,7 @@ export function DeleteActivity({ activityId, name }: { activityId: string; name:
     onSuccess: () => {
       dialog.current?.close();
       qc.removeQueries({ queryKey: activityKey(activityId) });
-      void qc.invalidateQueries({ queryKey: ACTIVITIES_KEY, exact: true });
+      activitiesChanged(qc);
       router.push("/activities");
     },
   });

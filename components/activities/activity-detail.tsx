@@ -17,7 +17,7 @@ import { ActivityForm } from "./activity-form";
 import { changedFields, toFormValues, type ActivityInput } from "./activity-form-values";
 import { consolePaths, type LapWire, type StreamsWire } from "./files-api";
 import { LapsTable } from "./laps-table";
-import { ACTIVITIES_KEY, activityKey, lapsKey, streamsKey } from "./query-keys";
+import { activitiesChanged, activityKey, lapsKey, streamsKey } from "./query-keys";
 import { RouteMap } from "./route-map";
 import { SPORT_LABELS } from "./sport";
 import {
@@ -52,7 +52,7 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
       consoleFetch<ActivityWire>(`/api/console/activities/${encodeURIComponent(activityId)}`, { method: "PATCH", body: patch }),
     onSuccess: (updated) => {
       qc.setQueryData(key, updated);
-      void qc.invalidateQueries({ queryKey: ACTIVITIES_KEY, exact: true });
+      activitiesChanged(qc);
       setEditing(false);
       setNotice("Saved.");
     },

@@ -10,7 +10,7 @@ import { Notice } from "@/components/ui/notice";
 import { ProgressBar } from "@/components/ui/progress-bar";
 import type { ActivityWire } from "@/lib/activities/schemas";
 import { consolePaths, type UploadWire } from "./files-api";
-import { ACTIVITIES_KEY, activityKey, uploadKey } from "./query-keys";
+import { activitiesChanged, activityKey, uploadKey } from "./query-keys";
 import { sendUpload, UploadSendError } from "./send-upload";
 import { mayStartSending, type Phase } from "./upload-queue";
 import { checkBeforeSending, describeSendFailure, describeUploadError, type UploadProblem } from "./upload-outcome";
@@ -177,7 +177,7 @@ function UploadRow({ item, mayStart, onPhase }: { item: Item; mayStart: boolean;
 
   const status = upload.data?.status;
   useEffect(() => {
-    if (status === "succeeded") void qc.invalidateQueries({ queryKey: ACTIVITIES_KEY, exact: true });
+    if (status === "succeeded") activitiesChanged(qc);
     if (status === "succeeded" || status === "failed") onPhase(key, "finished");
   }, [status, qc, key, onPhase]);
 

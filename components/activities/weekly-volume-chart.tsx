@@ -7,9 +7,9 @@ import { Notice } from "@/components/ui/notice";
 import type { TrainingSummaryWire } from "@/lib/activities/training-summary";
 import { SPORT_LABELS, type SportType } from "./sport";
 import { formatDistance, formatDuration, fromMeters, UNIT_LABELS, type Units } from "./units";
+import { SUMMARY_KEY } from "./query-keys";
 import { sportsByTime, weekBars, type WeekBar } from "./weekly-volume";
 
-export const SUMMARY_KEY = ["activities", "summary", "week"] as const;
 
 // Distinct in hue and in lightness, so the stacks read apart in grey too; the legend and the
 // table name every sport in words.

@@ -101,7 +101,6 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
                   {!t.revoked_at && (
                     <Button
                       variant="danger"
-                      aria-label={`Revoke ${t.name}`}
                       disabled={revoke.isPending}
                       onClick={() => {
                         if (window.confirm(`Revoke "${t.name}"? Scripts using it stop working at once.`)) revoke.mutate(t.id);

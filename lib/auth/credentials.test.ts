@@ -75,6 +75,21 @@ describe("checkSignIn: at most ten guesses per email per 15 minutes (CONTRACT §
     expect(await later(WINDOW_MS + 1_000)).toMatchObject({ ok: true });
   });
 
+  it("verifies no more than ten passwords in 15 minutes across two windows' edge", async () => {
+    const person = await api.person();
+    const address = freshAddress();
+    const db = await api.db();
+    const edge = windowAligned(WINDOW_MS);
+    const attempt = (at: number) => checkSignIn(db, { email: person.email, password: "nope" }, address, at);
+    for (let i = 0; i < MAX_FAILED_SIGNINS - 1; i++) expect(await attempt(edge - 1_000)).toMatchObject({ reason: "invalid_credentials" });
+    // Two seconds later, in the next window: one more is verified, then the email is refused.
+    expect(await attempt(edge + 1_000)).toMatchObject({ reason: "invalid_credentials" });
+    expect(await attempt(edge + 1_000)).toMatchObject({ ok: false, reason: "too_many_attempts" });
+    // Until the window with the nine ends and they drop out.
+    expect(await attempt(edge + WINDOW_MS - 1_000)).toMatchObject({ ok: false, reason: "too_many_attempts" });
+    expect(await checkSignIn(db, { email: person.email, password: PASSWORD }, address, edge + WINDOW_MS + 1_000)).toMatchObject({ ok: true });
+  });
+
   it("keeps emails apart: one email's lockout does not touch another's", async () => {
     const locked = await api.person();
     const other = await api.person();

@@ -1,5 +1,6 @@
 import "server-only";
 import { and, eq, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { bareColumn, rowsOf, type Db } from "../db/client";
 import { rateLimitCounters } from "../db/schema";
 
@@ -24,25 +25,27 @@ export type SignInReservationResult = { ok: true; reservation: SignInReservation
  * CONTRACT §10: an email is refused for 15 minutes after 10 failed sign-ins on it within
  * 15 minutes. The count lives in the database (every instance agrees), per fixed 15-minute
  * window, and counts attempts *before* their password is verified: one statement takes a place
- * if fewer than ten are taken in this window and the previous window did not fill up, so however
- * many guesses arrive at once, at most ten passwords are verified. A success gives its place
- * back (`releaseSignInAttempt`); a failure keeps it.
+ * if fewer than ten are taken in this window and the previous one together, so however many
+ * guesses arrive at once, and however they straddle the windows' edge, no 15 minutes see more
+ * than ten passwords verified (a span of 15 minutes lies within two windows in a row). A
+ * success gives its place back (`releaseSignInAttempt`); a failure keeps it.
  *
- * A full window refuses the rest of itself and the whole next window, so a refusal lasts at
- * least 15 minutes after the tenth failure and at most 30.
+ * A full window refuses the rest of itself and the whole next window; one filled together with
+ * the previous refuses until it ends, when the previous one's count drops out.
  */
 export async function reserveSignInAttempt(db: Db, email: string, nowMs = Date.now()): Promise<SignInReservationResult> {
   const bucket = bucketOf(email);
   const current = windowStart(nowMs);
   const previous = new Date(current.getTime() - WINDOW_MS);
   const c = rateLimitCounters;
+  const p = alias(rateLimitCounters, "previous_window");
+  const previousCount = sql`coalesce((select ${p.count} from ${c} ${p} where ${p.bucket} = ${bucket} and ${p.windowStart} = ${previous.toISOString()}::timestamptz), 0)`;
   const taken = await db.execute(sql`
     insert into ${c} (${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)}, ${bareColumn(c.count)})
     select ${bucket}, ${current.toISOString()}::timestamptz, 1
-    where coalesce((select ${c.count} from ${c} where ${c.bucket} = ${bucket} and ${c.windowStart} = ${previous.toISOString()}), 0)
-      < ${MAX_FAILED_SIGNINS}
+    where ${previousCount} < ${MAX_FAILED_SIGNINS}
     on conflict (${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)})
-      do update set ${bareColumn(c.count)} = ${c.count} + 1 where ${c.count} < ${MAX_FAILED_SIGNINS}
+      do update set ${bareColumn(c.count)} = ${c.count} + 1 where ${c.count} + ${previousCount} < ${MAX_FAILED_SIGNINS}
     returning ${c.count}`);
   if (rowsOf(taken).length > 0) return { ok: true, reservation: { bucket, windowStart: current } };
 

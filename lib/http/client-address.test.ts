@@ -30,6 +30,9 @@ describe("resolveClientAddress", () => {
     expect(resolveClientAddress("127.0.0.1", "1.2.3.4, 198.51.100.7", trusted)).toBe("198.51.100.7");
     // A socket peer that is not a trusted proxy: its header is not believed.
     expect(resolveClientAddress("203.0.113.9", "198.51.100.7", trusted)).toBe("203.0.113.9");
+    // A client's long header cannot push the hops its proxies appended out of what is read.
+    const padded = `${"x".repeat(4088)},6.6.6.6, 203.0.113.7`;
+    expect(resolveClientAddress("10.0.0.1", padded, trusted)).toBe("203.0.113.7");
   });
 
   it("stops at a hop that is not an address, and always answers something bounded", () => {

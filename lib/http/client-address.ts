@@ -31,7 +31,9 @@ export function resolveClientAddress(peer: string | undefined | null, forwardedF
   if (!current) return "unknown";
   if (ranges.length > 0 && forwardedFor) {
     // Only as many hops as a real chain of proxies could add; the rest is the client's word.
-    const hops = forwardedFor.slice(0, 4096).split(",").slice(-32);
+    // Cut from the right: the proxies append theirs there, and a client's long header must not
+    // push them out of what is read.
+    const hops = forwardedFor.slice(-4096).split(",").slice(-32);
     while (trusted(current, ranges) && hops.length > 0) {
       const next = canonical(hops.pop());
       if (!next) break;
