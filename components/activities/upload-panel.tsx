@@ -12,7 +12,7 @@ import type { ActivityWire } from "@/lib/activities/schemas";
 import { consolePaths, type UploadWire } from "./files-api";
 import { activitiesChanged, activityKey, uploadKey } from "./query-keys";
 import { sendUpload, UploadSendError } from "./send-upload";
-import { mayStartSending, type Phase } from "./upload-queue";
+import { mayPoll, mayStartSending, type Phase } from "./upload-queue";
 import { checkBeforeSending, describeSendFailure, describeUploadError, type UploadProblem } from "./upload-outcome";
 
 // Files go out a few at a time: a folder of fifty runs should not open fifty connections.
@@ -21,6 +21,8 @@ const PARALLEL_SENDS = 3;
 const MAX_FILES_AT_ONCE = 100;
 // Processing takes seconds; asking about twice a second shows the outcome as soon as it exists.
 const POLL_MS = 750;
+// Outcomes asked for at once: the oldest files processing (upload-queue.ts, `mayPoll`).
+const PARALLEL_POLLS = 2;
 
 type Item = { key: string; file: File; phase: Phase; rejected: UploadProblem | null };
 
@@ -66,6 +68,7 @@ export function UploadPanel() {
   }, []);
 
   const mayStart = mayStartSending(items, PARALLEL_SENDS);
+  const polling = mayPoll(items, PARALLEL_POLLS);
 
   const onDrop = (e: DragEvent<HTMLDivElement>) => {
     e.preventDefault();
@@ -129,7 +132,7 @@ export function UploadPanel() {
         <>
           <ul aria-label="Uploads" className="mt-4 divide-y divide-slate-100">
             {items.map((i) => (
-              <UploadRow key={i.key} item={i} mayStart={mayStart.has(i.key)} onPhase={setPhase} />
+              <UploadRow key={i.key} item={i} mayStart={mayStart.has(i.key)} mayAsk={polling.has(i.key)} onPhase={setPhase} />
             ))}
           </ul>
           {items.some((i) => i.phase === "finished") && (
@@ -145,7 +148,7 @@ export function UploadPanel() {
   );
 }
 
-function UploadRow({ item, mayStart, onPhase }: { item: Item; mayStart: boolean; onPhase: (key: string, phase: Phase) => void }) {
+function UploadRow({ item, mayStart, mayAsk, onPhase }: { item: Item; mayStart: boolean; mayAsk: boolean; onPhase: (key: string, phase: Phase) => void }) {
   const qc = useQueryClient();
   const [progress, setProgress] = useState(0);
   const { key, file } = item;
@@ -171,9 +174,14 @@ function UploadRow({ item, mayStart, onPhase }: { item: Item; mayStart: boolean;
     enabled: !!accepted,
     initialData: accepted,
     staleTime: 0,
-    refetchInterval: (q) => (q.state.data?.status === "processing" ? POLL_MS : false),
+    refetchInterval: (q) => (mayAsk && q.state.data?.status === "processing" ? POLL_MS : false),
     refetchIntervalInBackground: true,
   });
+  // Its turn to be asked about came: ask at once (it may be processed already).
+  const { refetch } = upload;
+  useEffect(() => {
+    if (mayAsk && accepted) void refetch();
+  }, [mayAsk, accepted, refetch]);
 
   const status = upload.data?.status;
   useEffect(() => {

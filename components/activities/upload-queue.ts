@@ -13,3 +13,15 @@ export function mayStartSending(items: readonly { key: string; phase: Phase }[],
   const queued = items.filter((i) => i.phase === "queued");
   return new Set(queued.slice(Math.max(0, queued.length - free)).map((i) => i.key));
 }
+
+/**
+ * The keys of the files sent and still processing whose outcome is asked for now: the `parallel`
+ * oldest. The service processes uploads in turn, so a later one seldom finishes first, and
+ * each ask counts against the person's window: a drop of a hundred files polling all at once
+ * would spend it. The others are asked once their turn comes (a file already processed then
+ * answers at the first ask).
+ */
+export function mayPoll(items: readonly { key: string; phase: Phase }[], parallel: number): Set<string> {
+  const sent = items.filter((i) => i.phase === "sent");
+  return new Set(sent.slice(Math.max(0, sent.length - parallel)).map((i) => i.key));
+}

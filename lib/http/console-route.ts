@@ -13,6 +13,14 @@ import { consumeRateLimit, type RateLimitResult } from "./rate-limit";
 import { requestStarted, requestsFirst } from "./requests-first";
 
 /**
+ * The console's windows are this many times an API client's (RATE_LIMIT_15MIN, RATE_LIMIT_DAILY):
+ * its pages poll while something is under way (uploads processing, a delivery log open), and a
+ * person dropping a season of files or watching two endpoints' logs would otherwise use up the
+ * window an app is given and be refused by their own console.
+ */
+export const CONSOLE_LIMIT_SCALE = 5;
+
+/**
  * Same-origin check for cookie-authenticated writes (OWASP CSRF: verify Origin, fall back
  * to Sec-Fetch-Site). A request with neither header is refused.
  */
@@ -114,7 +122,7 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
       if (!userId) throw new ApiError("token_missing", "Sign in to use the console: its endpoints take a signed-in session (apps call /v1 with a token).");
       if (op.method !== "GET") assertSameOrigin(req);
       const db = await getDb();
-      rl = await consumeRateLimit(db, `console-user:${userId}`);
+      rl = await consumeRateLimit(db, `console-user:${userId}`, Date.now(), CONSOLE_LIMIT_SCALE);
       if (rl.exceeded) {
         const w = rl.exceeded;
         throw new ApiError("rate_limited", `The console's ${w.name} limit of ${w.limit} requests is used up; retry in ${w.resetS} s.`);

@@ -128,15 +128,16 @@ function countHits(db: Db, hits: Hit[]): Promise<number[]> {
 
 /**
  * Counts one request against both fixed windows of `bucket` and tells whether either is
- * exceeded. The counters live in the database so every instance shares them.
+ * exceeded. The counters live in the database so every instance shares them. `scale` multiplies
+ * the configured limits (the console's windows: CONSOLE_LIMIT_SCALE).
  */
-export async function consumeRateLimit(db: Db, bucket: string, nowMs = Date.now()): Promise<RateLimitResult> {
+export async function consumeRateLimit(db: Db, bucket: string, nowMs = Date.now(), scale = 1): Promise<RateLimitResult> {
   const starts = WINDOWS.map((w) => windowStart(nowMs, w.windowS));
   const counts = await countHits(
     db,
     WINDOWS.map((w, i) => ({ bucket: `${bucket}:${w.suffix}`, windowStart: starts[i]! })),
   );
-  return rateLimitResult(counts, nowMs);
+  return rateLimitResult(counts, nowMs, scale);
 }
 
 /**
@@ -151,9 +152,9 @@ function rateWindowsAt(nowMs: number): { suffix: string; start: Date }[] {
  * The result of a request counted elsewhere (a statement that counts as it looks the caller
  * up): `counts` are the windows' counts the request reached, in `rateWindowsAt`'s order.
  */
-function rateLimitResult(counts: readonly number[], nowMs: number): RateLimitResult {
+function rateLimitResult(counts: readonly number[], nowMs: number, scale = 1): RateLimitResult {
   const env = getEnv();
-  const limits = { "15min": env.rateLimit15Min, daily: env.rateLimitDaily };
+  const limits = { "15min": env.rateLimit15Min * scale, daily: env.rateLimitDaily * scale };
   const windows = WINDOWS.map((w, i): RateWindow => {
     const end = windowStart(nowMs, w.windowS).getTime() + w.windowS * 1000;
     return {
