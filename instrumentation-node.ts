@@ -3,6 +3,7 @@
 export async function registerNode() {
   const { boot } = await import("./lib/boot");
   await boot();
+  registerShutdown();
   // Webhook delivery retries the database by itself, so it starts even when that is down. The
   // process entry picks the runner: lib/webhooks knows neither the local runner's start nor inngest/.
   const { getEnv } = await import("./lib/env");
@@ -38,4 +39,25 @@ async function startUploadProcessing(runner: "local" | "inngest") {
   log.info("upload processing started", { runner });
   const { prewarmFileWorkers } = await import("./lib/files/worker/pool");
   prewarmFileWorkers();
+}
+
+/**
+ * What scripts/server.mjs calls once a stop's requests in flight are answered: the runners stop
+ * (each records the attempts and uploads it has under way, or leaves them to their leases), the
+ * file workers end, and the database closes, so the embedded one's files are left consistent.
+ */
+function registerShutdown() {
+  const g = globalThis as unknown as Record<symbol, (() => Promise<void>) | undefined> & {
+    __aasDelivery?: { stop: () => Promise<void> };
+    __aasUploads?: { stop: () => Promise<void> };
+  };
+  g[Symbol.for("athlete-activity-service.shutdown")] = async () => {
+    await Promise.allSettled([g.__aasDelivery?.stop(), g.__aasUploads?.stop()]);
+    const { closeFileWorkers } = await import("./lib/files/worker/pool");
+    const { closeDb } = await import("./lib/db/client");
+    await closeFileWorkers();
+    await closeDb();
+    const { log } = await import("./lib/log");
+    log.info("stopped: work under way recorded or left to its lease, database closed");
+  };
 }

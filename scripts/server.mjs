@@ -30,15 +30,41 @@ function parseArgs(argv) {
 }
 
 const opts = parseArgs(process.argv.slice(2));
+/** Where the app registers what it must stop before the process exits (instrumentation-node.ts). */
+const SHUTDOWN = Symbol.for("athlete-activity-service.shutdown");
+/** How long a stop waits for requests in flight and the app's own shutdown; scripts/serve.mjs waits 10 s. */
+const GRACE_MS = 8_000;
 /** The front server, once made; until then there is nothing to close. */
 let server;
-const stop = (code) => {
-  server?.close();
+let stopping = false;
+/**
+ * Stops gracefully: no new connections, requests in flight answered, then the app's shutdown
+ * (its runners stop and record what they were doing, the database closes: the embedded one
+ * checkpoints its files), within GRACE_MS. A second signal stops at once.
+ */
+const stop = async (code) => {
+  if (stopping) process.exit(code);
+  stopping = true;
+  setTimeout(() => process.exit(code), GRACE_MS).unref();
+  if (server) {
+    const closed = new Promise((resolve) => server.close(() => resolve(undefined)));
+    // A keep-alive connection whose answer was sent after the close began is idle now, not
+    // closed: close such ones as they come, rather than wait out their keep-alive time.
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    server.closeIdleConnections();
+    await closed;
+    clearInterval(idle);
+  }
+  try {
+    await globalThis[SHUTDOWN]?.();
+  } catch (err) {
+    console.error("shutdown:", err);
+  }
   process.exit(code);
 };
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stop(0));
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => void stop(0));
 // Output nobody reads: stop with a failure, as Node.js itself would (scripts/output-gone.mjs).
-stopWhenOutputGone(() => stop(1));
+stopWhenOutputGone(() => void stop(1));
 if (!opts.dev) process.env.NODE_ENV = "production";
 // Next.js from the app's own node_modules (the bench serves a second app with this script).
 const next = createRequire(path.join(opts.dir, "package.json"))("next");

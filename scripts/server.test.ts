@@ -19,13 +19,38 @@ function appWithNext(dir: string) {
   const next = path.join(dir, "node_modules", "next");
   mkdirSync(next, { recursive: true });
   writeFileSync(path.join(next, "package.json"), JSON.stringify({ name: "next", main: "index.js" }));
+  // `/slow` answers after a second; the app registers a shutdown, as instrumentation-node.ts does.
   writeFileSync(
     path.join(next, "index.js"),
     `module.exports = () => ({
-      prepare: async () => { process.on("uncaughtException", (err) => console.error("uncaughtException: ", err)); },
-      getRequestHandler: () => (req, res) => { console.error("GET", req.url); res.end("ok"); },
+      prepare: async () => {
+        process.on("uncaughtException", (err) => console.error("uncaughtException: ", err));
+        globalThis[Symbol.for("athlete-activity-service.shutdown")] = async () => console.log("app shut down");
+      },
+      getRequestHandler: () => (req, res) => {
+        console.error("GET", req.url);
+        if (req.url === "/slow") setTimeout(() => res.end("slow ok"), 1000);
+        else res.end("ok");
+      },
     });`,
   );
+}
+
+/** Starts scripts/server.mjs over the stand-in app; resolves with its port once it is ready. */
+async function startServer(dir: string) {
+  const proc = spawn(process.execPath, [serverScript, dir, "-p", "0", "-H", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once("exit", (code, signal) => resolve({ code, signal })));
+  const output = { out: "", err: "" };
+  proc.stderr.on("data", (chunk: Buffer) => (output.err += chunk.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.stdout.on("data", (chunk: Buffer) => {
+      output.out += chunk.toString();
+      const m = /Ready on port (\d+)/.exec(output.out);
+      if (m) resolve(Number(m[1]));
+    });
+    void exited.then((e) => reject(new Error(`the server exited before it was ready (${JSON.stringify(e)}): ${output.out}`)));
+  });
+  return { proc, port, exited, output };
 }
 
 describe("one server process (scripts/server.mjs)", () => {
@@ -64,5 +89,22 @@ describe("one server process (scripts/server.mjs)", () => {
     // Before, the failed write became an uncaught exception, whose log line failed the same
     // way, for ever: the process never exited and this wait ran into the test's timeout.
     expect(await exited).toEqual({ code: 1, signal: null });
+  }, 20_000);
+
+  it("stops gracefully on SIGTERM: a request in flight is answered, then the app shuts down, then it exits 0", async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "aas-server-"));
+    appWithNext(dir);
+    const { proc, port, exited, output } = await startServer(dir);
+    child = proc;
+    const slow = fetch(`http://127.0.0.1:${port}/slow`).then((r) => r.text());
+    // Once the request is being answered, the stop comes.
+    for (let i = 0; !output.err.includes("GET /slow"); i++) {
+      if (i > 500) throw new Error("the request never arrived");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    proc.kill("SIGTERM");
+    expect(await slow).toBe("slow ok");
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(output.out).toContain("app shut down");
   }, 20_000);
 });

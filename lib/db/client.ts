@@ -260,6 +260,14 @@ export async function getDb(): Promise<Db> {
   return (await getDbHandle()).db;
 }
 
+/** Closes the process's database if it was opened (the process is stopping: scripts/server.mjs). */
+export async function closeDb(): Promise<void> {
+  const opening = g.__aasDb;
+  g.__aasDb = undefined;
+  const handle = await opening?.catch(() => undefined);
+  await handle?.close();
+}
+
 /** Tests install their own database (in-memory PGlite or a fresh PostgreSQL database). */
 export function setDbHandleForTests(handle: DbHandle | undefined): void {
   g.__aasDb = handle ? Promise.resolve(handle) : undefined;
