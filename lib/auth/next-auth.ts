@@ -6,6 +6,7 @@ import { clientAddress } from "../http/client-address";
 import { safeReturnPath } from "../http/safe-redirect";
 import { authSecret } from "../secrets";
 import { checkSignIn, type SignInRefusal } from "./credentials";
+import { secureSessionCookie } from "./session";
 
 export class InvalidCredentials extends CredentialsSignin {
   code = "invalid_credentials";
@@ -39,6 +40,9 @@ export function signInPath(returnTo: string): string {
 export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   secret: authSecret(),
   trustHost: true,
+  // The cookie's name and `Secure` follow BASE_URL's scheme, not a proxy's X-Forwarded-Proto
+  // (lib/auth/session.ts reads the same one).
+  useSecureCookies: secureSessionCookie(),
   session: { strategy: "jwt", maxAge: 30 * 86_400 },
   pages: { signIn: SIGN_IN_PAGE },
   logger: {

@@ -1,10 +1,19 @@
 import "server-only";
 import { getToken } from "next-auth/jwt";
+import { getEnv } from "../env";
 import { authSecret } from "../secrets";
 
-// Auth.js names its session cookie by the scheme it was served over (`__Secure-` over https).
-// Either is read: only this service's secret can have made a value that decodes.
-const SESSION_COOKIES = ["__Secure-authjs.session-token", "authjs.session-token"] as const;
+/**
+ * Whether sessions live in a `__Secure-` cookie: when the service is served over https
+ * (BASE_URL), whatever a proxy's headers say. Only that cookie is then read: a browser takes a
+ * `__Secure-` cookie only from an https page with `Secure` set, so a page of another (or an
+ * insecure) origin cannot plant a session of its own choosing in place of the person's.
+ */
+export function secureSessionCookie(): boolean {
+  return getEnv().baseUrl.startsWith("https://");
+}
+
+const sessionCookieName = () => (secureSessionCookie() ? "__Secure-authjs.session-token" : "authjs.session-token");
 
 /**
  * The signed-in person's id from the request's own session cookie, or null: what `auth()` reads
@@ -15,15 +24,13 @@ const SESSION_COOKIES = ["__Secure-authjs.session-token", "authjs.session-token"
 export async function sessionUserId(req: Request): Promise<string | null> {
   const cookie = req.headers.get("cookie");
   if (!cookie) return null;
-  for (const name of SESSION_COOKIES) {
-    const token = await getToken({
-      req: { headers: { cookie } },
-      secret: authSecret(),
-      cookieName: name,
-      salt: name,
-      secureCookie: name.startsWith("__Secure-"),
-    });
-    if (typeof token?.uid === "string") return token.uid;
-  }
-  return null;
+  const name = sessionCookieName();
+  const token = await getToken({
+    req: { headers: { cookie } },
+    secret: authSecret(),
+    cookieName: name,
+    salt: name,
+    secureCookie: name.startsWith("__Secure-"),
+  });
+  return typeof token?.uid === "string" ? token.uid : null;
 }
