@@ -174,6 +174,7 @@ describe("GPX export", () => {
     const sampled = d[a.streams.size - 1]! - d[0]!;
     const points = (distanceM: number) => (xml.parse(exportGpx({ ...a, totals: { ...a.totals, distanceM } })).gpx.trk.trkseg.trkpt as Node[]).length;
     expect(points(sampled + 0.04)).toBe(a.streams.size);
+    expect(points(sampled + 0.05)).toBe(a.streams.size);
     expect(points(sampled + 0.2)).toBe(a.streams.size + 1);
   });
 

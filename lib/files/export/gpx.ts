@@ -24,7 +24,7 @@ import type { ExportInput } from "./types";
  * out of a measured distance.
  */
 
-/** Half the step an activity's stored distance is kept to (0.1 m): the most its rounding moves it. */
+/** Half the step an activity's stored distance is kept to (0.1 m): the most its rounding moves it (compared with 1 µm to spare for floating point). */
 const TOTAL_ROUNDING_M = 0.05;
 
 /** The GPX `type` for a sport type: words the import reads back (CONTRACT §11). */
@@ -94,7 +94,7 @@ export function exportGpx(a: ExportInput): string {
     const endDistance = totals.distanceM == null ? null : (firstDistance ?? 0) + totals.distanceM;
     // The stored total is kept to 0.1 m (lib/db/schema/measure.ts): a gap it rounding explains
     // is no distance to add, and a point a second later would lengthen the activity read back.
-    const further = endDistance != null && lastDistance != null && endDistance - lastDistance > TOTAL_ROUNDING_M;
+    const further = endDistance != null && lastDistance != null && endDistance - lastDistance > TOTAL_ROUNDING_M + 1e-6;
     if (totals.elapsedTimeS - last >= 1 || further) {
       // The end of the activity, a second after the last sample at the least: a point at the
       // same instant would be merged into that sample by a reader, its distance lost. When only
