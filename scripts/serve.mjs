@@ -17,7 +17,7 @@
 import cluster from "node:cluster";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readSecretsFile, writeSecretsFile } from "./secrets-file.mjs";
 import os from "node:os";
 import path from "node:path";
 
@@ -64,25 +64,17 @@ export function databaseIsLocal(url) {
  * Secrets the service generates into DATA_DIR/secrets.json when the operator gave none
  * (lib/secrets.ts) are generated here, once, before any worker starts: workers starting
  * together would otherwise each generate and write their own, and sign sessions with
- * different keys. The file format is lib/secrets.ts's; the write is atomic (rename).
+ * different keys. The file is read and written as lib/secrets.ts does (scripts/secrets-file.mjs).
  */
 export function ensureGeneratedSecrets(env) {
   const wanted = ["AUTH_SECRET", "SECRETS_KEY"].filter((name) => !env[name]);
   if (wanted.length === 0) return;
   const file = path.resolve(env.DATA_DIR || "./.data", "secrets.json");
-  let secrets = {};
-  try {
-    secrets = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    if (existsSync(file)) throw new Error(`${file} is not readable JSON: ${err.message}`);
-  }
+  const secrets = readSecretsFile(file);
   const missing = wanted.filter((name) => !secrets[name]);
   if (missing.length === 0) return;
   for (const name of missing) secrets[name] = randomBytes(32).toString("base64url");
-  mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(secrets, null, 2), { mode: 0o600 });
-  renameSync(tmp, file);
+  writeSecretsFile(file, secrets);
 }
 
 /**
