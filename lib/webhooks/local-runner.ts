@@ -24,8 +24,6 @@ export type LocalRunnerOptions = DeliveryOptions & {
   fanOutBatch?: number;
   /** Vacuum the delivery tables after this many attempts (tidy.ts). */
   tidyEveryAttempts?: number;
-  /** An attempt not answered within this long gives its slot up (SLOW_ATTEMPT_MS). */
-  slowAfterMs?: number;
 };
 
 /**
@@ -71,7 +69,6 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   const attempts = new Set<Promise<void>>();
   const slots = new Set<Promise<void>>();
   const slow = new Set<string>();
-  const slowAfterMs = opts.slowAfterMs ?? SLOW_ATTEMPT_MS;
   const retries = dueTimes();
   const signal = wakeSignal();
   const idleWaiters: { after: number; resolve: () => void }[] = [];
@@ -93,7 +90,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   // An attempt holds one of the `concurrency` slots until its answer: a success frees it at
   // once (its record only ends the claim, and waits to be batched with others'), a failure once
   // it is recorded (by then its subscription counts as failing, and only its probe is claimed),
-  // and one not answered within `slowAfterMs` when it goes on waiting (SLOW_ATTEMPT_MS).
+  // and one not answered within SLOW_ATTEMPT_MS when it goes on waiting.
   // The claim stays in place until the record, so the delivery is not claimed again meanwhile.
   const start = (db: Db, d: ClaimedDelivery) => {
     lease.hold(d.id);
@@ -103,7 +100,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       if (slow.size >= SLOW_ATTEMPTS_PER_SLOT * concurrency) return;
       slow.add(d.id);
       freeSlot();
-    }, slowAfterMs);
+    }, SLOW_ATTEMPT_MS);
     const answered = () => {
       clearTimeout(slowTimer);
       slow.delete(d.id);
