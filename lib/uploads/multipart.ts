@@ -1,6 +1,6 @@
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
 import { ApiError } from "../http/errors";
-import { UPLOAD_BODY_WAIT_MS, uploadBodyBudget } from "./body-budget";
+import { type Reservation, UPLOAD_BODY_WAIT_MS, uploadBodyBudget } from "./body-budget";
 
 /** How the one file part of a `multipart/form-data` body is read (`RouteIo.multipart`). */
 export type MultipartSpec = {
@@ -60,17 +60,26 @@ export async function readMultipartForm(req: Request, spec: MultipartSpec): Prom
   }
 
   // Room in the process's memory for the body, before a byte of it is read.
-  const release = await uploadBodyBudget().reserve(declared ?? bodyLimit, UPLOAD_BODY_WAIT_MS);
-  if (!release) {
+  const room = await uploadBodyBudget().reserve(declared ?? bodyLimit, UPLOAD_BODY_WAIT_MS);
+  if (!room) {
     await req.body?.cancel().catch(() => {});
     throw new ApiError("service_unavailable", "Too many large uploads are being received at once. Send the file again in a few seconds.");
   }
   try {
-    return { ...(await readForm(req, spec, type, declared, bodyLimit, maxFieldBytes, maxFields)), release };
+    const form = await readForm(req, spec, type, declared, bodyLimit, maxFieldBytes, maxFields, room);
+    room.finished();
+    return { ...form, release: room.release };
   } catch (err) {
-    release();
+    room.release();
     throw err;
   }
+}
+
+function tooSlow(): ApiError {
+  return new ApiError(
+    "service_unavailable",
+    "The file arrived too slowly while other uploads waited for room, and was not kept. Send it again in a few seconds, or on a faster connection.",
+  );
 }
 
 async function readForm(
@@ -81,6 +90,7 @@ async function readForm(
   bodyLimit: number,
   maxFieldBytes: number,
   maxFields: number,
+  room: Reservation,
 ): Promise<Omit<MultipartForm, "release">> {
   let bb: ReturnType<typeof Busboy>;
   try {
@@ -165,11 +175,19 @@ async function readForm(
   let read = 0;
   if (req.body) {
     const reader = req.body.getReader();
+    // Too slow while others wait (body-budget.ts): stop reading; the pending read ends as done.
+    const stop = () => void reader.cancel().catch(() => {});
+    room.evicted.addEventListener("abort", stop, { once: true });
     try {
       for (;;) {
         const { done, value } = await reader.read();
+        if (room.evicted.aborted) {
+          bb.destroy();
+          throw tooSlow();
+        }
         if (done) break;
         read += value.byteLength;
+        room.received(value.byteLength);
         if (read > bodyLimit) {
           refuse(tooLarge(spec.maxFileBytes));
           await drain(reader, bodyLimit * DRAIN_FACTOR - read);
@@ -179,7 +197,10 @@ async function readForm(
         if (!bb.write(value)) await new Promise<void>((r) => bb.once("drain", () => r()));
       }
     } catch (err) {
+      if (err instanceof ApiError) throw err;
       throw badForm(`The request body could not be read to its end: ${(err as Error).message}.`);
+    } finally {
+      room.evicted.removeEventListener("abort", stop);
     }
   }
   if (refusal?.code === "payload_too_large") {

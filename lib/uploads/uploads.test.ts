@@ -4,6 +4,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { randomBytes } from "node:crypto";
+import { request } from "node:http";
 import { and, eq, sql } from "drizzle-orm";
 import { Decoder, Stream } from "@garmin/fitsdk";
 import { setupApi } from "../testing/fixtures";
@@ -260,14 +261,53 @@ describe("POST /v1/athletes/me/uploads", () => {
       // The request is queued, not refused, and holds nothing of the budget meanwhile.
       await expect.poll(() => budget.waiting).toBe(1);
       expect(budget.available).toBe(0);
-      all();
+      all.release();
       const res = await answer;
       expect(res.status).toBe(202);
       expect((await settled(a.token, Upload.parse(await res.json()).id)).status).toBe("succeeded");
     } finally {
-      all();
+      all.release();
     }
     // Every body's memory is given back once it is answered.
+    expect(budget.available).toBe(budget.total);
+  });
+
+  it("takes a stalled body's room for the uploads waiting behind it (503, nothing kept), and the one waiting goes on", { timeout: 40_000 }, async () => {
+    const a = await athlete();
+    const budget = uploadBodyBudget();
+    const before = await countRows(uploads, eq(uploads.athleteId, a.id));
+    // A real connection that declares 20 MiB, sends the start of its file, then stops sending.
+    const boundary = "stalled-boundary";
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="ride.fit"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    const stalled = request(api.url + "/v1/athletes/me/uploads", {
+      method: "POST",
+      headers: { authorization: `Bearer ${a.token}`, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(20 * 1024 * 1024) },
+    });
+    const answered = new Promise<{ status: number; retryAfter: string | undefined; body: string }>((resolve, reject) => {
+      stalled.on("response", (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode!, retryAfter: res.headers["retry-after"] as string | undefined, body }));
+      });
+      stalled.on("error", reject);
+    });
+    stalled.write(Buffer.concat([head, randomBytes(64 * 1024)]));
+    try {
+      await expect.poll(() => budget.available, { timeout: 5_000 }).toBeLessThan(budget.total);
+      // Someone needs the room it holds: the stalled body gives it up within a window (10 s).
+      const waiting = budget.reserve(budget.total, 30_000);
+      const res = await answered;
+      expect(res.status, res.body).toBe(503);
+      expect(res.retryAfter).toBe("5");
+      expect(JSON.parse(res.body)).toMatchObject({ code: "service_unavailable", detail: expect.stringContaining("too slowly") });
+      const room = await waiting;
+      expect(room).not.toBeNull();
+      room!.release();
+    } finally {
+      stalled.destroy();
+    }
+    expect(await countRows(uploads, eq(uploads.athleteId, a.id))).toBe(before);
     expect(budget.available).toBe(budget.total);
   });
 
