@@ -22,6 +22,10 @@ process.on("message", (req: Request) => {
 
 // The parent going away closes the channel: nothing is left to answer.
 process.on("disconnect", () => process.exit(0));
+// A terminal's Ctrl-C or a service manager's stop reaches the whole process group. The worker
+// is not the one to stop: it would fail the file in hand. The server finishes or hands back
+// its uploads and then ends its workers, or its going away ends them (above).
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => {});
 
 send(READY);
 // Its first few hundred milliseconds, between tasks, warm the code that files go through; the

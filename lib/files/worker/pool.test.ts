@@ -15,6 +15,7 @@ import { bundleFileWorker, bundleIsFresh } from "./bundle";
 import {
   closeFileWorkers,
   DEFAULT_POOL_OPTIONS,
+  diedOfItsTask,
   exportOffThread,
   exportStoredOffThread,
   FileWorkBusyError,
@@ -195,6 +196,37 @@ describe("a worker that dies", () => {
     expect(err).toBeInstanceOf(FileWorkerError);
     expect(await after).toEqual(inProcess(read("tcx/sample.tcx"), "tcx"));
     expect(pool.replaced).toBe(1);
+  });
+
+  it("stopped from outside on a file: the task is to be tried again (FileWorkerError), not the file refused as too large", async () => {
+    const pool = testPool();
+    await pool.run({ op: "prepare", content: read("gpx/run.gpx"), kind: "gpx" });
+    const [pid] = pool.pids;
+    const big = new TextEncoder().encode(exportGpx(syntheticActivity({ hours: 4, seed: 3 })));
+    const task = rejection(pool.run({ op: "prepare", content: big, kind: "gpx" }));
+    // A SIGKILL the pool did not send (a service manager's final stop, a person's kill -9).
+    process.kill(pid!, "SIGKILL");
+    const err = await task;
+    expect(err).toBeInstanceOf(FileWorkerError);
+    expect(err).not.toBeInstanceOf(FileError);
+    expect(pool.replaced).toBe(1);
+    expect(diedOfItsTask(null, "SIGKILL", false)).toBe(false);
+    expect(diedOfItsTask(null, "SIGTERM", false)).toBe(false);
+    expect(diedOfItsTask(null, "SIGABRT", false)).toBe(true);
+    expect(diedOfItsTask(134, null, false)).toBe(true);
+    expect(diedOfItsTask(null, "SIGKILL", true)).toBe(true);
+  });
+
+  it("a terminal's Ctrl-C or a service manager's SIGTERM does not end a worker on a file: the file is read", async () => {
+    const pool = testPool();
+    await pool.run({ op: "prepare", content: read("gpx/run.gpx"), kind: "gpx" });
+    const [pid] = pool.pids;
+    const task = pool.run({ op: "prepare", content: read("tcx/sample.tcx"), kind: "tcx" });
+    process.kill(pid!, "SIGTERM");
+    process.kill(pid!, "SIGINT");
+    expect(await task).toEqual(inProcess(read("tcx/sample.tcx"), "tcx"));
+    expect(pool.pids).toEqual([pid]);
+    expect(pool.replaced).toBe(0);
   });
 
   it("by running too long: it is ended, its task fails, the next one runs", async () => {

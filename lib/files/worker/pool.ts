@@ -336,8 +336,9 @@ export class FileWorkerPool {
     if (job) {
       this.replaced++;
       const outOfMemory = /heap out of memory|Allocation failed/i.test(slot.stderr);
-      log.warn("file worker died on a task: replaced", { op: job.task.op, code, signal, outOfMemory, error: failure ? errorText(failure) : lastWords });
-      job.reject(this.overLimits(job.task));
+      const filesFault = diedOfItsTask(code, signal, outOfMemory);
+      log.warn("file worker died on a task: replaced", { op: job.task.op, code, signal, outOfMemory, filesFault, error: failure ? errorText(failure) : lastWords });
+      job.reject(filesFault ? this.overLimits(job.task) : new FileWorkerError(`The file worker was stopped (${signal ?? `exit ${code}`}) during the ${job.task.op} task.`));
     }
     if (!this.closed) this.dispatch(file);
     this.closeIfRetired();
@@ -346,6 +347,18 @@ export class FileWorkerPool {
   private overLimits(task: Task): Error {
     return task.op === "prepare" || task.op === "prepareUpload" ? new FileError("invalid_file", OVER_LIMITS) : new FileWorkerError(`The file worker could not finish the ${task.op} task.`);
   }
+}
+
+/**
+ * Whether a worker's death on a task was the task's doing: it ran out of its heap, or crashed
+ * (an abort, a fault, a non-zero exit). A stop from outside (SIGTERM, SIGINT or SIGHUP from a
+ * service manager or a terminal, a SIGKILL the pool did not send) says nothing about the file,
+ * whose upload is then tried again rather than failed as too large.
+ */
+export function diedOfItsTask(code: number | null, signal: NodeJS.Signals | null, outOfMemory: boolean): boolean {
+  if (outOfMemory) return true;
+  if (signal) return !["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGKILL"].includes(signal);
+  return code !== 0;
 }
 
 function ref(slot: Slot): void {
