@@ -26,3 +26,16 @@ export type DeliveryDueData = { delivery_id: string; subscription_id: string };
 export function deliveryDue(d: FannedOutDelivery) {
   return { id: `deliver-${d.id}-${d.version}`, name: DELIVERY_DUE, data: { delivery_id: d.id, subscription_id: d.subscriptionId } satisfies DeliveryDueData };
 }
+
+/**
+ * The minute's sweep hands out again what is overdue by minutes: a hand-out that never got
+ * as far as a claim (its run failed while the database or `/api/inngest` was unreachable, or
+ * waited its rounds out) left the row's version unchanged, so `deliveryDue`'s id would be one
+ * Inngest has seen and would drop for a day, and a failing subscription's probe with it. Each
+ * sweep's hand-out is its own (`sweptAt`, the sweep's minute); the claim still lets only one
+ * run send.
+ */
+export function sweptDue(d: FannedOutDelivery, sweptAt: number) {
+  const due = deliveryDue(d);
+  return { ...due, id: `${due.id}-swept-${Math.floor(sweptAt / 60_000)}` };
+}

@@ -90,6 +90,31 @@ describe("fan-out-events (Inngest)", () => {
     );
     await rx.close();
   });
+  it("the minute's sweep hands out an overdue delivery whose hand-out never reached a claim under an id of its own, not the one Inngest already took", async () => {
+    const { sub, record, rx } = await setup(() => 200);
+    await record();
+    const [fanned] = (await fanOutEvents(await api.db())).deliveries.filter((x) => x.subscriptionId === sub.id);
+    const handedOut = deliveryDue(fanned!).id;
+    // Its run failed before claiming (the database was unreachable): the row is unchanged, and due long ago.
+    const db = await api.db();
+    await db.update(webhookDeliveries).set({ nextAttemptAt: new Date(Date.now() - 10 * 60_000) }).where(eq(webhookDeliveries.id, fanned!.id));
+    const [row] = await deliveries(sub.id);
+    expect(deliveryDue({ id: row!.id, subscriptionId: sub.id, version: String(row!.updatedAt.getTime()) }).id).toBe(handedOut);
+    const sweep = (ts: number) =>
+      new InngestTestEngine({ function: fanOutEventsFn, events: [{ name: "inngest/scheduled.timer", data: { cron: "* * * * *" }, ts }], steps: [...sends] });
+    const ids = async (ts: number) => {
+      const { ctx } = await sweep(ts).execute();
+      const call = vi.mocked(ctx.step.sendEvent).mock.calls.find(([stepId]) => stepId === "dispatch-due");
+      return (call![1] as { id: string; data: { delivery_id: string } }[]).filter((e) => e.data.delivery_id === fanned!.id).map((e) => e.id);
+    };
+    const first = await ids(Date.now());
+    expect(first).toHaveLength(1);
+    expect(first[0]).not.toBe(handedOut);
+    // The next minute's sweep is a hand-out of its own again.
+    const next = await ids(Date.now() + 60_000);
+    expect(next[0]).not.toBe(first[0]);
+    await rx.close();
+  });
 });
 
 describe("deliver-webhook (Inngest)", () => {

@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { fanOutEvents } from "@/lib/webhooks/fan-out";
 import { listDueDeliveries } from "@/lib/webhooks/claim-deliveries";
-import { deliveryDue, inngest, OUTBOX_APPENDED, type OutboxAppendedData } from "../client";
+import { deliveryDue, inngest, OUTBOX_APPENDED, sweptDue, type OutboxAppendedData } from "../client";
 
 const BATCHES_PER_RUN = 20;
 
@@ -39,7 +39,9 @@ export const fanOutEventsFn = inngest.createFunction(
     const queue = (event.data as OutboxAppendedData | undefined)?.queue === true;
     if (queue || event.name !== OUTBOX_APPENDED) {
       const due = await step.run("find-due", async () => listDueDeliveries(await getDb(), { limit: 500, overdueS: queue ? 0 : 120 }));
-      if (due.length) await step.sendEvent("dispatch-due", due.map(deliveryDue));
+      // Announced: each under its version. The minute's sweep: under the sweep's own id (`sweptDue`).
+      const sweptAt = event.ts ?? Date.now();
+      if (due.length) await step.sendEvent("dispatch-due", due.map((d) => (queue ? deliveryDue(d) : sweptDue(d, sweptAt))));
       swept = due.length;
     }
     return { events, deliveries, swept };
