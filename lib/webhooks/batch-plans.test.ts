@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { is, Placeholder, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf, type Db } from "../db/client";
 import { setupApi } from "../testing/fixtures";
@@ -18,14 +18,24 @@ const ROWS = 5000;
 type PlanNode = { "Node Type": string; "Relation Name"?: string; Plans?: PlanNode[] };
 const nodesOf = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodesOf)];
 
-/** The executed plan of a compiled statement for these values, its writes rolled back. */
-async function planOf(db: Db, statement: { query: () => { sql: string } }, values: string[]): Promise<PlanNode[]> {
+/**
+ * The executed plan of a compiled statement for these values (one per placeholder, in the order
+ * they first appear; the statement's own constants are filled in), its writes rolled back.
+ */
+async function planOf(db: Db, statement: { query: () => { sql: string; params: unknown[] } }, values: string[]): Promise<PlanNode[]> {
   const name = `plan_${Math.random().toString(36).slice(2)}`;
   let plan: PlanNode | undefined;
+  const query = statement.query();
+  const given = new Map<string, string>();
+  const params = query.params.map((p) => {
+    if (!is(p, Placeholder)) return String(p);
+    if (!given.has(p.name)) given.set(p.name, values[given.size]!);
+    return given.get(p.name)!;
+  });
   await db
     .transaction(async (tx) => {
-      await tx.execute(sql.raw(`prepare ${name} as ${statement.query().sql}`));
-      const args = values.map((v) => `'${v.replaceAll("'", "''")}'`).join(", ");
+      await tx.execute(sql.raw(`prepare ${name} as ${query.sql}`));
+      const args = params.map((v) => `'${v.replaceAll("'", "''")}'`).join(", ");
       const [row] = rowsOf<{ "QUERY PLAN": unknown }>(await tx.execute(sql.raw(`explain (analyze, format json) execute ${name}(${args})`)));
       const json = row!["QUERY PLAN"];
       plan = (typeof json === "string" ? JSON.parse(json) : json)[0].Plan as PlanNode;
