@@ -1,7 +1,7 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { ConsoleApiError } from "./console/api";
+import { isClientError } from "./console/api";
 import { useState, type ReactNode } from "react";
 
 export function Providers({ children }: { children: ReactNode }) {
@@ -11,7 +11,7 @@ export function Providers({ children }: { children: ReactNode }) {
             staleTime: 10_000,
             refetchOnWindowFocus: false,
             // A 4xx will answer the same again; only failures on the way or on the server are worth one retry.
-            retry: (count, error) => count < 1 && !(error instanceof ConsoleApiError && error.status < 500),
+            retry: (count, error) => count < 1 && !isClientError(error),
           },
         }, }),
   );

@@ -129,7 +129,7 @@ test("an athlete disconnects an app on /settings/apps and the app is refused at 
   const row = page.getByRole("listitem", { name: "Demo Training Log" });
   await expect(row).toContainText(SCOPES["athlete.read"].plain);
   await expect(row).toContainText("Authorized");
-  page.once("dialog", (d) => void d.accept());
+  // "Disconnect" disconnects on its own: no dialog to answer (CONTRACT §9).
   await row.getByRole("button", { name: "Disconnect" }).click();
   await expect(page.getByText("Disconnected Demo Training Log")).toBeVisible();
   await expect(page.getByRole("listitem", { name: "Demo Training Log" })).toHaveCount(0);

@@ -3,27 +3,54 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useRef, useState } from "react";
-import { consoleFetch } from "@/components/console/api";
+import { ConsoleApiError, UNREACHABLE, consoleFetch, consoleRequest, problemOf } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
-import { consolePaths, EXPORT_FORMATS } from "./files-api";
+import { consolePaths, EXPORT_FORMATS, fileNameFromDisposition } from "./files-api";
 import { activitiesChanged, activityKey } from "./query-keys";
 
-/** "Download": the original file, or FIT, GPX or TCX made from the streams; plain links, so the browser downloads. */
+/**
+ * "Download": the original file, or FIT, GPX or TCX made from the streams. The items stay links
+ * (keyboard, middle-click and "Save link as" work as usual), but a plain click fetches the file
+ * first, so a refusal (the activity deleted in another tab, a session that ended, a rate limit)
+ * is said on the page instead of being saved as a file or shown as nothing.
+ */
 export function DownloadMenu({ activityId }: { activityId: string }) {
   const [open, setOpen] = useState(false);
   const menuId = useId();
   const root = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
+  // Kept apart from the mutation's error so that dismissing it never resets a download under way.
+  const [problem, setProblem] = useState<string | null>(null);
 
+  const download = useMutation({
+    mutationFn: async (format: (typeof EXPORT_FORMATS)[number]["format"]) => {
+      const res = await consoleRequest(consolePaths.export(activityId, format));
+      if (!res.ok) throw await problemOf(res);
+      // The body can still be cut off after an ok status line.
+      const blob = await res.blob().catch(() => {
+        throw new ConsoleApiError(UNREACHABLE, 0);
+      });
+      saveFile(blob, fileNameFromDisposition(res.headers.get("content-disposition")) ?? `${activityId}${format === "original" ? "" : `.${format}`}`);
+    },
+    onMutate: () => setProblem(null),
+    onError: (e) => setProblem(e.message),
+  });
+
+  // The menu, and a refusal under the button, go away on a click elsewhere or Escape.
+  const shown = open || problem !== null;
   useEffect(() => {
-    if (!open) return;
+    if (!shown) return;
+    const dismiss = () => {
+      setOpen(false);
+      setProblem(null);
+    };
     const away = (e: PointerEvent) => {
-      if (!root.current?.contains(e.target as Node)) setOpen(false);
+      if (!root.current?.contains(e.target as Node)) dismiss();
     };
     const esc = (e: KeyboardEvent) => {
       if (e.key === "Escape") {
-        setOpen(false);
+        dismiss();
         button.current?.focus();
       }
     };
@@ -33,15 +60,31 @@ export function DownloadMenu({ activityId }: { activityId: string }) {
       document.removeEventListener("pointerdown", away);
       document.removeEventListener("keydown", esc);
     };
-  }, [open]);
+  }, [shown]);
 
   return (
     <div ref={root} className="relative">
-      <Button ref={button} variant="secondary" aria-expanded={open} aria-controls={menuId} onClick={() => setOpen((o) => !o)}>
+      <Button
+        ref={button}
+        variant="secondary"
+        aria-expanded={open}
+        aria-controls={menuId}
+        aria-busy={download.isPending}
+        onClick={() => {
+          setProblem(null);
+          setOpen((o) => !o);
+        }}
+      >
         Download
-        <svg aria-hidden width="10" height="10" viewBox="0 0 10 10" className={open ? "rotate-180" : ""}>
-          <path d="M1 3l4 4 4-4" fill="none" stroke="currentColor" strokeWidth="1.5" />
-        </svg>
+        {download.isPending ? (
+          <svg aria-hidden width="10" height="10" viewBox="0 0 10 10" className="animate-spin">
+            <path d="M5 1a4 4 0 1 1-4 4" fill="none" stroke="currentColor" strokeWidth="1.5" />
+          </svg>
+        ) : (
+          <svg aria-hidden width="10" height="10" viewBox="0 0 10 10" className={open ? "rotate-180" : ""}>
+            <path d="M1 3l4 4 4-4" fill="none" stroke="currentColor" strokeWidth="1.5" />
+          </svg>
+        )}
       </Button>
       <ul
         id={menuId}
@@ -54,16 +97,43 @@ export function DownloadMenu({ activityId }: { activityId: string }) {
             <a
               href={consolePaths.export(activityId, f.format)}
               download
-              onClick={() => setOpen(false)}
-              className="block px-3 py-2 text-slate-800 hover:bg-slate-100 focus:bg-slate-100 focus:outline-none"
+              aria-disabled={download.isPending || undefined}
+              onClick={(e) => {
+                // Ctrl-, Cmd-, Shift- and Alt-clicks keep the browser's own meaning (new tab, window, save).
+                if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+                e.preventDefault();
+                setOpen(false);
+                // The item is about to be hidden: the button keeps the focus, as after Escape.
+                button.current?.focus();
+                if (!download.isPending) download.mutate(f.format);
+              }}
+              className="block px-3 py-2 text-slate-800 hover:bg-slate-100 focus:bg-slate-100 focus:outline-none aria-disabled:text-slate-400"
             >
               {f.label}
             </a>
           </li>
         ))}
       </ul>
+      {problem && (
+        <div className="absolute right-0 z-10 mt-1 w-72">
+          <Notice tone="error">{problem}</Notice>
+        </div>
+      )}
     </div>
   );
+}
+
+/** Hands bytes already fetched to the browser's downloads, under `fileName`. */
+function saveFile(blob: Blob, fileName: string) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = fileName;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // Not at once: Firefox may still be reading the blob for a large file when click() returns.
+  setTimeout(() => URL.revokeObjectURL(url), 40_000);
 }
 
 /** "Delete", asked once more in a dialog; afterwards the athlete is back on the list. */
@@ -81,6 +151,11 @@ export function DeleteActivity({ activityId, name }: { activityId: string; name:
       activitiesChanged(qc);
       router.push("/activities");
     },
+    // Where the browser closed the dialog anyway (Chrome lets a second Escape through), it opens
+    // again to say why the activity is still there.
+    onError: () => {
+      if (!dialog.current?.open) dialog.current?.showModal();
+    },
   });
 
   return (
@@ -97,6 +172,10 @@ export function DeleteActivity({ activityId, name }: { activityId: string; name:
       <dialog
         ref={dialog}
         aria-labelledby={titleId}
+        // Escape would close it while the DELETE is under way, and its answer would land unseen.
+        onCancel={(e) => {
+          if (remove.isPending) e.preventDefault();
+        }}
         className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 p-0 shadow-xl backdrop:bg-slate-900/50"
       >
         <div className="space-y-3 p-5">

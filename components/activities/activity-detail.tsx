@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { useProfile } from "@/components/profile/use-profile";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
@@ -41,7 +41,7 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
     queryKey: key,
     queryFn: () => consoleFetch<ActivityWire>(`/api/console/activities/${encodeURIComponent(activityId)}`),
     // A 404 will not turn into a 200 by asking again; only server trouble is worth a retry.
-    retry: (failures, err) => !(err instanceof ConsoleApiError && err.status < 500) && failures < 1,
+    retry: (failures, err) => !isClientError(err) && failures < 1,
   });
   const profile = useProfile();
   const [editing, setEditing] = useState(false);
@@ -60,6 +60,8 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
 
   const a = activity.data;
   const units = profile.data ? unitsOf(profile.data.uses_metric_units) : null;
+  // Instants read in the athlete's zone, as start_local does (CONTRACT §9); no zone set is UTC to the service too.
+  const timeZone = profile.data?.timezone ?? "UTC";
   const mine = !!a && !!profile.data && a.athlete_id === profile.data.id;
 
   return (
@@ -126,7 +128,7 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
           <>
             <Headline activity={a} units={units} />
             <Recording activity={a} units={units} />
-            <Fields activity={a} units={units} />
+            <Fields activity={a} units={units} timeZone={timeZone} />
           </>
         )}
       </div>
@@ -162,7 +164,7 @@ function EditForm({
   );
 }
 
-function Fields({ activity: a, units }: { activity: ActivityWire; units: Units }) {
+function Fields({ activity: a, units, timeZone }: { activity: ActivityWire; units: Units; timeZone: string }) {
   const opt = <T,>(v: T | null, show: (v: T) => string) => (v === null ? "—" : show(v));
   const bpm = (hz: number) => `${Math.round(hzToBpm(hz))} bpm`;
   const groups: { title: string; rows: [string, string][] }[] = [
@@ -194,8 +196,8 @@ function Fields({ activity: a, units }: { activity: ActivityWire; units: Units }
       title: "Record",
       rows: [
         ["Source", a.source === "manual" ? "Recorded by hand" : a.source === "upload" ? "Uploaded file" : a.source],
-        ["Created", formatInstant(a.created_at)],
-        ["Last changed", formatInstant(a.updated_at)],
+        ["Created", formatInstant(a.created_at, timeZone)],
+        ["Last changed", formatInstant(a.updated_at, timeZone)],
         ["Activity id", a.id],
       ],
     },

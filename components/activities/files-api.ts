@@ -23,3 +23,28 @@ export const consolePaths = {
 
 // The service's own limit, checked before sending a byte (CONTRACT §3: 413 over 25 MiB).
 export { MAX_UPLOAD_BYTES } from "@/lib/uploads/schemas";
+
+/**
+ * The name a file answer asks to be saved under, from its `Content-Disposition`: `filename*`
+ * first (RFC 8187: the exact name, percent-encoded UTF-8), else `filename` (RFC 6266 §4.3),
+ * else null. Parameters are read one by one, quotes respected, so a `filename*=` written inside
+ * a quoted `filename` (an activity may be named anything) is never taken for the real one.
+ */
+export function fileNameFromDisposition(header: string | null): string | null {
+  if (!header) return null;
+  const params = new Map<string, string>();
+  const param = /\s*;\s*([^\s=;]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]*))\s*/y;
+  param.lastIndex = header.search(/;|$/);
+  for (let m = param.exec(header); m; m = param.exec(header)) {
+    params.set(m[1]!.toLowerCase(), m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3]!);
+  }
+  const extended = /^utf-8'[^']*'(.+)$/i.exec(params.get("filename*") ?? "");
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[1]!);
+    } catch {
+      // Not valid percent-encoded UTF-8: the plain filename is the next best name.
+    }
+  }
+  return params.get("filename") || null;
+}

@@ -17,11 +17,14 @@ export function ConnectedAppsPanel() {
   const qc = useQueryClient();
   const apps = useQuery({ queryKey: KEY, queryFn: () => consoleFetch<ConnectedApp[]>("/api/console/connected-apps") });
   const [done, setDone] = useState<string | null>(null);
+  // One click disconnects, with no confirm(): CONTRACT §9 names "Disconnect" as the button that
+  // does it, and a script or journey that clicks it by name gets no answer to a native dialog.
   const disconnect = useMutation({
     mutationFn: (a: ConnectedApp) => consoleFetch(`/api/console/connected-apps/${encodeURIComponent(a.grant_id)}`, { method: "DELETE" }),
+    // Pending until the app has left the list, so its button cannot be pressed twice.
     onSuccess: (_, a) => {
       setDone(a.name);
-      void qc.invalidateQueries({ queryKey: KEY });
+      return qc.invalidateQueries({ queryKey: KEY });
     },
     onError: () => void qc.invalidateQueries({ queryKey: KEY }),
   });
@@ -29,7 +32,11 @@ export function ConnectedAppsPanel() {
   return (
     <div className="space-y-4">
       {done && <Notice tone="success">Disconnected {done}. It can no longer read or change your data; to use it again, connect it from the app.</Notice>}
-      {disconnect.error && <Notice tone="error">{disconnect.error.message}</Notice>}
+      {disconnect.error && (
+        <Notice tone="error">
+          Could not disconnect {disconnect.variables?.name}: {disconnect.error.message}
+        </Notice>
+      )}
       {apps.isPending && <p className="text-sm text-slate-500">Loading…</p>}
       {apps.error && <Notice tone="error">{apps.error.message}</Notice>}
       {apps.data?.length === 0 && (
@@ -47,9 +54,10 @@ export function ConnectedAppsPanel() {
               <ConnectedAppCard
                 app={a}
                 pending={disconnect.isPending}
+                disconnecting={disconnect.isPending && disconnect.variables?.grant_id === a.grant_id}
                 onDisconnect={() => {
                   setDone(null);
-                  if (window.confirm(`Disconnect ${a.name}? It loses access to your account at once.`)) disconnect.mutate(a);
+                  disconnect.mutate(a);
                 }}
               />
             </li>
@@ -60,7 +68,17 @@ export function ConnectedAppsPanel() {
   );
 }
 
-function ConnectedAppCard({ app: a, pending, onDisconnect }: { app: ConnectedApp; pending: boolean; onDisconnect: () => void }) {
+function ConnectedAppCard({
+  app: a,
+  pending,
+  disconnecting,
+  onDisconnect,
+}: {
+  app: ConnectedApp;
+  pending: boolean;
+  disconnecting: boolean;
+  onDisconnect: () => void;
+}) {
   return (
     <Card>
       <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
@@ -97,7 +115,7 @@ function ConnectedAppCard({ app: a, pending, onDisconnect }: { app: ConnectedApp
           </div>
         </div>
         <Button variant="danger" className="self-start sm:shrink-0" disabled={pending} onClick={onDisconnect}>
-          Disconnect
+          {disconnecting ? "Disconnecting…" : "Disconnect"}
         </Button>
       </div>
     </Card>

@@ -1,4 +1,4 @@
-/** An error the console API answered with: its problem `detail`, `code` and field errors. */
+/** An error the console API answered with (its problem `detail`, `code` and field errors), or no answer at all (`status` 0). */
 export class ConsoleApiError extends Error {
   constructor(
     message: string,
@@ -10,20 +10,87 @@ export class ConsoleApiError extends Error {
   }
 }
 
+/**
+ * A 4xx answer, which asking again would only repeat. No answer at all (status 0) and a 5xx are
+ * not: the connection or the server may do better on a retry.
+ */
+export function isClientError(error: unknown): boolean {
+  return error instanceof ConsoleApiError && error.status >= 400 && error.status < 500;
+}
+
+/** What a person reads when no answer came: the browser's own words ("Failed to fetch") say nothing to them. */
+export const UNREACHABLE = "The service could not be reached. Check your connection and try again.";
+
+/**
+ * fetch with the session cookie. A request that gets no answer (offline, DNS, a dropped
+ * connection) is a ConsoleApiError in words.
+ */
+export async function consoleRequest(path: string, init: RequestInit = {}): Promise<Response> {
+  try {
+    return await fetch(path, { ...init, credentials: "same-origin" });
+  } catch {
+    throw new ConsoleApiError(UNREACHABLE, 0);
+  }
+}
+
+/**
+ * The error an answer that is not ok stands for. A body that is not a problem document (a
+ * proxy's HTML 502 page) holds nothing a person can use, so the status is said instead.
+ */
+export async function problemOf(res: Response): Promise<ConsoleApiError> {
+  // A body cut off on the way is no problem document either; the status still says what happened.
+  const p = parseJson(await res.text().catch(() => ""));
+  if (!p || typeof p !== "object" || Array.isArray(p)) return new ConsoleApiError(statusSentence(res.status), res.status);
+  const { detail, code, errors } = p as { detail?: unknown; code?: unknown; errors?: unknown };
+  const fields = Array.isArray(errors)
+    ? Object.fromEntries(
+        errors
+          .filter((e): e is { field: string; detail: string } => typeof e?.field === "string" && typeof e?.detail === "string")
+          .map((e) => [e.field, e.detail]),
+      )
+    : {};
+  return new ConsoleApiError(
+    typeof detail === "string" && detail ? detail : statusSentence(res.status),
+    res.status,
+    typeof code === "string" ? code : undefined,
+    fields,
+  );
+}
+
 /** fetch for the console API: JSON in and out, problems turned into ConsoleApiError. Used inside TanStack Query only. */
 export async function consoleFetch<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const res = await fetch(path, {
+  const res = await consoleRequest(path, {
     method: init.method ?? "GET",
     headers: init.body !== undefined ? { "content-type": "application/json" } : undefined,
     body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-    credentials: "same-origin",
   });
-  const text = await res.text();
-  const data: unknown = text ? JSON.parse(text) : null;
-  if (!res.ok) {
-    const p = (data ?? {}) as { detail?: string; code?: string; errors?: { field: string; detail: string }[] };
-    const fields = Object.fromEntries((p.errors ?? []).map((e) => [e.field, e.detail]));
-    throw new ConsoleApiError(p.detail ?? `Request failed (${res.status})`, res.status, p.code, fields);
+  if (!res.ok) throw await problemOf(res);
+  let text: string;
+  try {
+    text = await res.text();
+  } catch {
+    throw new ConsoleApiError(UNREACHABLE, 0);
+  }
+  if (!text) return null as T;
+  const data = parseJson(text);
+  if (data === undefined) {
+    throw new ConsoleApiError(`The service answered with something the console cannot read (${res.status}). Try again in a moment.`, res.status);
   }
   return data as T;
+}
+
+/** An error status in words; a retry is suggested only where waiting can change the answer. */
+function statusSentence(status: number): string {
+  const retry = status >= 500 || status === 429 ? " Try again in a moment." : "";
+  return `The service answered with an error (${status}).${retry}`;
+}
+
+/** The JSON value of `text`, or undefined when it is not JSON. */
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -26,7 +26,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
   const app = useQuery({
     queryKey: key,
     queryFn: () => consoleFetch<DeveloperApp>(appPath(clientId)),
-    retry: (failures, err) => !(err instanceof ConsoleApiError && err.status < 500) && failures < 1,
+    retry: (failures, err) => !isClientError(err) && failures < 1,
   });
   const [editing, setEditing] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);

@@ -34,12 +34,15 @@ export function RedirectUrisField({
       />
       <p id={`${id}-hint`} className="text-xs text-slate-500">
         One per line, up to 10, matched exactly. <code>https://</code>, or <code>http://127.0.0.1</code> for apps on the
-        user&apos;s own machine (any port).
-        {kind === "public" && (
+        user&apos;s own machine
+        {/* As checkRedirectUri decides: only a public app's loopback redirect may use any port (RFC 8252 §7.3). */}
+        {kind === "public" ? (
           <>
             {" "}
-            Native apps may use a private-use scheme such as <code>com.example.app:/callback</code>.
+            (any port). Native apps may use a private-use scheme such as <code>com.example.app:/callback</code>.
           </>
+        ) : (
+          " (the port too: the app must listen on the one registered)."
         )}
       </p>
       {error && (

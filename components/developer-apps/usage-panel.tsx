@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
-import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { Card, PageHeader } from "@/components/ui/card";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
@@ -12,7 +12,7 @@ import { appKey, appPath, usageKey } from "./shared";
 import { UsageChart } from "./usage-chart";
 
 const WINDOW_LABELS = { "15min": "15-minute window", daily: "Daily window" } as const;
-const noRetryOn4xx = (failures: number, err: Error) => !(err instanceof ConsoleApiError && err.status < 500) && failures < 1;
+const noRetryOn4xx = (failures: number, err: Error) => !isClientError(err) && failures < 1;
 
 /** An app's requests per day and its rate-limit windows, as GET /v1/app/usage reports them. */
 export function AppUsagePanel({ clientId, usageUrl }: { clientId: string; usageUrl: string }) {

@@ -20,8 +20,11 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
   const [open, setOpen] = useState(false);
   const [created, setCreated] = useState<{ token: string; summary: PatSummary } | null>(null);
 
+  // One click revokes, with no confirm(): CONTRACT §9 names "Revoke" as the button that does it,
+  // and a script or journey that clicks it by name gets no answer to a native dialog.
   const revoke = useMutation({
-    mutationFn: (id: string) => consoleFetch(`/api/console/tokens/${id}`, { method: "DELETE" }),
+    mutationFn: (t: PatSummary) => consoleFetch(`/api/console/tokens/${t.id}`, { method: "DELETE" }),
+    // Pending until the list shows the token revoked, so the button cannot be pressed twice.
     onSuccess: () => qc.invalidateQueries({ queryKey: ["tokens"] }),
   });
 
@@ -71,7 +74,11 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
         )}
         {tokens.isPending && <p className="text-sm text-slate-500">Loading…</p>}
         {tokens.error && <Notice tone="error">{tokens.error.message}</Notice>}
-        {revoke.error && <Notice tone="error">{revoke.error.message}</Notice>}
+        {revoke.error && (
+          <Notice tone="error">
+            Could not revoke “{revoke.variables?.name}”: {revoke.error.message}
+          </Notice>
+        )}
         {tokens.data && tokens.data.length === 0 && !open && (
           <p className="text-sm text-slate-600">No tokens yet. Create one to call the API from a script.</p>
         )}
@@ -99,14 +106,8 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
                     </p>
                   </div>
                   {!t.revoked_at && (
-                    <Button
-                      variant="danger"
-                      disabled={revoke.isPending}
-                      onClick={() => {
-                        if (window.confirm(`Revoke "${t.name}"? Scripts using it stop working at once.`)) revoke.mutate(t.id);
-                      }}
-                    >
-                      Revoke
+                    <Button variant="danger" disabled={revoke.isPending} onClick={() => revoke.mutate(t)}>
+                      {revoke.isPending && revoke.variables?.id === t.id ? "Revoking…" : "Revoke"}
                     </Button>
                   )}
                 </li>

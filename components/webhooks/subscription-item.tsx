@@ -71,6 +71,12 @@ export function SubscriptionItem({ clientId, sub, onSecret }: { clientId: string
     mutationFn: () => consoleFetch(path, { method: "DELETE" }),
     onSuccess: () => void qc.invalidateQueries({ queryKey: webhooksKey(clientId), exact: true }),
   });
+  // Each action starts by forgetting the outcomes of the others, so what the item says is about
+  // the latest action: an older failure of another button never hides a newer one.
+  const start = () => {
+    setNotice(null);
+    for (const m of [reenable, test, rotate, remove]) m.reset();
+  };
   const error = reenable.error ?? test.error ?? rotate.error ?? remove.error;
   const busy = reenable.isPending || test.isPending || rotate.isPending || remove.isPending;
   const failing = sub.status === "active" && sub.consecutive_failures >= FAILING_AFTER_FAILURES;
@@ -110,15 +116,35 @@ export function SubscriptionItem({ clientId, sub, onSecret }: { clientId: string
         <div className="flex flex-wrap gap-2">
           {sub.status === "disabled" ? (
             <>
-              <Button disabled={busy} onClick={() => reenable.mutate(false)}>
+              <Button
+                disabled={busy}
+                onClick={() => {
+                  start();
+                  reenable.mutate(false);
+                }}
+              >
                 Re-enable
               </Button>
-              <Button variant="secondary" disabled={busy} onClick={() => reenable.mutate(true)}>
+              <Button
+                variant="secondary"
+                disabled={busy}
+                onClick={() => {
+                  start();
+                  reenable.mutate(true);
+                }}
+              >
                 Re-enable and redeliver
               </Button>
             </>
           ) : (
-            <Button variant="secondary" disabled={busy} onClick={() => test.mutate()}>
+            <Button
+              variant="secondary"
+              disabled={busy}
+              onClick={() => {
+                start();
+                test.mutate();
+              }}
+            >
               Send test event
             </Button>
           )}
@@ -126,7 +152,9 @@ export function SubscriptionItem({ clientId, sub, onSecret }: { clientId: string
             variant="secondary"
             disabled={busy}
             onClick={() => {
-              if (window.confirm(`Rotate the signing secret of ${sub.url}? For 24 hours deliveries carry signatures with both secrets.`)) rotate.mutate();
+              if (!window.confirm(`Rotate the signing secret of ${sub.url}? For 24 hours deliveries carry signatures with both secrets.`)) return;
+              start();
+              rotate.mutate();
             }}
           >
             Rotate secret
@@ -135,7 +163,9 @@ export function SubscriptionItem({ clientId, sub, onSecret }: { clientId: string
             variant="danger"
             disabled={busy}
             onClick={() => {
-              if (window.confirm(`Delete the endpoint ${sub.url}? Nothing more is sent to it and its delivery log is deleted.`)) remove.mutate();
+              if (!window.confirm(`Delete the endpoint ${sub.url}? Nothing more is sent to it and its delivery log is deleted.`)) return;
+              start();
+              remove.mutate();
             }}
           >
             Delete

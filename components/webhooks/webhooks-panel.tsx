@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { appKey, appPath } from "@/components/developer-apps/shared";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
@@ -15,7 +15,7 @@ import { SigningSecretReveal } from "./signing-secret-reveal";
 import { SubscriptionItem } from "./subscription-item";
 import { webhooksKey, webhooksPath, type RevealedSecret } from "./shared";
 
-const noRetryOn4xx = (failures: number, err: Error) => !(err instanceof ConsoleApiError && err.status < 500) && failures < 1;
+const noRetryOn4xx = (failures: number, err: Error) => !isClientError(err) && failures < 1;
 
 /** An app's webhook subscriptions: add (with the handshake's result), manage, and read each delivery log. */
 export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId: string; allowPrivate: boolean; apiBaseUrl: string }) {

@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ConsoleApiError, consoleFetch, isClientError } from "./api";
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+/** consoleFetch's error, or a failure of the test when it resolved. */
+async function failure(answer: () => Promise<Response>): Promise<ConsoleApiError> {
+  vi.stubGlobal("fetch", vi.fn(answer));
+  const error: unknown = await consoleFetch("/api/console/tokens").then(
+    () => expect.unreachable("consoleFetch resolved"),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConsoleApiError);
+  return error as ConsoleApiError;
+}
+
+describe("consoleFetch's errors, in words a person can act on", () => {
+  it("says the service could not be reached when no answer came, not the browser's 'Failed to fetch'", async () => {
+    const e = await failure(() => Promise.reject(new TypeError("Failed to fetch")));
+    expect(e.message).toBe("The service could not be reached. Check your connection and try again.");
+    expect(e.status).toBe(0);
+  });
+
+  it("says the status of an error page that is not a problem document (a proxy's HTML 502)", async () => {
+    const e = await failure(async () => new Response("<html><body>Bad Gateway</body></html>", { status: 502, headers: { "content-type": "text/html" } }));
+    expect(e.message).toBe("The service answered with an error (502). Try again in a moment.");
+    expect(e.status).toBe(502);
+    expect(e.code).toBeUndefined();
+  });
+
+  it("keeps a problem document's detail, code and field errors", async () => {
+    const problem = { detail: "The request body is invalid: name: give the token a name", code: "invalid_request", errors: [{ field: "name", code: "invalid_request", detail: "give the token a name" }] };
+    const e = await failure(async () => Response.json(problem, { status: 400, headers: { "content-type": "application/problem+json" } }));
+    expect(e.message).toBe(problem.detail);
+    expect(e.code).toBe("invalid_request");
+    expect(e.fields).toEqual({ name: "give the token a name" });
+  });
+
+  it("says so when a successful answer is not JSON", async () => {
+    const e = await failure(async () => new Response("<html>Sign in to the network</html>", { status: 200 }));
+    expect(e.message).toMatch(/^The service answered with something the console cannot read \(200\)/);
+  });
+
+  it("answers the JSON of a successful answer, and null for an empty one", async () => {
+    vi.stubGlobal("fetch", vi.fn(async () => Response.json([{ id: "pat_1" }])));
+    expect(await consoleFetch("/api/console/tokens")).toEqual([{ id: "pat_1" }]);
+    vi.stubGlobal("fetch", vi.fn(async () => new Response(null, { status: 204 })));
+    expect(await consoleFetch("/api/console/tokens/pat_1", { method: "DELETE" })).toBeNull();
+  });
+});
+
+describe("which failures are worth asking again", () => {
+  it("retries no answer and a server's trouble, never a 4xx", () => {
+    expect(isClientError(new ConsoleApiError("…", 404, "not_found"))).toBe(true);
+    expect(isClientError(new ConsoleApiError("The service could not be reached. …", 0))).toBe(false);
+    expect(isClientError(new ConsoleApiError("…", 502))).toBe(false);
+    expect(isClientError(new TypeError("Failed to fetch"))).toBe(false);
+  });
+});
