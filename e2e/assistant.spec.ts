@@ -59,7 +59,6 @@ test("an athlete connects an assistant, sees its name and host on the consent sc
     const card = page.getByRole("listitem", { name: "Pocket Coach" });
     await expect(card.getByRole("heading", { name: `Pocket Coach from ${host}` })).toBeVisible();
     await expect(card).toContainText("Last used");
-    page.once("dialog", (d) => void d.accept());
     await card.getByRole("button", { name: "Disconnect" }).click();
     await expect(page.getByText("Disconnected Pocket Coach.")).toBeVisible();
     await expect(page.getByRole("listitem", { name: "Pocket Coach" })).toHaveCount(0);
@@ -71,5 +70,28 @@ test("an athlete connects an assistant, sees its name and host on the consent sc
     await context.close();
   } finally {
     await a.close();
+  }
+});
+
+test("a self-registered client that sends the athlete back to a host other than the one it is named by says so on the consent screen", async ({ browser, baseURL, request }) => {
+  // RFC 7591 registration: the client is named by its first redirect URI's host (CONTRACT §12).
+  const registered = await request.post("/oauth/register", {
+    data: { client_name: "Look-alike", redirect_uris: ["https://trusted.example/cb", "https://elsewhere.example/cb"] },
+  });
+  expect(registered.status(), await registered.text()).toBe(201);
+  const { client_id } = (await registered.json()) as { client_id: string };
+  const { page, context } = await signUpNewPerson(browser, "Ines");
+  try {
+    await page.goto(authorizeLink(client_id, "https://elsewhere.example/cb", ["activities.read"], { resource: `${baseURL}/mcp` }).url);
+    await expect(page.getByRole("heading", { name: "Look-alike, from trusted.example, wants to access your account as an assistant" })).toBeVisible();
+    const note = page.getByRole("note");
+    await expect(note).toContainText("has not reviewed it");
+    await expect(note).toContainText("to elsewhere.example, not to trusted.example");
+    // Sent back to the host it is named by, the screen has nothing more to say.
+    await page.goto(authorizeLink(client_id, "https://trusted.example/cb", ["activities.read"], { resource: `${baseURL}/mcp` }).url);
+    await expect(page.getByRole("note")).toContainText("has not reviewed it");
+    await expect(page.getByRole("note")).not.toContainText("not to trusted.example");
+  } finally {
+    await context.close();
   }
 });

@@ -79,6 +79,13 @@ export function ConsentScreen({
         <div role="note" className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
           This app registered itself: Athlete Activity Service has not reviewed it. Allow only if you trust <strong className="break-all">{app.unreviewedFrom}</strong>{" "}
           and you started this connection yourself.
+          {hostname(redirectHost) !== hostname(app.unreviewedFrom) && (
+            <>
+              {" "}
+              It sends you back, with access to your account, to <strong className="break-all">{redirectHost}</strong>, not to {app.unreviewedFrom}: allow only if you
+              trust that host too.
+            </>
+          )}
         </div>
       )}
       {forAssistant && (
@@ -135,4 +142,13 @@ export function ConsentScreen({
       </p>
     </Shell>
   );
+}
+
+/** A host's name without its port: a loopback redirect may take any port (CONTRACT §6), and that is still the same host. */
+function hostname(host: string): string {
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return host;
+  }
 }
