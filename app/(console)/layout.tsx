@@ -2,31 +2,34 @@ import Link from "next/link";
 import { auth } from "@/lib/auth/next-auth";
 import { ConsoleNav } from "@/components/console/nav";
 import { Providers } from "@/components/providers";
+import { UploadQueueProvider } from "@/components/activities/upload-queue-provider";
 import { signOutAction } from "../(auth)/actions";
 
 export default async function ConsoleLayout({ children }: { children: React.ReactNode }) {
   const session = await auth();
   return (
     <Providers>
-      <header className="border-b border-slate-200 bg-white">
-        <div className="mx-auto flex max-w-5xl flex-col gap-3 px-4 py-3">
-          <div className="flex items-center justify-between gap-3">
-            <Link href="/activities" className="font-semibold text-brand-700">
-              Athlete Activity Service
-            </Link>
-            {session?.user && (
-              <form action={signOutAction} className="flex items-center gap-3 text-sm">
-                <span className="hidden text-slate-600 sm:inline">{session.user.email}</span>
-                <button type="submit" className="rounded-md px-2 py-1 text-slate-700 hover:bg-slate-100">
-                  Sign out
-                </button>
-              </form>
-            )}
+      <UploadQueueProvider>
+        <header className="border-b border-slate-200 bg-white">
+          <div className="mx-auto flex max-w-5xl flex-col gap-3 px-4 py-3">
+            <div className="flex items-center justify-between gap-3">
+              <Link href="/activities" className="font-semibold text-brand-700">
+                Athlete Activity Service
+              </Link>
+              {session?.user && (
+                <form action={signOutAction} className="flex items-center gap-3 text-sm">
+                  <span className="hidden text-slate-600 sm:inline">{session.user.email}</span>
+                  <button type="submit" className="rounded-md px-2 py-1 text-slate-700 hover:bg-slate-100">
+                    Sign out
+                  </button>
+                </form>
+              )}
+            </div>
+            {session?.user && <ConsoleNav />}
           </div>
-          {session?.user && <ConsoleNav />}
-        </div>
-      </header>
-      <main className="mx-auto max-w-5xl px-4 py-8">{children}</main>
+        </header>
+        <main className="mx-auto max-w-5xl px-4 py-8">{children}</main>
+      </UploadQueueProvider>
     </Providers>
   );
 }

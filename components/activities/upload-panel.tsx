@@ -1,8 +1,8 @@
 "use client";
 
 import Link from "next/link";
-import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useId, useRef, useState, type DragEvent } from "react";
+import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useId, useRef, useState, type DragEvent } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -11,47 +11,30 @@ import { ProgressBar } from "@/components/ui/progress-bar";
 import type { ActivityWire } from "@/lib/activities/schemas";
 import { consolePaths, type UploadWire } from "./files-api";
 import { activitiesChanged, activityKey, uploadKey } from "./query-keys";
-import { sendUpload, UploadSendError } from "./send-upload";
-import { mayPoll, mayStartSending, type Phase } from "./upload-queue";
-import { checkBeforeSending, describeSendFailure, describeUploadError, type UploadProblem } from "./upload-outcome";
+import { UploadSendError } from "./send-upload";
+import { mayPoll } from "./upload-queue";
+import { MAX_FILES_AT_ONCE, useUploadQueue, type UploadItem } from "./upload-queue-provider";
+import { describeSendFailure, describeUploadError, type UploadProblem } from "./upload-outcome";
 
-// Files go out a few at a time: a folder of fifty runs should not open fifty connections.
-const PARALLEL_SENDS = 3;
-// More than a season of files in one drop is more likely a mistake (the wrong folder).
-const MAX_FILES_AT_ONCE = 100;
 // Processing takes seconds; asking about twice a second shows the outcome as soon as it exists.
 const POLL_MS = 750;
 // Outcomes asked for at once: the oldest files processing (upload-queue.ts, `mayPoll`).
 const PARALLEL_POLLS = 2;
 
-type Item = { key: string; file: File; phase: Phase; rejected: UploadProblem | null };
-
 /** "Upload files": pick or drop FIT, GPX and TCX files; each shows its progress, then its activity or what went wrong. */
 export function UploadPanel() {
-  const [items, setItems] = useState<Item[]>([]);
+  // The files themselves are the console layout's (upload-queue-provider.tsx): they keep going while the athlete looks elsewhere.
+  const { items, add: addToQueue, finish, retry, clearFinished } = useUploadQueue();
   const [dragging, setDragging] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
-  const nextKey = useRef(0);
   const hintId = useId();
 
-  const add = useCallback((files: FileList | File[]) => {
-    const list = Array.from(files);
-    if (list.length === 0) return;
-    const taken = list.slice(0, MAX_FILES_AT_ONCE);
-    setNotice(list.length > taken.length ? `Only the first ${MAX_FILES_AT_ONCE} files were taken; drop the rest afterwards.` : null);
-    setItems((prev) => [
-      ...taken.map((file): Item => {
-        const rejected = checkBeforeSending(file);
-        return { key: `u${nextKey.current++}`, file, phase: rejected ? "finished" : "queued", rejected };
-      }),
-      ...prev,
-    ]);
-  }, []);
-
-  const setPhase = useCallback((key: string, phase: Phase) => {
-    setItems((prev) => prev.map((i) => (i.key === key ? { ...i, phase } : i)));
-  }, []);
+  const add = (files: FileList | File[]) => {
+    if (files.length === 0) return;
+    const left = addToQueue(files);
+    setNotice(left > 0 ? `Only the first ${MAX_FILES_AT_ONCE} files were taken; drop the rest afterwards.` : null);
+  };
 
   // A file dropped beside the zone would make the browser leave the page to show it.
   useEffect(() => {
@@ -67,7 +50,6 @@ export function UploadPanel() {
     };
   }, []);
 
-  const mayStart = mayStartSending(items, PARALLEL_SENDS);
   const polling = mayPoll(items, PARALLEL_POLLS);
 
   const onDrop = (e: DragEvent<HTMLDivElement>) => {
@@ -132,12 +114,12 @@ export function UploadPanel() {
         <>
           <ul aria-label="Uploads" className="mt-4 divide-y divide-slate-100">
             {items.map((i) => (
-              <UploadRow key={i.key} item={i} mayStart={mayStart.has(i.key)} mayAsk={polling.has(i.key)} onPhase={setPhase} />
+              <UploadRow key={i.key} item={i} mayAsk={polling.has(i.key)} onFinish={finish} onRetry={retry} />
             ))}
           </ul>
           {items.some((i) => i.phase === "finished") && (
             <div className="mt-3 flex justify-end">
-              <Button variant="ghost" onClick={() => setItems((prev) => prev.filter((i) => i.phase !== "finished"))}>
+              <Button variant="ghost" onClick={clearFinished}>
                 Clear finished
               </Button>
             </div>
@@ -148,31 +130,25 @@ export function UploadPanel() {
   );
 }
 
-function UploadRow({ item, mayStart, mayAsk, onPhase }: { item: Item; mayStart: boolean; mayAsk: boolean; onPhase: (key: string, phase: Phase) => void }) {
+function UploadRow({
+  item,
+  mayAsk,
+  onFinish,
+  onRetry,
+}: {
+  item: UploadItem;
+  mayAsk: boolean;
+  onFinish: (key: string, outcome: UploadWire) => void;
+  onRetry: (key: string) => void;
+}) {
   const qc = useQueryClient();
-  const [progress, setProgress] = useState(0);
-  const { key, file } = item;
+  const { key, file, progress, accepted, sendError } = item;
 
-  const send = useMutation({
-    mutationFn: () => sendUpload(file, setProgress),
-    onSuccess: () => onPhase(key, "sent"),
-    onError: () => onPhase(key, "finished"),
-  });
-
-  const { mutate, isIdle } = send;
-  useEffect(() => {
-    if (mayStart && isIdle && item.phase === "queued") {
-      onPhase(key, "sending");
-      mutate();
-    }
-  }, [mayStart, isIdle, item.phase, key, mutate, onPhase]);
-
-  const accepted = send.data;
   const upload = useQuery({
     queryKey: uploadKey(accepted?.id ?? ""),
     queryFn: () => consoleFetch<UploadWire>(consolePaths.upload(accepted!.id)),
     enabled: !!accepted,
-    initialData: accepted,
+    initialData: accepted ?? undefined,
     staleTime: 0,
     refetchInterval: (q) => (mayAsk && q.state.data?.status === "processing" ? POLL_MS : false),
     refetchIntervalInBackground: true,
@@ -184,10 +160,12 @@ function UploadRow({ item, mayStart, mayAsk, onPhase }: { item: Item; mayStart: 
   }, [mayAsk, accepted, refetch]);
 
   const status = upload.data?.status;
+  const finished = item.phase === "finished";
   useEffect(() => {
-    if (status === "succeeded") activitiesChanged(qc);
-    if (status === "succeeded" || status === "failed") onPhase(key, "finished");
-  }, [status, qc, key, onPhase]);
+    if (finished || !upload.data || upload.data.status === "processing") return;
+    if (upload.data.status === "succeeded") activitiesChanged(qc);
+    onFinish(key, upload.data);
+  }, [finished, upload.data, qc, key, onFinish]);
 
   const linked = upload.data ? (upload.data.status === "succeeded" ? upload.data.activity_ids : upload.data.activity_id ? [upload.data.activity_id] : []) : [];
   const activities = useQueries({
@@ -197,7 +175,9 @@ function UploadRow({ item, mayStart, mayAsk, onPhase }: { item: Item; mayStart: 
     })),
   });
 
-  const sendProblem = item.rejected ?? (send.error instanceof UploadSendError ? describeSendFailure(send.error.status, send.error.code, send.error.detail) : send.error ? describeSendFailure(0, undefined, undefined) : null);
+  const sendProblem =
+    item.rejected ??
+    (sendError instanceof UploadSendError ? describeSendFailure(sendError.status, sendError.code, sendError.detail) : sendError ? describeSendFailure(0, undefined, undefined) : null);
 
   let bar: { value: number | null; text: string; tone: "active" | "success" | "error" };
   let state: string;
@@ -210,7 +190,7 @@ function UploadRow({ item, mayStart, mayAsk, onPhase }: { item: Item; mayStart: 
   } else if (accepted) {
     bar = { value: null, text: "Processing", tone: "active" };
     state = "Processing…";
-  } else if (send.isPending) {
+  } else if (item.phase === "sending") {
     const pct = Math.round(progress * 100);
     bar = { value: progress, text: `Sending, ${pct}%`, tone: "active" };
     state = `Sending ${pct}%`;
@@ -255,11 +235,7 @@ function UploadRow({ item, mayStart, mayAsk, onPhase }: { item: Item; mayStart: 
             {sendProblem.retryable && !item.rejected && (
               <Button
                 variant="secondary"
-                onClick={() => {
-                  send.reset();
-                  setProgress(0);
-                  onPhase(key, "queued");
-                }}
+                onClick={() => onRetry(key)}
               >
                 Try again
               </Button>
