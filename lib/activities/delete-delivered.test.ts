@@ -12,6 +12,7 @@ import { startReceiver, type Receiver } from "../testing/webhook-receiver";
 import { startLocalRunner, type LocalRunner } from "../webhooks/local-runner";
 import { verifyWebhookSignature } from "../webhooks/signature";
 import { SubscriptionWithSecret } from "../webhooks/subscriptions/schemas";
+import { eventsVisible } from "../testing/events-visible";
 
 // `activity.deleted` through the real delivery engine: the event reaches an app although the
 // activity it names is gone, and only an app whose grant carries activities.read.
@@ -69,6 +70,7 @@ describe("activity.deleted", () => {
     expect(await countRows(webhookDeliveries, eq(webhookDeliveries.subscriptionId, profileOnly.sub.id))).toBe(0);
     expect(profileOnly.rx.requests.filter((r) => r.method === "POST")).toEqual([]);
 
+    await eventsVisible(await api.db());
     const feed = AppEventList.parse(await (await api.call(reader.token, "GET", "/v1/app/events")).json());
     expect(feed.data.map((e) => [e.type, e.object_id])).toEqual([["activity.deleted", id]]);
     const none = AppEventList.parse(await (await api.call(profileOnly.token, "GET", "/v1/app/events")).json());

@@ -5,6 +5,7 @@ import { events, oauthClients, oauthGrants, oauthTokenFamilies, webhookSubscript
 import { newId } from "../ids";
 import { issueAppAccessToken } from "../oauth/access-token";
 import { setupApi } from "../testing/fixtures";
+import { eventsVisible } from "../testing/events-visible";
 import { AppEventList } from "./schemas";
 
 const api = setupApi();
@@ -45,6 +46,7 @@ async function event(type: string, athleteId: string, occurredAt: Date, over: Pa
 }
 
 async function list(token: string, query = "") {
+  await eventsVisible(await api.db());
   const res = await api.call(token, "GET", `/v1/app/events${query}`);
   expect(res.status, await res.clone().text()).toBe(200);
   return AppEventList.parse(await res.json());
@@ -138,5 +140,39 @@ describe("GET /v1/app/events", () => {
     const res = await api.call(await api.pat(person.id), "GET", "/v1/app/events");
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ code: "client_credentials_required" });
+  });
+});
+
+// A transaction held open while another commits needs two connections at once: PostgreSQL's
+// pool has them, the embedded database has one and runs transactions in turn.
+describe.runIf(process.env.TEST_DATABASE_URL)("GET /v1/app/events with transactions that commit out of order", () => {
+  it("never hands out a position past an event still being written: a reconciling app misses nothing", async () => {
+    const a = await app(["activity.created"]);
+    const athlete = await api.person();
+    await grant(a.clientId, athlete.id, ["activities.read"]);
+    const first = await event("activity.created", athlete.id, new Date(Date.now() - HOUR));
+    expect((await list(a.token)).data.map((e) => e.id)).toEqual([first]);
+
+    const db = await api.db();
+    let slow = "";
+    let fast = "";
+    let cursor = first;
+    await db.transaction(async (tx) => {
+      // A long write (an upload's save) appends its event first, so its place in the outbox comes first…
+      const [row] = await tx
+        .insert(events)
+        .values({ id: newId("evt"), type: "activity.created", athleteId: athlete.id, objectId: newId("act"), objectType: "activity", occurredAt: new Date() })
+        .returning();
+      slow = row!.id;
+      // …and a quick one commits meanwhile.
+      fast = await event("activity.created", athlete.id, new Date());
+      // The app reconciles now and goes on from the last event it was given.
+      const res = await api.call(a.token, "GET", `/v1/app/events?after=${cursor}`);
+      const seen = AppEventList.parse(await res.json()).data.map((e) => e.id);
+      expect(seen).not.toContain(slow);
+      cursor = seen.at(-1) ?? cursor;
+    });
+    const rest = await list(a.token, `?after=${cursor}`);
+    expect([...(cursor === first ? [] : [cursor]), ...rest.data.map((e) => e.id)].sort()).toEqual([slow, fast].sort());
   });
 });

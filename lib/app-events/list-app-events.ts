@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
 import { events, webhookSubscriptions } from "../db/schema";
@@ -12,20 +12,37 @@ import type { ListAppEventsQuery } from "./schemas";
 
 export const APP_EVENTS_DAYS = 30;
 
-/** `after` is a cursor this list issued or an event id; either way, an outbox position. */
-async function afterSeq(ctx: Ctx, after: string): Promise<number> {
+/** A place in the outbox as this list reads it: the writing transaction, then `seq`. */
+type Position = { xact: string; seq: number };
+
+/**
+ * `after` is a cursor this list issued or an event id; either way, an outbox position. A cursor
+ * of one `seq` alone (issued before events carried their transaction) names its event's place.
+ */
+async function afterPosition(ctx: Ctx, after: string): Promise<Position> {
+  const at = async (where: SQL, refusal: ApiError): Promise<Position> => {
+    const [row] = await ctx.db.select({ xact: events.xact, seq: events.seq }).from(events).where(where).limit(1);
+    if (!row) throw refusal;
+    return row;
+  };
   if (after.startsWith("evt_")) {
-    const [row] = await ctx.db.select({ seq: events.seq }).from(events).where(eq(events.id, after)).limit(1);
-    if (!row) {
-      throw new ApiError("invalid_cursor", `No event ${after}.`, {
+    return at(
+      eq(events.id, after),
+      new ApiError("invalid_cursor", `No event ${after}.`, {
         errors: [{ field: "after", code: "invalid_cursor", detail: "not an event id or cursor from this API" }],
-      });
-    }
-    return row.seq;
+      }),
+    );
   }
-  const [seq] = decodeCursor(after, 1);
-  if (!/^\d{1,18}$/.test(seq!)) throw new ApiError("invalid_cursor", "The cursor is not one this API returned.");
-  return Number(seq);
+  const badCursor = new ApiError("invalid_cursor", "The cursor is not one this API returned.");
+  let parts: string[];
+  try {
+    parts = decodeCursor(after, 2);
+  } catch {
+    parts = decodeCursor(after, 1);
+  }
+  if (!parts.every((p) => /^\d{1,19}$/.test(p))) throw badCursor;
+  if (parts.length === 1) return at(eq(events.seq, Number(parts[0])), badCursor);
+  return { xact: parts[0]!, seq: Number(parts[1]) };
 }
 
 /**
@@ -51,7 +68,7 @@ export async function listAppEvents({
   const appId = await appIdOf(ctx, clientId);
   const subs = await ctx.db.select({ events: webhookSubscriptions.events }).from(webhookSubscriptions).where(eq(webhookSubscriptions.clientId, appId));
   const covered = SUBSCRIBABLE_EVENT_TYPES.filter((t) => subs.some((s) => s.events.includes(t)));
-  const after = query.after ? await afterSeq(ctx, query.after) : 0;
+  const after = query.after ? await afterPosition(ctx, query.after) : null;
   if (!covered.length) return { data: [], next_cursor: null };
 
   // Kinds addressed to one app (athlete.deauthorized) follow the end of a grant and need no scope.
@@ -71,14 +88,17 @@ export async function listAppEvents({
     .from(events)
     .where(
       and(
-        gt(events.seq, after),
+        after ? sql`(${events.xact}, ${events.seq}) > (${after.xact}::xid8, ${after.seq})` : undefined,
+        // Only what transactions older than every one still running wrote: any event committed
+        // later comes after these in (xact, seq), so no cursor handed out passes it by.
+        sql`${events.xact} < pg_snapshot_xmin(pg_current_snapshot())`,
         gte(events.occurredAt, new Date(nowMs - APP_EVENTS_DAYS * 86_400_000)),
         inArray(events.type, covered),
         sql`(${sql.join(branches, sql` or `)})`,
       ),
     )
-    .orderBy(asc(events.seq))
+    .orderBy(asc(events.xact), asc(events.seq))
     .limit(query.limit + 1);
-  const p = page(rows, query.limit, (r) => [String(r.seq)]);
+  const p = page(rows, query.limit, (r) => [r.xact, String(r.seq)]);
   return { data: p.data.map(eventPayload), next_cursor: p.next_cursor };
 }
