@@ -21,6 +21,7 @@ import { isRawJson } from "./raw-json";
 import { parseWith } from "./validation";
 import { requestStarted, requestsFirst } from "./requests-first";
 import { readMultipartForm, type ReceivedFile } from "../uploads/multipart";
+import { allowAnyOrigin, anyOriginAnswer } from "./cors";
 import { claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
 import { inWriteCtx, type BeforeArgs, type CtxFor, type HandlerArgs, type HttpMethod, type Operation, type OperationHandler, type RouteIo, type WriteCtx } from "./operation";
 import { knownLengthResponse, tellBodyLength } from "./known-length";
@@ -128,8 +129,8 @@ async function answerWithoutOperation(req: Request, err: ApiError | null, extraH
     // A bad token or an unreachable database does not change what this path answers.
     rl = rateLimitOf(e);
   }
-  if (rl?.exceeded) return errorToResponse(rateLimited(rl.exceeded), req, traceId, rl);
-  const headers = baseHeaders(traceId, rl);
+  if (rl?.exceeded) return anyOriginAnswer(errorToResponse(rateLimited(rl.exceeded), req, traceId, rl));
+  const headers = allowAnyOrigin(baseHeaders(traceId, rl));
   for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
   return err ? problemResponse(getEnv().baseUrl, err, { headers }) : new Response(null, { status: 204, headers });
 }
@@ -303,7 +304,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       }
       const { url, release: releaseBody, ...args } = await parseRequest(op, req, routeCtx);
       release = releaseBody;
-      const headers = baseHeaders(traceId, rl);
+      const headers = allowAnyOrigin(baseHeaders(traceId, rl));
       // The handler's context matches its method (CtxFor<M>); `runVerb` decides it from the same method.
       const call = (ctx: Ctx | WriteCtx, prepared?: unknown) => fn({ ...args, prepared, ctx: ctx as CtxFor<M> });
 
@@ -339,7 +340,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       setLocation(op, headers, answer.payload);
       return jsonResponse(headers, answer.status, answer.payload);
     } catch (err) {
-      return errorToResponse(err, req, traceId, rl ?? rateLimitOf(err));
+      return anyOriginAnswer(errorToResponse(err, req, traceId, rl ?? rateLimitOf(err)));
     } finally {
       answered();
       release();
@@ -367,7 +368,14 @@ export function route(handlers: Partial<Record<HttpMethod, RouteHandler>>): Rout
     answerWithoutOperation(req, new ApiError("method_not_allowed", `${req.method} is not served here; this path serves ${allow}.`), {
       Allow: allow,
     });
-  const options: RouteHandler = (req) => answerWithoutOperation(req, null, { Allow: allow });
+  // Also a browser's preflight: what a browser app may send here (lib/http/cors.ts).
+  const options: RouteHandler = (req) =>
+    answerWithoutOperation(req, null, {
+      Allow: allow,
+      "Access-Control-Allow-Methods": allow,
+      "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
+      "Access-Control-Max-Age": "7200",
+    });
   return { ...(Object.fromEntries(ROUTE_METHODS.map((m) => [m, handlers[m] ?? notAllowed])) as Record<HttpMethod, RouteHandler>), OPTIONS: options };
 }
 

@@ -281,6 +281,17 @@ describe("404 and 405", () => {
     }
   });
 
+  it("lets browser apps on any origin read /v1 answers and errors, with the headers they need; the console's cookie routes stay same-origin", async () => {
+    const { token } = await writer();
+    for (const res of [await api.call(token, "GET", "/v1/athletes/me"), await api.call("aas_pat_nope", "GET", "/v1/athletes/me")]) {
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      expect(res.headers.get("access-control-expose-headers")).toMatch(/RateLimit, RateLimit-Policy, Retry-After, WWW-Authenticate/);
+    }
+    const console = await fetch(`${api.url}/api/console/tokens`);
+    expect(console.status).toBe(401);
+    expect(console.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
   it("404 not_found for an activity id that does not exist", async () => {
     const { token } = await writer();
     await expectProblem(await api.call(token, "GET", `/v1/activities/${newId("act")}`), 404, "not_found");
@@ -313,6 +324,10 @@ describe("404 and 405", () => {
       expect(options.status, `OPTIONS ${path}`).toBe(204);
       expect(options.headers.get("allow"), `OPTIONS ${path}`).toBe(allow);
       expect(options.headers.get("ratelimit"), `OPTIONS ${path}`).toContain('"15min"');
+      // It is a browser's preflight too (lib/http/cors.ts): any origin, these methods, a bearer token.
+      expect(options.headers.get("access-control-allow-origin"), `OPTIONS ${path}`).toBe("*");
+      expect(options.headers.get("access-control-allow-methods"), `OPTIONS ${path}`).toBe(allow);
+      expect(options.headers.get("access-control-allow-headers"), `OPTIONS ${path}`).toContain("Authorization");
     }
     // Every route file answers OPTIONS itself, not Next.js (whose answer lists every export).
     for (const file of routeFiles(path.resolve(__dirname, "../../app/v1"))) {
