@@ -62,9 +62,23 @@ export function checkNoRepeats(repeated: string[]): void {
   if (repeated.length) throw new OAuthError("invalid_request", `Parameters sent more than once: ${repeated.join(", ")}.`);
 }
 
-/** @see RFC 6749 §4.1.1 */
+/** @see RFC 6749 §4.1.1; §4.1.2.1: a missing parameter is `invalid_request`, an unsupported one `unsupported_response_type`. */
 export function checkResponseType(responseType: string | undefined): void {
+  if (responseType === undefined) throw new OAuthError("invalid_request", "response_type is required: send `response_type=code`.");
   if (responseType !== "code") throw new OAuthError("unsupported_response_type", "response_type must be `code`.");
+}
+
+/**
+ * RFC 8707 §2: `resource` may come more than once, for a token meant for several resources.
+ * The same one named again is that one; a token here is for one of them only, so two different
+ * ones are `invalid_target`.
+ */
+export function checkResourceRepeats(values: readonly string[]): void {
+  if (new Set(values).size > 1) throw severalResources();
+}
+
+export function severalResources(): OAuthError {
+  return new OAuthError("invalid_target", "A token here is for one resource: name one `resource`.");
 }
 
 /**
@@ -113,7 +127,8 @@ export function readAuthorizeParams(raw: Record<string, string | string[] | unde
   const repeated: string[] = [];
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(raw)) {
-    if (Array.isArray(v)) repeated.push(k);
+    // The same `resource` named twice is one (RFC 8707 §2; checkResourceRepeats).
+    if (Array.isArray(v) && !(k === "resource" && new Set(v).size === 1)) repeated.push(k);
     const first = Array.isArray(v) ? v[0] : v;
     if (first !== undefined) {
       params[k] = first;

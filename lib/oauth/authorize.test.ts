@@ -217,7 +217,7 @@ describe("errors an athlete never trusted the app with: shown, with a link back 
 describe("errors redirected to an app the athlete has authorized, with state and iss (RFC 6749 §4.1.2.1, RFC 9207 §2)", () => {
   const cases: [string, Record<string, string | undefined>, string][] = [
     ["response_type=token is unsupported_response_type (RFC 6749 §4.1.1, OAuth 2.1 drops the implicit grant)", { response_type: "token" }, "unsupported_response_type"],
-    ["a missing response_type is unsupported_response_type", { response_type: undefined }, "unsupported_response_type"],
+    ["a missing response_type is invalid_request (RFC 6749 §4.1.2.1: a required parameter is missing)", { response_type: undefined }, "invalid_request"],
     ["a missing code_challenge is invalid_request: PKCE is required (RFC 7636 §4.4.1, OAuth 2.1 §4.1.1)", { code_challenge: undefined }, "invalid_request"],
     ["code_challenge_method=plain is invalid_request (RFC 9700 §2.1.1)", { code_challenge_method: "plain" }, "invalid_request"],
     ["a missing code_challenge_method means plain and is invalid_request (RFC 7636 §4.3)", { code_challenge_method: undefined }, "invalid_request"],
@@ -254,6 +254,16 @@ describe("errors redirected to an app the athlete has authorized, with state and
     const params = await request(trainingLog);
     const err = redirectedError(await prepareAuthorization(db, params, ["scope"], person.id), trainingLog, params.state);
     expect(err.error).toBe("invalid_request");
+  });
+
+  it("`resource` named twice is that one resource; two different ones are invalid_target (RFC 8707 §2)", async () => {
+    const person = await athleteWhoTrusts(trainingLog);
+    const v1 = `${api.url}/v1`;
+    const same = readAuthorizeParams({ ...(await request(trainingLog)), resource: [v1, v1] });
+    expect(same.repeated).toEqual([]);
+    expect((await prepareAuthorization(db, same.params, same.repeated, person.id)).kind).not.toMatch(/error/);
+    const two = readAuthorizeParams({ ...(await request(trainingLog)), resource: [v1, `${api.url}/mcp`] });
+    expect(redirectedError(await prepareAuthorization(db, two.params, two.repeated, person.id), trainingLog, two.params.state).error).toBe("invalid_target");
   });
 
   it("an error without state carries none back, and still carries iss", async () => {

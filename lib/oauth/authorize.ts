@@ -17,6 +17,7 @@ import {
   checkResponseType,
   checkScope,
   checkState,
+  severalResources,
   UnsafeToRedirect,
   type AuthorizeParams,
 } from "./authorize-checks";
@@ -91,6 +92,8 @@ export async function validateAuthorizationRequest(
     throw err;
   }
   try {
+    // `resource` is marked repeated only when its values differ (readAuthorizeParams).
+    if (repeated.includes("resource")) throw severalResources();
     checkNoRepeats(repeated);
     checkState(params.state);
     checkResponseType(params.response_type);

@@ -743,6 +743,8 @@ describe("client credentials (RFC 6749 §4.4)", () => {
     const tokens = await clientCredentials(trainingLog);
     expect(tokens).toMatchObject({ token_type: "bearer", expires_in: 3600 });
     expect(tokens.refresh_token).toBeUndefined();
+    // No scope member: a scope is at least one token (RFC 6749 §3.3), and this token carries none.
+    expect(tokens).not.toHaveProperty("scope");
     const claims = decodeJwt(tokens.access_token);
     expect(claims).toMatchObject({ sub: "demo-training-log", client_id: "demo-training-log", aud: `${api.url}/v1` });
     expect(claims.scope).toBeUndefined();
@@ -875,6 +877,16 @@ describe("token endpoint errors (RFC 6749 §5.2)", () => {
       await expectOAuthError(res, 400, "invalid_request");
     }
     await expectOAuthError(await fetch(`${api.url}/oauth/token`, { method: "POST", headers: auth }), 400, "invalid_request");
+  });
+
+  it("`resource` named twice is that one resource; two different ones are invalid_target (RFC 8707 §2)", async () => {
+    const auth = { authorization: basic("demo-training-log", DEMO_CONFIDENTIAL_SECRET) };
+    const v1 = encodeURIComponent(`${api.url}/v1`);
+    const same = await post("/oauth/token", `grant_type=client_credentials&resource=${v1}&resource=${v1}`, auth);
+    expect(same.status, await same.clone().text()).toBe(200);
+    expect(decodeJwt(((await same.json()) as { access_token: string }).access_token).aud).toBe(`${api.url}/v1`);
+    const two = await post("/oauth/token", `grant_type=client_credentials&resource=${v1}&resource=${encodeURIComponent(`${api.url}/mcp`)}`, auth);
+    await expectOAuthError(two, 400, "invalid_target");
   });
 });
 

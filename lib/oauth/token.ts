@@ -13,6 +13,7 @@ import { authenticateClient, type OAuthClient } from "./client-auth";
 import { issueAccessToken, issueAppAccessToken } from "./access-token";
 import { signingKey } from "./keys";
 import { resourceOf, resourceUrl } from "./resources";
+import { checkResourceRepeats } from "./authorize-checks";
 
 export const REFRESH_TOKEN_TTL_S = 90 * 86_400;
 
@@ -21,7 +22,8 @@ export type TokenResponse = {
   token_type: "Bearer";
   expires_in: number;
   refresh_token?: string;
-  scope: string;
+  /** Absent for a client-credentials token, which carries no scope (RFC 6749 §3.3: a scope is at least one token). */
+  scope?: string;
 };
 
 const invalidGrant = (d: string) => new OAuthError("invalid_grant", d);
@@ -41,7 +43,8 @@ export async function tokenRequest(
   prove: (clientId: string) => void = () => {},
 ): Promise<TokenResponse> {
   for (const key of new Set(form.keys())) {
-    if (form.getAll(key).length > 1) throw new OAuthError("invalid_request", `${key} was sent more than once.`);
+    if (key === "resource") checkResourceRepeats(form.getAll(key));
+    else if (form.getAll(key).length > 1) throw new OAuthError("invalid_request", `${key} was sent more than once.`);
   }
   const client = await authenticateClient(db, authorization, form);
   if (client.kind === "confidential") prove(client.clientId);
@@ -222,5 +225,5 @@ async function clientCredentials(db: Db, client: OAuthClient, form: URLSearchPar
     throw new OAuthError("invalid_scope", "A client-credentials token acts as the app and carries no athlete scope.");
   }
   const access = await issueAppAccessToken(db, client);
-  return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, scope: "" };
+  return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn };
 }

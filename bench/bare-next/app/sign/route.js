@@ -26,7 +26,7 @@ export async function POST(req) {
     .setJti(randomUUID())
     .sign(privateKey);
   return Response.json(
-    { access_token: token, token_type: "Bearer", expires_in: TTL_S, scope: "" },
+    { access_token: token, token_type: "Bearer", expires_in: TTL_S },
     { headers: { "Cache-Control": "no-store", Pragma: "no-cache" } },
   );
 }
