@@ -209,3 +209,28 @@ test("pressing Deny returns access_denied with state and iss to the app", async 
     await app.close();
   }
 });
+
+test("the demo app walks the flow in a browser, and refuses to exchange a code that came back naming another issuer (RFC 9207)", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Dina");
+  try {
+    await page.goto("/demo/callback");
+    await page.getByRole("link", { name: "Start the demo" }).click();
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL((u) => u.pathname === "/demo/callback" && u.searchParams.has("code"));
+    const back = new URL(page.url());
+
+    // The same response with another issuer's name: a mix-up (RFC 9207 §2.4). Nothing is exchanged.
+    const forged = new URL(back);
+    forged.searchParams.set("iss", "https://other-server.example");
+    await page.goto(forged.toString());
+    await page.getByRole("button", { name: "Exchange code" }).click();
+    await expect(page.getByText("not this service")).toBeVisible();
+
+    // The response as it came: exchanged, and the profile read with the token.
+    await page.goto(back.toString());
+    await page.getByRole("button", { name: "Exchange code" }).click();
+    await expect(page.getByText("Exchanged: the app redeemed the code")).toBeVisible();
+  } finally {
+    await context.close();
+  }
+});

@@ -24,10 +24,13 @@ function Json({ title, result }: { title: string; result: HttpResult }) {
 export function ExchangePanel({
   code,
   state,
+  iss,
   action,
 }: {
   code: string;
   state: string;
+  /** The `iss` the response came back with (RFC 9207): the action checks it before exchanging. */
+  iss: string;
   action: (prev: ExchangeState, form: FormData) => Promise<ExchangeState>;
 }) {
   const [result, run, pending] = useActionState(action, {});
@@ -38,6 +41,7 @@ export function ExchangePanel({
         <form action={run}>
           <input type="hidden" name="code" value={code} />
           <input type="hidden" name="state" value={state} />
+          <input type="hidden" name="iss" value={iss} />
           <Button type="submit" disabled={pending}>
             {pending ? "Exchanging…" : "Exchange code"}
           </Button>

@@ -125,7 +125,7 @@ export default async function DemoCallbackPage({ searchParams }: Props) {
               <Row label="state" value={state} check={stateCheck} />
               <Row label="iss" value={iss} check={issCheck} />
             </dl>
-            <ExchangePanel code={code} state={state ?? ""} action={exchangeCodeAction} />
+            <ExchangePanel code={code} state={state ?? ""} iss={iss ?? ""} action={exchangeCodeAction} />
             <StartLink again />
           </section>
         )}
