@@ -32,13 +32,9 @@ export async function fanOutEvents(db: Db, opts: { batch?: number } = {}): Promi
     const going = pairs.flatMap((p) =>
       p.subscription_id === null ? [] : [{ id: newId("whd"), subscription_id: p.subscription_id, event_id: p.event_id, event_seq: Number(p.event_seq) }],
     );
-    const deliveries = JSON.stringify(going);
-    // What decided these pairs can change before they commit: a 20th failure or an edit
-    // disables a subscription and fails its pending deliveries, a disconnect withdraws the app's
-    // (lib/webhooks/withdraw.ts). Each commits before this statement's locks are granted, or
-    // waits for this transaction and then sees its deliveries; the save judges again after it.
-    if (going.length) await lockDecidingRows(tx, { deliveries });
-    const made = rowsOf<{ id: string; subscription_id: string; version: string | number }>(await saveDeliveries(tx, { deliveries, seqs: JSON.stringify(seqs) }));
+    const made = rowsOf<{ id: string; subscription_id: string; version: string | number }>(
+      await saveDeliveries(tx, { deliveries: JSON.stringify(going), seqs: JSON.stringify(seqs) }),
+    );
     return { events: seqs.length, deliveries: made.map((d) => ({ id: d.id, subscriptionId: d.subscription_id, version: String(d.version) })) };
   });
 }
@@ -62,48 +58,46 @@ const takeEvents = compiledStatement(
     order by t.seq, ${s.id}`,
 );
 
-const ls = alias(webhookSubscriptions, "locked_subscription");
-const le = alias(events, "locked_event");
-const lg = alias(oauthGrants, "locked_grant");
-
-/**
- * Share-locks the subscriptions and the athletes' grants the pairs were judged by, in a fixed
- * order: a disable or a disconnect holding one commits first (this waits), or waits for this
- * transaction (and its next statement then sees the deliveries it made).
- */
-const lockDecidingRows = compiledStatement(
-  "webhook_fan_out_lock",
-  () => sql`
-    with p as (select * from jsonb_to_recordset(${sql.placeholder("deliveries")}::jsonb) as r(subscription_id text, event_id text)),
-    subs as (
-      select ${ls.id} from ${webhookSubscriptions} ${ls} where ${ls.id} in (select subscription_id from p) order by ${ls.id} for share),
-    grants as (
-      select ${lg.id} from ${oauthGrants} ${lg}
-      where (${lg.clientId}, ${lg.userId}) in (
-        select ${ls.clientId}, ${le.athleteId} from p
-        join ${webhookSubscriptions} ${ls} on ${ls.id} = p.subscription_id
-        join ${events} ${le} on ${le.id} = p.event_id
-        where ${le.clientId} is null)
-      order by ${lg.id} for share)
-    select (select count(*) from subs) + (select count(*) from grants) as locked`,
-);
+const ls = alias(webhookSubscriptions, "live_subscription");
+const le = alias(events, "pair_event");
+const lg = alias(oauthGrants, "live_grant");
 
 /**
  * The deliveries made (a pair already made is left as it is) and the events marked fanned out,
- * in one statement. Each pair is judged again by fan-out's rule, now that the rows deciding it
- * are locked: one whose subscription was disabled or whose athlete disconnected the app since
- * the events were taken is not made.
+ * in one statement. What decided a pair can change before it commits: a 20th failure or an edit
+ * disables the subscription and fails its pending deliveries, a disconnect revokes the grant and
+ * withdraws the app's (lib/webhooks/withdraw.ts). So the subscriptions and the athletes' grants
+ * the pairs name are share-locked here and read at their latest version (a row this statement
+ * waited for is read again once the change holding it commits): a pair whose subscription is no
+ * longer active, or whose athlete's grant was revoked, is not made, and a change that comes
+ * after waits for this transaction and then sees the deliveries it made.
  */
 export const saveDeliveries = compiledStatement(
   "webhook_fan_out_save",
   () => sql`
-    with made as (
+    with r as (
+      select * from jsonb_to_recordset(${sql.placeholder("deliveries")}::jsonb) as r(id text, subscription_id text, event_id text, event_seq bigint)),
+    live_subscriptions as (
+      select ${ls.id}, ${ls.clientId} from ${webhookSubscriptions} ${ls}
+      where ${ls.id} in (select subscription_id from r) and ${ls.status} = 'active'
+      order by ${ls.id} for share),
+    live_grants as (
+      select ${lg.clientId}, ${lg.userId} from ${oauthGrants} ${lg}
+      where (${lg.clientId}, ${lg.userId}) in (
+          select ${ls.clientId}, ${le.athleteId} from r
+          join ${webhookSubscriptions} ${ls} on ${ls.id} = r.subscription_id
+          join ${events} ${le} on ${le.id} = r.event_id
+          where ${le.clientId} is null)
+        and ${lg.revokedAt} is null
+      order by ${lg.id} for share),
+    made as (
       insert into ${webhookDeliveries} (${bareColumn(webhookDeliveries.id)}, ${bareColumn(webhookDeliveries.subscriptionId)}, ${bareColumn(webhookDeliveries.eventId)}, ${bareColumn(webhookDeliveries.eventSeq)})
       select r.id, r.subscription_id, r.event_id, r.event_seq
-      from jsonb_to_recordset(${sql.placeholder("deliveries")}::jsonb) as r(id text, subscription_id text, event_id text, event_seq bigint)
-      join ${webhookSubscriptions} ${ls} on ${ls.id} = r.subscription_id and ${ls.status} = 'active'
+      from r
+      join live_subscriptions s on s.id = r.subscription_id
       join ${events} ${le} on ${le.id} = r.event_id
-      where ${reachesApp(le, ls.clientId)}
+      -- An event addressed to one app (athlete.deauthorized) needs no grant: it follows the end of one.
+      where ${le.clientId} is not null or exists (select 1 from live_grants g where g.client_id = s.client_id and g.user_id = ${le.athleteId})
       order by r.event_seq, r.subscription_id
       on conflict do nothing
       returning ${webhookDeliveries.id} as id, ${webhookDeliveries.subscriptionId} as subscription_id,
