@@ -41,6 +41,25 @@ function toolCallOf(message: unknown): ToolCall | undefined {
   return tool && { tool, args: tool.input.safeParse(m.params?.arguments ?? {}) };
 }
 
+/**
+ * A `tools/call` naming no tool this server has: a protocol error (-32602, MCP 2025-11-25
+ * "Error Handling"), not a tool result. A known tool the token's scopes do not allow is a 403
+ * step-up instead (CONTRACT §12).
+ */
+function unknownTool(message: unknown): { id: unknown; name: string } | undefined {
+  const m = message as { id?: unknown; method?: unknown; params?: { name?: unknown } } | null;
+  if (m?.method !== "tools/call" || m.id === undefined) return undefined;
+  const name = m.params?.name;
+  if (typeof name === "string" && MCP_TOOLS.some((t) => t.name === name)) return undefined;
+  return { id: m.id, name: typeof name === "string" ? name : String(JSON.stringify(name ?? null)) };
+}
+
+/** A JSON-RPC error answering request `id` (HTTP 200: the transport carried it; the request failed). */
+function jsonRpcError(id: unknown, code: number, message: string, headers: Headers): Response {
+  headers.set("Content-Type", "application/json");
+  return knownLengthResponse(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }), { status: 200, headers });
+}
+
 /** The scopes a tool call needs beyond what the token has. */
 function missingScopes({ tool, args }: ToolCall, actor: Actor): { tool: McpTool; missing: Scope[] } | undefined {
   const needed = args.success && tool.scopesFor ? tool.scopesFor(args.data) : [tool.scope];
@@ -105,6 +124,9 @@ function serverFor(ctx: Ctx, traceId: string): McpServer {
       async (args: Record<string, unknown>) => toolResult(await runTool(tool, ctx, args, traceId)),
     );
   }
+  // The SDK declares `listChanged: true` with its first tool; a server that answers each POST on
+  // its own never sends `notifications/tools/list_changed`, so it says so.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
 
@@ -188,6 +210,8 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     if (Array.isArray(body)) {
       return transportError(400, -32600, "Invalid Request: send one JSON-RPC message per request; batches are not accepted (MCP 2025-11-25).", baseHeaders(traceId, rl));
     }
+    const unknown = unknownTool(body);
+    if (unknown) return jsonRpcError(unknown.id, -32602, `Unknown tool: ${unknown.name}. tools/list names the tools this token may call.`, baseHeaders(traceId, rl));
     const toolCall = toolCallOf(body);
     const lacking = toolCall && missingScopes(toolCall, actor);
     if (lacking) throw stepUp(actor, lacking.tool, lacking.missing);

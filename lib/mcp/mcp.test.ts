@@ -295,10 +295,9 @@ describe("the MCP server", () => {
         expect(direct.status).toBe(200);
       }
 
-      // What it leaves to the SDK: arguments the schema refuses, an unknown tool, another method, a protocol version it does not know.
+      // What it leaves to the SDK: arguments the schema refuses, another method, a protocol version it does not know.
       const left: [unknown, Record<string, string>][] = [
         [{ jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "list_activities", arguments: { limit: "many" } } }, {}],
-        [{ jsonrpc: "2.0", id: 12, method: "tools/call", params: { name: "no_such_tool", arguments: {} } }, {}],
         [{ jsonrpc: "2.0", id: 13, method: "tools/list" }, {}],
         [{ jsonrpc: "2.0", id: 15, method: "tools/call", params: { name: "get_profile" } }, { "mcp-protocol-version": "1999-01-01" }],
       ];
@@ -311,6 +310,27 @@ describe("the MCP server", () => {
     } finally {
       connect.mockRestore();
     }
+  });
+
+  it("answers a call of a tool it does not have with JSON-RPC -32602, refuses arguments a tool does not name, and declares no list changes", async () => {
+    const pat = await api.pat((await api.person()).id);
+    const unknown = await post(pat, { jsonrpc: "2.0", id: "u1", method: "tools/call", params: { name: "no_such_tool", arguments: {} } });
+    expect(unknown.status).toBe(200);
+    expect(await unknown.json()).toMatchObject({ jsonrpc: "2.0", id: "u1", error: { code: -32602, message: expect.stringContaining("no_such_tool") } });
+
+    // A misspelt argument is named, not dropped (the call would answer for `me` instead).
+    const misspelt = (await (await post(pat, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_profile", arguments: { athleteId: "ath_x" } } })).json()) as {
+      result: { isError?: boolean; content: { text: string }[] };
+    };
+    expect(misspelt.result.isError).toBe(true);
+    expect(misspelt.result.content[0]!.text).toContain("athleteId");
+    const listed = (await (await post(pat, { jsonrpc: "2.0", id: 3, method: "tools/list" })).json()) as { result: { tools: { name: string; inputSchema: { additionalProperties?: unknown } }[] } };
+    for (const t of listed.result.tools) expect(t.inputSchema.additionalProperties, t.name).toBe(false);
+
+    const init = (await (
+      await post(pat, { jsonrpc: "2.0", id: 4, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } })
+    ).json()) as { result: { capabilities: { tools: { listChanged?: boolean } } } };
+    expect(init.result.capabilities.tools.listChanged).toBe(false);
   });
 
   it("is stateless: tools/list works without initialize and no Mcp-Session-Id is issued; GET is 405", async () => {

@@ -37,9 +37,14 @@ export type McpTool<I extends z.ZodObject = z.ZodObject> = {
   run: (ctx: Ctx, args: z.output<I>) => Promise<unknown>;
 };
 
-/** A tool whose `run` and `scopesFor` get its input schema's output type; listed as an McpTool. */
+/**
+ * A tool whose `run` and `scopesFor` get its input schema's output type; listed as an McpTool.
+ * Its input takes no argument it does not name (`additionalProperties: false` in its JSON
+ * Schema): a misspelt `athleteId` would otherwise be dropped and the call answer for `me`, a
+ * wrong answer the assistant would take for the one it asked.
+ */
 function tool<I extends z.ZodObject>(t: McpTool<I>): McpTool {
-  return t as unknown as McpTool;
+  return { ...t, input: t.input.strict() } as unknown as McpTool;
 }
 
 const athleteId = AthleteIdParam.optional().meta({ description: "An athlete id, or `me` (the default) for the athlete who connected the assistant. A coach may name a team member." });
