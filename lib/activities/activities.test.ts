@@ -414,10 +414,26 @@ describe("PATCH /v1/activities/{activity_id}", () => {
       start_local: "2026-03-02T06:15:00",
       average_heart_rate_hz: null,
       distance_m: 5100,
+      // Derived from distance and time as a create derives it, so it follows the new distance.
+      average_speed_mps: Math.round((5100 / 1800) * 1000) / 1000,
       updated_at: body.updated_at,
     });
     expect(Date.parse(body.updated_at)).toBeGreaterThan(Date.parse(a.updated_at));
     expect(await (await api.call(token, "GET", `/v1/activities/${a.id}`)).json()).toEqual(body);
+  });
+
+  it("derives the average speed again when distance or time changes, and keeps one the change names", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const a = await record(token, { distance_m: 5000, moving_time_s: 1500 });
+    expect(a.average_speed_mps).toBe(3.333);
+    const patch = async (body: Record<string, unknown>) => Activity.parse(await (await api.call(token, "PATCH", `/v1/activities/${a.id}`, { body })).json());
+    expect((await patch({ moving_time_s: 1600 })).average_speed_mps).toBe(3.125);
+    // Without a moving time, the elapsed time (1,800 s) is what the speed is over.
+    expect((await patch({ moving_time_s: null })).average_speed_mps).toBe(2.778);
+    expect((await patch({ distance_m: null })).average_speed_mps).toBeNull();
+    expect((await patch({ distance_m: 3600, average_speed_mps: 2.5 })).average_speed_mps).toBe(2.5);
+    expect((await patch({ name: "Renamed" })).average_speed_mps).toBe(2.5);
   });
 
   it("emits exactly one activity.updated event", async () => {

@@ -58,6 +58,10 @@ describe("trainingSummary", () => {
     const q = SummaryQuery.parse({ start: "2026-11-01", end: "2026-12-01" });
     expect((await trainingSummary({ ctx: (await api.as(coach.id)).ctx, athleteId: member.id, query: q })).periods).toHaveLength(1);
     expect((await refusal(trainingSummary({ ctx: (await api.as(stranger.id)).ctx, athleteId: member.id, query: q }))).code).toBe("athlete_not_reachable");
+    // The same date at both ends is an empty range, as the activity list answers it; end before start is refused.
+    const empty = SummaryQuery.parse({ start: "2026-11-10", end: "2026-11-10" });
+    expect((await trainingSummary({ ctx: (await api.as(coach.id)).ctx, athleteId: member.id, query: empty })).periods).toEqual([]);
+    expect(SummaryQuery.safeParse({ start: "2026-11-10", end: "2026-11-09" }).error?.issues[0]).toMatchObject({ params: { code: "invalid_parameter_combination" } });
     const long = SummaryQuery.parse({ start: "2020-01-01", end: "2026-01-01" });
     expect((await refusal(trainingSummary({ ctx: (await api.as(coach.id)).ctx, athleteId: "me", query: long }))).code).toBe("invalid_parameter_combination");
     expect(SummaryQuery.safeParse({ start: "2026-11-02", end: "2026-11-01" }).success).toBe(false);

@@ -14,8 +14,9 @@ export const SummaryQuery = z
     end: LocalDate.optional().meta({ description: "Local date at which the range ends, excluded. Default: tomorrow, so today is included." }),
     group_by: z.enum(["week", "month"]).default("week").meta({ description: "`week` (weeks start on Monday) or `month`." }),
   })
-  .refine((q) => !q.start || !q.end || q.end > q.start, {
-    message: "end must be after start",
+  // As the lists have it (CONTRACT §5): `end` before `start` is refused; the same date is an empty range.
+  .refine((q) => !q.start || !q.end || q.end >= q.start, {
+    message: "end must not be before start",
     path: ["end"],
     params: { code: "invalid_parameter_combination" },
   });
@@ -78,7 +79,7 @@ export async function trainingSummary({
     ({ start, end } = defaultRange(localToday(profile?.timezone ?? "UTC"), query.group_by));
   } else if (!start) start = addDays(end!, -span);
   else if (!end) end = addDays(start, span);
-  if (end! <= start!) throw new ApiError("invalid_parameter_combination", "end must be after start.");
+  if (end! < start!) throw new ApiError("invalid_parameter_combination", "end must not be before start.");
   if ((Date.parse(end!) - Date.parse(start!)) / 86_400_000 > MAX_DAYS) {
     throw new ApiError("invalid_parameter_combination", `A summary covers at most ${MAX_DAYS} days; narrow start and end.`);
   }

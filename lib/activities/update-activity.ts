@@ -50,6 +50,17 @@ export async function updateActivity({
     if (value === undefined) continue;
     (set as Record<string, unknown>)[column] = field === "start_local" && typeof value === "string" ? value.replace("T", " ") : value;
   }
+  // The average speed a create derives from distance and time (createActivity) follows them
+  // when they change, unless the change names a speed itself: /v1 and the console's edit agree.
+  const { distance_m, moving_time_s, elapsed_time_s } = input;
+  if (input.average_speed_mps === undefined && (distance_m !== undefined || moving_time_s !== undefined || elapsed_time_s !== undefined)) {
+    const distance = distance_m !== undefined ? distance_m : existing.distanceM;
+    const time = (moving_time_s !== undefined ? moving_time_s : existing.movingTimeS) ?? elapsed_time_s ?? existing.elapsedTimeS;
+    set.averageSpeedMps = distance != null && time > 0 ? distance / time : null;
+  }
+  // A file's UTC offset belongs to the start it recorded: a start moved by hand is read in the
+  // athlete's timezone, as a hand-recorded one is (the export's instant, export-activity.ts).
+  if (input.start_local !== undefined) set.utcOffsetS = null;
   // The activity was found above, so its change and its event go out together (one round trip).
   const [[row]] = await Promise.all([
     ctx.db.update(activities).set(set).where(eq(activities.id, activityId)).returning(),

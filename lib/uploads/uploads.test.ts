@@ -241,6 +241,11 @@ describe("POST /v1/athletes/me/uploads", () => {
     expect(await firstTime()).toBe("2024-11-03T05:30:00Z");
     await (await api.db()).update(athleteProfiles).set({ timezone: "Europe/Berlin" }).where(eq(athleteProfiles.userId, a.id));
     expect(await firstTime()).toBe("2024-11-03T05:30:00Z");
+    // A start moved by hand is a wall-clock time in the athlete's timezone, as a hand-recorded one is:
+    // 08:00 on 1 July in Berlin is 06:00Z (summer time), whatever offset the file had.
+    const moved = await api.call(a.token, "PATCH", `/v1/activities/${done.activity_id}`, { body: { start_local: "2025-07-01T08:00:00" } });
+    expect(moved.status, await moved.clone().text()).toBe(200);
+    expect(await firstTime()).toBe("2025-07-01T06:00:00Z");
   });
 
   it("keeps a file larger than one stored slice byte for byte", async () => {
