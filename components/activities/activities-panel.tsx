@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { consoleFetch } from "@/components/console/api";
+import { useSubmissionKey } from "@/components/console/submission-key";
 import { useProfile } from "@/components/profile/use-profile";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -38,9 +39,12 @@ export function ActivitiesPanel() {
     getNextPageParam: (last) => last.next_cursor,
   });
 
+  const submission = useSubmissionKey();
   const create = useMutation({
-    mutationFn: (input: ActivityInput) => consoleFetch<ActivityWire>("/api/console/activities", { method: "POST", body: input }),
+    mutationFn: (input: ActivityInput) =>
+      consoleFetch<ActivityWire>("/api/console/activities", { method: "POST", body: input, idempotencyKey: submission.keyFor(input) }),
     onSuccess: (activity) => {
+      submission.renew();
       setRecorded(activity);
       setRecording(false);
       activitiesChanged(qc);

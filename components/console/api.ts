@@ -57,11 +57,18 @@ export async function problemOf(res: Response): Promise<ConsoleApiError> {
   );
 }
 
-/** fetch for the console API: JSON in and out, problems turned into ConsoleApiError. Used inside TanStack Query only. */
-export async function consoleFetch<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+/**
+ * fetch for the console API: JSON in and out, problems turned into ConsoleApiError. Used inside
+ * TanStack Query only. `idempotencyKey` goes out as `Idempotency-Key` (a create; see
+ * `useSubmissionKey`).
+ */
+export async function consoleFetch<T>(path: string, init: { method?: string; body?: unknown; idempotencyKey?: string } = {}): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (init.body !== undefined) headers["content-type"] = "application/json";
+  if (init.idempotencyKey) headers["idempotency-key"] = init.idempotencyKey;
   const res = await consoleRequest(path, {
     method: init.method ?? "GET",
-    headers: init.body !== undefined ? { "content-type": "application/json" } : undefined,
+    headers,
     body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
   });
   if (!res.ok) throw await problemOf(res);

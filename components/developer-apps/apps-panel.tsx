@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { consoleFetch } from "@/components/console/api";
+import { useSubmissionKey } from "@/components/console/submission-key";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { formatInstant } from "@/components/ui/format";
@@ -21,13 +22,14 @@ export function DeveloperAppsPanel() {
   const [open, setOpen] = useState(false);
   const [created, setCreated] = useState<AppWithSecret | null>(null);
 
+  const submission = useSubmissionKey();
   const register = useMutation({
-    mutationFn: (v: AppFormValues) =>
-      consoleFetch<AppWithSecret>("/api/console/apps", {
-        method: "POST",
-        body: { ...v, logo_url: v.logo_url || null, homepage_url: v.homepage_url || null },
-      }),
+    mutationFn: (v: AppFormValues) => {
+      const body = { ...v, logo_url: v.logo_url || null, homepage_url: v.homepage_url || null };
+      return consoleFetch<AppWithSecret>("/api/console/apps", { method: "POST", body, idempotencyKey: submission.keyFor(body) });
+    },
     onSuccess: (result) => {
+      submission.renew();
       setCreated(result);
       setOpen(false);
       qc.setQueryData(appKey(result.app.client_id), result.app);

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { useSubmissionKey } from "@/components/console/submission-key";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
@@ -141,9 +142,11 @@ function CreateTeamCard() {
   const qc = useQueryClient();
   const [name, setName] = useState("");
   const [created, setCreated] = useState<string | null>(null);
+  const submission = useSubmissionKey();
   const create = useMutation({
-    mutationFn: () => consoleFetch<{ id: string; name: string }>("/api/console/teams", { method: "POST", body: { name } }),
+    mutationFn: () => consoleFetch<{ id: string; name: string }>("/api/console/teams", { method: "POST", body: { name }, idempotencyKey: submission.keyFor({ name }) }),
     onSuccess: (team) => {
+      submission.renew();
       setCreated(team.name);
       setName("");
       void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });

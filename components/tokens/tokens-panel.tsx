@@ -8,6 +8,7 @@ import { Field, SelectField } from "@/components/ui/field";
 import { FormError } from "@/components/ui/form-error";
 import { Notice } from "@/components/ui/notice";
 import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { useSubmissionKey } from "@/components/console/submission-key";
 import { CopyButton } from "@/components/ui/copy-button";
 import { formatInstant } from "@/components/ui/format";
 import type { PatSummary } from "@/lib/tokens/schemas";
@@ -132,13 +133,16 @@ function CreateTokenForm({
   const [name, setName] = useState("");
   const [chosen, setChosen] = useState<string[]>(["athlete.read", "activities.read"]);
   const [expiry, setExpiry] = useState("30");
+  const submission = useSubmissionKey();
   const create = useMutation({
-    mutationFn: () =>
-      consoleFetch<{ token: string; summary: PatSummary }>("/api/console/tokens", {
-        method: "POST",
-        body: { name, scopes: chosen, expires_in_days: expiry === "none" ? null : Number(expiry) },
-      }),
-    onSuccess: onCreated,
+    mutationFn: () => {
+      const body = { name, scopes: chosen, expires_in_days: expiry === "none" ? null : Number(expiry) };
+      return consoleFetch<{ token: string; summary: PatSummary }>("/api/console/tokens", { method: "POST", body, idempotencyKey: submission.keyFor(body) });
+    },
+    onSuccess: (c) => {
+      submission.renew();
+      onCreated(c);
+    },
   });
   const fields = create.error instanceof ConsoleApiError ? create.error.fields : {};
   return (

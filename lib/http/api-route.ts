@@ -264,6 +264,25 @@ export function runVerb<T>(
 }
 
 /**
+ * A write under an `Idempotency-Key` (CONTRACT §5, Stripe's semantics), in the write's own
+ * transaction: the key is claimed first; a repeat of the same request answers what the first
+ * answered (`replayed`), a different one is 422, one while the first still runs 409. Without a
+ * key it only runs. Stored answers keep the value, not a SQL-built wrapper.
+ */
+export async function idempotentWrite(
+  tx: Db,
+  { principal, key, fingerprint, status }: { principal: string; key: string | null; fingerprint: string; status: number },
+  produce: () => Promise<unknown>,
+): Promise<{ replayed: boolean; status: number; payload: unknown }> {
+  const claim = key === null ? undefined : await claimIdempotencyKey(tx, principal, key, fingerprint);
+  if (claim?.kind === "replay") return { replayed: true, status: claim.status, payload: claim.body };
+  const shaped = await produce();
+  const out: unknown = isRawJson(shaped) ? JSON.parse(shaped.text) : shaped;
+  if (claim) await completeIdempotencyKey(tx, claim, status, out ?? null);
+  return { replayed: false, status, payload: out };
+}
+
+/**
  * The `/v1` adapter: bearer resolution, rate limit, credential kind, subscription, scope,
  * parsing, idempotency, one transaction for writes, response shaping and problem mapping.
  */
@@ -326,16 +345,11 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
         prepared = await opts.before({ ...args, ctx: { db, actor } });
       }
       if (op.multipart) await requestsFirst();
-      const answer = await runVerb(db, op.method, { actor }, async (ctx) => {
-        const tx = ctx.db;
-        const claim = key === null ? undefined : await claimIdempotencyKey(tx, idempotencyPrincipal(actor), key, fingerprint);
-        if (claim?.kind === "replay") return { replayed: true, status: claim.status, payload: claim.body };
-        const shaped = shapeResponse(op, await call(ctx, prepared));
-        // Stored answers (Idempotency-Key) keep the value, not the wrapper.
-        const out: unknown = isRawJson(shaped) ? JSON.parse(shaped.text) : shaped;
-        if (claim) await completeIdempotencyKey(tx, claim, op.response.status, out ?? null);
-        return { replayed: false, status: op.response.status, payload: out };
-      });
+      const answer = await runVerb(db, op.method, { actor }, (ctx) =>
+        idempotentWrite(ctx.db, { principal: idempotencyPrincipal(actor), key, fingerprint, status: op.response.status }, async () =>
+          shapeResponse(op, await call(ctx, prepared)),
+        ),
+      );
       if (answer.replayed) headers.set("Idempotent-Replayed", "true");
       setLocation(op, headers, answer.payload);
       return jsonResponse(headers, answer.status, answer.payload);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { sessionCookieFor } from "../auth/test-session";
-import { oauthClients, teams } from "../db/schema";
+import { activities, oauthClients, teams } from "../db/schema";
 import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
 import { sendEndlessBody } from "../testing/endless-body";
@@ -58,6 +58,26 @@ describe("console routes: the signed-in session", () => {
     const ok = await consoleCall(me.cookie, "GET", "/api/console/profile");
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ id: me.id });
+  });
+});
+
+describe("console routes: a create sent again after a lost answer is made once (Idempotency-Key)", () => {
+  it("answers the same activity again, marked replayed; the same key with another body is 422; without a key each is its own", async () => {
+    const me = await signedIn();
+    const run = { name: "Tempo", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800 };
+    const before = await countRows(activities, eq(activities.athleteId, me.id));
+    const first = await consoleCall(me.cookie, "POST", "/api/console/activities", run, { "idempotency-key": "form-1.abc" });
+    expect(first.status).toBe(201);
+    const again = await consoleCall(me.cookie, "POST", "/api/console/activities", run, { "idempotency-key": "form-1.abc" });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(((await again.json()) as { id: string }).id).toBe(((await first.json()) as { id: string }).id);
+    expect(await countRows(activities, eq(activities.athleteId, me.id))).toBe(before + 1);
+    const other = await consoleCall(me.cookie, "POST", "/api/console/activities", { ...run, name: "Other" }, { "idempotency-key": "form-1.abc" });
+    expect(other.status).toBe(422);
+    expect(await other.json()).toMatchObject({ code: "idempotency_key_reused" });
+    for (let i = 0; i < 2; i++) expect((await consoleCall(me.cookie, "POST", "/api/console/activities", run)).status).toBe(201);
+    expect(await countRows(activities, eq(activities.athleteId, me.id))).toBe(before + 3);
   });
 });
 

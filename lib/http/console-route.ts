@@ -7,7 +7,7 @@ import { getDb } from "../db/client";
 import { ApiError } from "./errors";
 import type { FileBody } from "./file-body";
 import type { RawJson } from "./raw-json";
-import { baseHeaders, errorToResponse, jsonResponse, parseRequest, runVerb, setLocation, shapeResponse, type RouteHandler } from "./api-route";
+import { baseHeaders, errorToResponse, idempotentWrite, jsonResponse, parseRequest, runVerb, setLocation, shapeResponse, type RouteHandler } from "./api-route";
 import type { BeforeArgs, CtxFor, HandlerArgs, HttpMethod, RouteIo } from "./operation";
 import { consumeRateLimit, type RateLimitResult } from "./rate-limit";
 import { requestStarted, requestsFirst } from "./requests-first";
@@ -53,6 +53,8 @@ export type ConsoleOperation<
   M extends HttpMethod = HttpMethod,
 > = Omit<RouteIo<P, Q, B, R, M>, "response"> & {
   response: { status: 200 | 201 | 202; schema: R; location?(answer: z.output<R>): string };
+  /** A create that takes `Idempotency-Key`, as /v1's do (the console's forms send one per submission). */
+  idempotent?: boolean;
 };
 
 /** Path parameters as text (parsing still refuses NUL and malformed Unicode); the verbs judge the ids. */
@@ -145,11 +147,20 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
         run = (ctx) => fn({ params, query, body, file, prepared, ctx: ctx as CtxFor<M> });
       }
       if (op.multipart) await requestsFirst();
+      // A create the console sends with a key (a person pressing Save again after a lost answer)
+      // is made once, as on /v1; the keys are the person's own, apart from their tokens'.
+      const key = op.idempotent ? req.headers.get("idempotency-key") : null;
+      const fingerprint = `${op.method} ${new URL(req.url).pathname} ${JSON.stringify(body)}`;
       // A verb that answers nothing answers JSON null, which the schema then must allow.
-      const result = await runVerb(db, op.method, { actor }, async (ctx) => shapeResponse(op, (await run(ctx)) ?? null));
+      const answer = await runVerb(db, op.method, { actor }, (ctx) =>
+        idempotentWrite(ctx.db, { principal: `console:${userId}`, key, fingerprint, status: op.response.status }, async () =>
+          shapeResponse(op, (await run(ctx)) ?? null),
+        ),
+      );
       const headers = baseHeaders(traceId, rl);
-      setLocation(op, headers, result);
-      return jsonResponse(headers, op.response.status, result);
+      if (answer.replayed) headers.set("Idempotent-Replayed", "true");
+      setLocation(op, headers, answer.payload);
+      return jsonResponse(headers, answer.status, answer.payload);
     } catch (err) {
       return errorToResponse(err, req, traceId, rl);
     } finally {

@@ -9,7 +9,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = route({
   GET: consoleHandler({ method: "GET", query: ListActivitiesQuery, response: { status: 200, schema: ActivityList } }, ({ ctx, query }) =>
     listActivities({ ctx, athleteId: "me", query }),
   ),
-  POST: consoleHandler({ method: "POST", body: CreateActivityInput, response: { status: 201, schema: Activity } }, ({ ctx, body }) =>
+  POST: consoleHandler({ method: "POST", idempotent: true, body: CreateActivityInput, response: { status: 201, schema: Activity } }, ({ ctx, body }) =>
     createActivity({ ctx, athleteId: "me", input: body }),
   ),
 });

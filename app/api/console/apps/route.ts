@@ -8,7 +8,7 @@ import { registerApp } from "@/lib/oauth-clients/register-app";
 
 export const { GET, POST, PUT, PATCH, DELETE } = route({
   GET: consoleHandler({ method: "GET", response: { status: 200, schema: z.array(DeveloperApp) } }, ({ ctx }) => listMyApps({ ctx })),
-  POST: consoleHandler({ method: "POST", body: RegisterAppInput, response: { status: 201, schema: AppWithSecret } }, ({ ctx, body }) =>
+  POST: consoleHandler({ method: "POST", idempotent: true, body: RegisterAppInput, response: { status: 201, schema: AppWithSecret } }, ({ ctx, body }) =>
     registerApp({ ctx, input: body }),
   ),
 });

@@ -9,7 +9,7 @@ import { Team } from "@/lib/teams/schemas";
 
 export const { GET, POST, PUT, PATCH, DELETE } = route({
   GET: consoleHandler({ method: "GET", response: { status: 200, schema: z.array(CoachedTeam) } }, ({ ctx }) => listCoachedTeams({ ctx })),
-  POST: consoleHandler({ method: "POST", body: CreateTeamInput, response: { status: 201, schema: Team } }, ({ ctx, body }) =>
+  POST: consoleHandler({ method: "POST", idempotent: true, body: CreateTeamInput, response: { status: 201, schema: Team } }, ({ ctx, body }) =>
     createTeam({ ctx, input: body }),
   ),
 });

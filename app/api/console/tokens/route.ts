@@ -8,7 +8,7 @@ import { createPersonalAccessToken, listPersonalAccessTokens } from "@/lib/token
 export const { GET, POST, PUT, PATCH, DELETE } = route({
   GET: consoleHandler({ method: "GET", response: { status: 200, schema: z.array(PatSummary) } }, ({ ctx }) => listPersonalAccessTokens({ ctx })),
   POST: consoleHandler(
-    { method: "POST", body: CreatePatInput, response: { status: 201, schema: CreatedPat } },
+    { method: "POST", idempotent: true, body: CreatePatInput, response: { status: 201, schema: CreatedPat } },
     ({ ctx, body }) => createPersonalAccessToken({ ctx, input: body }),
   ),
 });
