@@ -175,16 +175,24 @@ async function readForm(
   let read = 0;
   if (req.body) {
     const reader = req.body.getReader();
-    // Too slow while others wait (body-budget.ts): stop reading; the pending read ends as done.
-    const stop = () => void reader.cancel().catch(() => {});
+    // Too slow while others wait (body-budget.ts): stop waiting for the body and answer. Not by
+    // cancelling it: the body Next.js hands over is the request's own stream, and cancelling it
+    // destroys the connection, so the client would get a reset instead of the 503.
+    let stop = () => {};
+    const evicted = new Promise<"evicted">((resolve) => (stop = () => resolve("evicted")));
+    if (room.evicted.aborted) stop();
     room.evicted.addEventListener("abort", stop, { once: true });
     try {
       for (;;) {
-        const { done, value } = await reader.read();
-        if (room.evicted.aborted) {
+        const reading = reader.read();
+        // Left pending when evicted: whatever it ends with later is not anyone's concern.
+        reading.catch(() => {});
+        const next = await Promise.race([reading, evicted]);
+        if (next === "evicted") {
           bb.destroy();
           throw tooSlow();
         }
+        const { done, value } = next;
         if (done) break;
         read += value.byteLength;
         room.received(value.byteLength);
