@@ -21,7 +21,7 @@ import { isRawJson } from "./raw-json";
 import { parseWith } from "./validation";
 import { requestStarted, requestsFirst } from "./requests-first";
 import { readMultipartForm, type ReceivedFile } from "../uploads/multipart";
-import { allowAnyOrigin, anyOriginAnswer } from "./cors";
+import { allowAnyOrigin, anyOriginAnswer, preflightFields } from "./cors";
 import { claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
 import { inWriteCtx, type BeforeArgs, type CtxFor, type HandlerArgs, type HttpMethod, type Operation, type OperationHandler, type RouteIo, type WriteCtx } from "./operation";
 import { knownLengthResponse, tellBodyLength } from "./known-length";
@@ -384,12 +384,7 @@ export function route(handlers: Partial<Record<HttpMethod, RouteHandler>>): Rout
     });
   // Also a browser's preflight: what a browser app may send here (lib/http/cors.ts).
   const options: RouteHandler = (req) =>
-    answerWithoutOperation(req, null, {
-      Allow: allow,
-      "Access-Control-Allow-Methods": allow,
-      "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
-      "Access-Control-Max-Age": "7200",
-    });
+    answerWithoutOperation(req, null, { Allow: allow, ...preflightFields(allow, "Authorization, Content-Type, Idempotency-Key") });
   return { ...(Object.fromEntries(ROUTE_METHODS.map((m) => [m, handlers[m] ?? notAllowed])) as Record<HttpMethod, RouteHandler>), OPTIONS: options };
 }
 

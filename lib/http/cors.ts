@@ -33,13 +33,9 @@ export function anyOriginAnswer(res: Response): Response {
   return res;
 }
 
-/** What a preflight (OPTIONS) answer adds: the methods and request headers a browser may send, for two hours. */
-export function preflightHeaders(headers: Headers, methods: string, requestHeaders: string): Headers {
-  allowAnyOrigin(headers);
-  headers.set("Access-Control-Allow-Methods", methods);
-  headers.set("Access-Control-Allow-Headers", requestHeaders);
-  headers.set("Access-Control-Max-Age", "7200");
-  return headers;
+/** What a preflight (OPTIONS) answer adds to the cross-origin headers: the methods and request headers a browser may send, for two hours. */
+export function preflightFields(methods: string, requestHeaders: string): Record<string, string> {
+  return { "Access-Control-Allow-Methods": methods, "Access-Control-Allow-Headers": requestHeaders, "Access-Control-Max-Age": "7200" };
 }
 
 /** A route handler whose every answer carries the cross-origin headers. */
@@ -49,5 +45,6 @@ export function forAnyOrigin<A extends unknown[]>(handler: (req: Request, ...res
 
 /** The OPTIONS handler of an endpoint that takes `methods` from browser apps. */
 export function preflight(methods: string, requestHeaders: string) {
-  return async (): Promise<Response> => new Response(null, { status: 204, headers: preflightHeaders(new Headers({ Allow: `${methods}, OPTIONS` }), methods, requestHeaders) });
+  return async (): Promise<Response> =>
+    new Response(null, { status: 204, headers: allowAnyOrigin(new Headers({ Allow: `${methods}, OPTIONS`, ...preflightFields(methods, requestHeaders) })) });
 }

@@ -178,10 +178,10 @@ async function readForm(
     // Too slow while others wait (body-budget.ts): stop waiting for the body and answer. Not by
     // cancelling it: the body Next.js hands over is the request's own stream, and cancelling it
     // destroys the connection, so the client would get a reset instead of the 503.
-    let stop = () => {};
-    const evicted = new Promise<"evicted">((resolve) => (stop = () => resolve("evicted")));
-    if (room.evicted.aborted) stop();
-    room.evicted.addEventListener("abort", stop, { once: true });
+    const evicted = new Promise<"evicted">((resolve) => {
+      if (room.evicted.aborted) resolve("evicted");
+      else room.evicted.addEventListener("abort", () => resolve("evicted"), { once: true });
+    });
     try {
       for (;;) {
         const reading = reader.read();
@@ -207,8 +207,6 @@ async function readForm(
     } catch (err) {
       if (err instanceof ApiError) throw err;
       throw badForm(`The request body could not be read to its end: ${(err as Error).message}.`);
-    } finally {
-      room.evicted.removeEventListener("abort", stop);
     }
   }
   if (refusal?.code === "payload_too_large") {
