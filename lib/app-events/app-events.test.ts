@@ -133,10 +133,19 @@ describe("GET /v1/app/events", () => {
 
   it("refuses a cursor it did not issue and an unknown event id with 400 invalid_cursor", async () => {
     const a = await app(["activity.created"]);
-    for (const after of ["bogus", Buffer.from('["x"]').toString("base64url"), "evt_doesnotexist"]) {
+    const forged = (parts: string[]) => Buffer.from(JSON.stringify(parts)).toString("base64url");
+    for (const after of [
+      "bogus",
+      forged(["x"]),
+      "evt_doesnotexist",
+      // Numbers past what a bigint `seq` holds, in both forms: refused, not a database error.
+      forged(["1", "9999999999999999999"]),
+      forged(["9999999999999999999"]),
+      forged(["1", "9007199254740993"]),
+    ]) {
       const res = await api.call(a.token, "GET", `/v1/app/events?after=${after}`);
       expect(res.status, after).toBe(400);
-      expect(await res.json()).toMatchObject({ code: "invalid_cursor" });
+      expect(await res.json()).toMatchObject({ code: "invalid_cursor", errors: [{ field: "after", code: "invalid_cursor" }] });
     }
   });
 

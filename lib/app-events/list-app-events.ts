@@ -33,16 +33,30 @@ async function afterPosition(ctx: Ctx, after: string): Promise<Position> {
       }),
     );
   }
-  const badCursor = new ApiError("invalid_cursor", "The cursor is not one this API returned.");
+  const badCursor = new ApiError("invalid_cursor", "The cursor is not one this API returned.", {
+    errors: [{ field: "after", code: "invalid_cursor", detail: "not an event id or cursor from this API" }],
+  });
   let parts: string[];
   try {
     parts = decodeCursor(after, 2);
   } catch {
-    parts = decodeCursor(after, 1);
+    try {
+      parts = decodeCursor(after, 1);
+    } catch {
+      throw badCursor;
+    }
   }
-  if (!parts.every((p) => /^\d{1,19}$/.test(p))) throw badCursor;
-  if (parts.length === 1) return at(eq(events.seq, Number(parts[0])), badCursor);
-  return { xact: parts[0]!, seq: Number(parts[1]) };
+  // A transaction id is an unsigned 64-bit number (19 digits always fit); a `seq` is a bigint
+  // this service hands out from 1, read here as a number, so only a safe integer is one.
+  const seqOf = (p: string | undefined) => (p !== undefined && /^\d{1,16}$/.test(p) && Number.isSafeInteger(Number(p)) ? Number(p) : undefined);
+  if (parts.length === 1) {
+    const seq = seqOf(parts[0]);
+    if (seq === undefined) throw badCursor;
+    return at(eq(events.seq, seq), badCursor);
+  }
+  const seq = seqOf(parts[1]);
+  if (!/^\d{1,19}$/.test(parts[0]!) || seq === undefined) throw badCursor;
+  return { xact: parts[0]!, seq };
 }
 
 /**

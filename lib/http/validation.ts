@@ -28,15 +28,24 @@ export function validationError(error: z.ZodError, where: "body" | "query" | "pa
 }
 
 /**
- * Strings (and member names) PostgreSQL cannot store as text: a NUL character, which it
- * refuses outright (a 500 if it got that far), or an unpaired surrogate (valid in a JSON
- * escape, `"\ud800"`, but not Unicode), which would be stored as U+FFFD. Walked without
- * recursion, so any depth of nesting the JSON parser accepted is fine here.
+ * Whether PostgreSQL can store a string as text and give the same string back: not with a NUL
+ * character, which it refuses outright (a 500 if it got that far), nor with an unpaired
+ * surrogate (valid in a JSON escape, `"\ud800"`, but not Unicode), which it would store as
+ * U+FFFD. Every input that reaches a query as text is held to this, wherever it enters.
  */
-function unstorableText(input: unknown): string[] {
+export function isStorableText(s: string): boolean {
+  return !s.includes("\u0000") && s.isWellFormed();
+}
+
+/**
+ * The paths (`a.0.b`) of the strings and member names in `input` that are not storable text
+ * (`isStorableText`), at most 20. Walked without recursion, so any depth of nesting the JSON
+ * parser accepted is fine here.
+ */
+export function unstorableText(input: unknown): string[] {
   const bad: string[] = [];
   const stack: [unknown, string][] = [[input, ""]];
-  const wrong = (s: string) => s.includes("\u0000") || !s.isWellFormed();
+  const wrong = (s: string) => !isStorableText(s);
   while (stack.length && bad.length < 20) {
     const [value, path] = stack.pop()!;
     if (typeof value === "string") {
