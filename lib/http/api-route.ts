@@ -121,6 +121,18 @@ export function rateLimitOf(err: unknown): RateLimitResult | undefined {
  * other: `err`'s problem, or with null a 204.
  */
 async function answerWithoutOperation(req: Request, err: ApiError | null, extraHeaders: Record<string, string> = {}): Promise<Response> {
+  return publicAnswer(req, (headers) => {
+    for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
+    return err ? problemResponse(getEnv().baseUrl, err, { headers }) : new Response(null, { status: 204, headers });
+  });
+}
+
+/**
+ * An answer anyone may have, with or without a token (the OpenAPI document, a 405, a preflight),
+ * counted and headed like every other `/v1` answer (CONTRACT §10): the caller's token's windows
+ * when it sent a valid one, else its address's. `answer` gets the headers to send.
+ */
+export async function publicAnswer(req: Request, answer: (headers: Headers) => Response): Promise<Response> {
   const traceId = randomUUID();
   let rl: RateLimitResult | undefined;
   try {
@@ -130,9 +142,7 @@ async function answerWithoutOperation(req: Request, err: ApiError | null, extraH
     rl = rateLimitOf(e);
   }
   if (rl?.exceeded) return anyOriginAnswer(errorToResponse(rateLimited(rl.exceeded), req, traceId, rl));
-  const headers = allowAnyOrigin(baseHeaders(traceId, rl));
-  for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
-  return err ? problemResponse(getEnv().baseUrl, err, { headers }) : new Response(null, { status: 204, headers });
+  return answer(allowAnyOrigin(baseHeaders(traceId, rl)));
 }
 
 function checkCredentialKind(op: Operation, actor: Actor): void {

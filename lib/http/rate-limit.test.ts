@@ -101,6 +101,22 @@ describe("rate-limit headers", () => {
     expect(remaining(wrongMethod)["15min"]!.r).toBe(LIMIT - 2);
   });
 
+  it("come on the public OpenAPI document, counted for the token's owner or else the address", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    const withToken = await api.call(token, "GET", "/v1/openapi.json");
+    expect(withToken.status).toBe(200);
+    expect(withToken.headers.get("ratelimit-policy")).toBe(POLICY);
+    expect(remaining(withToken)["15min"]!.r).toBe(LIMIT - 1);
+    const from = { "x-forwarded-for": "203.0.113.91" };
+    const anonymous = await api.call(null, "GET", "/v1/openapi.json", { headers: from });
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.headers.get("ratelimit-policy")).toBe(POLICY);
+    expect(remaining(anonymous)["15min"]!.r).toBe(LIMIT - 1);
+    // Its RateLimit is this caller's: no shared cache may hand it to another.
+    expect(anonymous.headers.get("cache-control")).toBe("private, max-age=300");
+  });
+
   it("come on a 401 too, counted per address: a caller without a valid token has a window of its own", async () => {
     const from = { "x-forwarded-for": "203.0.113.7" };
     const first = await api.call(null, "GET", "/v1/athletes/me", { headers: from });
