@@ -12,12 +12,15 @@ export function validationError(error: z.ZodError, where: "body" | "query" | "pa
         detail: "is not a known field",
       }));
     }
-    const field = issue.path.length ? issue.path.join(".") : where;
+    // A query parameter is flat text: a list it holds (`keys=a,b`) is split only to be checked,
+    // and the bad field is the parameter, not a position inside it.
+    const field = !issue.path.length ? where : where === "query" ? String(issue.path[0]) : issue.path.join(".");
     let code: ProblemCode = "invalid_request";
     const custom = (issue as { params?: { code?: string } }).params?.code;
     if (custom && isProblemCode(custom)) code = custom;
     else if (issue.code === "invalid_value") code = "invalid_enum_value";
-    return { field, code, detail: issue.message };
+    const within = where === "query" && issue.path.length > 1 ? `item ${typeof issue.path[1] === "number" ? issue.path[1] + 1 : String(issue.path[1])}: ` : "";
+    return { field, code, detail: within + issue.message };
   });
   const codes = new Set(errors.map((e) => e.code));
   const code: ProblemCode = codes.size === 1 ? errors[0]!.code : "invalid_request";
