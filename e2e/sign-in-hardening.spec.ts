@@ -26,15 +26,31 @@ test("a signed-in visitor sent to /signin?callbackUrl=/.//evil.com stays on the 
   }
 });
 
-test("parallel wrong passwords for one email: at most ten are verified, the rest are locked out", async ({ request }) => {
+test("parallel wrong passwords for one email: at most ten are verified, the rest are locked out with 429", async ({ request, page }) => {
   const email = `locked-${randomBytes(4).toString("hex")}@example.test`;
   const csrfToken = await csrf(request);
   const answers = await Promise.all(
     Array.from({ length: 30 }, (_, i) => signInPost(request, csrfToken, { email, password: `guess-${i}` })),
   );
-  const codes = answers.map((r) => new URL(r.headers()["location"]!).searchParams.get("code"));
-  expect(codes.filter((c) => c === "invalid_credentials").length).toBeLessThanOrEqual(10);
-  expect(codes.filter((c) => c === "too_many_attempts").length).toBeGreaterThanOrEqual(20);
+  // A wrong password is Auth.js's redirect back to the form; the lock is CONTRACT §10's 429.
+  const verified = answers.filter((r) => r.status() === 302).map((r) => new URL(r.headers()["location"]!).searchParams.get("code"));
+  expect(verified.every((c) => c === "invalid_credentials"), verified.join()).toBe(true);
+  expect(verified.length).toBeLessThanOrEqual(10);
+  const locked = answers.filter((r) => r.status() === 429);
+  expect(locked.length).toBe(30 - verified.length);
+  for (const res of locked) {
+    const wait = Number(res.headers()["retry-after"]);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(30 * 60);
+    expect(await res.json()).toMatchObject({ error: "too_many_attempts" });
+  }
+
+  // The form says so in words, with the wait.
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("one-more-guess");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText(/^Too many failed attempts for this email\. Wait \d+ minutes and try again\.$/)).toBeVisible();
 });
 
 test("Auth.js's endpoints and the sign-in form's action refuse oversized bodies", async ({ request, page }) => {

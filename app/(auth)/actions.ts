@@ -5,6 +5,7 @@ import { AuthError } from "next-auth";
 import type { FormState } from "@/components/auth/auth-form";
 import { actionClientAddress } from "@/lib/auth/action-address";
 import { signIn, signOut } from "@/lib/auth/next-auth";
+import { withRefusals } from "@/lib/auth/signin-refusal";
 import { signUpFromForm } from "@/lib/auth/sign-up";
 import { EmailTakenError, SignUpRateLimited } from "@/lib/people/people";
 import { SignInInput, SignUpInput } from "@/lib/people/schemas";
@@ -16,23 +17,38 @@ function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record
   return out;
 }
 
-const MESSAGES: Record<string, string> = {
-  invalid_credentials: "That email and password do not match an account.",
-  too_many_attempts: "Too many failed attempts for this email. Wait 15 minutes and try again.",
-  rate_limited: "Too many sign-in attempts from your network. Wait a few minutes and try again.",
-};
+/** "Wait 12 minutes": the wait the limit computed, in words, rounded up. */
+function waitText(retryAfterS: number | undefined, otherwise: string): string {
+  if (retryAfterS === undefined) return otherwise;
+  const minutes = Math.ceil(retryAfterS / 60);
+  return minutes <= 1 ? "Wait a minute" : `Wait ${minutes} minutes`;
+}
+
+function message(code: string, retryAfterS: number | undefined): string {
+  switch (code) {
+    case "too_many_attempts":
+      return `Too many failed attempts for this email. ${waitText(retryAfterS, "Wait 15 minutes")} and try again.`;
+    case "rate_limited":
+      return `Too many sign-in attempts from your network. ${waitText(retryAfterS, "Wait a few minutes")} and try again.`;
+    default:
+      return "That email and password do not match an account.";
+  }
+}
 
 async function signInOrMessage(email: string, password: string, returnTo: string): Promise<FormState> {
-  try {
-    await signIn("credentials", { email, password, redirectTo: returnTo });
-  } catch (err) {
-    if (err instanceof AuthError) {
-      const code = (err as AuthError & { code?: string }).code ?? "";
-      return { error: MESSAGES[code] ?? MESSAGES.invalid_credentials, values: { email } };
+  // NEXT_REDIRECT (a successful sign-in carried onward) and real failures go on up; a refusal
+  // comes back as Auth.js's error, with the wait its limit computed beside it.
+  const { result: refused, refusal } = await withRefusals(async () => {
+    try {
+      await signIn("credentials", { email, password, redirectTo: returnTo });
+      return undefined;
+    } catch (err) {
+      if (err instanceof AuthError) return err as AuthError & { code?: string };
+      throw err;
     }
-    throw err; // NEXT_REDIRECT carries the successful sign-in onward
-  }
-  return {};
+  });
+  if (!refused) return {};
+  return { error: message(refused.code ?? "", refusal?.retryAfterS), values: { email } };
 }
 
 export async function signInAction(_prev: FormState, form: FormData): Promise<FormState> {

@@ -7,6 +7,7 @@ import { safeReturnPath } from "../http/safe-redirect";
 import { authSecret } from "../secrets";
 import { checkSignIn, type SignInRefusal } from "./credentials";
 import { secureSessionCookie } from "./session";
+import { noteRefusal } from "./signin-refusal";
 
 export class InvalidCredentials extends CredentialsSignin {
   code = "invalid_credentials";
@@ -58,7 +59,10 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       // /api/auth/callback/credentials. `request` carries the caller's headers either way.
       async authorize(raw, request) {
         const outcome = await checkSignIn(await getDb(), raw, clientAddress(request));
-        if (!outcome.ok) throw new REFUSALS[outcome.reason]();
+        if (!outcome.ok) {
+          noteRefusal({ reason: outcome.reason, retryAfterS: outcome.retryAfterS });
+          throw new REFUSALS[outcome.reason]();
+        }
         const { person } = outcome;
         return { id: person.id, email: person.email, name: person.name };
       },
