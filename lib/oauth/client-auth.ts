@@ -4,6 +4,7 @@ import type { Db } from "../db/client";
 import { oauthClients } from "../db/schema";
 import { safeEqual, sha256Hex } from "../crypto/random";
 import { getEnv } from "../env";
+import { isStorableText } from "../http/validation";
 import { OAuthError } from "./errors";
 import { findClientCached, type OAuthClient } from "./client-cache";
 import { MAX_CLIENT_ID_CHARS } from "./client-metadata";
@@ -35,7 +36,7 @@ export function decodeBasic(header: string): { id: string; secret: string } | nu
 
 export async function findClient(db: Db, clientId: string): Promise<OAuthClient | undefined> {
   // No registered id holds a NUL or a lone surrogate (and PostgreSQL would refuse the first).
-  if (!clientId || clientId.length > MAX_CLIENT_ID_CHARS || clientId.includes("\u0000") || !clientId.isWellFormed()) return undefined;
+  if (!clientId || clientId.length > MAX_CLIENT_ID_CHARS || !isStorableText(clientId)) return undefined;
   const [c] = await db.select().from(oauthClients).where(eq(oauthClients.clientId, clientId)).limit(1);
   return c;
 }

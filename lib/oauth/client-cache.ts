@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { oauthClients } from "../db/schema";
+import { isStorableText } from "../http/validation";
 import { log } from "../log";
 
 export type OAuthClient = typeof oauthClients.$inferSelect;
@@ -124,6 +125,9 @@ async function readClient(db: Db, clientId: string): Promise<OAuthClient | undef
 
 /** The app `clientId`, from memory when a copy is current, else from the database. */
 export async function findClientCached(db: Db, clientId: string): Promise<OAuthClient | undefined> {
+  // No registered id holds a NUL or a lone surrogate, and PostgreSQL would refuse the first as
+  // a query parameter: such an id is an unknown client, whichever endpoint sent it.
+  if (!isStorableText(clientId)) return undefined;
   const s = state();
   ensureListening(s, db);
   const now = Date.now();

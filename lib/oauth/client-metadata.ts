@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { oauthClients } from "../db/schema";
 import { getEnv } from "../env";
+import { unstorableText } from "../http/validation";
 import { sendOutbound } from "../webhooks/outbound";
 import { announceClientChange, type OAuthClient } from "./client-cache";
 
@@ -76,7 +77,8 @@ export function metadataTtlS(cacheControl: string | null, expires: string | null
   return Math.min(max, Math.max(min, ttl ?? fallback));
 }
 
-type Document = { client_name: string; redirect_uris: string[]; logoUrl: string | null; homepageUrl: string | null };
+/** What the service keeps of a document, under the document's own member names. */
+type Document = { client_name: string; redirect_uris: string[]; logo_uri: string | null; client_uri: string | null };
 
 /** Checks a document's content; throws ClientMetadataError saying what is wrong. */
 export function parseMetadataDocument(url: string, text: string): Document {
@@ -104,7 +106,15 @@ export function parseMetadataDocument(url: string, text: string): Document {
     }
   }
   const https = (v: unknown) => (typeof v === "string" && v.length <= 2000 && /^https:\/\//.test(v) && URL.canParse(v) ? v : null);
-  return { client_name: d.client_name.trim(), redirect_uris: uris as string[], logoUrl: https(d.logo_uri), homepageUrl: https(d.client_uri) };
+  const kept: Document = { client_name: d.client_name.trim(), redirect_uris: uris as string[], logo_uri: https(d.logo_uri), client_uri: https(d.client_uri) };
+  // What is kept must be text PostgreSQL stores as it is: a NUL fails the insert, and a lone
+  // surrogate would be stored as U+FFFD, so a redirect URI holding one could never match a
+  // request. Checked on the very object that is stored, so no kept member escapes it.
+  const unstorable = unstorableText(kept);
+  if (unstorable.length) {
+    throw new ClientMetadataError(`its ${unstorable.join(", ")} ${unstorable.length > 1 ? "hold" : "holds"} a NUL character or text that is not valid Unicode`);
+  }
+  return kept;
 }
 
 /** Fetches and checks the document at `url`; throws ClientMetadataError in words. */
@@ -148,8 +158,8 @@ export async function metadataDocumentClient(db: Db, url: string, nowMs = Date.n
     kind: "public" as const,
     secretHash: null,
     redirectUris: doc.redirect_uris,
-    logoUrl: doc.logoUrl,
-    homepageUrl: doc.homepageUrl,
+    logoUrl: doc.logo_uri,
+    homepageUrl: doc.client_uri,
     registration: "metadata_document" as const,
     sourceHost: new URL(url).host,
     metadataFetchedAt: new Date(nowMs),

@@ -43,6 +43,12 @@ beforeAll(async () => {
     if (path === "/redirect.json") return res.writeHead(302, { location: `${base}/ok.json` }).end();
     if (path === "/not-json.json") return json("<html>hello</html>");
     if (path === "/no-name.json") return json(doc(path, { client_name: "" }));
+    if (path === "/nul-name.json") return json(doc(path, { client_name: "Pocket\u0000Coach" }));
+    if (path === "/surrogate-name.json") return json(doc(path, { client_name: "Pocket \ud800Coach" }));
+    if (path === "/nul-redirect.json") return json(doc(path, { redirect_uris: [REDIRECT, `${REDIRECT}\u0000`] }));
+    if (path === "/surrogate-redirect.json") return json(doc(path, { redirect_uris: [`${REDIRECT}\ud800`] }));
+    if (path === "/nul-logo.json") return json(doc(path, { logo_uri: "https://pocket.example/logo\u0000.png" }));
+    if (path === "/surrogate-client-uri.json") return json(doc(path, { client_uri: "https://pocket.example/\udc00" }));
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -101,6 +107,25 @@ describe("client metadata documents", () => {
       const step = await prepareAuthorization(db, params(url, over), [], person.id);
       expectErrorPage(step, words);
       expectErrorPage(await decideAuthorization(db, params(url, over), person.id, "allow"), words);
+    }
+  });
+
+  it("holding a NUL or a lone surrogate in a member the service keeps show an error page naming it, and are not stored", async () => {
+    const person = await api.person();
+    const cases: [string, string][] = [
+      ["/nul-name.json", "client_name"],
+      ["/surrogate-name.json", "client_name"],
+      ["/nul-redirect.json", "redirect_uris.1"],
+      ["/surrogate-redirect.json", "redirect_uris.0"],
+      ["/nul-logo.json", "logo_uri"],
+      ["/surrogate-client-uri.json", "client_uri"],
+    ];
+    for (const [path, member] of cases) {
+      const url = `${base}${path}`;
+      const words = new RegExp(`cannot be used: its ${member} holds a NUL character or text that is not valid Unicode`);
+      expectErrorPage(await prepareAuthorization(db, params(url), [], person.id), words);
+      expectErrorPage(await decideAuthorization(db, params(url), person.id, "allow"), words);
+      expect(await db.select().from(oauthClients).where(eq(oauthClients.clientId, url)), path).toEqual([]);
     }
   });
 
@@ -206,6 +231,26 @@ describe("dynamic client registration (RFC 7591)", () => {
     }
     const credentials = await register({ redirect_uris: ["https://x.example/cb"], grant_types: ["client_credentials"] });
     expect(((await credentials.json()) as { error: string }).error).toBe("invalid_client_metadata");
+  });
+
+  it("refuses a NUL or a lone surrogate in any member it keeps, naming it: invalid_redirect_uri in a redirect URI, invalid_client_metadata elsewhere", async () => {
+    const ok = { client_name: "Desk Assistant", redirect_uris: ["https://desk.example/cb"] };
+    const cases: [Record<string, unknown>, "invalid_client_metadata" | "invalid_redirect_uri", string][] = [
+      [{ ...ok, client_name: "Desk\u0000Assistant" }, "invalid_client_metadata", "client_name"],
+      [{ ...ok, client_name: "Desk \ud800Assistant" }, "invalid_client_metadata", "client_name"],
+      [{ ...ok, client_uri: "https://desk.example/\u0000" }, "invalid_client_metadata", "client_uri"],
+      [{ ...ok, logo_uri: "https://desk.example/logo\udc00.png" }, "invalid_client_metadata", "logo_uri"],
+      [{ ...ok, redirect_uris: ["https://desk.example/cb", "https://desk.example/cb\u0000"] }, "invalid_redirect_uri", "redirect_uris.1"],
+      [{ ...ok, redirect_uris: ["http://localhost/cb\ud800"] }, "invalid_redirect_uri", "redirect_uris.0"],
+    ];
+    for (const [body, error, member] of cases) {
+      const res = await register(body);
+      const answer = (await res.json()) as { error: string; error_description: string };
+      expect({ status: res.status, error: answer.error }, member).toEqual({ status: 400, error });
+      expect(answer.error_description).toContain(member);
+    }
+    // A member the service does not keep is ignored (RFC 7591 §2), whatever it holds.
+    expect((await register({ ...ok, software_id: "desk\u0000" })).status).toBe(201);
   });
 
   it("prunes registrations no athlete authorized within a day, and keeps those in use", async () => {

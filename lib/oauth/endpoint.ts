@@ -9,6 +9,7 @@ import { readBodyUpTo } from "../http/body";
 import { requestStarted } from "../http/requests-first";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { decodeBasic } from "./client-auth";
+import { checkResourceRepeats } from "./authorize-checks";
 import { tokenEndpointLimiter, type OverLimit, type TokenLimitWindow } from "./token-limit";
 
 /** The largest form the OAuth endpoints read; a token request is a few hundred bytes. */
@@ -42,6 +43,19 @@ async function readForm(req: Request): Promise<URLSearchParams> {
 }
 
 /**
+ * RFC 6749 §3.1: a parameter is sent at most once, at every OAuth form endpoint (RFC 7009 builds
+ * on it), since which of two values to act on is unknown. `resource` is the one exception
+ * (RFC 8707 §2): named again with the same value it is that one resource, with another value it
+ * asks for a token for two, which is `invalid_target`.
+ */
+function checkNoRepeatedParams(form: URLSearchParams): void {
+  for (const key of new Set(form.keys())) {
+    if (key === "resource") checkResourceRepeats(form.getAll(key));
+    else if (form.getAll(key).length > 1) throw new OAuthError("invalid_request", `${key} was sent more than once.`);
+  }
+}
+
+/**
  * The client id a request names, before authentication: the key of the per-client gate.
  * Decoded as authentication decodes it, so spelling one id differently cannot open a second
  * window.
@@ -65,8 +79,8 @@ function slowDown(over: OverLimit): Response {
 }
 
 /**
- * The OAuth endpoints' adapter: form parsing, the limits of CONTRACT §10, RFC 6749 §5.2 errors,
- * never a problem document.
+ * The OAuth endpoints' adapter: form parsing (each parameter once), the limits of CONTRACT §10,
+ * RFC 6749 §5.2 errors, never a problem document.
  *
  * The limits count who a request proves to be, not who it claims to be. Every request counts
  * against its source address first; one that proves its client (see ProveClient) is moved to
@@ -90,6 +104,7 @@ export function oauthEndpoint(fn: (db: Db, req: Request, form: URLSearchParams, 
       const overAddress = limiter.hit(address, startedAt);
       if (overAddress) return slowDown(overAddress);
       const form = await readForm(req);
+      checkNoRepeatedParams(form);
       const claimed = claimedClientId(req, form);
       const overClient = claimed ? limiter.full(clientWindow(claimed), startedAt) : undefined;
       if (overClient) return slowDown(overClient);

@@ -732,6 +732,17 @@ describe("revocation (RFC 7009)", () => {
     expect(res.headers.get("www-authenticate")).toMatch(/^Basic /);
     await expectOAuthError(await post("/oauth/revoke", { client_id: "demo-mobile" }), 400, "invalid_request");
   });
+
+  it("refuses a repeated parameter with invalid_request, as the token endpoint does, and revokes nothing (RFC 6749 §3.1, RFC 7009 §2.1)", async () => {
+    const person = await api.person();
+    const tokens = await connect(mobile, person.id);
+    const token = encodeURIComponent(tokens.refresh_token!);
+    for (const body of [`token=${token}&token=x&client_id=demo-mobile`, `token=${token}&token=${token}&client_id=demo-mobile`, `token=${token}&client_id=demo-mobile&client_id=demo-mobile`]) {
+      await expectOAuthError(await post("/oauth/revoke", body), 400, "invalid_request");
+    }
+    expect((await api.call(tokens.access_token, "GET", "/v1/athletes/me")).status).toBe(200);
+    expect((await refresh(mobile, tokens.refresh_token!)).access_token).toBeTruthy();
+  });
 });
 
 describe("client credentials (RFC 6749 §4.4)", () => {
@@ -845,6 +856,23 @@ describe("token endpoint errors (RFC 6749 §5.2)", () => {
     }
     // The same credentials, right, succeed.
     expect((await post("/oauth/token", good, { authorization: basic("demo-training-log", DEMO_CONFIDENTIAL_SECRET) })).status).toBe(200);
+  });
+
+  it("a client_id holding a NUL is an unknown client at the token and revocation endpoints: 401 invalid_client, not a database error", async () => {
+    const nulInBasic = `Basic ${Buffer.from("demo-training-log\u0000:secret").toString("base64")}`;
+    for (const path of ["/oauth/token", "/oauth/revoke"] as const) {
+      const cases: [string, string, Record<string, string>][] = [
+        ["client_id in the body", "grant_type=client_credentials&token=x&client_id=a%00b", {}],
+        ["HTTP Basic, form-encoded", "grant_type=client_credentials&token=x", { authorization: basic("a\u0000b", "secret") }],
+        ["HTTP Basic, raw", "grant_type=client_credentials&token=x", { authorization: nulInBasic }],
+      ];
+      for (const [what, body, headers] of cases) {
+        const res = await post(path, body, headers);
+        expect(res.status, `${path}: ${what}`).toBe(401);
+        expect(res.headers.get("www-authenticate"), `${path}: ${what}`).toMatch(/^Basic realm="/);
+        await expectOAuthError(res, 401, "invalid_client");
+      }
+    }
   });
 
   it("unsupported_grant_type for grants this server does not offer", async () => {

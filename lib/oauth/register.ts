@@ -11,6 +11,7 @@ import { addToCounters } from "../http/rate-limit";
 import { isUnreviewedRedirectUri } from "./client-metadata";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { knownLengthJson } from "../http/known-length";
+import { unstorableText } from "../http/validation";
 
 // Dynamic Client Registration (RFC 7591, CONTRACT §12): an assistant the service has never seen
 // registers itself as a public client and then goes through the athlete's consent like any app.
@@ -36,8 +37,11 @@ export type RegisteredClient = {
 
 const bad = (error: "invalid_client_metadata" | "invalid_redirect_uri", description: string) => new OAuthError(error, description);
 
+/** The members of a registration the service keeps, under their RFC 7591 names. */
+type KeptMetadata = { client_name: string; redirect_uris: string[]; client_uri?: string; logo_uri?: string };
+
 /** The request's metadata checked; throws RFC 7591 §3.2.2 errors. */
-export function checkRegistration(body: unknown): { name: string; redirectUris: string[]; clientUri?: string; logoUri?: string } {
+export function checkRegistration(body: unknown): KeptMetadata {
   if (!body || typeof body !== "object" || Array.isArray(body)) throw bad("invalid_client_metadata", "The body must be a JSON object of client metadata.");
   const m = body as Record<string, unknown>;
   const method = m.token_endpoint_auth_method;
@@ -67,7 +71,24 @@ export function checkRegistration(body: unknown): { name: string; redirectUris: 
     return v;
   };
   const redirectUris = uris as string[];
-  return { name: (name as string | undefined)?.trim() ?? `Assistant at ${new URL(redirectUris[0]!).host}`, redirectUris, clientUri: https("client_uri"), logoUri: https("logo_uri") };
+  const clientUri = https("client_uri");
+  const logoUri = https("logo_uri");
+  const kept: KeptMetadata = {
+    client_name: (name as string | undefined)?.trim() ?? `Assistant at ${new URL(redirectUris[0]!).host}`,
+    redirect_uris: redirectUris,
+    ...(clientUri ? { client_uri: clientUri } : {}),
+    ...(logoUri ? { logo_uri: logoUri } : {}),
+  };
+  // What is kept must be text PostgreSQL stores as it is: a NUL fails the insert, and a lone
+  // surrogate would be stored as U+FFFD, so a redirect URI holding one could never match a
+  // request. Checked on the very object that is stored, so no kept member escapes it; members
+  // the service does not keep are ignored, as RFC 7591 §2 asks.
+  const unstorable = unstorableText(kept);
+  if (unstorable.length) {
+    const error = unstorable.some((field) => field.startsWith("redirect_uris")) ? "invalid_redirect_uri" : "invalid_client_metadata";
+    throw bad(error, `${unstorable.join(", ")} must be Unicode text without NUL characters.`);
+  }
+  return kept;
 }
 
 /**
@@ -105,27 +126,27 @@ export async function registerClient(db: Db, body: unknown, nowMs = Date.now()):
     await tx.insert(oauthClients).values({
       clientId,
       ownerId: null,
-      name: c.name,
+      name: c.client_name,
       kind: "public",
       secretHash: null,
-      redirectUris: c.redirectUris,
-      homepageUrl: c.clientUri ?? null,
-      logoUrl: c.logoUri ?? null,
+      redirectUris: c.redirect_uris,
+      homepageUrl: c.client_uri ?? null,
+      logoUrl: c.logo_uri ?? null,
       registration: "dynamic",
-      sourceHost: new URL(c.redirectUris[0]!).host,
+      sourceHost: new URL(c.redirect_uris[0]!).host,
       createdAt: issuedAt,
     });
   });
   return {
     client_id: clientId,
     client_id_issued_at: issuedAt.getTime() / 1000,
-    client_name: c.name,
-    redirect_uris: c.redirectUris,
+    client_name: c.client_name,
+    redirect_uris: c.redirect_uris,
     token_endpoint_auth_method: "none",
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],
-    ...(c.clientUri ? { client_uri: c.clientUri } : {}),
-    ...(c.logoUri ? { logo_uri: c.logoUri } : {}),
+    ...(c.client_uri ? { client_uri: c.client_uri } : {}),
+    ...(c.logo_uri ? { logo_uri: c.logo_uri } : {}),
   };
 }
 

@@ -13,7 +13,6 @@ import { authenticateClient, type OAuthClient } from "./client-auth";
 import { issueAccessToken, issueAppAccessToken } from "./access-token";
 import { signingKey } from "./keys";
 import { resourceOf, resourceUrl } from "./resources";
-import { checkResourceRepeats } from "./authorize-checks";
 
 export const REFRESH_TOKEN_TTL_S = 90 * 86_400;
 
@@ -29,7 +28,8 @@ export type TokenResponse = {
 const invalidGrant = (d: string) => new OAuthError("invalid_grant", d);
 
 /**
- * POST /oauth/token for a form already read. Client authentication first, then the grant.
+ * POST /oauth/token for a form already read, with no parameter repeated (oauthEndpoint checked
+ * that). Client authentication first, then the grant.
  *
  * `prove` is told which client sent the request as soon as that is proved: for a confidential
  * client once its secret is verified, for a public client (no secret) only once a code or
@@ -42,10 +42,6 @@ export async function tokenRequest(
   form: URLSearchParams,
   prove: (clientId: string) => void = () => {},
 ): Promise<TokenResponse> {
-  for (const key of new Set(form.keys())) {
-    if (key === "resource") checkResourceRepeats(form.getAll(key));
-    else if (form.getAll(key).length > 1) throw new OAuthError("invalid_request", `${key} was sent more than once.`);
-  }
   const client = await authenticateClient(db, authorization, form);
   if (client.kind === "confidential") prove(client.clientId);
   const resource = askedResource(form);
