@@ -4,7 +4,7 @@ import { activities, uploadFiles, uploads } from "../db/schema";
 import { appendEvent } from "../events/append-event";
 import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
-import { findReachableActivity } from "./get-activity";
+import { findReachableActivity, activityNotFound } from "./get-activity";
 
 /**
  * Deletes the actor's own activity with its streams and laps (their rows cascade) and emits
@@ -27,7 +27,7 @@ export async function deleteActivity({ ctx, activityId }: { ctx: WriteCtx; activ
     : [];
   const deleted = await ctx.db.delete(activities).where(eq(activities.id, activityId)).returning({ id: activities.id });
   // A concurrent delete of the same activity committed first.
-  if (!deleted.length) throw new ApiError("not_found", `No activity ${activityId}.`);
+  if (!deleted.length) throw activityNotFound(activityId);
   if (upload) {
     const others = upload.activityIds.filter((id) => id !== activityId);
     const remaining = others.length

@@ -12,6 +12,7 @@ import { readLaps } from "./get-laps";
 import { EXPORT_CONTENT_TYPES } from "./operations";
 import type { SportType } from "./schemas";
 import type { z } from "zod";
+import { activityNotFound } from "./get-activity";
 
 type Format = (typeof EXPORT_FORMATS)[number];
 
@@ -70,7 +71,7 @@ export async function exportActivity({ ctx, activityId, format }: { ctx: Ctx; ac
     .where(eq(activities.id, activityId))
     .limit(1);
   if (!activity || !(await canReach(ctx.db, ctx.actor.userId, activity.athleteId))) {
-    throw new ApiError("not_found", `No activity ${activityId}.`);
+    throw activityNotFound(activityId);
   }
   const noFile = new ApiError("not_found", `Activity ${activityId} was recorded by hand: it has no file to export.`);
   if (!activity.uploadId) throw noFile;

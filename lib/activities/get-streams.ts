@@ -8,9 +8,9 @@ import { perDatabase, type Db } from "../db/client";
 import { activities, activityStreams } from "../db/schema";
 import { cachedStreamsAnswer, streamsJsonBytesFromStored } from "../files/streams-json";
 import { STREAM_KEYS, type StreamKey } from "../files/types";
-import { ApiError } from "../http/errors";
 import { rawJson, rawJsonBytes, type RawJson } from "../http/raw-json";
 import type { StreamsQuery } from "./file-schemas";
+import { activityNotFound } from "./get-activity";
 
 /**
  * The path's two queries, built once per database (drizzle would otherwise write their SQL again
@@ -69,7 +69,7 @@ export async function getStreams({
   // pointer; the value's own last bytes would have meant decompressing all of it.
   const row = await streamsQueries(ctx.db).identity(activityId);
   if (!row || !(await canReach(ctx.db, ctx.actor.userId, row.athleteId))) {
-    throw new ApiError("not_found", `No activity ${activityId}.`);
+    throw activityNotFound(activityId);
   }
   const resolution = query.resolution;
   if (row.length === null || row.version === null) {
@@ -81,7 +81,7 @@ export async function getStreams({
   if (kept) return rawJsonBytes(kept);
   const [stored] = await streamsQueries(ctx.db).bytes.execute({ activityId });
   // Deleted between the two reads.
-  if (!stored) throw new ApiError("not_found", `No activity ${activityId}.`);
+  if (!stored) throw activityNotFound(activityId);
   const data = Buffer.from(stored.data, "base64");
   return rawJsonBytes(streamsJsonBytesFromStored({ activityId, resolution, keys, version: stored.version, length: data.byteLength, data }));
 }

@@ -5,7 +5,7 @@ import { activities } from "../db/schema";
 import { appendEvent } from "../events/append-event";
 import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
-import { findReachableActivity } from "./get-activity";
+import { findReachableActivity, activityNotFound } from "./get-activity";
 import type { UpdateActivityInput } from "./schemas";
 import { toActivityWire } from "./to-wire";
 
@@ -67,6 +67,6 @@ export async function updateActivity({
     appendEvent(ctx.db, { type: "activity.updated", athleteId: actor.userId, objectId: activityId, objectType: "activity" }),
   ]);
   // A concurrent delete of the same activity committed first (its row lock held the change).
-  if (!row) throw new ApiError("not_found", `No activity ${activityId}.`);
+  if (!row) throw activityNotFound(activityId);
   return toActivityWire(row);
 }

@@ -1,9 +1,19 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
+import type { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { CallToolRequestSchema, JSONRPCRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  JSONRPCRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult,
+  type JSONRPCRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Actor, Ctx } from "../auth/actor";
 import { hasScope } from "../auth/require-scope";
 import { SCOPE_NAMES, type Scope } from "../auth/scopes";
@@ -14,6 +24,7 @@ import { readJsonBody } from "../http/body";
 import { isRawJson } from "../http/raw-json";
 import { requestStarted } from "../http/requests-first";
 import { ApiError } from "../http/errors";
+import { unstorableText } from "../http/validation";
 import type { RateLimitResult } from "../http/rate-limit";
 import { errorText, log } from "../log";
 import { resourceMetadataUrl } from "../oauth/resources";
@@ -30,15 +41,41 @@ const SERVER_INFO = { name: "athlete-activity-service", title: "Athlete Activity
 const INSTRUCTIONS =
   "Training data of one athlete (and, for a coach, of the athletes they coach): activities with their totals, samples (streams) and laps, body metrics, and weekly or monthly volume. All values are SI units (metres, seconds, metres per second, heart rate in beats per second: multiply by 60 for beats per minute). Dates are local to the athlete's timezone (get_profile tells it).";
 
-/** A `tools/call` of a known tool: the tool, and its arguments as its input schema reads them. */
-type ToolCall = { tool: McpTool; args: ReturnType<McpTool["input"]["safeParse"]> };
+/**
+ * A `tools/call` of a known tool: the tool, its arguments as its input schema reads them, and
+ * the arguments holding text PostgreSQL cannot store (`unstorableText`), by name.
+ */
+type ToolCall = { tool: McpTool; args: ReturnType<McpTool["input"]["safeParse"]>; unstorable: string[] };
 
 /** The tool call a JSON-RPC message makes, read once for the scope check and the answer; undefined for any other message. */
 function toolCallOf(message: unknown): ToolCall | undefined {
   const m = message as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
   if (m?.method !== "tools/call") return undefined;
   const tool = MCP_TOOLS.find((t) => t.name === m.params?.name);
-  return tool && { tool, args: tool.input.safeParse(m.params?.arguments ?? {}) };
+  const raw = m.params?.arguments ?? {};
+  return tool && { tool, args: tool.input.safeParse(raw), unstorable: unstorableText(raw) };
+}
+
+/**
+ * The request schemas of the methods this server answers: the SDK's Server answers `initialize`
+ * and `ping`, McpServer `tools/list` and `tools/call`. Any other method is the SDK's -32601.
+ */
+const REQUEST_SCHEMAS = new Map<string, z.ZodType>(
+  [InitializeRequestSchema, PingRequestSchema, ListToolsRequestSchema, CallToolRequestSchema].map((s) => [s.shape.method.value, s]),
+);
+
+/**
+ * A request whose params its method's schema refuses, as JSON-RPC -32602 (JSON-RPC 2.0 §5.1)
+ * in a few words naming each bad member. Left to the SDK, the schema's ZodError escapes its
+ * request handler without a JSON-RPC code, and the SDK answers -32603 "internal error" with
+ * the whole issue list as JSON for a message.
+ */
+function malformedParams(request: JSONRPCRequest): string | undefined {
+  const parsed = REQUEST_SCHEMAS.get(request.method)?.safeParse(request);
+  if (!parsed || parsed.success) return undefined;
+  const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join(".") || "params"}: ${i.message}`);
+  const more = parsed.error.issues.length > issues.length ? "; …" : "";
+  return `Invalid params for ${request.method}: ${issues.join("; ")}${more}.`;
 }
 
 /**
@@ -167,6 +204,22 @@ async function answerToolCall(req: Request, body: unknown, toolCall: ToolCall | 
   return { json: `{"result":{"content":[{"type":"text","text":${JSON.stringify(answer.json)}}],"structuredContent":${answer.json}},"jsonrpc":"2.0","id":${id}}` };
 }
 
+/**
+ * A `tools/call` with text PostgreSQL cannot store in its arguments, answered here for every
+ * tool and both ways a call is answered: each tool's schema takes any string for an id, so
+ * the text would otherwise reach a query, which PostgreSQL refuses (a NUL) or answers for
+ * another string (an unpaired surrogate, stored as U+FFFD). It is invalid input, so a tool
+ * error naming the arguments (CONTRACT §12), in the words /v1 uses for the same
+ * (lib/http/validation.ts). Null for a notification, which no tool answers.
+ */
+function unstorableCall(request: JSONRPCRequest | undefined, { tool, unstorable }: ToolCall): { json: string } | null {
+  if (!unstorable.length || !request) return null;
+  // An argument's name may itself be the bad text; it is named in printable characters.
+  const names = unstorable.map((p) => (p || "arguments").replace(/[^\x20-\x7e]/g, "?"));
+  const text = `Input validation error: Invalid arguments for tool ${tool.name}: ${names.join(", ")} must be Unicode text without NUL characters.`;
+  return { json: JSON.stringify({ result: toolResult({ ok: false, text }), jsonrpc: "2.0", id: request.id }) };
+}
+
 /** A JSON-RPC error the transport answers before any message is read (id null), with HTTP `status`. */
 function transportError(status: number, code: number, message: string, headers: Headers): Response {
   headers.set("Content-Type", "application/json");
@@ -210,11 +263,21 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     if (Array.isArray(body)) {
       return transportError(400, -32600, "Invalid Request: send one JSON-RPC message per request; batches are not accepted (MCP 2025-11-25).", baseHeaders(traceId, rl));
     }
+    // A request with an id; a notification or a message that is neither is the SDK's to answer.
+    const request = JSONRPCRequestSchema.safeParse(body).data;
+    const malformed = request && malformedParams(request);
+    if (malformed) return jsonRpcError(request.id, -32602, malformed, baseHeaders(traceId, rl));
     const unknown = unknownTool(body);
     if (unknown) return jsonRpcError(unknown.id, -32602, `Unknown tool: ${unknown.name}. tools/list names the tools this token may call.`, baseHeaders(traceId, rl));
     const toolCall = toolCallOf(body);
     const lacking = toolCall && missingScopes(toolCall, actor);
     if (lacking) throw stepUp(actor, lacking.tool, lacking.missing);
+    const unstorable = toolCall && unstorableCall(request, toolCall);
+    if (unstorable) {
+      const headers = baseHeaders(traceId, rl);
+      headers.set("Content-Type", "application/json");
+      return knownLengthResponse(unstorable.json, { status: 200, headers });
+    }
 
     const ctx: Ctx = { db, actor, self: bearer.self };
     const called = direct ? await answerToolCall(req, body, toolCall, ctx, traceId) : null;

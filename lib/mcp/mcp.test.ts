@@ -13,6 +13,7 @@ import { disconnectApp } from "../oauth-grants/disconnect-app";
 import { SAMPLES_DIR } from "../files/testing/samples";
 import { setupApi } from "../testing/fixtures";
 import { startUploadProcessor, type UploadProcessor } from "../uploads/local-processor";
+import { log } from "../log";
 import { handleMcpRequest } from "./handler";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -237,11 +238,84 @@ describe("the MCP server", () => {
     const range = await client.callTool({ name: "get_training_summary", arguments: { start: "2026-10-10", end: "2026-10-01" } }).catch((e: unknown) => ({ isError: true, content: [{ type: "text", text: String(e) }] }));
     expect(range.isError).toBe(true);
     expect(JSON.stringify(range.content)).toContain("end");
-    const hidden = await client.callTool({ name: "get_activity", arguments: { id } });
-    expect(hidden.isError).toBe(true);
-    expect(JSON.stringify(hidden.content)).toMatch(/No activity/);
+    for (const [name, args] of [
+      ["get_activity", { id }],
+      ["get_activity_streams", { id }],
+      ["get_activity", { id: "act_nope" }],
+      ["get_activity_streams", { id: "act_nope", keys: "time_s" }],
+    ] as const) {
+      const hidden = await client.callTool({ name, arguments: args });
+      expect(hidden.isError, name).toBe(true);
+      expect((hidden.content as { text: string }[])[0]!.text, name).toBe(`Activity ${args.id} was not found.`);
+    }
     const notTheirs = await client.callTool({ name: "list_activities", arguments: { athlete_id: stranger.id } });
     expect(notTheirs.isError).toBe(true);
+  });
+
+  it("refuses text PostgreSQL cannot store in any tool's arguments as a tool error naming the argument, not as a failure", async () => {
+    const pat = await api.pat((await api.person()).id);
+    const headers = { authorization: `Bearer ${pat}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const calls: [string, Record<string, unknown>, string][] = [
+      ["get_profile", { athlete_id: "a\u0000" }, "athlete_id"],
+      ["list_activities", { athlete_id: "a\u0000" }, "athlete_id"],
+      ["list_activities", { cursor: "a\u0000" }, "cursor"],
+      ["list_metrics", { athlete_id: "a\u0000" }, "athlete_id"],
+      ["get_training_summary", { athlete_id: "a\u0000" }, "athlete_id"],
+      ["get_activity", { id: "act_\u0000" }, "id"],
+      ["get_activity_streams", { id: "act_\u0000", keys: "time_s" }, "id"],
+      // A lone surrogate: PostgreSQL would store U+FFFD, another string than the one sent.
+      ["get_profile", { athlete_id: "\ud800" }, "athlete_id"],
+    ];
+    const failed = vi.spyOn(log, "error");
+    try {
+      for (const [name, args, field] of calls) {
+        const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+        // Both ways a call is answered: here, and by the SDK's server.
+        for (const res of [
+          await fetch(`${api.url}/mcp`, { method: "POST", headers, body }),
+          await handleMcpRequest(new Request(`${api.url}/mcp`, { method: "POST", headers, body }), { direct: false }),
+        ]) {
+          expect(res.status).toBe(200);
+          const answer = (await res.json()) as { result: { isError?: boolean; content: { text: string }[] } };
+          expect(answer.result.isError, body).toBe(true);
+          expect(answer.result.content[0]!.text, body).toContain(field);
+          expect(answer.result.content[0]!.text, body).not.toMatch(/service failed/);
+        }
+      }
+      expect(failed).not.toHaveBeenCalled();
+    } finally {
+      failed.mockRestore();
+    }
+  });
+
+  it("answers malformed params of any method with JSON-RPC -32602 in a few words, not -32603 with the schema's dump", async () => {
+    const pat = await api.pat((await api.person()).id);
+    const headers = { authorization: `Bearer ${pat}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const messages: [unknown, string][] = [
+      [{ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_profile", arguments: null } }, "arguments"],
+      [{ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_profile", arguments: [] } }, "arguments"],
+      [{ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "get_profile", arguments: "x" } }, "arguments"],
+      [{ jsonrpc: "2.0", id: 4, method: "tools/list", params: { cursor: 5 } }, "cursor"],
+      [{ jsonrpc: "2.0", id: 5, method: "initialize" }, "params"],
+      [{ jsonrpc: "2.0", id: 6, method: "initialize", params: { protocolVersion: "2025-11-25" } }, "clientInfo"],
+    ];
+    for (const [message, field] of messages) {
+      const body = JSON.stringify(message);
+      for (const res of [
+        await fetch(`${api.url}/mcp`, { method: "POST", headers, body }),
+        await handleMcpRequest(new Request(`${api.url}/mcp`, { method: "POST", headers, body }), { direct: false }),
+      ]) {
+        expect(res.status, body).toBe(200);
+        const answer = (await res.json()) as { id: unknown; error: { code: number; message: string } };
+        expect(answer, body).toMatchObject({ jsonrpc: "2.0", id: (message as { id: unknown }).id, error: { code: -32602 } });
+        expect(answer.error.message, body).toContain(field);
+        expect(answer.error.message.length, answer.error.message).toBeLessThan(300);
+        expect(answer.error.message, body).not.toMatch(/[[{]/);
+      }
+    }
+    // Well-formed params still reach the SDK's server.
+    const list = await post(pat, { jsonrpc: "2.0", id: 7, method: "tools/list", params: {} });
+    expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
   });
 
   it("answers a tools/call itself in the same JSON-RPC response as the SDK's server, and leaves every other message to it", async () => {
