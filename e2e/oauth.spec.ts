@@ -181,6 +181,22 @@ test("a developer registers an app and sees its client secret once", async ({ pa
   await expect(page.getByRole("heading", { name: "Credentials" })).toBeVisible();
   await expect(page.getByText(clientId).first()).toBeVisible();
   await expect(page.getByText(secret)).toHaveCount(0);
+
+  // "Rotate secret" (CONTRACT §9) acts on one click: the new secret is shown once, the new one
+  // works and the old one no longer does.
+  await page.getByRole("button", { name: "Rotate secret" }).click();
+  const rotated = page.getByTestId("client-secret");
+  await expect(rotated).toBeVisible();
+  const newSecret = (await rotated.textContent())!.trim();
+  expect(newSecret).toMatch(/^aas_cs_[0-9A-Za-z]{38}$/);
+  expect(newSecret).not.toBe(secret);
+  const tokenWith = (s: string) =>
+    request.post("/oauth/token", {
+      form: { grant_type: "client_credentials" },
+      headers: { authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(s)}`).toString("base64")}` },
+    });
+  expect((await tokenWith(newSecret)).status()).toBe(200);
+  expect((await tokenWith(secret)).status()).toBe(401);
 });
 
 test("pressing Deny returns access_denied with state and iss to the app", async ({ browser, baseURL }) => {

@@ -137,3 +137,40 @@ test("a developer subscribes an endpoint, an athlete's new activity is delivered
     await hooks.close();
   }
 });
+
+test("a developer rotates an endpoint's signing secret and deletes the endpoint, each with one click", async ({ browser }) => {
+  const hooks = await endpoint();
+  try {
+    const dev = await browser.newContext();
+    const page = await dev.newPage();
+    await signIn(page, "dev@example.com");
+    await page.goto("/developers/apps/demo-training-log/webhooks");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const url = `${hooks.url}/${randomBytes(3).toString("hex")}`;
+    await page.getByLabel("Endpoint URL").fill(url);
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await expect(page.getByText(`Verified: ${url} answered the handshake`)).toBeVisible();
+    const first = (await page.getByTestId("signing-secret").textContent())!.trim();
+    await page.getByRole("button", { name: "Done" }).click();
+    const item = page.getByRole("listitem", { name: url });
+
+    // CONTRACT §9 names both actions; a native confirm() would leave a journey clicking them
+    // with nothing happening (Playwright dismisses dialogs).
+    await item.getByRole("button", { name: "Rotate secret" }).click();
+    const rotated = page.getByTestId("signing-secret");
+    await expect(rotated).toBeVisible();
+    const second = (await rotated.textContent())!.trim();
+    expect(second).toMatch(/^whsec_[0-9A-Za-z]{38}$/);
+    expect(second).not.toBe(first);
+    if (await page.getByRole("button", { name: "Done" }).isVisible()) await page.getByRole("button", { name: "Done" }).click();
+
+    await item.getByRole("button", { name: "Delete" }).click();
+    await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);
+    await page.reload();
+    await expect(page.getByRole("heading", { name: "Webhooks of Demo Training Log" })).toBeVisible();
+    await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);
+    await dev.close();
+  } finally {
+    await hooks.close();
+  }
+});

@@ -124,16 +124,16 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
                     {a.kind === "confidential" ? (
                       <>
                         <p className="text-slate-600">
-                          Stored only as a hash; it was shown once. Rotating makes a new one and the current one stops working at once. Tokens
-                          already issued keep working.
+                          Stored only as a hash; it was shown once. Rotating makes a new one and the current one stops working at once, as do
+                          the app&apos;s client-credentials tokens it obtained. Athletes&apos; tokens already issued keep working.
                         </p>
                         {rotate.error && <Notice tone="error">{rotate.error.message}</Notice>}
                         <Button
                           variant="secondary"
                           disabled={rotate.isPending}
-                          onClick={() => {
-                            if (window.confirm(`Rotate the client secret of "${a.name}"? The current secret stops working at once.`)) rotate.mutate();
-                          }}
+                          // One click, with no confirm(): CONTRACT §9 names the action, and the text above
+                          // says what it does before it is pressed.
+                          onClick={() => rotate.mutate()}
                         >
                           Rotate secret
                         </Button>
