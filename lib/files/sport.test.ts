@@ -16,6 +16,7 @@ describe("sports", () => {
     ["fitnessEquipment", "indoorRowing", "row"],
     ["alpineSkiing", "downhill", "ski"],
     ["crossCountrySkiing", "skateSkiing", "ski"],
+    ["waterSkiing", "generic", "ski"],
     ["training", "strengthTraining", "strength"],
     ["training", "yoga", "yoga"],
     ["training", "cardioTraining", "other"],

@@ -4,6 +4,7 @@ import type { z } from "zod";
 type Sport = z.output<typeof SportType>;
 
 // The sport mapping of CONTRACT §11, one table per format. Anything not listed is `other`.
+// "The skiing sports" are FIT's three whose names say so: cross-country, alpine and water skiing.
 
 /** FIT `sport` → sport type. Names are fitsdk's (camelCase of the profile's sport enum). */
 const FIT_SPORT: Record<string, Sport> = {
@@ -15,6 +16,7 @@ const FIT_SPORT: Record<string, Sport> = {
   rowing: "row",
   alpineSkiing: "ski",
   crossCountrySkiing: "ski",
+  waterSkiing: "ski",
 };
 
 /** FIT `sub_sport` that decide the sport whatever the `sport` says. */
