@@ -331,7 +331,8 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
         answered();
         await requestsFirst();
       }
-      const { url, release: releaseBody, ...args } = await parseRequest(op, req, routeCtx);
+      // A JSON body still arriving is the client's time, not the thread's (requests-first.ts).
+      const { url, release: releaseBody, ...args } = op.body && !op.multipart ? await answered.notWhile(() => parseRequest(op, req, routeCtx)) : await parseRequest(op, req, routeCtx);
       release = releaseBody;
       const headers = allowAnyOrigin(baseHeaders(traceId, rl));
       // The handler's context matches its method (CtxFor<M>); `runVerb` decides it from the same method.

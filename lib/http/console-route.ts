@@ -133,7 +133,9 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
         answered();
         await requestsFirst();
       }
-      const { params, query, body, file, release: releaseBody } = await parseRequest(op, req, routeCtx);
+      // A JSON body still arriving is the client's time, not the thread's (requests-first.ts).
+      const { params, query, body, file, release: releaseBody } =
+        op.body && !op.multipart ? await answered.notWhile(() => parseRequest(op, req, routeCtx)) : await parseRequest(op, req, routeCtx);
       release = releaseBody;
       const actor = { kind: "session" as const, userId };
       let run: (ctx: Ctx) => Promise<unknown>;

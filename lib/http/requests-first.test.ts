@@ -1,4 +1,7 @@
 import { readFileSync } from "node:fs";
+import net from "node:net";
+import { sql } from "drizzle-orm";
+import { getDb, rowsOf } from "../db/client";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SAMPLES_DIR } from "../files/testing/samples";
@@ -69,6 +72,23 @@ describe("requests first: the gate bulk work passes (fake timers: every wait bel
     end();
   });
 
+  it("does not count a request while it waits on something that is not the thread's work (its body arriving), and counts it again after", async () => {
+    vi.useFakeTimers();
+    const before = requestsInFlight();
+    const end = requestStarted();
+    let arrive: () => void = () => {};
+    const body = end.notWhile(() => new Promise<void>((resolve) => (arrive = resolve)));
+    expect(requestsInFlight()).toBe(before);
+    const step = tracked(requestsFirst(10_000));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(step.settled()).toBe(true);
+    arrive();
+    await body;
+    expect(requestsInFlight()).toBe(before + 1);
+    end();
+    expect(requestsInFlight()).toBe(before);
+  });
+
   it("counts a request's end once, however often it is called", async () => {
     vi.useFakeTimers();
     const before = requestsInFlight();
@@ -106,6 +126,34 @@ describe("requests first, over real HTTP", () => {
     const mcp = await fetch(`${api.url}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(mcp.status).toBe(401);
     expect(requestsInFlight()).toBe(0);
+  });
+
+  it("does not count a request whose JSON body is still arriving: a stalled body holds no one's bulk work", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.write"]);
+    const { port } = new URL(api.url);
+    const socket = net.connect(Number(port), "127.0.0.1");
+    try {
+      await new Promise<void>((resolve) => socket.once("connect", resolve));
+      // Headers and 7 of the 100 bytes declared, then nothing more.
+      socket.write(
+        `POST /v1/athletes/me/activities HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name"`,
+      );
+      // Let in: its token's lookup counted it against the owner's window (CONTRACT §10).
+      const counted = async () => {
+        const rows = rowsOf<{ n: number }>(await (await getDb()).execute(sql`select coalesce(sum(count), 0)::int as n from rate_limit_counters where bucket like ${`%${p.id}%`}`));
+        return rows[0]!.n;
+      };
+      await vi.waitFor(async () => expect(await counted()).toBeGreaterThan(0), { timeout: 10_000, interval: 5 });
+      // A bulk step asked now goes once the request is reading its body, not after the gate's
+      // longest wait (nor never: this body never ends).
+      let went = false;
+      const step = requestsFirst(60_000).then(() => (went = true));
+      await vi.waitFor(() => expect(went).toBe(true), { timeout: 5_000, interval: 1 });
+      await step;
+    } finally {
+      socket.destroy();
+    }
   });
 
   it("holds an upload's body while another request is being answered, and takes it once that one has its answer", async () => {

@@ -9,8 +9,9 @@
  *
  * A step never waits longer than `maxWaitMs`: a steady stream of requests slows bulk work but
  * cannot stop it. A request counts from when its handler starts until it has its answer
- * (`requestStarted()`'s end); what the thread does for it before and after (Next.js's routing,
- * writing the answer) is short and not counted.
+ * (`requestStarted()`'s end), except while its body is still arriving (`notWhile`); what the
+ * thread does for it before and after (Next.js's routing, writing the answer) is short and not
+ * counted.
  */
 
 /** The longest a bulk step waits. */
@@ -29,16 +30,41 @@ const KEY = Symbol.for("athlete-activity-service.requests-first");
 /** One state for all copies of this module (Next.js bundles a module into each chunk that imports it). */
 const state: State = ((globalThis as unknown as Record<symbol, State | undefined>)[KEY] ??= { inFlight: 0, waiting: [], scheduled: false });
 
-/** Counts a request as being answered until the returned function is called (once; later calls do nothing). */
-export function requestStarted(): () => void {
+/**
+ * A request being answered: call it once answered (later calls do nothing). `notWhile` runs
+ * something the request waits on that is not the thread's work, such as its body arriving from
+ * the client, without counting the request meanwhile: a client that sends its body slowly (or
+ * stalls) would otherwise hold every bulk step for its `maxWaitMs`, everyone's uploads with it.
+ */
+export type Answering = (() => void) & { notWhile<T>(run: () => Promise<T>): Promise<T> };
+
+/** Counts a request as being answered until the returned function is called. */
+export function requestStarted(): Answering {
   state.inFlight++;
+  let counted = true;
   let ended = false;
-  return () => {
-    if (ended) return;
-    ended = true;
+  const uncount = () => {
+    if (!counted) return;
+    counted = false;
     state.inFlight--;
     if (state.inFlight === 0) schedule();
   };
+  const end = (() => {
+    ended = true;
+    uncount();
+  }) as Answering;
+  end.notWhile = async (run) => {
+    uncount();
+    try {
+      return await run();
+    } finally {
+      if (!ended && !counted) {
+        counted = true;
+        state.inFlight++;
+      }
+    }
+  };
+  return end;
 }
 
 /** Resolves once no request is being answered (at once when none is and no other bulk step waits), or after `maxWaitMs`. */

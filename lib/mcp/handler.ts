@@ -256,7 +256,8 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     if (actor.kind === "app") throw new ApiError("client_credentials_not_allowed", "A client-credentials token acts as the app itself and cannot read athlete data.");
     checkBilling(bearer);
 
-    const body = await readJsonBody(req);
+    // The body still arriving is the client's time, not the thread's (requests-first.ts).
+    const body = await answered.notWhile(() => readJsonBody(req));
     // One message per request, as revision 2025-11-25 has it (batches were dropped in
     // 2025-06-18): the SDK's transport would run a batch's calls together as one request,
     // counted once against the caller's limit (CONTRACT §10).
