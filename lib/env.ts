@@ -89,7 +89,11 @@ export type Env = {
   fileWorkers: number;
 };
 
-/** Whether a base URL names this machine: `localhost`, 127.0.0.0/8 or [::1]. */
+/**
+ * Whether a base URL names this machine as CONTRACT §1 lists it: `localhost`, 127.0.0.0/8 or
+ * [::1]. Not `*.localhost` (RFC 6761 reserves them for loopback, but resolving them so is up to
+ * each resolver, and the list is exact).
+ */
 export function isLoopbackUrl(url: string): boolean {
   let host: string;
   try {
@@ -97,7 +101,7 @@ export function isLoopbackUrl(url: string): boolean {
   } catch {
     return false;
   }
-  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 let cached: Env | undefined;

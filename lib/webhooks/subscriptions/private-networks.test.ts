@@ -94,6 +94,20 @@ describe("WEBHOOKS_ALLOW_PRIVATE_NETWORKS's default (CONTRACT §1)", () => {
     expect(r.seen).toHaveLength(1);
   });
 
+  it("counts as loopback only the BASE_URLs CONTRACT §1 lists: localhost, 127.0.0.0/8, [::1]", () => {
+    for (const [baseUrl, loopback] of [
+      ["http://localhost:3000", true],
+      ["http://127.8.9.10", true],
+      ["http://[::1]:3000", true],
+      ["http://app.localhost:3000", false],
+      ["http://localhost.example.com", false],
+      ["http://128.0.0.1", false],
+    ] as const) {
+      settings({ DATABASE_URL: undefined, WEBHOOKS_ALLOW_PRIVATE_NETWORKS: undefined, BASE_URL: baseUrl });
+      expect(getEnv().webhooksAllowPrivateNetworks, baseUrl).toBe(loopback);
+    }
+  });
+
   it("is false with a PostgreSQL DATABASE_URL, whatever BASE_URL is, unless set", () => {
     settings({ DATABASE_URL: "postgres://db.internal/aas", WEBHOOKS_ALLOW_PRIVATE_NETWORKS: undefined, BASE_URL: "http://localhost:3000" });
     expect(getEnv().webhooksAllowPrivateNetworks).toBe(false);
