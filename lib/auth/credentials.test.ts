@@ -7,9 +7,9 @@ import { MAX_FAILED_SIGNINS } from "./signin-guard";
 const api = setupApi();
 
 const PASSWORD = "correct horse battery"; // what api.person() signs people up with
-const WINDOW_MS = 15 * 60_000;
-/** The start of a 15-minute window, a little way into it, so `now + k windows` stays inside one. */
-const windowAligned = (offsetMs = 60_000) => Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS + offsetMs;
+const SPAN_MS = 15 * 60_000;
+/** The start of one of the guard's 10-second slices, `offsetMs` into it. */
+const sliceAligned = (offsetMs: number) => Math.floor(Date.now() / 10_000) * 10_000 + offsetMs;
 
 let nextAddress = 1;
 /** A source address of its own per test, so the per-address window never decides a per-email test. */
@@ -44,7 +44,7 @@ describe("checkSignIn: at most ten guesses per email per 15 minutes (CONTRACT §
     const person = await api.person();
     const address = freshAddress();
     const db = await api.db();
-    const now = windowAligned();
+    const now = sliceAligned(1_000);
     for (let i = 0; i < 15; i++) {
       expect(await checkSignIn(db, { email: person.email, password: PASSWORD }, address, now)).toMatchObject({ ok: true });
     }
@@ -58,36 +58,45 @@ describe("checkSignIn: at most ten guesses per email per 15 minutes (CONTRACT §
     });
   });
 
-  it("refuses the email for at least 15 minutes after the tenth failure, and lets it in again after 30", async () => {
+  it("refuses the email for 15 minutes after ten failures in a row, saying how long, and lets it in again after", async () => {
     const person = await api.person();
     const address = freshAddress();
     const db = await api.db();
-    // The ten failures land at the very end of a window: the refusal still lasts 15 minutes.
-    const lastMinute = windowAligned(WINDOW_MS - 1_000);
+    const at = sliceAligned(5_000);
     for (let i = 0; i < MAX_FAILED_SIGNINS; i++) {
-      expect(await checkSignIn(db, { email: person.email, password: "nope" }, address, lastMinute)).toMatchObject({
+      expect(await checkSignIn(db, { email: person.email, password: "nope" }, address, at)).toMatchObject({
         reason: "invalid_credentials",
       });
     }
-    const later = (ms: number) => checkSignIn(db, { email: person.email, password: PASSWORD }, address, lastMinute + ms);
-    expect(await later(1_000)).toMatchObject({ ok: false, reason: "too_many_attempts", retryAfterS: 15 * 60 });
-    expect(await later(WINDOW_MS - 2_000)).toMatchObject({ ok: false, reason: "too_many_attempts" });
-    expect(await later(WINDOW_MS + 1_000)).toMatchObject({ ok: true });
+    const later = (ms: number) => checkSignIn(db, { email: person.email, password: PASSWORD }, address, at + ms);
+    const refused = await later(1_000);
+    expect(refused).toMatchObject({ ok: false, reason: "too_many_attempts" });
+    // 15 minutes from the failures, to the end of their 10-second slice: never less, never more than 10 s over.
+    const wait = refused.ok ? 0 : refused.retryAfterS!;
+    expect(wait).toBeGreaterThanOrEqual(15 * 60 - 1);
+    expect(wait).toBeLessThanOrEqual(15 * 60 + 10);
+    expect(await later(SPAN_MS - 1_000)).toMatchObject({ ok: false, reason: "too_many_attempts" });
+    expect(await later(1_000 + wait * 1_000)).toMatchObject({ ok: true });
   });
 
-  it("verifies no more than ten passwords in 15 minutes across two windows' edge", async () => {
+  it("verifies no more than ten passwords in any 15 minutes, however the failures are spread", async () => {
     const person = await api.person();
     const address = freshAddress();
     const db = await api.db();
-    const edge = windowAligned(WINDOW_MS);
+    const start = sliceAligned(1_000);
     const attempt = (at: number) => checkSignIn(db, { email: person.email, password: "nope" }, address, at);
-    for (let i = 0; i < MAX_FAILED_SIGNINS - 1; i++) expect(await attempt(edge - 1_000)).toMatchObject({ reason: "invalid_credentials" });
-    // Two seconds later, in the next window: one more is verified, then the email is refused.
-    expect(await attempt(edge + 1_000)).toMatchObject({ reason: "invalid_credentials" });
-    expect(await attempt(edge + 1_000)).toMatchObject({ ok: false, reason: "too_many_attempts" });
-    // Until the window with the nine ends and they drop out.
-    expect(await attempt(edge + WINDOW_MS - 1_000)).toMatchObject({ ok: false, reason: "too_many_attempts" });
-    expect(await checkSignIn(db, { email: person.email, password: PASSWORD }, address, edge + WINDOW_MS + 1_000)).toMatchObject({ ok: true });
+    for (let i = 0; i < MAX_FAILED_SIGNINS - 1; i++) expect(await attempt(start)).toMatchObject({ reason: "invalid_credentials" });
+    // Fourteen minutes later: one more is verified, then the email is refused.
+    const late = start + 14 * 60_000;
+    expect(await attempt(late)).toMatchObject({ reason: "invalid_credentials" });
+    const refused = await attempt(late + 1_000);
+    expect(refused).toMatchObject({ ok: false, reason: "too_many_attempts" });
+    // Until the nine are 15 minutes old and stop counting: about a minute, as the refusal says.
+    const wait = refused.ok ? 0 : refused.retryAfterS!;
+    expect(wait).toBeGreaterThan(59);
+    expect(wait).toBeLessThanOrEqual(71);
+    expect(await attempt(start + SPAN_MS - 1_000)).toMatchObject({ ok: false, reason: "too_many_attempts" });
+    expect(await checkSignIn(db, { email: person.email, password: PASSWORD }, address, late + 1_000 + wait * 1_000)).toMatchObject({ ok: true });
   });
 
   it("keeps emails apart: one email's lockout does not touch another's", async () => {

@@ -1,19 +1,22 @@
 import "server-only";
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, eq, gte, lte, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { bareColumn, rowsOf, type Db } from "../db/client";
 import { rateLimitCounters } from "../db/schema";
 
-const WINDOW_MS = 15 * 60 * 1000;
+/** The span CONTRACT §10 counts failures over, and refuses for. */
+const SPAN_MS = 15 * 60 * 1000;
+/** Failures are counted in slices this long: a refusal ends at most this much after 15 minutes. */
+const SLICE_MS = 10 * 1000;
 export const MAX_FAILED_SIGNINS = 10;
 
-// The `:15m` suffix lets the hourly counter pruning drop these windows after a day.
+// The `:15m` suffix lets the hourly counter pruning drop these slices after a day.
 function bucketOf(email: string): string {
   return `signin:${email}:15m`;
 }
 
-function windowStart(nowMs: number): Date {
-  return new Date(Math.floor(nowMs / WINDOW_MS) * WINDOW_MS);
+function sliceStart(nowMs: number): Date {
+  return new Date(Math.floor(nowMs / SLICE_MS) * SLICE_MS);
 }
 
 /** An attempt that holds one of an email's ten places until it succeeds (and gives it back) or fails (and keeps it). */
@@ -23,39 +26,46 @@ export type SignInReservationResult = { ok: true; reservation: SignInReservation
 
 /**
  * CONTRACT §10: an email is refused for 15 minutes after 10 failed sign-ins on it within
- * 15 minutes. The count lives in the database (every instance agrees), per fixed 15-minute
- * window, and counts attempts *before* their password is verified: one statement takes a place
- * if fewer than ten are taken in this window and the previous one together, so however many
- * guesses arrive at once, and however they straddle the windows' edge, no 15 minutes see more
- * than ten passwords verified (a span of 15 minutes lies within two windows in a row). A
- * success gives its place back (`releaseSignInAttempt`); a failure keeps it.
- *
- * A full window refuses the rest of itself and the whole next window; one filled together with
- * the previous refuses until it ends, when the previous one's count drops out.
+ * 15 minutes. The count lives in the database (every instance agrees), in slices of 10 s, and
+ * counts attempts *before* their password is verified: one statement takes a place if fewer
+ * than ten are taken in the slices of the last 15 minutes (this one included), so however many
+ * guesses arrive at once, no 15 minutes see more than ten passwords verified. A success gives
+ * its place back (`releaseSignInAttempt`); a failure keeps it for 15 minutes (and up to one
+ * slice more), so ten failures in a row refuse the email for that long, and the refusal says
+ * when the oldest of them stops counting.
  */
 export async function reserveSignInAttempt(db: Db, email: string, nowMs = Date.now()): Promise<SignInReservationResult> {
   const bucket = bucketOf(email);
-  const current = windowStart(nowMs);
-  const previous = new Date(current.getTime() - WINDOW_MS);
+  const current = sliceStart(nowMs);
+  const from = new Date(current.getTime() - SPAN_MS);
   const c = rateLimitCounters;
-  const p = alias(rateLimitCounters, "previous_window");
-  const previousCount = sql`coalesce((select ${p.count} from ${c} ${p} where ${p.bucket} = ${bucket} and ${p.windowStart} = ${previous.toISOString()}::timestamptz), 0)`;
+  const p = alias(rateLimitCounters, "earlier_slices");
+  // The slices before this one that still count (a failure counts while its slice began at most 15 minutes before this one's start).
+  const earlier = sql`coalesce((select sum(${p.count}) from ${c} ${p} where ${p.bucket} = ${bucket} and ${p.windowStart} >= ${from.toISOString()}::timestamptz and ${p.windowStart} < ${current.toISOString()}::timestamptz), 0)`;
   const taken = await db.execute(sql`
     insert into ${c} (${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)}, ${bareColumn(c.count)})
     select ${bucket}, ${current.toISOString()}::timestamptz, 1
-    where ${previousCount} < ${MAX_FAILED_SIGNINS}
+    where ${earlier} < ${MAX_FAILED_SIGNINS}
     on conflict (${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)})
-      do update set ${bareColumn(c.count)} = ${c.count} + 1 where ${c.count} + ${previousCount} < ${MAX_FAILED_SIGNINS}
+      do update set ${bareColumn(c.count)} = ${c.count} + 1 where ${c.count} + ${earlier} < ${MAX_FAILED_SIGNINS}
     returning ${c.count}`);
   if (rowsOf(taken).length > 0) return { ok: true, reservation: { bucket, windowStart: current } };
 
-  const [row] = await db
-    .select({ count: c.count })
+  // Refused: free again once enough of the oldest slices stop counting to leave fewer than ten.
+  const slices = await db
+    .select({ at: c.windowStart, count: c.count })
     .from(c)
-    .where(and(eq(c.bucket, bucket), eq(c.windowStart, current)));
-  const currentFull = (row?.count ?? 0) >= MAX_FAILED_SIGNINS;
-  const until = current.getTime() + (currentFull ? 2 : 1) * WINDOW_MS;
-  return { ok: false, retryAfterS: Math.max(1, Math.ceil((until - nowMs) / 1000)) };
+    .where(and(eq(c.bucket, bucket), gte(c.windowStart, from), lte(c.windowStart, current)))
+    .orderBy(asc(c.windowStart));
+  let counted = slices.reduce((n, x) => n + x.count, 0);
+  let freeAt = nowMs + SLICE_MS;
+  for (const slice of slices) {
+    if (counted < MAX_FAILED_SIGNINS) break;
+    counted -= slice.count;
+    // A slice stops counting once the current slice starts more than 15 minutes after it.
+    freeAt = slice.at.getTime() + SPAN_MS + SLICE_MS;
+  }
+  return { ok: false, retryAfterS: Math.max(1, Math.ceil((freeAt - nowMs) / 1000)) };
 }
 
 /** A successful sign-in gives its place back: successes do not count (CONTRACT §10). */
