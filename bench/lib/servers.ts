@@ -97,6 +97,8 @@ export async function startBare(opts: {
   mode: ServeMode;
   /** Extra settings, e.g. BENCH_BYTES_DIR for GET /bytes/{name}. */
   env?: Record<string, string | undefined>;
+  /** Every line the bare app writes. */
+  onOutput?: (line: string) => void;
 }): Promise<Started> {
   const mode = opts.mode;
   const projectDir = path.join(REPO_ROOT, "bench", "bare-next");
@@ -116,6 +118,7 @@ export async function startBare(opts: {
     env: { ...BASE_ENV, ...opts.env },
     mode,
     launcherScript: launcherIn(REPO_ROOT),
+    onOutput: opts.onOutput,
   });
   return { server, build, dir: projectDir, mode, modeText: describeMode(mode) };
 }
