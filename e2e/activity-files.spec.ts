@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
-import { signUpNewPerson } from "./helpers";
+import { NEW_PERSON_PASSWORD, signUpNewPerson } from "./helpers";
 
 // The activity-files journey in a real browser against the real service: an athlete adds two
 // files (one picked, one dropped), watches both go through sending and processing, opens one,
@@ -89,12 +89,12 @@ test("an athlete uploads two files, opens one with its route and charts, downloa
     expect(text).toContain("<gpx");
     expect(text).toContain("<trkpt");
 
-    // Delete asks first, then goes back to the list, where the activity no longer is.
+    // "Delete" (CONTRACT §11) acts on one click, then the list says what was deleted and no
+    // longer has it.
+    const name = (await page.getByRole("heading", { level: 1 }).textContent())!.trim();
     await page.getByRole("button", { name: "Delete", exact: true }).click();
-    const dialog = page.getByRole("dialog", { name: "Delete this activity?" });
-    await expect(dialog).toBeVisible();
-    await dialog.getByRole("button", { name: "Delete activity" }).click();
     await expect(page).toHaveURL(/\/activities$/);
+    await expect(page.getByText(`Deleted “${name}”, with its samples, laps and file.`)).toBeVisible();
     await expect(list.getByRole("link", { name: "Friday Evening Run" })).toBeVisible();
     await expect(list.locator(`a[href="${fitHref}"]`)).toHaveCount(0);
 
@@ -138,6 +138,42 @@ test("files that cannot become activities are refused in words, and nothing is a
 
     // Only the one good file became an activity.
     await expect(page.getByRole("list", { name: "Activities" }).getByRole("listitem")).toHaveCount(1);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a session that ends while a file is processing: the row says the outcome is not known, and the page offers to sign in again", async ({ browser }) => {
+  const { page, context, email } = await signUpNewPerson(browser, "Noor");
+  try {
+    await page.goto("/activities");
+    // The upload is taken (202), and the session ends before the page asks how it went: its
+    // cookie is gone from the first question on.
+    await page.route("**/api/console/uploads/*", async (route) => {
+      await context.clearCookies();
+      const { cookie: _sent, ...headers } = route.request().headers();
+      await route.continue({ headers });
+    });
+    const chooser = page.waitForEvent("filechooser");
+    await page.getByRole("button", { name: "Upload files" }).click();
+    await (await chooser).setFiles(path.join(fixtures, GPX));
+
+    const bar = page.getByRole("progressbar", { name: `${GPX} upload progress` });
+    await expect(bar).toHaveAttribute("aria-valuetext", "Not known", { timeout: 15_000 });
+    const row = page.getByTestId("upload-row").filter({ hasText: GPX });
+    await expect(row.getByText("Could not learn how the upload went: Your session has ended. Sign in again to go on.")).toBeVisible();
+    await expect(row.getByRole("button", { name: "Check again" })).toBeVisible();
+
+    // Every console page then says so once, with the way back to where the person was.
+    await expect(page.getByText("Your session has ended. Nothing more can be saved until you sign in again.")).toBeVisible();
+    await page.getByRole("link", { name: "Sign in again" }).click();
+    await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Factivities$/);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(NEW_PERSON_PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/activities$/);
+    // The file was taken before the session ended: its activity is there.
+    await expect(page.getByRole("list", { name: "Activities" }).getByRole("link", { name: "Friday Evening Run" })).toBeVisible();
   } finally {
     await context.close();
   }

@@ -166,6 +166,9 @@ test("a developer rotates an endpoint's signing secret and deletes the endpoint,
 
     await item.getByRole("button", { name: "Delete" }).click();
     await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);
+    // The page says so, and no longer says the endpoint is verified and active.
+    await expect(page.getByText(`Deleted the endpoint ${url}`)).toBeVisible();
+    await expect(page.getByText(`Verified: ${url}`)).toHaveCount(0);
     await page.reload();
     await expect(page.getByRole("heading", { name: "Webhooks of Demo Training Log" })).toBeVisible();
     await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);

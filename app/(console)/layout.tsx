@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { auth } from "@/lib/auth/next-auth";
 import { ConsoleNav } from "@/components/console/nav";
+import { SessionEndedBanner } from "@/components/console/session-ended-banner";
 import { Providers } from "@/components/providers";
 import { UploadQueueProvider } from "@/components/activities/upload-queue-provider";
 import { signOutAction } from "../(auth)/actions";
@@ -28,6 +29,7 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
             {session?.user && <ConsoleNav />}
           </div>
         </header>
+        <SessionEndedBanner />
         <main className="mx-auto max-w-5xl px-4 py-8">{children}</main>
       </UploadQueueProvider>
     </Providers>

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
 import { useProfile } from "@/components/profile/use-profile";
@@ -12,7 +12,7 @@ import { Notice } from "@/components/ui/notice";
 import type { ActivityWire } from "@/lib/activities/schemas";
 import { ActivityForm } from "./activity-form";
 import { emptyFormValues, type ActivityInput } from "./activity-form-values";
-import { ACTIVITIES_KEY, activitiesChanged } from "./query-keys";
+import { ACTIVITIES_KEY, activitiesChanged, DELETED_NOTICE_KEY } from "./query-keys";
 import { SPORT_LABELS } from "./sport";
 import { UploadPanel } from "./upload-panel";
 import { WeeklyVolumeChart } from "./weekly-volume-chart";
@@ -30,6 +30,15 @@ export function ActivitiesPanel() {
   const profile = useProfile();
   const [recording, setRecording] = useState(false);
   const [recorded, setRecorded] = useState<ActivityWire | null>(null);
+  // Arriving from an activity just deleted: said once, and focused so that a screen reader and
+  // the keyboard start from it rather than from the top of the page.
+  const [deleted] = useState(() => qc.getQueryData<string>(DELETED_NOTICE_KEY) ?? null);
+  const deletedNotice = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!deleted) return;
+    qc.removeQueries({ queryKey: DELETED_NOTICE_KEY, exact: true });
+    deletedNotice.current?.focus();
+  }, [deleted, qc]);
 
   const list = useInfiniteQuery({
     queryKey: ACTIVITIES_KEY,
@@ -56,6 +65,11 @@ export function ActivitiesPanel() {
 
   return (
     <div className="space-y-6">
+      {deleted && (
+        <div ref={deletedNotice} tabIndex={-1} className="outline-none">
+          <Notice tone="success">{deleted}</Notice>
+        </div>
+      )}
       {recorded && (
         <Notice tone="success">
           Recorded “{recorded.name}”.{" "}

@@ -7,7 +7,7 @@ import { ConsoleApiError, UNREACHABLE, consoleFetch, consoleRequest, problemOf }
 import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
 import { consolePaths, EXPORT_FORMATS, fileNameFromDisposition } from "./files-api";
-import { activitiesChanged, activityKey } from "./query-keys";
+import { activitiesChanged, activityKey, DELETED_NOTICE_KEY } from "./query-keys";
 
 /**
  * "Download": the original file, or FIT, GPX or TCX made from the streams. The items stay links
@@ -138,64 +138,35 @@ function saveFile(blob: Blob, fileName: string) {
 
 /** "Delete", asked once more in a dialog; afterwards the athlete is back on the list. */
 export function DeleteActivity({ activityId, name }: { activityId: string; name: string }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
   const router = useRouter();
   const qc = useQueryClient();
 
+  /** Back to the list, which says what happened (the notice is handed over in the query cache). */
+  const gone = (notice: string) => {
+    qc.removeQueries({ queryKey: activityKey(activityId) });
+    activitiesChanged(qc);
+    qc.setQueryData(DELETED_NOTICE_KEY, notice);
+    router.push("/activities");
+  };
+  // One click, with no confirm dialog: CONTRACT §11 names "Delete" as the action, as §9 names
+  // "Revoke" and "Disconnect", and a journey clicking it by name must see it done. The list then
+  // says what was deleted.
   const remove = useMutation({
     mutationFn: () => consoleFetch<null>(consolePaths.activity(activityId), { method: "DELETE" }),
-    onSuccess: () => {
-      dialog.current?.close();
-      qc.removeQueries({ queryKey: activityKey(activityId) });
-      activitiesChanged(qc);
-      router.push("/activities");
-    },
-    // Where the browser closed the dialog anyway (Chrome lets a second Escape through), it opens
-    // again to say why the activity is still there.
-    onError: () => {
-      if (!dialog.current?.open) dialog.current?.showModal();
+    onSuccess: () => gone(`Deleted “${name}”, with its samples, laps and file.`),
+    // Deleted meanwhile (another tab): what the person wanted is done.
+    onError: (e) => {
+      if (e instanceof ConsoleApiError && e.status === 404) gone(`“${name}” was already deleted.`);
     },
   });
+  const problem = remove.error && !(remove.error instanceof ConsoleApiError && remove.error.status === 404) ? remove.error.message : null;
 
   return (
-    <>
-      <Button
-        variant="danger"
-        onClick={() => {
-          remove.reset();
-          dialog.current?.showModal();
-        }}
-      >
-        Delete
+    <span className="inline-flex flex-col items-end gap-2">
+      <Button variant="danger" onClick={() => remove.mutate()} disabled={remove.isPending || remove.isSuccess}>
+        {remove.isPending ? "Deleting…" : "Delete"}
       </Button>
-      <dialog
-        ref={dialog}
-        aria-labelledby={titleId}
-        // Escape would close it while the DELETE is under way, and its answer would land unseen.
-        onCancel={(e) => {
-          if (remove.isPending) e.preventDefault();
-        }}
-        className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 p-0 shadow-xl backdrop:bg-slate-900/50"
-      >
-        <div className="space-y-3 p-5">
-          <h2 id={titleId} className="text-lg font-semibold text-slate-900">
-            Delete this activity?
-          </h2>
-          <p className="text-sm text-slate-700">
-            “{name}” goes for good, with its samples, laps and uploaded file. Apps you connected are told it was deleted.
-          </p>
-          {remove.error && <Notice tone="error">{remove.error.message}</Notice>}
-          <div className="flex justify-end gap-2 pt-2">
-            <Button variant="secondary" autoFocus onClick={() => dialog.current?.close()} disabled={remove.isPending}>
-              Cancel
-            </Button>
-            <Button variant="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
-              {remove.isPending ? "Deleting…" : "Delete activity"}
-            </Button>
-          </div>
-        </div>
-      </dialog>
-    </>
+      {problem && <Notice tone="error">Could not delete it: {problem}</Notice>}
+    </span>
   );
 }

@@ -8,6 +8,8 @@ export const activityKey = (id: string) => ["activities", "one", id] as const;
 export const uploadKey = (id: string) => ["uploads", id] as const;
 export const streamsKey = (id: string) => ["activities", "one", id, "streams"] as const;
 export const lapsKey = (id: string) => ["activities", "one", id, "laps"] as const;
+/** What the list says on arriving from a deleted activity's page (set there, read once here). */
+export const DELETED_NOTICE_KEY = ["notice", "activity-deleted"] as const;
 
 /**
  * An activity was added, changed or deleted (by hand, an upload, an edit): what lists the

@@ -1,4 +1,5 @@
 import { consolePaths, type UploadWire } from "./files-api";
+import { sessionEnded } from "@/components/console/api";
 
 /** The upload request was answered with an error, or never answered (`status` 0). */
 export class UploadSendError extends Error {
@@ -37,6 +38,7 @@ export function sendUpload(file: File, onProgress: (fraction: number) => void, s
         return;
       }
       const p = (body ?? {}) as { code?: string; detail?: string };
+      if (xhr.status === 401) sessionEnded();
       reject(new UploadSendError(xhr.status, p.code, p.detail));
     };
     xhr.onerror = () => reject(new UploadSendError(0, undefined, undefined));

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type DragEvent } from "react";
-import { consoleFetch } from "@/components/console/api";
+import { consoleFetch, isClientError } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Notice } from "@/components/ui/notice";
@@ -150,7 +150,9 @@ function UploadRow({
     enabled: !!accepted,
     initialData: accepted ?? undefined,
     staleTime: 0,
-    refetchInterval: (q) => (mayAsk && q.state.data?.status === "processing" ? POLL_MS : false),
+    // A 4xx (the session ended, the upload deleted) would only be answered again: asking stops
+    // until the person asks again ("Check again").
+    refetchInterval: (q) => (mayAsk && q.state.data?.status === "processing" && !isClientError(q.state.error) ? POLL_MS : false),
     refetchIntervalInBackground: true,
   });
   // Its turn to be asked about came: ask at once (it may be processed already).
@@ -187,6 +189,10 @@ function UploadRow({
   } else if (status === "succeeded") {
     bar = { value: 1, text: "Done", tone: "success" };
     state = "Done";
+  } else if (accepted && isClientError(upload.error)) {
+    // Sent and taken, but how its processing went cannot be learnt now: not "processing" forever.
+    bar = { value: 1, text: "Not known", tone: "error" };
+    state = "Not known";
   } else if (accepted) {
     bar = { value: null, text: "Processing", tone: "active" };
     state = "Processing…";
@@ -242,7 +248,16 @@ function UploadRow({
             )}
           </div>
         )}
-        {upload.error && <p className="text-red-700">Could not learn how the upload went: {upload.error.message}</p>}
+        {upload.error && (
+          <div className="flex flex-wrap items-center gap-3">
+            <p className="text-red-700">Could not learn how the upload went: {upload.error.message}</p>
+            {isClientError(upload.error) && (
+              <Button variant="secondary" onClick={() => void refetch()} disabled={upload.isFetching}>
+                Check again
+              </Button>
+            )}
+          </div>
+        )}
       </div>
     </li>
   );

@@ -33,11 +33,28 @@ export async function consoleRequest(path: string, init: RequestInit = {}): Prom
   }
 }
 
+/** What a person reads when the console's session has ended (signed out in another tab, expired). */
+export const SESSION_ENDED = "Your session has ended. Sign in again to go on.";
+
+/** Told on `window` whenever a console request finds the session ended (SessionEndedBanner listens). */
+export const SESSION_ENDED_EVENT = "aas:session-ended";
+
+/** Says that the session ended: the banner offers to sign in again, from any page of the console. */
+export function sessionEnded(): void {
+  if (typeof window !== "undefined") window.dispatchEvent(new Event(SESSION_ENDED_EVENT));
+}
+
 /**
  * The error an answer that is not ok stands for. A body that is not a problem document (a
- * proxy's HTML 502 page) holds nothing a person can use, so the status is said instead.
+ * proxy's HTML 502 page) holds nothing a person can use, so the status is said instead. A 401
+ * from the console's routes means the session ended: said in a person's words (the problem's
+ * detail speaks to developers), and told to the banner.
  */
 export async function problemOf(res: Response): Promise<ConsoleApiError> {
+  if (res.status === 401) {
+    sessionEnded();
+    return new ConsoleApiError(SESSION_ENDED, 401, "token_missing");
+  }
   // A body cut off on the way is no problem document either; the status still says what happened.
   const p = parseJson(await res.text().catch(() => ""));
   if (!p || typeof p !== "object" || Array.isArray(p)) return new ConsoleApiError(statusSentence(res.status), res.status);

@@ -23,7 +23,18 @@ function StatusBadge({ sub }: { sub: Subscription }) {
 }
 
 /** One endpoint: its state, what can be done with it, and its delivery log on demand. */
-export function SubscriptionItem({ clientId, sub, onSecret }: { clientId: string; sub: Subscription; onSecret: (r: RevealedSecret) => void }) {
+export function SubscriptionItem({
+  clientId,
+  sub,
+  onSecret,
+  onDeleted,
+}: {
+  clientId: string;
+  sub: Subscription;
+  onSecret: (r: RevealedSecret) => void;
+  /** The item is gone with it: the page says so instead. */
+  onDeleted: (url: string) => void;
+}) {
   const qc = useQueryClient();
   const path = subscriptionPath(clientId, sub.id);
   const [notice, setNotice] = useState<string | null>(null);
@@ -69,7 +80,10 @@ export function SubscriptionItem({ clientId, sub, onSecret }: { clientId: string
   });
   const remove = useMutation({
     mutationFn: () => consoleFetch(path, { method: "DELETE" }),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: webhooksKey(clientId), exact: true }),
+    onSuccess: () => {
+      onDeleted(sub.url);
+      void qc.invalidateQueries({ queryKey: webhooksKey(clientId), exact: true });
+    },
   });
   // Each action starts by forgetting the outcomes of the others, so what the item says is about
   // the latest action: an older failure of another button never hides a newer one.

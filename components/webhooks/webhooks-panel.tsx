@@ -29,6 +29,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
     refetchInterval: 10_000,
   });
   const [adding, setAdding] = useState(false);
+  /** The latest endpoint's outcome: verified when added, or deleted. */
   const [verified, setVerified] = useState<string | null>(null);
   const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
   const missing = subs.error instanceof ConsoleApiError && subs.error.status === 404;
@@ -90,7 +91,17 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
         {subs.data && subs.data.data.length > 0 && (
           <ul className="space-y-4" aria-label="Webhook endpoints">
             {subs.data.data.map((s) => (
-              <SubscriptionItem key={s.id} clientId={clientId} sub={s} onSecret={setRevealed} />
+              <SubscriptionItem
+                key={s.id}
+                clientId={clientId}
+                sub={s}
+                onSecret={setRevealed}
+                onDeleted={(url) => {
+                  // What was said about this endpoint (verified, its secret) no longer holds.
+                  setRevealed((r) => (r?.url === url ? null : r));
+                  setVerified(`Deleted the endpoint ${url}: nothing more is sent to it, and its delivery log is gone.`);
+                }}
+              />
             ))}
           </ul>
         )}
