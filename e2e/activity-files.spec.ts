@@ -95,6 +95,8 @@ test("an athlete uploads two files, opens one with its route and charts, downloa
     await page.getByRole("button", { name: "Delete", exact: true }).click();
     await expect(page).toHaveURL(/\/activities$/);
     await expect(page.getByText(`Deleted “${name}”, with its samples, laps and file.`)).toBeVisible();
+    // …and the keyboard goes on from that notice.
+    await expect(page.locator(":focus")).toHaveText(`Deleted “${name}”, with its samples, laps and file.`);
     await expect(list.getByRole("link", { name: "Friday Evening Run" })).toBeVisible();
     await expect(list.locator(`a[href="${fitHref}"]`)).toHaveCount(0);
 

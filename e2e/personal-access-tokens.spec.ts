@@ -34,6 +34,8 @@ test("a new person signs up, creates a token, sees it once, uses it, revokes it,
   // Named "Revoke" exactly (CONTRACT §9) and revokes on its own, no dialog to answer; the list item it sits in names the token.
   await row.getByRole("button", { name: "Revoke", exact: true }).click();
   await expect(row).toContainText("Revoked");
+  // The button is gone; the keyboard goes on from the token's row, not from the top of the page.
+  await expect(row).toBeFocused();
 
   const refused = await request.get("/v1/athletes/me", { headers: bearer(token) });
   expect(refused.status()).toBe(401);

@@ -2,12 +2,13 @@
 
 import Link from "next/link";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
 import { useProfile } from "@/components/profile/use-profile";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { FocusedNotice } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
 import type { ActivityWire } from "@/lib/activities/schemas";
 import { ActivityForm } from "./activity-form";
@@ -30,14 +31,10 @@ export function ActivitiesPanel() {
   const profile = useProfile();
   const [recording, setRecording] = useState(false);
   const [recorded, setRecorded] = useState<ActivityWire | null>(null);
-  // Arriving from an activity just deleted: said once, and focused so that a screen reader and
-  // the keyboard start from it rather than from the top of the page.
+  // Arriving from an activity just deleted: said once (and focused, FocusedNotice).
   const [deleted] = useState(() => qc.getQueryData<string>(DELETED_NOTICE_KEY) ?? null);
-  const deletedNotice = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (!deleted) return;
-    qc.removeQueries({ queryKey: DELETED_NOTICE_KEY, exact: true });
-    deletedNotice.current?.focus();
+    if (deleted) qc.removeQueries({ queryKey: DELETED_NOTICE_KEY, exact: true });
   }, [deleted, qc]);
 
   const list = useInfiniteQuery({
@@ -65,11 +62,7 @@ export function ActivitiesPanel() {
 
   return (
     <div className="space-y-6">
-      {deleted && (
-        <div ref={deletedNotice} tabIndex={-1} className="outline-none">
-          <Notice tone="success">{deleted}</Notice>
-        </div>
-      )}
+      {deleted && <FocusedNotice tone="success">{deleted}</FocusedNotice>}
       {recorded && (
         <Notice tone="success">
           Recorded “{recorded.name}”.{" "}

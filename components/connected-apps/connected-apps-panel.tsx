@@ -7,6 +7,7 @@ import { AppLogo } from "@/components/developer-apps/app-logo";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { formatInstant } from "@/components/ui/format";
+import { FocusedNotice } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
 import type { ConnectedApp } from "@/lib/oauth-grants/schemas";
 
@@ -31,7 +32,11 @@ export function ConnectedAppsPanel() {
 
   return (
     <div className="space-y-4">
-      {done && <Notice tone="success">Disconnected {done}. It can no longer read or change your data; to use it again, connect it from the app.</Notice>}
+      {done && (
+        <FocusedNotice key={done} tone="success">
+          Disconnected {done}. It can no longer read or change your data; to use it again, connect it from the app.
+        </FocusedNotice>
+      )}
       {disconnect.error && (
         <Notice tone="error">
           Could not disconnect {disconnect.variables?.name}: {disconnect.error.message}

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field, SelectField } from "@/components/ui/field";
@@ -26,8 +26,13 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
   const revoke = useMutation({
     mutationFn: (t: PatSummary) => consoleFetch(`/api/console/tokens/${t.id}`, { method: "DELETE" }),
     // Pending until the list shows the token revoked, so the button cannot be pressed twice.
-    onSuccess: () => qc.invalidateQueries({ queryKey: ["tokens"] }),
+    // Then the token's row takes the focus its Revoke button had (the button is gone).
+    onSuccess: async (_, t) => {
+      await qc.invalidateQueries({ queryKey: ["tokens"] });
+      rows.current.get(t.id)?.focus();
+    },
   });
+  const rows = useRef(new Map<string, HTMLLIElement>());
 
   return (
     <div className="space-y-6">
@@ -89,7 +94,16 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
               const expired = t.expires_at !== null && new Date(t.expires_at) < new Date();
               const state = t.revoked_at ? "Revoked" : expired ? "Expired" : "Active";
               return (
-                <li key={t.id} className="flex flex-wrap items-start justify-between gap-3 py-3" aria-label={t.name}>
+                <li
+                  key={t.id}
+                  ref={(el) => {
+                    if (el) rows.current.set(t.id, el);
+                    else rows.current.delete(t.id);
+                  }}
+                  tabIndex={-1}
+                  className="flex flex-wrap items-start justify-between gap-3 py-3 outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
+                  aria-label={t.name}
+                >
                   <div className="min-w-0 space-y-1">
                     <p className="font-medium">
                       {t.name}{" "}

@@ -7,6 +7,7 @@ import { ConsoleApiError, consoleFetch, isClientError } from "@/components/conso
 import { appKey, appPath } from "@/components/developer-apps/shared";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
+import { FocusedNotice } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
 import type { DeveloperApp } from "@/lib/oauth-clients/schemas";
 import type { Subscription, SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
@@ -58,7 +59,11 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
       />
       <div className="space-y-6">
         {subs.error && <Notice tone="error">{missing ? `You have no app with client_id ${clientId}.` : subs.error.message}</Notice>}
-        {verified && <Notice tone="success">{verified}</Notice>}
+        {verified && (
+          <FocusedNotice key={verified} tone="success">
+            {verified}
+          </FocusedNotice>
+        )}
         {revealed && <SigningSecretReveal revealed={revealed} onDone={() => setRevealed(null)} />}
         {adding && (
           <Card title="Add endpoint">
