@@ -37,6 +37,30 @@ describe("inspectUpload recognises the kind from the content", () => {
   });
 
   it.each([
+    ["gpx", '<?xml version="1.0" encoding="utf-16"?>\r\n<gpx version="1.1"><trk><name>Løp</name><trkseg><trkpt lat="47.1" lon="8.1"><time>2024-01-01T10:00:00Z</time></trkpt></trkseg></trk></gpx>'],
+    [
+      "tcx",
+      '<?xml version="1.0" encoding="UTF-16"?><TrainingCenterDatabase><Activities><Activity Sport="Running"><Notes>Løp</Notes><Lap StartTime="2024-01-01T10:00:00Z"><TotalTimeSeconds>1</TotalTimeSeconds><Track><Trackpoint><Time>2024-01-01T10:00:00Z</Time></Trackpoint></Track></Lap></Activity></Activities></TrainingCenterDatabase>',
+    ],
+  ] as const)("%s in UTF-8 that declares UTF-16 (as .NET's StringWriter writes it) is read by its bytes, as UTF-8", (kind, text) => {
+    const r = inspectUpload(utf8(text));
+    expect(r).toMatchObject({ ok: true, kind });
+    if (r.ok) expect(parseActivityFile(r.content, kind)[0]!.name).toBe("Løp");
+  });
+
+  it("UTF-16 XML without a BOM, told by its first bytes", () => {
+    const text = '<?xml version="1.0" encoding="UTF-16"?><gpx><trk><name>Løp</name><trkseg><trkpt lat="47.1" lon="8.1"><time>2024-01-01T10:00:00Z</time></trkpt></trkseg></trk></gpx>';
+    const le = new Uint8Array(Buffer.from(text, "utf16le"));
+    const be = le.slice();
+    for (let i = 0; i < be.length; i += 2) [be[i], be[i + 1]] = [le[i + 1]!, le[i]!];
+    for (const bytes of [le, be]) {
+      const r = inspectUpload(bytes);
+      expect(r).toMatchObject({ ok: true, kind: "gpx" });
+      if (r.ok) expect(parseActivityFile(r.content, "gpx")[0]!.name).toBe("Løp");
+    }
+  });
+
+  it.each([
     ["empty", new Uint8Array(0)],
     ["plain text", utf8("hello, this is not an activity")],
     ["another XML document", utf8('<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"></kml>')],

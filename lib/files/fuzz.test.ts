@@ -7,8 +7,9 @@ import { parseActivityFile } from "./parse";
 import { sample } from "./testing/samples";
 import { FileError, FILE_KINDS, type FileKind } from "./types";
 
-// Whatever bytes arrive, inspectUpload answers and parseActivityFile either answers or throws a
-// FileError: never another exception (which would surface as a 5xx or a stuck upload).
+// Whatever bytes arrive, inspectUpload answers and parseActivityFile either answers (activities
+// with a valid start) or throws a FileError: never another exception (which would surface as a
+// 5xx or a stuck upload).
 
 /** Runs the whole read path; returns what went wrong if anything other than a FileError escaped. */
 function readPath(bytes: Uint8Array, forcedKind?: FileKind): unknown {
@@ -22,7 +23,9 @@ function readPath(bytes: Uint8Array, forcedKind?: FileKind): unknown {
   const content = inspected.ok ? inspected.content : bytes;
   if (!kind) return null;
   try {
-    parseActivityFile(content, kind);
+    // An activity without a real start instant cannot be saved (localDateTimeIn throws on it).
+    const bad = parseActivityFile(content, kind).find((a) => !Number.isFinite(a.startTime.getTime()));
+    if (bad) return new Error(`an activity without a valid start: ${String(bad.startTime)}`);
   } catch (e) {
     if (!(e instanceof FileError)) return e;
     if (!e.message || (e.code !== "invalid_file" && e.code !== "no_activity_data")) return e;

@@ -70,6 +70,28 @@ describe("sample checks", () => {
     expect(a.totals.elapsedTimeS).toBe(99);
   });
 
+  it("a builder whose every sample was refused for its time makes no activity: a FileError naming the dates", () => {
+    const b = new SampleBuilder(new SampleBudget());
+    for (let i = 0; i < 10; i++) b.push({ t: Date.UTC(2085, 0, 1) / 1000 + i * 60 });
+    expect(b.size).toBe(0);
+    const e = (() => {
+      try {
+        finishActivity({ sport: "run", name: null, samples: b, declared: {}, laps: [], ordinal: 1 });
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(e).toBeInstanceOf(FileError);
+    expect((e as FileError).code).toBe("invalid_file");
+    expect((e as FileError).message).toBe(
+      "Every sample in the file is dated from 2085-01-01 00:00 UTC to 2085-01-01 00:09 UTC, in the future: the recording device's clock was wrong, so the activity cannot be placed in time.",
+    );
+    // Without any sample at all, the file holds no activity.
+    expect(() => finishActivity({ sport: "run", name: null, samples: new SampleBuilder(new SampleBudget()), declared: {}, laps: [], ordinal: 1 })).toThrow(
+      expect.objectContaining({ code: "no_activity_data" }),
+    );
+  });
+
   it("a late sample, or a second recording spliced on, is what is dropped when nothing jumped ahead", () => {
     const late = build([...Array.from({ length: 101 }, (_, i) => ({ at: i })), { at: 95 }]);
     expect(late.size).toBe(101);

@@ -77,9 +77,19 @@ const SCALAR_CHANNELS: readonly Channel[] = [
   "temperature_c",
 ];
 
-/** Shared by every activity of one file, so a file cannot exceed the cap by splitting its samples. */
+/**
+ * Shared by every activity of one file, so a file cannot exceed the cap by splitting its samples.
+ * It also notes the samples refused for a time no recording can have (before FIT's epoch, or more
+ * than a year ahead), and the earliest and latest of those times: a file that loses every sample
+ * that way says why in those dates, not as a file without samples. (A FIT file's records may be
+ * offered more than once, to a session and then to the whole file, so `refusedTimes` counts
+ * refusals, not samples.)
+ */
 export class SampleBudget {
   used = 0;
+  refusedTimes = 0;
+  refusedFrom = Infinity;
+  refusedTo = -Infinity;
   take() {
     if (++this.used > LIMITS.samplesPerFile) {
       throw new FileError(
@@ -88,6 +98,37 @@ export class SampleBudget {
       );
     }
   }
+  refuseTime(t: number) {
+    this.refusedTimes++;
+    if (!Number.isFinite(t)) return;
+    if (t < this.refusedFrom) this.refusedFrom = t;
+    if (t > this.refusedTo) this.refusedTo = t;
+  }
+}
+
+const utcMinute = (s: number) => {
+  const d = new Date(Math.floor(s) * 1000);
+  return Number.isFinite(d.getTime()) ? `${d.toISOString().slice(0, 16).replace("T", " ")} UTC` : `${fmt(s)} s after 1970`;
+};
+
+/**
+ * The error for a file none of whose samples could be kept because of their times, naming those
+ * times; null when no sample was refused for its time. Such a file is damaged rather than empty
+ * (`invalid_file`): it recorded samples, but the device's clock gives them no instant they can have.
+ */
+export function refusedTimesError(budget: SampleBudget): FileError | null {
+  if (budget.refusedTimes === 0) return null;
+  const from = budget.refusedFrom;
+  const to = budget.refusedTo;
+  if (!Number.isFinite(from)) return new FileError("invalid_file", "No sample in the file has a valid time, so the activity cannot be placed in time.");
+  const dates = utcMinute(from) === utcMinute(to) ? `dated ${utcMinute(from)}` : `dated from ${utcMinute(from)} to ${utcMinute(to)}`;
+  const why =
+    to < EARLIEST_S
+      ? "before 1990: the recording device's clock was not set"
+      : from > Date.now() / 1000
+        ? "in the future: the recording device's clock was wrong"
+        : "before 1990 or more than a year ahead: the recording device's clock was wrong";
+  return new FileError("invalid_file", `Every sample in the file is ${dates}, ${why}, so the activity cannot be placed in time.`);
 }
 
 /** A forward gap, in seconds, past which the few samples after it may be taken for a clock glitch. */
@@ -122,7 +163,7 @@ export class SampleBuilder {
   private pendingBreak = false;
   private readonly latest = latestS();
 
-  constructor(private readonly budget: SampleBudget) {}
+  constructor(readonly budget: SampleBudget) {}
 
   get size() {
     return this.t.length;
@@ -137,6 +178,7 @@ export class SampleBuilder {
     const t = s.t;
     if (!Number.isFinite(t) || t < EARLIEST_S || t > this.latest) {
       this.dropped++;
+      this.budget.refuseTime(t);
       return;
     }
     const pos = cleanPosition(s.lat, s.lng);
@@ -433,6 +475,26 @@ function merge(declared: Declared, computed: ReturnType<typeof summarize>): Omit
   };
 }
 
+/** A lap's length as its file states it: its elapsed time, else from its start to its end; -1 if neither. */
+const statedLength = (l: DeclaredLap) => l.totals.elapsedTimeS ?? (l.endS != null ? l.endS - l.startS : null) ?? -1;
+
+/**
+ * Of two laps that start at the same instant, whether `b` rather than `a` is the lap. Lap starts
+ * are whole seconds in FIT and mostly in TCX, so of two laps that share a start the first lasted
+ * under a second: the lap button pressed as the recording began, or an empty lap a device writes
+ * at the start. What the athlete sees as the lap is the one that holds the time and the distance
+ * (a 900 m lap, not the 0.4 s before it), so the longer is kept: by the time the file states,
+ * then its timer time, then its distance. A lap written twice as it was (bad.tcx repeats its only
+ * lap) is the same lap either way, and the first is kept.
+ */
+export function fullerLap(a: DeclaredLap, b: DeclaredLap): boolean {
+  const keys = (l: DeclaredLap) => [statedLength(l), l.totals.movingTimeS ?? -1, l.totals.distanceM ?? -1];
+  const ka = keys(a);
+  const kb = keys(b);
+  for (let k = 0; k < ka.length; k++) if (kb[k] !== ka[k]) return kb[k]! > ka[k]!;
+  return false;
+}
+
 /** First index with time ≥ `s` (seconds from the first sample). */
 function lowerBound(t: number[], s: number): number {
   let lo = 0;
@@ -461,6 +523,11 @@ export function finishActivity(input: {
   ordinal: number;
 }): ParsedActivity {
   const { samples } = input;
+  if (samples.size === 0) {
+    // Every sample was refused (for its time, most often): there is no activity, and nothing
+    // below would have a first sample to count from.
+    throw refusedTimesError(samples.budget) ?? noActivityData("The file holds no timed samples, so there is no activity to make.");
+  }
   const streams = samples.streams();
   const n = streams.size;
   const t0 = samples.t[0]!;
@@ -482,17 +549,15 @@ export function finishActivity(input: {
   }
   const laps: Lap[] = [];
   const sorted = [...input.laps].filter((l) => Number.isFinite(l.startS)).sort((a, b) => a.startS - b.startS);
-  for (let i = 0; i < sorted.length; i++) {
-    const lap = sorted[i]!;
-    // A lap repeated with the same start (bad.tcx repeats its only lap) is one lap.
-    if (i > 0 && lap.startS === sorted[i - 1]!.startS) continue;
-    let nextStart: number | undefined;
-    for (let j = i + 1; j < sorted.length; j++) {
-      if (sorted[j]!.startS > lap.startS) {
-        nextStart = sorted[j]!.startS;
-        break;
-      }
+  for (let i = 0; i < sorted.length; ) {
+    // Laps that start at the same instant are one lap: the fullest of them (fullerLap).
+    let lap = sorted[i]!;
+    let j = i + 1;
+    for (; j < sorted.length && sorted[j]!.startS === lap.startS; j++) {
+      if (fullerLap(lap, sorted[j]!)) lap = sorted[j]!;
     }
+    const nextStart = j < sorted.length ? sorted[j]!.startS : undefined;
+    i = j;
     const declaredEnd = lap.endS ?? (lap.totals.elapsedTimeS != null ? lap.startS + lap.totals.elapsedTimeS : null);
     const endS = Math.min(declaredEnd ?? Infinity, nextStart ?? Infinity);
     const from = lowerBound(streams.time_s, lap.startS - t0);
@@ -503,9 +568,11 @@ export function finishActivity(input: {
         ? summarize(streams, samples.breaks, from, to)
         : { ...nullTotals(), elapsedTimeS: Number.isFinite(endS) ? endS - lap.startS : 0 };
     const merged = merge(lap.totals, lapComputed);
-    // A lap that starts before the first sample (a TCX lap opened before the GPS had a fix) is
-    // counted from the first sample, like the activity.
-    const early = Math.max(0, t0 - lap.startS);
+    // A lap that starts before the activity is counted from the activity's start: a TCX or GPX
+    // activity starts at its first sample, so a TCX lap opened before the GPS had a fix loses the
+    // time before it. A FIT activity starts at its session's start_time, so its laps keep the
+    // elapsed time the file gives them, even where the first record came some seconds later.
+    const early = Math.max(0, startS - lap.startS);
     const lapElapsed = round3(Math.min(Math.max(0, merged.elapsedTimeS - early), LIMITS.elapsedS));
     laps.push({
       startOffsetS: Math.max(0, round3(lap.startS - t0)),

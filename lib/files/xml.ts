@@ -51,19 +51,31 @@ const localName = (name: string) => {
   return colon < 0 ? name : name.slice(colon + 1);
 };
 
-/** The decoder for a file's bytes (BOM first, then the declared encoding, else UTF-8) and where its text starts. */
+/**
+ * The decoder for a file's bytes and where its text starts: what the bytes show first (a BOM, or
+ * the `<?` of the document in UTF-16), then the declared encoding, else UTF-8 (XML 1.0 appendix
+ * F, as libxml2 reads it). A declaration cannot make 8-bit text UTF-16: writers that build the
+ * document as a string and save it as UTF-8 (.NET's StringWriter) declare `encoding="utf-16"`
+ * over UTF-8 bytes, and such bytes are read as UTF-8.
+ */
 function decoderFor(bytes: Uint8Array): { decoder: TextDecoder; skip: number } {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return { decoder: new TextDecoder("utf-16le"), skip: 2 };
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return { decoder: new TextDecoder("utf-16be"), skip: 2 };
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { decoder: new TextDecoder("utf-8"), skip: 3 };
+  // `<?` in UTF-16 without a BOM.
+  if (bytes[0] === 0x3c && bytes[1] === 0x00 && bytes[2] === 0x3f && bytes[3] === 0x00) return { decoder: new TextDecoder("utf-16le"), skip: 0 };
+  if (bytes[0] === 0x00 && bytes[1] === 0x3c && bytes[2] === 0x00 && bytes[3] === 0x3f) return { decoder: new TextDecoder("utf-16be"), skip: 0 };
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 200));
   const declared = /^\s*<\?xml[^>]*\bencoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(head)?.[1]?.toLowerCase();
   if (declared && declared !== "utf-8" && declared !== "utf8") {
+    let decoder: TextDecoder | null = null;
     try {
-      return { decoder: new TextDecoder(declared), skip: 0 };
+      decoder = new TextDecoder(declared);
     } catch {
       // An encoding the platform does not know: read as UTF-8, which most such files really are.
     }
+    // The declaration was read as 8-bit text, so the bytes are not UTF-16 whatever it says.
+    if (decoder && !decoder.encoding.startsWith("utf-16")) return { decoder, skip: 0 };
   }
   return { decoder: new TextDecoder("utf-8"), skip: 0 };
 }

@@ -118,6 +118,12 @@ export async function saveParsedActivities(tx: Tx, keys: UploadKeys, parsed: Pre
     });
   }
   if (!parsed.length) return failUpload(tx, upload.id, { code: "no_activity_data", detail: "The file holds no activity." });
+  // The parser gives every activity a real start instant; should one ever lack it, the file is
+  // what is wrong, and writing it would throw on every attempt (localDateTimeIn's RangeError)
+  // until the upload failed as one that could not be processed at all.
+  if (parsed.some((p) => !Number.isFinite(p.startTime.getTime()))) {
+    return failUpload(tx, upload.id, { code: "invalid_file", detail: "The file gives its activity no valid start time, so the activity cannot be placed in time." });
+  }
 
   const timezone = profiles[0]?.timezone ?? "UTC";
   const sportOverride = upload.sportTypeOverride ? SportType.parse(upload.sportTypeOverride) : undefined;

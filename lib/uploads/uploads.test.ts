@@ -17,7 +17,8 @@ import { localDateTimeIn } from "../time/local";
 import { Upload } from "./schemas";
 import { claimUploads, MAX_UPLOAD_ATTEMPTS } from "./claim-uploads";
 import { processUpload } from "./process-upload";
-import { lockFile } from "./save-parsed-activities";
+import { lockFile, saveParsedActivities } from "./save-parsed-activities";
+import { buildFit, rideRecords } from "../files/testing/fit-files";
 import { inTransaction } from "../db/transaction";
 import { rowsOf } from "../db/client";
 import { uploadBodyBudget } from "./body-budget";
@@ -458,6 +459,10 @@ describe("processing failures end as failed uploads, never 5xx, never an activit
     ["a gzip-compressed GPX file cut off", gzipSync(Buffer.from(gpx)).subarray(0, 2000), "cut.gpx.gz", "invalid_file"],
     ["a gzip-compressed FIT file corrupt in the middle", corruptMiddle(gzipSync(fit)), "bad.fit.gz", "invalid_file"],
     ["a FIT settings file", sample("other/WeightScaleSingleUser.fit"), "w.fit", "no_activity_data"],
+    // Every record dated decades ahead (a device clock gone wrong): refused as the parse reads
+    // it, in words naming the dates; once it became an activity without a start, whose save
+    // threw on every attempt until the upload failed as one that could not be processed.
+    ["a FIT file whose every record is dated decades ahead", buildFit([{ sport: "running", start: 20 * 365 * 86_400, elapsed: 60, records: rideRecords(20 * 365 * 86_400, 60) }]), "ahead.fit", "invalid_file"],
     // The parser's message quotes the tag, NUL included, which PostgreSQL text cannot hold: once
     // it made the failure's own write fail, and the upload was retried as an unexpected error.
     ["XML whose broken tag holds a NUL", Buffer.from(gpx.replace("<trkseg>", "<trk\u0000seg>")), "nul.gpx", "invalid_file"],
@@ -473,6 +478,25 @@ describe("processing failures end as failed uploads, never 5xx, never an activit
       expect(await activitiesOf(a.id)).toBe(0);
     });
   }
+
+  it("a parsed activity without a valid start instant fails the upload as invalid_file at once, not after retries", async () => {
+    await processor.stop();
+    try {
+      const a = await athlete();
+      const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
+      const db = await api.db();
+      const [row] = await db.select().from(uploads).where(eq(uploads.id, up.id));
+      const [parsed] = prepareUpload(sample("gpx/run.gpx"), "gpx");
+      const outcome = await inTransaction(db, (tx) => saveParsedActivities(tx, row!, [{ ...parsed!, startTime: new Date(Number.NaN) }]));
+      expect(outcome).toBe("failed");
+      const done = Upload.parse(await (await get(a.token, up.id)).json());
+      expect(done).toMatchObject({ status: "failed", activity_ids: [], error: { code: "invalid_file" } });
+      expect(done.error!.detail).toMatch(/start time/);
+      expect(await activitiesOf(a.id)).toBe(0);
+    } finally {
+      processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+    }
+  });
 
   it("the same file bytes again (even gzip-compressed) fail as duplicate_activity naming the existing activity, until it is deleted", async () => {
     const a = await athlete();

@@ -1,7 +1,7 @@
-import { CrcCalculator, Decoder, Stream } from "@garmin/fitsdk";
+import { CrcCalculator, Decoder, Encoder, Profile, Stream } from "@garmin/fitsdk";
 import { describe, expect, it } from "vitest";
 import { parseActivityFile } from "../parse";
-import { FILE_START, buildFit, rideRecords } from "../testing/fit-files";
+import { FILE_START, buildFit, buildPoolSwim, rideRecords, type LengthSpec } from "../testing/fit-files";
 import { concat, flipped, sample, utf8 } from "../testing/samples";
 import { FileError, type ParsedActivity } from "../types";
 
@@ -210,6 +210,193 @@ describe("FIT activities built with the SDK's encoder", () => {
 
   it("a FIT file with no records is no_activity_data", () => {
     expect(errorOf(buildFit([{ sport: "running", start: 0, elapsed: 60, records: [] }])).code).toBe("no_activity_data");
+  });
+});
+
+describe("FIT sessions, laps and swims as devices write them", () => {
+  const lapsOf = (a: ParsedActivity) => a.laps.map((l) => [l.startOffsetS, l.elapsedTimeS, l.distanceM]);
+
+  it.each([false, true])("multisport legs back to back: the next leg's first lap is not this leg's (laps named by index: %s)", (lapIndices) => {
+    const bytes = buildFit([
+      { sport: "swimming", start: 0, elapsed: 600, lapIndices, records: rideRecords(0, 599).map((r) => ({ at: r.at, distance: r.at })), laps: [{ start: 0, elapsed: 600, distance: 600 }] },
+      {
+        sport: "cycling",
+        start: 600,
+        elapsed: 1200,
+        lapIndices,
+        records: rideRecords(600, 1199),
+        laps: [
+          { start: 600, elapsed: 600, distance: 4800 },
+          { start: 1200, elapsed: 600, distance: 4800 },
+        ],
+      },
+      { sport: "running", start: 1800, elapsed: 600, lapIndices, records: rideRecords(1800, 600), laps: [{ start: 1800, elapsed: 600, distance: 1800 }] },
+    ]);
+    const acts = parseFitBytes(bytes);
+    expect(acts.map((a) => a.sport)).toEqual(["swim", "ride", "run"]);
+    expect(acts.map(lapsOf)).toEqual([
+      [[0, 600, 600]],
+      [
+        [0, 600, 4800],
+        [600, 600, 4800],
+      ],
+      [[0, 600, 1800]],
+    ]);
+  });
+
+  it("laps that share a start are one lap: the 300 s, 900 m lap, not the 0.4 s one pressed as the run began", () => {
+    const laps = [
+      { start: 0, elapsed: 0.4, distance: 0 },
+      { start: 0, elapsed: 300, distance: 900 },
+      { start: 300, elapsed: 300, distance: 900 },
+    ];
+    const [a] = parseFitBytes(buildFit([{ sport: "running", start: 0, elapsed: 600, distance: 1800, records: rideRecords(0, 600), laps }]));
+    expect(lapsOf(a!)).toEqual([
+      [0, 300, 900],
+      [300, 300, 900],
+    ]);
+  });
+
+  it("a lap without a start_time starts at its timestamp less its elapsed time", () => {
+    const laps = [0, 200, 400].map((start) => ({ start, elapsed: 200, distance: 600, noStartTime: true }));
+    const [a] = parseFitBytes(buildFit([{ sport: "cycling", start: 0, elapsed: 600, records: rideRecords(0, 600), laps }]));
+    expect(lapsOf(a!)).toEqual([
+      [0, 200, 600],
+      [200, 200, 600],
+      [400, 200, 600],
+    ]);
+  });
+
+  it("a lap's elapsed time is the file's, even when the first record comes some seconds after the session's start", () => {
+    const laps = [
+      { start: 0, elapsed: 300, distance: 900 },
+      { start: 300, elapsed: 300, distance: 900 },
+    ];
+    const [a] = parseFitBytes(buildFit([{ sport: "running", start: 0, elapsed: 600, records: rideRecords(5, 595), laps }]));
+    expect(a!.startTime.getTime()).toBe(FILE_START.getTime());
+    expect(a!.totals.elapsedTimeS).toBe(600);
+    // Offsets count from the first sample (CONTRACT §11), 5 s after the session's start.
+    expect(lapsOf(a!)).toEqual([
+      [0, 300, 900],
+      [295, 300, 900],
+    ]);
+  });
+
+  it("records all dated more than a year ahead: invalid_file naming their dates, not an activity without a start", () => {
+    const ahead = 20 * 365 * 86_400;
+    const e = errorOf(buildFit([{ sport: "running", start: ahead, elapsed: 600, records: rideRecords(ahead, 600) }]));
+    expect(e.code).toBe("invalid_file");
+    const first = new Date(FILE_START.getTime() + ahead * 1000).toISOString().slice(0, 16).replace("T", " ");
+    expect(e.message).toContain(`dated from ${first} UTC`);
+    expect(e.message).toMatch(/in the future: the recording device's clock was wrong/);
+  });
+
+  const swim: LengthSpec[][] = [
+    Array.from({ length: 8 }, (_, i) => ({ seconds: 30 + (i % 3) })),
+    [{ seconds: 45, idle: true }],
+    Array.from({ length: 8 }, (_, i) => ({ seconds: 32 + (i % 2) })),
+  ];
+  const swimSeconds = swim.flat().reduce((n, l) => n + l.seconds, 0);
+
+  it.each(["untimed", "none"] as const)("a pool swim whose records are %s imports from its lengths: totals from the session, laps from the laps", (records) => {
+    const [a] = parseFitBytes(buildPoolSwim(swim, { records }));
+    expect(a!.sport).toBe("swim");
+    expect(a!.startTime.getTime()).toBe(FILE_START.getTime());
+    expect(a!.totals.elapsedTimeS).toBe(swimSeconds);
+    expect(a!.totals.distanceM).toBe(400);
+    // One sample at the end of each length: the pool lengths swum so far, the length's speed.
+    expect(a!.streams.size).toBe(17);
+    const ends = swim.flat().map((_, i, all) => all.slice(0, i + 1).reduce((n, l) => n + l.seconds, 0));
+    expect(a!.streams.time_s).toEqual(ends.map((t) => t - ends[0]!));
+    expect(a!.streams.distance_m).toEqual([25, 50, 75, 100, 125, 150, 175, 200, 200, 225, 250, 275, 300, 325, 350, 375, 400]);
+    expect(a!.streams.speed_mps![0]).toBeCloseTo(25 / 30, 3);
+    expect(a!.streams.speed_mps![8]).toBeNull();
+    expect(a!.laps.map((l) => [l.elapsedTimeS, l.distanceM])).toEqual([
+      [swim[0]!.reduce((n, l) => n + l.seconds, 0), 200],
+      [45, 0],
+      [swim[2]!.reduce((n, l) => n + l.seconds, 0), 200],
+    ]);
+  });
+
+  it("an activity file with a session but no timed samples is no_activity_data, never called a settings file", () => {
+    const e = new Encoder();
+    e.writeMesg({ mesgNum: Profile.MesgNum.FILE_ID, type: "activity", manufacturer: "garmin", product: 0, timeCreated: FILE_START, serialNumber: 1 } as never);
+    e.writeMesg({ mesgNum: Profile.MesgNum.SESSION, timestamp: FILE_START, startTime: FILE_START, totalElapsedTime: 38, sport: "cycling" } as never);
+    const err = errorOf(e.close());
+    expect(err.code).toBe("no_activity_data");
+    expect(err.message).not.toMatch(/settings/);
+  });
+
+  it.each([
+    ["course", /course \(a route to follow\)/],
+    ["workout", /workout/],
+  ])("a FIT %s file with timed records is no_activity_data, as a TCX course and a GPX route are", (fileType, words) => {
+    const e = errorOf(buildFit([{ sport: "running", start: 0, elapsed: 600, records: rideRecords(0, 600), laps: [{ start: 0, elapsed: 600 }] }], { fileType }));
+    expect(e.code).toBe("no_activity_data");
+    expect(e.message).toMatch(words);
+    expect(e.message).toMatch(/not a recorded activity/);
+  });
+
+  it.each([
+    ["only its closing timestamp", ["startTime", "elapsed"] as const, 600],
+    ["an elapsed time of 0", [] as const, 0],
+  ])("a session with %s spans its records, not one sample at its end", (_, omit, elapsed) => {
+    const [a] = parseFitBytes(buildFit([{ sport: "running", start: 0, elapsed, omit: [...omit], distance: 1800, records: rideRecords(0, 600) }]));
+    expect(a!.streams.size).toBe(601);
+    expect(a!.startTime.getTime()).toBe(FILE_START.getTime());
+    expect(a!.totals.elapsedTimeS).toBe(600);
+    expect(a!.totals.distanceM).toBe(1800);
+  });
+
+  it("a session without a sport takes the SPORT message's, the i-th where there is one per session", () => {
+    const one = buildFit([{ sport: "running", omit: ["sport"], start: 0, elapsed: 60, records: rideRecords(0, 60) }], { sports: [{ sport: "running", subSport: "trail" }] });
+    expect(parseFitBytes(one).map((a) => a.sport)).toEqual(["trail_run"]);
+    const two = buildFit(
+      [
+        { sport: "cycling", omit: ["sport"], start: 0, elapsed: 60, records: rideRecords(0, 60) },
+        { sport: "running", omit: ["sport"], start: 120, elapsed: 60, records: rideRecords(120, 60) },
+      ],
+      { sports: [{ sport: "cycling" }, { sport: "running" }] },
+    );
+    expect(parseFitBytes(two).map((a) => a.sport)).toEqual(["ride", "run"]);
+    // The session's own sport wins.
+    const own = buildFit([{ sport: "cycling", start: 0, elapsed: 60, records: rideRecords(0, 60) }], { sports: [{ sport: "running" }] });
+    expect(parseFitBytes(own).map((a) => a.sport)).toEqual(["ride"]);
+  });
+
+  /** A run whose power only a developer field (a Stryd Connect IQ field) records. */
+  function withDeveloperField(description: Record<string, unknown>, start: number, values: (at: number) => number) {
+    const developerDataIdMesg = { mesgNum: Profile.MesgNum.DEVELOPER_DATA_ID, developerDataIndex: 0, applicationId: Array.from({ length: 16 }, (_, i) => i), applicationVersion: 1 };
+    const fieldDescriptionMesg = { mesgNum: Profile.MesgNum.FIELD_DESCRIPTION, developerDataIndex: 0, fieldDefinitionNumber: 0, fitBaseTypeId: 0x84, units: "Watts", ...description };
+    const e = new Encoder({ fieldDescriptions: { 0: { developerDataIdMesg, fieldDescriptionMesg } } } as never);
+    const at = (s: number) => new Date(FILE_START.getTime() + s * 1000);
+    e.writeMesg({ mesgNum: Profile.MesgNum.FILE_ID, type: "activity", manufacturer: "development", product: 0, timeCreated: FILE_START, serialNumber: 1 } as never);
+    e.writeMesg(developerDataIdMesg as never);
+    e.writeMesg(fieldDescriptionMesg as never);
+    for (const r of rideRecords(start, 60)) {
+      e.writeMesg({ mesgNum: Profile.MesgNum.RECORD, timestamp: at(r.at), distance: r.distance! - start * 8, heartRate: r.heartRate, developerFields: { 0: values(r.at) } } as never);
+    }
+    e.writeMesg({ mesgNum: Profile.MesgNum.SESSION, timestamp: at(start + 60), startTime: at(start), totalElapsedTime: 60, totalTimerTime: 60, sport: "running" } as never);
+    return e.close();
+  }
+
+  it("a developer field that declares itself record power (native field 7) is the power where the record has none", () => {
+    const power = (at: number) => 250 + (at % 10);
+    const [a] = parseFitBytes(withDeveloperField({ fieldName: "Power", nativeMesgNum: Profile.MesgNum.RECORD, nativeFieldNum: 7 }, 0, power));
+    expect(a!.streams.power_w).toEqual(rideRecords(0, 60).map((r) => power(r.at)));
+    expect(a!.totals.averagePowerW).toBeCloseTo(rideRecords(0, 60).reduce((n, r) => n + power(r.at), 0) / 61, 9);
+    // A developer field that names no native field is not read as one.
+    const [other] = parseFitBytes(withDeveloperField({ fieldName: "Leg Spring Stiffness", nativeMesgNum: Profile.MesgNum.RECORD }, 0, () => 10));
+    expect(other!.streams.power_w).toBeUndefined();
+    // fitsdk numbers developer fields afresh for each file of a chain: the first file's field 0
+    // (not power) must not be read as the second's (power).
+    const chained = parseFitBytes(
+      concat(
+        withDeveloperField({ fieldName: "W' balance", units: "kJ" }, 0, () => 20),
+        withDeveloperField({ fieldName: "Power", nativeMesgNum: Profile.MesgNum.RECORD, nativeFieldNum: 7 }, 120, power),
+      ),
+    );
+    expect(chained.map((x) => x.streams.power_w?.[0])).toEqual([undefined, power(120)]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { Decoder, Stream } from "@garmin/fitsdk";
+import { Decoder, Profile, Stream } from "@garmin/fitsdk";
 import { FileError, type ParsedActivity } from "../types";
 import { LIMITS, SampleBudget, SampleBuilder, finishActivity, noActivityData, type Declared, type DeclaredLap } from "../sanity";
 import { fitSport } from "../sport";
@@ -30,6 +30,8 @@ const bpmToHz = (v: unknown) => {
 function decode(bytes: Uint8Array): Record<string, Mesg[]> {
   const read = (mergeHeartRates: boolean) =>
     new Decoder(Stream.fromBuffer(bytes)).read({
+      // fitsdk's messages are plain objects: read here, as everywhere after decode, as a Mesg.
+      mesgListener: standInListener() as (mesgNum: number, m: object) => void,
       // Dates stay FIT epoch numbers: no Date object per record, plain arithmetic after.
       convertDateTimesToDates: false,
       // Components expand compressed speed/distance and altitude/speed into their enhanced fields.
@@ -53,6 +55,121 @@ function decode(bytes: Uint8Array): Record<string, Mesg[]> {
 }
 
 type Record_ = { t: number; m: Mesg };
+
+/** The record fields pushRecord reads: a developer field may stand in for one of these. */
+const READ_RECORD_FIELDS = new Set([
+  "positionLat",
+  "positionLong",
+  "distance",
+  "altitude",
+  "enhancedAltitude",
+  "speed",
+  "enhancedSpeed",
+  "heartRate",
+  "cadence",
+  "fractionalCadence",
+  "power",
+  "temperature",
+]);
+
+/** Global message numbers. */
+const RECORD_MESG = 20;
+const FIELD_DESCRIPTION_MESG = 206;
+
+type StandIn = { field: string; scale: number; offset: number };
+
+const RECORD_FIELD_NAMES = (Profile.messages as unknown as Record<number, { fields: Record<number, { name: string } | undefined> }>)[RECORD_MESG]!.fields;
+
+/**
+ * The record field a developer field stands in for, if its description names one that
+ * pushRecord reads (native_mesg_num record and a native_field_num): a Stryd or Connect IQ power
+ * field declares itself record field 7, power. The FIT protocol makes such a field the native
+ * one's equivalent.
+ */
+function standInFor(description: Mesg): StandIn | null {
+  const mesg = description.nativeMesgNum;
+  const native = num(description.nativeFieldNum);
+  if ((mesg !== RECORD_MESG && mesg !== "record") || native === null) return null;
+  const field = RECORD_FIELD_NAMES[native]?.name;
+  if (!field || !READ_RECORD_FIELDS.has(field)) return null;
+  return { field, scale: num(description.scale) || 1, offset: num(description.offset) ?? 0 };
+}
+
+/**
+ * A listener for the decoder that, where a record lacks a native field, fills it from the
+ * developer field that stands in for it (standInFor). It works as the messages are decoded
+ * because fitsdk keys a record's developer values by a number it gives each field description
+ * in turn, and starts counting again when a developer is declared again (a multisport file
+ * does so per leg): which description a key means is known only at the record's place in the
+ * file. fitsdk gives developer values unscaled; the description's scale and offset apply.
+ */
+function standInListener(): (mesgNum: number, m: Mesg) => void {
+  const byKey = new Map<number, StandIn>();
+  // The same as a list, rebuilt when a description changes it: a record allocates nothing.
+  let active: (StandIn & { key: number })[] = [];
+  return (mesgNum, m) => {
+    if (mesgNum === RECORD_MESG) {
+      if (active.length === 0) return;
+      const dev = m.developerFields as Record<number, unknown> | undefined;
+      if (!dev) return;
+      for (let i = 0; i < active.length; i++) {
+        const s = active[i]!;
+        if (m[s.field] !== undefined) continue;
+        const v = num(dev[s.key]);
+        if (v !== null) m[s.field] = v / s.scale - s.offset;
+      }
+    } else if (mesgNum === FIELD_DESCRIPTION_MESG) {
+      const key = num(m.key);
+      if (key === null) return;
+      const s = standInFor(m);
+      if (s) byKey.set(key, s);
+      else if (!byKey.delete(key)) return;
+      active = [...byKey].map(([k, v]) => ({ ...v, key: k }));
+    }
+  };
+}
+
+/**
+ * Samples made from a pool swim's lengths, for a swim whose records carry no time (the FR910XT
+ * writes one untimed record per length) or that has no records at all (Garmin Swim writes only
+ * lengths, laps and sessions). One sample at the end of each length (its start_time plus its
+ * total_elapsed_time): the distance the pool lengths swum so far (an idle length, a rest at the
+ * wall, adds none), the speed the length's average.
+ */
+function lengthRecords(lengths: Mesg[] | undefined, poolLengthM: number | null): Record_[] {
+  const out: Record_[] = [];
+  let distance = 0;
+  for (const l of lengths ?? []) {
+    const start = unix(l.startTime);
+    const elapsed = num(l.totalElapsedTime);
+    const t = start !== null && elapsed !== null ? start + elapsed : unix(l.timestamp);
+    if (t === null) continue;
+    const idle = l.lengthType === "idle";
+    if (!idle && poolLengthM !== null) distance += poolLengthM;
+    out.push({ t, m: { distance: poolLengthM === null ? undefined : distance, enhancedSpeed: idle ? undefined : (num(l.enhancedAvgSpeed) ?? num(l.avgSpeed) ?? undefined) } });
+  }
+  return out;
+}
+
+/** What a FIT file of a type other than `activity` holds, in words (file_id.type, as fitsdk names it). */
+const FILE_TYPES: Record<string, string> = {
+  course: "a course (a route to follow)",
+  workout: "a workout (steps to follow)",
+  schedules: "a training schedule",
+  settings: "device settings",
+  sport: "sport settings",
+  totals: "lifetime totals",
+  goals: "goals",
+  bloodPressure: "blood pressure readings",
+  weight: "weight scale readings",
+  monitoringA: "all-day monitoring (steps, heart rate)",
+  monitoringB: "all-day monitoring (steps, heart rate)",
+  monitoringDaily: "all-day monitoring (steps, heart rate)",
+  activitySummary: "an activity's summary without its samples",
+  segment: "a segment",
+  segmentList: "a list of segments",
+  device: "device information",
+};
 
 function pushRecord(builder: SampleBuilder, r: Record_) {
   const m = r.m;
@@ -122,14 +239,38 @@ function withoutUnrecorded(d: Declared, builder: SampleBuilder): Declared {
   };
 }
 
-function declaredLaps(laps: Mesg[], from: number, to: number, builder: SampleBuilder): DeclaredLap[] {
+/**
+ * The laps of the session that spans [from, to]: those its first_lap_index and num_laps name,
+ * else those that start within it, its end excluded. A multisport file's legs follow one another
+ * without a gap, so the next leg's first lap starts at this leg's end: it is not this leg's.
+ * The indices are trusted only when the laps they name start within the session (chained files
+ * each count their laps from 0, and a broken writer may count wrong).
+ */
+function declaredLaps(laps: Mesg[], session: Mesg | null, from: number, to: number, builder: SampleBuilder): DeclaredLap[] {
+  const lap = (l: Mesg, startS: number): DeclaredLap => ({ startS, endS: unix(l.timestamp), totals: withoutUnrecorded(declaredTotals(l), builder) });
+  const first = num(session?.firstLapIndex);
+  const count = num(session?.numLaps);
+  if (first !== null && count !== null && count > 0 && first + count <= laps.length) {
+    const named = laps.slice(first, first + count);
+    const starts = named.map(lapStart);
+    if (starts.every((s) => s !== null && s >= from && s <= to)) return named.map((l, i) => lap(l, starts[i]!));
+  }
   const out: DeclaredLap[] = [];
   for (const l of laps) {
-    const start = unix(l.startTime);
-    if (start === null || start < from || start > to) continue;
-    out.push({ startS: start, endS: unix(l.timestamp), totals: withoutUnrecorded(declaredTotals(l), builder) });
+    const start = lapStart(l);
+    if (start === null || start < from || start >= to) continue;
+    out.push(lap(l, start));
   }
   return out;
+}
+
+/** A lap's start: its start_time, else (a writer that leaves it out) its timestamp less its elapsed time. */
+function lapStart(l: Mesg): number | null {
+  const start = unix(l.startTime);
+  if (start !== null) return start;
+  const end = unix(l.timestamp);
+  const elapsed = num(l.totalElapsedTime);
+  return end !== null && elapsed !== null ? end - elapsed : null;
 }
 
 /** Every activity of a FIT file: one per session, in order; a file of records without a session gives one. */
@@ -137,13 +278,30 @@ export function parseFit(content: Uint8Array): ParsedActivity[] {
   const framed = frameFit(content);
   const messages = decode(framed.bytes);
 
+  // Only an activity file records an activity: a course holds timed points too, but it is a
+  // route to follow (as a TCX <Course> and a GPX <rte> are). A file that states no type is read.
+  const fileType = messages.fileIdMesgs?.[0]?.type;
+  if (fileType !== undefined && fileType !== "activity") {
+    const what = typeof fileType === "string" ? FILE_TYPES[fileType] : undefined;
+    throw noActivityData(`The FIT file holds ${what ?? `data of type "${String(fileType)}"`}, not a recorded activity.`);
+  }
+
+  const sessionMesgs = messages.sessionMesgs ?? [];
   const records: Record_[] = [];
   for (const m of messages.recordMesgs ?? []) {
     const t = unix(m.timestamp);
     if (t !== null) records.push({ t, m });
   }
   if (records.length === 0) {
-    throw noActivityData("The FIT file holds no timed samples (it is a settings, workout or other file, not a recorded activity).");
+    const poolLength = sessionMesgs.map((s) => num(s.poolLength)).find((v) => v !== null && v > 0) ?? null;
+    for (const r of lengthRecords(messages.lengthMesgs, poolLength)) records.push(r);
+  }
+  if (records.length === 0) {
+    throw noActivityData(
+      sessionMesgs.length > 0 || (messages.lapMesgs?.length ?? 0) > 0
+        ? "The FIT file holds an activity's totals but no timed samples (no record with a time), so there is no activity to make from it."
+        : "The FIT file holds no timed samples (it is a settings, workout or other file, not a recorded activity).",
+    );
   }
   if (records.length > LIMITS.samplesPerFile) {
     throw new FileError("invalid_file", `The FIT file holds more than ${LIMITS.samplesPerFile.toLocaleString("en-US")} samples, more than any real activity records.`);
@@ -190,45 +348,74 @@ export function parseFit(content: Uint8Array): ParsedActivity[] {
     return builder;
   };
 
-  const sessions = (messages.sessionMesgs ?? []).filter((s) => unix(s.startTime) !== null || unix(s.timestamp) !== null);
+  const sessions = sessionMesgs.filter((s) => unix(s.startTime) !== null || unix(s.timestamp) !== null);
   if (sessions.length > LIMITS.activitiesPerFile) {
     throw new FileError("invalid_file", `The FIT file holds ${sessions.length} sessions; at most ${LIMITS.activitiesPerFile} activities are read from one file.`);
   }
 
+  const sportMesgs = messages.sportMesgs ?? [];
+  /**
+   * The sport of the i-th session: its own, else (a session written without one) the sport
+   * message's, the i-th where the file has one per session.
+   */
+  const sportOf = (s: Mesg | undefined, i: number) => {
+    if (s?.sport !== undefined) return fitSport(s.sport, s.subSport);
+    const m = (sportMesgs.length > 1 ? sportMesgs[i] : undefined) ?? sportMesgs[0];
+    return fitSport(m?.sport, m?.subSport ?? s?.subSport);
+  };
+
   /** One activity from every record, its totals computed: for a file whose sessions do not frame them. */
-  const fromAllRecords = (sport: Mesg | undefined): ParsedActivity[] => {
+  const fromAllRecords = (session: Mesg | undefined): ParsedActivity[] => {
     const builder = collect(-Infinity, Infinity);
     return [
       finishActivity({
-        sport: fitSport(sport?.sport, sport?.subSport),
+        sport: sportOf(session, 0),
         name: null,
         samples: builder,
         declared: {},
-        laps: declaredLaps(laps, -Infinity, Infinity, builder),
+        laps: declaredLaps(laps, null, -Infinity, Infinity, builder),
         ordinal: 1,
       }),
     ];
   };
 
   const activities: ParsedActivity[] = [];
-  if (sessions.length === 0) return fromAllRecords(messages.sportMesgs?.[0]);
+  if (sessions.length === 0) return fromAllRecords(undefined);
 
+  /** Where the session before the current one ended: a session without a span of its own starts after it. */
+  let previousEnd = -Infinity;
   for (const [i, s] of sessions.entries()) {
     const elapsed = num(s.totalElapsedTime);
     const end = unix(s.timestamp);
-    const start = unix(s.startTime) ?? (end !== null && elapsed !== null ? end - elapsed : end!);
+    const startTime = unix(s.startTime);
+    let start = startTime ?? (end !== null && elapsed !== null ? end - elapsed : end!);
     // The session's own span; without an elapsed time, up to its closing timestamp.
-    const until = elapsed !== null ? start + elapsed : (end ?? Infinity);
+    let until = elapsed !== null ? start + elapsed : (end ?? Infinity);
+    let declared = declaredTotals(s);
+    let startS: number | null = start;
+    if (!(until > start)) {
+      // A session that spans no time (written with only its closing timestamp, or an elapsed
+      // time of 0) frames no activity: its records do. It takes those from its start_time (else
+      // from where the session before it ended) up to its closing timestamp (else up to the next
+      // session's start), and its elapsed and timer times are the samples', not the 0 it states.
+      const next = sessions[i + 1];
+      const nextStart = next ? (unix(next.startTime) ?? unix(next.timestamp)) : null;
+      start = startTime ?? previousEnd;
+      until = end !== null && end > start ? end : nextStart !== null && nextStart > start ? nextStart : Infinity;
+      startS = startTime;
+      declared = { ...declared, elapsedTimeS: null, movingTimeS: null };
+    }
+    previousEnd = until;
     const builder = collect(start, until);
     if (builder.size === 0) continue;
     activities.push(
       finishActivity({
-        sport: fitSport(s.sport, s.subSport),
-        startS: start,
+        sport: sportOf(s, i),
+        startS,
         name: null,
         samples: builder,
-        declared: withoutUnrecorded(declaredTotals(s), builder),
-        laps: declaredLaps(laps, start, until, builder),
+        declared: withoutUnrecorded(declared, builder),
+        laps: declaredLaps(laps, s, start, until, builder),
         ordinal: i + 1,
       }),
     );

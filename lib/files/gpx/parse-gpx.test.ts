@@ -44,6 +44,15 @@ describe("GPX", () => {
     expect(errorOf(gpx(`<wpt lat="1" lon="1"><time>2024-01-01T10:00:00Z</time></wpt>`)).code).toBe("no_activity_data");
   });
 
+  it("points whose every time is from 1970 (a clock never set) are invalid_file naming those dates, not points without a time", () => {
+    const points = Array.from({ length: 120 }, (_, i) => pt(new Date(i * 1000).toISOString()));
+    const e = errorOf(gpx(`<trk><trkseg>${points.join("")}</trkseg></trk>`));
+    expect(e.code).toBe("invalid_file");
+    expect(e.message).toContain("dated from 1970-01-01 00:00 UTC to 1970-01-01 00:01 UTC, before 1990");
+    expect(e.message).toMatch(/clock was not set/);
+    expect(e.message).not.toMatch(/no point with a time/);
+  });
+
   it("extensions under any prefix: hr, cad, atemp, and Strava's <power>", () => {
     const ext = (p: string) =>
       `<extensions><power>250</power><${p}:TrackPointExtension><${p}:atemp>21.5</${p}:atemp><${p}:hr>150</${p}:hr><${p}:cad>90</${p}:cad></${p}:TrackPointExtension></extensions>`;

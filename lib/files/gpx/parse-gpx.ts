@@ -1,5 +1,5 @@
 import { FileError, type ParsedActivity } from "../types";
-import { LIMITS, SampleBudget, SampleBuilder, finishActivity, noActivityData } from "../sanity";
+import { LIMITS, SampleBudget, SampleBuilder, finishActivity, noActivityData, refusedTimesError } from "../sanity";
 import { gpxSport } from "../sport";
 import { numberOf, parseTime, readXml } from "../xml";
 
@@ -194,9 +194,9 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
     },
   });
   if (activities.length === 0) {
-    throw noActivityData(
-      tracks === 0 ? "The GPX file holds no track (<trk>), only waypoints or routes." : "The GPX file's tracks hold no point with a time, so there is no activity to make.",
-    );
+    if (tracks === 0) throw noActivityData("The GPX file holds no track (<trk>), only waypoints or routes.");
+    // Points whose times were all refused (a clock never set gives 1970) are not missing.
+    throw refusedTimesError(budget) ?? noActivityData("The GPX file's tracks hold no point with a time, so there is no activity to make.");
   }
   return activities;
 }

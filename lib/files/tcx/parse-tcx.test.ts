@@ -79,6 +79,39 @@ describe("TCX", () => {
     expect(a!.sport).toBe("other");
   });
 
+  it("laps that share a start are one lap, the one that holds the time and distance, in the laps and in the totals", () => {
+    const points = tp("2024-01-01T10:00:00Z") + tp("2024-01-01T10:05:00Z");
+    const [a] = parse(
+      tcx(
+        `<Activity Sport="Running">` +
+          lap("2024-01-01T10:00:00Z", 0.4, 0, "") +
+          lap("2024-01-01T10:00:00Z", 300, 900, points) +
+          lap("2024-01-01T10:05:00Z", 300, 900, tp("2024-01-01T10:05:01Z") + tp("2024-01-01T10:10:00Z")) +
+          `</Activity>`,
+      ),
+    );
+    expect(a!.laps.map((l) => [l.startOffsetS, l.elapsedTimeS, l.movingTimeS, l.distanceM])).toEqual([
+      [0, 300, 300, 900],
+      [300, 300, 300, 900],
+    ]);
+    expect(a!.totals.distanceM).toBe(1800);
+    expect(a!.totals.movingTimeS).toBe(600);
+  });
+
+  it("trackpoints whose every time is from 1970 (a clock never set) are invalid_file naming those dates", () => {
+    const points = Array.from({ length: 61 }, (_, i) => tp(new Date(i * 1000).toISOString()));
+    const e = (() => {
+      try {
+        parse(tcx(`<Activity Sport="Running">${lap("1970-01-01T00:00:00Z", 60, 100, points.join(""))}</Activity>`));
+      } catch (err) {
+        return err as FileError;
+      }
+    })();
+    expect(e).toBeInstanceOf(FileError);
+    expect(e!.code).toBe("invalid_file");
+    expect(e!.message).toContain("dated from 1970-01-01 00:00 UTC to 1970-01-01 00:01 UTC, before 1990: the recording device's clock was not set");
+  });
+
   it("a lap's DistanceMeters of 0 with no point carrying a distance or a position is not recorded: null", () => {
     const bare = (t: string) => `<Trackpoint><Time>${t}</Time><HeartRateBpm><Value>120</Value></HeartRateBpm></Trackpoint>`;
     const indoor = (points: string) => `<Activity Sport="Biking">${lap("2024-01-01T10:00:00Z", 60, 0, points)}</Activity>`;

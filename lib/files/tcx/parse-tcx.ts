@@ -1,5 +1,5 @@
 import { FileError, type ParsedActivity } from "../types";
-import { LIMITS, SampleBudget, SampleBuilder, finishActivity, noActivityData, type Declared, type DeclaredLap } from "../sanity";
+import { LIMITS, SampleBudget, SampleBuilder, finishActivity, fullerLap, noActivityData, refusedTimesError, type Declared, type DeclaredLap } from "../sanity";
 import { tcxSport } from "../sport";
 import { numberOf, parseTime, readXml } from "../xml";
 
@@ -64,8 +64,11 @@ type ActivityState = {
   notes: string | null;
   builder: SampleBuilder;
   laps: DeclaredLap[];
-  /** A lap repeated with the same start (bad.tcx repeats its only lap) counts once in the totals. */
-  seenStarts: Set<number>;
+  /**
+   * Laps that share a start are one lap (finishActivity keeps the fullest, fullerLap), and it
+   * alone counts in the totals: per start, the lap kept so far and its place in `distinct`.
+   */
+  seenStarts: Map<number, { lap: DeclaredLap; at: number }>;
   distinct: Declared[];
 };
 
@@ -103,7 +106,7 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
       path.push(name);
       if (name === "Activity" && !activity && isActivity(depth)) {
         found++;
-        activity = { depth, sport: attrs.Sport, notes: null, builder: new SampleBuilder(budget), laps: [], seenStarts: new Set(), distinct: [] };
+        activity = { depth, sport: attrs.Sport, notes: null, builder: new SampleBuilder(budget), laps: [], seenStarts: new Map(), distinct: [] };
       } else if (activity && name === "Lap" && depth === activity.depth + 1) {
         lap = { depth, startS: parseTime(attrs.StartTime), fields: new Map() };
       } else if (lap && name === "Track" && depth === lap.depth + 1) {
@@ -133,7 +136,9 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
     },
   });
   if (activities.length === 0) {
-    throw noActivityData(found === 0 ? "The TCX file holds no activity (it may hold only courses or workouts)." : "The TCX file's activities hold no trackpoint with a time, so there is no activity to make.");
+    if (found === 0) throw noActivityData("The TCX file holds no activity (it may hold only courses or workouts).");
+    // Trackpoints whose times were all refused (a clock never set gives 1970) are not missing.
+    throw refusedTimesError(budget) ?? noActivityData("The TCX file's activities hold no trackpoint with a time, so there is no activity to make.");
   }
   return activities;
 
@@ -153,7 +158,7 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
     const lastSample = builder.t[builder.size - 1]!;
     // TotalTimeSeconds is timer time; a lap's elapsed time runs to the next lap's start (laps
     // follow one another), the last one's to its last sample or its timer time, whichever is later.
-    const starts = [...a.seenStarts].sort((x, y) => x - y);
+    const starts = [...a.seenStarts.keys()].sort((x, y) => x - y);
     const nextStart = new Map(starts.map((s, i) => [s, starts[i + 1]]));
     for (const l of laps) {
       const next = nextStart.get(l.startS);
@@ -192,10 +197,15 @@ function endLap(a: ActivityState, startS: number | null, totals: Declared) {
     a.distinct.push(totals);
     return;
   }
-  a.laps.push({ startS, totals: { ...totals } });
-  if (!a.seenStarts.has(startS)) {
-    a.seenStarts.add(startS);
+  const lap = { startS, totals: { ...totals } };
+  a.laps.push(lap);
+  const seen = a.seenStarts.get(startS);
+  if (!seen) {
+    a.seenStarts.set(startS, { lap, at: a.distinct.length });
     a.distinct.push(totals);
+  } else if (fullerLap(seen.lap, lap)) {
+    seen.lap = lap;
+    a.distinct[seen.at] = totals;
   }
 }
 

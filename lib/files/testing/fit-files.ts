@@ -21,6 +21,10 @@ export type RecordSpec = {
 export type SessionSpec = {
   sport: string;
   subSport?: string;
+  /** Session fields left out, as some writers do. */
+  omit?: ("sport" | "startTime" | "elapsed")[];
+  /** Whether the session names its laps (first_lap_index, num_laps), as most devices do. */
+  lapIndices?: boolean;
   /** Seconds after the file's start. */
   start: number;
   elapsed: number;
@@ -30,7 +34,8 @@ export type SessionSpec = {
   avgHeartRate?: number;
   maxHeartRate?: number;
   records: RecordSpec[];
-  laps?: { start: number; elapsed: number; distance?: number }[];
+  /** `noStartTime`: the lap gives only its timestamp (its end) and its elapsed time. */
+  laps?: { start: number; elapsed: number; distance?: number; noStartTime?: boolean }[];
   /** Timer stop/start pairs, seconds after the file's start. */
   pauses?: { stop: number; start: number }[];
 };
@@ -53,11 +58,20 @@ function writeRecord(e: Encoder, r: RecordSpec) {
   e.writeMesg(mesg as never);
 }
 
-/** A FIT activity file: sessions in order, each with its records, laps and timer pauses. */
-export function buildFit(sessions: SessionSpec[], { withSessions = true } = {}): Uint8Array {
+/**
+ * A FIT activity file: sessions in order, each with its records, laps and timer pauses.
+ * `fileType` is file_id.type; `sports` are SPORT messages, written before the sessions.
+ */
+export function buildFit(
+  sessions: SessionSpec[],
+  { withSessions = true, fileType = "activity", sports = [] as { sport: string; subSport?: string }[] } = {},
+): Uint8Array {
   const e = new Encoder();
-  e.writeMesg({ mesgNum: Profile.MesgNum.FILE_ID, type: "activity", manufacturer: "development", product: 0, timeCreated: FILE_START, serialNumber: 1 } as never);
+  e.writeMesg({ mesgNum: Profile.MesgNum.FILE_ID, type: fileType, manufacturer: "development", product: 0, timeCreated: FILE_START, serialNumber: 1 } as never);
+  for (const sport of sports) e.writeMesg({ mesgNum: Profile.MesgNum.SPORT, ...sport } as never);
+  let lapIndex = 0;
   for (const s of sessions) {
+    const firstLap = lapIndex;
     e.writeMesg({ mesgNum: Profile.MesgNum.EVENT, timestamp: at(s.start), event: "timer", eventType: "start" } as never);
     const pauses = [...(s.pauses ?? [])];
     for (const r of s.records) {
@@ -71,21 +85,24 @@ export function buildFit(sessions: SessionSpec[], { withSessions = true } = {}):
     for (const l of s.laps ?? []) {
       e.writeMesg({
         mesgNum: Profile.MesgNum.LAP,
+        ...(s.lapIndices ? { messageIndex: lapIndex } : {}),
         timestamp: at(l.start + l.elapsed),
-        startTime: at(l.start),
+        ...(l.noStartTime ? {} : { startTime: at(l.start) }),
         totalElapsedTime: l.elapsed,
         totalTimerTime: l.elapsed,
         ...(l.distance !== undefined ? { totalDistance: l.distance } : {}),
       } as never);
+      lapIndex++;
     }
     if (withSessions) {
+      const omit = new Set(s.omit);
       e.writeMesg({
         mesgNum: Profile.MesgNum.SESSION,
         timestamp: at(s.start + s.elapsed),
-        startTime: at(s.start),
-        totalElapsedTime: s.elapsed,
-        totalTimerTime: s.timer ?? s.elapsed,
-        sport: s.sport,
+        ...(omit.has("startTime") ? {} : { startTime: at(s.start) }),
+        ...(omit.has("elapsed") ? {} : { totalElapsedTime: s.elapsed, totalTimerTime: s.timer ?? s.elapsed }),
+        ...(omit.has("sport") ? {} : { sport: s.sport }),
+        ...(s.lapIndices ? { firstLapIndex: firstLap, numLaps: lapIndex - firstLap } : {}),
         ...(s.subSport ? { subSport: s.subSport } : {}),
         ...(s.distance !== undefined ? { totalDistance: s.distance } : {}),
         ...(s.calories !== undefined ? { totalCalories: s.calories } : {}),
@@ -115,4 +132,58 @@ export function rideRecords(start: number, seconds: number, { distanceFrom = 0 }
     });
   }
   return out;
+}
+
+export type LengthSpec = { seconds: number; idle?: boolean };
+
+/**
+ * A pool swim as the devices that time lengths rather than records write it: a LENGTH message
+ * per length (start_time, total_elapsed_time, avg_speed; an idle length is a rest at the wall), a
+ * LAP per group of lengths and a SESSION with the pool's length. `records`: "untimed" adds one
+ * record per length without a timestamp and the lengths without one either (Garmin FR910XT);
+ * "none" writes no record, the lengths with their timestamps (Garmin Swim).
+ */
+export function buildPoolSwim(laps: LengthSpec[][], { poolLength = 25, records = "none" as "none" | "untimed" } = {}): Uint8Array {
+  const e = new Encoder();
+  e.writeMesg({ mesgNum: Profile.MesgNum.FILE_ID, type: "activity", manufacturer: "garmin", product: 0, timeCreated: FILE_START, serialNumber: 1 } as never);
+  let t = 0;
+  let distance = 0;
+  let index = 0;
+  for (const lengths of laps) {
+    const lapStart = t;
+    let lapDistance = 0;
+    for (const l of lengths) {
+      const speed = l.idle ? undefined : poolLength / l.seconds;
+      e.writeMesg({
+        mesgNum: Profile.MesgNum.LENGTH,
+        messageIndex: index++,
+        ...(records === "none" ? { timestamp: at(t + l.seconds) } : {}),
+        startTime: at(t),
+        totalElapsedTime: l.seconds,
+        totalTimerTime: l.seconds,
+        lengthType: l.idle ? "idle" : "active",
+        ...(speed !== undefined ? { avgSpeed: speed } : {}),
+      } as never);
+      if (!l.idle) lapDistance += poolLength;
+      if (records === "untimed") e.writeMesg({ mesgNum: Profile.MesgNum.RECORD, distance: distance + lapDistance, ...(speed !== undefined ? { speed } : {}) } as never);
+      t += l.seconds;
+    }
+    distance += lapDistance;
+    e.writeMesg({ mesgNum: Profile.MesgNum.LAP, timestamp: at(t), startTime: at(lapStart), totalElapsedTime: t - lapStart, totalTimerTime: t - lapStart, totalDistance: lapDistance } as never);
+  }
+  e.writeMesg({
+    mesgNum: Profile.MesgNum.SESSION,
+    timestamp: at(t),
+    startTime: at(0),
+    totalElapsedTime: t,
+    totalTimerTime: t,
+    totalDistance: distance,
+    sport: "swimming",
+    subSport: "lapSwimming",
+    poolLength,
+    poolLengthUnit: "metric",
+    firstLapIndex: 0,
+    numLaps: laps.length,
+  } as never);
+  return e.close();
 }
