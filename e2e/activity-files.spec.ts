@@ -79,8 +79,15 @@ test("an athlete uploads two files, opens one with its route and charts, downloa
     await expect(page.getByRole("button", { name: "Time" })).toHaveAttribute("aria-pressed", "true");
     await expect(page.getByRole("table", { name: "Laps" }).locator("tbody tr")).toHaveCount(5);
 
-    // Download offers the formats; GPX comes as a file the browser saves.
-    await page.getByRole("button", { name: "Download" }).click();
+    // Download offers the formats, and closes once the keyboard's focus leaves it.
+    const downloadButton = page.getByRole("button", { name: "Download" });
+    await downloadButton.click();
+    await expect(downloadButton).toHaveAttribute("aria-expanded", "true");
+    for (let i = 0; i < 5; i++) await page.keyboard.press("Tab");
+    await expect(page.getByRole("button", { name: "Delete", exact: true })).toBeFocused();
+    await expect(downloadButton).toHaveAttribute("aria-expanded", "false");
+    // GPX comes as a file the browser saves.
+    await downloadButton.click();
     const downloading = page.waitForEvent("download");
     await page.getByRole("link", { name: "GPX", exact: true }).click();
     const download = await downloading;

@@ -37,7 +37,8 @@ export function DownloadMenu({ activityId }: { activityId: string }) {
     onError: (e) => setProblem(e.message),
   });
 
-  // The menu, and a refusal under the button, go away on a click elsewhere or Escape.
+  // The menu, and a refusal under the button, go away on a click elsewhere or Escape; the menu
+  // also when the keyboard's focus leaves it (Tab past its last item).
   const shown = open || problem !== null;
   useEffect(() => {
     if (!shown) return;
@@ -54,11 +55,16 @@ export function DownloadMenu({ activityId }: { activityId: string }) {
         button.current?.focus();
       }
     };
+    const focusAway = (e: FocusEvent) => {
+      if (!root.current?.contains(e.target as Node)) setOpen(false);
+    };
     document.addEventListener("pointerdown", away);
     document.addEventListener("keydown", esc);
+    document.addEventListener("focusin", focusAway);
     return () => {
       document.removeEventListener("pointerdown", away);
       document.removeEventListener("keydown", esc);
+      document.removeEventListener("focusin", focusAway);
     };
   }, [shown]);
 
@@ -136,7 +142,7 @@ function saveFile(blob: Blob, fileName: string) {
   setTimeout(() => URL.revokeObjectURL(url), 40_000);
 }
 
-/** "Delete", asked once more in a dialog; afterwards the athlete is back on the list. */
+/** "Delete": on one click; afterwards the athlete is back on the list, which says what was deleted. */
 export function DeleteActivity({ activityId, name }: { activityId: string; name: string }) {
   const router = useRouter();
   const qc = useQueryClient();
