@@ -7,6 +7,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import {
   CallToolRequestSchema,
   InitializeRequestSchema,
+  JSONRPCMessageSchema,
   JSONRPCRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
@@ -264,7 +265,18 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     if (Array.isArray(body)) {
       return transportError(400, -32600, "Invalid Request: send one JSON-RPC message per request; batches are not accepted (MCP 2025-11-25).", baseHeaders(traceId, rl));
     }
-    // A request with an id; a notification or a message that is neither is the SDK's to answer.
+    // JSON that is no JSON-RPC message at all (no method, `params` neither object nor array, …)
+    // is an Invalid Request (JSON-RPC 2.0 §5.1, -32600); the SDK's transport would call it a
+    // Parse error (-32700), which is for text that is not JSON.
+    if (!JSONRPCMessageSchema.safeParse(body).success) {
+      return transportError(
+        400,
+        -32600,
+        'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message ("jsonrpc": "2.0", a "method" string, "params" an object if sent, and an "id" for a request).',
+        baseHeaders(traceId, rl),
+      );
+    }
+    // A request with an id; a notification is the SDK's to answer.
     const request = JSONRPCRequestSchema.safeParse(body).data;
     const malformed = request && malformedParams(request);
     if (malformed) return jsonRpcError(request.id, -32602, malformed, baseHeaders(traceId, rl));

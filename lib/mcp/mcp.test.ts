@@ -439,6 +439,18 @@ describe("the MCP server", () => {
     expect((await post(pat, call(3))).status).toBe(200);
   });
 
+  it("answers JSON that is no JSON-RPC message with -32600 Invalid Request (400), not a parse error", async () => {
+    const pat = await api.pat((await api.person()).id);
+    for (const body of [{}, { jsonrpc: "2.0", id: 1, method: "tools/list", params: "x" }, { jsonrpc: "2.0", id: 1 }, { jsonrpc: "1.0", id: 1, method: "ping" }, "ping", 5]) {
+      const res = await post(pat, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(await res.json(), JSON.stringify(body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } });
+      expect(res.headers.get("ratelimit")).toBeTruthy();
+    }
+    // A well-formed notification is still taken (202, no body), as MCP has it.
+    expect((await post(pat, { jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+  });
+
   it("refuses a request from a web page of another origin (403), and serves this service's own", async () => {
     const pat = await api.pat((await api.person()).id);
     const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
