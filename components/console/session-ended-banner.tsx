@@ -1,6 +1,5 @@
 "use client";
 
-import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
 import { SESSION_ENDED_EVENT } from "@/components/console/api";
 
@@ -11,14 +10,14 @@ import { SESSION_ENDED_EVENT } from "@/components/console/api";
  */
 export function SessionEndedBanner() {
   const [ended, setEnded] = useState(false);
-  const pathname = usePathname();
   useEffect(() => {
     const onEnded = () => setEnded(true);
     window.addEventListener(SESSION_ENDED_EVENT, onEnded);
     return () => window.removeEventListener(SESSION_ENDED_EVENT, onEnded);
   }, []);
+  // Set only by an event in the browser, so `window` is there whenever it shows.
   if (!ended) return null;
-  const back = typeof window === "undefined" ? pathname : `${window.location.pathname}${window.location.search}`;
+  const back = `${window.location.pathname}${window.location.search}`;
   return (
     <div role="alert" className="border-b border-amber-200 bg-amber-50">
       <div className="mx-auto flex max-w-5xl flex-wrap items-center justify-between gap-3 px-4 py-2 text-sm text-amber-900">

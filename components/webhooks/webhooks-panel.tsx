@@ -30,8 +30,8 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
     refetchInterval: 10_000,
   });
   const [adding, setAdding] = useState(false);
-  /** The latest endpoint's outcome: verified when added, or deleted. */
-  const [verified, setVerified] = useState<string | null>(null);
+  /** What the latest add or delete of an endpoint did: verified, or deleted. */
+  const [outcome, setOutcome] = useState<string | null>(null);
   const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
   const missing = subs.error instanceof ConsoleApiError && subs.error.status === 404;
 
@@ -49,7 +49,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
             <Button
               onClick={() => {
                 setAdding(true);
-                setVerified(null);
+                setOutcome(null);
               }}
             >
               Add endpoint
@@ -59,9 +59,9 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
       />
       <div className="space-y-6">
         {subs.error && <Notice tone="error">{missing ? `You have no app with client_id ${clientId}.` : subs.error.message}</Notice>}
-        {verified && (
-          <FocusedNotice key={verified} tone="success">
-            {verified}
+        {outcome && (
+          <FocusedNotice key={outcome} tone="success">
+            {outcome}
           </FocusedNotice>
         )}
         {revealed && <SigningSecretReveal revealed={revealed} onDone={() => setRevealed(null)} />}
@@ -73,7 +73,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
               onCancel={() => setAdding(false)}
               onCreated={(sub: SubscriptionWithSecret) => {
                 setAdding(false);
-                setVerified(`Verified: ${sub.url} answered the handshake with the challenge. The endpoint is active.`);
+                setOutcome(`Verified: ${sub.url} answered the handshake with the challenge. The endpoint is active.`);
                 setRevealed({
                   title: "Signing secret",
                   url: sub.url,
@@ -104,7 +104,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
                 onDeleted={(url) => {
                   // What was said about this endpoint (verified, its secret) no longer holds.
                   setRevealed((r) => (r?.url === url ? null : r));
-                  setVerified(`Deleted the endpoint ${url}: nothing more is sent to it, and its delivery log is gone.`);
+                  setOutcome(`Deleted the endpoint ${url}: nothing more is sent to it, and its delivery log is gone.`);
                 }}
               />
             ))}

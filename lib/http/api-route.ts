@@ -19,7 +19,7 @@ import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWind
 import { readJsonBody } from "./body";
 import { isRawJson } from "./raw-json";
 import { parseWith } from "./validation";
-import { requestStarted, requestsFirst } from "./requests-first";
+import { requestStarted, requestsFirst, type Answering } from "./requests-first";
 import { readMultipartForm, type ReceivedFile } from "../uploads/multipart";
 import { allowAnyOrigin, anyOriginAnswer, preflightFields } from "./cors";
 import { claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
@@ -185,24 +185,29 @@ function idempotencyPrincipal(actor: Actor): string {
   }
 }
 
-/** Path, query and body parsed by the route's schemas; any failure is a 400 problem with `errors[]`. */
+/**
+ * Path, query and body parsed by the route's schemas; any failure is a 400 problem with `errors[]`.
+ * `answering` is the request's count (requests-first.ts): a JSON body still arriving is the
+ * client's time, not the thread's, and is not counted.
+ */
 export async function parseRequest<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
   io: RouteIo<P, Q, B, z.ZodType, HttpMethod>,
   req: Request,
   routeCtx: RouteContext,
+  answering: Answering,
 ): Promise<Omit<HandlerArgs<P, Q, B>, "ctx" | "prepared"> & { url: URL; release: () => void }> {
   const url = new URL(req.url);
   const rawParams = (await routeCtx.params) ?? {};
   // An operation without a schema for a part never reads it: `undefined` stands for `never`.
   const params = (io.params ? parseWith(io.params, rawParams, "path") : undefined) as z.output<P>;
   const query = (io.query ? parseWith(io.query, Object.fromEntries(url.searchParams), "query") : undefined) as z.output<Q>;
-  const { body, file, release } = await parseBody(io, req);
+  const { body, file, release } = await parseBody(io, req, answering);
   return { params, query, body: body as z.output<B>, file, rawParams, req, url, release };
 }
 
 /** The body as the route declares it: JSON, or a multipart form's text fields and its one file part. */
-async function parseBody(io: RouteIo, req: Request): Promise<{ body: unknown; file?: ReceivedFile; release: () => void }> {
-  if (!io.multipart) return { body: io.body ? parseWith(io.body, await readJsonBody(req), "body") : undefined, release: () => {} };
+async function parseBody(io: RouteIo, req: Request, answering: Answering): Promise<{ body: unknown; file?: ReceivedFile; release: () => void }> {
+  if (!io.multipart) return { body: io.body ? parseWith(io.body, await answering.notWhile(() => readJsonBody(req)), "body") : undefined, release: () => {} };
   const form = await readMultipartForm(req, io.multipart);
   try {
     return { body: io.body ? parseWith(io.body, form.fields, "body") : undefined, file: form.file, release: form.release };
@@ -331,8 +336,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
         answered();
         await requestsFirst();
       }
-      // A JSON body still arriving is the client's time, not the thread's (requests-first.ts).
-      const { url, release: releaseBody, ...args } = op.body && !op.multipart ? await answered.notWhile(() => parseRequest(op, req, routeCtx)) : await parseRequest(op, req, routeCtx);
+      const { url, release: releaseBody, ...args } = await parseRequest(op, req, routeCtx, answered);
       release = releaseBody;
       const headers = allowAnyOrigin(baseHeaders(traceId, rl));
       // The handler's context matches its method (CtxFor<M>); `runVerb` decides it from the same method.

@@ -133,9 +133,7 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
         answered();
         await requestsFirst();
       }
-      // A JSON body still arriving is the client's time, not the thread's (requests-first.ts).
-      const { params, query, body, file, release: releaseBody } =
-        op.body && !op.multipart ? await answered.notWhile(() => parseRequest(op, req, routeCtx)) : await parseRequest(op, req, routeCtx);
+      const { params, query, body, file, release: releaseBody } = await parseRequest(op, req, routeCtx, answered);
       release = releaseBody;
       const actor = { kind: "session" as const, userId };
       let run: (ctx: Ctx) => Promise<unknown>;

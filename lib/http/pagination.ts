@@ -1,5 +1,6 @@
 import { isValidLocalDateTime } from "../time/local";
 import { ApiError } from "./errors";
+import { isStorableText } from "./validation";
 
 /** Opaque keyset cursors: base64url JSON of the last row's sort key. */
 export function encodeCursor(key: (string | number)[]): string {
@@ -15,7 +16,7 @@ export function invalidCursor(): ApiError {
 export function decodeCursor(cursor: string, arity: number): string[] {
   try {
     const v: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(v) && v.length === arity && v.every((x) => typeof x === "string" && x.length < 200 && !x.includes("\u0000") && x.isWellFormed())) {
+    if (Array.isArray(v) && v.length === arity && v.every((x) => typeof x === "string" && x.length < 200 && isStorableText(x))) {
       return v as string[];
     }
   } catch {

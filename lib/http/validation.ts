@@ -48,17 +48,16 @@ export function isStorableText(s: string): boolean {
 export function unstorableText(input: unknown): string[] {
   const bad: string[] = [];
   const stack: [unknown, string][] = [[input, ""]];
-  const wrong = (s: string) => !isStorableText(s);
   while (stack.length && bad.length < 20) {
     const [value, path] = stack.pop()!;
     if (typeof value === "string") {
-      if (wrong(value)) bad.push(path);
+      if (!isStorableText(value)) bad.push(path);
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], path ? `${path}.${i}` : String(i)]);
     } else if (value !== null && typeof value === "object") {
       for (const [k, v] of Object.entries(value)) {
         const at = path ? `${path}.${k}` : k;
-        if (wrong(k)) bad.push(at);
+        if (!isStorableText(k)) bad.push(at);
         else stack.push([v, at]);
       }
     }

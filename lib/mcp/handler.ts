@@ -265,10 +265,12 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     if (Array.isArray(body)) {
       return transportError(400, -32600, "Invalid Request: send one JSON-RPC message per request; batches are not accepted (MCP 2025-11-25).", baseHeaders(traceId, rl));
     }
+    // A request with an id, as nearly every message is; a notification is the SDK's to answer.
+    const request = JSONRPCRequestSchema.safeParse(body).data;
     // JSON that is no JSON-RPC message at all (no method, `params` neither object nor array, …)
     // is an Invalid Request (JSON-RPC 2.0 §5.1, -32600); the SDK's transport would call it a
     // Parse error (-32700), which is for text that is not JSON.
-    if (!JSONRPCMessageSchema.safeParse(body).success) {
+    if (!request && !JSONRPCMessageSchema.safeParse(body).success) {
       return transportError(
         400,
         -32600,
@@ -276,13 +278,12 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
         baseHeaders(traceId, rl),
       );
     }
-    // A request with an id; a notification is the SDK's to answer.
-    const request = JSONRPCRequestSchema.safeParse(body).data;
     const malformed = request && malformedParams(request);
     if (malformed) return jsonRpcError(request.id, -32602, malformed, baseHeaders(traceId, rl));
-    const unknown = unknownTool(body);
-    if (unknown) return jsonRpcError(unknown.id, -32602, `Unknown tool: ${unknown.name}. tools/list names the tools this token may call.`, baseHeaders(traceId, rl));
     const toolCall = toolCallOf(body);
+    // Looked for only when the call names no tool of this server's.
+    const unknown = toolCall ? undefined : unknownTool(body);
+    if (unknown) return jsonRpcError(unknown.id, -32602, `Unknown tool: ${unknown.name}. tools/list names the tools this token may call.`, baseHeaders(traceId, rl));
     const lacking = toolCall && missingScopes(toolCall, actor);
     if (lacking) throw stepUp(actor, lacking.tool, lacking.missing);
     const unstorable = toolCall && unstorableCall(request, toolCall);
