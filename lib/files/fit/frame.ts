@@ -39,7 +39,27 @@ export type Framed = {
   bytes: Uint8Array;
   /** Bytes ignored after the last complete FIT file. */
   trailing: number;
+  /**
+   * Whether the reader needs fitsdk to expand components: a record defines
+   * compressed_speed_distance (its speed and distance exist only as components), or the file
+   * holds heart rate messages (merging them into records needs their expanded timestamps). The
+   * other components of the messages read (speed → enhanced_speed, altitude →
+   * enhanced_altitude, a lap's and session's averages) copy a field the reader takes as it is.
+   */
+  needsComponents: boolean;
 };
+
+const RECORD_MESG = 20;
+const HR_MESG = 132;
+const COMPRESSED_SPEED_DISTANCE_FIELD = 8;
+
+/** Whether a definition (global number, field definitions) is one `needsComponents` names. */
+function definesComponents(globalNum: number, fieldDefs: Uint8Array): boolean {
+  if (globalNum === HR_MESG) return true;
+  if (globalNum !== RECORD_MESG) return false;
+  for (let i = 0; i < fieldDefs.length; i += 3) if (fieldDefs[i] === COMPRESSED_SPEED_DISTANCE_FIELD) return true;
+  return false;
+}
 
 function damaged(message: string): FileError {
   return new FileError("invalid_file", message);
@@ -50,6 +70,7 @@ export function frameFit(b: Uint8Array): Framed {
   const parts: Uint8Array[] = [];
   let p = 0;
   let rewritten = false;
+  let needsComponents = false;
   while (p < b.length && parts.length < MAX_CHAINED_FILES) {
     if (p > 0) {
       // After a complete file, whatever follows is read only if it is a complete FIT file too:
@@ -59,6 +80,7 @@ export function frameFit(b: Uint8Array): Framed {
         const next = frameOne(b, p);
         parts.push(next.part);
         rewritten ||= next.rewritten;
+        needsComponents ||= next.needsComponents;
         p = next.end;
       } catch (e) {
         if (e instanceof FileError) break;
@@ -69,22 +91,23 @@ export function frameFit(b: Uint8Array): Framed {
     const first = frameOne(b, 0);
     parts.push(first.part);
     rewritten ||= first.rewritten;
+    needsComponents ||= first.needsComponents;
     p = first.end;
   }
   const used = parts.reduce((n, x) => n + x.length, 0);
   const trailing = b.length - p;
-  if (!rewritten && parts.length === 1) return { bytes: parts[0]!, trailing };
+  if (!rewritten && parts.length === 1) return { bytes: parts[0]!, trailing, needsComponents };
   const out = new Uint8Array(used);
   let o = 0;
   for (const x of parts) {
     out.set(x, o);
     o += x.length;
   }
-  return { bytes: out, trailing };
+  return { bytes: out, trailing, needsComponents };
 }
 
 /** Checks the FIT file that starts at `p`; throws `invalid_file` saying what is wrong. */
-function frameOne(b: Uint8Array, p: number): { part: Uint8Array; rewritten: boolean; end: number } {
+function frameOne(b: Uint8Array, p: number): { part: Uint8Array; rewritten: boolean; needsComponents: boolean; end: number } {
   const headerSize = b[p]!;
   if (headerSize !== 12 && headerSize !== 14) {
     throw damaged(`The FIT file's header is damaged: it gives its own size as ${headerSize} bytes, where a FIT header has 12 or 14.`);
@@ -118,10 +141,10 @@ function frameOne(b: Uint8Array, p: number): { part: Uint8Array; rewritten: bool
   if (crc !== CrcCalculator.calculateCRC(b, p, dataEnd)) {
     throw damaged("The FIT file's checksum does not match its contents: it was damaged in storage or while copying.");
   }
-  const data = walk(b, dataStart, dataEnd);
+  const { data, needsComponents } = walk(b, dataStart, dataEnd);
   return data
-    ? { part: withHeader(b, p, data), rewritten: true, end: dataEnd + 2 }
-    : { part: b.subarray(p, dataEnd + 2), rewritten: false, end: dataEnd + 2 };
+    ? { part: withHeader(b, p, data), rewritten: true, needsComponents, end: dataEnd + 2 }
+    : { part: b.subarray(p, dataEnd + 2), rewritten: false, needsComponents, end: dataEnd + 2 };
 }
 
 /** Whether bytes at `p` begin another chained FIT file rather than trailing garbage. */
@@ -157,14 +180,16 @@ function withHeader(b: Uint8Array, p: number, data: Uint8Array): Uint8Array {
 }
 
 /**
- * Walks the records of one data section. Returns null when the section can go to the decoder as
- * it is, or the rewritten section when it holds compressed-timestamp records.
+ * Walks the records of one data section. Returns `data` null when the section can go to the
+ * decoder as it is, or the rewritten section when it holds compressed-timestamp records; and
+ * whether a definition asks for components (`Framed.needsComponents`).
  */
-function walk(b: Uint8Array, start: number, end: number): Uint8Array | null {
+function walk(b: Uint8Array, start: number, end: number): { data: Uint8Array | null; needsComponents: boolean } {
   const defs: (Definition | undefined)[] = new Array(16);
   const augmented: boolean[] = new Array(16).fill(false);
   let out: Chunks | null = null;
   let lastTs: number | null = null;
+  let needsComponents = false;
   let p = start;
   const need = (n: number, what: string) => {
     if (p + n > end) {
@@ -239,6 +264,7 @@ function walk(b: Uint8Array, start: number, end: number): Uint8Array | null {
         p += 1 + nDev * 3;
       }
       const raw = b.subarray(defStart, p);
+      needsComponents ||= definesComponents(littleEndian ? globalBytes[0]! | (globalBytes[1]! << 8) : (globalBytes[0]! << 8) | globalBytes[1]!, fieldDefs);
       defs[local] = { raw, littleEndian, globalBytes, fieldDefs, devDefs, fieldsSize, size: fieldsSize + devSize, timestampAt };
       augmented[local] = false;
       out?.push(raw);
@@ -258,7 +284,7 @@ function walk(b: Uint8Array, start: number, end: number): Uint8Array | null {
       p += 1 + def.size;
     }
   }
-  return out ? out.join() : null;
+  return { data: out ? out.join() : null, needsComponents };
 }
 
 function augmentedDefinition(local: number, def: Definition): Uint8Array {

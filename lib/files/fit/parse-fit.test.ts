@@ -1,8 +1,12 @@
 import { CrcCalculator, Decoder, Encoder, Profile, Stream } from "@garmin/fitsdk";
 import { describe, expect, it } from "vitest";
 import { parseActivityFile } from "../parse";
+import { exportFit } from "../export";
+import { syntheticActivity } from "../synthetic";
+import { frameFit } from "./frame";
+import { parseFit } from "./parse-fit";
 import { FILE_START, buildFit, buildPoolSwim, rideRecords, type LengthSpec } from "../testing/fit-files";
-import { concat, flipped, sample, utf8 } from "../testing/samples";
+import { concat, flipped, sample, sampleFiles, utf8 } from "../testing/samples";
 import { FileError, type ParsedActivity } from "../types";
 
 function parseFitBytes(bytes: Uint8Array): ParsedActivity[] {
@@ -397,6 +401,37 @@ describe("FIT sessions, laps and swims as devices write them", () => {
       ),
     );
     expect(chained.map((x) => x.streams.power_w?.[0])).toEqual([undefined, power(120)]);
+  });
+});
+
+describe("components are expanded only where the reader needs them", () => {
+  it("the framer asks for them for compressed speed and distance, and for heart rate messages, and not otherwise", () => {
+    expect(frameFit(sample("fit", "compressed-speed-distance.fit")).needsComponents).toBe(true);
+    expect(frameFit(sample("fit", "garmin-sdk-HrmPluginTestActivity.fit")).needsComponents).toBe(true);
+    expect(frameFit(sample("fit", EDGE)).needsComponents).toBe(false);
+    expect(frameFit(sample("fit", "sample-activity.fit")).needsComponents).toBe(false);
+    // Records whose speed and altitude would expand into their enhanced fields.
+    expect(frameFit(exportFit(syntheticActivity({ hours: 0.1, sport: "ride", seed: 3 }))).needsComponents).toBe(false);
+  });
+
+  // Every FIT sample, and files whose records carry speed and altitude (components of the
+  // enhanced fields), read alike either way: nothing the reader takes comes only from a component
+  // the framer does not ask for.
+  const files: [string, Uint8Array][] = [
+    ...sampleFiles("fit").map((f): [string, Uint8Array] => [f, sample("fit", f)]),
+    ["a synthetic ride", exportFit(syntheticActivity({ hours: 0.5, sport: "ride", seed: 1 }))],
+    ["a synthetic run", exportFit(syntheticActivity({ hours: 0.5, sport: "run", seed: 2 }))],
+    ["an SDK-built ride", buildFit([{ sport: "cycling", start: 0, elapsed: 600, distance: 4_800, records: rideRecords(0, 600) }])],
+  ];
+  it.each(files)("%s reads the same with every component expanded", (_, bytes) => {
+    const read = (components: "asNeeded" | "always") => {
+      try {
+        return parseFit(bytes, { components });
+      } catch (e) {
+        return e;
+      }
+    };
+    expect(read("asNeeded")).toEqual(read("always"));
   });
 });
 
