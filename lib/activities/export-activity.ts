@@ -18,9 +18,11 @@ type Format = (typeof EXPORT_FORMATS)[number];
 
 /**
  * A file name a browser can save anywhere: the activity's name (letters and digits of any
- * script; everything else, separators and dots included, becomes `-`) and its local date.
+ * script; everything else, separators and dots included, becomes `-`) and its local date. The
+ * uploaded file is marked `-original`: a file generated in its own format (a FIT upload's FIT
+ * export) ends in the date, so a browser saving both keeps both.
  */
-export function exportFileName(name: string, startLocal: string, extension: string): string {
+export function exportFileName(name: string, startLocal: string, extension: string, { original = false } = {}): string {
   // 80 characters, not UTF-16 units: a cut through a letter outside the BMP (𝐀, say) would
   // leave half of it, which no header can carry.
   const base =
@@ -33,7 +35,7 @@ export function exportFileName(name: string, startLocal: string, extension: stri
       .slice(0, 80)
       .join("")
       .replace(/-+$/, "") || "activity";
-  return `${base}-${startLocal.slice(0, 10)}.${extension}`;
+  return `${base}-${startLocal.slice(0, 10)}${original ? "-original" : ""}.${extension}`;
 }
 
 /**
@@ -82,7 +84,7 @@ export async function exportActivity({ ctx, activityId, format }: { ctx: Ctx; ac
     return fileBody({
       bytes: file.bytes,
       contentType: file.gzip ? EXPORT_CONTENT_TYPES.gzip : EXPORT_CONTENT_TYPES[file.dataType],
-      fileName: exportFileName(activity.name, activity.startLocal, file.gzip ? `${file.dataType}.gz` : file.dataType),
+      fileName: exportFileName(activity.name, activity.startLocal, file.gzip ? `${file.dataType}.gz` : file.dataType, { original: true }),
     });
   }
 

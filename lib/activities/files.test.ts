@@ -315,7 +315,7 @@ describe("GET /v1/activities/{activity_id}/export", () => {
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("application/vnd.ant.fit");
       expect(res.headers.get("content-disposition")).toBe(
-        `attachment; filename="Tour-de-_stfold-day-2-2026-03-01.fit"; filename*=UTF-8''Tour-de-%C3%98stfold-day-2-2026-03-01.fit`,
+        `attachment; filename="Tour-de-_stfold-day-2-2026-03-01-original.fit"; filename*=UTF-8''Tour-de-%C3%98stfold-day-2-2026-03-01-original.fit`,
       );
       expect(res.headers.get("cache-control")).toBe("no-store");
       expect(res.headers.get("x-content-type-options")).toBe("nosniff");
@@ -334,8 +334,30 @@ describe("GET /v1/activities/{activity_id}/export", () => {
     const res = await api.call(await api.pat(ava.id, READ_ALL), "GET", `/v1/activities/${activityId}/export?format=original`);
     expect(res.status, await res.clone().text()).toBe(200);
     const encoded = /filename\*=UTF-8''(.+)$/.exec(res.headers.get("content-disposition")!)![1]!;
-    expect(decodeURIComponent(encoded)).toBe(`a${"𝐀".repeat(79)}-2026-03-01.fit`);
+    expect(decodeURIComponent(encoded)).toBe(`a${"𝐀".repeat(79)}-2026-03-01-original.fit`);
     expect(contentDisposition("x\ud800y")).toBe(`attachment; filename="x_y"; filename*=UTF-8''x%EF%BF%BDy`);
+  });
+
+  it("names the original and the file generated in its format apart, each safe to save", async () => {
+    const ava = await api.person();
+    const { activityId } = await uploaded(ava.id, { dataType: "fit", name: "Bergen/Ulriken ..\\ Østre løype" });
+    const token = await api.pat(ava.id, READ_ALL);
+    const named = async (format: string) => {
+      const res = await api.call(token, "GET", `/v1/activities/${activityId}/export?format=${format}`);
+      expect(res.status, await res.clone().text()).toBe(200);
+      const header = res.headers.get("content-disposition")!;
+      // RFC 6266: a quoted ASCII `filename`, and the exact name in `filename*` (RFC 8187).
+      const match = /^attachment; filename="([\x20-\x7e]+)"; filename\*=UTF-8''([A-Za-z0-9%._~!-]+)$/.exec(header);
+      expect(match, header).not.toBeNull();
+      const [ascii, exact] = [match![1]!, decodeURIComponent(match![2]!)];
+      for (const n of [ascii, exact]) expect(n, header).not.toMatch(/[/\\"]|^\.|\.\./);
+      return { ascii, exact };
+    };
+    const original = await named("original");
+    const generated = await named("fit");
+    expect(original.exact).toBe("Bergen-Ulriken-Østre-løype-2026-03-01-original.fit");
+    expect(generated.exact).toBe("Bergen-Ulriken-Østre-løype-2026-03-01.fit");
+    expect(original.ascii).not.toBe(generated.ascii);
   });
 
   it("answers a gzip upload as the same gzip bytes", async () => {
@@ -343,7 +365,7 @@ describe("GET /v1/activities/{activity_id}/export", () => {
     const { activityId, bytes } = await uploaded(ava.id, { dataType: "tcx", gzip: true, bytes: new TextEncoder().encode("<TrainingCenterDatabase/>") });
     const res = await api.call(await api.pat(ava.id, READ_ALL), "GET", `/v1/activities/${activityId}/export?format=original`);
     expect(res.headers.get("content-type")).toBe("application/gzip");
-    expect(res.headers.get("content-disposition")).toContain('filename="Morning-Ride-2026-03-01.tcx.gz"');
+    expect(res.headers.get("content-disposition")).toContain('filename="Morning-Ride-2026-03-01-original.tcx.gz"');
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes);
   });
 
@@ -495,7 +517,7 @@ describe("the console's routes for the activity page", () => {
     expect(LapList.parse(await (await consoleCall(ava.id, "GET", `${activityId}/laps`)).json()).data).toHaveLength(2);
     const file = await consoleCall(ava.id, "GET", `${activityId}/export?format=original`);
     expect(file.headers.get("content-type")).toBe("application/gpx+xml");
-    expect(file.headers.get("content-disposition")).toMatch(/^attachment; /);
+    expect(file.headers.get("content-disposition")).toMatch(/^attachment; filename="Morning-Ride-2026-03-01-original\.gpx"; /);
     expect(new Uint8Array(await file.arrayBuffer())).toEqual(bytes);
 
     const deleted = await consoleCall(ava.id, "DELETE", activityId);
