@@ -114,6 +114,23 @@ test("an athlete uploads two files, opens one with its route and charts, downloa
   }
 });
 
+test("the file input has a name of its own: files set through its label are uploaded, and \"Upload files\" still names one button", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Kai");
+  try {
+    await page.goto("/activities");
+    await expect(page.getByRole("button", { name: "Upload files" })).toHaveCount(1);
+    const input = page.getByLabel("Choose files");
+    await expect(input).toHaveAttribute("type", "file");
+    await input.setInputFiles(path.join(fixtures, GPX));
+
+    const bar = page.getByRole("progressbar", { name: `${GPX} upload progress` });
+    await expect(bar).toHaveAttribute("aria-valuetext", "Done", { timeout: 30_000 });
+    await expect(page.getByTestId("upload-row").filter({ hasText: GPX }).getByRole("link", { name: "Friday Evening Run" })).toBeVisible();
+  } finally {
+    await context.close();
+  }
+});
+
 test("files that cannot become activities are refused in words, and nothing is added", async ({ browser }) => {
   const { page, context } = await signUpNewPerson(browser, "Sam");
   try {

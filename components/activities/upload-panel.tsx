@@ -88,6 +88,8 @@ export function UploadPanel() {
         <Button type="button" className="shrink-0" onClick={() => input.current?.click()} aria-describedby={hintId}>
           Upload files
         </Button>
+        {/* Out of the tab order ("Upload files" opens it), but named: a screen reader's browse mode or a
+            script finds it by its label. Not "Upload files", which names the button alone. */}
         <input
           ref={input}
           type="file"
@@ -95,7 +97,8 @@ export function UploadPanel() {
           accept=".fit,.gpx,.tcx,.gz,application/gzip,application/gpx+xml,application/vnd.garmin.tcx+xml,application/vnd.ant.fit"
           className="sr-only"
           tabIndex={-1}
-          aria-hidden
+          aria-label="Choose files"
+          aria-describedby={hintId}
           onChange={(e) => {
             if (e.target.files) add(e.target.files);
             // The same file picked again after a failure must fire change again.
