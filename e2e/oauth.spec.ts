@@ -162,6 +162,8 @@ test("a developer registers an app and sees its client secret once", async ({ pa
   const secret = (await shown.textContent())!.trim();
   expect(secret).toMatch(/^aas_cs_[0-9A-Za-z]{38}$/);
   const clientId = (await page.getByTestId("client-id").textContent())!.trim();
+  // The form and its Register button are gone: the keyboard goes on from what happened.
+  await expect(page.locator(":focus")).toHaveText(/^Copy the client secret now\./);
 
   // The secret works: the app gets a client-credentials token with it.
   const res = await request.post("/oauth/token", {
@@ -171,9 +173,15 @@ test("a developer registers an app and sees its client secret once", async ({ pa
   expect(res.status()).toBe(200);
   expect((await request.get("/v1/app/usage", { headers: bearer(((await res.json()) as { access_token: string }).access_token) })).status()).toBe(200);
 
+  // "Done" goes away with the secret: the new app's row takes the focus.
+  const row = page.getByRole("listitem", { name });
+  await expect(row).toBeVisible();
+  await page.getByRole("button", { name: "Done", exact: true }).click();
+  await expect(page.getByTestId("client-secret")).toHaveCount(0);
+  await expect(row).toBeFocused();
+
   // Shown once: after a reload the app is listed and the secret is nowhere.
   await page.reload();
-  const row = page.getByRole("listitem", { name });
   await expect(row).toContainText(clientId);
   await expect(page.getByTestId("client-secret")).toHaveCount(0);
   await expect(page.getByText(secret)).toHaveCount(0);
@@ -190,6 +198,8 @@ test("a developer registers an app and sees its client secret once", async ({ pa
   const newSecret = (await rotated.textContent())!.trim();
   expect(newSecret).toMatch(/^aas_cs_[0-9A-Za-z]{38}$/);
   expect(newSecret).not.toBe(secret);
+  // …and the page says so where the keyboard is.
+  await expect(page.locator(":focus")).toHaveText(/^Copy the client secret now\./);
   const tokenWith = (s: string) =>
     request.post("/oauth/token", {
       form: { grant_type: "client_credentials" },

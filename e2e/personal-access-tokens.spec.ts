@@ -18,15 +18,23 @@ test("a new person signs up, creates a token, sees it once, uses it, revokes it,
 
   const token = await createToken(page, "export script", ["athlete.read", "activities.read"]);
   await expect(page.getByText("It is shown only once")).toBeVisible();
+  // The form and its Create button are gone: the keyboard goes on from the shown-once token.
+  await expect(page.locator(":focus")).toHaveText("Copy it now. It is shown only once and cannot be recovered.");
 
   const me = await request.get("/v1/athletes/me", { headers: bearer(token) });
   expect(me.status()).toBe(200);
   expect(await me.json()).toMatchObject({ email, name: "Riley Runner" });
 
+  // "Done" goes away with the token: the new token's row takes the focus, not the top of the page.
+  const row = page.getByRole("listitem", { name: "export script" });
+  await expect(row).toBeVisible();
+  await page.getByRole("button", { name: "Done", exact: true }).click();
+  await expect(page.getByTestId("new-token")).toHaveCount(0);
+  await expect(row).toBeFocused();
+
   // Shown once: after a reload only the prefix and last four characters remain.
   await page.reload();
   await expect(page.getByTestId("new-token")).toHaveCount(0);
-  const row = page.getByRole("listitem", { name: "export script" });
   await expect(row).toContainText(`aas_pat_…${token.slice(-4)}`);
   await expect(page.getByText(token)).toHaveCount(0);
   await expect(row).toContainText("Last used");

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
 import { Button } from "@/components/ui/button";
@@ -21,6 +21,7 @@ export function DeveloperAppsPanel() {
   const apps = useQuery({ queryKey: APPS_KEY, queryFn: () => consoleFetch<DeveloperApp[]>("/api/console/apps") });
   const [open, setOpen] = useState(false);
   const [created, setCreated] = useState<AppWithSecret | null>(null);
+  const rows = useRef(new Map<string, HTMLLIElement>());
 
   const submission = useSubmissionKey();
   const register = useMutation({
@@ -41,7 +42,16 @@ export function DeveloperAppsPanel() {
     <div className="space-y-6">
       {created && (
         <div className="space-y-2">
-          <SecretReveal title={`${created.app.name} is registered`} clientId={created.app.client_id} secret={created.client_secret} onDone={() => setCreated(null)} />
+          <SecretReveal
+            title={`${created.app.name} is registered`}
+            clientId={created.app.client_id}
+            secret={created.client_secret}
+            onDone={() => {
+              // Done goes away with the secret: the new app's row in the list takes the focus.
+              rows.current.get(created.app.client_id)?.focus();
+              setCreated(null);
+            }}
+          />
           <p className="text-sm">
             <Link href={`/developers/apps/${encodeURIComponent(created.app.client_id)}`} className="text-brand-600 hover:underline">
               Open {created.app.name}&apos;s settings →
@@ -88,7 +98,16 @@ export function DeveloperAppsPanel() {
         {apps.data && apps.data.length > 0 && (
           <ul className="-mx-4 -mb-4 divide-y divide-slate-100" aria-label="Apps">
             {apps.data.map((a) => (
-              <li key={a.client_id} className="flex items-start gap-3 px-4 py-3" aria-label={a.name}>
+              <li
+                key={a.client_id}
+                ref={(el) => {
+                  if (el) rows.current.set(a.client_id, el);
+                  else rows.current.delete(a.client_id);
+                }}
+                tabIndex={-1}
+                className="flex items-start gap-3 px-4 py-3 outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
+                aria-label={a.name}
+              >
                 <AppLogo name={a.name} url={a.logo_url} />
                 <div className="min-w-0 flex-1 space-y-0.5">
                   <p className="flex flex-wrap items-center gap-x-2 gap-y-1">

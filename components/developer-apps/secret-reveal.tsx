@@ -1,9 +1,12 @@
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
-import { Notice } from "@/components/ui/notice";
+import { FocusedNotice } from "@/components/ui/focused-notice";
 
-/** A client's credentials right after registration or rotation: the secret is never shown again. */
+/**
+ * A client's credentials right after registration or rotation: the secret is never shown again.
+ * Its notice takes the focus (the registration form and its button are gone).
+ */
 export function SecretReveal({
   title,
   clientId,
@@ -19,9 +22,13 @@ export function SecretReveal({
     <Card title={title}>
       <div className="space-y-3">
         {secret ? (
-          <Notice tone="warning">Copy the client secret now. It is shown only once and cannot be recovered; if it is lost, rotate it.</Notice>
+          <FocusedNotice key={secret} tone="warning">
+            Copy the client secret now. It is shown only once and cannot be recovered; if it is lost, rotate it.
+          </FocusedNotice>
         ) : (
-          <Notice tone="info">A public app has no client secret: it proves itself with PKCE (S256) on every authorization.</Notice>
+          <FocusedNotice key={clientId} tone="info">
+            A public app has no client secret: it proves itself with PKCE (S256) on every authorization.
+          </FocusedNotice>
         )}
         <dl className="space-y-3 text-sm">
           <div>

@@ -5,6 +5,7 @@ import { useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field, SelectField } from "@/components/ui/field";
+import { FocusedNotice } from "@/components/ui/focused-notice";
 import { FormError } from "@/components/ui/form-error";
 import { Notice } from "@/components/ui/notice";
 import { ConsoleApiError, consoleFetch } from "@/components/console/api";
@@ -39,7 +40,10 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
       {created && (
         <Card title="Your new token">
           <div className="space-y-3">
-            <Notice tone="warning">Copy it now. It is shown only once and cannot be recovered.</Notice>
+            {/* The form and its Create button went away: the keyboard goes on from the new token. */}
+            <FocusedNotice key={created.summary.id} tone="warning">
+              Copy it now. It is shown only once and cannot be recovered.
+            </FocusedNotice>
             <div className="flex flex-wrap items-center gap-2">
               <code data-testid="new-token" className="break-all rounded bg-slate-100 px-2 py-1 font-mono text-sm">
                 {created.token}
@@ -50,7 +54,14 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
             <pre className="overflow-x-auto rounded bg-slate-900 p-3 text-xs text-slate-100">
               {`curl -H "Authorization: Bearer ${created.token}" \\\n  ${apiBaseUrl}/athletes/me`}
             </pre>
-            <Button variant="secondary" onClick={() => setCreated(null)}>
+            <Button
+              variant="secondary"
+              onClick={() => {
+                // This button goes away with the token: its row in the list takes the focus.
+                rows.current.get(created.summary.id)?.focus();
+                setCreated(null);
+              }}
+            >
               Done
             </Button>
           </div>
