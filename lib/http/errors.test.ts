@@ -13,6 +13,9 @@ import { newId } from "../ids";
 import { MAX_BODY_BYTES } from "./body";
 import { PROBLEM_CODES, type ProblemCode } from "./errors";
 import { SummaryQuery } from "../activities/training-summary";
+import { z } from "zod";
+import { OPERATIONS } from "../openapi/operations";
+import { webhookRows } from "../testing/webhook-rows";
 
 const api = setupApi();
 
@@ -159,6 +162,40 @@ describe("400: malformed requests", () => {
       ["sport_type", "invalid_enum_value"],
       ["start", "invalid_date"],
     ]);
+  });
+
+  it("invalid_request naming the parameter for an integer query parameter that is not plain decimal digits, on every /v1 operation that takes one", async () => {
+    const { person, token } = await writer();
+    const app = await api.app();
+    const teamId = await api.team(person.id, []);
+    const hook = await webhookRows(api.db).subscribe(app.clientId, "https://127.0.0.1/hook");
+    const ids: Record<string, string> = { athlete_id: "me", team_id: teamId, id: hook.id };
+    // Every integer parameter of every query schema, read from the schemas themselves, so a new
+    // one is covered the day it is added.
+    const cases = OPERATIONS.flatMap((op) => {
+      const props = (op.query ? z.toJSONSchema(op.query, { io: "input" }).properties ?? {} : {}) as Record<string, { type?: string }>;
+      const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name]!);
+      return Object.entries(props)
+        .filter(([, s]) => s.type === "integer")
+        .map(([param]) => ({ op, path, param, bearer: op.auth === "app" ? app.token : token }));
+    });
+    // `limit` on the seven lists: activities, metrics, teams, team members, webhooks, deliveries, events.
+    expect(cases.map((c) => c.param)).toEqual(Array(7).fill("limit"));
+    // What JavaScript's Number() reads as a number, and a few it does not.
+    const bad = ["0x10", "1e2", " 5", "5 ", "5.0", "5.", "+5", "", "0b11", "1_0", "Infinity", "\u0665", "5\u00a0", "1".repeat(40)];
+    for (const { op, path, param, bearer } of cases) {
+      for (const value of bad) {
+        const res = await api.call(bearer, op.method, `${path}?${param}=${encodeURIComponent(value)}`);
+        const body = await expectProblem(res, 400, "invalid_request");
+        expect(body.errors, `${op.operationId} ${param}=${JSON.stringify(value)}`).toEqual([
+          { field: param, code: "invalid_request", detail: "must be a whole number in plain decimal digits (0-9)" },
+        ]);
+      }
+      // The same number in plain digits is fine, leading zeros included; out of range stays a range error.
+      for (const value of ["5", "005"]) expect((await api.call(bearer, op.method, `${path}?${param}=${value}`)).status, `${op.operationId} ${value}`).toBe(200);
+      const big = await expectProblem(await api.call(bearer, op.method, `${path}?${param}=201`), 400, "invalid_request");
+      expect(big.errors).toEqual([expect.objectContaining({ field: param, detail: expect.stringContaining("200") })]);
+    }
   });
 
   it("invalid_cursor for a cursor this API did not issue, including a well-formed forgery", async () => {

@@ -23,13 +23,28 @@ export const LocalDateTime = z
 
 export const Instant = z.iso.datetime().meta({ description: "An RFC 3339 UTC instant.", example: "2026-03-01T06:30:00.000Z" });
 
-export const Limit = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(200)
-  .default(50)
-  .meta({ description: "Page size, 1 to 200.", example: 50 });
+/**
+ * A whole-number query parameter from `min` (0 or more) to `max`. A query string is text, and
+ * JavaScript's number coercion reads far more than integers from it (`0x10`, `1e2`, ` 5`,
+ * `5.0`, an empty `limit=` as 0), so the text must be plain ASCII digits, at most 15 of them
+ * (always a safe integer; no sign: no such parameter takes a negative). A number is taken as it
+ * is: the MCP tools share these schemas and get their arguments as JSON numbers. Either way the
+ * value is then an integer from `min` to `max`, and a wrong one names the parameter.
+ */
+export function queryInteger({ min, max }: { min: number; max: number }) {
+  return z.preprocess((value, ctx) => {
+    if (typeof value !== "string") return value;
+    if (/^\d{1,15}$/.test(value)) return Number(value);
+    ctx.addIssue({ code: "custom", message: "must be a whole number in plain decimal digits (0-9)", input: value });
+    return z.NEVER;
+  }, z.number().int().min(min).max(max));
+}
+
+// `prefault`, not `default`: the JSON Schema of a value read from text (input mode, as the
+// OpenAPI parameters and the MCP tools' inputSchema are) keeps a prefault as its `default`.
+export const Limit = queryInteger({ min: 1, max: 200 })
+  .prefault(50)
+  .meta({ description: "Page size, 1 to 200 (in a query string: plain decimal digits, such as `50`).", example: 50 });
 
 export const Cursor = z
   .string()
