@@ -377,6 +377,23 @@ describe("POST /v1/athletes/me/activities", () => {
     }
   });
 
+  it("refuses a moving_time_s longer than elapsed_time_s: 400 invalid_parameter_combination naming moving_time_s, nothing written", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const res = await api.call(token, "POST", "/v1/athletes/me/activities", {
+      body: { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800, moving_time_s: 1801 },
+    });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.code).toBe("invalid_parameter_combination");
+    expect(body.errors).toEqual([{ field: "moving_time_s", code: "invalid_parameter_combination", detail: "moving_time_s must not exceed elapsed_time_s" }]);
+    expect(await countRows(activities, eq(activities.athleteId, p.id))).toBe(0);
+    expect(await countRows(events, eq(events.athleteId, p.id))).toBe(0);
+    // All of the elapsed time spent moving is fine, and so is a moving time not known.
+    expect((await record(token, { moving_time_s: 1800 })).moving_time_s).toBe(1800);
+    expect((await record(token, { moving_time_s: null })).moving_time_s).toBeNull();
+  });
+
   it("refuses to record for anyone else, a coach's member included: 403 and nothing written", async () => {
     const coach = await api.person();
     const member = await api.person();
@@ -461,6 +478,42 @@ describe("PATCH /v1/activities/{activity_id}", () => {
     expect(await countRows(events)).toBe(eventsBefore);
   });
 
+  it("refuses a change that leaves moving_time_s longer than elapsed_time_s, the stored value standing for the one not sent: 400 naming moving_time_s, nothing changed", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const a = await record(token, { elapsed_time_s: 1800, moving_time_s: 1500, distance_m: 5000 });
+    const eventsBefore = await countRows(events, eq(events.objectId, a.id));
+    const patch = (body: Record<string, unknown>) => api.call(token, "PATCH", `/v1/activities/${a.id}`, { body });
+    for (const [body, detail] of [
+      [{ moving_time_s: 1801 }, "moving_time_s must not exceed elapsed_time_s: 1801 s against the activity's 1800 s"],
+      [{ elapsed_time_s: 1499 }, "moving_time_s must not exceed elapsed_time_s: the activity's 1500 s against 1499 s"],
+      [{ elapsed_time_s: 2000, moving_time_s: 2001, name: "Both" }, "moving_time_s must not exceed elapsed_time_s"],
+    ] as const) {
+      const res = await patch(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      const problem = await res.json();
+      expect(problem.code).toBe("invalid_parameter_combination");
+      expect(problem.errors, JSON.stringify(body)).toEqual([{ field: "moving_time_s", code: "invalid_parameter_combination", detail }]);
+    }
+    expect(Activity.parse(await (await api.call(token, "GET", `/v1/activities/${a.id}`)).json())).toEqual(a);
+    expect(await countRows(events, eq(events.objectId, a.id))).toBe(eventsBefore);
+
+    // What the change leaves is what counts: a longer elapsed time sent with it, a moving time
+    // cleared, or one equal to the stored elapsed time.
+    const ok = async (body: Record<string, unknown>) => {
+      const res = await patch(body);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return Activity.parse(await res.json());
+    };
+    expect(await ok({ elapsed_time_s: 2000, moving_time_s: 1900 })).toMatchObject({ elapsed_time_s: 2000, moving_time_s: 1900 });
+    expect(await ok({ moving_time_s: 2000 })).toMatchObject({ elapsed_time_s: 2000, moving_time_s: 2000 });
+    expect(await ok({ moving_time_s: null, elapsed_time_s: 600 })).toMatchObject({ elapsed_time_s: 600, moving_time_s: null });
+    // An activity whose stored times already disagree (written before this rule) can still be
+    // renamed: only a change that names a time is held to it.
+    await (await api.db()).update(activities).set({ movingTimeS: 700 }).where(eq(activities.id, a.id));
+    expect(await ok({ name: "Renamed" })).toMatchObject({ name: "Renamed", moving_time_s: 700, elapsed_time_s: 600 });
+  });
+
   it("does not let a coach edit a member's activity, and hides it (404) from another athlete", async () => {
     const coach = await api.person();
     const member = await api.person();
@@ -509,7 +562,7 @@ describe("PATCH /v1/activities/{activity_id}", () => {
       await committing;
     });
     await holding;
-    // The change reads the activity (the delete is not committed), then waits on its row lock.
+    // The change's locked read of the activity waits on the delete's row lock.
     const changing = inWriteCtx((await api.as(p.id)).ctx, (ctx) => updateActivity({ ctx, activityId: a.id, input: { name: "Renamed" } })).then(
       () => null,
       (e: unknown) => e,
@@ -526,6 +579,42 @@ describe("PATCH /v1/activities/{activity_id}", () => {
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ code: "not_found", status: 404 });
     expect(await countRows(events, and(eq(events.objectId, a.id), eq(events.type, "activity.updated")))).toBe(0);
+  });
+
+  // PostgreSQL only, as above. Without the row read under lock, the second change would check
+  // against the elapsed time committed before the first, pass, and then write over it.
+  it.runIf(process.env.TEST_DATABASE_URL)("checks moving_time_s against the elapsed time a concurrent change committed first, not the one before it", async () => {
+    const p = await api.person();
+    const a = await record(await api.pat(p.id), { elapsed_time_s: 1800, moving_time_s: 1500 });
+    const db = await api.db();
+    const { ctx } = await api.as(p.id);
+    let commit!: () => void;
+    const committing = new Promise<void>((r) => (commit = r));
+    let shortened!: () => void;
+    const holding = new Promise<void>((r) => (shortened = r));
+    const shortening = inWriteCtx(ctx, async (ctx) => {
+      await updateActivity({ ctx, activityId: a.id, input: { elapsed_time_s: 1600 } });
+      shortened();
+      await committing;
+    });
+    await holding;
+    const lengthening = inWriteCtx(ctx, (ctx) => updateActivity({ ctx, activityId: a.id, input: { moving_time_s: 1700 } })).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const waiting = async () =>
+      rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from pg_locks where locktype = 'transactionid' and not granted`))[0]!.n;
+    for (let i = 0; (await waiting()) === 0; i++) {
+      if (i > 1000) throw new Error("the second change never waited for the first");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    commit();
+    await shortening;
+    const err = await lengthening;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: "invalid_parameter_combination", errors: [expect.objectContaining({ field: "moving_time_s" })] });
+    const [row] = await db.select().from(activities).where(eq(activities.id, a.id));
+    expect(row).toMatchObject({ elapsedTimeS: 1600, movingTimeS: 1500 });
   });
 });
 

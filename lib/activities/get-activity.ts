@@ -14,10 +14,15 @@ export function activityNotFound(activityId: string): ApiError {
   return new ApiError("not_found", `Activity ${activityId} was not found.`);
 }
 
-/** An activity the actor reaches; anything else is the same 404 (SPEC §7). */
-export async function findReachableActivity(ctx: Ctx, activityId: string) {
+/**
+ * An activity the actor reaches; anything else is the same 404 (SPEC §7). `forUpdate` locks the
+ * row for the rest of the caller's transaction: a write that decides from the stored values then
+ * changes the row it read, and a concurrent write waits for it and reads the row again.
+ */
+export async function findReachableActivity(ctx: Ctx, activityId: string, opts: { forUpdate?: boolean } = {}) {
   requireAthleteActor(ctx.actor);
-  const [row] = await ctx.db.select().from(activities).where(eq(activities.id, activityId)).limit(1);
+  const q = ctx.db.select().from(activities).where(eq(activities.id, activityId)).limit(1);
+  const [row] = opts.forUpdate ? await q.for("update") : await q;
   if (!row || !(await canReach(ctx.db, ctx.actor.userId, row.athleteId))) {
     throw activityNotFound(activityId);
   }

@@ -48,7 +48,7 @@ export const createActivityOp = defineOperation({
   body: CreateActivityInput,
   idempotent: true,
   response: { status: 201, description: "The activity created.", schema: Activity },
-  errors: ["invalid_request", "invalid_date", "invalid_enum_value", "payload_too_large", "idempotency_key_in_use", "idempotency_key_reused"],
+  errors: ["invalid_request", "invalid_date", "invalid_enum_value", "invalid_parameter_combination", "payload_too_large", "idempotency_key_in_use", "idempotency_key_reused"],
 });
 
 export const updateActivityOp = defineOperation({
@@ -63,7 +63,7 @@ export const updateActivityOp = defineOperation({
   params: z.object({ activity_id: ActivityIdParam }),
   body: UpdateActivityInput,
   response: { status: 200, description: "The activity as changed.", schema: Activity },
-  errors: ["invalid_request", "invalid_date", "invalid_enum_value", "payload_too_large", "athlete_not_reachable", "not_found"],
+  errors: ["invalid_request", "invalid_date", "invalid_enum_value", "invalid_parameter_combination", "payload_too_large", "athlete_not_reachable", "not_found"],
 });
 
 export const deleteActivityOp = defineOperation({

@@ -35,8 +35,22 @@ export const Activity = z
   .meta({ id: "Activity", description: "An activity, in SI units. Unknown measurements are null, never omitted." });
 export type ActivityWire = z.input<typeof Activity>;
 
+/**
+ * Moving time is the part of the elapsed time spent moving, so it is never longer (a file's is
+ * clamped to it when read, lib/files/sanity.ts). Not known (`null`) fits any elapsed time. A
+ * change is checked against the activity's stored time for the one it leaves out (updateActivity).
+ */
+export function movingFitsElapsed(moving: number | null | undefined, elapsed: number): boolean {
+  return moving == null || moving <= elapsed;
+}
+export const MOVING_OVER_ELAPSED = "moving_time_s must not exceed elapsed_time_s";
+const movingOverElapsed = { message: MOVING_OVER_ELAPSED, path: ["moving_time_s"], params: { code: "invalid_parameter_combination" } };
+
 const measurements = {
-  moving_time_s: seconds.nullable().optional(),
+  moving_time_s: seconds
+    .nullable()
+    .optional()
+    .meta({ description: "Seconds spent moving: at most `elapsed_time_s` (in a change that leaves `elapsed_time_s` out, the activity's). `null` when not known." }),
   distance_m: nonNegative(1_000_000).nullable().optional(),
   elevation_gain_m: nonNegative(20_000).nullable().optional(),
   average_speed_mps: nonNegative(100).nullable().optional(),
@@ -55,6 +69,7 @@ export const CreateActivityInput = z
     elapsed_time_s: seconds.min(1),
     ...measurements,
   })
+  .refine((v) => movingFitsElapsed(v.moving_time_s, v.elapsed_time_s), movingOverElapsed)
   .meta({ id: "CreateActivity" });
 
 export const UpdateActivityInput = z
@@ -66,6 +81,7 @@ export const UpdateActivityInput = z
     ...measurements,
   })
   .refine((v) => Object.keys(v).length > 0, { message: "name at least one field to change" })
+  .refine((v) => v.elapsed_time_s === undefined || movingFitsElapsed(v.moving_time_s, v.elapsed_time_s), movingOverElapsed)
   .meta({ id: "UpdateActivity" });
 
 export const ListActivitiesQuery = z

@@ -6,7 +6,7 @@ import { appendEvent } from "../events/append-event";
 import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
 import { findReachableActivity, activityNotFound } from "./get-activity";
-import type { UpdateActivityInput } from "./schemas";
+import { MOVING_OVER_ELAPSED, movingFitsElapsed, type UpdateActivityInput } from "./schemas";
 import { toActivityWire } from "./to-wire";
 
 const COLUMNS = {
@@ -26,6 +26,23 @@ const COLUMNS = {
 } as const satisfies Record<keyof z.output<typeof UpdateActivityInput>, keyof typeof activities.$inferInsert>;
 
 /**
+ * The schema checks a change that sends both times; one that sends either is checked here
+ * against the activity's stored other. A change that names neither leaves them as they are.
+ */
+function assertMovingFitsElapsed(input: z.output<typeof UpdateActivityInput>, existing: typeof activities.$inferSelect): void {
+  if (input.moving_time_s === undefined && input.elapsed_time_s === undefined) return;
+  const moving = input.moving_time_s !== undefined ? input.moving_time_s : existing.movingTimeS;
+  const elapsed = input.elapsed_time_s ?? existing.elapsedTimeS;
+  if (movingFitsElapsed(moving, elapsed)) return;
+  const movingWords = input.moving_time_s !== undefined ? `${moving} s` : `the activity's ${moving} s`;
+  const elapsedWords = input.elapsed_time_s !== undefined ? `${elapsed} s` : `the activity's ${elapsed} s`;
+  const detail = `${MOVING_OVER_ELAPSED}: ${movingWords} against ${elapsedWords}`;
+  throw new ApiError("invalid_parameter_combination", `The request body is invalid: moving_time_s: ${detail}`, {
+    errors: [{ field: "moving_time_s", code: "invalid_parameter_combination", detail }],
+  });
+}
+
+/**
  * Changes the actor's own activity and emits `activity.updated` in the caller's transaction.
  * A coach reads their athletes' activities but does not edit them.
  */
@@ -40,10 +57,12 @@ export async function updateActivity({
 }) {
   requireAthleteActor(ctx.actor);
   const actor = ctx.actor;
-  const existing = await findReachableActivity(ctx, activityId);
+  // Locked: the times checked and the speed derived below are those of the row this changes.
+  const existing = await findReachableActivity(ctx, activityId, { forUpdate: true });
   if (existing.athleteId !== actor.userId) {
     throw new ApiError("athlete_not_reachable", "Only the athlete who owns an activity can change it.");
   }
+  assertMovingFitsElapsed(input, existing);
   const set: Partial<typeof activities.$inferInsert> = { updatedAt: new Date() };
   for (const [field, column] of Object.entries(COLUMNS) as [keyof typeof COLUMNS, (typeof COLUMNS)[keyof typeof COLUMNS]][]) {
     const value = input[field];
@@ -66,7 +85,8 @@ export async function updateActivity({
     ctx.db.update(activities).set(set).where(eq(activities.id, activityId)).returning(),
     appendEvent(ctx.db, { type: "activity.updated", athleteId: actor.userId, objectId: activityId, objectType: "activity" }),
   ]);
-  // A concurrent delete of the same activity committed first (its row lock held the change).
+  // Not while the row is locked above (a delete that committed first is a 404 there); a guard,
+  // so that a row gone by any path is never answered as changed.
   if (!row) throw activityNotFound(activityId);
   return toActivityWire(row);
 }
