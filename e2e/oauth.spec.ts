@@ -207,6 +207,14 @@ test("a developer registers an app and sees its client secret once", async ({ pa
     });
   expect((await tokenWith(newSecret)).status()).toBe(200);
   expect((await tokenWith(secret)).status()).toBe(401);
+
+  // "Save" goes away with the settings form: the keyboard goes on from what it did.
+  await page.getByRole("button", { name: "Edit" }).click();
+  await page.getByLabel("Homepage URL (optional)").fill("https://journey.example/");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByRole("button", { name: "Save", exact: true })).toHaveCount(0);
+  await expect(page.locator(":focus")).toHaveText("Saved. New authorization requests use these settings at once.");
+  await expect(page.getByText("https://journey.example/", { exact: true })).toBeVisible();
 });
 
 test("pressing Deny returns access_denied with state and iss to the app", async ({ browser, baseURL }) => {

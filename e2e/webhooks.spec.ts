@@ -151,8 +151,12 @@ test("a developer rotates an endpoint's signing secret and deletes the endpoint,
     await page.getByRole("button", { name: "Add endpoint" }).click();
     await expect(page.getByText(`Verified: ${url} answered the handshake`)).toBeVisible();
     const first = (await page.getByTestId("signing-secret").textContent())!.trim();
-    await page.getByRole("button", { name: "Done" }).click();
+    // "Done" goes away with the secret: the new endpoint's item takes the focus, not the page's top.
     const item = page.getByRole("listitem", { name: url });
+    await expect(item).toBeVisible();
+    await page.getByRole("button", { name: "Done" }).click();
+    await expect(page.getByTestId("signing-secret")).toHaveCount(0);
+    await expect(item).toBeFocused();
 
     // CONTRACT §9 names both actions; a native confirm() would leave a journey clicking them
     // with nothing happening (Playwright dismisses dialogs).
@@ -162,7 +166,10 @@ test("a developer rotates an endpoint's signing secret and deletes the endpoint,
     const second = (await rotated.textContent())!.trim();
     expect(second).toMatch(/^whsec_[0-9A-Za-z]{38}$/);
     expect(second).not.toBe(first);
-    if (await page.getByRole("button", { name: "Done" }).isVisible()) await page.getByRole("button", { name: "Done" }).click();
+    // …and after the rotated secret's "Done", the focus is back on the endpoint.
+    await page.getByRole("button", { name: "Done" }).click();
+    await expect(page.getByTestId("signing-secret")).toHaveCount(0);
+    await expect(item).toBeFocused();
 
     await item.getByRole("button", { name: "Delete" }).click();
     await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);

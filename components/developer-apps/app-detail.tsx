@@ -8,6 +8,7 @@ import { ConsoleApiError, consoleFetch, isClientError } from "@/components/conso
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
+import { FocusedNotice } from "@/components/ui/focused-notice";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import type { AppWithSecret, DeveloperApp } from "@/lib/oauth-clients/schemas";
@@ -107,7 +108,8 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
             {rotated && (
               <SecretReveal title="New client secret" clientId={a.client_id} secret={rotated} onDone={() => setRotated(null)} />
             )}
-            {notice && <Notice tone="success">{notice}</Notice>}
+            {/* Save goes away with the form: the keyboard goes on from what it did. */}
+            {notice && <FocusedNotice tone="success">{notice}</FocusedNotice>}
 
             <Card title="Credentials">
               <dl className="space-y-4 text-sm">

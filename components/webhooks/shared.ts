@@ -12,8 +12,8 @@ export const deliveriesKey = (clientId: string, subscriptionId: string, filter?:
 export const webhooksPath = (clientId: string) => `/api/console/apps/${encodeURIComponent(clientId)}/webhooks`;
 export const subscriptionPath = (clientId: string, id: string) => `${webhooksPath(clientId)}/${encodeURIComponent(id)}`;
 
-/** A signing secret shown once, after creation or rotation. */
-export type RevealedSecret = { title: string; url: string; secret: string; note: string };
+/** A signing secret shown once, after creation or rotation; `id` is its subscription's. */
+export type RevealedSecret = { id: string; title: string; url: string; secret: string; note: string };
 
 /**
  * The event types a new endpoint can subscribe to, from the event catalog, with what each means

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useState, type Ref } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { formatInstant } from "@/components/ui/format";
@@ -28,12 +28,15 @@ export function SubscriptionItem({
   sub,
   onSecret,
   onDeleted,
+  ref,
 }: {
   clientId: string;
   sub: Subscription;
   onSecret: (r: RevealedSecret) => void;
   /** The item is gone with it: the page says so instead. */
   onDeleted: (url: string) => void;
+  /** The item itself, which can take the focus (after its secret's "Done"). */
+  ref?: Ref<HTMLLIElement>;
 }) {
   const qc = useQueryClient();
   const path = subscriptionPath(clientId, sub.id);
@@ -70,6 +73,7 @@ export function SubscriptionItem({
     onSuccess: (r) => {
       setNotice(null);
       onSecret({
+        id: r.id,
         title: "New signing secret",
         url: r.url,
         secret: r.secret,
@@ -96,7 +100,12 @@ export function SubscriptionItem({
   const failing = sub.status === "active" && sub.consecutive_failures >= FAILING_AFTER_FAILURES;
 
   return (
-    <li className="rounded-lg border border-slate-200 bg-white shadow-sm" aria-label={sub.url}>
+    <li
+      ref={ref}
+      tabIndex={-1}
+      className="rounded-lg border border-slate-200 bg-white shadow-sm outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
+      aria-label={sub.url}
+    >
       <div className="space-y-3 p-4">
         <div className="flex flex-wrap items-start justify-between gap-3">
           <div className="min-w-0 space-y-1">

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { appKey, appPath } from "@/components/developer-apps/shared";
 import { Button } from "@/components/ui/button";
@@ -33,6 +33,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
   /** What the latest add or delete of an endpoint did: verified, or deleted. */
   const [outcome, setOutcome] = useState<string | null>(null);
   const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
+  const rows = useRef(new Map<string, HTMLLIElement>());
   const missing = subs.error instanceof ConsoleApiError && subs.error.status === 404;
 
   return (
@@ -64,7 +65,16 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
             {outcome}
           </FocusedNotice>
         )}
-        {revealed && <SigningSecretReveal revealed={revealed} onDone={() => setRevealed(null)} />}
+        {revealed && (
+          <SigningSecretReveal
+            revealed={revealed}
+            onDone={() => {
+              // Done goes away with the secret: the endpoint's item in the list takes the focus.
+              rows.current.get(revealed.id)?.focus();
+              setRevealed(null);
+            }}
+          />
+        )}
         {adding && (
           <Card title="Add endpoint">
             <AddEndpointForm
@@ -75,6 +85,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
                 setAdding(false);
                 setOutcome(`Verified: ${sub.url} answered the handshake with the challenge. The endpoint is active.`);
                 setRevealed({
+                  id: sub.id,
                   title: "Signing secret",
                   url: sub.url,
                   secret: sub.secret,
@@ -98,6 +109,10 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
             {subs.data.data.map((s) => (
               <SubscriptionItem
                 key={s.id}
+                ref={(el) => {
+                  if (el) rows.current.set(s.id, el);
+                  else rows.current.delete(s.id);
+                }}
                 clientId={clientId}
                 sub={s}
                 onSecret={setRevealed}
