@@ -187,11 +187,12 @@ test("a session that ends while a file is processing: the row says the outcome i
     const bar = page.getByRole("progressbar", { name: `${GPX} upload progress` });
     await expect(bar).toHaveAttribute("aria-valuetext", "Not known", { timeout: 15_000 });
     const row = page.getByTestId("upload-row").filter({ hasText: GPX });
-    await expect(row.getByText("Could not learn how the upload went: Your session has ended. Sign in again to go on.")).toBeVisible();
+    await expect(row.getByText("Could not learn how the upload went: Not loaded.")).toBeVisible();
     await expect(row.getByRole("button", { name: "Check again" })).toBeVisible();
 
-    // Every console page then says so once, with the way back to where the person was.
+    // Every console page then says so once (not again in the row), with the way back to where the person was.
     await expect(page.getByText("Your session has ended. Nothing more can be saved until you sign in again.")).toBeVisible();
+    await expect(page.getByText(/session has ended/i)).toHaveCount(1);
     await page.getByRole("link", { name: "Sign in again" }).click();
     await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Factivities$/);
     await page.getByLabel("Email").fill(email);

@@ -217,6 +217,45 @@ test("a developer registers an app and sees its client secret once", async ({ pa
   await expect(page.getByText("https://journey.example/", { exact: true })).toBeVisible();
 });
 
+test("an athlete whose session ended presses Disconnect: the page says so once, with Sign in again, and nothing was disconnected", async ({
+  browser,
+  baseURL,
+}) => {
+  const { page, context, email } = await signUpNewPerson(browser, "Sami");
+  try {
+    const link = authorizeLink("demo-training-log", `${baseURL}/demo/callback`, ["athlete.read"]);
+    await page.goto(link.url);
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL((u) => u.pathname === "/demo/callback" && u.searchParams.has("code"));
+    await page.goto("/settings/apps");
+    const row = page.getByRole("listitem", { name: "Demo Training Log" });
+    await expect(row).toBeVisible();
+
+    // Signed out elsewhere: the page still shows the app, and its Disconnect is refused (401).
+    await context.clearCookies();
+    await row.getByRole("button", { name: "Disconnect" }).click();
+    await expect(page.getByText("Your session has ended. Nothing more can be saved until you sign in again.")).toBeVisible();
+    // The action's own notice says only that it was not done; the list's refetch, refused too,
+    // says only that it was not loaded, and keeps what it showed.
+    await expect(page.getByText("Could not disconnect Demo Training Log: Nothing was changed.")).toBeVisible();
+    await expect(page.getByText("Not loaded.", { exact: true })).toBeVisible();
+    await expect(row).toBeVisible();
+    // The ended session is said once, by the banner, with the one way back.
+    await expect(page.getByText(/session has ended/i)).toHaveCount(1);
+    await expect(page.getByRole("link", { name: "Sign in again" })).toHaveCount(1);
+
+    await page.getByRole("link", { name: "Sign in again" }).click();
+    await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Fsettings%2Fapps$/);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/settings\/apps$/);
+    await expect(page.getByRole("listitem", { name: "Demo Training Log" })).toBeVisible();
+  } finally {
+    await context.close();
+  }
+});
+
 test("pressing Deny returns access_denied with state and iss to the app", async ({ browser, baseURL }) => {
   const email = await signUp(browser, "Pia");
   const app = await loopbackApp();

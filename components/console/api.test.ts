@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ConsoleApiError, consoleFetch, isClientError } from "./api";
+import { ConsoleApiError, SESSION_ENDED_EVENT, consoleFetch, isClientError } from "./api";
 
 afterEach(() => {
   vi.unstubAllGlobals();
 });
 
 /** consoleFetch's error, or a failure of the test when it resolved. */
-async function failure(answer: () => Promise<Response>): Promise<ConsoleApiError> {
+async function failure(answer: () => Promise<Response>, method?: string): Promise<ConsoleApiError> {
   vi.stubGlobal("fetch", vi.fn(answer));
-  const error: unknown = await consoleFetch("/api/console/tokens").then(
+  const error: unknown = await consoleFetch("/api/console/tokens", { method }).then(
     () => expect.unreachable("consoleFetch resolved"),
     (e: unknown) => e,
   );
@@ -48,6 +48,32 @@ describe("consoleFetch's errors, in words a person can act on", () => {
     expect(await consoleFetch("/api/console/tokens")).toEqual([{ id: "pat_1" }]);
     vi.stubGlobal("fetch", vi.fn(async () => new Response(null, { status: 204 })));
     expect(await consoleFetch("/api/console/tokens/pat_1", { method: "DELETE" })).toBeNull();
+  });
+});
+
+describe("an ended session (401), said once for the page by the banner", () => {
+  const unauthorized = async () =>
+    Response.json({ detail: "Sign in to use the console.", code: "token_missing" }, { status: 401, headers: { "content-type": "application/problem+json" } });
+
+  it("tells the banner, and the action's own message says only that nothing was changed", async () => {
+    const told = vi.fn();
+    const target = new EventTarget();
+    target.addEventListener(SESSION_ENDED_EVENT, told);
+    vi.stubGlobal("window", target);
+    for (const method of ["POST", "PATCH", "DELETE"]) {
+      const e = await failure(unauthorized, method);
+      expect(e.message).toBe("Nothing was changed.");
+      expect(e.status).toBe(401);
+    }
+    expect(told).toHaveBeenCalledTimes(3);
+  });
+
+  it("a read's error says only that it was not loaded, not the banner's words again", async () => {
+    vi.stubGlobal("window", new EventTarget());
+    const e = await failure(unauthorized);
+    expect(e.message).toBe("Not loaded.");
+    expect(e.message).not.toMatch(/session|sign in/i);
+    expect(isClientError(e)).toBe(true);
   });
 });
 

@@ -33,8 +33,13 @@ export async function consoleRequest(path: string, init: RequestInit = {}): Prom
   }
 }
 
-/** What a person reads when the console's session has ended (signed out in another tab, expired). */
-export const SESSION_ENDED = "Your session has ended. Sign in again to go on.";
+/**
+ * What a change's own message says when the session has ended (signed out in another tab,
+ * expired), and a read's: the SessionEndedBanner says what happened and offers "Sign in again",
+ * once for the page, so the action's notice or the list's error does not say it again.
+ */
+export const SESSION_ENDED_NOT_CHANGED = "Nothing was changed.";
+export const SESSION_ENDED_NOT_LOADED = "Not loaded.";
 
 /** Told on `window` whenever a console request finds the session ended (SessionEndedBanner listens). */
 export const SESSION_ENDED_EVENT = "aas:session-ended";
@@ -45,15 +50,17 @@ export function sessionEnded(): void {
 }
 
 /**
- * The error an answer that is not ok stands for. A body that is not a problem document (a
- * proxy's HTML 502 page) holds nothing a person can use, so the status is said instead. A 401
- * from the console's routes means the session ended: said in a person's words (the problem's
- * detail speaks to developers), and told to the banner.
+ * The error an answer that is not ok stands for (`method`: the request's). A body that is not a
+ * problem document (a proxy's HTML 502 page) holds nothing a person can use, so the status is
+ * said instead. A 401 from the console's routes means the session ended: told to the banner,
+ * which says so for the whole page; the error itself says only that nothing was changed (or
+ * loaded, for a read), since the problem's detail speaks to developers.
  */
-export async function problemOf(res: Response): Promise<ConsoleApiError> {
+export async function problemOf(res: Response, method = "GET"): Promise<ConsoleApiError> {
   if (res.status === 401) {
     sessionEnded();
-    return new ConsoleApiError(SESSION_ENDED, 401, "token_missing");
+    const read = method === "GET" || method === "HEAD";
+    return new ConsoleApiError(read ? SESSION_ENDED_NOT_LOADED : SESSION_ENDED_NOT_CHANGED, 401, "token_missing");
   }
   // A body cut off on the way is no problem document either; the status still says what happened.
   const p = parseJson(await res.text().catch(() => ""));
@@ -83,12 +90,13 @@ export async function consoleFetch<T>(path: string, init: { method?: string; bod
   const headers: Record<string, string> = {};
   if (init.body !== undefined) headers["content-type"] = "application/json";
   if (init.idempotencyKey) headers["idempotency-key"] = init.idempotencyKey;
+  const method = init.method ?? "GET";
   const res = await consoleRequest(path, {
-    method: init.method ?? "GET",
+    method,
     headers,
     body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
   });
-  if (!res.ok) throw await problemOf(res);
+  if (!res.ok) throw await problemOf(res, method);
   let text: string;
   try {
     text = await res.text();
