@@ -2,11 +2,12 @@
 
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { FOCUSABLE_ROW, useFocusableRows } from "@/components/ui/focusable-rows";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import type { AppWithSecret, DeveloperApp } from "@/lib/oauth-clients/schemas";
@@ -21,7 +22,7 @@ export function DeveloperAppsPanel() {
   const apps = useQuery({ queryKey: APPS_KEY, queryFn: () => consoleFetch<DeveloperApp[]>("/api/console/apps") });
   const [open, setOpen] = useState(false);
   const [created, setCreated] = useState<AppWithSecret | null>(null);
-  const rows = useRef(new Map<string, HTMLLIElement>());
+  const { rowRef, focusRow } = useFocusableRows();
 
   const submission = useSubmissionKey();
   const register = useMutation({
@@ -48,7 +49,7 @@ export function DeveloperAppsPanel() {
             secret={created.client_secret}
             onDone={() => {
               // Done goes away with the secret: the new app's row in the list takes the focus.
-              rows.current.get(created.app.client_id)?.focus();
+              focusRow(created.app.client_id);
               setCreated(null);
             }}
           />
@@ -100,12 +101,9 @@ export function DeveloperAppsPanel() {
             {apps.data.map((a) => (
               <li
                 key={a.client_id}
-                ref={(el) => {
-                  if (el) rows.current.set(a.client_id, el);
-                  else rows.current.delete(a.client_id);
-                }}
+                ref={rowRef(a.client_id)}
                 tabIndex={-1}
-                className="flex items-start gap-3 px-4 py-3 outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
+                className={`flex items-start gap-3 px-4 py-3 ${FOCUSABLE_ROW}`}
                 aria-label={a.name}
               >
                 <AppLogo name={a.name} url={a.logo_url} />

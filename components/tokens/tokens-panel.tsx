@@ -1,9 +1,10 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { FOCUSABLE_ROW, useFocusableRows } from "@/components/ui/focusable-rows";
 import { Field, SelectField } from "@/components/ui/field";
 import { FocusedNotice } from "@/components/ui/focused-notice";
 import { FormError } from "@/components/ui/form-error";
@@ -30,10 +31,10 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
     // Then the token's row takes the focus its Revoke button had (the button is gone).
     onSuccess: async (_, t) => {
       await qc.invalidateQueries({ queryKey: ["tokens"] });
-      rows.current.get(t.id)?.focus();
+      focusRow(t.id);
     },
   });
-  const rows = useRef(new Map<string, HTMLLIElement>());
+  const { rowRef, focusRow } = useFocusableRows();
 
   return (
     <div className="space-y-6">
@@ -58,7 +59,7 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
               variant="secondary"
               onClick={() => {
                 // This button goes away with the token: its row in the list takes the focus.
-                rows.current.get(created.summary.id)?.focus();
+                focusRow(created.summary.id);
                 setCreated(null);
               }}
             >
@@ -107,12 +108,9 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
               return (
                 <li
                   key={t.id}
-                  ref={(el) => {
-                    if (el) rows.current.set(t.id, el);
-                    else rows.current.delete(t.id);
-                  }}
+                  ref={rowRef(t.id)}
                   tabIndex={-1}
-                  className="flex flex-wrap items-start justify-between gap-3 py-3 outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
+                  className={`flex flex-wrap items-start justify-between gap-3 py-3 ${FOCUSABLE_ROW}`}
                   aria-label={t.name}
                 >
                   <div className="min-w-0 space-y-1">

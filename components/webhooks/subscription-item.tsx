@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type Ref } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
+import { FOCUSABLE_ROW } from "@/components/ui/focusable-rows";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import { DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES } from "@/lib/webhooks/policy";
@@ -103,7 +104,7 @@ export function SubscriptionItem({
     <li
       ref={ref}
       tabIndex={-1}
-      className="rounded-lg border border-slate-200 bg-white shadow-sm outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
+      className={`rounded-lg border border-slate-200 bg-white shadow-sm ${FOCUSABLE_ROW}`}
       aria-label={sub.url}
     >
       <div className="space-y-3 p-4">

@@ -2,11 +2,12 @@
 
 import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { appKey, appPath } from "@/components/developer-apps/shared";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
+import { useFocusableRows } from "@/components/ui/focusable-rows";
 import { FocusedNotice } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
 import type { DeveloperApp } from "@/lib/oauth-clients/schemas";
@@ -33,7 +34,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
   /** What the latest add or delete of an endpoint did: verified, or deleted. */
   const [outcome, setOutcome] = useState<string | null>(null);
   const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
-  const rows = useRef(new Map<string, HTMLLIElement>());
+  const { rowRef, focusRow } = useFocusableRows();
   const missing = subs.error instanceof ConsoleApiError && subs.error.status === 404;
 
   return (
@@ -70,7 +71,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
             revealed={revealed}
             onDone={() => {
               // Done goes away with the secret: the endpoint's item in the list takes the focus.
-              rows.current.get(revealed.id)?.focus();
+              focusRow(revealed.id);
               setRevealed(null);
             }}
           />
@@ -109,10 +110,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
             {subs.data.data.map((s) => (
               <SubscriptionItem
                 key={s.id}
-                ref={(el) => {
-                  if (el) rows.current.set(s.id, el);
-                  else rows.current.delete(s.id);
-                }}
+                ref={rowRef(s.id)}
                 clientId={clientId}
                 sub={s}
                 onSecret={setRevealed}
