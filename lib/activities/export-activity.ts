@@ -88,8 +88,17 @@ export async function exportActivity({ ctx, activityId, format }: { ctx: Ctx; ac
     });
   }
 
-  const [stored] = await ctx.db.select({ data: activityStreams.data }).from(activityStreams).where(eq(activityStreams.activityId, activityId)).limit(1);
+  const [stored] = await ctx.db
+    .select({ data: activityStreams.data, keys: activityStreams.keys })
+    .from(activityStreams)
+    .where(eq(activityStreams.activityId, activityId))
+    .limit(1);
   if (!stored) throw noFile;
+  // A GPX file is a track of positions: without any (a trainer, a treadmill, a pool) it would be
+  // an empty track that no tool reads back to anything.
+  if (format === "gpx" && !stored.keys.includes("latlng")) {
+    throw new ApiError("not_found", `Activity ${activityId} recorded no positions, and a GPX file is a track of them: export it as FIT or TCX.`);
+  }
   const laps: Lap[] = (await readLaps(ctx.db, activityId)).map(({ activityId: _id, index: _i, ...lap }) => lap);
   const { name, sportType, startEpochS, athleteId: _a, uploadId: _u, startLocal, ...totals } = activity;
   // Generating a file takes up to a second (fitsdk's encoder): on the file worker, not this thread.

@@ -115,7 +115,7 @@ async function streamsOf(token: string, activityId: string, query = "") {
 }
 
 async function problem(res: Response, status: number, code: string) {
-  const body = (await res.json()) as { code: string; errors?: { field: string; code: string }[] };
+  const body = (await res.json()) as { code: string; detail?: string; errors?: { field: string; code: string }[] };
   expect({ status: res.status, code: body.code }, JSON.stringify(body)).toEqual({ status, code });
   expect(res.headers.get("content-type")).toBe("application/problem+json");
   return body;
@@ -389,6 +389,19 @@ describe("GET /v1/activities/{activity_id}/export", () => {
       expect(res.headers.get("content-type")).toBe(type);
       expect(res.headers.get("content-disposition")).toContain(`filename="Morning-Ride-2026-03-01.${format}"`);
       expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
+    }
+  });
+
+  it("has no GPX for an activity that recorded no positions, saying which formats it has", async () => {
+    const ava = await api.person();
+    const { activityId } = await uploaded(ava.id, { streams: ride(600, { without: ["latlng"] }) });
+    const token = await api.pat(ava.id, READ_ALL);
+    const res = await api.call(token, "GET", `/v1/activities/${activityId}/export?format=gpx`);
+    const body = await problem(res, 404, "not_found");
+    expect(body.detail).toBe(`Activity ${activityId} recorded no positions, and a GPX file is a track of them: export it as FIT or TCX.`);
+    for (const format of ["original", "fit", "tcx"]) {
+      const other = await api.call(token, "GET", `/v1/activities/${activityId}/export?format=${format}`);
+      expect(other.status, `${format}: ${await other.clone().text()}`).toBe(200);
     }
   });
 

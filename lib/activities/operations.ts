@@ -122,7 +122,7 @@ export const exportActivityOp = defineOperation({
   operationId: "exportActivity",
   summary: "Download an activity as a file",
   description:
-    "`format=original` answers the uploaded file byte for byte as it was received (a gzip-compressed upload as the same gzip bytes, `application/gzip`); `fit`, `gpx` and `tcx` answer a file generated from the streams and laps, which this service and other tools read back to the same start, elapsed time, distance and channels. Always `Content-Disposition: attachment`, the file named after the activity and its local date (`Morning-Ride-2026-03-01.gpx`); the original is marked `-original` (`Morning-Ride-2026-03-01-original.fit`, `….gpx.gz`), so it never shares a name with the file generated in its own format. An activity recorded by hand has no file: 404.",
+    "`format=original` answers the uploaded file byte for byte as it was received (a gzip-compressed upload as the same gzip bytes, `application/gzip`); `fit`, `gpx` and `tcx` answer a file generated from the streams and laps, which this service and other tools read back to the same start, elapsed time, distance and channels. Always `Content-Disposition: attachment`, the file named after the activity and its local date (`Morning-Ride-2026-03-01.gpx`); the original is marked `-original` (`Morning-Ride-2026-03-01-original.fit`, `….gpx.gz`), so it never shares a name with the file generated in its own format. An activity recorded by hand has no file: 404; one that recorded no positions (a trainer, a treadmill, a pool) has no GPX track: 404 for `gpx`.",
   tag: "Activities",
   auth: "athlete",
   scope: "activities.read",
