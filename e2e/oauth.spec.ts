@@ -150,6 +150,12 @@ test("a developer registers an app and sees its client secret once", async ({ pa
   await signIn(page, "dev@example.com");
   await page.goto("/developers/apps");
   const name = `Journey Log ${Date.now()}-${randomBytes(2).toString("hex")}`;
+  // The form opens in the button's place: the keyboard goes on in its first field, and Cancel
+  // gives the focus back to the button.
+  await page.getByRole("button", { name: "Register app" }).click();
+  await expect(page.getByLabel("App name")).toBeFocused();
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByRole("button", { name: "Register app" })).toBeFocused();
   await page.getByRole("button", { name: "Register app" }).click();
   await page.getByLabel("App name").fill(name);
   await page.getByRole("radio", { name: /Confidential/ }).check();
@@ -208,6 +214,11 @@ test("a developer registers an app and sees its client secret once", async ({ pa
   expect((await tokenWith(newSecret)).status()).toBe(200);
   expect((await tokenWith(secret)).status()).toBe(401);
 
+  // "Edit" opens the form in its place, and Cancel gives the focus back to it.
+  await page.getByRole("button", { name: "Edit" }).click();
+  await expect(page.getByLabel("App name")).toBeFocused();
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByRole("button", { name: "Edit" })).toBeFocused();
   // "Save" goes away with the settings form: the keyboard goes on from what it did.
   await page.getByRole("button", { name: "Edit" }).click();
   await page.getByLabel("Homepage URL (optional)").fill("https://journey.example/");

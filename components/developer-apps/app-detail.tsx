@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
+import { useFocusBackOnCancel } from "@/components/ui/focus-back";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -30,6 +31,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
     retry: (failures, err) => !isClientError(err) && failures < 1,
   });
   const [editing, setEditing] = useState(false);
+  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(editing);
   const [notice, setNotice] = useState<string | null>(null);
   const [rotated, setRotated] = useState<string | null>(null);
 
@@ -153,6 +155,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
               actions={
                 !editing && (
                   <Button
+                    ref={openerRef}
                     variant="secondary"
                     onClick={() => {
                       save.reset();
@@ -179,7 +182,10 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
                   pending={save.isPending}
                   error={save.error}
                   onSubmit={(v) => save.mutate(v)}
-                  onCancel={() => setEditing(false)}
+                  onCancel={() => {
+                    cancelForm();
+                    setEditing(false);
+                  }}
                 />
               ) : (
                 <dl className="space-y-3 text-sm">

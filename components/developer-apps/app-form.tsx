@@ -55,7 +55,17 @@ export function AppForm({
       }}
     >
       <FormError error={error} shown={["name", "redirect_uris", "logo_url", "homepage_url"]} />
-      <Field label="App name" value={name} maxLength={100} error={fields.name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Training Log" />
+      {/* The form appears in place of the button that opened it ("Register app", "Edit"): the
+          keyboard goes on in its first field. */}
+      <Field
+        label="App name"
+        value={name}
+        maxLength={100}
+        error={fields.name}
+        onChange={(e) => setName(e.target.value)}
+        placeholder="e.g. Training Log"
+        autoFocus
+      />
       {!kindFixed && (
         <fieldset>
           <legend className="text-sm font-medium text-slate-700">Kind</legend>

@@ -7,6 +7,7 @@ import { consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { useFocusBackOnCancel } from "@/components/ui/focus-back";
 import { FOCUSABLE_ROW, useFocusableRows } from "@/components/ui/focusable-rows";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
@@ -23,6 +24,7 @@ export function DeveloperAppsPanel() {
   const [open, setOpen] = useState(false);
   const [created, setCreated] = useState<AppWithSecret | null>(null);
   const { rowRef, focusRow } = useFocusableRows();
+  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(open);
 
   const submission = useSubmissionKey();
   const register = useMutation({
@@ -66,6 +68,7 @@ export function DeveloperAppsPanel() {
         actions={
           !open && (
             <Button
+              ref={openerRef}
               onClick={() => {
                 register.reset();
                 setOpen(true);
@@ -85,7 +88,10 @@ export function DeveloperAppsPanel() {
               pending={register.isPending}
               error={register.error}
               onSubmit={(v) => register.mutate(v)}
-              onCancel={() => setOpen(false)}
+              onCancel={() => {
+                cancelForm();
+                setOpen(false);
+              }}
             />
           </div>
         )}
