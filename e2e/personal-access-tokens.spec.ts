@@ -16,6 +16,14 @@ test("a new person signs up, creates a token, sees it once, uses it, revokes it,
   await expect(page).toHaveURL(/\/signin/);
   await signIn(page, email, "a-long-password");
 
+  // "Create token" opens its form in the button's place, with the focus in the form's first
+  // field; Cancel gives the focus back to the button.
+  await page.goto("/settings/tokens");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await expect(page.getByLabel("Token name")).toBeFocused();
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByRole("button", { name: "Create token" })).toBeFocused();
+
   const token = await createToken(page, "export script", ["athlete.read", "activities.read"]);
   await expect(page.getByText("It is shown only once")).toBeVisible();
   // The form and its Create button are gone: the keyboard goes on from the shown-once token.

@@ -145,6 +145,12 @@ test("a developer rotates an endpoint's signing secret and deletes the endpoint,
     const page = await dev.newPage();
     await signIn(page, "dev@example.com");
     await page.goto("/developers/apps/demo-training-log/webhooks");
+    // The form opens in the button's place with the focus in its first field; Cancel gives the
+    // focus back to the button.
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await expect(page.getByLabel("Endpoint URL")).toBeFocused();
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await expect(page.getByRole("button", { name: "Add endpoint" })).toBeFocused();
     await page.getByRole("button", { name: "Add endpoint" }).click();
     const url = `${hooks.url}/${randomBytes(3).toString("hex")}`;
     await page.getByLabel("Endpoint URL").fill(url);

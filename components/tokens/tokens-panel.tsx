@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { useFocusBackOnCancel } from "@/components/ui/focus-back";
 import { FOCUSABLE_ROW, useFocusableRows } from "@/components/ui/focusable-rows";
 import { Field, SelectField } from "@/components/ui/field";
 import { FocusedNotice } from "@/components/ui/focused-notice";
@@ -35,6 +36,7 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
     },
   });
   const { rowRef, focusRow } = useFocusableRows();
+  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(open);
 
   return (
     <div className="space-y-6">
@@ -73,7 +75,7 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
         title="Tokens"
         actions={
           !open && (
-            <Button onClick={() => setOpen(true)} aria-expanded={open}>
+            <Button ref={openerRef} onClick={() => setOpen(true)} aria-expanded={open}>
               Create token
             </Button>
           )
@@ -82,7 +84,10 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
         {open && (
           <CreateTokenForm
             scopes={scopes}
-            onCancel={() => setOpen(false)}
+            onCancel={() => {
+              cancelForm();
+              setOpen(false);
+            }}
             onCreated={(c) => {
               setCreated(c);
               setOpen(false);
@@ -177,7 +182,8 @@ function CreateTokenForm({
       }}
     >
       <FormError error={create.error} shown={["name", "scopes"]} />
-      <Field label="Token name" value={name} onChange={(e) => setName(e.target.value)} error={fields.name} placeholder="e.g. training export script" />
+      {/* Opened in place of "Create token": the keyboard goes on in its first field. */}
+      <Field label="Token name" value={name} onChange={(e) => setName(e.target.value)} error={fields.name} placeholder="e.g. training export script" autoFocus />
       <fieldset>
         <legend className="text-sm font-medium text-slate-700">Scopes</legend>
         {fields.scopes && <p className="text-sm text-red-700">{fields.scopes}</p>}

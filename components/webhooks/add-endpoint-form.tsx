@@ -56,8 +56,10 @@ export function AddEndpointForm({
         </Notice>
       )}
       {!handshakeFailed && <FormError error={create.error} shown={["url", "events", "verify_token"]} />}
+      {/* Opened in place of "Add endpoint": the keyboard goes on in its first field. */}
       <Field
         label="Endpoint URL"
+        autoFocus
         type="url"
         inputMode="url"
         placeholder="https://hooks.example.com/aas"

@@ -7,6 +7,7 @@ import { ConsoleApiError, consoleFetch, isClientError } from "@/components/conso
 import { appKey, appPath } from "@/components/developer-apps/shared";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
+import { useFocusBackOnCancel } from "@/components/ui/focus-back";
 import { useFocusableRows } from "@/components/ui/focusable-rows";
 import { FocusedNotice } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
@@ -35,6 +36,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
   const [outcome, setOutcome] = useState<string | null>(null);
   const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
   const { rowRef, focusRow } = useFocusableRows();
+  const { openerRef, cancel: cancelAdding } = useFocusBackOnCancel<HTMLButtonElement>(adding);
   const missing = subs.error instanceof ConsoleApiError && subs.error.status === 404;
 
   return (
@@ -49,6 +51,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
           subs.data &&
           !adding && (
             <Button
+              ref={openerRef}
               onClick={() => {
                 setAdding(true);
                 setOutcome(null);
@@ -81,7 +84,10 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
             <AddEndpointForm
               clientId={clientId}
               allowPrivate={allowPrivate}
-              onCancel={() => setAdding(false)}
+              onCancel={() => {
+                cancelAdding();
+                setAdding(false);
+              }}
               onCreated={(sub: SubscriptionWithSecret) => {
                 setAdding(false);
                 setOutcome(`Verified: ${sub.url} answered the handshake with the challenge. The endpoint is active.`);
