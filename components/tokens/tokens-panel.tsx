@@ -23,6 +23,8 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
   const tokens = useQuery({ queryKey: ["tokens"], queryFn: () => consoleFetch<PatSummary[]>("/api/console/tokens") });
   const [open, setOpen] = useState(false);
   const [created, setCreated] = useState<{ token: string; summary: PatSummary } | null>(null);
+  const { rowRef, focusRow } = useFocusableRows();
+  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(open);
 
   // One click revokes, with no confirm(): CONTRACT §9 names "Revoke" as the button that does it,
   // and a script or journey that clicks it by name gets no answer to a native dialog.
@@ -35,8 +37,6 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
       focusRow(t.id);
     },
   });
-  const { rowRef, focusRow } = useFocusableRows();
-  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(open);
 
   return (
     <div className="space-y-6">
