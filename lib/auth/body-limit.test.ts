@@ -23,7 +23,8 @@ beforeAll(async () => {
     const request = new Request(`http://${req.headers.host}${req.url}`, {
       method: req.method,
       headers: Object.entries(req.headers).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : v ? [[k, v]] : [])) as [string, string][],
-      body: req.method === "POST" ? (Readable.toWeb(req) as ReadableStream) : undefined,
+      // The Node request itself, as Next.js gives a route handler its body (lib/testing/server.ts).
+      body: req.method === "POST" ? (req as unknown as BodyInit) : undefined,
       // @ts-expect-error Node's fetch needs this for streamed bodies
       duplex: "half",
     });
@@ -78,16 +79,14 @@ describe("withBodyLimit: Auth.js's POST bodies are bounded", () => {
     expect(seen.length).toBe(before);
   });
 
-  it("stops reading an endless chunked body at the limit and answers 413 (or closes)", async () => {
+  it("stops reading an endless chunked body at the limit and answers 413", async () => {
     const before = seen.length;
     const giveUp = 64 * 1024 * 1024;
     const result = await endlessBody(giveUp);
-    // 64 KiB read, and what the sockets' buffers hold.
-    expect(result.sent, "the server kept reading").toBeLessThan(16 * 1024 * 1024);
-    if (!result.closed) {
-      expect(result.status).toBe(413);
-      expect(JSON.parse(result.body!)).toMatchObject({ code: "payload_too_large" });
-    }
+    // 64 KiB read, at most 8 MiB more taken while the answer goes out, and what the sockets' buffers hold.
+    expect(result.sent, "the server kept reading").toBeLessThan(24 * 1024 * 1024);
+    expect(result).toMatchObject({ closed: false, status: 413 });
+    expect(JSON.parse(result.body!)).toMatchObject({ code: "payload_too_large" });
     expect(seen.length).toBe(before);
   });
 });

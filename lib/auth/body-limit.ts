@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { errorToResponse } from "../http/api-route";
 import { ApiError } from "../http/errors";
-import { readBodyUpTo } from "../http/body";
+import { dropRestAfterAnswer, readBodyUpTo } from "../http/body";
 
 /** Auth.js's forms (sign-in, sign-out, the CSRF token) are a few hundred bytes. */
 export const MAX_AUTH_BODY_BYTES = 64 * 1024;
@@ -23,12 +23,8 @@ export function withBodyLimit<R extends Request>(
       errorToResponse(new ApiError("payload_too_large", `Request bodies here are limited to ${limit} bytes.`), req, randomUUID());
     const read = await readBodyUpTo(req, limit);
     if (read.tooLarge) {
-      // Left, not cancelled: cancelling a request stream whose data is still arriving throws
-      // from Node's stream adapter (ERR_INVALID_STATE); the answer closes the connection.
-      read.reader?.releaseLock();
-      const res = tooLarge();
-      res.headers.set("Connection", "close");
-      return res;
+      dropRestAfterAnswer(read.reader ?? req.body.getReader());
+      return tooLarge();
     }
     // The request's own class (Next.js's NextRequest in the app), so Auth.js sees what it expects.
     const Same = req.constructor as new (input: string, init: RequestInit) => R;

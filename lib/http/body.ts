@@ -7,36 +7,57 @@ function unreadable(detail: string): ApiError {
   return new ApiError("invalid_request", detail, { errors: [{ field: "body", code: "invalid_request", detail }] });
 }
 
-/** How much of a refused body is still read (and dropped) so the 413 reaches the client. */
-const DRAIN_LIMIT_BYTES = 8 * MAX_BODY_BYTES;
+/** How much of a refused body is still read (and dropped) after a refusal, unless the caller says otherwise. */
+export const REFUSED_BODY_DROP_BYTES = 8 * MAX_BODY_BYTES;
+/** How long after a refusal the rest of its body is still taken: ample for the answer to reach the client first. */
+export const REFUSED_BODY_LINGER_MS = 2_000;
 
 function tooLarge(): ApiError {
   return new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
 }
 
 /**
- * Reads and drops the rest of a refused body. Cancelling instead leaves unread bytes on the
- * kept-alive connection, and the client's next request on it fails; past `DRAIN_LIMIT_BYTES`
- * the stream is cancelled after all, so no one can make the service read forever.
+ * What every refusal does with the rest of a body it will not use, so that its answer reaches
+ * the client: a lingering close, as web servers make it. The answer goes out at once, and the
+ * rest is read and dropped meanwhile, so a client that sends it all can send its next request on
+ * the same connection. Past `bound` more bytes the reading stops (Node.js then stops reading
+ * the socket: nothing piles up), and a body still unfinished REFUSED_BODY_LINGER_MS after the
+ * refusal is cancelled, which closes the connection once the answer has long been sent.
+ *
+ * Never cancel a request body before answering: in Next.js the body is read from the Node
+ * request itself, and cancelling it destroys the connection at once, so the client gets a reset
+ * instead of the 413 or 503.
  */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-  let dropped = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    dropped += value.byteLength;
-    if (dropped > DRAIN_LIMIT_BYTES) {
-      await reader.cancel();
-      return;
+export function dropRestAfterAnswer(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, bound = REFUSED_BODY_DROP_BYTES): void {
+  if (!reader) return;
+  let ended = false;
+  const linger = setTimeout(() => {
+    if (!ended) reader.cancel().catch(() => {});
+  }, REFUSED_BODY_LINGER_MS);
+  linger.unref();
+  const end = () => {
+    ended = true;
+    clearTimeout(linger);
+  };
+  void (async () => {
+    let dropped = 0;
+    try {
+      while (dropped <= bound) {
+        const { done, value } = await reader.read();
+        if (done) return end();
+        dropped += value.byteLength;
+      }
+    } catch {
+      // The client went away.
+      end();
     }
-  }
+  })();
 }
 
 /**
  * A body read from its stream up to `limit` bytes: the bytes, or, as soon as it holds (or
  * declares) more, `tooLarge` with the reader where the reading stopped (none when the declared
- * length alone refused it), so the caller decides what becomes of the rest: drained, cancelled
- * or left. Nothing past the limit is buffered. Every endpoint that reads a body reads it here.
+ * length alone refused it), so the caller decides what becomes of the rest (`dropRestAfterAnswer`). Nothing past the limit is buffered. Every endpoint that reads a body reads it here.
  */
 export async function readBodyUpTo(
   req: Request,
@@ -72,8 +93,7 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   }
   const read = await readBodyUpTo(req, MAX_BODY_BYTES);
   if (read.tooLarge) {
-    const rest = read.reader ?? (req.body && declared <= DRAIN_LIMIT_BYTES ? req.body.getReader() : undefined);
-    if (rest) await drain(rest);
+    dropRestAfterAnswer(read.reader ?? req.body?.getReader());
     throw tooLarge();
   }
   const bytes = read.bytes;

@@ -21,7 +21,7 @@ import { SCOPE_NAMES, type Scope } from "../auth/scopes";
 import { getDb } from "../db/client";
 import { getEnv } from "../env";
 import { baseHeaders, checkBilling, errorToResponse, identify, rateLimited, rateLimitOf } from "../http/api-route";
-import { readJsonBody } from "../http/body";
+import { dropRestAfterAnswer, readJsonBody } from "../http/body";
 import { isRawJson } from "../http/raw-json";
 import { requestStarted } from "../http/requests-first";
 import { ApiError } from "../http/errors";
@@ -241,7 +241,7 @@ function originRefused(req: Request): boolean {
 export async function handleMcpRequest(req: Request, { direct = true }: { direct?: boolean } = {}): Promise<Response> {
   const traceId = randomUUID();
   if (originRefused(req)) {
-    await req.body?.cancel().catch(() => {});
+    dropRestAfterAnswer(req.body?.getReader());
     return transportError(403, -32000, "Forbidden: requests from web pages of other origins are refused (the Origin header).", baseHeaders(traceId));
   }
   let rl: RateLimitResult | undefined;

@@ -5,7 +5,7 @@ import { getEnv } from "../env";
 import { log } from "../log";
 import { isDatabaseUnavailable } from "../http/db-errors";
 import { clientAddress } from "../http/client-address";
-import { readBodyUpTo } from "../http/body";
+import { dropRestAfterAnswer, readBodyUpTo } from "../http/body";
 import { requestStarted } from "../http/requests-first";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { decodeBasic } from "./client-auth";
@@ -21,7 +21,7 @@ export const MAX_FORM_BYTES = 64 * 1024;
  * answer, so the rest of the body is neither read nor waited for.
  */
 function tooLarge(): OAuthError {
-  return new OAuthError("invalid_request", `The request body is larger than ${MAX_FORM_BYTES / 1024} KiB.`, 413, { Connection: "close" });
+  return new OAuthError("invalid_request", `The request body is larger than ${MAX_FORM_BYTES / 1024} KiB.`, 413);
 }
 
 /**
@@ -35,8 +35,7 @@ async function readForm(req: Request): Promise<URLSearchParams> {
   }
   const read = await readBodyUpTo(req, MAX_FORM_BYTES);
   if (read.tooLarge) {
-    // Released, not cancelled: cancelling destroys the socket before the answer is written.
-    read.reader?.releaseLock();
+    dropRestAfterAnswer(read.reader ?? req.body?.getReader());
     throw tooLarge();
   }
   return new URLSearchParams(read.bytes.toString("utf8"));

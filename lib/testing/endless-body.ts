@@ -6,11 +6,12 @@ export type EndlessBodyResult = { status?: number; body?: string; closed: boolea
  * Streams an endless chunked body (no Content-Length) to `url` until the server answers or
  * closes the connection; resolves with what happened and how much was sent. A server that read
  * bodies whole would never answer, and the sending would stop at `giveUpBytes`. The body is
- * `first` and then `chunkBytes` of `fill` at a time.
+ * `first` and then `chunkBytes` of `fill` at a time. With `contentLength`, the body declares
+ * that length instead of being chunked (and `giveUpBytes` should be no more than it).
  */
 export function sendEndlessBody(
   url: string,
-  opts: { headers: Record<string, string>; giveUpBytes: number; first?: Buffer; fill?: number; chunkBytes?: number },
+  opts: { headers: Record<string, string>; giveUpBytes: number; first?: Buffer; fill?: number; chunkBytes?: number; contentLength?: number },
 ): Promise<EndlessBodyResult> {
   return new Promise((resolve) => {
     const target = new URL(url);
@@ -19,7 +20,7 @@ export function sendEndlessBody(
       port: target.port,
       path: target.pathname + target.search,
       method: "POST",
-      headers: { ...opts.headers, "transfer-encoding": "chunked" },
+      headers: { ...opts.headers, ...(opts.contentLength === undefined ? { "transfer-encoding": "chunked" } : { "content-length": String(opts.contentLength) }) },
     });
     const chunk = Buffer.alloc(opts.chunkBytes ?? 64 * 1024, opts.fill ?? 0x20);
     let sent = 0;

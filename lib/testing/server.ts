@@ -1,7 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
 import { resetEnvForTests } from "../env";
 import { createFrontServer } from "../../scripts/front-server.mjs";
 
@@ -112,7 +111,10 @@ export async function startTestServer(): Promise<TestServer> {
       const request = new Request(url, {
         method,
         headers,
-        body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
+        // The Node request itself, as Next.js gives it (NextRequestAdapter.fromNodeNextRequest):
+        // fetch's Request reads it as an async iterable, and cancelling that body destroys the
+        // connection there as here.
+        body: hasBody ? (req as unknown as BodyInit) : undefined,
         // @ts-expect-error Node's fetch needs this for streamed bodies
         duplex: "half",
       });

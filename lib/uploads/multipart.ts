@@ -1,4 +1,5 @@
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
+import { dropRestAfterAnswer } from "../http/body";
 import { ApiError } from "../http/errors";
 import { type Reservation, UPLOAD_BODY_WAIT_MS, uploadBodyBudget } from "./body-budget";
 
@@ -41,8 +42,8 @@ function tooLarge(limit: number): ApiError {
  * Reads a `multipart/form-data` body from its stream with busboy: text fields as strings, and
  * the one file part into a single buffer, sized from `Content-Length` when the client sent
  * one, so a 25 MiB file costs 25 MiB and not a list of chunks plus their concatenation. A file
- * over the limit is 413 as soon as it passes it; what follows is read and dropped (up to a
- * bound) so the client gets the answer on its connection, and nothing of it is kept.
+ * over the limit is 413 as soon as it passes it; what follows is read and dropped while the
+ * answer goes out (up to a bound: `dropRestAfterAnswer`), and nothing of it is kept.
  */
 export async function readMultipartForm(req: Request, spec: MultipartSpec): Promise<MultipartForm> {
   const type = req.headers.get("content-type") ?? "";
@@ -54,15 +55,14 @@ export async function readMultipartForm(req: Request, spec: MultipartSpec): Prom
   const bodyLimit = spec.maxFileBytes + FORM_OVERHEAD_BYTES;
   const declared = req.headers.has("content-length") ? Number(req.headers.get("content-length")) : undefined;
   if (declared !== undefined && declared > bodyLimit) {
-    if (req.body && declared <= bodyLimit * DRAIN_FACTOR) await drain(req.body.getReader(), bodyLimit * DRAIN_FACTOR);
-    else await req.body?.cancel().catch(() => {});
+    dropRestAfterAnswer(req.body?.getReader(), bodyLimit * DRAIN_FACTOR);
     throw tooLarge(spec.maxFileBytes);
   }
 
   // Room in the process's memory for the body, before a byte of it is read.
   const room = await uploadBodyBudget().reserve(declared ?? bodyLimit, UPLOAD_BODY_WAIT_MS);
   if (!room) {
-    await req.body?.cancel().catch(() => {});
+    dropRestAfterAnswer(req.body?.getReader(), bodyLimit * DRAIN_FACTOR);
     throw new ApiError("service_unavailable", "Too many large uploads are being received at once. Send the file again in a few seconds.");
   }
   try {
@@ -175,9 +175,8 @@ async function readForm(
   let read = 0;
   if (req.body) {
     const reader = req.body.getReader();
-    // Too slow while others wait (body-budget.ts): stop waiting for the body and answer. Not by
-    // cancelling it: the body Next.js hands over is the request's own stream, and cancelling it
-    // destroys the connection, so the client would get a reset instead of the 503.
+    // Too slow while others wait (body-budget.ts): stop waiting for the body and answer, the rest
+    // taken as every refusal's is (`dropRestAfterAnswer`), so the 503 reaches the client.
     const evicted = new Promise<"evicted">((resolve) => {
       if (room.evicted.aborted) resolve("evicted");
       else room.evicted.addEventListener("abort", () => resolve("evicted"), { once: true });
@@ -190,6 +189,7 @@ async function readForm(
         const next = await Promise.race([reading, evicted]);
         if (next === "evicted") {
           bb.destroy();
+          dropRestAfterAnswer(reader, bodyLimit * DRAIN_FACTOR - read);
           throw tooSlow();
         }
         const { done, value } = next;
@@ -198,7 +198,7 @@ async function readForm(
         room.received(value.byteLength);
         if (read > bodyLimit) {
           refuse(tooLarge(spec.maxFileBytes));
-          await drain(reader, bodyLimit * DRAIN_FACTOR - read);
+          dropRestAfterAnswer(reader, bodyLimit * DRAIN_FACTOR - read);
           break;
         }
         if (refusal?.code === "payload_too_large") continue;
@@ -222,24 +222,6 @@ async function readForm(
   await fileDone;
   if (refusal) throw refusal;
   return { fields, file };
-}
-
-/** Reads and drops up to `limit` more bytes, then cancels the stream. */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<void> {
-  let dropped = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      dropped += value.byteLength;
-      if (dropped > limit) {
-        await reader.cancel();
-        return;
-      }
-    }
-  } catch {
-    // The client went away: nothing is left to answer.
-  }
 }
 
 /** The name as the client gave it, without a path, control characters or excess length; null when none is left. */

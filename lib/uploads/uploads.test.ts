@@ -8,6 +8,7 @@ import { request } from "node:http";
 import { and, eq, sql } from "drizzle-orm";
 import { Decoder, Stream } from "@garmin/fitsdk";
 import { setupApi } from "../testing/fixtures";
+import { sendEndlessBody } from "../testing/endless-body";
 import { sessionCookieFor } from "../auth/test-session";
 import { countRows } from "../testing/rows";
 import { expectWireShape } from "../testing/wire-shape";
@@ -332,6 +333,26 @@ describe("POST /v1/athletes/me/uploads", () => {
       const res = await post(a.token, form([{ name: "file", file: bytes, fileName: "run.fit" }]));
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ code: "unsupported_file_type" });
+    }
+    expect(await countRows(uploads)).toBe(before);
+  });
+
+  it("answers a body far past the limit with its 413 as soon as it is known, declared or streamed, and reads no further than a bound", { timeout: 60_000 }, async () => {
+    const a = await athlete();
+    const before = await countRows(uploads);
+    const boundary = "far-too-large";
+    const first = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.gpx"\r\nContent-Type: application/gpx+xml\r\n\r\n<gpx>`);
+    const headers = { authorization: `Bearer ${a.token}`, "content-type": `multipart/form-data; boundary=${boundary}` };
+    // Declared as 200 MiB, and streamed without a length: each gets its problem when the limit
+    // is known (the declared length, or the first byte past 25 MiB), not after more is read, and
+    // the server stops reading (the rest is taken only while the answer goes out, to a bound).
+    for (const contentLength of [200 * 1024 * 1024, undefined]) {
+      const result = await sendEndlessBody(api.url + "/v1/athletes/me/uploads", { headers, first, giveUpBytes: 200 * 1024 * 1024, contentLength });
+      expect(result, `Content-Length ${contentLength}`).toMatchObject({ closed: false, status: 413 });
+      expect(JSON.parse(result.body!)).toMatchObject({ code: "payload_too_large" });
+      // The limit, and what the sockets' buffers hold (a few MiB on loopback); the answer used to
+      // wait until twice the limit had been read.
+      expect(result.sent, "answered only after reading on").toBeLessThan((contentLength ? 16 : 25 + 16) * 1024 * 1024);
     }
     expect(await countRows(uploads)).toBe(before);
   });
