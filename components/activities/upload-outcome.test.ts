@@ -28,6 +28,11 @@ describe("describeSendFailure", () => {
     expect(describeSendFailure(400, "unsupported_file_type", "x").headline).toMatch(/not a FIT, GPX or TCX file/);
     expect(describeSendFailure(0, undefined, undefined).retryable).toBe(true);
     expect(describeSendFailure(503, "service_unavailable", undefined).retryable).toBe(true);
+    // The banner says the session ended; the file's own line says only what became of it.
+    const signedOut = describeSendFailure(401, "token_missing", undefined);
+    expect(signedOut).toMatchObject({ retryable: true });
+    expect(signedOut.headline).toMatch(/^Not uploaded\./);
+    expect(signedOut.headline).not.toMatch(/session|signed out/i);
     const other = describeSendFailure(400, "invalid_request", "name is too long");
     expect(other.retryable).toBe(false);
     expect(other.detail).toBe("name is too long");

@@ -43,7 +43,8 @@ export function describeSendFailure(status: number, code: string | undefined, de
     return { ...base, headline: `This file is larger than ${MAX_UPLOAD_BYTES / MIB} MiB, the most one upload may hold.`, retryable: false };
   if (code === "unsupported_file_type")
     return { ...base, headline: "This is not a FIT, GPX or TCX file (compressed with gzip or not), so it cannot be uploaded.", retryable: false };
-  if (status === 401) return { ...base, headline: "You are signed out. Sign in again, then upload the file again.", retryable: true };
+  // The banner says the session ended (components/console/session-ended-banner.tsx); this says what became of the file.
+  if (status === 401) return { ...base, headline: "Not uploaded. Once you are signed in, upload it again.", retryable: true };
   if (status === 429) return { ...base, headline: "Too many uploads at once. Wait a moment and try again.", retryable: true };
   if (status === 0) return { ...base, headline: "The file could not be sent: the connection failed. Check it and try again.", retryable: true };
   if (status >= 500) return { ...base, headline: "The service could not take the file just now. Try again in a moment.", retryable: true };
