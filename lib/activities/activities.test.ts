@@ -583,6 +583,48 @@ describe("PATCH /v1/activities/{activity_id}", () => {
 
   // PostgreSQL only, as above. Without the row read under lock, the second change would check
   // against the elapsed time committed before the first, pass, and then write over it.
+  it.runIf(process.env.TEST_DATABASE_URL)("refuses a change by someone who cannot see the activity at once, without waiting for the owner's lock on it", async () => {
+    const owner = await api.person();
+    const stranger = await api.person();
+    const a = await record(await api.pat(owner.id));
+    const db = await api.db();
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let held!: () => void;
+    const holding = new Promise<void>((r) => (held = r));
+    const owning = inWriteCtx((await api.as(owner.id)).ctx, async (ctx) => {
+      await updateActivity({ ctx, activityId: a.id, input: { name: "Held" } });
+      held();
+      await released;
+    });
+    await holding;
+    try {
+      const refused = inWriteCtx((await api.as(stranger.id)).ctx, (ctx) => updateActivity({ ctx, activityId: a.id, input: { name: "Taken" } })).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      // Whichever comes first: the stranger's answer, or its statement queued behind the owner's lock.
+      let answered = false;
+      void refused.then(() => (answered = true));
+      const waitingForLock = async (): Promise<"waited for the lock"> => {
+        for (;;) {
+          const [n] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from pg_locks where locktype = 'transactionid' and not granted`));
+          if (n!.n > 0) return "waited for the lock";
+          if (answered) return new Promise<never>(() => {});
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      const first = await Promise.race([refused, waitingForLock()]);
+      expect(first).toBeInstanceOf(ApiError);
+      expect(first).toMatchObject({ code: "not_found" });
+    } finally {
+      release();
+      await owning;
+    }
+    const [row] = await db.select().from(activities).where(eq(activities.id, a.id));
+    expect(row!.name).toBe("Held");
+  });
+
   it.runIf(process.env.TEST_DATABASE_URL)("checks moving_time_s against the elapsed time a concurrent change committed first, not the one before it", async () => {
     const p = await api.person();
     const a = await record(await api.pat(p.id), { elapsed_time_s: 1800, moving_time_s: 1500 });
