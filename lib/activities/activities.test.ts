@@ -394,6 +394,27 @@ describe("POST /v1/athletes/me/activities", () => {
     expect((await record(token, { moving_time_s: null })).moving_time_s).toBeNull();
   });
 
+  it("refuses a maximum below its average (speed, heart rate): 400 invalid_parameter_combination naming the maximum, nothing written", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const base = { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800 };
+    for (const [extra, field, detail] of [
+      [{ average_speed_mps: 3.2, max_speed_mps: 3.1 }, "max_speed_mps", "max_speed_mps must not be below average_speed_mps"],
+      [{ average_heart_rate_hz: 2.5, max_heart_rate_hz: 2.4 }, "max_heart_rate_hz", "max_heart_rate_hz must not be below average_heart_rate_hz"],
+    ] as const) {
+      const res = await api.call(token, "POST", "/v1/athletes/me/activities", { body: { ...base, ...extra } });
+      expect(res.status, field).toBe(400);
+      const body = await res.json();
+      expect(body.code).toBe("invalid_parameter_combination");
+      expect(body.errors).toEqual([{ field, code: "invalid_parameter_combination", detail }]);
+    }
+    expect(await countRows(activities, eq(activities.athleteId, p.id))).toBe(0);
+    // Equal, one not known, or an average the service derives from distance and time above a
+    // maximum the person gave (a treadmill's distance corrected by hand): all taken.
+    expect(await record(token, { average_speed_mps: 3.1, max_speed_mps: 3.1, average_heart_rate_hz: 2.5, max_heart_rate_hz: null })).toMatchObject({ max_speed_mps: 3.1 });
+    expect(await record(token, { distance_m: 10_000, moving_time_s: 1800, max_speed_mps: 3 })).toMatchObject({ average_speed_mps: 5.556, max_speed_mps: 3 });
+  });
+
   it("refuses to record for anyone else, a coach's member included: 403 and nothing written", async () => {
     const coach = await api.person();
     const member = await api.person();
@@ -583,6 +604,28 @@ describe("PATCH /v1/activities/{activity_id}", () => {
 
   // PostgreSQL only, as above. Without the row read under lock, the second change would check
   // against the elapsed time committed before the first, pass, and then write over it.
+  it("refuses a change that leaves a maximum below its average, the stored value standing for the one not sent; a derived average is not held to it", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const a = await record(token, { average_speed_mps: 3, max_speed_mps: 4, average_heart_rate_hz: 2.5, max_heart_rate_hz: 3 });
+    const patch = (body: Record<string, unknown>) => api.call(token, "PATCH", `/v1/activities/${a.id}`, { body });
+    for (const [body, field, detail] of [
+      [{ max_speed_mps: 2.9 }, "max_speed_mps", "max_speed_mps must not be below average_speed_mps: the activity's 3 m/s against 2.9 m/s"],
+      [{ average_speed_mps: 4.5 }, "max_speed_mps", "max_speed_mps must not be below average_speed_mps: 4.5 m/s against the activity's 4 m/s"],
+      [{ max_heart_rate_hz: 2 }, "max_heart_rate_hz", "max_heart_rate_hz must not be below average_heart_rate_hz: the activity's 2.5 Hz against 2 Hz"],
+      [{ average_heart_rate_hz: 2.8, max_heart_rate_hz: 2.7 }, "max_heart_rate_hz", "max_heart_rate_hz must not be below average_heart_rate_hz"],
+    ] as const) {
+      const res = await patch(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect((await res.json()).errors).toEqual([{ field, code: "invalid_parameter_combination", detail }]);
+    }
+    expect(Activity.parse(await (await api.call(token, "GET", `/v1/activities/${a.id}`)).json())).toEqual(a);
+    // The distance corrected by hand derives an average above the device's maximum: taken.
+    const res = await patch({ distance_m: 30_000 });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ distance_m: 30_000, max_speed_mps: 4 });
+  });
+
   it.runIf(process.env.TEST_DATABASE_URL)("refuses a change by someone who cannot see the activity at once, without waiting for the owner's lock on it", async () => {
     const owner = await api.person();
     const stranger = await api.person();

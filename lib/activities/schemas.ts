@@ -36,15 +36,32 @@ export const Activity = z
 export type ActivityWire = z.input<typeof Activity>;
 
 /**
- * Moving time is the part of the elapsed time spent moving, so it is never longer (a file's is
- * clamped to it when read, lib/files/sanity.ts). Not known (`null`) fits any elapsed time. A
- * change is checked against the activity's stored time for the one it leaves out (updateActivity).
+ * Pairs of measurements whose first never exceeds its second, in what a person or an app sends:
+ * moving time is the part of the elapsed time spent moving (a file's is clamped to it when read,
+ * lib/files/sanity.ts), and an average is never above the maximum (a file's own session totals
+ * are kept as it states them, CONTRACT §11). `field` is the one a refusal names. Not known
+ * (`null`) fits anything. A change is checked against the activity's stored value for the one it
+ * leaves out (updateActivity); an average speed the service derives from distance and time is
+ * not checked, so correcting a treadmill's distance never fails on a maximum the device measured.
  */
-export function movingFitsElapsed(moving: number | null | undefined, elapsed: number): boolean {
-  return moving == null || moving <= elapsed;
+export const ORDERED_PAIRS = [
+  { lower: "moving_time_s", upper: "elapsed_time_s", field: "moving_time_s", rule: "moving_time_s must not exceed elapsed_time_s" },
+  { lower: "average_speed_mps", upper: "max_speed_mps", field: "max_speed_mps", rule: "max_speed_mps must not be below average_speed_mps" },
+  { lower: "average_heart_rate_hz", upper: "max_heart_rate_hz", field: "max_heart_rate_hz", rule: "max_heart_rate_hz must not be below average_heart_rate_hz" },
+] as const;
+export type OrderedPair = (typeof ORDERED_PAIRS)[number];
+
+export function inOrder(lower: number | null | undefined, upper: number | null | undefined): boolean {
+  return lower == null || upper == null || lower <= upper;
 }
-export const MOVING_OVER_ELAPSED = "moving_time_s must not exceed elapsed_time_s";
-const movingOverElapsed = { message: MOVING_OVER_ELAPSED, path: ["moving_time_s"], params: { code: "invalid_parameter_combination" } };
+
+/** The schema's check of the pairs a body sends whole (both members present). */
+function checkPairsSent(v: Partial<Record<OrderedPair["lower" | "upper"], number | null>>, ctx: z.RefinementCtx): void {
+  for (const pair of ORDERED_PAIRS) {
+    if (inOrder(v[pair.lower], v[pair.upper])) continue;
+    ctx.addIssue({ code: "custom", message: pair.rule, path: [pair.field], params: { code: "invalid_parameter_combination" } });
+  }
+}
 
 const measurements = {
   moving_time_s: seconds
@@ -54,9 +71,15 @@ const measurements = {
   distance_m: nonNegative(1_000_000).nullable().optional(),
   elevation_gain_m: nonNegative(20_000).nullable().optional(),
   average_speed_mps: nonNegative(100).nullable().optional(),
-  max_speed_mps: nonNegative(100).nullable().optional(),
+  max_speed_mps: nonNegative(100)
+    .nullable()
+    .optional()
+    .meta({ description: "At least `average_speed_mps` when both are given (in a change that leaves one out, the activity's)." }),
   average_heart_rate_hz: heartRate.nullable().optional(),
-  max_heart_rate_hz: heartRate.nullable().optional(),
+  max_heart_rate_hz: heartRate
+    .nullable()
+    .optional()
+    .meta({ description: "At least `average_heart_rate_hz` (in a change that leaves one out, the activity's)." }),
   average_power_w: nonNegative(3000).nullable().optional(),
   energy_j: nonNegative(100_000_000).nullable().optional(),
 };
@@ -69,7 +92,7 @@ export const CreateActivityInput = z
     elapsed_time_s: seconds.min(1),
     ...measurements,
   })
-  .refine((v) => movingFitsElapsed(v.moving_time_s, v.elapsed_time_s), movingOverElapsed)
+  .superRefine(checkPairsSent)
   .meta({ id: "CreateActivity" });
 
 export const UpdateActivityInput = z
@@ -81,7 +104,7 @@ export const UpdateActivityInput = z
     ...measurements,
   })
   .refine((v) => Object.keys(v).length > 0, { message: "name at least one field to change" })
-  .refine((v) => v.elapsed_time_s === undefined || movingFitsElapsed(v.moving_time_s, v.elapsed_time_s), movingOverElapsed)
+  .superRefine(checkPairsSent)
   .meta({ id: "UpdateActivity" });
 
 export const ListActivitiesQuery = z

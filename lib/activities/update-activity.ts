@@ -6,7 +6,7 @@ import { appendEvent } from "../events/append-event";
 import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
 import { findReachableActivity, activityNotFound } from "./get-activity";
-import { MOVING_OVER_ELAPSED, movingFitsElapsed, type UpdateActivityInput } from "./schemas";
+import { inOrder, ORDERED_PAIRS, type OrderedPair, type UpdateActivityInput } from "./schemas";
 import { toActivityWire } from "./to-wire";
 
 const COLUMNS = {
@@ -26,21 +26,32 @@ const COLUMNS = {
 } as const satisfies Record<keyof z.output<typeof UpdateActivityInput>, keyof typeof activities.$inferInsert>;
 
 /**
- * The schema checks a change that sends both times; one that sends either is checked here
- * against the activity's stored other. A change that names neither leaves them as they are.
+ * The schema checks the pairs a change sends whole (ORDERED_PAIRS); one that sends either member
+ * is checked here against the activity's stored other. A change that names neither leaves them
+ * as they are.
  */
-function assertMovingFitsElapsed(input: z.output<typeof UpdateActivityInput>, existing: typeof activities.$inferSelect): void {
-  if (input.moving_time_s === undefined && input.elapsed_time_s === undefined) return;
-  const moving = input.moving_time_s !== undefined ? input.moving_time_s : existing.movingTimeS;
-  const elapsed = input.elapsed_time_s ?? existing.elapsedTimeS;
-  if (movingFitsElapsed(moving, elapsed)) return;
-  const movingWords = input.moving_time_s !== undefined ? `${moving} s` : `the activity's ${moving} s`;
-  const elapsedWords = input.elapsed_time_s !== undefined ? `${elapsed} s` : `the activity's ${elapsed} s`;
-  const detail = `${MOVING_OVER_ELAPSED}: ${movingWords} against ${elapsedWords}`;
-  throw new ApiError("invalid_parameter_combination", `The request body is invalid: moving_time_s: ${detail}`, {
-    errors: [{ field: "moving_time_s", code: "invalid_parameter_combination", detail }],
-  });
+function assertPairsInOrder(input: z.output<typeof UpdateActivityInput>, existing: typeof activities.$inferSelect): void {
+  for (const pair of ORDERED_PAIRS) {
+    const sent = { lower: input[pair.lower], upper: input[pair.upper] };
+    if (sent.lower === undefined && sent.upper === undefined) continue;
+    const value = (side: "lower" | "upper") => (sent[side] !== undefined ? sent[side] : existing[COLUMNS[pair[side]]]) as number | null;
+    if (inOrder(value("lower"), value("upper"))) continue;
+    const words = (side: "lower" | "upper") => `${sent[side] !== undefined ? "" : "the activity's "}${value(side)}${UNIT[pair[side]]}`;
+    const detail = `${pair.rule}: ${words("lower")} against ${words("upper")}`;
+    throw new ApiError("invalid_parameter_combination", `The request body is invalid: ${pair.field}: ${detail}`, {
+      errors: [{ field: pair.field, code: "invalid_parameter_combination", detail }],
+    });
+  }
 }
+
+const UNIT: Record<OrderedPair["lower" | "upper"], string> = {
+  moving_time_s: " s",
+  elapsed_time_s: " s",
+  average_speed_mps: " m/s",
+  max_speed_mps: " m/s",
+  average_heart_rate_hz: " Hz",
+  max_heart_rate_hz: " Hz",
+};
 
 /**
  * Changes the actor's own activity and emits `activity.updated` in the caller's transaction.
@@ -62,7 +73,7 @@ export async function updateActivity({
   if (existing.athleteId !== actor.userId) {
     throw new ApiError("athlete_not_reachable", "Only the athlete who owns an activity can change it.");
   }
-  assertMovingFitsElapsed(input, existing);
+  assertPairsInOrder(input, existing);
   const set: Partial<typeof activities.$inferInsert> = { updatedAt: new Date() };
   for (const [field, column] of Object.entries(COLUMNS) as [keyof typeof COLUMNS, (typeof COLUMNS)[keyof typeof COLUMNS]][]) {
     const value = input[field];
