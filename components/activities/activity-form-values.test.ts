@@ -98,6 +98,23 @@ describe("formErrorsFromApi", () => {
     });
   });
 
+  it("words a pair's rule as the form names its fields, with or without the stored value the API adds", () => {
+    expect(
+      formErrorsFromApi(
+        {
+          moving_time_s: "moving_time_s must not exceed elapsed_time_s: 1801 s against the activity's 1800 s",
+          max_heart_rate_hz: "max_heart_rate_hz must not be below average_heart_rate_hz",
+          max_speed_mps: "max_speed_mps must not be below average_speed_mps: the activity's 3 m/s against 2.9 m/s",
+        },
+        "metric",
+      ),
+    ).toEqual({
+      moving_time: "Must be no longer than the duration.",
+      max_hr: "Must be at least the average heart rate.",
+      max_speed: "Must be at least the average speed.",
+    });
+  });
+
   it("states a range error's limit in the athlete's units", () => {
     expect(
       formErrorsFromApi(

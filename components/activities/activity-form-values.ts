@@ -1,5 +1,5 @@
 // Between the activity form (text in the athlete's units) and the API (SI numbers).
-import type { ActivityWire } from "@/lib/activities/schemas";
+import { ORDERED_PAIRS, type ActivityWire, type OrderedPair } from "@/lib/activities/schemas";
 import type { SportType } from "./sport";
 import {
   bpmToHz,
@@ -84,6 +84,13 @@ const SHOW: Partial<Record<FormField, (si: number, units: Units) => string>> = {
   energy: (j) => `${inputNumber(joulesToKcal(j), 0)} kcal`,
 };
 const BOUND = /^Too (?:big|small): expected number to be ([<>]=?)(-?[\d.]+(?:e[+-]?\d+)?)$/;
+/** A pair's rule (ORDERED_PAIRS), in the form's own words: the API's names the wire fields. */
+const PAIR_WORDS: Record<OrderedPair["field"], string> = {
+  moving_time_s: "Must be no longer than the duration.",
+  max_speed_mps: "Must be at least the average speed.",
+  max_heart_rate_hz: "Must be at least the average heart rate.",
+};
+const pairBroken = (wire: string, detail: string) => ORDERED_PAIRS.find((p) => p.field === wire && detail.startsWith(p.rule));
 const BOUND_WORDS = { "<=": "at most", "<": "less than", ">=": "at least", ">": "more than" } as const;
 
 /**
@@ -97,10 +104,13 @@ export function formErrorsFromApi(fields: Record<string, string>, units: Units):
     if (!field || out[field]) continue;
     const bound = BOUND.exec(detail);
     const show = SHOW[field];
+    const pair = pairBroken(wire, detail);
     out[field] =
       bound && show && wire !== "average_speed_mps"
         ? `Must be ${BOUND_WORDS[bound[1] as keyof typeof BOUND_WORDS]} ${show(Number(bound[2]), units)}.`
-        : detail;
+        : pair
+          ? PAIR_WORDS[pair.field]
+          : detail;
   }
   return out;
 }
