@@ -1,0 +1,36 @@
+import { expect, test } from "@playwright/test";
+import { signUpNewPerson } from "./helpers";
+
+// The record form's measurements are checked against each other by the service (a maximum is
+// never below its average, moving time never longer than the duration); the form shows each
+// refusal on its field in its own words, records nothing, and records the activity once mended.
+
+test("a max heart rate below the average and a moving time over the duration are refused on their fields in the form's words; mended, the activity is recorded", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Ines");
+  try {
+    await page.goto("/activities");
+    await page.getByRole("button", { name: "Record activity" }).click();
+    await page.getByLabel("Name").fill("Tempo with a typo");
+    await page.getByLabel("Duration").fill("40:00");
+    await page.getByLabel("Moving time").fill("45:00");
+    await page.getByLabel("Average heart rate (bpm)").fill("160");
+    await page.getByLabel("Max heart rate (bpm)").fill("150");
+    await page.getByRole("button", { name: "Save" }).click();
+
+    // Both broken pairs are refused at once, each on its field, in the form's own words.
+    const maxHr = page.getByLabel("Max heart rate (bpm)");
+    const moving = page.getByLabel("Moving time");
+    await expect(maxHr).toHaveAccessibleDescription(/Must be at least the average heart rate\./);
+    await expect(maxHr).toHaveAttribute("aria-invalid", "true");
+    await expect(moving).toHaveAccessibleDescription(/Must be no longer than the duration\./);
+    await expect(page.getByRole("list", { name: "Activities" }).getByRole("link", { name: /Tempo with a typo/ })).toHaveCount(0);
+
+    await maxHr.fill("178");
+    await moving.fill("38:30");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect(page.getByText("Recorded “Tempo with a typo”")).toBeVisible();
+    await expect(page.getByRole("list", { name: "Activities" }).getByRole("link", { name: /Tempo with a typo/ })).toHaveCount(1);
+  } finally {
+    await context.close();
+  }
+});
