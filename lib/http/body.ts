@@ -24,9 +24,10 @@ function tooLarge(): ApiError {
  * the socket: nothing piles up), and a body still unfinished REFUSED_BODY_LINGER_MS after the
  * refusal is cancelled, which closes the connection once the answer has long been sent.
  *
- * Never cancel a request body before answering: in Next.js the body is read from the Node
- * request itself, and cancelling it destroys the connection at once, so the client gets a reset
- * instead of the 413 or 503.
+ * Answer first, take the rest after: reading on before answering makes the client wait for an
+ * answer it could have had (an upload streamed past 25 MiB was answered only once 50 MiB had
+ * arrived), and cancelling the body destroys the Node request under it (in Next.js a route's
+ * body is read from the Node request itself) and with it the connection, so it comes last.
  */
 export function dropRestAfterAnswer(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, bound = REFUSED_BODY_DROP_BYTES): void {
   if (!reader) return;
