@@ -17,8 +17,8 @@ export const MAX_FORM_BYTES = 64 * 1024;
 
 /**
  * A body over the limit: 413, in RFC 6749's error shape (the status says what happened to any
- * HTTP client, `invalid_request` is the OAuth code for it). The connection is closed after the
- * answer, so the rest of the body is neither read nor waited for.
+ * HTTP client, `invalid_request` is the OAuth code for it). It goes out at once; the rest of the
+ * body is dropped meanwhile, to a bound (`dropRestAfterAnswer`).
  */
 function tooLarge(): OAuthError {
   return new OAuthError("invalid_request", `The request body is larger than ${MAX_FORM_BYTES / 1024} KiB.`, 413);

@@ -27,7 +27,7 @@ export type MultipartForm = {
 
 /** Room for the boundaries, part headers and text fields around the file. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
-/** How much of a refused body is still read (and dropped) so the answer reaches the client. */
+/** How much of a refused body, in multiples of the limit, is still read and dropped while its answer goes out. */
 const DRAIN_FACTOR = 2;
 
 function badForm(detail: string, field = "body"): ApiError {
