@@ -6,7 +6,7 @@ import { appendEvent } from "../events/append-event";
 import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
 import { findReachableActivity, activityNotFound } from "./get-activity";
-import { inOrder, ORDERED_PAIRS, type OrderedPair, type UpdateActivityInput } from "./schemas";
+import { inOrder, ORDERED_PAIRS, type UpdateActivityInput } from "./schemas";
 import { toActivityWire } from "./to-wire";
 
 const COLUMNS = {
@@ -36,22 +36,13 @@ function assertPairsInOrder(input: z.output<typeof UpdateActivityInput>, existin
     if (sent.lower === undefined && sent.upper === undefined) continue;
     const value = (side: "lower" | "upper") => (sent[side] !== undefined ? sent[side] : existing[COLUMNS[pair[side]]]) as number | null;
     if (inOrder(value("lower"), value("upper"))) continue;
-    const words = (side: "lower" | "upper") => `${sent[side] !== undefined ? "" : "the activity's "}${value(side)}${UNIT[pair[side]]}`;
+    const words = (side: "lower" | "upper") => `${sent[side] !== undefined ? "" : "the activity's "}${value(side)} ${pair.unit}`;
     const detail = `${pair.rule}: ${words("lower")} against ${words("upper")}`;
     throw new ApiError("invalid_parameter_combination", `The request body is invalid: ${pair.field}: ${detail}`, {
       errors: [{ field: pair.field, code: "invalid_parameter_combination", detail }],
     });
   }
 }
-
-const UNIT: Record<OrderedPair["lower" | "upper"], string> = {
-  moving_time_s: " s",
-  elapsed_time_s: " s",
-  average_speed_mps: " m/s",
-  max_speed_mps: " m/s",
-  average_heart_rate_hz: " Hz",
-  max_heart_rate_hz: " Hz",
-};
 
 /**
  * Changes the actor's own activity and emits `activity.updated` in the caller's transaction.

@@ -39,6 +39,8 @@ export async function reserveSignInAttempt(db: Db, email: string, nowMs = Date.n
   const bucket = bucketOf(email);
   const current = sliceStart(nowMs);
   const from = new Date(current.getTime() - SPAN_MS);
+  // The lock looks back twice the span: a slice of the last 15 minutes counts the 15 before it.
+  const lookback = new Date(from.getTime() - SPAN_MS);
   const c = rateLimitCounters;
   const p = alias(rateLimitCounters, "earlier_slices");
   // The slices before this one that still count (a failure counts while its slice began at most 15 minutes before this one's start).
@@ -47,7 +49,7 @@ export async function reserveSignInAttempt(db: Db, email: string, nowMs = Date.n
   const w = alias(rateLimitCounters, "lock_slices");
   const lockedBefore = sql`exists (select 1 from (
       select ${w.windowStart} as at, sum(${w.count}) over (order by ${w.windowStart} range between ${sql.raw(`interval '${SPAN_MS / 1000} seconds'`)} preceding and current row) as n
-      from ${c} ${w} where ${w.bucket} = ${bucket} and ${w.windowStart} >= ${new Date(from.getTime() - SPAN_MS).toISOString()}::timestamptz and ${w.windowStart} < ${current.toISOString()}::timestamptz
+      from ${c} ${w} where ${w.bucket} = ${bucket} and ${w.windowStart} >= ${lookback.toISOString()}::timestamptz and ${w.windowStart} < ${current.toISOString()}::timestamptz
     ) runs where runs.at >= ${from.toISOString()}::timestamptz and runs.n >= ${MAX_FAILED_SIGNINS})`;
   const taken = await db.execute(sql`
     insert into ${c} (${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)}, ${bareColumn(c.count)})
@@ -62,7 +64,7 @@ export async function reserveSignInAttempt(db: Db, email: string, nowMs = Date.n
   const slices = await db
     .select({ at: c.windowStart, count: c.count })
     .from(c)
-    .where(and(eq(c.bucket, bucket), gte(c.windowStart, new Date(from.getTime() - SPAN_MS)), lte(c.windowStart, current)))
+    .where(and(eq(c.bucket, bucket), gte(c.windowStart, lookback), lte(c.windowStart, current)))
     .orderBy(asc(c.windowStart));
   const lockedAt = lastSliceReachingTen(slices);
   const freeAt = lockedAt === undefined ? nowMs + SLICE_MS : lockedAt + SPAN_MS + SLICE_MS;
