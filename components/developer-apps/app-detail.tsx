@@ -31,7 +31,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
     retry: (failures, err) => !isClientError(err) && failures < 1,
   });
   const [editing, setEditing] = useState(false);
-  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(editing);
+  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(editing, () => setEditing(false));
   const [notice, setNotice] = useState<string | null>(null);
   const [rotated, setRotated] = useState<string | null>(null);
 
@@ -182,10 +182,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
                   pending={save.isPending}
                   error={save.error}
                   onSubmit={(v) => save.mutate(v)}
-                  onCancel={() => {
-                    cancelForm();
-                    setEditing(false);
-                  }}
+                  onCancel={cancelForm}
                 />
               ) : (
                 <dl className="space-y-3 text-sm">

@@ -24,7 +24,7 @@ export function DeveloperAppsPanel() {
   const [open, setOpen] = useState(false);
   const [created, setCreated] = useState<AppWithSecret | null>(null);
   const { rowRef, focusRow } = useFocusableRows();
-  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(open);
+  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(open, () => setOpen(false));
 
   const submission = useSubmissionKey();
   const register = useMutation({
@@ -88,10 +88,7 @@ export function DeveloperAppsPanel() {
               pending={register.isPending}
               error={register.error}
               onSubmit={(v) => register.mutate(v)}
-              onCancel={() => {
-                cancelForm();
-                setOpen(false);
-              }}
+              onCancel={cancelForm}
             />
           </div>
         )}

@@ -24,7 +24,7 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
   const [open, setOpen] = useState(false);
   const [created, setCreated] = useState<{ token: string; summary: PatSummary } | null>(null);
   const { rowRef, focusRow } = useFocusableRows();
-  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(open);
+  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(open, () => setOpen(false));
 
   // One click revokes, with no confirm(): CONTRACT §9 names "Revoke" as the button that does it,
   // and a script or journey that clicks it by name gets no answer to a native dialog.
@@ -84,10 +84,7 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
         {open && (
           <CreateTokenForm
             scopes={scopes}
-            onCancel={() => {
-              cancelForm();
-              setOpen(false);
-            }}
+            onCancel={cancelForm}
             onCreated={(c) => {
               setCreated(c);
               setOpen(false);

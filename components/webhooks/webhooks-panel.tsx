@@ -36,7 +36,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
   const [outcome, setOutcome] = useState<string | null>(null);
   const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
   const { rowRef, focusRow } = useFocusableRows();
-  const { openerRef, cancel: cancelAdding } = useFocusBackOnCancel<HTMLButtonElement>(adding);
+  const { openerRef, cancel: cancelAdding } = useFocusBackOnCancel<HTMLButtonElement>(adding, () => setAdding(false));
   const missing = subs.error instanceof ConsoleApiError && subs.error.status === 404;
 
   return (
@@ -84,10 +84,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
             <AddEndpointForm
               clientId={clientId}
               allowPrivate={allowPrivate}
-              onCancel={() => {
-                cancelAdding();
-                setAdding(false);
-              }}
+              onCancel={cancelAdding}
               onCreated={(sub: SubscriptionWithSecret) => {
                 setAdding(false);
                 setOutcome(`Verified: ${sub.url} answered the handshake with the challenge. The endpoint is active.`);
