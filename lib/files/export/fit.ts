@@ -1,13 +1,15 @@
-import { Encoder, Profile } from "@garmin/fitsdk";
+import { CrcCalculator, Encoder, Profile } from "@garmin/fitsdk";
 import type { Lap, Totals } from "../types";
 import { at, PAUSE_GAP_S, perMinute } from "./common";
+import { ByteSink, RECORD_FIELDS, RecordWriter, type RecordField } from "./fit-records";
 import type { ExportInput } from "./types";
 
 /*
  * A FIT activity file in the order Garmin's Activity File guide lays out: file_id, device_info,
  * a timer start event, the records (with timer stop/start events around pauses), the laps, a
  * timer stop, the session, the activity. Values go through @garmin/fitsdk's Encoder, which
- * applies each field's scale and offset from the profile.
+ * applies each field's scale and offset from the profile, except the records' (./fit-records.ts
+ * writes those, from the same profile).
  *
  * What FIT can hold decides what survives: timestamps are whole seconds (a sample finer than
  * that shares its second with the one before and is left out), altitude is kept in 0.2 m
@@ -61,7 +63,21 @@ function totalsMesg(t: Omit<Totals, "energyJ">) {
   };
 }
 
-/** A complete FIT activity file of one session. */
+/** The messages fitsdk's Encoder writes for `mesgs` (their definitions included), and the file header it writes. */
+function encoded(mesgs: object[]): { header: Uint8Array; messages: Uint8Array } {
+  const e = new Encoder();
+  for (const m of mesgs) e.writeMesg(m as never);
+  const file = e.close();
+  return { header: file.subarray(0, FILE_HEADER_SIZE), messages: file.subarray(FILE_HEADER_SIZE, file.byteLength - 2) };
+}
+
+const FILE_HEADER_SIZE = 14;
+
+/**
+ * A complete FIT activity file of one session. The messages around the records go through the
+ * Encoder, each run's own definitions with them; the records are written by ./fit-records.ts on
+ * a local message of their own, so the parts join into one valid file.
+ */
 export function exportFit(a: ExportInput): Uint8Array {
   const { streams, totals } = a;
   const start = a.startTime.getTime();
@@ -70,29 +86,59 @@ export function exportFit(a: ExportInput): Uint8Array {
   const end = start + elapsed * 1000;
   const [sport, subSport] = FIT_SPORT[a.sport];
   const M = Profile.MesgNum as Record<string, number>;
+  const timerEvent = (ms: number, eventType: "start" | "stop" | "stopAll") => ({
+    mesgNum: M.EVENT!,
+    timestamp: fitTime(ms),
+    event: "timer",
+    eventType,
+    eventGroup: 0,
+  });
 
-  const e = new Encoder();
-  e.writeMesg({
-    mesgNum: M.FILE_ID!,
-    type: "activity",
-    manufacturer: "development",
-    product: 0,
-    serialNumber: 1,
-    timeCreated: fitTime(start),
-  } as never);
-  e.writeMesg({
-    mesgNum: M.DEVICE_INFO!,
-    timestamp: fitTime(start),
-    deviceIndex: "creator",
-    manufacturer: "development",
-    product: 0,
-    serialNumber: 1,
-  } as never);
-  const timerEvent = (ms: number, eventType: "start" | "stop" | "stopAll") =>
-    e.writeMesg({ mesgNum: M.EVENT!, timestamp: fitTime(ms), event: "timer", eventType, eventGroup: 0 } as never);
-  timerEvent(start, "start");
+  const opening = encoded([
+    {
+      mesgNum: M.FILE_ID!,
+      type: "activity",
+      manufacturer: "development",
+      product: 0,
+      serialNumber: 1,
+      timeCreated: fitTime(start),
+    },
+    {
+      mesgNum: M.DEVICE_INFO!,
+      timestamp: fitTime(start),
+      deviceIndex: "creator",
+      manufacturer: "development",
+      product: 0,
+      serialNumber: 1,
+    },
+    timerEvent(start, "start"),
+  ]);
+  const sink = new ByteSink();
+  sink.reserve(FILE_HEADER_SIZE);
+  sink.length = FILE_HEADER_SIZE;
+  sink.append(opening.messages);
 
   const { latlng, distance_m, altitude_m, speed_mps, heart_rate_hz, cadence_hz, power_w, temperature_c } = streams;
+  const carried: Record<RecordField, boolean> = {
+    timestamp: true,
+    positionLat: !!latlng,
+    positionLong: !!latlng,
+    distance: !!distance_m,
+    enhancedAltitude: !!altitude_m,
+    altitude: !!altitude_m,
+    enhancedSpeed: !!speed_mps,
+    speed: !!speed_mps,
+    heartRate: !!heart_rate_hz,
+    cadence: !!cadence_hz,
+    fractionalCadence: !!cadence_hz,
+    power: !!power_w,
+    temperature: !!temperature_c,
+  };
+  const records = new RecordWriter(sink, RECORD_FIELDS.filter((f) => carried[f]));
+  records.writeDefinition();
+  const values: Record<RecordField, number | null> = Object.fromEntries(RECORD_FIELDS.map((f) => [f, null])) as never;
+  const row: (number | null)[] = records.fields.map(() => null);
+
   let prevSecond = -Infinity;
   let prevS = 0;
   for (let i = 0; i < streams.size; i++) {
@@ -100,8 +146,7 @@ export function exportFit(a: ExportInput): Uint8Array {
     const second = fitTime(ms);
     if (second <= prevSecond) continue;
     if (i > 0 && streams.time_s[i]! - prevS >= PAUSE_GAP_S) {
-      timerEvent(start + prevS * 1000, "stop");
-      timerEvent(ms, "start");
+      sink.append(encoded([timerEvent(start + prevS * 1000, "stop"), timerEvent(ms, "start")]).messages);
     }
     prevSecond = second;
     prevS = streams.time_s[i]!;
@@ -111,49 +156,44 @@ export function exportFit(a: ExportInput): Uint8Array {
     const rpm = cadence_hz ? at(cadence_hz, i) : null;
     const cadence = rpm == null ? null : within(rpm * 60, 0, 254.99);
     const temperature = at(temperature_c, i);
-    e.writeMesg(
-      defined({
-        mesgNum: M.RECORD!,
-        timestamp: second,
-        positionLat: p ? Math.round(p[0] * SEMICIRCLES_PER_DEGREE) : null,
-        positionLong: p ? Math.round(p[1] * SEMICIRCLES_PER_DEGREE) : null,
-        distance: within(at(distance_m, i), 0, 42_949_672),
-        enhancedAltitude: alt,
-        altitude: alt,
-        enhancedSpeed: speed,
-        speed: within(speed, 0, 65.534),
-        heartRate: bpm(at(heart_rate_hz, i)),
-        cadence: cadence == null ? null : Math.floor(cadence),
-        fractionalCadence: cadence == null ? null : Math.round((cadence - Math.floor(cadence)) * 128) / 128,
-        power: within(at(power_w, i) == null ? null : Math.round(at(power_w, i)!), 0, 65_534),
-        temperature: within(temperature == null ? null : Math.round(temperature), -127, 127),
-      }) as never,
-    );
+    const power = at(power_w, i);
+    values.timestamp = second;
+    values.positionLat = p ? Math.round(p[0] * SEMICIRCLES_PER_DEGREE) : null;
+    values.positionLong = p ? Math.round(p[1] * SEMICIRCLES_PER_DEGREE) : null;
+    values.distance = within(at(distance_m, i), 0, 42_949_672);
+    values.enhancedAltitude = alt;
+    values.altitude = alt;
+    values.enhancedSpeed = speed;
+    values.speed = within(speed, 0, 65.534);
+    values.heartRate = bpm(at(heart_rate_hz, i));
+    values.cadence = cadence == null ? null : Math.floor(cadence);
+    values.fractionalCadence = cadence == null ? null : Math.round((cadence - Math.floor(cadence)) * 128) / 128;
+    values.power = within(power == null ? null : Math.round(power), 0, 65_534);
+    values.temperature = within(temperature == null ? null : Math.round(temperature), -127, 127);
+    for (let f = 0; f < row.length; f++) row[f] = values[records.fields[f]!];
+    records.write(row);
   }
 
   const laps: Lap[] = a.laps.length
     ? a.laps
     : [{ ...totals, startOffsetS: 0, elapsedTimeS: elapsed }];
-  laps.forEach((lap, index) => {
+  const closing: object[] = laps.map((lap, index) => {
     const lapStart = start + lap.startOffsetS * 1000;
-    e.writeMesg(
-      defined({
-        mesgNum: M.LAP!,
-        messageIndex: index,
-        timestamp: fitTime(lapStart + lap.elapsedTimeS * 1000),
-        startTime: fitTime(lapStart),
-        event: "lap",
-        eventType: "stop",
-        lapTrigger: index === laps.length - 1 ? "sessionEnd" : "manual",
-        sport,
-        subSport,
-        ...totalsMesg(lap),
-      }) as never,
-    );
+    return defined({
+      mesgNum: M.LAP!,
+      messageIndex: index,
+      timestamp: fitTime(lapStart + lap.elapsedTimeS * 1000),
+      startTime: fitTime(lapStart),
+      event: "lap",
+      eventType: "stop",
+      lapTrigger: index === laps.length - 1 ? "sessionEnd" : "manual",
+      sport,
+      subSport,
+      ...totalsMesg(lap),
+    });
   });
-  timerEvent(end, "stopAll");
-
-  e.writeMesg(
+  closing.push(
+    timerEvent(end, "stopAll"),
     defined({
       mesgNum: M.SESSION!,
       messageIndex: 0,
@@ -169,16 +209,25 @@ export function exportFit(a: ExportInput): Uint8Array {
       ...totalsMesg({ ...totals, elapsedTimeS: elapsed }),
       totalWork: within(totals.energyJ == null ? null : Math.round(totals.energyJ), 0, 4_294_967_294),
       totalCalories: within(totals.energyJ == null ? null : Math.round(totals.energyJ / 4184), 0, 65_534),
-    }) as never,
+    }),
+    {
+      mesgNum: M.ACTIVITY!,
+      timestamp: fitTime(end),
+      totalTimerTime: totals.movingTimeS ?? elapsed,
+      numSessions: 1,
+      type: "manual",
+      event: "activity",
+      eventType: "stop",
+    },
   );
-  e.writeMesg({
-    mesgNum: M.ACTIVITY!,
-    timestamp: fitTime(end),
-    totalTimerTime: totals.movingTimeS ?? elapsed,
-    numSessions: 1,
-    type: "manual",
-    event: "activity",
-    eventType: "stop",
-  } as never);
-  return e.close();
+  sink.append(encoded(closing).messages);
+
+  // The header the Encoder wrote, with this file's data size and the CRCs over what was joined.
+  const view = sink.reserve(2);
+  sink.bytes.set(opening.header.subarray(0, 12), 0);
+  view.setUint32(4, sink.length - FILE_HEADER_SIZE, true);
+  view.setUint16(12, CrcCalculator.calculateCRC(sink.bytes, 0, 12), true);
+  view.setUint16(sink.length, CrcCalculator.calculateCRC(sink.bytes, 0, sink.length), true);
+  sink.length += 2;
+  return sink.bytes.slice();
 }
