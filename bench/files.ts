@@ -280,6 +280,21 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
       sizes[res] = body.byteLength;
       writeFileSync(path.join(bytesDir, `${res}.json`), body);
     }
+    // Exports of the ride, reported: the whole request, generating the file on the file worker
+    // included. The first of each warms its path and is not counted; median of 5.
+    const exportMs: Record<string, number> = {};
+    for (const format of ["fit", "gpx", "tcx"]) {
+      const times: number[] = [];
+      for (let i = 0; i <= 5; i++) {
+        const t0 = performance.now();
+        const r = await fetch(`${base}/v1/activities/${rideActivity}/export?format=${format}`, { headers: { Authorization: `Bearer ${rider.token}` } });
+        const body = await r.arrayBuffer();
+        if (r.status !== 200) throw new Error(`export ${format}: HTTP ${r.status}: ${Buffer.from(body).toString().slice(0, 300)}`);
+        if (i > 0) times.push(performance.now() - t0);
+      }
+      exportMs[format] = round1(median(times));
+    }
+    log(`export of the 4 h ride, median of 5: FIT ${exportMs.fit} ms, GPX ${exportMs.gpx} ms, TCX ${exportMs.tcx} ms`);
     bare = await startBare({ log, mode: service.mode, env: { BENCH_BYTES_DIR: bytesDir } });
     meter.addGroup(bare.server.pid, "bare");
     const targets = {
@@ -341,6 +356,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
         { name: `burst: ${BURST_FILES} runs by ${BURST_CLIENTS} clients`, value: `${burstS.toFixed(1)} s, ${burstRate.toFixed(2)} files/s` },
         { name: `/v1/athletes/me at ${PROBE_RPS} req/s: p99 idle / during the burst`, value: `${idle.latencyMs.p99} / ${busy.latencyMs.p99}`, unit: "ms" },
         { name: "burst CPU per file: the server's main thread / the file workers' main threads", value: `${perFileMs.server} / ${perFileMs.workers}`, unit: "ms" },
+        { name: "export of the 4 h ride through the API, median of 5: FIT / GPX / TCX", value: `${exportMs.fit} / ${exportMs.gpx} / ${exportMs.tcx}`, unit: "ms" },
         { name: "streams answer: full / medium", value: `${(sizes.full! / 1024).toFixed(0)} / ${(sizes.medium! / 1024).toFixed(0)}`, unit: "KiB" },
         ...(["bareFull", "full", "bareMedium", "medium"] as const).map((k) => ({
           name: `${k} req/s, each round`,
@@ -362,7 +378,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
         check("activity_streams bytes per sample per channel", round2(bytesPerValue), "≤", 8, "B"),
         check(`resident memory growth, ten ${bigMiB} MiB uploads at once`, growthMiB, "<", 512, "MiB"),
       ],
-      details: { importMs, roundDecodeMs, decodeRideMs, aloneMs, burstS, idle, busy, perFileMs, rounds, storage: store, rssBefore, rssPeak, cpu: cpuNotes },
+      details: { importMs, exportMs, roundDecodeMs, decodeRideMs, aloneMs, burstS, idle, busy, perFileMs, rounds, storage: store, rssBefore, rssPeak, cpu: cpuNotes },
     };
   } finally {
     await sql.end();

@@ -101,7 +101,7 @@ export async function exportActivity({ ctx, activityId, format }: { ctx: Ctx; ac
   }
   const laps: Lap[] = (await readLaps(ctx.db, activityId)).map(({ activityId: _id, index: _i, ...lap }) => lap);
   const { name, sportType, startEpochS, athleteId: _a, uploadId: _u, startLocal, ...totals } = activity;
-  // Generating a file takes up to a second (fitsdk's encoder): on the file worker, not this thread.
+  // Generating a long activity's file takes up to seconds (its GPX or TCX text): on the file worker, not this thread.
   const bytes = await exportStoredOffThread(format, {
     sport: sportType as z.output<typeof SportType>,
     startTime: new Date(startEpochS * 1000),
