@@ -1,4 +1,4 @@
-import { Decoder, Stream } from "@garmin/fitsdk";
+import { decodeFitStrictly } from "../testing/decode-fit";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { atPrecision } from "../stream-arbitraries";
@@ -15,14 +15,7 @@ import { exportActivity, exportFit, exportGpx, exportTcx, type ExportInput } fro
 
 const SEMI = 2 ** 31 / 180;
 
-function decodeFit(bytes: Uint8Array) {
-  const decoder = new Decoder(Stream.fromByteArray(Array.from(bytes)));
-  expect(decoder.isFIT()).toBe(true);
-  expect(decoder.checkIntegrity()).toBe(true);
-  const { messages, errors } = decoder.read();
-  expect(errors).toEqual([]);
-  return messages;
-}
+const decodeFit = decodeFitStrictly;
 
 /** Streams from FIT records, as the activity's streams: seconds from the start, Hz, degrees. */
 function fitStreams(records: NonNullable<ReturnType<typeof decodeFit>["recordMesgs"]>, start: Date, like: Streams): Streams {

@@ -1,7 +1,8 @@
-import { CrcCalculator, Decoder, Encoder, Profile, Stream } from "@garmin/fitsdk";
+import { CrcCalculator, Encoder, Profile } from "@garmin/fitsdk";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { syntheticActivity } from "../synthetic";
+import { decodeFitStrictly } from "../testing/decode-fit";
 import { exportFit } from "./fit";
 import { ByteSink, RECORD_FIELDS, RecordWriter, type RecordField } from "./fit-records";
 
@@ -14,14 +15,7 @@ import { ByteSink, RECORD_FIELDS, RecordWriter, type RecordField } from "./fit-r
 const M = Profile.MesgNum as Record<string, number>;
 type Row = Partial<Record<RecordField, number | null>>;
 
-function decode(bytes: Uint8Array) {
-  const decoder = new Decoder(Stream.fromByteArray(Array.from(bytes)));
-  expect(decoder.isFIT()).toBe(true);
-  expect(decoder.checkIntegrity()).toBe(true);
-  const { messages, errors } = decoder.read();
-  expect(errors).toEqual([]);
-  return messages;
-}
+const decode = decodeFitStrictly;
 
 const fileId = { mesgNum: M.FILE_ID!, type: "activity", manufacturer: "development", product: 0, serialNumber: 1, timeCreated: 1_000_000_000 };
 

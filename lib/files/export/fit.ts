@@ -135,7 +135,7 @@ export function exportFit(a: ExportInput): Uint8Array {
     temperature: !!temperature_c,
   };
   const records = new RecordWriter(sink, RECORD_FIELDS.filter((f) => carried[f]));
-  records.writeDefinition();
+  if (streams.size > 0) records.writeDefinition();
   const values: Record<RecordField, number | null> = Object.fromEntries(RECORD_FIELDS.map((f) => [f, null])) as never;
   const row: (number | null)[] = records.fields.map(() => null);
 
