@@ -56,6 +56,8 @@ export function databaseIsLocal(url) {
   }
   const socketDir = u.searchParams.get("host");
   if (socketDir?.startsWith("/")) return true;
+  // A socket's directory in place of the host, percent-encoded (libpq's form; lib/db/postgres-url.ts).
+  if (/^%2F/i.test(u.hostname)) return true;
   const host = u.hostname.replace(/^\[|\]$/g, "");
   return host === "" || host === "localhost" || host === "::1" || host.startsWith("127.");
 }

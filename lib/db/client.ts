@@ -6,6 +6,7 @@ import { getTableColumns, sql, type ExtractTablesWithRelations, type Name, type 
 import { PgDatabase, PgDialect, type PgInsertValue, type PgQueryResultHKT, type PgTable } from "drizzle-orm/pg-core";
 import { getEnv } from "../env";
 import { log } from "../log";
+import { postgresConnection } from "./postgres-url";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -211,8 +212,10 @@ async function openPostgres(url: string, opts: { max?: number } = {}): Promise<D
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+  // libpq's forms for a Unix socket and a port, which postgres.js does not read (./postgres-url.ts).
+  const { url: pgUrl, options: where } = postgresConnection(url);
   // Migrate on one connection under an advisory lock, so instances starting together take turns.
-  const migrator = postgres(url, { max: 1, onnotice: () => {} });
+  const migrator = postgres(pgUrl, { ...where, max: 1, onnotice: () => {} });
   try {
     await migrator`select pg_advisory_lock(7411)`;
     await migrate(drizzle({ client: migrator }), { migrationsFolder: MIGRATIONS });
@@ -220,7 +223,8 @@ async function openPostgres(url: string, opts: { max?: number } = {}): Promise<D
   } finally {
     await migrator.end();
   }
-  const client = postgres(url, {
+  const client = postgres(pgUrl, {
+    ...where,
     // postgres.js sizes the pool at 10, or as `?max=` in the URL says.
     ...(opts.max ? { max: opts.max } : {}),
     onnotice: () => {},

@@ -4,7 +4,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import postgres from "postgres";
 import { openDatabase, setDbHandleForTests, type DbHandle } from "../db/client";
+import { postgresConnection } from "../db/postgres-url";
 import { resetKeyCacheForTests } from "../oauth/keys";
+
+/** One connection to the TEST_DATABASE_URL server, to create and drop the tests' databases. */
+function adminConnection(base: string) {
+  const { url, options } = postgresConnection(base);
+  return postgres(url, { ...options, max: 1, onnotice: () => {} });
+}
 
 /**
  * A fresh, migrated database for one test file: in-memory PGlite by default, or a new
@@ -19,7 +26,7 @@ export async function createTestDatabase(): Promise<DbHandle & { drop: () => Pro
     return { ...handle, drop: () => handle.close() };
   }
   const name = `aas_test_${randomBytes(6).toString("hex")}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  const admin = adminConnection(base);
   await admin.unsafe(`create database ${name}`);
   const url = new URL(base);
   url.pathname = `/${name}`;
@@ -52,7 +59,7 @@ export async function createChildDatabase(prefix: string): Promise<{
     return { env: { CHILD_DATA_DIR: dir }, open: () => openDatabase({ dataDir: dir }), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const name = `aas_test_${randomBytes(6).toString("hex")}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  const admin = adminConnection(base);
   await admin.unsafe(`create database ${name}`);
   const url = new URL(base);
   url.pathname = `/${name}`;
