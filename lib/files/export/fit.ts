@@ -1,15 +1,15 @@
 import { CrcCalculator, Encoder, Profile } from "@garmin/fitsdk";
 import type { Lap, Totals } from "../types";
 import { at, PAUSE_GAP_S, perMinute } from "./common";
-import { ByteSink, RECORD_FIELDS, RecordWriter, type RecordField } from "./fit-records";
+import { ByteSink, enumValue, EVENT_FIELDS, MesgWriter, RECORD_FIELDS, type RecordField } from "./fit-messages";
 import type { ExportInput } from "./types";
 
 /*
  * A FIT activity file in the order Garmin's Activity File guide lays out: file_id, device_info,
  * a timer start event, the records (with timer stop/start events around pauses), the laps, a
  * timer stop, the session, the activity. Values go through @garmin/fitsdk's Encoder, which
- * applies each field's scale and offset from the profile, except the records' (./fit-records.ts
- * writes those, from the same profile).
+ * applies each field's scale and offset from the profile, except the records and the pauses'
+ * timer events (./fit-messages.ts writes those, from the same profile).
  *
  * What FIT can hold decides what survives: timestamps are whole seconds (a sample finer than
  * that shares its second with the one before and is left out), altitude is kept in 0.2 m
@@ -74,9 +74,10 @@ function encoded(mesgs: object[]): { header: Uint8Array; messages: Uint8Array } 
 const FILE_HEADER_SIZE = 14;
 
 /**
- * A complete FIT activity file of one session. The messages around the records go through the
- * Encoder, each run's own definitions with them; the records are written by ./fit-records.ts on
- * a local message of their own, so the parts join into one valid file.
+ * A complete FIT activity file of one session. The messages before and after the records go
+ * through the Encoder, each run with its own definitions; the records and the pauses' timer
+ * events are written by ./fit-messages.ts on local messages of their own, so the parts join
+ * into one valid file.
  */
 export function exportFit(a: ExportInput): Uint8Array {
   const { streams, totals } = a;
@@ -134,8 +135,9 @@ export function exportFit(a: ExportInput): Uint8Array {
     power: !!power_w,
     temperature: !!temperature_c,
   };
-  const records = new RecordWriter(sink, RECORD_FIELDS.filter((f) => carried[f]));
-  if (streams.size > 0) records.writeDefinition();
+  const records = new MesgWriter(sink, "record", RECORD_FIELDS.filter((f) => carried[f]));
+  const events = new MesgWriter(sink, "event", EVENT_FIELDS);
+  const [timer, stop, startType] = [enumValue("event", "timer"), enumValue("eventType", "stop"), enumValue("eventType", "start")];
   const values: Record<RecordField, number | null> = Object.fromEntries(RECORD_FIELDS.map((f) => [f, null])) as never;
   const row: (number | null)[] = records.fields.map(() => null);
 
@@ -146,7 +148,8 @@ export function exportFit(a: ExportInput): Uint8Array {
     const second = fitTime(ms);
     if (second <= prevSecond) continue;
     if (i > 0 && streams.time_s[i]! - prevS >= PAUSE_GAP_S) {
-      sink.append(encoded([timerEvent(start + prevS * 1000, "stop"), timerEvent(ms, "start")]).messages);
+      events.write([fitTime(start + prevS * 1000), timer, stop, 0]);
+      events.write([second, timer, startType, 0]);
     }
     prevSecond = second;
     prevS = streams.time_s[i]!;
