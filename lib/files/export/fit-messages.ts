@@ -38,13 +38,12 @@ export type RecordField = (typeof RECORD_FIELDS)[number];
 
 /** The timer event fields the export writes. */
 export const EVENT_FIELDS = ["timestamp", "event", "eventType", "eventGroup"] as const;
-export type EventField = (typeof EVENT_FIELDS)[number];
 
 const MESG = { record: 20, event: 21 } as const;
 /** The local message numbers of the kinds written here. */
 const LOCAL_MESG = { record: 15, event: 14 } as const;
 
-/** FIT's base types the record fields use: their code (with the endian flag of multi-byte ones), size and invalid value. */
+/** FIT's base types of the fields written here: their code (with the endian flag of multi-byte ones), size and invalid value. */
 const BASE_TYPES = {
   enum: { code: 0x00, size: 1, invalid: 0xff, set: (v: DataView, at: number, x: number) => v.setUint8(at, x) },
   sint8: { code: 0x01, size: 1, invalid: 0x7f, set: (v: DataView, at: number, x: number) => v.setInt8(at, x) },
