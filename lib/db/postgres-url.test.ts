@@ -32,7 +32,12 @@ describe("postgresConnection", () => {
   });
 
   it("leaves a URL postgres.js reads already as it is", () => {
-    for (const url of ["postgres://me:pw@127.0.0.1:5432/aas?max=4&prepare=false", "postgres://me@db.internal/aas?sslmode=require", "not a url"]) {
+    for (const url of [
+      "postgres://me:pw@127.0.0.1:5432/aas?max=4&prepare=false",
+      "postgres://me@db.internal/aas?sslmode=require",
+      "postgres://me:p%40ss@h1:5432,h2:5433/aas",
+      "not a url",
+    ]) {
       expect(postgresConnection(url)).toEqual({ url, options: {} });
     }
   });

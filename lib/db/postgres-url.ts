@@ -38,5 +38,6 @@ export function postgresConnection(url: string): { url: string; options: { host?
     if (!/^\d{1,5}$/.test(port) || n < 1 || n > 65_535) throw new Error(`DATABASE_URL: port=${port} is not a TCP port`);
     options.port = n;
   }
-  return { url: u.toString(), options };
+  // Written again only when a parameter left it: anything else reaches postgres.js as given.
+  return { url: host === null && port === null ? url : u.toString(), options };
 }
