@@ -39,10 +39,11 @@ export type ActivityWire = z.input<typeof Activity>;
  * Pairs of measurements whose first never exceeds its second, in what a person or an app sends:
  * moving time is the part of the elapsed time spent moving (a file's is clamped to it when read,
  * lib/files/sanity.ts), and an average is never above the maximum (a file's own session totals
- * are kept as it states them, CONTRACT §11). `field` is the one a refusal names, `unit` what its detail writes after a value. Not known
- * (`null`) fits anything. A change is checked against the activity's stored value for the one it
- * leaves out (updateActivity); an average speed the service derives from distance and time is
- * not checked, so correcting a treadmill's distance never fails on a maximum the device measured.
+ * are kept as it states them, CONTRACT §11). `field` is the one a refusal names, `unit` what its
+ * detail writes after a value. Not known (`null`) fits anything. A change is checked against the
+ * activity's stored value for the one it leaves out (updateActivity); an average speed the
+ * service derives from distance and time is not checked, so correcting a treadmill's distance
+ * never fails on a maximum the device measured.
  */
 export const ORDERED_PAIRS = [
   { lower: "moving_time_s", upper: "elapsed_time_s", field: "moving_time_s", unit: "s", rule: "moving_time_s must not exceed elapsed_time_s" },

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { errorToResponse } from "../http/api-route";
 import { ApiError } from "../http/errors";
-import { dropRestAfterAnswer, readBodyUpTo } from "../http/body";
+import { readBodyUpTo } from "../http/body";
 
 /** Auth.js's forms (sign-in, sign-out, the CSRF token) are a few hundred bytes. */
 export const MAX_AUTH_BODY_BYTES = 64 * 1024;
@@ -22,10 +22,7 @@ export function withBodyLimit<R extends Request>(
     const tooLarge = () =>
       errorToResponse(new ApiError("payload_too_large", `Request bodies here are limited to ${limit} bytes.`), req, randomUUID());
     const read = await readBodyUpTo(req, limit);
-    if (read.tooLarge) {
-      dropRestAfterAnswer(read.reader ?? req.body.getReader());
-      return tooLarge();
-    }
+    if (read.tooLarge) return tooLarge();
     // The request's own class (Next.js's NextRequest in the app), so Auth.js sees what it expects.
     const Same = req.constructor as new (input: string, init: RequestInit) => R;
     return handler(new Same(req.url, { method: req.method, headers: req.headers, body: read.bytes, signal: req.signal }));

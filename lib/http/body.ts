@@ -57,14 +57,15 @@ export function dropRestAfterAnswer(reader: ReadableStreamDefaultReader<Uint8Arr
 
 /**
  * A body read from its stream up to `limit` bytes: the bytes, or, as soon as it holds (or
- * declares) more, `tooLarge` with the reader where the reading stopped (none when the declared
- * length alone refused it), so the caller decides what becomes of the rest (`dropRestAfterAnswer`). Nothing past the limit is buffered. Every endpoint that reads a body reads it here.
+ * declares) more, `tooLarge`, its rest then taken as every refusal's is (`dropRestAfterAnswer`)
+ * while the caller answers. Nothing past the limit is buffered. Every endpoint that reads a body
+ * whole reads it here.
  */
-export async function readBodyUpTo(
-  req: Request,
-  limit: number,
-): Promise<{ tooLarge: false; bytes: Buffer<ArrayBuffer> } | { tooLarge: true; reader: ReadableStreamDefaultReader<Uint8Array> | undefined }> {
-  if (Number(req.headers.get("content-length") ?? 0) > limit) return { tooLarge: true, reader: undefined };
+export async function readBodyUpTo(req: Request, limit: number): Promise<{ tooLarge: false; bytes: Buffer<ArrayBuffer> } | { tooLarge: true }> {
+  if (Number(req.headers.get("content-length") ?? 0) > limit) {
+    dropRestAfterAnswer(req.body?.getReader());
+    return { tooLarge: true };
+  }
   const chunks: Uint8Array[] = [];
   if (req.body) {
     const reader = req.body.getReader();
@@ -73,7 +74,10 @@ export async function readBodyUpTo(
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > limit) return { tooLarge: true, reader };
+      if (size > limit) {
+        dropRestAfterAnswer(reader);
+        return { tooLarge: true };
+      }
       chunks.push(value);
     }
   }
@@ -93,10 +97,7 @@ export async function readJsonBody(req: Request): Promise<unknown> {
     }
   }
   const read = await readBodyUpTo(req, MAX_BODY_BYTES);
-  if (read.tooLarge) {
-    dropRestAfterAnswer(read.reader ?? req.body?.getReader());
-    throw tooLarge();
-  }
+  if (read.tooLarge) throw tooLarge();
   const bytes = read.bytes;
   if (bytes.byteLength === 0) throw unreadable("A JSON request body is required.");
   let text: string;

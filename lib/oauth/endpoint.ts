@@ -5,7 +5,7 @@ import { getEnv } from "../env";
 import { log } from "../log";
 import { isDatabaseUnavailable } from "../http/db-errors";
 import { clientAddress } from "../http/client-address";
-import { dropRestAfterAnswer, readBodyUpTo } from "../http/body";
+import { readBodyUpTo } from "../http/body";
 import { requestStarted } from "../http/requests-first";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { decodeBasic } from "./client-auth";
@@ -34,10 +34,7 @@ async function readForm(req: Request): Promise<URLSearchParams> {
     throw new OAuthError("invalid_request", "The body must be application/x-www-form-urlencoded.");
   }
   const read = await readBodyUpTo(req, MAX_FORM_BYTES);
-  if (read.tooLarge) {
-    dropRestAfterAnswer(read.reader ?? req.body?.getReader());
-    throw tooLarge();
-  }
+  if (read.tooLarge) throw tooLarge();
   return new URLSearchParams(read.bytes.toString("utf8"));
 }
 

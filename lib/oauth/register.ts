@@ -2,7 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { and, eq, lt, notExists, sql } from "drizzle-orm";
 import { getDb, type Db } from "../db/client";
-import { dropRestAfterAnswer, readBodyUpTo } from "../http/body";
+import { readBodyUpTo } from "../http/body";
 import { clientAddress } from "../http/client-address";
 import { isDatabaseUnavailable } from "../http/db-errors";
 import { errorText, log } from "../log";
@@ -165,7 +165,6 @@ export async function registrationEndpoint(req: Request): Promise<Response> {
     }
     const read = await readBodyUpTo(req, MAX_REGISTRATION_BYTES);
     if (read.tooLarge) {
-      dropRestAfterAnswer(read.reader ?? req.body?.getReader());
       throw new OAuthError("invalid_client_metadata", `The client metadata is larger than ${MAX_REGISTRATION_BYTES / 1024} KiB.`, 413);
     }
     let body: unknown;
