@@ -48,8 +48,8 @@ function byWriter(items: Item[], fields: readonly RecordField[]): Uint8Array {
   const records = new MesgWriter(sink, "record", fields);
   const events = new MesgWriter(sink, "event", EVENT_FIELDS);
   for (const item of items) {
-    if (isEvent(item)) events.write([item.timestamp, enumValue("event", "timer"), enumValue("eventType", item.eventType), 0]);
-    else records.write(fields.map((f) => item[f] ?? null));
+    if (isEvent(item)) events.write({ timestamp: item.timestamp, event: enumValue("event", "timer"), eventType: enumValue("eventType", item.eventType), eventGroup: 0 });
+    else records.write(item);
   }
   const view = sink.reserve(2);
   view.setUint32(4, sink.length - 14, true);

@@ -57,6 +57,7 @@ const BASE_TYPES = {
 type ProfileField = { num: number; name: string; baseType: string; scale: number | number[]; offset: number | number[]; components: unknown[] };
 
 type Column = {
+  name: string;
   num: number;
   base: (typeof BASE_TYPES)[keyof typeof BASE_TYPES];
   /** Stored = round((value + offset) × scale) when the field has either; the value as it is when not. */
@@ -78,7 +79,7 @@ function column(fields: ProfileField[], name: string): Column {
   const first = (v: number | number[] | undefined, fallback: number) => (several ? fallback : ((Array.isArray(v) ? v[0] : v) ?? fallback));
   const scale = first(field.scale, 1);
   const offset = first(field.offset, 0);
-  return { num: field.num, base, scale, offset, scaled: scale !== 1 || offset !== 0 };
+  return { name, num: field.num, base, scale, offset, scaled: scale !== 1 || offset !== 0 };
 }
 
 /** The number FIT's profile gives a name of one of its types (`enumValue("event", "timer")` is 0). */
@@ -159,16 +160,14 @@ export class MesgWriter<F extends string> {
     this.#defined = true;
   }
 
-  /** One message: `values` in the order of `fields`, null for what it lacks. */
-  write(values: ArrayLike<number | null>): void {
+  /** One message: each of `fields` from `values`, by name; null or missing for what it lacks. */
+  write(values: Readonly<Partial<Record<F, number | null>>>): void {
     if (!this.#defined) this.#writeDefinition();
     const view = this.sink.reserve(this.#size);
     let at = this.sink.length;
     view.setUint8(at++, this.#local);
-    const columns = this.#columns;
-    for (let i = 0; i < columns.length; i++) {
-      const c = columns[i]!;
-      const v = values[i];
+    for (const c of this.#columns) {
+      const v = values[c.name as F];
       const stored = v == null || !Number.isFinite(v) ? c.base.invalid : c.scaled ? Math.round((v + c.offset) * c.scale) : v;
       c.base.set(view, at, stored);
       at += c.base.size;

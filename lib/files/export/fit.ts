@@ -138,8 +138,7 @@ export function exportFit(a: ExportInput): Uint8Array {
   const records = new MesgWriter(sink, "record", RECORD_FIELDS.filter((f) => carried[f]));
   const events = new MesgWriter(sink, "event", EVENT_FIELDS);
   const [timer, stop, startType] = [enumValue("event", "timer"), enumValue("eventType", "stop"), enumValue("eventType", "start")];
-  const values: Record<RecordField, number | null> = Object.fromEntries(RECORD_FIELDS.map((f) => [f, null])) as never;
-  const row: (number | null)[] = records.fields.map(() => null);
+  const values = {} as Record<RecordField, number | null>;
 
   let prevSecond = -Infinity;
   let prevS = 0;
@@ -148,8 +147,8 @@ export function exportFit(a: ExportInput): Uint8Array {
     const second = fitTime(ms);
     if (second <= prevSecond) continue;
     if (i > 0 && streams.time_s[i]! - prevS >= PAUSE_GAP_S) {
-      events.write([fitTime(start + prevS * 1000), timer, stop, 0]);
-      events.write([second, timer, startType, 0]);
+      events.write({ timestamp: fitTime(start + prevS * 1000), event: timer, eventType: stop, eventGroup: 0 });
+      events.write({ timestamp: second, event: timer, eventType: startType, eventGroup: 0 });
     }
     prevSecond = second;
     prevS = streams.time_s[i]!;
@@ -173,8 +172,7 @@ export function exportFit(a: ExportInput): Uint8Array {
     values.fractionalCadence = cadence == null ? null : Math.round((cadence - Math.floor(cadence)) * 128) / 128;
     values.power = within(power == null ? null : Math.round(power), 0, 65_534);
     values.temperature = within(temperature == null ? null : Math.round(temperature), -127, 127);
-    for (let f = 0; f < row.length; f++) row[f] = values[records.fields[f]!];
-    records.write(row);
+    records.write(values);
   }
 
   const laps: Lap[] = a.laps.length
