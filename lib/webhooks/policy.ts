@@ -11,6 +11,14 @@ import type { webhookDeliveries, webhookSubscriptions } from "../db/schema";
  * their columns from the schema, so a renamed column fails the typecheck.
  *
  * This module imports no database client (the console shows the thresholds).
+ *
+ * Lock order: a transaction that locks a subscription and some of its deliveries takes the
+ * subscription first. The verbs do (update-subscription.ts locks it, then fails or requeues
+ * its deliveries; a delete takes the row, then its deliveries go with it), and so does the
+ * record of an attempt (record-attempt.ts). Taken the other way round, a record holding its
+ * delivery and a developer's disable holding the subscription each wait for the other, and
+ * PostgreSQL ends one of them ("deadlock detected"). The claim never waits on a row (SKIP
+ * LOCKED), so it may take them in any order.
  */
 
 /**

@@ -85,11 +85,17 @@ const successBatcher = perDatabase((db: Db) => {
 
 async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null> {
   return db.transaction(async (tx) => {
+    // The subscription before its delivery (policy.ts, "Lock order").
+    const [sub] = await tx
+      .select({ status: webhookSubscriptions.status, consecutiveFailures: webhookSubscriptions.consecutiveFailures })
+      .from(webhookSubscriptions)
+      .where(eq(webhookSubscriptions.id, a.subscriptionId))
+      .for("no key update");
     const [d] = await tx
       .select({ status: webhookDeliveries.status, attemptCount: webhookDeliveries.attemptCount })
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.id, a.deliveryId))
-      .for("update");
+      .for("no key update");
     if (!d) return null;
     const attempt = d.attemptCount + 1;
     await tx.insert(webhookAttempts).values({
@@ -105,11 +111,6 @@ async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null
       requestHeaders: a.requestHeaders,
       requestBody: a.requestBody,
     });
-    const [sub] = await tx
-      .select({ status: webhookSubscriptions.status, consecutiveFailures: webhookSubscriptions.consecutiveFailures })
-      .from(webhookSubscriptions)
-      .where(eq(webhookSubscriptions.id, a.subscriptionId))
-      .for("update");
     const next = afterFailure({ attempt, subscription: sub ?? null, probe: a.probe, schedule: a.schedule, random: a.random });
     if (next.countsTowardsStreak) {
       await tx
@@ -159,6 +160,8 @@ async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null
 // Typed SQL for the batch statement: every column comes from the schema.
 const w = alias(webhookDeliveries, "w");
 const ws = alias(webhookSubscriptions, "ws");
+const wl = alias(webhookDeliveries, "wl");
+const ls = alias(webhookSubscriptions, "ls");
 
 /**
  * Records successful attempts, any number in one statement (one round trip, atomic on its
@@ -197,6 +200,15 @@ export const recordSuccessesStatement = compiledStatement(
     with i as (
       select * from json_to_recordset(${sql.placeholder("input")}::json) as x(delivery_id text, attempt_id text,
         started_at timestamptz, duration_ms int, status int, excerpt text, headers jsonb, body text)),
+    -- The failing subscriptions whose streak these successes end, locked before any of their
+    -- deliveries (policy.ts, "Lock order"), in one order for every batch. Only failing ones:
+    -- a healthy subscription's row is not touched, so a busy one is not a point of contention.
+    locked as (
+      select ${ls.id} as id from ${webhookSubscriptions} ${ls}
+      where ${ls.id} in (select ${wl.subscriptionId} from ${webhookDeliveries} ${wl} where ${wl.id} = any(array(select delivery_id from i)))
+        and ${deliverable(ls)} and (${ls.consecutiveFailures} > 0 or ${ls.failingSince} is not null)
+      order by ${ls.id}
+      for no key update of ${ls}),
     d as (
       update ${webhookDeliveries} ${w}
       set ${bareColumn(webhookDeliveries.status)} = 'succeeded', ${bareColumn(webhookDeliveries.attemptCount)} = ${w.attemptCount} + 1,
@@ -204,6 +216,8 @@ export const recordSuccessesStatement = compiledStatement(
       -- The key list as an array too: joined to the recordset alone, whose size the planner
       -- takes for 100 rows, the table was read whole while it had fewer than some 20,000.
       from i where ${w.id} = i.delivery_id and ${w.id} = any(array(select delivery_id from i))
+        -- An init plan: the locks above are taken before the first delivery is.
+        and (select count(*) from locked) >= 0
       returning ${w.id} as id, ${w.subscriptionId} as subscription_id, ${w.attemptCount} as attempt_count),
     a as (
       insert into ${A} (${bareColumn(A.id)}, ${bareColumn(A.deliveryId)}, ${bareColumn(A.attempt)}, ${bareColumn(A.startedAt)}, ${bareColumn(A.durationMs)}, ${bareColumn(A.outcome)},
@@ -213,8 +227,7 @@ export const recordSuccessesStatement = compiledStatement(
     s as (
       update ${webhookSubscriptions} ${ws}
       set ${bareColumn(webhookSubscriptions.consecutiveFailures)} = 0, ${bareColumn(webhookSubscriptions.failingSince)} = null, ${bareColumn(webhookSubscriptions.updatedAt)} = now()
-      where ${ws.id} in (select subscription_id from d) and ${deliverable(ws)}
-        and (${ws.consecutiveFailures} > 0 or ${ws.failingSince} is not null)
+      where ${ws.id} in (select id from locked) and ${ws.id} in (select subscription_id from d)
       returning ${ws.id} as id)
     select d.id, d.subscription_id, d.attempt_count as attempt, d.subscription_id in (select id from s) as recovered from d`,
 );
