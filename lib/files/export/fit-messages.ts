@@ -132,7 +132,7 @@ export class MesgWriter<F extends string> {
   constructor(
     private readonly sink: ByteSink,
     kind: keyof typeof MESG,
-    readonly fields: readonly F[],
+    fields: readonly F[],
   ) {
     this.#mesgNum = MESG[kind];
     this.#local = LOCAL_MESG[kind];
