@@ -4,6 +4,7 @@ import path from "node:path";
 import postgres from "postgres";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
+import { postgresConnection } from "../../lib/db/postgres-url";
 import { REPO_ROOT } from "./paths";
 
 export type Sql = postgres.Sql;
@@ -15,8 +16,10 @@ export function databaseUrl(name = BENCH_DB): string {
   return `${PG_SERVER_URL}/${name}`;
 }
 
+/** A connection as the service opens one, libpq's socket forms included (lib/db/postgres-url.ts). */
 export function connect(url: string, max = 1): Sql {
-  return postgres(url, { max, onnotice: () => {}, connect_timeout: 5 });
+  const { url: pgUrl, options } = postgresConnection(url);
+  return postgres(pgUrl, { ...options, max, onnotice: () => {}, connect_timeout: 5 });
 }
 
 /** Creates the database when it is missing; with `fresh`, drops it first (closing its sessions). */
