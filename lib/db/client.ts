@@ -55,7 +55,8 @@ async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
  *   sends again (porsager/postgres#1208, #1154).
  * So a close the client did not ask for is reported as the error it is, first, and the
  * `close` event reaches postgres.js only after writes already scheduled have run (into the
- * destroyed socket, harmlessly), leaving the connection clean to reconnect. Writes scheduled
+ * destroyed socket, harmlessly), leaving the connection clean to reconnect; the closes read in
+ * one turn reach it together (`deferClose`). Writes scheduled
  * after the close can only be a still-running transaction's: its guard (`preparingStatements`)
  * stops those. (With TLS, postgres.js wraps this socket in its own and keeps its own behaviour.)
  */
@@ -73,9 +74,37 @@ function hardenedSocket() {
     // connection while the close was deferred (with true it assumes `error` already did).
     const on = socket.on.bind(socket);
     socket.on = ((event: string, listener: (...args: unknown[]) => void) =>
-      event === "close" ? on(event, () => setTimeout(() => listener(false), 0)) : on(event, listener)) as typeof socket.on;
+      event === "close" ? on(event, () => deferClose(() => listener(false))) : on(event, listener)) as typeof socket.on;
     return socket;
   };
+}
+
+/**
+ * The closes deferred so far, delivered together. An outage closes every connection at once,
+ * and the first failure it causes (a transaction's) must not surface while the pool still
+ * counts another closed connection as open: the caller's next statement would be handed to
+ * it and fail too. One timer delivers every close read before it, with no promise
+ * continuation running in between (each timer callback of its own is followed by one).
+ */
+let pendingCloses: (() => void)[] = [];
+
+function deferClose(deliver: () => void): void {
+  pendingCloses.push(deliver);
+  if (pendingCloses.length > 1) return;
+  setTimeout(() => {
+    const due = pendingCloses;
+    pendingCloses = [];
+    const thrown: unknown[] = [];
+    for (const close of due) {
+      try {
+        close();
+      } catch (err) {
+        thrown.push(err);
+      }
+    }
+    // Every close was delivered; what one listener threw is still thrown, as it would have been.
+    if (thrown.length > 0) throw thrown[0];
+  }, 0);
 }
 
 type PostgresJs = import("postgres").Sql;

@@ -198,6 +198,35 @@ describe("a connection lost inside a transaction", () => {
     });
   });
 
+  // Two connections at once: PGlite over the wire serves one session at a time.
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    "knows every connection the outage closed by the time the first failure surfaces: the next statement reconnects",
+    async () => {
+      // The transaction's connection opens first, so its close is read first; a second
+      // connection is idle in the pool beside it when the database goes.
+      let inside = () => {};
+      const began = new Promise<void>((resolve) => (inside = resolve));
+      const tx = handle.db.transaction(async (t) => {
+        await t.execute(sql`select 1`);
+        inside();
+        await new Promise(() => {});
+      });
+      await began;
+      expect(await handle.db.execute(sql`select 2 as two`)).toEqual([{ two: 2 }]);
+      // What the caller does first on hearing of the failure is to query again: that statement
+      // must go to a new connection, not to the idle one whose close was read but not yet processed.
+      const next = tx.then(
+        () => expect.unreachable("the transaction committed"),
+        () => {
+          proxy.restore();
+          return handle.db.execute(sql`select 3 as three`);
+        },
+      );
+      proxy.cut();
+      expect(await next).toEqual([{ three: 3 }]);
+    },
+  );
+
   it("throws nothing uncaught when a statement sent while the connection closes fails the callback", async () => {
     await expectNothingUncaught(async () => {
       const marker = `cut-${randomBytes(4).toString("hex")}`;
