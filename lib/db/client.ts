@@ -57,7 +57,8 @@ async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
  * `close` event reaches postgres.js only after writes already scheduled have run (into the
  * destroyed socket, harmlessly), leaving the connection clean to reconnect; the closes read in
  * one turn reach it together (`deferClose`). Writes scheduled after the close can only be a
- * still-running transaction's: its guard (`preparingStatements`) stops those. (With TLS, postgres.js wraps this socket in its own and keeps its own behaviour.)
+ * still-running transaction's: its guard (`preparingStatements`) stops those. (With TLS,
+ * postgres.js wraps this socket in its own and keeps its own behaviour.)
  */
 function hardenedSocket() {
   let next = 0;
