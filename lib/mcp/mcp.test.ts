@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Ajv } from "ajv";
 import type { Scope } from "../auth/scopes";
 import type { Db } from "../db/client";
-import { oauthClients, oauthGrants, oauthTokenFamilies } from "../db/schema";
+import { athleteProfiles, oauthClients, oauthGrants, oauthTokenFamilies, users } from "../db/schema";
 import { newId } from "../ids";
 import { inWriteCtx } from "../http/operation";
 import { issueAccessToken } from "../oauth/access-token";
@@ -139,11 +139,34 @@ describe("the MCP server", () => {
 
     // A coach reaches a member, through the same reach rules as /v1.
     const coachClient = await mcpClient(await api.pat(coach.id));
-    expect(await coachClient.callTool({ name: "list_team_athletes", arguments: {} })).toMatchObject({
-      structuredContent: { data: [{ athlete_id: athlete.id, name: "Ava", team_id: teamId, team_name: "Harriers" }] },
+    expect((await coachClient.callTool({ name: "list_team_athletes", arguments: {} })).structuredContent).toEqual({
+      data: [{ athlete_id: athlete.id, name: "Ava", team_id: teamId, team_name: "Harriers" }],
     });
     const theirs = await coachClient.callTool({ name: "list_activities", arguments: { athlete_id: athlete.id, limit: 50 } });
     expect(theirs.structuredContent).toEqual(await v1(pat, "/v1/athletes/me/activities?limit=50"));
+  });
+
+  it("lists a team past what it reads (1,000 members) as truncated, never silently short", async () => {
+    const coach = await api.person({ name: "Club coach" });
+    // 1,001 athletes written straight into the tables: signing each up would hash 1,001 passwords.
+    const athletes = Array.from({ length: 1_001 }, () => newId("ath"));
+    await db.insert(users).values(athletes.map((id) => ({ id, email: `${id}@example.test`, name: id, passwordHash: "unused" })));
+    await db.insert(athleteProfiles).values(athletes.map((userId) => ({ userId })));
+    const teamId = await api.team(coach.id, athletes, { name: "Big club" });
+    const client = await mcpClient(await api.pat(coach.id));
+    const { tools } = await client.listTools();
+    const validate = ajv.compile(tools.find((t) => t.name === "list_team_athletes")!.outputSchema!);
+
+    const result = await client.callTool({ name: "list_team_athletes", arguments: {} });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(validate(result.structuredContent), JSON.stringify(validate.errors)).toBe(true);
+    const { data, truncated } = result.structuredContent as { data: { athlete_id: string; team_id: string }[]; truncated?: boolean };
+    expect(truncated).toBe(true);
+    // Ten pages of 100 memberships, the coach's own among them.
+    expect(data.length).toBeGreaterThanOrEqual(999);
+    expect(data.length).toBeLessThan(athletes.length);
+    expect(new Set(data.map((d) => d.athlete_id)).size).toBe(data.length);
+    expect(data.every((d) => d.team_id === teamId && athletes.includes(d.athlete_id))).toBe(true);
   });
 
   it("answers a call the token's scopes do not allow with 403 insufficient_scope naming every scope to ask for", async () => {

@@ -142,31 +142,42 @@ const TOOLS: McpTool[] = [
   tool({
     name: "list_team_athletes",
     title: "Athletes I coach",
-    description: "Every athlete in the teams the athlete coaches or administers, with the team: their `athlete_id` may be passed to the other tools.",
+    description:
+      "Every athlete in the teams the athlete coaches or administers, with the team: their `athlete_id` may be passed to the other tools. At most 1,000 teams and 1,000 members of each are listed; `truncated` is true when there were more.",
     input: z.object({}),
     output: z
       .object({
         data: z.array(z.object({ athlete_id: z.string(), name: z.string().nullable(), team_id: z.string(), team_name: z.string() })),
+        truncated: z.literal(true).optional().meta({ description: "Present when more teams or members exist than were listed." }),
       }),
     scope: "teams.read",
     run: async (ctx) => {
       requireAthleteActor(ctx.actor);
       const self = ctx.actor.userId;
       const data: { athlete_id: string; name: string | null; team_id: string; team_name: string }[] = [];
-      for (let cursor: string | undefined, pages = 0; pages < MAX_PAGES; pages++) {
-        const teams = await listTeams({ ctx, query: { limit: 100, cursor } });
-        for (const team of teams.data) {
-          for (let mc: string | undefined, mp = 0; mp < MAX_PAGES; mp++) {
-            const members = await listTeamMembers({ ctx, teamId: team.id, query: { limit: 100, cursor: mc } });
-            for (const m of members.data) if (m.athlete_id !== self) data.push({ athlete_id: m.athlete_id, name: m.name, team_id: team.id, team_name: team.name });
-            if (!members.next_cursor) break;
-            mc = members.next_cursor;
-          }
+      // A list read to its page limit with a cursor still left was cut short: the answer says so.
+      let truncated = false;
+      const everyPage = async <T>(page: (cursor: string | undefined) => Promise<{ data: T[]; next_cursor: string | null }>, each: (item: T) => Promise<void> | void) => {
+        let cursor: string | undefined;
+        for (let pages = 0; pages < MAX_PAGES; pages++) {
+          const got = await page(cursor);
+          for (const item of got.data) await each(item);
+          if (!got.next_cursor) return;
+          cursor = got.next_cursor;
         }
-        if (!teams.next_cursor) break;
-        cursor = teams.next_cursor;
-      }
-      return { data };
+        truncated = true;
+      };
+      await everyPage(
+        (cursor) => listTeams({ ctx, query: { limit: 100, cursor } }),
+        (team) =>
+          everyPage(
+            (cursor) => listTeamMembers({ ctx, teamId: team.id, query: { limit: 100, cursor } }),
+            (m) => {
+              if (m.athlete_id !== self) data.push({ athlete_id: m.athlete_id, name: m.name, team_id: team.id, team_name: team.name });
+            },
+          ),
+      );
+      return truncated ? { data, truncated: true as const } : { data };
     },
   }),
 ];
