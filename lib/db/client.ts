@@ -94,16 +94,16 @@ function deferClose(deliver: () => void): void {
   setTimeout(() => {
     const due = pendingCloses;
     pendingCloses = [];
-    const thrown: unknown[] = [];
+    let failed: { err: unknown } | undefined;
     for (const close of due) {
       try {
         close();
       } catch (err) {
-        thrown.push(err);
+        failed ??= { err };
       }
     }
-    // Every close was delivered; what one listener threw is still thrown, as it would have been.
-    if (thrown.length > 0) throw thrown[0];
+    // Every close was delivered; what a listener threw is still thrown, as it would have been.
+    if (failed) throw failed.err;
   }, 0);
 }
 

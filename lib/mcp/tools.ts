@@ -57,6 +57,12 @@ function rootObject(schema: z.ZodType): z.ZodObject {
   return z.object((schema as z.ZodObject).shape);
 }
 
+/** `list_team_athletes`'s answer. */
+const TeamAthletes = z.object({
+  data: z.array(z.object({ athlete_id: z.string(), name: z.string().nullable(), team_id: z.string(), team_name: z.string() })),
+  truncated: z.literal(true).optional().meta({ description: "Present when more teams or members exist than were listed." }),
+});
+
 const TOOLS: McpTool[] = [
   tool({
     name: "get_profile",
@@ -145,16 +151,12 @@ const TOOLS: McpTool[] = [
     description:
       "Every athlete in the teams the athlete coaches or administers, with the team: their `athlete_id` may be passed to the other tools. At most 1,000 teams and 1,000 members of each are listed; `truncated` is true when there were more.",
     input: z.object({}),
-    output: z
-      .object({
-        data: z.array(z.object({ athlete_id: z.string(), name: z.string().nullable(), team_id: z.string(), team_name: z.string() })),
-        truncated: z.literal(true).optional().meta({ description: "Present when more teams or members exist than were listed." }),
-      }),
+    output: TeamAthletes,
     scope: "teams.read",
     run: async (ctx) => {
       requireAthleteActor(ctx.actor);
       const self = ctx.actor.userId;
-      const data: { athlete_id: string; name: string | null; team_id: string; team_name: string }[] = [];
+      const data: z.output<typeof TeamAthletes>["data"] = [];
       // A list read to its page limit with a cursor still left was cut short: the answer says so.
       let truncated = false;
       const everyPage = async <T>(page: (cursor: string | undefined) => Promise<{ data: T[]; next_cursor: string | null }>, each: (item: T) => Promise<void> | void) => {
