@@ -1,9 +1,12 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Ctx } from "../auth/actor";
 import { activities } from "../db/schema";
+import { batchedLookup } from "../db/batcher";
+import { perDatabase, type Db } from "../db/client";
 import { ApiError } from "../http/errors";
+import { rawJson, type RawJson } from "../http/raw-json";
 import { canReach, requireAthleteActor } from "../athletes/reach";
-import { toActivityWire } from "./to-wire";
+import { activityVersion, activityWireJsonOf } from "./kept-wire-json";
 
 /**
  * The one answer for an activity that does not exist or that the caller cannot reach (SPEC §7:
@@ -35,6 +38,30 @@ export async function findReachableActivity(ctx: Ctx, activityId: string, opts: 
   return locked;
 }
 
-export async function getActivity({ ctx, activityId }: { ctx: Ctx; activityId: string }) {
-  return toActivityWire(await findReachableActivity(ctx, activityId));
+/**
+ * An activity's owner and row version by id, looked up in batches (lib/db/batcher.ts) with a
+ * statement built once per database: concurrent reads of activities share one statement.
+ */
+const identities = perDatabase((db: Db) => {
+  const statement = db
+    .select({ id: activities.id, athleteId: activities.athleteId, version: activityVersion })
+    .from(activities)
+    .where(sql`${activities.id} in (select jsonb_array_elements_text(${sql.placeholder("ids")}::jsonb))`)
+    .prepare("activity_identities");
+  return batchedLookup((ids) => statement.execute({ ids }), (row) => row.id);
+});
+
+/**
+ * An activity the actor reaches, as its wire JSON. Read as a page of the list reads its rows:
+ * the owner and the row version first, then the JSON kept for that version, which PostgreSQL
+ * builds only when this process has not kept it (`activityWireJsonOf`), so reading an activity
+ * again costs one batched lookup and no mapping. Deleted between the two reads: 404.
+ */
+export async function getActivity({ ctx, activityId }: { ctx: Ctx; activityId: string }): Promise<RawJson> {
+  requireAthleteActor(ctx.actor);
+  const row = await identities(ctx.db)(activityId);
+  if (!row || !(await canReach(ctx.db, ctx.actor.userId, row.athleteId))) throw activityNotFound(activityId);
+  const [json] = await activityWireJsonOf(ctx.db, [row]);
+  if (json === undefined) throw activityNotFound(activityId);
+  return rawJson(json);
 }

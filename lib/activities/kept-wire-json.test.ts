@@ -22,6 +22,12 @@ async function names(token: string): Promise<string[]> {
   return ActivityList.parse(await res.json()).data.map((a) => a.name);
 }
 
+/** The activity as GET /v1/activities/{id} answers it, or its status when that is not 200. */
+async function fetched(token: string, id: string): Promise<string | number> {
+  const res = await api.call(token, "GET", `/v1/activities/${id}`);
+  return res.status === 200 ? Activity.parse(await res.json()).name : res.status;
+}
+
 async function versionOf(id: string): Promise<string> {
   const [row] = rowsOf<{ v: string }>(await (await api.db()).execute(sql`select xmin::text as v from activities where id = ${id}`));
   return row!.v;
@@ -40,6 +46,31 @@ describe("the activity JSON a list keeps", () => {
     expect(await names(token)).toEqual(["By hand"]);
     expect((await api.call(token, "DELETE", `/v1/activities/${id}`)).status).toBe(204);
     expect(await names(token)).toEqual([]);
+  });
+
+  it("is what GET /v1/activities/{id} answers too: never older than the row, for the owner and a coach, and 404 once deleted", async () => {
+    const ava = await api.person();
+    const coach = await api.person();
+    const stranger = await api.person();
+    await api.team(coach.id, [ava.id]);
+    const token = await api.pat(ava.id, ["activities.read", "activities.write"]);
+    const coachToken = await api.pat(coach.id, ["activities.read"]);
+    const strangerToken = await api.pat(stranger.id, ["activities.read"]);
+    const id = await record(token, "Before");
+    expect(await fetched(token, id)).toBe("Before");
+    expect(await fetched(coachToken, id)).toBe("Before");
+    expect(await fetched(strangerToken, id)).toBe(404);
+    // The single read and the list give the same bytes for the same row.
+    const single = await (await api.call(token, "GET", `/v1/activities/${id}`)).json();
+    const listed = ((await (await api.call(token, "GET", "/v1/athletes/me/activities")).json()) as { data: unknown[] }).data[0];
+    expect(single).toEqual(listed);
+    expect((await api.call(token, "PATCH", `/v1/activities/${id}`, { body: { name: "Renamed" } })).status).toBe(200);
+    expect(await fetched(token, id)).toBe("Renamed");
+    await (await api.db()).update(activities).set({ name: "By hand" }).where(eq(activities.id, id));
+    expect(await fetched(token, id)).toBe("By hand");
+    expect(await fetched(coachToken, id)).toBe("By hand");
+    expect((await api.call(token, "DELETE", `/v1/activities/${id}`)).status).toBe(204);
+    expect(await fetched(token, id)).toBe(404);
   });
 
   it("answers a version it has kept without building it again, and builds a version it has not seen", async () => {

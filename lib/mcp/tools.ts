@@ -97,7 +97,7 @@ const TOOLS: McpTool[] = [
       // One reach check for both: the laps of an activity already found reachable.
       const activity = await getActivity({ ctx, activityId: a.id });
       const laps = await readLaps(ctx.db, a.id);
-      return { ...Activity.parse(activity), laps: laps.map(toLapWire) };
+      return { ...Activity.parse(JSON.parse(activity.text)), laps: laps.map(toLapWire) };
     },
   }),
   tool({
