@@ -52,15 +52,24 @@ const identities = perDatabase((db: Db) => {
 });
 
 /**
+ * The id, owner and row version of an activity the actor reaches, for a read that needs no more
+ * of the row (its JSON, its laps); anything else is the same 404 as `findReachableActivity`'s.
+ */
+export async function reachableActivityIdentity(ctx: Ctx, activityId: string): Promise<{ id: string; athleteId: string; version: string }> {
+  requireAthleteActor(ctx.actor);
+  const row = await identities(ctx.db)(activityId);
+  if (!row || !(await canReach(ctx.db, ctx.actor.userId, row.athleteId))) throw activityNotFound(activityId);
+  return row;
+}
+
+/**
  * An activity the actor reaches, as its wire JSON. Read as a page of the list reads its rows:
  * the owner and the row version first, then the JSON kept for that version, which PostgreSQL
  * builds only when this process has not kept it (`activityWireJsonOf`), so reading an activity
  * again costs one batched lookup and no mapping. Deleted between the two reads: 404.
  */
 export async function getActivity({ ctx, activityId }: { ctx: Ctx; activityId: string }): Promise<RawJson> {
-  requireAthleteActor(ctx.actor);
-  const row = await identities(ctx.db)(activityId);
-  if (!row || !(await canReach(ctx.db, ctx.actor.userId, row.athleteId))) throw activityNotFound(activityId);
+  const row = await reachableActivityIdentity(ctx, activityId);
   const [json] = await activityWireJsonOf(ctx.db, [row]);
   if (json === undefined) throw activityNotFound(activityId);
   return rawJson(json);

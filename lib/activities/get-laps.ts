@@ -4,7 +4,7 @@ import type { Ctx } from "../auth/actor";
 import type { Db } from "../db/client";
 import { activityLaps } from "../db/schema";
 import type { Lap, LapList } from "./file-schemas";
-import { findReachableActivity } from "./get-activity";
+import { reachableActivityIdentity } from "./get-activity";
 
 export function toLapWire(row: typeof activityLaps.$inferSelect): z.input<typeof Lap> {
   return {
@@ -29,6 +29,6 @@ export function readLaps(db: Db, activityId: string) {
 
 /** The laps of an activity the actor reaches (CONTRACT §11), in order; one recorded by hand has none. */
 export async function getLaps({ ctx, activityId }: { ctx: Ctx; activityId: string }): Promise<z.input<typeof LapList>> {
-  await findReachableActivity(ctx, activityId);
+  await reachableActivityIdentity(ctx, activityId);
   return { data: (await readLaps(ctx.db, activityId)).map(toLapWire) };
 }
