@@ -55,7 +55,7 @@ const identities = perDatabase((db: Db) => {
  * The id, owner and row version of an activity the actor reaches, for a read that needs no more
  * of the row (its JSON, its laps); anything else is the same 404 as `findReachableActivity`'s.
  */
-export async function reachableActivityIdentity(ctx: Ctx, activityId: string): Promise<{ id: string; athleteId: string; version: string }> {
+export async function reachableActivityIdentity(ctx: Ctx, activityId: string) {
   requireAthleteActor(ctx.actor);
   const row = await identities(ctx.db)(activityId);
   if (!row || !(await canReach(ctx.db, ctx.actor.userId, row.athleteId))) throw activityNotFound(activityId);
