@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Cursor, Instant, Limit, LocalDate, LocalDateTime, listOf } from "../http/schemas";
+import { dateRangeListQuery, Instant, LocalDateTime, listOf } from "../http/schemas";
 
 export const SPORT_TYPES = [
   "run", "trail_run", "ride", "virtual_ride", "swim", "walk", "hike", "row", "ski", "strength", "yoga", "other",
@@ -108,18 +108,8 @@ export const UpdateActivityInput = z
   .superRefine(checkPairsSent)
   .meta({ id: "UpdateActivity" });
 
-export const ListActivitiesQuery = z
-  .object({
-    start: LocalDate.optional().meta({ description: "First local date included (the athlete's timezone)." }),
-    end: LocalDate.optional().meta({ description: "Local date at which the range ends, excluded." }),
-    sport_type: SportType.optional(),
-    limit: Limit,
-    cursor: Cursor,
-  })
-  .refine((q) => !q.start || !q.end || q.end >= q.start, {
-    message: "end must not be before start",
-    path: ["end"],
-    params: { code: "invalid_parameter_combination" },
-  });
+export const ListActivitiesQuery = dateRangeListQuery("First local date included (the athlete's timezone).", {
+  sport_type: SportType.optional(),
+});
 
 export const ActivityList = listOf(Activity, "ActivityList");

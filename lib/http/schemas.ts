@@ -53,6 +53,30 @@ export const Cursor = z
   .optional()
   .meta({ description: "The `next_cursor` of the previous page.", maxLength: 500 });
 
+/**
+ * The query of a list over a range of local dates, `[start, end)`, a page at a time, with the
+ * list's own `filters` between the range and the page: `end` before `start` is
+ * `invalid_parameter_combination`. One definition for every such list (activities, metrics).
+ */
+export function dateRangeListQuery<T extends z.ZodRawShape>(startDescription: string, filters: T) {
+  return z
+    .object({
+      start: LocalDate.optional().meta({ description: startDescription }),
+      end: LocalDate.optional().meta({ description: "Local date at which the range ends, excluded." }),
+      ...filters,
+      limit: Limit,
+      cursor: Cursor,
+    })
+    .refine(
+      (q) => {
+        // TypeScript cannot see `start` and `end` through the spread of a generic shape: they are the two above.
+        const { start, end } = q as { start?: string; end?: string };
+        return !start || !end || end >= start;
+      },
+      { message: "end must not be before start", path: ["end"], params: { code: "invalid_parameter_combination" } },
+    );
+}
+
 export function listOf<T extends z.ZodType>(item: T, id: string) {
   return z
     .object({

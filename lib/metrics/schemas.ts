@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Cursor, Instant, Limit, LocalDate, LocalDateTime, listOf } from "../http/schemas";
+import { dateRangeListQuery, Instant, LocalDateTime, listOf } from "../http/schemas";
 
 export const METRIC_TYPES = ["body_mass_kg", "resting_heart_rate_hz", "heart_rate_variability_s", "sleep_duration_s"] as const;
 export const MetricType = z.enum(METRIC_TYPES).meta({ id: "MetricType" });
@@ -34,18 +34,6 @@ export const CreateMetricInput = z
   })
   .meta({ id: "CreateMetric" });
 
-export const ListMetricsQuery = z
-  .object({
-    start: LocalDate.optional().meta({ description: "First local date included." }),
-    end: LocalDate.optional().meta({ description: "Local date at which the range ends, excluded." }),
-    type: MetricType.optional(),
-    limit: Limit,
-    cursor: Cursor,
-  })
-  .refine((q) => !q.start || !q.end || q.end >= q.start, {
-    message: "end must not be before start",
-    path: ["end"],
-    params: { code: "invalid_parameter_combination" },
-  });
+export const ListMetricsQuery = dateRangeListQuery("First local date included.", { type: MetricType.optional() });
 
 export const MetricList = listOf(Metric, "MetricList");
