@@ -4,7 +4,7 @@ import type { Ctx } from "../auth/actor";
 import { requireAthleteActor, resolveReachableAthlete } from "../athletes/reach";
 import { activities, athleteProfiles } from "../db/schema";
 import { ApiError } from "../http/errors";
-import { LocalDate } from "../http/schemas";
+import { endNotBeforeStart, LocalDate } from "../http/schemas";
 import { addDays, localToday, mondayOf } from "../time/local";
 import { SportType } from "./schemas";
 
@@ -14,12 +14,8 @@ export const SummaryQuery = z
     end: LocalDate.optional().meta({ description: "Local date at which the range ends, excluded. Default: tomorrow, so today is included." }),
     group_by: z.enum(["week", "month"]).default("week").meta({ description: "`week` (weeks start on Monday) or `month`." }),
   })
-  // As the lists have it (CONTRACT §5): `end` before `start` is refused; the same date is an empty range.
-  .refine((q) => !q.start || !q.end || q.end >= q.start, {
-    message: "end must not be before start",
-    path: ["end"],
-    params: { code: "invalid_parameter_combination" },
-  });
+  // As the lists have it.
+  .refine(...endNotBeforeStart);
 
 export const TrainingSummary = z
   .object({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isValidLocalDate, isValidLocalDateTime } from "../time/local";
+import type { ProblemCode } from "./errors";
 
 export const LocalDate = z
   .string()
@@ -53,12 +54,25 @@ export const Cursor = z
   .optional()
   .meta({ description: "The `next_cursor` of the previous page.", maxLength: 500 });
 
+/** A range of local dates, `[start, end)`, either end optional. */
+type DateRange = { start?: string; end?: string };
+
 /**
- * The query of a list over a range of local dates, `[start, end)`, a page at a time, with the
- * list's own `filters` between the range and the page: `end` before `start` is
- * `invalid_parameter_combination`. One definition for every such list (activities, metrics).
+ * The rule of every query over a range of local dates (CONTRACT §5): `end` before `start` is
+ * `invalid_parameter_combination`; the same date is an empty range. `.refine(...endNotBeforeStart)`.
+ */
+export const endNotBeforeStart: [(q: DateRange) => boolean, { message: string; path: string[]; params: { code: ProblemCode } }] = [
+  (q) => !q.start || !q.end || q.end >= q.start,
+  { message: "end must not be before start", path: ["end"], params: { code: "invalid_parameter_combination" } },
+];
+
+/**
+ * The query of a list over a range of local dates, a page at a time, with the list's own
+ * `filters` between the range and the page. One definition for every such list (activities,
+ * metrics).
  */
 export function dateRangeListQuery<T extends z.ZodRawShape>(startDescription: string, filters: T) {
+  const [check, error] = endNotBeforeStart;
   return z
     .object({
       start: LocalDate.optional().meta({ description: startDescription }),
@@ -67,14 +81,8 @@ export function dateRangeListQuery<T extends z.ZodRawShape>(startDescription: st
       limit: Limit,
       cursor: Cursor,
     })
-    .refine(
-      (q) => {
-        // TypeScript cannot see `start` and `end` through the spread of a generic shape: they are the two above.
-        const { start, end } = q as { start?: string; end?: string };
-        return !start || !end || end >= start;
-      },
-      { message: "end must not be before start", path: ["end"], params: { code: "invalid_parameter_combination" } },
-    );
+    // TypeScript cannot see `start` and `end` through the spread of a generic shape: they are the two above.
+    .refine((q) => check(q as DateRange), error);
 }
 
 export function listOf<T extends z.ZodType>(item: T, id: string) {
