@@ -50,12 +50,10 @@ export function prepareUpload(file: ReceivedFile | undefined): PreparedUpload {
   }
   if (!inspected.ok) {
     if (inspected.reason === "too_large") {
-      throw new ApiError("payload_too_large", `Files are limited to ${MAX_UPLOAD_BYTES} bytes (25 MiB), decompressed too: ${inspected.detail}`);
+      throw new ApiError("payload_too_large", `${inspected.detail} Files are limited to ${MAX_UPLOAD_BYTES} bytes (25 MiB), decompressed too.`);
     }
-    throw new ApiError(
-      "unsupported_file_type",
-      `The file is not one this service reads (FIT, GPX or TCX, each optionally gzip-compressed): ${inspected.detail}`,
-    );
+    // The inspection's own words name the kinds this service reads.
+    throw new ApiError("unsupported_file_type", inspected.detail);
   }
   return {
     kind: inspected.kind,

@@ -332,7 +332,8 @@ describe("POST /v1/athletes/me/uploads", () => {
     for (const bytes of [Buffer.from("\x89PNG\r\n\x1a\n not an activity"), Buffer.from("<?xml version='1.0'?><kml></kml>"), Buffer.from("")]) {
       const res = await post(a.token, form([{ name: "file", file: bytes, fileName: "run.fit" }]));
       expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ code: "unsupported_file_type" });
+      // The detail says what is wrong once, in words a person reads on the upload page.
+      expect(await res.json()).toMatchObject({ code: "unsupported_file_type", detail: "The file is not a FIT, GPX or TCX file (optionally gzip-compressed)." });
     }
     expect(await countRows(uploads)).toBe(before);
   });
@@ -375,7 +376,10 @@ describe("POST /v1/athletes/me/uploads", () => {
     expect(bomb.byteLength).toBeLessThan(1024 * 1024);
     const res2 = await post(a.token, form([{ name: "file", file: bomb, fileName: "bomb.gpx.gz" }]));
     expect(res2.status).toBe(413);
-    expect(await res2.json()).toMatchObject({ code: "payload_too_large" });
+    expect(await res2.json()).toMatchObject({
+      code: "payload_too_large",
+      detail: "The file is larger than 25 MiB once decompressed. Files are limited to 26214400 bytes (25 MiB), decompressed too.",
+    });
     expect(await countRows(uploads)).toBe(before);
   });
 
