@@ -30,6 +30,37 @@ describe("parseWith", () => {
     expect(parseWith(Body, { name: "🏃‍♀️ Løp \u202e" }, "body")).toEqual({ name: "🏃‍♀️ Løp \u202e" });
   });
 
+  it("says a missing member is required, and keeps the schema's words for a wrong one", () => {
+    const Input = z.object({
+      name: z.string(),
+      count: z.number(),
+      kind: z.enum(["a", "b"]),
+      days: z.union([z.literal(7), z.literal(30)]).nullable(),
+      nested: z.object({ id: z.string() }),
+      note: z.string().optional(),
+    });
+    const refused = (input: unknown): ApiError => {
+      try {
+        parseWith(Input, input, "body");
+      } catch (err) {
+        if (err instanceof ApiError) return err;
+      }
+      throw new Error("accepted");
+    };
+    expect(refused({ nested: {} }).errors).toEqual(
+      ["name", "count", "kind", "days", "nested.id"].map((field) => ({ field, code: expect.any(String), detail: "is required" })),
+    );
+    const wrong = refused({ name: 1, count: "2", kind: "c", days: 8, nested: { id: null } });
+    expect(wrong.errors?.map((e) => e.detail)).toEqual([
+      "Invalid input: expected string, received number",
+      "Invalid input: expected number, received string",
+      'Invalid option: expected one of "a"|"b"',
+      "Invalid input",
+      "Invalid input: expected string, received null",
+    ]);
+    expect(wrong.errors?.some((e) => e.detail === "is required")).toBe(false);
+  });
+
   it("walks any nesting the JSON parser accepted without running out of stack", () => {
     const deep = JSON.parse("[".repeat(100_000) + "]".repeat(100_000)) as unknown;
     expect(refusal(deep).code).toBe("invalid_request");

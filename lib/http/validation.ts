@@ -65,6 +65,15 @@ export function unstorableText(input: unknown): string[] {
   return bad;
 }
 
+/**
+ * The words for a member the input lacks: "is required", where zod's own say "Invalid input:
+ * expected string, received undefined". JSON has no `undefined`, so an issue whose input is
+ * undefined is a missing member (or query parameter). A schema's own message comes first; any
+ * other issue keeps zod's words (undefined falls through to them).
+ */
+const missingIsRequired = (issue: { code: string; input?: unknown }): string | undefined =>
+  issue.input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union" || issue.code === "invalid_value") ? "is required" : undefined;
+
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where: "body" | "query" | "path"): z.output<S> {
   const unstorable = unstorableText(input);
   if (unstorable.length) {
@@ -75,7 +84,7 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where:
     }));
     throw new ApiError("invalid_request", `The ${where === "body" ? "request body" : `${where} parameters`} contain text that is not valid: ${errors.map((e) => e.field).join(", ")}`, { errors });
   }
-  const r = schema.safeParse(input);
+  const r = schema.safeParse(input, { error: missingIsRequired });
   if (!r.success) throw validationError(r.error, where);
   return r.data;
 }
