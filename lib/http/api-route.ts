@@ -18,7 +18,7 @@ import { isDatabaseUnavailable } from "./db-errors";
 import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWindow } from "./rate-limit";
 import { readJsonBody } from "./body";
 import { isRawJson } from "./raw-json";
-import { parseWith } from "./validation";
+import { parseQuery, parseWith } from "./validation";
 import { requestStarted, requestsFirst, type Answering } from "./requests-first";
 import { readMultipartForm, type ReceivedFile } from "../uploads/multipart";
 import { allowAnyOrigin, anyOriginAnswer, preflightFields } from "./cors";
@@ -200,7 +200,7 @@ export async function parseRequest<P extends z.ZodType, Q extends z.ZodType, B e
   const rawParams = (await routeCtx.params) ?? {};
   // An operation without a schema for a part never reads it: `undefined` stands for `never`.
   const params = (io.params ? parseWith(io.params, rawParams, "path") : undefined) as z.output<P>;
-  const query = (io.query ? parseWith(io.query, Object.fromEntries(url.searchParams), "query") : undefined) as z.output<Q>;
+  const query = (io.query ? parseQuery(io.query, url.searchParams) : undefined) as z.output<Q>;
   const { body, file, release } = await parseBody(io, req, answering);
   return { params, query, body: body as z.output<B>, file, rawParams, req, url, release };
 }

@@ -143,6 +143,15 @@ describe("400: malformed requests", () => {
     ]);
   });
 
+  it("invalid_request naming a query parameter given more than once, rather than answering for its last value", async () => {
+    const { token } = await writer();
+    const res = await api.call(token, "GET", "/v1/athletes/me/activities?sport_type=run&limit=5&sport_type=ride");
+    const body = await expectProblem(res, 400, "invalid_request");
+    expect(body.errors).toEqual([expect.objectContaining({ field: "sport_type", code: "invalid_request", detail: expect.stringMatching(/more than once/) })]);
+    // The same parameters each given once are answered.
+    expect((await api.call(token, "GET", "/v1/athletes/me/activities?sport_type=ride&limit=5")).status).toBe(200);
+  });
+
   it("invalid_date alone for a date that is not one, whatever the other end of the range (no end-before-start as well)", async () => {
     const { token } = await writer();
     for (const path of ["/v1/athletes/me/activities?start=2026-1-5&end=2026-01-10", "/v1/athletes/me/metrics?start=2026-02-30&end=2026-02-01"]) {

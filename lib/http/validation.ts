@@ -88,3 +88,24 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where:
   if (!r.success) throw validationError(r.error, where);
   return r.data;
 }
+
+/**
+ * The query string parsed by the route's schema. Each parameter takes one value: one given more
+ * than once (`?sport_type=run&sport_type=ride`) is refused, naming it, where reading it as an
+ * object would quietly keep the last value and answer as if the others had not been sent (a
+ * multipart form's repeated field is refused the same way). Lists are one comma-separated value.
+ */
+export function parseQuery<S extends z.ZodType>(schema: S, searchParams: URLSearchParams): z.output<S> {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const name of searchParams.keys()) (seen.has(name) ? repeated : seen).add(name);
+  if (repeated.size) {
+    const errors: FieldError[] = [...repeated].slice(0, 20).map((name) => ({
+      field: name.replace(/[^\x20-\x7e]/g, "?"),
+      code: "invalid_request",
+      detail: "is given more than once; each query parameter takes one value (a list is one comma-separated value)",
+    }));
+    throw new ApiError("invalid_request", `The query parameters are invalid: ${errors.map((e) => `${e.field}: is given more than once`).join("; ")}`, { errors });
+  }
+  return parseWith(schema, Object.fromEntries(searchParams), "query");
+}
