@@ -150,8 +150,10 @@ describe("errors shown on a page, never redirected", () => {
   it("a repeated client_id or redirect_uri is an error page, since which one to trust is unknown (RFC 6749 §3.1)", async () => {
     const person = await api.person();
     for (const name of ["client_id", "redirect_uri"]) {
-      expect(await prepareAuthorization(db, await request(trainingLog), [name], person.id)).toMatchObject({ kind: "error_page" });
+      expect(await prepareAuthorization(db, await request(trainingLog), [name], person.id)).toMatchObject({ kind: "error_page", message: expect.stringMatching(`${name} was sent more than once`) });
     }
+    // A link without any client_id says so, rather than naming an app that is not registered.
+    expect(await prepareAuthorization(db, await request(trainingLog, { client_id: undefined }), [], person.id)).toMatchObject({ kind: "error_page", message: expect.stringMatching(/has no client_id/) });
   });
 
   it("other errors in the same request do not make an unsafe request redirect", async () => {

@@ -82,7 +82,15 @@ export async function validateAuthorizationRequest(
     if (!(err instanceof ClientMetadataError)) throw err;
     return { ok: false, step: { kind: "error_page", message: `This link names an app by its metadata document at ${params.client_id}, which cannot be used: ${err.message}.` } };
   }
-  if (!client) return { ok: false, step: { kind: "error_page", message: "This link names an app that is not registered here." } };
+  if (!client) {
+    // Each says what is wrong with the link: a developer reads it to fix theirs.
+    const message = !params.client_id
+      ? "This link does not name an app: it has no client_id."
+      : repeated.includes("client_id")
+        ? "This link names its app more than once: client_id was sent more than once."
+        : "This link names an app that is not registered here.";
+    return { ok: false, step: { kind: "error_page", message } };
+  }
   let redirectUri: string;
   try {
     if (repeated.includes("redirect_uri")) throw new UnsafeToRedirect("redirect_uri was sent more than once.");
