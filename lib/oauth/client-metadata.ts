@@ -39,12 +39,17 @@ function isLoopbackHttp(u: URL): boolean {
 
 /**
  * Where a client the service has not reviewed may be sent back (metadata documents and RFC 7591
- * registrations alike): an https:// URL, or http:// on loopback (127.0.0.1, [::1], localhost).
+ * registrations alike): an https:// URL, or http:// on loopback (127.0.0.1, [::1], localhost),
+ * without a fragment. Null when `uri` is one; else why not, in words that follow the URI.
  */
-export function isUnreviewedRedirectUri(uri: unknown): boolean {
-  if (typeof uri !== "string" || uri.length > 2000 || !URL.canParse(uri)) return false;
-  const u = new URL(uri);
-  return !u.hash && (u.protocol === "https:" || isLoopbackHttp(u));
+export function unreviewedRedirectUriFault(uri: unknown): string | null {
+  if (typeof uri !== "string") return "is not text";
+  if (uri.length > 2000) return "is longer than 2000 characters";
+  const u = URL.parse(uri);
+  if (!u || !(u.protocol === "https:" || isLoopbackHttp(u))) return "is not an https:// URL or an http:// loopback URL (127.0.0.1, [::1], localhost)";
+  // RFC 6749 §3.1.2: the endpoint URI MUST NOT include a fragment component.
+  if (u.hash || uri.includes("#")) return "has a fragment (#…), which a redirect URI must not have";
+  return null;
 }
 
 /** Whether a client_id names a metadata document: an https URL with a path (http on loopback where private networks are allowed). */
@@ -101,9 +106,8 @@ export function parseMetadataDocument(url: string, text: string): Document {
   const uris = d.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10) throw new ClientMetadataError("it has no redirect_uris (1 to 10 URLs)");
   for (const uri of uris) {
-    if (!isUnreviewedRedirectUri(uri)) {
-      throw new ClientMetadataError(`its redirect URI ${JSON.stringify(String(uri)).slice(0, 200)} is not an https:// URL or an http:// loopback URL`);
-    }
+    const fault = unreviewedRedirectUriFault(uri);
+    if (fault) throw new ClientMetadataError(`its redirect URI ${JSON.stringify(String(uri)).slice(0, 200)} ${fault}`);
   }
   const https = (v: unknown) => (typeof v === "string" && v.length <= 2000 && /^https:\/\//.test(v) && URL.canParse(v) ? v : null);
   const kept: Document = { client_name: d.client_name.trim(), redirect_uris: uris as string[], logo_uri: https(d.logo_uri), client_uri: https(d.client_uri) };

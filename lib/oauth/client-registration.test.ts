@@ -229,6 +229,9 @@ describe("dynamic client registration (RFC 7591)", () => {
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: string }).error).toBe("invalid_redirect_uri");
     }
+    // An https URI with a fragment is refused for the fragment (RFC 6749 §3.1.2), and says so.
+    const fragment = await register({ client_name: "X", redirect_uris: ["https://x.example/cb#done"] });
+    expect(await fragment.json()).toMatchObject({ error: "invalid_redirect_uri", error_description: expect.stringMatching(/has a fragment/) });
     const credentials = await register({ redirect_uris: ["https://x.example/cb"], grant_types: ["client_credentials"] });
     expect(((await credentials.json()) as { error: string }).error).toBe("invalid_client_metadata");
   });

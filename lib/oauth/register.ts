@@ -8,7 +8,7 @@ import { isDatabaseUnavailable } from "../http/db-errors";
 import { errorText, log } from "../log";
 import { oauthClients, oauthGrants } from "../db/schema";
 import { addToCounters } from "../http/rate-limit";
-import { isUnreviewedRedirectUri } from "./client-metadata";
+import { unreviewedRedirectUriFault } from "./client-metadata";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { knownLengthJson } from "../http/known-length";
 import { unstorableText } from "../http/validation";
@@ -58,9 +58,8 @@ export function checkRegistration(body: unknown): KeptMetadata {
   if (!Array.isArray(uris) || uris.length === 0) throw bad("invalid_redirect_uri", "redirect_uris is required: at least one https:// or http:// loopback URL.");
   if (uris.length > MAX_REDIRECT_URIS) throw bad("invalid_redirect_uri", `At most ${MAX_REDIRECT_URIS} redirect URIs.`);
   for (const uri of uris) {
-    if (!isUnreviewedRedirectUri(uri)) {
-      throw bad("invalid_redirect_uri", `${JSON.stringify(String(uri)).slice(0, 200)} is not an https:// URL or an http:// loopback URL (127.0.0.1, [::1], localhost).`);
-    }
+    const fault = unreviewedRedirectUriFault(uri);
+    if (fault) throw bad("invalid_redirect_uri", `${JSON.stringify(String(uri)).slice(0, 200)} ${fault}.`);
   }
   const name = m.client_name === undefined ? undefined : m.client_name;
   if (name !== undefined && (typeof name !== "string" || !name.trim() || name.length > 100)) throw bad("invalid_client_metadata", "client_name must be text of 1 to 100 characters.");
