@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Ctx } from "../auth/actor";
-import { canReach, requireAthleteActor } from "../athletes/reach";
+import { requireAthleteActor } from "../athletes/reach";
 import { activities, activityStreams, athleteProfiles } from "../db/schema";
 import { readUploadedFile } from "../uploads/read-uploaded-file";
 import { exportStoredOffThread } from "../files/worker/pool";
@@ -12,7 +12,7 @@ import { readLaps } from "./get-laps";
 import { EXPORT_CONTENT_TYPES } from "./operations";
 import type { SportType } from "./schemas";
 import type { z } from "zod";
-import { activityNotFound } from "./get-activity";
+import { reachedActivity } from "./get-activity";
 
 type Format = (typeof EXPORT_FORMATS)[number];
 
@@ -44,7 +44,7 @@ export function exportFileName(name: string, startLocal: string, extension: stri
  */
 export async function exportActivity({ ctx, activityId, format }: { ctx: Ctx; activityId: string; format: Format }): Promise<FileBody> {
   requireAthleteActor(ctx.actor);
-  const [activity] = await ctx.db
+  const [found] = await ctx.db
     .select({
       athleteId: activities.athleteId,
       uploadId: activities.uploadId,
@@ -72,9 +72,7 @@ export async function exportActivity({ ctx, activityId, format }: { ctx: Ctx; ac
     .innerJoin(athleteProfiles, eq(athleteProfiles.userId, activities.athleteId))
     .where(eq(activities.id, activityId))
     .limit(1);
-  if (!activity || !(await canReach(ctx.db, ctx.actor.userId, activity.athleteId))) {
-    throw activityNotFound(activityId);
-  }
+  const activity = await reachedActivity(ctx, activityId, found);
   const noFile = new ApiError("not_found", `Activity ${activityId} was recorded by hand: it has no file to export.`);
   if (!activity.uploadId) throw noFile;
 

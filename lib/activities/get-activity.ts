@@ -18,6 +18,17 @@ export function activityNotFound(activityId: string): ApiError {
 }
 
 /**
+ * The one reach rule for an activity read by id: `row` (its owner, as read) when the actor
+ * reaches that athlete (SPEC §5.5), else the same 404 as an id that does not exist (SPEC §7),
+ * so ids cannot be probed. Every read of an activity by id goes through it.
+ */
+export async function reachedActivity<R extends { athleteId: string }>(ctx: Ctx, activityId: string, row: R | undefined): Promise<R> {
+  requireAthleteActor(ctx.actor);
+  if (!row || !(await canReach(ctx.db, ctx.actor.userId, row.athleteId))) throw activityNotFound(activityId);
+  return row;
+}
+
+/**
  * An activity the actor reaches; anything else is the same 404 (SPEC §7). `forUpdate` then locks
  * the row for the rest of the caller's transaction: a write that decides from the stored values
  * then changes the row it read, and a concurrent write waits for it and reads the row again. The
@@ -27,10 +38,7 @@ export function activityNotFound(activityId: string): ApiError {
 export async function findReachableActivity(ctx: Ctx, activityId: string, opts: { forUpdate?: boolean } = {}) {
   requireAthleteActor(ctx.actor);
   const q = ctx.db.select().from(activities).where(eq(activities.id, activityId)).limit(1);
-  const [row] = await q;
-  if (!row || !(await canReach(ctx.db, ctx.actor.userId, row.athleteId))) {
-    throw activityNotFound(activityId);
-  }
+  const row = await reachedActivity(ctx, activityId, (await q)[0]);
   if (!opts.forUpdate) return row;
   // Read again under the lock: a change committed meanwhile is what this write decides from.
   const [locked] = await q.for("update");
@@ -58,9 +66,7 @@ const identities = perDatabase((db: Db) => {
  */
 export async function reachableActivityIdentity(ctx: Ctx, activityId: string) {
   requireAthleteActor(ctx.actor);
-  const row = await identities(ctx.db)(activityId);
-  if (!row || !(await canReach(ctx.db, ctx.actor.userId, row.athleteId))) throw activityNotFound(activityId);
-  return row;
+  return reachedActivity(ctx, activityId, await identities(ctx.db)(activityId));
 }
 
 /**

@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
 import { hasScope, requireScopes } from "../auth/require-scope";
-import { canReach, requireAthleteActor } from "../athletes/reach";
+import { requireAthleteActor } from "../athletes/reach";
 import { batchedLookup } from "../db/batcher";
 import { perDatabase, type Db } from "../db/client";
 import { activities, activityStreams } from "../db/schema";
@@ -10,7 +10,7 @@ import { cachedStreamsAnswer, streamsJsonBytesFromStored } from "../files/stream
 import { STREAM_KEYS, type StreamKey } from "../files/types";
 import { rawJson, rawJsonBytes, type RawJson } from "../http/raw-json";
 import type { StreamsQuery } from "./file-schemas";
-import { activityNotFound } from "./get-activity";
+import { activityNotFound, reachedActivity } from "./get-activity";
 
 /**
  * The path's two queries, built once per database (drizzle would otherwise write their SQL again
@@ -67,10 +67,7 @@ export async function getStreams({
   // opened again, a client polling) is answered from the answers kept in
   // lib/files/streams-json.ts without reading the row's bytes. The length comes from the TOAST
   // pointer; the value's own last bytes would have meant decompressing all of it.
-  const row = await streamsQueries(ctx.db).identity(activityId);
-  if (!row || !(await canReach(ctx.db, ctx.actor.userId, row.athleteId))) {
-    throw activityNotFound(activityId);
-  }
+  const row = await reachedActivity(ctx, activityId, await streamsQueries(ctx.db).identity(activityId));
   const resolution = query.resolution;
   if (row.length === null || row.version === null) {
     return rawJson(JSON.stringify({ activity_id: activityId, resolution, original_size: 0, size: 0, streams: {} }));
