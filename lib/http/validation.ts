@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { ApiError, isProblemCode, type FieldError, type ProblemCode } from "./errors";
 
 /** Maps zod issues to CONTRACT §3's field errors and picks the problem's code. */
-export function validationError(error: z.ZodError, where: "body" | "query" | "path"): ApiError {
+export function validationError(error: z.ZodError, where: "body" | "query" | "path" | "arguments"): ApiError {
   const errors: FieldError[] = error.issues.flatMap((issue) => {
     // An unknown member is its own bad field: name it, not the object that holds it.
     if (issue.code === "unrecognized_keys") {
@@ -25,7 +25,8 @@ export function validationError(error: z.ZodError, where: "body" | "query" | "pa
   const codes = new Set(errors.map((e) => e.code));
   const code: ProblemCode = codes.size === 1 ? errors[0]!.code : "invalid_request";
   const summary = errors.map((e) => `${e.field}: ${e.detail}`).join("; ");
-  return new ApiError(code, `${where === "body" ? "The request body is invalid" : `The ${where} parameters are invalid`}: ${summary}`, {
+  const what = where === "body" ? "The request body is" : where === "arguments" ? "The arguments are" : `The ${where} parameters are`;
+  return new ApiError(code, `${what} invalid: ${summary}`, {
     errors,
   });
 }
@@ -69,9 +70,10 @@ export function unstorableText(input: unknown): string[] {
  * The words for a member the input lacks: "is required", where zod's own say "Invalid input:
  * expected string, received undefined". JSON has no `undefined`, so an issue whose input is
  * undefined is a missing member (or query parameter). A schema's own message comes first; any
- * other issue keeps zod's words (undefined falls through to them).
+ * other issue keeps zod's words (undefined falls through to them). /mcp's tool arguments are
+ * read with it too, so a tool error says what /v1 says of the same input.
  */
-const missingIsRequired = (issue: { code: string; input?: unknown }): string | undefined =>
+export const missingIsRequired = (issue: { code: string; input?: unknown }): string | undefined =>
   issue.input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union" || issue.code === "invalid_value") ? "is required" : undefined;
 
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where: "body" | "query" | "path"): z.output<S> {

@@ -25,7 +25,7 @@ import { dropRestAfterAnswer, readJsonBody } from "../http/body";
 import { isRawJson } from "../http/raw-json";
 import { requestStarted } from "../http/requests-first";
 import { ApiError } from "../http/errors";
-import { unstorableText } from "../http/validation";
+import { missingIsRequired, unstorableText, validationError } from "../http/validation";
 import type { RateLimitResult } from "../http/rate-limit";
 import { errorText, log } from "../log";
 import { resourceMetadataUrl } from "../oauth/resources";
@@ -54,7 +54,7 @@ function toolCallOf(message: unknown): ToolCall | undefined {
   if (m?.method !== "tools/call") return undefined;
   const tool = MCP_TOOLS.find((t) => t.name === m.params?.name);
   const raw = m.params?.arguments ?? {};
-  return tool && { tool, args: tool.input.safeParse(raw), unstorable: unstorableText(raw) };
+  return tool && { tool, args: tool.input.safeParse(raw, { error: missingIsRequired }), unstorable: unstorableText(raw) };
 }
 
 /**
@@ -182,8 +182,8 @@ const mediaType = (header: string | null) => header?.split(";")[0]!.trim().toLow
  * hold both to the schema.
  *
  * Null for anything else, which the SDK answers: any other method, a message or
- * headers it would refuse, a tool not listed for the token, arguments the tool's schema
- * refuses, a call asking for more than a plain result (a task).
+ * headers it would refuse, a tool not listed for the token, a call asking for more than a
+ * plain result (a task). Invalid arguments never get here (`invalidCall`).
  */
 async function answerToolCall(req: Request, body: unknown, toolCall: ToolCall | undefined, ctx: Ctx, traceId: string): Promise<{ json: string } | null> {
   if (!toolCall?.args.success || !hasScope(ctx.actor, toolCall.tool.scope)) return null;
@@ -206,18 +206,27 @@ async function answerToolCall(req: Request, body: unknown, toolCall: ToolCall | 
 }
 
 /**
- * A `tools/call` with text PostgreSQL cannot store in its arguments, answered here for every
- * tool and both ways a call is answered: each tool's schema takes any string for an id, so
- * the text would otherwise reach a query, which PostgreSQL refuses (a NUL) or answers for
- * another string (an unpaired surrogate, stored as U+FFFD). It is invalid input, so a tool
- * error naming the arguments (CONTRACT §12), in the words /v1 uses for the same
- * (lib/http/validation.ts). Null for a notification, which no tool answers.
+ * A `tools/call` whose arguments are invalid, answered here for every tool and both ways a call
+ * is answered, as a tool error naming each bad argument (CONTRACT §12) in the words /v1 uses for
+ * the same input (lib/http/validation.ts: "limit: must be a whole number …", "id: is required").
+ * First, text PostgreSQL cannot store: each tool's schema takes any string for an id, so the
+ * text would otherwise reach a query, which PostgreSQL refuses (a NUL) or answers for another
+ * string (an unpaired surrogate, stored as U+FFFD). Then what the tool's schema refuses, which
+ * the SDK would answer in zod's own words. Null for a valid call, and for a notification, which
+ * no tool answers.
  */
-function unstorableCall(request: JSONRPCRequest | undefined, { tool, unstorable }: ToolCall): { json: string } | null {
-  if (!unstorable.length || !request) return null;
-  // An argument's name may itself be the bad text; it is named in printable characters.
-  const names = unstorable.map((p) => (p || "arguments").replace(/[^\x20-\x7e]/g, "?"));
-  const text = `Input validation error: Invalid arguments for tool ${tool.name}: ${names.join(", ")} must be Unicode text without NUL characters.`;
+function invalidCall(request: JSONRPCRequest | undefined, { tool, args, unstorable }: ToolCall): { json: string } | null {
+  if (!request || (!unstorable.length && args.success)) return null;
+  const prefix = `Input validation error: Invalid arguments for tool ${tool.name}: `;
+  let text: string;
+  if (unstorable.length) {
+    // An argument's name may itself be the bad text; it is named in printable characters.
+    const names = unstorable.map((p) => (p || "arguments").replace(/[^\x20-\x7e]/g, "?"));
+    text = `${prefix}${names.join(", ")} must be Unicode text without NUL characters.`;
+  } else {
+    const fields = validationError(args.error!, "arguments").errors ?? [];
+    text = `${prefix}${fields.map((f) => `${f.field}: ${f.detail}`).join("; ")}.`;
+  }
   return { json: JSON.stringify({ result: toolResult({ ok: false, text }), jsonrpc: "2.0", id: request.id }) };
 }
 
@@ -286,11 +295,11 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     if (unknown) return jsonRpcError(unknown.id, -32602, `Unknown tool: ${unknown.name}. tools/list names the tools this token may call.`, baseHeaders(traceId, rl));
     const lacking = toolCall && missingScopes(toolCall, actor);
     if (lacking) throw stepUp(actor, lacking.tool, lacking.missing);
-    const unstorable = toolCall && unstorableCall(request, toolCall);
-    if (unstorable) {
+    const invalid = toolCall && invalidCall(request, toolCall);
+    if (invalid) {
       const headers = baseHeaders(traceId, rl);
       headers.set("Content-Type", "application/json");
-      return knownLengthResponse(unstorable.json, { status: 200, headers });
+      return knownLengthResponse(invalid.json, { status: 200, headers });
     }
 
     const ctx: Ctx = { db, actor, self: bearer.self };

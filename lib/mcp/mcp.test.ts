@@ -311,6 +311,33 @@ describe("the MCP server", () => {
     }
   });
 
+  it("words invalid arguments as /v1 words the same input, naming each argument, both ways a call is answered", async () => {
+    const pat = await api.pat((await api.person()).id);
+    const headers = { authorization: `Bearer ${pat}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const calls: [string, Record<string, unknown>, string][] = [
+      ["get_activity", {}, "Input validation error: Invalid arguments for tool get_activity: id: is required."],
+      [
+        "list_activities",
+        { limit: "many", start: "2026-13-01" },
+        "Input validation error: Invalid arguments for tool list_activities: start: must be a real date in YYYY-MM-DD form; limit: must be a whole number in plain decimal digits (0-9).",
+      ],
+      ["get_profile", { athleteId: "ath_x" }, "Input validation error: Invalid arguments for tool get_profile: athleteId: is not a known field."],
+    ];
+    for (const [name, args, text] of calls) {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } });
+      // The same words from /v1 for the list's query (the text above is theirs).
+      for (const res of [
+        await fetch(`${api.url}/mcp`, { method: "POST", headers, body }),
+        await handleMcpRequest(new Request(`${api.url}/mcp`, { method: "POST", headers, body }), { direct: false }),
+      ]) {
+        expect(res.status).toBe(200);
+        expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 7, result: { isError: true, content: [{ type: "text", text }] } });
+      }
+    }
+    const v1 = (await (await api.call(pat, "GET", "/v1/athletes/me/activities?limit=many&start=2026-13-01")).json()) as { errors: { field: string; detail: string }[] };
+    expect(v1.errors.map((e) => `${e.field}: ${e.detail}`).sort()).toEqual(["limit: must be a whole number in plain decimal digits (0-9)", "start: must be a real date in YYYY-MM-DD form"]);
+  });
+
   it("answers malformed params of any method with JSON-RPC -32602 in a few words, not -32603 with the schema's dump", async () => {
     const pat = await api.pat((await api.person()).id);
     const headers = { authorization: `Bearer ${pat}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -392,9 +419,15 @@ describe("the MCP server", () => {
         expect(direct.status).toBe(200);
       }
 
-      // What it leaves to the SDK: arguments the schema refuses, another method, a protocol version it does not know.
+      // Arguments the schema refuses are answered before any server is built, both ways, in
+      // /v1's words (the test of invalid arguments above).
+      const invalid = connect.mock.calls.length;
+      const refused = await fetch(`${api.url}/mcp`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "list_activities", arguments: { limit: "many" } } }) });
+      expect(await refused.json()).toMatchObject({ id: 11, result: { isError: true } });
+      expect(connect.mock.calls.length).toBe(invalid);
+
+      // What it leaves to the SDK: another method, a protocol version it does not know.
       const left: [unknown, Record<string, string>][] = [
-        [{ jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "list_activities", arguments: { limit: "many" } } }, {}],
         [{ jsonrpc: "2.0", id: 13, method: "tools/list" }, {}],
         [{ jsonrpc: "2.0", id: 15, method: "tools/call", params: { name: "get_profile" } }, { "mcp-protocol-version": "1999-01-01" }],
       ];
