@@ -61,6 +61,21 @@ describe("parseWith", () => {
     expect(wrong.errors?.some((e) => e.detail === "is required")).toBe(false);
   });
 
+  it("names a value past two bounds of one kind once, by the field's own bound", () => {
+    const Input = z.object({ seconds: z.number().int().min(0).max(2_592_000), count: z.number().int().min(1), name: z.string().min(1).max(5) });
+    let refusal: ApiError | undefined;
+    try {
+      parseWith(Input, { seconds: 1e20, count: -1e20, name: "" }, "body");
+    } catch (err) {
+      if (err instanceof ApiError) refusal = err;
+    }
+    expect(refusal?.errors).toEqual([
+      { field: "seconds", code: "invalid_request", detail: "Too big: expected number to be <=2592000" },
+      { field: "count", code: "invalid_request", detail: "Too small: expected number to be >=1" },
+      { field: "name", code: "invalid_request", detail: "Too small: expected string to have >=1 characters" },
+    ]);
+  });
+
   it("walks any nesting the JSON parser accepted without running out of stack", () => {
     const deep = JSON.parse("[".repeat(100_000) + "]".repeat(100_000)) as unknown;
     expect(refusal(deep).code).toBe("invalid_request");

@@ -3,7 +3,7 @@ import { ApiError, isProblemCode, type FieldError, type ProblemCode } from "./er
 
 /** Maps zod issues to CONTRACT §3's field errors and picks the problem's code. */
 export function validationError(error: z.ZodError, where: "body" | "query" | "path" | "arguments"): ApiError {
-  const errors: FieldError[] = error.issues.flatMap((issue) => {
+  const errors: FieldError[] = tightestBounds(error.issues).flatMap((issue) => {
     // An unknown member is its own bad field: name it, not the object that holds it.
     if (issue.code === "unrecognized_keys") {
       return issue.keys.map((key) => ({
@@ -29,6 +29,25 @@ export function validationError(error: z.ZodError, where: "body" | "query" | "pa
   return new ApiError(code, `${what} invalid: ${summary}`, {
     errors,
   });
+}
+
+type Issue = z.ZodError["issues"][number];
+
+/**
+ * The issues, with a value past two bounds of one kind on one field (an integer's safe range and
+ * the field's own maximum, `1e20` seconds) named once, by the tighter bound: the field's own,
+ * which is the one a caller has to meet.
+ */
+function tightestBounds(issues: readonly Issue[]): Issue[] {
+  const key = (i: Issue) => `${i.code} ${JSON.stringify(i.path)}`;
+  const bound = (i: Issue) => (i.code === "too_big" ? -Number(i.maximum) : i.code === "too_small" ? Number(i.minimum) : 0);
+  const tightest = new Map<string, Issue>();
+  for (const i of issues) {
+    if (i.code !== "too_big" && i.code !== "too_small") continue;
+    const seen = tightest.get(key(i));
+    if (!seen || bound(i) > bound(seen)) tightest.set(key(i), i);
+  }
+  return issues.filter((i) => (i.code !== "too_big" && i.code !== "too_small") || tightest.get(key(i)) === i);
 }
 
 /**
