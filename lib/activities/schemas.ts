@@ -104,7 +104,7 @@ export const UpdateActivityInput = z
     elapsed_time_s: seconds.min(1).optional(),
     ...measurements,
   })
-  .refine((v) => Object.keys(v).length > 0, { message: "name at least one field to change" })
+  .refine((v) => Object.keys(v).length > 0, { message: "must name at least one field to change" })
   .superRefine(checkPairsSent)
   .meta({ id: "UpdateActivity" });
 
