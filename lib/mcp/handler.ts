@@ -171,6 +171,15 @@ function serverFor(ctx: Ctx, traceId: string): McpServer {
 /** The part of a media type before its parameters, lower-cased. */
 const mediaType = (header: string | null) => header?.split(";")[0]!.trim().toLowerCase();
 
+/** Whether the SDK's transport takes the request's headers: else it answers them itself (406, 415, 400). */
+function transportTakes(req: Request): boolean {
+  const accept = req.headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return false;
+  if (mediaType(req.headers.get("content-type")) !== "application/json") return false;
+  const version = req.headers.get("mcp-protocol-version");
+  return version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+
 /**
  * A `tools/call` that the SDK's server would answer with the tool's result, answered here in
  * the same JSON-RPC response without building that server. Per request, the SDK's server
@@ -187,11 +196,7 @@ const mediaType = (header: string | null) => header?.split(";")[0]!.trim().toLow
  */
 async function answerToolCall(req: Request, body: unknown, toolCall: ToolCall | undefined, ctx: Ctx, traceId: string): Promise<{ json: string } | null> {
   if (!toolCall?.args.success || !hasScope(ctx.actor, toolCall.tool.scope)) return null;
-  const accept = req.headers.get("accept") ?? "";
-  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
-  if (mediaType(req.headers.get("content-type")) !== "application/json") return null;
-  const version = req.headers.get("mcp-protocol-version");
-  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  if (!transportTakes(req)) return null;
   const message = JSONRPCRequestSchema.safeParse(body);
   if (!message.success || message.data.method !== "tools/call") return null;
   const call = CallToolRequestSchema.safeParse(message.data);
@@ -212,11 +217,14 @@ async function answerToolCall(req: Request, body: unknown, toolCall: ToolCall | 
  * First, text PostgreSQL cannot store: each tool's schema takes any string for an id, so the
  * text would otherwise reach a query, which PostgreSQL refuses (a NUL) or answers for another
  * string (an unpaired surrogate, stored as U+FFFD). Then what the tool's schema refuses, which
- * the SDK would answer in zod's own words. Null for a valid call, and for a notification, which
- * no tool answers.
+ * the SDK would answer in zod's own words. Null for a valid call, for headers the transport
+ * refuses, and for a notification, which no tool answers.
  */
-function invalidCall(request: JSONRPCRequest | undefined, { tool, args, unstorable }: ToolCall): { json: string } | null {
+function invalidCall(req: Request, request: JSONRPCRequest | undefined, { tool, args, unstorable }: ToolCall): { json: string } | null {
   if (!request || (!unstorable.length && args.success)) return null;
+  // Headers the transport refuses are its to answer, as for a valid call; unstorable text is
+  // answered here whatever they are, since the SDK's schemas would let it through.
+  if (!unstorable.length && !transportTakes(req)) return null;
   const prefix = `Input validation error: Invalid arguments for tool ${tool.name}: `;
   let text: string;
   if (unstorable.length) {
@@ -295,7 +303,7 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     if (unknown) return jsonRpcError(unknown.id, -32602, `Unknown tool: ${unknown.name}. tools/list names the tools this token may call.`, baseHeaders(traceId, rl));
     const lacking = toolCall && missingScopes(toolCall, actor);
     if (lacking) throw stepUp(actor, lacking.tool, lacking.missing);
-    const invalid = toolCall && invalidCall(request, toolCall);
+    const invalid = toolCall && invalidCall(req, request, toolCall);
     if (invalid) {
       const headers = baseHeaders(traceId, rl);
       headers.set("Content-Type", "application/json");

@@ -430,6 +430,8 @@ describe("the MCP server", () => {
       const left: [unknown, Record<string, string>][] = [
         [{ jsonrpc: "2.0", id: 13, method: "tools/list" }, {}],
         [{ jsonrpc: "2.0", id: 15, method: "tools/call", params: { name: "get_profile" } }, { "mcp-protocol-version": "1999-01-01" }],
+        // Invalid arguments with headers the transport refuses: the transport's answer, not a tool error.
+        [{ jsonrpc: "2.0", id: 16, method: "tools/call", params: { name: "list_activities", arguments: { limit: "many" } } }, { "mcp-protocol-version": "1999-01-01" }],
       ];
       for (const [message, extra] of left) {
         const calls = connect.mock.calls.length;
