@@ -64,6 +64,17 @@ async function post(token: string | null, body: unknown) {
   });
 }
 
+/**
+ * One message answered both ways a call is answered: over HTTP (the handler answers what it
+ * can itself) and with every message left to the SDK's server (`direct: false`).
+ */
+async function bothWays(headers: Record<string, string>, body: string): Promise<Response[]> {
+  return [
+    await fetch(`${api.url}/mcp`, { method: "POST", headers, body }),
+    await handleMcpRequest(new Request(`${api.url}/mcp`, { method: "POST", headers, body }), { direct: false }),
+  ];
+}
+
 async function v1(token: string, p: string): Promise<unknown> {
   const res = await api.call(token, "GET", p);
   expect(res.status, await res.clone().text()).toBe(200);
@@ -293,11 +304,7 @@ describe("the MCP server", () => {
     try {
       for (const [name, args, field] of calls) {
         const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
-        // Both ways a call is answered: here, and by the SDK's server.
-        for (const res of [
-          await fetch(`${api.url}/mcp`, { method: "POST", headers, body }),
-          await handleMcpRequest(new Request(`${api.url}/mcp`, { method: "POST", headers, body }), { direct: false }),
-        ]) {
+        for (const res of await bothWays(headers, body)) {
           expect(res.status).toBe(200);
           const answer = (await res.json()) as { result: { isError?: boolean; content: { text: string }[] } };
           expect(answer.result.isError, body).toBe(true);
@@ -325,15 +332,12 @@ describe("the MCP server", () => {
     ];
     for (const [name, args, text] of calls) {
       const body = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } });
-      // The same words from /v1 for the list's query (the text above is theirs).
-      for (const res of [
-        await fetch(`${api.url}/mcp`, { method: "POST", headers, body }),
-        await handleMcpRequest(new Request(`${api.url}/mcp`, { method: "POST", headers, body }), { direct: false }),
-      ]) {
+      for (const res of await bothWays(headers, body)) {
         expect(res.status).toBe(200);
         expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 7, result: { isError: true, content: [{ type: "text", text }] } });
       }
     }
+    // /v1 words the list's query the same (the texts above are its words).
     const v1 = (await (await api.call(pat, "GET", "/v1/athletes/me/activities?limit=many&start=2026-13-01")).json()) as { errors: { field: string; detail: string }[] };
     expect(v1.errors.map((e) => `${e.field}: ${e.detail}`).sort()).toEqual(["limit: must be a whole number in plain decimal digits (0-9)", "start: must be a real date in YYYY-MM-DD form"]);
   });
@@ -351,10 +355,7 @@ describe("the MCP server", () => {
     ];
     for (const [message, field] of messages) {
       const body = JSON.stringify(message);
-      for (const res of [
-        await fetch(`${api.url}/mcp`, { method: "POST", headers, body }),
-        await handleMcpRequest(new Request(`${api.url}/mcp`, { method: "POST", headers, body }), { direct: false }),
-      ]) {
+      for (const res of await bothWays(headers, body)) {
         expect(res.status, body).toBe(200);
         const answer = (await res.json()) as { id: unknown; error: { code: number; message: string } };
         expect(answer, body).toMatchObject({ jsonrpc: "2.0", id: (message as { id: unknown }).id, error: { code: -32602 } });

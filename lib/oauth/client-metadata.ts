@@ -47,8 +47,9 @@ export function unreviewedRedirectUriFault(uri: unknown): string | null {
   if (uri.length > 2000) return "is longer than 2000 characters";
   const u = URL.parse(uri);
   if (!u || !(u.protocol === "https:" || isLoopbackHttp(u))) return "is not an https:// URL or an http:// loopback URL (127.0.0.1, [::1], localhost)";
-  // RFC 6749 §3.1.2: the endpoint URI MUST NOT include a fragment component.
-  if (u.hash || uri.includes("#")) return "has a fragment (#…), which a redirect URI must not have";
+  // RFC 6749 §3.1.2: the endpoint URI MUST NOT include a fragment component, even an empty one
+  // (`…/cb#`, where `u.hash` is empty): a `#` can only begin one.
+  if (uri.includes("#")) return "has a fragment (#…), which a redirect URI must not have";
   return null;
 }
 
