@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { activities, oauthClients, oauthGrants, webhookDeliveries } from "../db/schema";
@@ -8,8 +8,8 @@ import { issueAppAccessToken } from "../oauth/access-token";
 import { AppEventList } from "../app-events/schemas";
 import { setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
-import { startReceiver, type Receiver } from "../testing/webhook-receiver";
-import { startLocalRunner, type LocalRunner } from "../webhooks/local-runner";
+import { handshakeThen } from "../testing/webhook-receiver";
+import { runnerForFile } from "../testing/webhook-runner";
 import { verifyWebhookSignature } from "../webhooks/signature";
 import { SubscriptionWithSecret } from "../webhooks/subscriptions/schemas";
 import { eventsVisible } from "../testing/events-visible";
@@ -21,16 +21,7 @@ process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
 resetEnvForTests();
 
 const api = setupApi();
-let runner: LocalRunner;
-const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  runner = startLocalRunner({ db: await api.db(), allowPrivate: true, schedule: [0.05], pollMs: 60_000, timeoutMs: 2000 });
-});
-afterAll(async () => {
-  await runner?.stop();
-  await Promise.all(receivers.map((r) => r.close()));
-});
+const delivery = runnerForFile(api);
 
 /** An app with a subscription to `activity.deleted` (handshake answered), and the athlete's grant to it. */
 async function subscribedApp(athleteId: string, scopes: string[]) {
@@ -39,12 +30,7 @@ async function subscribedApp(athleteId: string, scopes: string[]) {
   const owner = await api.person();
   await db.insert(oauthClients).values({ clientId, ownerId: owner.id, name: "Deletions", kind: "confidential", secretHash: "x", redirectUris: ["https://d.example.com/cb"] });
   const token = (await issueAppAccessToken(db, { clientId, secretHash: "x" })).token;
-  const rx = await startReceiver((r) => {
-    if (r.method !== "GET") return 204;
-    const challenge = new URL(r.url, "http://x").searchParams.get("hub.challenge");
-    return { status: 200, body: JSON.stringify({ "hub.challenge": challenge }), headers: { "content-type": "application/json" } };
-  });
-  receivers.push(rx);
+  const rx = await delivery.receiver(handshakeThen());
   const created = await api.call(token, "POST", "/v1/app/webhooks", { body: { url: rx.url, events: ["activity.deleted"] } });
   expect(created.status, await created.clone().text()).toBe(201);
   const sub = SubscriptionWithSecret.parse(await created.json());

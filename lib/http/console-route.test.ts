@@ -7,7 +7,7 @@ import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
 import { sendEndlessBody } from "../testing/endless-body";
 import { countRows } from "../testing/rows";
-import { startReceiver } from "../testing/webhook-receiver";
+import { handshakeThen, startReceiver } from "../testing/webhook-receiver";
 import { CONSOLE_LIMIT_SCALE } from "./console-route";
 import { MAX_BODY_BYTES } from "./body";
 
@@ -104,11 +104,7 @@ describe("console routes: a window per signed-in person (CONTRACT §10)", () => 
     await (await api.db())
       .insert(oauthClients)
       .values({ clientId, ownerId: me.id, name: "Console app", kind: "public", redirectUris: ["https://app.example.com/cb"] });
-    const receiver = await startReceiver((r) => ({
-      status: 200,
-      body: JSON.stringify({ "hub.challenge": new URL(r.url, "http://x").searchParams.get("hub.challenge") }),
-      headers: { "content-type": "application/json" },
-    }));
+    const receiver = await startReceiver(handshakeThen(() => 200));
     receivers.push(receiver);
     const subscribe = () =>
       consoleCall(me.cookie, "POST", `/api/console/apps/${clientId}/webhooks`, { url: receiver.url, events: ["activity.created"] });
@@ -263,11 +259,7 @@ describe("console routes: parsing and answers, as /v1's", () => {
     expect(await call("GET", `/api/console/apps/${app.client_id}/usage`, 200)).toMatchObject({ client_id: app.client_id });
     expect(await call("GET", "/api/console/connected-apps", 200)).toEqual([]);
 
-    const receiver = await startReceiver((r) => ({
-      status: 200,
-      body: JSON.stringify({ "hub.challenge": new URL(r.url, "http://x").searchParams.get("hub.challenge") }),
-      headers: { "content-type": "application/json" },
-    }));
+    const receiver = await startReceiver(handshakeThen(() => 200));
     receivers.push(receiver);
     const hooks = `/api/console/apps/${app.client_id}/webhooks`;
     const sub = await call("POST", hooks, 201, { url: receiver.url, events: ["activity.created"] });

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
 import { setupApi } from "../testing/fixtures";
 import { countRows, writeCounts } from "../testing/rows";
-import { startReceiver } from "../testing/webhook-receiver";
+import { handshakeThen, startReceiver } from "../testing/webhook-receiver";
 import { rowsOf } from "../db/client";
 import { activities, events, idempotencyKeys } from "../db/schema";
 import { resetEnvForTests } from "../env";
@@ -240,11 +240,7 @@ describe("stored answers at rest", () => {
   it("keeps a webhook subscription's whsec_ secret sealed in idempotency_keys, and the replay still returns it", async () => {
     process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
     resetEnvForTests();
-    const receiver = await startReceiver((r) => ({
-      status: 200,
-      body: JSON.stringify({ "hub.challenge": new URL(r.url, "http://x").searchParams.get("hub.challenge") }),
-      headers: { "content-type": "application/json" },
-    }));
+    const receiver = await startReceiver(handshakeThen(() => 200));
     closers.push(() => receiver.close());
     const token = await appToken();
     const body = { url: receiver.url, events: ["activity.created"] };

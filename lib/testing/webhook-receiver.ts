@@ -5,6 +5,15 @@ export type Received = { method: string; url: string; headers: http.IncomingHttp
 /** How to answer: a status, a fuller answer, or `null` to never answer (the request hangs until `close`). */
 export type Reply = number | { status: number; body?: string; delayMs?: number; headers?: Record<string, string> } | null;
 
+/** Answers a subscription's handshake (a GET: its challenge echoed, CONTRACT §7) and anything else with `post`. */
+export function handshakeThen(post: (r: Received) => Reply = () => 204): (r: Received) => Reply {
+  return (r) => {
+    if (r.method !== "GET") return post(r);
+    const challenge = new URL(r.url, "http://x").searchParams.get("hub.challenge");
+    return { status: 200, body: JSON.stringify({ "hub.challenge": challenge }), headers: { "content-type": "application/json" } };
+  };
+}
+
 /** A webhook receiver on loopback that records every request and answers as told. */
 export async function startReceiver(reply: (r: Received) => Reply = () => 200) {
   const requests: Received[] = [];

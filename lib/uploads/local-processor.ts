@@ -2,6 +2,7 @@ import "server-only";
 import type { Db } from "../db/client";
 import { requestsFirst } from "../http/requests-first";
 import { log } from "../log";
+import { loopPasses, wakeSignal } from "../loop-passes";
 import { claimUploads } from "./claim-uploads";
 import { processUpload, type ProcessOptions } from "./process-upload";
 import { listenForUploads, onUploadWake } from "./wake";
@@ -33,36 +34,14 @@ export function startUploadProcessor(opts: UploadProcessorOptions): UploadProces
   const pollMs = opts.pollMs ?? 2000;
   const getDb = typeof opts.db === "function" ? opts.db : () => Promise.resolve(opts.db as Db);
   let stopped = false;
-  let woken = false;
-  let resolveWait: (() => void) | undefined;
-  let passes = 0;
-  const idleWaiters: { after: number; resolve: () => void }[] = [];
+  const signal = wakeSignal();
+  const wake = () => signal.fire();
+  const passes = loopPasses(wake);
   let listening: Promise<(() => Promise<void>) | undefined> | undefined;
-
-  const wake = () => {
-    woken = true;
-    resolveWait?.();
-  };
-
-  const wait = async () => {
-    if (woken) {
-      woken = false;
-      return;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    await new Promise<void>((r) => {
-      resolveWait = r;
-      timer = setTimeout(r, pollMs);
-      timer.unref?.();
-    });
-    clearTimeout(timer);
-    resolveWait = undefined;
-    woken = false;
-  };
 
   const loop = async () => {
     while (!stopped) {
-      const pass = ++passes;
+      const pass = passes.begin();
       let failed = false;
       try {
         const db = await getDb();
@@ -85,13 +64,8 @@ export function startUploadProcessor(opts: UploadProcessorOptions): UploadProces
         failed = true;
         log.warn("upload processor pass failed; retrying", { error: String(err) });
       }
-      if (!failed) {
-        for (const w of idleWaiters.filter((w) => w.after < pass)) {
-          idleWaiters.splice(idleWaiters.indexOf(w), 1);
-          w.resolve();
-        }
-      }
-      if (!stopped) await wait();
+      if (!failed) passes.endedIdle(pass);
+      if (!stopped) await signal.wait(Date.now() + pollMs);
     }
   };
 
@@ -99,12 +73,7 @@ export function startUploadProcessor(opts: UploadProcessorOptions): UploadProces
   const done = loop();
   return {
     wake,
-    idle() {
-      return new Promise((resolve) => {
-        idleWaiters.push({ after: passes, resolve });
-        wake();
-      });
-    },
+    idle: passes.idle,
     async stop() {
       stopped = true;
       offWake();

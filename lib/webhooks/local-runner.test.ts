@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { asc, eq, inArray } from "drizzle-orm";
 import Stripe from "stripe";
 import { createActivity } from "../activities/create-activity";
@@ -9,10 +9,10 @@ import { events, webhookAttempts, webhookDeliveries, webhookSubscriptions } from
 import { seal } from "../crypto/seal";
 import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
-import { refusedUrl, startReceiver, type Receiver } from "../testing/webhook-receiver";
+import { refusedUrl, startReceiver } from "../testing/webhook-receiver";
 import { webhookRows } from "../testing/webhook-rows";
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
-import { startLocalRunner, type LocalRunner } from "./local-runner";
+import { runnerForFile } from "../testing/webhook-runner";
 import { verifyWebhookSignature } from "./signature";
 import { inWriteCtx } from "../http/operation";
 
@@ -21,22 +21,9 @@ resetEnvForTests();
 
 const api = setupApi();
 const rows = webhookRows(api.db);
-let runner: LocalRunner;
-const receivers: Receiver[] = [];
+const delivery = runnerForFile(api);
+const receiver = delivery.receiver;
 
-beforeAll(async () => {
-  runner = startLocalRunner({ db: await api.db(), allowPrivate: true, schedule: [0.05], pollMs: 60_000, timeoutMs: 2000 });
-});
-afterAll(async () => {
-  await runner?.stop();
-  await Promise.all(receivers.map((r) => r.close()));
-});
-
-async function receiver(...args: Parameters<typeof startReceiver>) {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-}
 
 async function as(userId: string) {
   return { db: await api.db(), actor: { kind: "session" as const, userId } };
@@ -251,7 +238,7 @@ describe("retries, the failure streak and disabling (SPEC §3, §6.4, CONTRACT �
     expect(off.disabledAt).toBeInstanceOf(Date);
     // A whole pass of the runner after the disable, ending with nothing in flight: anything it
     // would still send would have been claimed in it.
-    await runner.idle();
+    await delivery.idle();
     expect(rx.requests).toHaveLength(20);
     const ds = await deliveriesOf(sub.id);
     expect(ds.map((d) => d.status)).toEqual(["failed", "failed", "failed"]);
@@ -259,7 +246,7 @@ describe("retries, the failure streak and disabling (SPEC §3, §6.4, CONTRACT �
     // Nothing more is sent once disabled, new events included: a pass that began after the
     // write has fanned it out (to no delivery of this subscription) and claimed what was due.
     const after = await record(athlete.id, "After");
-    await runner.idle();
+    await delivery.idle();
     const db = await api.db();
     const [fanned] = await db.select({ at: events.fannedOutAt }).from(events).where(eq(events.objectId, after.id));
     expect(fanned!.at).toBeInstanceOf(Date);

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "../db/client";
 import { log } from "../log";
+import { loopPasses, wakeSignal } from "../loop-passes";
 import { attemptRecord, sendAttempt, type DeliveryOptions } from "./attempt-delivery";
 import { claimDueDeliveries, type ClaimedDelivery } from "./claim-deliveries";
 import { claimLease } from "./claim-lease";
@@ -71,8 +72,6 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   const slow = new Set<string>();
   const retries = dueTimes();
   const signal = wakeSignal();
-  const idleWaiters: { after: number; resolve: () => void }[] = [];
-  let passes = 0;
   let relook = false;
   let stopped = false;
   // Fan-out runs when something may have been appended (a NOTIFY, a wake, the poll), not
@@ -86,6 +85,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
     outboxDirty = true;
     signal.fire();
   };
+  const passes = loopPasses(wake);
 
   // An attempt holds one of the `concurrency` slots until its answer: a success frees it at
   // once (its record only ends the claim, and waits to be batched with others'), a failure once
@@ -144,7 +144,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
 
   const loop = async () => {
     while (!stopped) {
-      const pass = ++passes;
+      const pass = passes.begin();
       let failed = false;
       try {
         const db = await getDb();
@@ -183,12 +183,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
         log.warn("webhook runner pass failed; retrying", { error: String(err) });
       }
       // Idle: nothing in flight, and no fan-out left waiting for its turn.
-      if (!attempts.size && !failed && !outboxDirty) {
-        for (const w of idleWaiters.filter((w) => w.after < pass)) {
-          idleWaiters.splice(idleWaiters.indexOf(w), 1);
-          w.resolve();
-        }
-      }
+      if (!attempts.size && !failed && !outboxDirty) passes.endedIdle(pass);
       // After a failed pass only the poll (or a wake) tries again.
       await signal.wait(Math.min(failed ? Infinity : Math.min(retries.next(), fanOutDue), Date.now() + pollMs));
     }
@@ -198,12 +193,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   const done = loop();
   return {
     wake,
-    idle() {
-      return new Promise((resolve) => {
-        idleWaiters.push({ after: passes, resolve });
-        wake();
-      });
-    },
+    idle: passes.idle,
     async stop() {
       stopped = true;
       offWake();
@@ -214,32 +204,6 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       lease.stop();
       const unlisten = await listening;
       await unlisten?.().catch(() => {});
-    },
-  };
-}
-
-/** Wakes the loop; a wake that comes while a pass runs is kept for when it ends. */
-function wakeSignal() {
-  let woken = false;
-  let resolve: (() => void) | undefined;
-  return {
-    fire() {
-      woken = true;
-      resolve?.();
-    },
-    /** Until a wake, or the instant `at` (ms since the epoch). */
-    async wait(at: number): Promise<void> {
-      if (!woken) {
-        let timer: NodeJS.Timeout | undefined;
-        await new Promise<void>((r) => {
-          resolve = r;
-          timer = setTimeout(r, Math.max(0, at - Date.now()));
-          timer.unref?.();
-        });
-        clearTimeout(timer);
-        resolve = undefined;
-      }
-      woken = false;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { createActivity } from "../../activities/create-activity";
 import { oauthClients, oauthGrants } from "../../db/schema";
@@ -6,8 +6,8 @@ import { resetEnvForTests } from "../../env";
 import { newId } from "../../ids";
 import { issueAppAccessToken } from "../../oauth/access-token";
 import { setupApi } from "../../testing/fixtures";
-import { startReceiver, type Received, type Receiver } from "../../testing/webhook-receiver";
-import { startLocalRunner, type LocalRunner } from "../local-runner";
+import { handshakeThen, type Received, type Receiver } from "../../testing/webhook-receiver";
+import { runnerForFile } from "../../testing/webhook-runner";
 import { verifyWebhookSignature } from "../signature";
 import { Delivery, SubscriptionWithSecret, UpdatedSubscription } from "./schemas";
 import { inWriteCtx } from "../../http/operation";
@@ -18,28 +18,11 @@ process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
 resetEnvForTests();
 
 const api = setupApi();
-let runner: LocalRunner;
-const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  runner = startLocalRunner({ db: await api.db(), allowPrivate: true, schedule: [0.05], pollMs: 60_000, timeoutMs: 2000 });
-});
-afterAll(async () => {
-  await runner?.stop();
-  await Promise.all(receivers.map((r) => r.close()));
-});
+const delivery = runnerForFile(api);
 
 /** A receiver that answers the handshake and then `post` for each delivery. */
 async function endpoint(post: (r: Received) => number = () => 204) {
-  const rx = await startReceiver((r) => {
-    if (r.method === "GET") {
-      const challenge = new URL(r.url, "http://x").searchParams.get("hub.challenge");
-      return { status: 200, body: JSON.stringify({ "hub.challenge": challenge }), headers: { "content-type": "application/json" } };
-    }
-    return post(r);
-  });
-  receivers.push(rx);
-  return rx;
+  return delivery.receiver(handshakeThen(post));
 }
 
 async function app() {
