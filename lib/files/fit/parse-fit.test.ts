@@ -248,6 +248,47 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     ]);
   });
 
+  it("a leg whose start_time runs it into the next leg is framed by where it closed: its own records and lap, not the next leg's", () => {
+    // As a Fenix 2 wrote a triathlon: the swim's start_time 300 s late, its timestamp (its end),
+    // its lap and its records where the swim was.
+    const bytes = buildFit([
+      {
+        sport: "swimming",
+        start: 0,
+        writtenStart: 300,
+        elapsed: 600,
+        distance: 600,
+        records: rideRecords(0, 599).map((r) => ({ at: r.at, distance: r.at, heartRate: 120 })),
+        laps: [{ start: 0, elapsed: 600, distance: 600 }],
+      },
+      { sport: "cycling", start: 600, elapsed: 1200, distance: 9600, records: rideRecords(601, 1199), laps: [{ start: 600, elapsed: 1200, distance: 9600 }] },
+    ]);
+    const [swim, ride] = parseFitBytes(bytes);
+    expect(swim!.sport).toBe("swim");
+    expect(swim!.startTime).toEqual(FILE_START);
+    expect(swim!.streams.size).toBe(600);
+    expect(swim!.streams.latlng).toBeUndefined(); // none of the ride's records
+    expect(swim!.totals.elapsedTimeS).toBe(599);
+    expect(swim!.totals.distanceM).toBe(600);
+    expect(lapsOf(swim!)).toEqual([[0, 600, 600]]);
+    expect(ride!.startTime.getTime() - FILE_START.getTime()).toBe(600_000);
+    expect(ride!.streams.size).toBe(1200);
+    expect(lapsOf(ride!)).toEqual([[0, 1200, 9600]]);
+  });
+
+  it("a session stamped with its start keeps the span its start_time and elapsed time give, alone or followed by another leg", () => {
+    // A writer that stamps a session with its start: its span runs into no other leg, so nothing
+    // says its start_time is the wrong one.
+    const run = { sport: "running", start: 0, writtenEnd: 0, elapsed: 600, records: rideRecords(0, 599), laps: [{ start: 0, elapsed: 600, distance: 4800 }] };
+    const ride = { sport: "cycling", start: 600, writtenEnd: 600, elapsed: 600, records: rideRecords(601, 599) };
+    for (const sessions of [[run], [run, ride]]) {
+      const acts = parseFitBytes(buildFit(sessions));
+      expect(acts.map((a) => a.startTime.getTime() - FILE_START.getTime())).toEqual(sessions.map((s) => s.start * 1000));
+      expect(acts[0]!.streams.size).toBe(600);
+      expect(acts[0]!.totals.elapsedTimeS).toBe(600);
+    }
+  });
+
   it("laps that share a start are one lap: the 300 s, 900 m lap, not the 0.4 s one pressed as the run began", () => {
     const laps = [
       { start: 0, elapsed: 0.4, distance: 0 },

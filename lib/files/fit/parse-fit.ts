@@ -279,6 +279,9 @@ function lapStart(l: Mesg): number | null {
   return end !== null && elapsed !== null ? end - elapsed : null;
 }
 
+/** How far a session's closing timestamp may fall short of its start_time plus elapsed time (rounding, a writer's second) before the two contradict each other. */
+const CONTRADICTED_SPAN_S = 60;
+
 /**
  * Every activity of a FIT file: one per session, in order; a file of records without a session
  * gives one. `components: "always"` expands every component (what the reader did before it
@@ -403,15 +406,30 @@ export function parseFit(content: Uint8Array, { components = "asNeeded" }: { com
     let until = elapsed !== null ? start + elapsed : (end ?? Infinity);
     let declared = declaredTotals(s);
     let startS: number | null = start;
-    if (!(until > start)) {
+    const nextStart = unix(sessions[i + 1]?.startTime);
+    if (
+      startTime !== null && end !== null && end > previousEnd && end < until - CONTRADICTED_SPAN_S &&
+      nextStart !== null && end <= nextStart + CONTRADICTED_SPAN_S && until > nextStart + CONTRADICTED_SPAN_S
+    ) {
+      // The span its start_time and elapsed time claim runs into the next session, and the
+      // session closed (its timestamp) well before that span could have ended, in time for the
+      // next one: its start_time is wrong (a Fenix 2 multisport file gives its first leg a
+      // start_time 45 minutes late; its end, its first lap and its records agree with one
+      // another, not with it). Its records are framed by where the session before it ended and
+      // where it closed, its start and elapsed time are its samples'; its other totals stand.
+      start = previousEnd;
+      until = end;
+      startS = null;
+      declared = { ...declared, elapsedTimeS: null, movingTimeS: null };
+    } else if (!(until > start)) {
       // A session that spans no time (written with only its closing timestamp, or an elapsed
       // time of 0) frames no activity: its records do. It takes those from its start_time (else
       // from where the session before it ended) up to its closing timestamp (else up to the next
       // session's start), and its elapsed and timer times are the samples', not the 0 it states.
       const next = sessions[i + 1];
-      const nextStart = next ? (unix(next.startTime) ?? unix(next.timestamp)) : null;
+      const nextBegins = next ? (unix(next.startTime) ?? unix(next.timestamp)) : null;
       start = startTime ?? previousEnd;
-      until = end !== null && end > start ? end : nextStart !== null && nextStart > start ? nextStart : Infinity;
+      until = end !== null && end > start ? end : nextBegins !== null && nextBegins > start ? nextBegins : Infinity;
       startS = startTime;
       declared = { ...declared, elapsedTimeS: null, movingTimeS: null };
     }

@@ -27,6 +27,10 @@ export type SessionSpec = {
   lapIndices?: boolean;
   /** Seconds after the file's start. */
   start: number;
+  /** The start_time written, where a broken writer gives one other than `start` (its timestamp stays `start` + `elapsed`). */
+  writtenStart?: number;
+  /** The timestamp written (the session's end), where a writer gives one other than `start` + `elapsed`. */
+  writtenEnd?: number;
   elapsed: number;
   timer?: number;
   distance?: number;
@@ -98,8 +102,8 @@ export function buildFit(
       const omit = new Set(s.omit);
       e.writeMesg({
         mesgNum: Profile.MesgNum.SESSION,
-        timestamp: at(s.start + s.elapsed),
-        ...(omit.has("startTime") ? {} : { startTime: at(s.start) }),
+        timestamp: at(s.writtenEnd ?? s.start + s.elapsed),
+        ...(omit.has("startTime") ? {} : { startTime: at(s.writtenStart ?? s.start) }),
         ...(omit.has("elapsed") ? {} : { totalElapsedTime: s.elapsed, totalTimerTime: s.timer ?? s.elapsed }),
         ...(omit.has("sport") ? {} : { sport: s.sport }),
         ...(s.lapIndices ? { firstLapIndex: firstLap, numLaps: lapIndex - firstLap } : {}),
