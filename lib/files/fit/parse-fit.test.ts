@@ -257,6 +257,7 @@ describe("FIT sessions, laps and swims as devices write them", () => {
         start: 0,
         writtenStart: 300,
         elapsed: 600,
+        timer: 590,
         distance: 600,
         records: rideRecords(0, 599).map((r) => ({ at: r.at, distance: r.at, heartRate: 120 })),
         laps: [{ start: 0, elapsed: 600, distance: 600 }],
@@ -269,6 +270,7 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     expect(swim!.streams.size).toBe(600);
     expect(swim!.streams.latlng).toBeUndefined(); // none of the ride's records
     expect(swim!.totals.elapsedTimeS).toBe(599);
+    expect(swim!.totals.movingTimeS).toBe(590); // the session's timer time stands
     expect(swim!.totals.distanceM).toBe(600);
     expect(lapsOf(swim!)).toEqual([[0, 600, 600]]);
     expect(ride!.startTime.getTime() - FILE_START.getTime()).toBe(600_000);

@@ -420,7 +420,7 @@ export function parseFit(content: Uint8Array, { components = "asNeeded" }: { com
       start = previousEnd;
       until = end;
       startS = null;
-      declared = { ...declared, elapsedTimeS: null, movingTimeS: null };
+      declared = { ...declared, elapsedTimeS: null };
     } else if (!(until > start)) {
       // A session that spans no time (written with only its closing timestamp, or an elapsed
       // time of 0) frames no activity: its records do. It takes those from its start_time (else
