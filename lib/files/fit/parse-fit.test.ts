@@ -249,8 +249,8 @@ describe("FIT sessions, laps and swims as devices write them", () => {
   });
 
   it("a leg whose start_time runs it into the next leg is framed by where it closed: its own records and lap, not the next leg's", () => {
-    // As a Fenix 2 wrote a triathlon: the swim's start_time 300 s late, its timestamp (its end),
-    // its lap and its records where the swim was.
+    // As a Fenix 2 wrote a multisport file: the first leg's start_time late, its timestamp (its end),
+    // its lap and its records where the leg was (here a swim, its start_time 300 s late).
     const bytes = buildFit([
       {
         sport: "swimming",
