@@ -289,6 +289,11 @@ describe("FIT sessions, laps and swims as devices write them", () => {
       expect(acts[0]!.streams.size).toBe(600);
       expect(acts[0]!.totals.elapsedTimeS).toBe(600);
     }
+    // Even where its span runs into the next leg: its records are in the span, not before its
+    // closing timestamp, so the timestamp is what is wrong.
+    const [long] = parseFitBytes(buildFit([{ ...run, elapsed: 900 }, ride]));
+    expect(long!.startTime).toEqual(FILE_START);
+    expect(long!.streams.size).toBe(900);
   });
 
   it("laps that share a start are one lap: the 300 s, 900 m lap, not the 0.4 s one pressed as the run began", () => {

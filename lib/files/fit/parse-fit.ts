@@ -327,6 +327,13 @@ export function parseFit(content: Uint8Array, { components = "asNeeded" }: { com
     throw new FileError("invalid_file", `The FIT file holds ${laps.length.toLocaleString("en-US")} laps; at most ${LIMITS.lapsPerActivity.toLocaleString("en-US")} are read from one file.`);
   }
 
+  /** How many records are timed within [from, to] (Unix seconds). */
+  const countWithin = (from: number, to: number) => {
+    let n = 0;
+    for (const r of records) if (r.t >= from && r.t <= to) n++;
+    return n;
+  };
+
   /** Builds the samples within [from, to] (Unix seconds), in file order. */
   const collect = (from: number, to: number) => {
     const builder = new SampleBuilder(budget);
@@ -409,7 +416,9 @@ export function parseFit(content: Uint8Array, { components = "asNeeded" }: { com
     const nextStart = unix(sessions[i + 1]?.startTime);
     if (
       startTime !== null && end !== null && end > previousEnd && end < until - CONTRADICTED_SPAN_S &&
-      nextStart !== null && end <= nextStart + CONTRADICTED_SPAN_S && until > nextStart + CONTRADICTED_SPAN_S
+      nextStart !== null && end <= nextStart + CONTRADICTED_SPAN_S && until > nextStart + CONTRADICTED_SPAN_S &&
+      // The records agree with where it closed: at least half as many there as in the span claimed.
+      2 * countWithin(previousEnd, end) >= countWithin(start, until)
     ) {
       // The span its start_time and elapsed time claim runs into the next session, and the
       // session closed (its timestamp) well before that span could have ended, in time for the
