@@ -573,7 +573,10 @@ export function finishActivity(input: {
     // time before it. A FIT activity starts at its session's start_time, so its laps keep the
     // elapsed time the file gives them, even where the first record came some seconds later.
     const early = Math.max(0, startS - lap.startS);
-    const lapElapsed = round3(Math.min(Math.max(0, merged.elapsedTimeS - early), LIMITS.elapsedS));
+    // A lap lasts until the next one starts at the latest, and not past its activity's end,
+    // whatever it declares (a virtual ride's file gave a 27-minute ride laps of 50 and 55 minutes).
+    const room = Math.min(nextStart ?? Infinity, startS + totals.elapsedTimeS) - Math.max(lap.startS, startS);
+    const lapElapsed = round3(Math.min(Math.max(0, merged.elapsedTimeS - early), Math.max(0, room), LIMITS.elapsedS));
     laps.push({
       startOffsetS: Math.max(0, round3(lap.startS - t0)),
       elapsedTimeS: lapElapsed,

@@ -1,4 +1,4 @@
-import { CrcCalculator } from "@garmin/fitsdk";
+import { CrcCalculator, Profile } from "@garmin/fitsdk";
 import { FileError } from "../types";
 
 // The framing of a FIT file, checked before the SDK decodes it, so a damaged file fails with a
@@ -52,6 +52,53 @@ export type Framed = {
 const RECORD_MESG = 20;
 const HR_MESG = 132;
 const COMPRESSED_SPEED_DISTANCE_FIELD = 8;
+
+/**
+ * fitsdk's decoder (21.217) throws "Cannot read properties of undefined (reading '0')" on a
+ * message whose definition lists a field with components before the accumulated field they
+ * target: reading the accumulated field, it looks for the other's scale and offset on the value
+ * it decoded instead of in the profile. Devices write such messages (a Garmin triathlon file's
+ * records carry cycles, then total_cycles). These are the profile's pairs, per message: the
+ * field with components, then the accumulated field.
+ */
+const DECODER_THROWING_PAIRS: ReadonlyMap<number, readonly (readonly [components: number, accumulated: number])[]> = new Map([
+  [RECORD_MESG, [[COMPRESSED_SPEED_DISTANCE_FIELD, 5], [18, 19], [28, 29]]], // → distance, total_cycles, accumulated_power
+  [HR_MESG, [[10, 9]]], // event_timestamp_12 → event_timestamp
+]);
+
+/** A field number the message's profile does not define: the decoder reads past such a field. */
+function undefinedFieldOf(globalNum: number, fieldDefs: Uint8Array): number {
+  const profiled = (Profile.messages as Record<number, { fields?: Record<number, unknown> } | undefined>)[globalNum]?.fields ?? {};
+  for (let n = 200; n < 253; n++) {
+    let used = n in profiled;
+    for (let i = 0; i < fieldDefs.length && !used; i += 3) used = fieldDefs[i] === n;
+    if (!used) return n;
+  }
+  throw damaged("The FIT file is damaged: a message definition uses every field number.");
+}
+
+/**
+ * The definition's field list with each accumulated field that follows its components' field
+ * renamed to a field number the profile does not define, or null when none does. The decoder then
+ * reads past it: its value is what the components give (expanded where the reader needs them).
+ */
+function withoutThrowingFields(globalNum: number, fieldDefs: Uint8Array): Uint8Array | null {
+  const pairs = DECODER_THROWING_PAIRS.get(globalNum);
+  if (!pairs) return null;
+  let out: Uint8Array | null = null;
+  for (const [components, accumulated] of pairs) {
+    const list = out ?? fieldDefs;
+    let seenComponents = false;
+    for (let i = 0; i < list.length; i += 3) {
+      if (list[i] === components) seenComponents = true;
+      else if (list[i] === accumulated && seenComponents) {
+        out ??= fieldDefs.slice();
+        out[i] = undefinedFieldOf(globalNum, out);
+      }
+    }
+  }
+  return out;
+}
 
 /** Whether a definition (global number, field definitions) is one `needsComponents` names. */
 function definesComponents(globalNum: number, fieldDefs: Uint8Array): boolean {
@@ -243,7 +290,7 @@ function walk(b: Uint8Array, start: number, end: number): { data: Uint8Array | n
       const nFields = b[p + 5]!;
       p += 6;
       need(nFields * 3, "a message definition");
-      const fieldDefs = b.subarray(p, p + nFields * 3);
+      let fieldDefs = b.subarray(p, p + nFields * 3);
       let fieldsSize = 0;
       let timestampAt = -1;
       for (let i = 0; i < nFields; i++) {
@@ -263,8 +310,16 @@ function walk(b: Uint8Array, start: number, end: number): { data: Uint8Array | n
         for (let i = 0; i < nDev; i++) devSize += b[p + 1 + i * 3 + 1]!;
         p += 1 + nDev * 3;
       }
-      const raw = b.subarray(defStart, p);
-      needsComponents ||= definesComponents(littleEndian ? globalBytes[0]! | (globalBytes[1]! << 8) : (globalBytes[0]! << 8) | globalBytes[1]!, fieldDefs);
+      let raw = b.subarray(defStart, p);
+      const globalNum = littleEndian ? globalBytes[0]! | (globalBytes[1]! << 8) : (globalBytes[0]! << 8) | globalBytes[1]!;
+      needsComponents ||= definesComponents(globalNum, fieldDefs);
+      const renamed = withoutThrowingFields(globalNum, fieldDefs);
+      if (renamed) {
+        out ??= Chunks.upTo(b, start, defStart);
+        raw = raw.slice();
+        raw.set(renamed, 6);
+        fieldDefs = raw.subarray(6, 6 + nFields * 3);
+      }
       defs[local] = { raw, littleEndian, globalBytes, fieldDefs, devDefs, fieldsSize, size: fieldsSize + devSize, timestampAt };
       augmented[local] = false;
       out?.push(raw);

@@ -248,6 +248,25 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     ]);
   });
 
+  it.each([
+    ["records with cycles, then total_cycles (a Garmin triathlon's)", { cycles: 3, totalCycles: 40 }],
+    ["records with compressed accumulated power, then accumulated power", { compressedAccumulatedPower: 10, accumulatedPower: 1000 }],
+  ])("%s: read, where Garmin's decoder alone throws", (_name, fields) => {
+    const e = new Encoder();
+    e.writeMesg({ mesgNum: Profile.MesgNum.FILE_ID, type: "activity", manufacturer: "development", product: 0, timeCreated: FILE_START, serialNumber: 1 } as never);
+    for (let i = 0; i <= 60; i++) {
+      e.writeMesg({ mesgNum: Profile.MesgNum.RECORD, timestamp: new Date(FILE_START.getTime() + i * 1000), heartRate: 120 + i, distance: i * 3, ...fields } as never);
+    }
+    const bytes = e.close();
+    // The case is real: fitsdk's own decoder fails on these bytes.
+    const { errors } = new Decoder(Stream.fromByteArray(bytes)).read();
+    expect(errors.map((x) => (x as Error).message)).toEqual(["Cannot read properties of undefined (reading '0')"]);
+    const [a] = parseFitBytes(bytes);
+    expect(a!.streams.size).toBe(61);
+    expect(a!.streams.heart_rate_hz!.at(-1)).toBe(3);
+    expect(a!.totals.distanceM).toBe(180);
+  });
+
   it("a leg whose start_time runs it into the next leg is framed by where it closed: its own records and lap, not the next leg's", () => {
     // As a Fenix 2 wrote a multisport file: the first leg's start_time late, its timestamp (its end),
     // its lap and its records where the leg was (here a swim, its start_time 300 s late).
@@ -272,7 +291,7 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     expect(swim!.totals.elapsedTimeS).toBe(599);
     expect(swim!.totals.movingTimeS).toBe(590); // the session's timer time stands
     expect(swim!.totals.distanceM).toBe(600);
-    expect(lapsOf(swim!)).toEqual([[0, 600, 600]]);
+    expect(lapsOf(swim!)).toEqual([[0, 599, 600]]); // its lap, to the swim's end
     expect(ride!.startTime.getTime() - FILE_START.getTime()).toBe(600_000);
     expect(ride!.streams.size).toBe(1200);
     expect(lapsOf(ride!)).toEqual([[0, 1200, 9600]]);
@@ -294,6 +313,29 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     const [long] = parseFitBytes(buildFit([{ ...run, elapsed: 900 }, ride]));
     expect(long!.startTime).toEqual(FILE_START);
     expect(long!.streams.size).toBe(900);
+  });
+
+  it("a lap lasts until the next starts at the latest, and not past its activity's end, whatever it declares", () => {
+    // As a virtual ride's file gave them: a 27-minute ride with laps of 50 and 55 minutes.
+    const [ride] = parseFitBytes(
+      buildFit([
+        {
+          sport: "cycling",
+          start: 0,
+          elapsed: 1632,
+          records: rideRecords(0, 1632),
+          laps: [
+            { start: 0, elapsed: 3000 },
+            { start: 300, elapsed: 3300 },
+          ],
+        },
+      ]),
+    );
+    expect(ride!.totals.elapsedTimeS).toBe(1632);
+    expect(ride!.laps.map((l) => [l.startOffsetS, l.elapsedTimeS, l.movingTimeS])).toEqual([
+      [0, 300, 300],
+      [300, 1332, 1332],
+    ]);
   });
 
   it("laps that share a start are one lap: the 300 s, 900 m lap, not the 0.4 s one pressed as the run began", () => {
