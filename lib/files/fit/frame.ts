@@ -53,22 +53,39 @@ const RECORD_MESG = 20;
 const HR_MESG = 132;
 const COMPRESSED_SPEED_DISTANCE_FIELD = 8;
 
+/** A message's fields as fitsdk's profile defines them (none for a message it does not know). */
+const profileFields = (globalNum: number) => (Profile.messages[globalNum] as (typeof Profile.messages)[number] | undefined)?.fields ?? {};
+
 /**
  * fitsdk's decoder (21.217) throws "Cannot read properties of undefined (reading '0')" on a
  * message whose definition lists a field with components before the accumulated field they
  * target: reading the accumulated field, it looks for the other's scale and offset on the value
  * it decoded instead of in the profile. Devices write such messages (a Garmin triathlon file's
- * records carry cycles, then total_cycles). These are the profile's pairs, per message: the
- * field with components, then the accumulated field.
+ * records carry cycles, then total_cycles). These are the profile's pairs for a message (the
+ * field with components, then the accumulated field), read from the profile once per message:
+ * today record's compressed_speed_distance → distance, cycles → total_cycles and
+ * compressed_accumulated_power → accumulated_power, and hr's event_timestamp_12 → event_timestamp.
  */
-const DECODER_THROWING_PAIRS: ReadonlyMap<number, readonly (readonly [components: number, accumulated: number])[]> = new Map([
-  [RECORD_MESG, [[COMPRESSED_SPEED_DISTANCE_FIELD, 5], [18, 19], [28, 29]]], // → distance, total_cycles, accumulated_power
-  [HR_MESG, [[10, 9]]], // event_timestamp_12 → event_timestamp
-]);
+const decoderThrowingPairs = (() => {
+  const known = new Map<number, [components: number, accumulated: number][]>();
+  return (globalNum: number) => {
+    let pairs = known.get(globalNum);
+    if (!pairs) {
+      const fields = profileFields(globalNum);
+      const found = new Set<string>();
+      for (const [num, field] of Object.entries(fields)) {
+        for (const target of field.components ?? []) if (fields[Number(target)]?.isAccumulated) found.add(`${num} ${target}`);
+      }
+      pairs = [...found].map((pair) => pair.split(" ").map(Number) as [number, number]);
+      known.set(globalNum, pairs);
+    }
+    return pairs;
+  };
+})();
 
 /** A field number the message's profile does not define: the decoder reads past such a field. */
 function undefinedFieldOf(globalNum: number, fieldDefs: Uint8Array): number {
-  const profiled = (Profile.messages as Record<number, { fields?: Record<number, unknown> } | undefined>)[globalNum]?.fields ?? {};
+  const profiled = profileFields(globalNum);
   for (let n = 200; n < 253; n++) {
     let used = n in profiled;
     for (let i = 0; i < fieldDefs.length && !used; i += 3) used = fieldDefs[i] === n;
@@ -83,8 +100,7 @@ function undefinedFieldOf(globalNum: number, fieldDefs: Uint8Array): number {
  * reads past it: its value is what the components give (expanded where the reader needs them).
  */
 function withoutThrowingFields(globalNum: number, fieldDefs: Uint8Array): Uint8Array | null {
-  const pairs = DECODER_THROWING_PAIRS.get(globalNum);
-  if (!pairs) return null;
+  const pairs = decoderThrowingPairs(globalNum);
   let out: Uint8Array | null = null;
   for (const [components, accumulated] of pairs) {
     const list = out ?? fieldDefs;

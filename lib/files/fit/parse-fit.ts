@@ -413,7 +413,8 @@ export function parseFit(content: Uint8Array, { components = "asNeeded" }: { com
     let until = elapsed !== null ? start + elapsed : (end ?? Infinity);
     let declared = declaredTotals(s);
     let startS: number | null = start;
-    const nextStart = unix(sessions[i + 1]?.startTime);
+    const next = sessions[i + 1];
+    const nextStart = unix(next?.startTime);
     if (
       startTime !== null && end !== null && end > previousEnd && end < until - CONTRADICTED_SPAN_S &&
       nextStart !== null && end <= nextStart + CONTRADICTED_SPAN_S && until > nextStart + CONTRADICTED_SPAN_S &&
@@ -435,8 +436,7 @@ export function parseFit(content: Uint8Array, { components = "asNeeded" }: { com
       // time of 0) frames no activity: its records do. It takes those from its start_time (else
       // from where the session before it ended) up to its closing timestamp (else up to the next
       // session's start), and its elapsed and timer times are the samples', not the 0 it states.
-      const next = sessions[i + 1];
-      const nextBegins = next ? (unix(next.startTime) ?? unix(next.timestamp)) : null;
+      const nextBegins = nextStart ?? unix(next?.timestamp);
       start = startTime ?? previousEnd;
       until = end !== null && end > start ? end : nextBegins !== null && nextBegins > start ? nextBegins : Infinity;
       startS = startTime;
