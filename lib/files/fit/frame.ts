@@ -33,12 +33,10 @@ type Definition = {
   timestampAt: number;
 };
 
-/** Each FIT file of the input (a file may chain several) with what the decoder needs to know. */
-export type Framed = {
-  /** Bytes to decode: the complete FIT files, rewritten where they used compressed timestamps. */
+/** One FIT file of the input, as the decoder is to read it. */
+export type FramedFile = {
+  /** The file's bytes, rewritten where it used compressed timestamps or fields the decoder throws on. */
   bytes: Uint8Array;
-  /** Bytes ignored after the last complete FIT file. */
-  trailing: number;
   /**
    * Whether the reader needs fitsdk to expand components: a record defines
    * compressed_speed_distance (its speed and distance exist only as components), or the file
@@ -46,6 +44,18 @@ export type Framed = {
    * other components of the messages read (speed → enhanced_speed, altitude →
    * enhanced_altitude, a lap's and session's averages) copy a field the reader takes as it is.
    */
+  needsComponents: boolean;
+};
+
+/**
+ * Each FIT file of the input: a file may chain several, one after another, and each is a file of
+ * its own (its own definitions, developer fields and file type), so each is decoded and read alone.
+ */
+export type Framed = {
+  files: FramedFile[];
+  /** Bytes ignored after the last complete FIT file. */
+  trailing: number;
+  /** Whether any of the files needs components expanded. */
   needsComponents: boolean;
 };
 
@@ -130,47 +140,31 @@ function damaged(message: string): FileError {
 
 /** Checks and, where needed, rewrites a FIT file for the SDK's decoder. Throws `invalid_file`. */
 export function frameFit(b: Uint8Array): Framed {
-  const parts: Uint8Array[] = [];
-  let p = 0;
-  let rewritten = false;
-  let needsComponents = false;
-  while (p < b.length && parts.length < MAX_CHAINED_FILES) {
-    if (p > 0) {
-      // After a complete file, whatever follows is read only if it is a complete FIT file too:
-      // a good file must not fail for what a device or a copy tool appended to it.
-      if (!looksLikeHeader(b, p)) break;
-      try {
-        const next = frameOne(b, p);
-        parts.push(next.part);
-        rewritten ||= next.rewritten;
-        needsComponents ||= next.needsComponents;
-        p = next.end;
-      } catch (e) {
-        if (e instanceof FileError) break;
-        throw e;
-      }
-      continue;
+  const first = frameOne(b, 0);
+  const files = [first];
+  let p = first.end;
+  while (p < b.length && files.length < MAX_CHAINED_FILES) {
+    // After a complete file, whatever follows is read only if it is a complete FIT file too:
+    // a good file must not fail for what a device or a copy tool appended to it.
+    if (!looksLikeHeader(b, p)) break;
+    try {
+      const next = frameOne(b, p);
+      files.push(next);
+      p = next.end;
+    } catch (e) {
+      if (e instanceof FileError) break;
+      throw e;
     }
-    const first = frameOne(b, 0);
-    parts.push(first.part);
-    rewritten ||= first.rewritten;
-    needsComponents ||= first.needsComponents;
-    p = first.end;
   }
-  const used = parts.reduce((n, x) => n + x.length, 0);
-  const trailing = b.length - p;
-  if (!rewritten && parts.length === 1) return { bytes: parts[0]!, trailing, needsComponents };
-  const out = new Uint8Array(used);
-  let o = 0;
-  for (const x of parts) {
-    out.set(x, o);
-    o += x.length;
-  }
-  return { bytes: out, trailing, needsComponents };
+  return {
+    files: files.map(({ bytes, needsComponents }) => ({ bytes, needsComponents })),
+    trailing: b.length - p,
+    needsComponents: files.some((f) => f.needsComponents),
+  };
 }
 
 /** Checks the FIT file that starts at `p`; throws `invalid_file` saying what is wrong. */
-function frameOne(b: Uint8Array, p: number): { part: Uint8Array; rewritten: boolean; needsComponents: boolean; end: number } {
+function frameOne(b: Uint8Array, p: number): FramedFile & { end: number } {
   const headerSize = b[p]!;
   if (headerSize !== 12 && headerSize !== 14) {
     throw damaged(`The FIT file's header is damaged: it gives its own size as ${headerSize} bytes, where a FIT header has 12 or 14.`);
@@ -205,9 +199,7 @@ function frameOne(b: Uint8Array, p: number): { part: Uint8Array; rewritten: bool
     throw damaged("The FIT file's checksum does not match its contents: it was damaged in storage or while copying.");
   }
   const { data, needsComponents } = walk(b, dataStart, dataEnd);
-  return data
-    ? { part: withHeader(b, p, data), rewritten: true, needsComponents, end: dataEnd + 2 }
-    : { part: b.subarray(p, dataEnd + 2), rewritten: false, needsComponents, end: dataEnd + 2 };
+  return { bytes: data ? withHeader(b, p, data) : b.subarray(p, dataEnd + 2), needsComponents, end: dataEnd + 2 };
 }
 
 /** Whether bytes at `p` begin another chained FIT file rather than trailing garbage. */

@@ -128,6 +128,29 @@ describe("FIT activities built with the SDK's encoder", () => {
     expect(withCutTail.map((a) => a.sport)).toEqual(["run"]);
   });
 
+  it("each file of a chain frames only its own records, even where two files cover the same time", () => {
+    // A watch's run with heart rate only and a bike computer's ride with power over the same
+    // minute, chained into one upload.
+    const run = buildFit([{ sport: "running", start: 0, elapsed: 60, records: rideRecords(0, 60).map((r) => ({ at: r.at, heartRate: 150 })) }]);
+    const ride = buildFit([{ sport: "cycling", start: 0, elapsed: 60, records: rideRecords(0, 60).filter((r) => r.at % 2 === 0) }]);
+    const acts = parseFitBytes(concat(run, ride));
+    expect(acts.map((a) => a.sport)).toEqual(["run", "ride"]);
+    expect(acts.map((a) => a.streams.size)).toEqual([61, 31]);
+    expect(acts[0]!.streams.power_w).toBeUndefined();
+    expect(acts[0]!.streams.latlng).toBeUndefined();
+    expect(acts[1]!.streams.heart_rate_hz!.every((v) => v !== 150)).toBe(true);
+  });
+
+  it("a file of a chain that holds no activity adds none, wherever it stands; a chain with none is refused for its first file", () => {
+    const settings = buildFit([], { fileType: "settings" });
+    const run = buildFit([{ sport: "running", start: 0, elapsed: 60, records: rideRecords(0, 60) }]);
+    expect(parseFitBytes(concat(settings, run)).map((a) => [a.sport, a.streams.size])).toEqual([["run", 61]]);
+    expect(parseFitBytes(concat(run, settings)).map((a) => [a.sport, a.streams.size])).toEqual([["run", 61]]);
+    const e = errorOf(concat(settings, buildFit([], { fileType: "workout" })));
+    expect(e.code).toBe("no_activity_data");
+    expect(e.message).toMatch(/settings/);
+  });
+
   it("pauses: timer stops make moving time shorter, and the samples around them stay in order", () => {
     const records = rideRecords(0, 1800).filter((r) => r.at <= 600 || r.at >= 900);
     const bytes = buildFit(
@@ -202,10 +225,8 @@ describe("FIT activities built with the SDK's encoder", () => {
   });
 
   it("a session whose times frame none of the records: one activity from the records, the session's sport", () => {
-    const bytes = buildFit([{ sport: "running", start: 7200, elapsed: 60, records: [] }]);
-    const records = buildFit([{ sport: "running", start: 0, elapsed: 60, records: rideRecords(0, 60) }], { withSessions: false });
-    // The records' file carries no session; the session's file carries no records: chain them.
-    const acts = parseFitBytes(concat(records, bytes));
+    // The session claims two hours after the records, which start at the file's start.
+    const acts = parseFitBytes(buildFit([{ sport: "running", start: 7200, elapsed: 60, records: rideRecords(0, 60) }]));
     expect(acts).toHaveLength(1);
     expect(acts[0]!.sport).toBe("run");
     expect(acts[0]!.streams.size).toBe(61);

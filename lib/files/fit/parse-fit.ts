@@ -284,13 +284,36 @@ const CONTRADICTED_SPAN_S = 60;
 
 /**
  * Every activity of a FIT file: one per session, in order; a file of records without a session
- * gives one. `components: "always"` expands every component (what the reader did before it
- * learnt which it needs), for the tests that hold both readings equal.
+ * gives one. A chained file's files are read one by one, each session framing only its own file's
+ * records and laps (two files may cover the same hours: a watch's and a bike computer's, or a
+ * pool swim whose samples are its lengths), and a file that holds no activity (a settings file
+ * before or after one) adds none. `components: "always"` expands every component (what the
+ * reader did before it learnt which it needs), for the tests that hold both readings equal.
  */
 export function parseFit(content: Uint8Array, { components = "asNeeded" }: { components?: "asNeeded" | "always" } = {}): ParsedActivity[] {
   const framed = frameFit(content);
-  const messages = decode(framed.bytes, components === "always" || framed.needsComponents);
+  const activities: ParsedActivity[] = [];
+  const counts: ChainCounts = { records: 0, laps: 0, sessions: 0, samples: 0 };
+  let refusal: FileError | null = null;
+  for (const file of framed.files) {
+    const messages = decode(file.bytes, components === "always" || file.needsComponents);
+    try {
+      activities.push(...activitiesOf(messages, counts, activities.length));
+    } catch (e) {
+      // A file of the chain without an activity: the chain fails for it only if no file has one.
+      if (!(e instanceof FileError && e.code === "no_activity_data")) throw e;
+      refusal ??= e;
+    }
+  }
+  if (activities.length === 0) throw refusal!;
+  return activities;
+}
 
+/** What the files of a chain read so far held: the limits hold for the upload, not for each file. */
+type ChainCounts = { records: number; laps: number; sessions: number; samples: number };
+
+/** The activities of one decoded FIT file; `before` activities came from the files before it. */
+function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, before: number): ParsedActivity[] {
   // Only an activity file records an activity: a course holds timed points too, but it is a
   // route to follow (as a TCX <Course> and a GPX <rte> are). A file that states no type is read.
   const fileType = messages.fileIdMesgs?.[0]?.type;
@@ -316,15 +339,18 @@ export function parseFit(content: Uint8Array, { components = "asNeeded" }: { com
         : "The FIT file holds no timed samples (it is a settings, workout or other file, not a recorded activity).",
     );
   }
-  if (records.length > LIMITS.samplesPerFile) {
+  counts.records += records.length;
+  if (counts.records > LIMITS.samplesPerFile) {
     throw new FileError("invalid_file", `The FIT file holds more than ${LIMITS.samplesPerFile.toLocaleString("en-US")} samples, more than any real activity records.`);
   }
   const sorted = records.every((r, i) => i === 0 || r.t >= records[i - 1]!.t);
   const stops = timerStops(messages.eventMesgs);
   const budget = new SampleBudget();
+  budget.used = counts.samples;
   const laps = messages.lapMesgs ?? [];
-  if (laps.length > LIMITS.lapsPerActivity) {
-    throw new FileError("invalid_file", `The FIT file holds ${laps.length.toLocaleString("en-US")} laps; at most ${LIMITS.lapsPerActivity.toLocaleString("en-US")} are read from one file.`);
+  counts.laps += laps.length;
+  if (counts.laps > LIMITS.lapsPerActivity) {
+    throw new FileError("invalid_file", `The FIT file holds ${counts.laps.toLocaleString("en-US")} laps; at most ${LIMITS.lapsPerActivity.toLocaleString("en-US")} are read from one file.`);
   }
 
   /** How many records are timed within [from, to] (Unix seconds). */
@@ -368,9 +394,16 @@ export function parseFit(content: Uint8Array, { components = "asNeeded" }: { com
     return builder;
   };
 
+  /** The file's activities, once its samples count towards the chain's. */
+  const counted = (out: ParsedActivity[]) => {
+    counts.samples = budget.used;
+    return out;
+  };
+
   const sessions = sessionMesgs.filter((s) => unix(s.startTime) !== null || unix(s.timestamp) !== null);
-  if (sessions.length > LIMITS.activitiesPerFile) {
-    throw new FileError("invalid_file", `The FIT file holds ${sessions.length} sessions; at most ${LIMITS.activitiesPerFile} activities are read from one file.`);
+  counts.sessions += sessions.length;
+  if (counts.sessions > LIMITS.activitiesPerFile) {
+    throw new FileError("invalid_file", `The FIT file holds ${counts.sessions} sessions; at most ${LIMITS.activitiesPerFile} activities are read from one file.`);
   }
 
   const sportMesgs = messages.sportMesgs ?? [];
@@ -394,13 +427,13 @@ export function parseFit(content: Uint8Array, { components = "asNeeded" }: { com
         samples: builder,
         declared: {},
         laps: declaredLaps(laps, null, -Infinity, Infinity, builder),
-        ordinal: 1,
+        ordinal: before + 1,
       }),
     ];
   };
 
   const activities: ParsedActivity[] = [];
-  if (sessions.length === 0) return fromAllRecords(undefined);
+  if (sessions.length === 0) return counted(fromAllRecords(undefined));
 
   /** Where the session before the current one ended: a session without a span of its own starts after it. */
   let previousEnd = -Infinity;
@@ -453,12 +486,11 @@ export function parseFit(content: Uint8Array, { components = "asNeeded" }: { com
         samples: builder,
         declared: withoutUnrecorded(declared, builder),
         laps: declaredLaps(laps, s, start, until, builder),
-        ordinal: i + 1,
+        ordinal: before + i + 1,
       }),
     );
   }
   // Sessions whose times frame none of the records (a device that wrote its session in local
   // time, or with a start of 0) say nothing reliable about where the activity is: the records do.
-  if (activities.length === 0) return fromAllRecords(sessions[0]);
-  return activities;
+  return counted(activities.length > 0 ? activities : fromAllRecords(sessions[0]));
 }
