@@ -253,6 +253,16 @@ describe("GPX", () => {
     const [few] = parse(track((i) => i < 2));
     expect(few!.totals.distanceM).toBeCloseTo(19 * 111.2, -1);
     expect(few!.streams.distance_m![1]).toBeCloseTo(111.2, 0);
+    // Only the points with a fix count: an open-water swim (as this service's own GPX export
+    // writes it) has a position, and a distance, only when the arm is out of the water. Every
+    // other point here has no fix and no distance: the device's distance, not 2 km measured
+    // along the positions.
+    const [swim] = parse(
+      gpx(`<trk><trkseg>${times.map((t, i) => pt(t, i % 2 === 0 ? dist(1000 + i * 10) : "<fix>none</fix>", 47 + i * 0.001)).join("")}</trkseg></trk>`),
+    );
+    expect(swim!.streams.latlng!.filter((p) => p !== null)).toHaveLength(10);
+    expect(swim!.totals.distanceM).toBe(180);
+    expect(swim!.streams.distance_m![18]).toBe(1180);
   });
 
   it("GPX 1.0 with CDATA names and no extensions (blue_hills.gpx)", () => {

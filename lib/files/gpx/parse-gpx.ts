@@ -30,9 +30,11 @@ const POINT_CHILD_DEPTH = POINT_DEPTH + 1;
 const EXT_MAX_DEPTH = 4;
 
 /**
- * The share of timed points that must carry a distance for it to be the activity's: a few points
+ * The share of the points a distance could be measured along (those with a position; all timed
+ * points where none has one) that must carry a distance for it to be the activity's: a few points
  * with one (a writer that puts it on some) would otherwise make a distance of a fraction of the
- * track, where measuring along all of it is right.
+ * track, where measuring along all of it is right. Points without a fix do not count: measuring
+ * cannot use them either (an open-water swim has a position only when the arm is out of the water).
  */
 const DISTANCE_COVERAGE = 0.9;
 
@@ -89,7 +91,7 @@ class PointReader {
 }
 
 /** One <trk> as it is read: its samples, its name and type, and how many points carry a distance. */
-type TrackState = { builder: SampleBuilder; name: string | null; type: string | null; timed: number; withDistance: number };
+type TrackState = { builder: SampleBuilder; name: string | null; type: string | null; timed: number; positioned: number; withDistance: number };
 
 export function parseGpx(content: Uint8Array): ParsedActivity[] {
   const budget = new SampleBudget();
@@ -106,7 +108,7 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
 
   const finishTrack = (t: TrackState) => {
     if (t.builder.size === 0) return;
-    if (t.withDistance < t.timed * DISTANCE_COVERAGE) t.builder.ch.distance_m.fill(null);
+    if (t.withDistance < (t.positioned > 0 ? t.positioned : t.timed) * DISTANCE_COVERAGE) t.builder.ch.distance_m.fill(null);
     if (activities.length >= LIMITS.activitiesPerFile) {
       throw new FileError("invalid_file", `The GPX file holds more than ${LIMITS.activitiesPerFile} tracks with times; at most ${LIMITS.activitiesPerFile} activities are read from one file.`);
     }
@@ -129,6 +131,7 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
     const noFix = pt.fix?.trim() === "none";
     const distanceM = pt.channel("distance");
     t.timed++;
+    if (!noFix && pt.lat !== null && pt.lng !== null) t.positioned++;
     if (distanceM !== null) t.withDistance++;
     t.builder.push({
       t: time,
@@ -149,7 +152,7 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
       path.push(name);
       if (depth === 2 && name === "trk") {
         tracks++;
-        trk = { builder: new SampleBuilder(budget), name: null, type: null, timed: 0, withDistance: 0 };
+        trk = { builder: new SampleBuilder(budget), name: null, type: null, timed: 0, positioned: 0, withDistance: 0 };
       } else if (trk && depth === 3 && name === "trkseg") {
         if (trk.builder.size > 0) trk.builder.pause();
       } else if (trk && depth === POINT_DEPTH && name === "trkpt" && path[2] === "trkseg") {
