@@ -318,6 +318,48 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     expect(lapsOf(ride!)).toEqual([[0, 1200, 9600]]);
   });
 
+  it("a clock that jumps ahead mid-session is undone: every record and lap after the jump, the session's start_time kept", () => {
+    // As a watch wrote a run (time-jump.fit, from Runalyze's tests): 5 minutes in, its clock moved
+    // 20 days ahead; the later records, the second lap, a pause and the session's close carry it.
+    const JUMP = 20 * 86_400;
+    const records = rideRecords(0, 599)
+      .filter((r) => r.at < 400 || r.at > 450)
+      .map((r) => ({ ...r, at: r.at < 300 ? r.at : r.at + JUMP }));
+    const [run] = parseFitBytes(
+      buildFit([
+        {
+          sport: "running",
+          start: 0,
+          elapsed: 600,
+          timer: 550,
+          writtenEnd: 600 + JUMP,
+          records,
+          pauses: [{ stop: 400 + JUMP, start: 451 + JUMP }],
+          laps: [
+            { start: 0, elapsed: 300, distance: 2400 },
+            { start: 300 + JUMP, elapsed: 300, distance: 2400 },
+          ],
+        },
+      ]),
+    );
+    expect(run!.startTime).toEqual(FILE_START);
+    expect(run!.streams.size).toBe(records.length);
+    expect(run!.streams.time_s!.at(-1)).toBe(599);
+    expect(run!.streams.time_s![300]).toBe(300);
+    expect(run!.totals.elapsedTimeS).toBe(600);
+    expect(run!.totals.movingTimeS).toBe(550);
+    expect(lapsOf(run!)).toEqual([
+      [0, 300, 2400],
+      [300, 300, 2400],
+    ]);
+    // A session that closed late (saved a while after its last record) with a long pause in it
+    // is no jump: the pause is longer than the session's lateness, and nothing moves.
+    const paused = rideRecords(0, 599).filter((r) => r.at <= 150 || r.at >= 548);
+    const [late] = parseFitBytes(buildFit([{ sport: "running", start: 0, elapsed: 599, writtenEnd: 599 + 157, records: paused, pauses: [{ stop: 151, start: 548 }] }]));
+    expect(late!.streams.size).toBe(paused.length);
+    expect(late!.streams.time_s![151]).toBe(548);
+  });
+
   it("a session stamped with its start keeps the span its start_time and elapsed time give, alone or followed by another leg", () => {
     // A writer that stamps a session with its start: its span runs into no other leg, so nothing
     // says its start_time is the wrong one.

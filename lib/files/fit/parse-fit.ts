@@ -283,6 +283,46 @@ function lapStart(l: Mesg): number | null {
 const CONTRADICTED_SPAN_S = 60;
 
 /**
+ * Undoes a forward jump of the device's clock within a session, as a watch makes when it sets its
+ * clock mid-activity (time-jump.fit, from Runalyze's tests: 8 minutes into a run its clock moved
+ * 20 days ahead, and its session's closing timestamp, its later laps and records carry the new
+ * clock). The session says how far: it closed `end - start - elapsed` seconds later than its
+ * start_time and elapsed time allow. Where the records (in time order) hold one gap that long,
+ * give or take the minute a pause or a dropped sample adds, everything after that gap up to the
+ * session's close (records, timer stops, laps' starts and ends) is moved back by that much, and
+ * the session keeps its start_time. Without it the session framed only the records before the
+ * jump and the rest of the run was lost. A session of no elapsed time is not read this way: it
+ * frames its records by other rules (parseFit).
+ */
+function undoClockJump(records: Record_[], stops: number[], laps: Mesg[], start: number, end: number, elapsed: number): void {
+  const jump = end - start - elapsed;
+  if (!(elapsed > 0) || !(jump > CONTRADICTED_SPAN_S)) return;
+  let lo = 0;
+  while (lo < records.length && records[lo]!.t < start) lo++;
+  let gapAt = -1;
+  let gap = 0;
+  for (let i = lo + 1; i < records.length && records[i]!.t <= end; i++) {
+    const g = records[i]!.t - records[i - 1]!.t;
+    if (g > gap) {
+      gap = g;
+      gapAt = i;
+    }
+  }
+  if (gapAt < 0 || gap < jump || gap - jump > CONTRADICTED_SPAN_S) return;
+  const from = records[gapAt - 1]!.t;
+  const moved = (t: number) => t > from && t <= end;
+  for (let i = gapAt; i < records.length && records[i]!.t <= end; i++) records[i]!.t -= jump;
+  for (let i = 0; i < stops.length; i++) if (moved(stops[i]!)) stops[i]! -= jump;
+  stops.sort((a, b) => a - b);
+  for (const l of laps) {
+    for (const key of ["startTime", "timestamp"] as const) {
+      const t = unix(l[key]);
+      if (t !== null && moved(t)) l[key] = (l[key] as number) - jump;
+    }
+  }
+}
+
+/**
  * Every activity of a FIT file: one per session, in order; a file of records without a session
  * gives one. A chained file's files are read one by one, each session framing only its own file's
  * records and laps (two files may cover the same hours: a watch's and a bike computer's, or a
@@ -448,6 +488,9 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
     let startS: number | null = start;
     const next = sessions[i + 1];
     const nextStart = unix(next?.startTime);
+    // A forward jump of the device's clock within the session is undone first: its span stands
+    // as it states it (the rules below are for spans that contradict their records otherwise).
+    if (sorted && startTime !== null && end !== null && elapsed !== null) undoClockJump(records, stops, laps, start, end, elapsed);
     if (
       startTime !== null && end !== null && end > previousEnd && end < until - CONTRADICTED_SPAN_S &&
       nextStart !== null && end <= nextStart + CONTRADICTED_SPAN_S && until > nextStart + CONTRADICTED_SPAN_S &&
