@@ -537,6 +537,46 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     return e.close();
   }
 
+  it("a Connect IQ swim: developer fields declared as record, lap and session distance stand in for the native ones, which say 0", () => {
+    // As swim-pool-via-iq.fit (Runalyze's tests) has it: the watch writes distance 0 in every
+    // record, lap and session; the app writes the real distance in developer fields beside them.
+    const developerDataIdMesg = { mesgNum: Profile.MesgNum.DEVELOPER_DATA_ID, developerDataIndex: 0, applicationId: Array.from({ length: 16 }, (_, i) => i), applicationVersion: 1 };
+    const field = (n: number, fieldName: string, nativeMesgNum: number, nativeFieldNum: number) => ({
+      developerDataIdMesg,
+      fieldDescriptionMesg: { mesgNum: Profile.MesgNum.FIELD_DESCRIPTION, developerDataIndex: 0, fieldDefinitionNumber: n, fitBaseTypeId: 0x88, fieldName, units: "m", nativeMesgNum, nativeFieldNum },
+    });
+    const fields = {
+      0: field(0, "distance", Profile.MesgNum.RECORD, 5),
+      1: field(1, "total_distance", Profile.MesgNum.LAP, 9),
+      2: field(2, "total_distance", Profile.MesgNum.SESSION, 9),
+      3: field(3, "avg_speed", Profile.MesgNum.SESSION, 14),
+    };
+    const e = new Encoder({ fieldDescriptions: fields } as never);
+    const at = (t: number) => new Date(FILE_START.getTime() + t * 1000);
+    e.writeMesg({ mesgNum: Profile.MesgNum.FILE_ID, type: "activity", manufacturer: "development", product: 0, timeCreated: FILE_START, serialNumber: 1 } as never);
+    e.writeMesg(developerDataIdMesg as never);
+    for (const f of Object.values(fields)) e.writeMesg(f.fieldDescriptionMesg as never);
+    for (let t = 0; t <= 100; t++) e.writeMesg({ mesgNum: Profile.MesgNum.RECORD, timestamp: at(t), distance: 0, developerFields: { 0: t * 0.5 } } as never);
+    e.writeMesg({ mesgNum: Profile.MesgNum.LAP, timestamp: at(100), startTime: at(0), totalElapsedTime: 100, totalTimerTime: 100, totalDistance: 0, developerFields: { 1: 50 } } as never);
+    e.writeMesg({
+      mesgNum: Profile.MesgNum.SESSION,
+      timestamp: at(100),
+      startTime: at(0),
+      totalElapsedTime: 100,
+      totalTimerTime: 100,
+      totalDistance: 0,
+      avgSpeed: 0,
+      enhancedAvgSpeed: 0,
+      sport: "swimming",
+      developerFields: { 2: 50, 3: 0.5 },
+    } as never);
+    const [swim] = parseFitBytes(e.close());
+    expect(swim!.streams.distance_m!.at(-1)).toBe(50);
+    expect(swim!.totals.distanceM).toBe(50);
+    expect(swim!.totals.averageSpeedMps).toBe(0.5);
+    expect(swim!.laps.map((l) => l.distanceM)).toEqual([50]);
+  });
+
   it("a developer field that declares itself record power (native field 7) is the power where the record has none", () => {
     const power = (at: number) => 250 + (at % 10);
     const [a] = parseFitBytes(withDeveloperField({ fieldName: "Power", nativeMesgNum: Profile.MesgNum.RECORD, nativeFieldNum: 7 }, 0, power));

@@ -21,6 +21,15 @@ const unix = (v: unknown): number | null => {
   const n = num(v);
   return n === null || n < 0 ? null : n + FIT_EPOCH_S;
 };
+/**
+ * A field's enhanced (wider) form, else its plain one: the same quantity, so a 0 in one where the
+ * other has a value (a developer field stood in for the plain one only) is the missing one.
+ */
+const enhancedOr = (enhanced: unknown, plain: unknown): number | null => {
+  const e = num(enhanced);
+  const p = num(plain);
+  return e === null || (e === 0 && p !== null) ? p : e;
+};
 const bpmToHz = (v: unknown) => {
   const n = num(v);
   return n === null ? null : n / 60;
@@ -62,65 +71,63 @@ function decode(bytes: Uint8Array, needsComponents: boolean): Record<string, Mes
 
 type Record_ = { t: number; m: Mesg };
 
-/** The record fields pushRecord reads: a developer field may stand in for one of these. */
-const READ_RECORD_FIELDS = new Set([
-  "positionLat",
-  "positionLong",
-  "distance",
-  "altitude",
-  "enhancedAltitude",
-  "speed",
-  "enhancedSpeed",
-  "heartRate",
-  "cadence",
-  "fractionalCadence",
-  "power",
-  "temperature",
-]);
+/** The fields the reader takes from each message a developer field may stand in for. */
+const READ_FIELDS: Record<number, Set<string>> = {
+  // record: what pushRecord reads
+  20: new Set(["positionLat", "positionLong", "distance", "altitude", "enhancedAltitude", "speed", "enhancedSpeed", "heartRate", "cadence", "fractionalCadence", "power", "temperature"]),
+  // lap and session: the totals declaredTotals reads (their times are the device's own), and a pool's length
+  19: new Set(["totalDistance", "totalAscent", "avgSpeed", "enhancedAvgSpeed", "maxSpeed", "enhancedMaxSpeed", "avgHeartRate", "maxHeartRate", "avgPower", "totalCalories"]),
+  18: new Set(["totalDistance", "totalAscent", "avgSpeed", "enhancedAvgSpeed", "maxSpeed", "enhancedMaxSpeed", "avgHeartRate", "maxHeartRate", "avgPower", "totalCalories", "poolLength"]),
+};
+const MESG_NAMES: Record<string, number> = { record: 20, lap: 19, session: 18 };
 
-/** Global message numbers. */
-const RECORD_MESG = 20;
 const FIELD_DESCRIPTION_MESG = 206;
 
-type StandIn = { field: string; scale: number; offset: number };
+type StandIn = { mesg: number; field: string; scale: number; offset: number };
 
-const RECORD_FIELD_NAMES = (Profile.messages as unknown as Record<number, { fields: Record<number, { name: string } | undefined> }>)[RECORD_MESG]!.fields;
+const profileFieldName = (mesg: number, field: number) =>
+  (Profile.messages as unknown as Record<number, { fields: Record<number, { name: string } | undefined> }>)[mesg]?.fields[field]?.name;
 
 /**
- * The record field a developer field stands in for, if its description names one that
- * pushRecord reads (native_mesg_num record and a native_field_num): a Stryd or Connect IQ power
- * field declares itself record field 7, power. The FIT protocol makes such a field the native
- * one's equivalent.
+ * The field a developer field stands in for, if its description names one the reader takes
+ * (native_mesg_num record, lap or session, and a native_field_num): a Stryd or Connect IQ power
+ * field declares itself record field 7, power; a Connect IQ swimming app declares record
+ * distance and speed, and lap and session total distance and average speed. The FIT protocol
+ * makes such a field the native one's equivalent.
  */
 function standInFor(description: Mesg): StandIn | null {
-  const mesg = description.nativeMesgNum;
+  const named = description.nativeMesgNum;
+  const mesg = typeof named === "string" ? MESG_NAMES[named] : num(named);
   const native = num(description.nativeFieldNum);
-  if ((mesg !== RECORD_MESG && mesg !== "record") || native === null) return null;
-  const field = RECORD_FIELD_NAMES[native]?.name;
-  if (!field || !READ_RECORD_FIELDS.has(field)) return null;
-  return { field, scale: num(description.scale) || 1, offset: num(description.offset) ?? 0 };
+  if (mesg == null || native === null || !READ_FIELDS[mesg]) return null;
+  const field = profileFieldName(mesg, native);
+  if (!field || !READ_FIELDS[mesg]!.has(field)) return null;
+  return { mesg, field, scale: num(description.scale) || 1, offset: num(description.offset) ?? 0 };
 }
 
 /**
- * A listener for the decoder that, where a record lacks a native field, fills it from the
- * developer field that stands in for it (standInFor). It works as the messages are decoded
- * because fitsdk keys a record's developer values by a number it gives each field description
- * in turn, and starts counting again when a developer is declared again (a multisport file
- * does so per leg): which description a key means is known only at the record's place in the
- * file. fitsdk gives developer values unscaled; the description's scale and offset apply.
+ * A listener for the decoder that, where a record, lap or session lacks a native field or gives
+ * it as 0, fills it from the developer field that stands in for it (standInFor): a Connect IQ
+ * pool swim's watch writes distance 0 in every record, lap and session, and the app the real
+ * distance beside it. It works as the messages are decoded because fitsdk keys a message's
+ * developer values by a number it gives each field description in turn, and starts counting
+ * again when a developer is declared again (a multisport file does so per leg): which
+ * description a key means is known only at the message's place in the file. fitsdk gives
+ * developer values unscaled; the description's scale and offset apply.
  */
 function standInListener(): (mesgNum: number, m: Mesg) => void {
   const byKey = new Map<number, StandIn>();
-  // The same as a list, rebuilt when a description changes it: a record allocates nothing.
-  let active: (StandIn & { key: number })[] = [];
+  // The same per message, rebuilt when a description changes it: a record allocates nothing.
+  let active: Record<number, (StandIn & { key: number })[]> = {};
   return (mesgNum, m) => {
-    if (mesgNum === RECORD_MESG) {
-      if (active.length === 0) return;
+    const list = active[mesgNum];
+    if (list) {
       const dev = m.developerFields as Record<number, unknown> | undefined;
       if (!dev) return;
-      for (let i = 0; i < active.length; i++) {
-        const s = active[i]!;
-        if (m[s.field] !== undefined) continue;
+      for (let i = 0; i < list.length; i++) {
+        const s = list[i]!;
+        const native = m[s.field];
+        if (native !== undefined && native !== 0) continue;
         const v = num(dev[s.key]);
         if (v !== null) m[s.field] = v / s.scale - s.offset;
       }
@@ -130,7 +137,8 @@ function standInListener(): (mesgNum: number, m: Mesg) => void {
       const s = standInFor(m);
       if (s) byKey.set(key, s);
       else if (!byKey.delete(key)) return;
-      active = [...byKey].map(([k, v]) => ({ ...v, key: k }));
+      active = {};
+      for (const [k, v] of byKey) (active[v.mesg] ??= []).push({ ...v, key: k });
     }
   };
 }
@@ -188,8 +196,8 @@ function pushRecord(builder: SampleBuilder, r: Record_) {
     lat: lat === null ? null : lat * SEMICIRCLE_TO_DEG,
     lng: lng === null ? null : lng * SEMICIRCLE_TO_DEG,
     distanceM: num(m.distance),
-    altitudeM: num(m.enhancedAltitude) ?? num(m.altitude),
-    speedMps: num(m.enhancedSpeed) ?? num(m.speed),
+    altitudeM: enhancedOr(m.enhancedAltitude, m.altitude),
+    speedMps: enhancedOr(m.enhancedSpeed, m.speed),
     heartRateBpm: num(m.heartRate),
     cadenceRpm: cadence === null ? null : cadence + (fractional ?? 0),
     powerW: num(m.power),
@@ -215,8 +223,8 @@ function declaredTotals(m: Mesg): Declared {
     movingTimeS: num(m.totalTimerTime),
     distanceM: num(m.totalDistance),
     elevationGainM: num(m.totalAscent),
-    averageSpeedMps: num(m.enhancedAvgSpeed) ?? num(m.avgSpeed),
-    maxSpeedMps: num(m.enhancedMaxSpeed) ?? num(m.maxSpeed),
+    averageSpeedMps: enhancedOr(m.enhancedAvgSpeed, m.avgSpeed),
+    maxSpeedMps: enhancedOr(m.enhancedMaxSpeed, m.maxSpeed),
     averageHeartRateHz: bpmToHz(m.avgHeartRate),
     maxHeartRateHz: bpmToHz(m.maxHeartRate),
     averagePowerW: num(m.avgPower),
