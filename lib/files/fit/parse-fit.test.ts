@@ -541,7 +541,7 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     // As swim-pool-via-iq.fit (Runalyze's tests) has it: the watch writes distance 0 in every
     // record, lap and session; the app writes the real distance in developer fields beside them.
     const developerDataIdMesg = { mesgNum: Profile.MesgNum.DEVELOPER_DATA_ID, developerDataIndex: 0, applicationId: Array.from({ length: 16 }, (_, i) => i), applicationVersion: 1 };
-    const field = (n: number, fieldName: string, nativeMesgNum: number, nativeFieldNum: number) => ({
+    const field = (n: number, fieldName: string, nativeMesgNum: number | undefined, nativeFieldNum: number) => ({
       developerDataIdMesg,
       fieldDescriptionMesg: { mesgNum: Profile.MesgNum.FIELD_DESCRIPTION, developerDataIndex: 0, fieldDefinitionNumber: n, fitBaseTypeId: 0x88, fieldName, units: "m", nativeMesgNum, nativeFieldNum },
     });
