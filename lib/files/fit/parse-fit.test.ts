@@ -352,6 +352,15 @@ describe("FIT sessions, laps and swims as devices write them", () => {
       [0, 300, 2400],
       [300, 300, 2400],
     ]);
+    // A next leg that begins where the run closed, on the new clock, keeps its first record and lap.
+    const jumped = { sport: "running", start: 0, elapsed: 600, writtenEnd: 600 + JUMP, records, laps: [{ start: 0, elapsed: 600, distance: 4800 }] };
+    const ride = { sport: "cycling", start: 600 + JUMP, elapsed: 300, records: rideRecords(600 + JUMP, 300), laps: [{ start: 600 + JUMP, elapsed: 300, distance: 2400 }] };
+    const [first, second] = parseFitBytes(buildFit([jumped, ride]));
+    expect(first!.streams.size).toBe(records.length);
+    expect(lapsOf(first!)).toEqual([[0, 600, 4800]]);
+    expect(second!.startTime.getTime() - FILE_START.getTime()).toBe((600 + JUMP) * 1000);
+    expect(second!.streams.size).toBe(301);
+    expect(lapsOf(second!)).toEqual([[0, 300, 2400]]);
     // A session that closed late (saved a while after its last record) with a long pause in it
     // is no jump: the pause is longer than the session's lateness, and nothing moves.
     const paused = rideRecords(0, 599).filter((r) => r.at <= 150 || r.at >= 548);

@@ -302,7 +302,7 @@ const CONTRADICTED_SPAN_S = 60;
  * jump and the rest of the run was lost. A session of no elapsed time is not read this way: it
  * frames its records by other rules (parseFit).
  */
-function undoClockJump(records: Record_[], stops: number[], laps: Mesg[], start: number, end: number, elapsed: number): void {
+function undoClockJump(records: Record_[], stops: number[], laps: Mesg[], start: number, end: number, elapsed: number, nextStart: number | null): void {
   const jump = end - start - elapsed;
   if (!(elapsed > 0) || !(jump > CONTRADICTED_SPAN_S)) return;
   let lo = 0;
@@ -318,15 +318,19 @@ function undoClockJump(records: Record_[], stops: number[], laps: Mesg[], start:
   }
   if (gapAt < 0 || gap < jump || gap - jump > CONTRADICTED_SPAN_S) return;
   const from = records[gapAt - 1]!.t;
-  const moved = (t: number) => t > from && t <= end;
-  for (let i = gapAt; i < records.length && records[i]!.t <= end; i++) records[i]!.t -= jump;
+  // What happens at the instant the session closed is its own, unless the next leg begins there
+  // (a multisport file's legs follow one another without a gap): then it is the next leg's.
+  const ownsEnd = nextStart === null || nextStart > end;
+  const moved = (t: number) => t > from && (t < end || (t === end && ownsEnd));
+  for (let i = gapAt; i < records.length && moved(records[i]!.t); i++) records[i]!.t -= jump;
   for (let i = 0; i < stops.length; i++) if (moved(stops[i]!)) stops[i]! -= jump;
   stops.sort((a, b) => a - b);
   for (const l of laps) {
-    for (const key of ["startTime", "timestamp"] as const) {
-      const t = unix(l[key]);
-      if (t !== null && moved(t)) l[key] = (l[key] as number) - jump;
-    }
+    const started = unix(l.startTime);
+    const ended = unix(l.timestamp);
+    if (started !== null && moved(started)) l.startTime = (l.startTime as number) - jump;
+    // A lap's end at the session's close is this session's whatever follows.
+    if (ended !== null && ended > from && ended <= end) l.timestamp = (l.timestamp as number) - jump;
   }
 }
 
@@ -498,7 +502,7 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
     const nextStart = unix(next?.startTime);
     // A forward jump of the device's clock within the session is undone first: its span stands
     // as it states it (the rules below are for spans that contradict their records otherwise).
-    if (sorted && startTime !== null && end !== null && elapsed !== null) undoClockJump(records, stops, laps, start, end, elapsed);
+    if (sorted && startTime !== null && end !== null && elapsed !== null) undoClockJump(records, stops, laps, start, end, elapsed, nextStart);
     if (
       startTime !== null && end !== null && end > previousEnd && end < until - CONTRADICTED_SPAN_S &&
       nextStart !== null && end <= nextStart + CONTRADICTED_SPAN_S && until > nextStart + CONTRADICTED_SPAN_S &&
