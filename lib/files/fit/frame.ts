@@ -49,7 +49,8 @@ export type FramedFile = {
 
 /**
  * Each FIT file of the input: a file may chain several, one after another, and each is a file of
- * its own (its own definitions, developer fields and file type), so each is decoded and read alone.
+ * its own (its own definitions, developer fields and file type), so each is decoded and read
+ * alone, together with the chained files after it that continue it (those without a file_id).
  */
 export type Framed = {
   files: FramedFile[];
@@ -156,15 +157,46 @@ export function frameFit(b: Uint8Array): Framed {
       throw e;
     }
   }
-  return {
-    files: files.map(({ bytes, needsComponents }) => ({ bytes, needsComponents })),
-    trailing: b.length - p,
-    needsComponents: files.some((f) => f.needsComponents),
+  // A chained file that opens without a file_id message is no file of its own but the rest of
+  // the one before: Garmin writes a swim's heart rate, stored by the strap under water, as such
+  // files of hr messages after the activity, to be merged into its records. It is decoded with it.
+  const groups: FramedFile[] = [];
+  let group: (typeof files)[number][] = [];
+  const close = () => {
+    if (group.length === 0) return;
+    groups.push({ bytes: concatBytes(group.map((f) => f.bytes)), needsComponents: group.some((f) => f.needsComponents) });
+    group = [];
   };
+  for (const f of files) {
+    if (f.opensWithFileId) close();
+    group.push(f);
+  }
+  close();
+  return { files: groups, trailing: b.length - p, needsComponents: files.some((f) => f.needsComponents) };
+}
+
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
+  let o = 0;
+  for (const x of parts) {
+    out.set(x, o);
+    o += x.length;
+  }
+  return out;
+}
+
+/** Whether the data at `p` opens with the definition of a file_id message (global number 0), as a FIT file of its own must. */
+function opensWithFileId(b: Uint8Array, p: number, end: number): boolean {
+  const h = b[p];
+  if (h === undefined || h & 0x80 || !(h & 0x40) || p + 5 > end) return false;
+  const bigEndian = b[p + 2] === 1;
+  const globalNum = bigEndian ? (b[p + 3]! << 8) | b[p + 4]! : b[p + 3]! | (b[p + 4]! << 8);
+  return globalNum === 0;
 }
 
 /** Checks the FIT file that starts at `p`; throws `invalid_file` saying what is wrong. */
-function frameOne(b: Uint8Array, p: number): FramedFile & { end: number } {
+function frameOne(b: Uint8Array, p: number): FramedFile & { end: number; opensWithFileId: boolean } {
   const headerSize = b[p]!;
   if (headerSize !== 12 && headerSize !== 14) {
     throw damaged(`The FIT file's header is damaged: it gives its own size as ${headerSize} bytes, where a FIT header has 12 or 14.`);
@@ -199,7 +231,12 @@ function frameOne(b: Uint8Array, p: number): FramedFile & { end: number } {
     throw damaged("The FIT file's checksum does not match its contents: it was damaged in storage or while copying.");
   }
   const { data, needsComponents } = walk(b, dataStart, dataEnd);
-  return { bytes: data ? withHeader(b, p, data) : b.subarray(p, dataEnd + 2), needsComponents, end: dataEnd + 2 };
+  return {
+    bytes: data ? withHeader(b, p, data) : b.subarray(p, dataEnd + 2),
+    needsComponents,
+    end: dataEnd + 2,
+    opensWithFileId: opensWithFileId(b, dataStart, dataEnd),
+  };
 }
 
 /** Whether bytes at `p` begin another chained FIT file rather than trailing garbage. */

@@ -141,6 +141,24 @@ describe("FIT activities built with the SDK's encoder", () => {
     expect(acts[1]!.streams.heart_rate_hz!.every((v) => v !== 150)).toBe(true);
   });
 
+  it("a chained file without a file_id continues the one before: a swim's heart rate, chained after it as hr messages, is merged into its records", () => {
+    // As a Garmin watch writes a swim with an HRM-Pro or HRM-Swim: the strap stores the heart
+    // rate under water, and the watch chains it after the activity as files of hr messages only.
+    const swim = buildFit([{ sport: "swimming", start: 0, elapsed: 60, records: rideRecords(0, 60).map((r) => ({ at: r.at, distance: r.at })) }]);
+    const hr = new Encoder();
+    // The strap's data runs a second past the last record (fitsdk sets a record's rate once it
+    // sees a beat after it).
+    for (let t = 0; t <= 61; t++) {
+      hr.writeMesg({ mesgNum: Profile.MesgNum.HR, timestamp: new Date(FILE_START.getTime() + t * 1000), eventTimestamp: [t], filteredBpm: [100 + t] } as never);
+    }
+    const [a] = parseFitBytes(concat(swim, hr.close()));
+    expect(a!.streams.size).toBe(61);
+    // fitsdk's merge averages the beats since the record before (carrying each value forward in
+    // quarter seconds), so a record's rate trails the strap's by up to a beat per minute.
+    const bpm = a!.streams.heart_rate_hz!.map((v) => Math.round(v! * 60));
+    expect(bpm.every((v, t) => Math.abs(v - (100 + t)) <= 1)).toBe(true);
+  });
+
   it("a file of a chain that holds no activity adds none, wherever it stands; a chain with none is refused for its first file", () => {
     const settings = buildFit([], { fileType: "settings" });
     const run = buildFit([{ sport: "running", start: 0, elapsed: 60, records: rideRecords(0, 60) }]);
