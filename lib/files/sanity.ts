@@ -495,6 +495,9 @@ export function fullerLap(a: DeclaredLap, b: DeclaredLap): boolean {
   return false;
 }
 
+/** Where a lap ends as its file states it (its end, else its start plus its elapsed time), or null. */
+const declaredEndOf = (l: DeclaredLap) => l.endS ?? (l.totals.elapsedTimeS != null ? l.startS + l.totals.elapsedTimeS : null);
+
 /** First index with time ≥ `s` (seconds from the first sample). */
 function lowerBound(t: number[], s: number): number {
   let lo = 0;
@@ -550,15 +553,21 @@ export function finishActivity(input: {
   const laps: Lap[] = [];
   const sorted = [...input.laps].filter((l) => Number.isFinite(l.startS)).sort((a, b) => a.startS - b.startS);
   for (let i = 0; i < sorted.length; ) {
-    // Laps that start at the same instant are one lap: the fullest of them (fullerLap).
-    let lap = sorted[i]!;
     let j = i + 1;
-    for (; j < sorted.length && sorted[j]!.startS === lap.startS; j++) {
-      if (fullerLap(lap, sorted[j]!)) lap = sorted[j]!;
-    }
+    while (j < sorted.length && sorted[j]!.startS === sorted[i]!.startS) j++;
     const nextStart = j < sorted.length ? sorted[j]!.startS : undefined;
+    // Laps that start at the same instant are one lap: the fullest of them (fullerLap), but one
+    // that ends by the time the next lap starts before one that runs over the laps after it (a
+    // summary of several: a trail watch wrote one of 2,778 m from the run's start beside its
+    // 1 km laps, which counted its distance twice in every lap total).
+    const fits = (l: DeclaredLap) => nextStart === undefined || (declaredEndOf(l) ?? -Infinity) <= nextStart + 1;
+    let lap = sorted[i]!;
+    for (let k = i + 1; k < j; k++) {
+      const other = sorted[k]!;
+      if (fits(other) !== fits(lap) ? fits(other) : fullerLap(lap, other)) lap = other;
+    }
     i = j;
-    const declaredEnd = lap.endS ?? (lap.totals.elapsedTimeS != null ? lap.startS + lap.totals.elapsedTimeS : null);
+    const declaredEnd = declaredEndOf(lap);
     const endS = Math.min(declaredEnd ?? Infinity, nextStart ?? Infinity);
     const from = lowerBound(streams.time_s, lap.startS - t0);
     let to = (Number.isFinite(endS) ? lowerBound(streams.time_s, endS - t0 + 1e-9) : n) - 1;

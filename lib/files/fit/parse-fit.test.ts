@@ -441,6 +441,23 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     ]);
   });
 
+  it("of laps that share a start, one that ends as the next lap starts is the lap, not a longer one that runs over the laps after it", () => {
+    // As a trail watch wrote a run: 1 km laps, and among them one from the run's start to some
+    // way into its third kilometre (2,778 m over 2,057 s), which counted its distance twice.
+    const laps = [
+      { start: 0, elapsed: 300, distance: 1000 },
+      { start: 300, elapsed: 300, distance: 1000 },
+      { start: 0, elapsed: 750, distance: 2500 },
+      { start: 600, elapsed: 300, distance: 1000 },
+    ];
+    const [a] = parseFitBytes(buildFit([{ sport: "running", start: 0, elapsed: 900, distance: 3000, records: rideRecords(0, 900), laps }]));
+    expect(lapsOf(a!)).toEqual([
+      [0, 300, 1000],
+      [300, 300, 1000],
+      [600, 300, 1000],
+    ]);
+  });
+
   it("a lap without a start_time starts at its timestamp less its elapsed time", () => {
     const laps = [0, 200, 400].map((start) => ({ start, elapsed: 200, distance: 600, noStartTime: true }));
     const [a] = parseFitBytes(buildFit([{ sport: "cycling", start: 0, elapsed: 600, records: rideRecords(0, 600), laps }]));
