@@ -387,6 +387,20 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     expect(late!.streams.time_s![151]).toBe(548);
   });
 
+  it("a session whose elapsed and timer times are swapped (the timer longer, the span the timer's) is read the right way round", () => {
+    // As a Nielsen-Kellerman SpeedCoach wrote a rowing session: elapsed 2,839.6 s, timer 21,680 s,
+    // and its timestamps 21,680 s apart; two pieces rowed hours apart.
+    const records = rideRecords(0, 1200).filter((r) => r.at <= 200 || r.at >= 1100);
+    const [row] = parseFitBytes(buildFit([{ sport: "rowing", start: 0, elapsed: 300, timer: 1200, writtenEnd: 1200, records }]));
+    expect(row!.streams.size).toBe(records.length);
+    expect(row!.totals.elapsedTimeS).toBe(1200);
+    expect(row!.totals.movingTimeS).toBe(300);
+    // A timer longer than a span that is not its own is left to the checks that cap it.
+    const [other] = parseFitBytes(buildFit([{ sport: "rowing", start: 0, elapsed: 300, timer: 1200, records: rideRecords(0, 300) }]));
+    expect(other!.totals.elapsedTimeS).toBe(300);
+    expect(other!.totals.movingTimeS).toBe(300);
+  });
+
   it("a session stamped with its start keeps the span its start_time and elapsed time give, alone or followed by another leg", () => {
     // A writer that stamps a session with its start: its span runs into no other leg, so nothing
     // says its start_time is the wrong one.

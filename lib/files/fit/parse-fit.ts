@@ -261,7 +261,11 @@ function withoutUnrecorded(d: Declared, builder: SampleBuilder): Declared {
  * each count their laps from 0, and a broken writer may count wrong).
  */
 function declaredLaps(laps: Mesg[], session: Mesg | null, from: number, to: number, builder: SampleBuilder): DeclaredLap[] {
-  const lap = (l: Mesg, startS: number): DeclaredLap => ({ startS, endS: unix(l.timestamp), totals: withoutUnrecorded(declaredTotals(l), builder) });
+  const lap = (l: Mesg, startS: number): DeclaredLap => {
+    const totals = declaredTotals(l);
+    const swapped = swappedTimes(totals, unix(l.startTime), unix(l.timestamp));
+    return { startS, endS: unix(l.timestamp), totals: withoutUnrecorded(swapped ? { ...totals, ...swapped } : totals, builder) };
+  };
   const first = num(session?.firstLapIndex);
   const count = num(session?.numLaps);
   if (first !== null && count !== null && count > 0 && first + count <= laps.length) {
@@ -289,6 +293,21 @@ function lapStart(l: Mesg): number | null {
 
 /** How far a session's closing timestamp may fall short of its start_time plus elapsed time (rounding, a writer's second) before the two contradict each other. */
 const CONTRADICTED_SPAN_S = 60;
+
+/**
+ * A session's elapsed and timer times the right way round, where its writer swapped them: a timer
+ * (moving) time longer than the elapsed time cannot be, and when the span from start_time to the
+ * closing timestamp is that timer time, give or take a minute, the two were written in each
+ * other's place (a Nielsen-Kellerman SpeedCoach wrote 2,839.6 s elapsed and 21,680 s timer for a
+ * session whose timestamps are 21,680 s apart; read as written, 569 of its 885 records fell
+ * outside it). Null where they stand as written.
+ */
+function swappedTimes(d: Declared, start: number | null, end: number | null): Pick<Declared, "elapsedTimeS" | "movingTimeS"> | null {
+  const elapsed = d.elapsedTimeS;
+  const timer = d.movingTimeS;
+  if (elapsed == null || timer == null || start === null || end === null || !(timer > elapsed + 1)) return null;
+  return Math.abs(end - start - timer) <= CONTRADICTED_SPAN_S ? { elapsedTimeS: timer, movingTimeS: elapsed } : null;
+}
 
 /**
  * Undoes a forward jump of the device's clock within a session, as a watch makes when it sets its
@@ -490,13 +509,15 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
   /** Where the session before the current one ended: a session without a span of its own starts after it. */
   let previousEnd = -Infinity;
   for (const [i, s] of sessions.entries()) {
-    const elapsed = num(s.totalElapsedTime);
     const end = unix(s.timestamp);
     const startTime = unix(s.startTime);
+    let declared = declaredTotals(s);
+    const swapped = swappedTimes(declared, startTime, end);
+    if (swapped) declared = { ...declared, ...swapped };
+    const elapsed = declared.elapsedTimeS ?? null;
     let start = startTime ?? (end !== null && elapsed !== null ? end - elapsed : end!);
     // The session's own span; without an elapsed time, up to its closing timestamp.
     let until = elapsed !== null ? start + elapsed : (end ?? Infinity);
-    let declared = declaredTotals(s);
     let startS: number | null = start;
     const next = sessions[i + 1];
     const nextStart = unix(next?.startTime);
