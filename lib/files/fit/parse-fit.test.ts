@@ -442,34 +442,38 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     ]);
   });
 
-  it("laps that share a start are one lap: the 300 s, 900 m lap, not the 0.4 s one pressed as the run began", () => {
-    const laps = [
-      { start: 0, elapsed: 0.4, distance: 0 },
-      { start: 0, elapsed: 300, distance: 900 },
-      { start: 300, elapsed: 300, distance: 900 },
-    ];
-    const [a] = parseFitBytes(buildFit([{ sport: "running", start: 0, elapsed: 600, distance: 1800, records: rideRecords(0, 600), laps }]));
-    expect(lapsOf(a!)).toEqual([
-      [0, 300, 900],
-      [300, 300, 900],
-    ]);
-  });
-
-  it("of laps that share a start, one that ends as the next lap starts is the lap, not a longer one that runs over the laps after it", () => {
-    // As a trail watch wrote a run: 1 km laps, and among them one from the run's start to some
-    // way into its third kilometre (2,778 m over 2,057 s), which counted its distance twice.
-    const laps = [
-      { start: 0, elapsed: 300, distance: 1000 },
-      { start: 300, elapsed: 300, distance: 1000 },
-      { start: 0, elapsed: 750, distance: 2500 },
-      { start: 600, elapsed: 300, distance: 1000 },
-    ];
-    const [a] = parseFitBytes(buildFit([{ sport: "running", start: 0, elapsed: 900, distance: 3000, records: rideRecords(0, 900), laps }]));
-    expect(lapsOf(a!)).toEqual([
-      [0, 300, 1000],
-      [300, 300, 1000],
-      [600, 300, 1000],
-    ]);
+  it.each([
+    {
+      // the 300 s, 900 m lap, not the 0.4 s one pressed as the run began
+      laps: [
+        { start: 0, elapsed: 0.4, distance: 0 },
+        { start: 0, elapsed: 300, distance: 900 },
+        { start: 300, elapsed: 300, distance: 900 },
+      ],
+      want: [
+        [0, 300, 900],
+        [300, 300, 900],
+      ],
+    },
+    {
+      // the lap that ends as the next starts, not a longer one that runs over the laps after it:
+      // a trail watch wrote, among a run's 1 km laps, one of 2,778 m from its start
+      laps: [
+        { start: 0, elapsed: 300, distance: 1000 },
+        { start: 300, elapsed: 300, distance: 1000 },
+        { start: 0, elapsed: 750, distance: 2500 },
+        { start: 600, elapsed: 300, distance: 1000 },
+      ],
+      want: [
+        [0, 300, 1000],
+        [300, 300, 1000],
+        [600, 300, 1000],
+      ],
+    },
+  ])("laps that share a start are one lap (%#)", ({ laps, want }) => {
+    const end = Math.max(...laps.map((l) => l.start + l.elapsed));
+    const [a] = parseFitBytes(buildFit([{ sport: "running", start: 0, elapsed: end, records: rideRecords(0, end), laps }]));
+    expect(lapsOf(a!)).toEqual(want);
   });
 
   it("a lap without a start_time starts at its timestamp less its elapsed time", () => {
