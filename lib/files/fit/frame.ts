@@ -56,8 +56,6 @@ export type Framed = {
   files: FramedFile[];
   /** Bytes ignored after the last complete FIT file. */
   trailing: number;
-  /** Whether any of the files needs components expanded. */
-  needsComponents: boolean;
 };
 
 const RECORD_MESG = 20;
@@ -65,7 +63,7 @@ const HR_MESG = 132;
 const COMPRESSED_SPEED_DISTANCE_FIELD = 8;
 
 /** A message's fields as fitsdk's profile defines them (none for a message it does not know). */
-const profileFields = (globalNum: number) => (Profile.messages[globalNum] as (typeof Profile.messages)[number] | undefined)?.fields ?? {};
+export const profileFields = (globalNum: number) => (Profile.messages[globalNum] as (typeof Profile.messages)[number] | undefined)?.fields ?? {};
 
 /**
  * fitsdk's decoder (21.217) throws "Cannot read properties of undefined (reading '0')" on a
@@ -164,7 +162,9 @@ export function frameFit(b: Uint8Array): Framed {
   let group: (typeof files)[number][] = [];
   const close = () => {
     if (group.length === 0) return;
-    groups.push({ bytes: concatBytes(group.map((f) => f.bytes)), needsComponents: group.some((f) => f.needsComponents) });
+    const joined = new Chunks();
+    for (const f of group) joined.push(f.bytes);
+    groups.push({ bytes: group.length === 1 ? group[0]!.bytes : joined.join(), needsComponents: group.some((f) => f.needsComponents) });
     group = [];
   };
   for (const f of files) {
@@ -172,18 +172,7 @@ export function frameFit(b: Uint8Array): Framed {
     group.push(f);
   }
   close();
-  return { files: groups, trailing: b.length - p, needsComponents: files.some((f) => f.needsComponents) };
-}
-
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
-  let o = 0;
-  for (const x of parts) {
-    out.set(x, o);
-    o += x.length;
-  }
-  return out;
+  return { files: groups, trailing: b.length - p };
 }
 
 /** Whether the data at `p` opens with the definition of a file_id message (global number 0), as a FIT file of its own must. */

@@ -1,8 +1,8 @@
-import { Decoder, Profile, Stream } from "@garmin/fitsdk";
+import { Decoder, Stream } from "@garmin/fitsdk";
 import { FileError, type ParsedActivity } from "../types";
 import { LIMITS, SampleBudget, SampleBuilder, finishActivity, noActivityData, type Declared, type DeclaredLap } from "../sanity";
 import { fitSport } from "../sport";
-import { FIT_EPOCH_S, frameFit } from "./frame";
+import { FIT_EPOCH_S, frameFit, profileFields } from "./frame";
 
 type Mesg = Record<string, unknown>;
 
@@ -37,7 +37,7 @@ const bpmToHz = (v: unknown) => {
 
 /**
  * Decodes the messages, with the options that keep the work after decode cheap. Components are
- * expanded only where the reader needs them (`Framed.needsComponents`): elsewhere expansion only
+ * expanded only where the reader needs them (`FramedFile.needsComponents`): elsewhere expansion only
  * copies speed and altitude into their enhanced fields, which the reader takes from either, and
  * was about a sixth of fitsdk's time for a file whose records carry them.
  */
@@ -85,9 +85,6 @@ const FIELD_DESCRIPTION_MESG = 206;
 
 type StandIn = { mesg: number; field: string; scale: number; offset: number };
 
-const profileFieldName = (mesg: number, field: number) =>
-  (Profile.messages as unknown as Record<number, { fields: Record<number, { name: string } | undefined> }>)[mesg]?.fields[field]?.name;
-
 /**
  * The field a developer field stands in for, if its description names one the reader takes
  * (native_mesg_num record, lap or session, and a native_field_num): a Stryd or Connect IQ power
@@ -100,7 +97,7 @@ function standInFor(description: Mesg): StandIn | null {
   const mesg = typeof named === "string" ? MESG_NAMES[named] : num(named);
   const native = num(description.nativeFieldNum);
   if (mesg == null || native === null || !READ_FIELDS[mesg]) return null;
-  const field = profileFieldName(mesg, native);
+  const field = profileFields(mesg)[native]?.name;
   if (!field || !READ_FIELDS[mesg]!.has(field)) return null;
   return { mesg, field, scale: num(description.scale) || 1, offset: num(description.offset) ?? 0 };
 }
