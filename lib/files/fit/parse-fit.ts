@@ -71,13 +71,16 @@ function decode(bytes: Uint8Array, needsComponents: boolean): Record<string, Mes
 
 type Record_ = { t: number; m: Mesg };
 
+/** The totals declaredTotals reads from a lap or session (their times are the device's own). */
+const READ_TOTALS = ["totalDistance", "totalAscent", "avgSpeed", "enhancedAvgSpeed", "maxSpeed", "enhancedMaxSpeed", "avgHeartRate", "maxHeartRate", "avgPower", "totalCalories"];
+
 /** The fields the reader takes from each message a developer field may stand in for. */
 const READ_FIELDS: Record<number, Set<string>> = {
   // record: what pushRecord reads
   20: new Set(["positionLat", "positionLong", "distance", "altitude", "enhancedAltitude", "speed", "enhancedSpeed", "heartRate", "cadence", "fractionalCadence", "power", "temperature"]),
-  // lap and session: the totals declaredTotals reads (their times are the device's own), and a pool's length
-  19: new Set(["totalDistance", "totalAscent", "avgSpeed", "enhancedAvgSpeed", "maxSpeed", "enhancedMaxSpeed", "avgHeartRate", "maxHeartRate", "avgPower", "totalCalories"]),
-  18: new Set(["totalDistance", "totalAscent", "avgSpeed", "enhancedAvgSpeed", "maxSpeed", "enhancedMaxSpeed", "avgHeartRate", "maxHeartRate", "avgPower", "totalCalories", "poolLength"]),
+  19: new Set(READ_TOTALS),
+  // a session's, and its pool's length
+  18: new Set([...READ_TOTALS, "poolLength"]),
 };
 const MESG_NAMES: Record<string, number> = { record: 20, lap: 19, session: 18 };
 
