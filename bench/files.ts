@@ -197,9 +197,9 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     // 71, 138 and 71 ms in three rounds of one run), so one import against one decode taken a
     // moment earlier compared two moments as much as two pieces of code; as with throughput's
     // turns (lib/turns.ts), a round's figure is its imports' time over its decodes' time, each
-    // pair taken side by side. Each upload is a ride of its own (the same route and length,
-    // other samples), so none is a duplicate and none is deleted: the storage figure below
-    // counts live rows only.
+    // pair taken side by side. Each upload is a ride of its own (4 hours at 1 Hz, another
+    // seed's route and samples), so none is a duplicate and none is deleted: the storage
+    // figure below counts live rows only.
     const importMs: number[] = [];
     const roundDecodeMs: number[] = [];
     let rideActivity = "";
