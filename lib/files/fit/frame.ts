@@ -162,9 +162,13 @@ export function frameFit(b: Uint8Array): Framed {
   let group: (typeof files)[number][] = [];
   const close = () => {
     if (group.length === 0) return;
-    const joined = new Chunks();
-    for (const f of group) joined.push(f.bytes);
-    groups.push({ bytes: group.length === 1 ? group[0]!.bytes : joined.join(), needsComponents: group.some((f) => f.needsComponents) });
+    let bytes = group[0]!.bytes;
+    if (group.length > 1) {
+      const joined = new Chunks();
+      for (const f of group) joined.push(f.bytes);
+      bytes = joined.join();
+    }
+    groups.push({ bytes, needsComponents: group.some((f) => f.needsComponents) });
     group = [];
   };
   for (const f of files) {

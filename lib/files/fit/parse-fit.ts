@@ -262,9 +262,8 @@ function withoutUnrecorded(d: Declared, builder: SampleBuilder): Declared {
  */
 function declaredLaps(laps: Mesg[], session: Mesg | null, from: number, to: number, builder: SampleBuilder): DeclaredLap[] {
   const lap = (l: Mesg, startS: number): DeclaredLap => {
-    const totals = declaredTotals(l);
-    const swapped = swappedTimes(totals, unix(l.startTime), unix(l.timestamp));
-    return { startS, endS: unix(l.timestamp), totals: withoutUnrecorded(swapped ? { ...totals, ...swapped } : totals, builder) };
+    const totals = timesInOrder(declaredTotals(l), unix(l.startTime), unix(l.timestamp));
+    return { startS, endS: unix(l.timestamp), totals: withoutUnrecorded(totals, builder) };
   };
   const first = num(session?.firstLapIndex);
   const count = num(session?.numLaps);
@@ -295,18 +294,18 @@ function lapStart(l: Mesg): number | null {
 const CONTRADICTED_SPAN_S = 60;
 
 /**
- * A session's elapsed and timer times the right way round, where its writer swapped them: a timer
- * (moving) time longer than the elapsed time cannot be, and when the span from start_time to the
- * closing timestamp is that timer time, give or take a minute, the two were written in each
- * other's place (a Nielsen-Kellerman SpeedCoach wrote 2,839.6 s elapsed and 21,680 s timer for a
- * session whose timestamps are 21,680 s apart; read as written, 569 of its 885 records fell
- * outside it). Null where they stand as written.
+ * A session's or lap's totals with its elapsed and timer times the right way round, where its
+ * writer swapped them: a timer (moving) time longer than the elapsed time cannot be, and when the
+ * span from start_time to the closing timestamp is that timer time, give or take a minute, the
+ * two were written in each other's place (a Nielsen-Kellerman SpeedCoach wrote 2,839.6 s elapsed
+ * and 21,680 s timer for a session whose timestamps are 21,680 s apart; read as written, 569 of
+ * its 885 records fell outside it). `d` itself where they stand as written.
  */
-function swappedTimes(d: Declared, start: number | null, end: number | null): Pick<Declared, "elapsedTimeS" | "movingTimeS"> | null {
+function timesInOrder(d: Declared, start: number | null, end: number | null): Declared {
   const elapsed = d.elapsedTimeS;
   const timer = d.movingTimeS;
-  if (elapsed == null || timer == null || start === null || end === null || !(timer > elapsed + 1)) return null;
-  return Math.abs(end - start - timer) <= CONTRADICTED_SPAN_S ? { elapsedTimeS: timer, movingTimeS: elapsed } : null;
+  if (elapsed == null || timer == null || start === null || end === null || !(timer > elapsed + 1)) return d;
+  return Math.abs(end - start - timer) <= CONTRADICTED_SPAN_S ? { ...d, elapsedTimeS: timer, movingTimeS: elapsed } : d;
 }
 
 /**
@@ -511,9 +510,7 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
   for (const [i, s] of sessions.entries()) {
     const end = unix(s.timestamp);
     const startTime = unix(s.startTime);
-    let declared = declaredTotals(s);
-    const swapped = swappedTimes(declared, startTime, end);
-    if (swapped) declared = { ...declared, ...swapped };
+    let declared = timesInOrder(declaredTotals(s), startTime, end);
     const elapsed = declared.elapsedTimeS ?? null;
     let start = startTime ?? (end !== null && elapsed !== null ? end - elapsed : end!);
     // The session's own span; without an elapsed time, up to its closing timestamp.
