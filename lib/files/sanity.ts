@@ -262,12 +262,13 @@ export class SampleBuilder {
     const time = new Array<number>(n);
     for (let i = 0; i < n; i++) time[i] = round3(this.t[i]! - t0);
     const out: Streams = { size: n, time_s: time };
-    const hasPos = this.latlng.some((p) => p !== null);
-    if (hasPos) out.latlng = this.latlng;
+    const latlng = withoutPositionFaults(this.t, this.latlng, this.breaks);
+    const hasPos = latlng.some((p) => p !== null);
+    if (hasPos) out.latlng = latlng;
     for (const k of SCALAR_CHANNELS) {
       if (this.ch[k].some((v) => v !== null)) out[k] = this.ch[k];
     }
-    if (!out.distance_m && hasPos) out.distance_m = trackDistance(this.latlng, this.breaks);
+    if (!out.distance_m && hasPos) out.distance_m = trackDistance(this.t, latlng, this.breaks);
     return out;
   }
 }
@@ -287,22 +288,85 @@ export function haversine(a: [number, number], b: [number, number]): number {
 }
 
 /**
+ * Whether moving from fix `a` to fix `b` is something an activity can do: no faster than the
+ * fastest speed an activity may have (LIMITS.speedMps), over at least a second (fixes of one
+ * second are a few metres apart, and two may share a second).
+ */
+function plausibleStep(t: number[], latlng: ([number, number] | null)[], a: number, b: number): boolean {
+  return haversine(latlng[a]!, latlng[b]!) <= LIMITS.speedMps * Math.max(1, t[b]! - t[a]!);
+}
+
+/**
+ * The positions without the fixes a receiver got wrong. A fix that lies out of reach of both the
+ * fix before it and the one after it (hundreds of metres to kilometres away within a second or
+ * two), while those two lie within reach of each other, is a fault of that one fix: it becomes
+ * null, so the route does not spike to it and the distance does not count the way there and
+ * back (one such fix made a 10 km run 465 km long). So does a first fix out of reach of a track
+ * that agrees with itself after it (a cold start's first fix), and a last fix out of reach of the
+ * track before it. Positions across a pause are not compared: the athlete may have travelled.
+ */
+function withoutPositionFaults(t: number[], latlng: ([number, number] | null)[], breaks: ReadonlySet<number>): ([number, number] | null)[] {
+  const n = latlng.length;
+  // The next fix after each index, found as they are needed (each run of samples without a fix
+  // is walked once).
+  let nextFrom = -1;
+  let nextAt = -1;
+  const nextFix = (i: number): number => {
+    if (nextFrom !== i) {
+      nextFrom = i;
+      nextAt = i + 1;
+      while (nextAt < n && latlng[nextAt] === null) nextAt++;
+    }
+    return nextAt < n ? nextAt : -1;
+  };
+  // Whether a pause lies between indices a (exclusive) and b (inclusive).
+  const pauses = [...breaks].sort((x, y) => x - y);
+  const pausedBetween = (a: number, b: number) => {
+    const k = lowerBound(pauses, a + 1);
+    return k < pauses.length && pauses[k]! <= b;
+  };
+  const reach = (a: number, b: number) => plausibleStep(t, latlng, a, b) || pausedBetween(a, b);
+  let out: ([number, number] | null)[] | null = null;
+  let prev = -1;
+  for (let i = 0; i < n; i++) {
+    if (latlng[i] === null) continue;
+    const next = nextFix(i);
+    let fault = false;
+    if (prev >= 0 && !reach(prev, i)) {
+      // Out of reach of the track so far: a fault if the next fix is not, or if there is none.
+      fault = next < 0 || (!reach(i, next) && reach(prev, next));
+    } else if (prev < 0 && next >= 0 && !reach(i, next)) {
+      // The first fix, out of reach of the next, which the one after it agrees with.
+      const after = nextFix(next);
+      fault = after >= 0 && reach(next, after);
+    }
+    if (fault) {
+      out ??= latlng.slice();
+      out[i] = null;
+      continue;
+    }
+    prev = i;
+  }
+  return out ?? latlng;
+}
+
+/**
  * Cumulative distance along the positions; a sample without one keeps the distance so far. The
  * gap across a pause is not counted: it is not moving time either, and counting one without the
- * other would make the average speed absurd.
+ * other would make the average speed absurd. Nor is a step no activity can make (the track moved
+ * on after a receiver's fault, `plausibleStep`): the track carries on from where it now is.
  */
-function trackDistance(latlng: ([number, number] | null)[], breaks: ReadonlySet<number>): (number | null)[] {
+function trackDistance(t: number[], latlng: ([number, number] | null)[], breaks: ReadonlySet<number>): (number | null)[] {
   const out = new Array<number | null>(latlng.length);
   let total = 0;
-  let prev: [number, number] | null = null;
+  let prev = -1;
   for (let i = 0; i < latlng.length; i++) {
-    const p = latlng[i]!;
-    if (breaks.has(i)) prev = null;
-    if (p) {
-      if (prev) total += haversine(prev, p);
-      prev = p;
+    if (breaks.has(i)) prev = -1;
+    if (latlng[i]) {
+      if (prev >= 0 && plausibleStep(t, latlng, prev, i)) total += haversine(latlng[prev]!, latlng[i]!);
+      prev = i;
     }
-    out[i] = prev ? Math.round(total * 100) / 100 : null;
+    out[i] = prev >= 0 ? Math.round(total * 100) / 100 : null;
   }
   return out;
 }
@@ -447,6 +511,27 @@ function cleanDeclared(d: Declared): Declared {
   };
 }
 
+/**
+ * A total of 0 for a channel the samples never recorded is the device saying "no sensor", not a
+ * measurement (an indoor ride's FIT session gives distance 0; a treadmill's TCX lap its maximum
+ * speed and its average watts as 0): CONTRACT §11 wants null there, whichever format said it.
+ */
+function withoutUnrecorded(d: Declared, samples: SampleBuilder): Declared {
+  const has = (k: Channel) => samples.ch[k].some((v) => v !== null);
+  const zeroToNull = (v: number | null | undefined, recorded: boolean) => (v === 0 && !recorded ? null : v);
+  const moved = has("distance_m") || has("speed_mps") || samples.latlng.some((p) => p !== null);
+  return {
+    ...d,
+    distanceM: zeroToNull(d.distanceM, moved),
+    averageSpeedMps: zeroToNull(d.averageSpeedMps, moved),
+    maxSpeedMps: zeroToNull(d.maxSpeedMps, moved),
+    elevationGainM: zeroToNull(d.elevationGainM, has("altitude_m")),
+    averageHeartRateHz: zeroToNull(d.averageHeartRateHz, has("heart_rate_hz")),
+    maxHeartRateHz: zeroToNull(d.maxHeartRateHz, has("heart_rate_hz")),
+    averagePowerW: zeroToNull(d.averagePowerW, has("power_w")),
+  };
+}
+
 /** File's value first, else the computed one, and either only within the limits. */
 function merge(declared: Declared, computed: ReturnType<typeof summarize>): Omit<Totals, "elapsedTimeS"> & { elapsedTimeS: number } {
   const d = cleanDeclared(declared);
@@ -498,7 +583,7 @@ export function fullerLap(a: DeclaredLap, b: DeclaredLap): boolean {
 /** Where a lap ends as its file states it (its end, else its start plus its elapsed time), or null. */
 const declaredEndOf = (l: DeclaredLap) => l.endS ?? (l.totals.elapsedTimeS != null ? l.startS + l.totals.elapsedTimeS : null);
 
-/** First index with time ≥ `s` (seconds from the first sample). */
+/** First index of the sorted `t` whose value is ≥ `s` (sample times, pause indices). */
 function lowerBound(t: number[], s: number): number {
   let lo = 0;
   let hi = t.length;
@@ -536,7 +621,7 @@ export function finishActivity(input: {
   const t0 = samples.t[0]!;
   const startS = input.startS != null && Number.isFinite(input.startS) ? input.startS : t0;
   const computed = summarize(streams, samples.breaks, 0, n - 1);
-  const totals = merge(input.declared, computed);
+  const totals = merge(withoutUnrecorded(input.declared, samples), computed);
   if (totals.elapsedTimeS > LIMITS.elapsedS) {
     throw new FileError(
       "invalid_file",
@@ -576,7 +661,7 @@ export function finishActivity(input: {
       from <= to
         ? summarize(streams, samples.breaks, from, to)
         : { ...nullTotals(), elapsedTimeS: Number.isFinite(endS) ? endS - lap.startS : 0 };
-    const merged = merge(lap.totals, lapComputed);
+    const merged = merge(withoutUnrecorded(lap.totals, samples), lapComputed);
     // A lap that starts before the activity is counted from the activity's start: a TCX or GPX
     // activity starts at its first sample, so a TCX lap opened before the GPS had a fix loses the
     // time before it. A FIT activity starts at its session's start_time, so its laps keep the

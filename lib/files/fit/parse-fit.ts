@@ -233,37 +233,16 @@ function declaredTotals(m: Mesg): Declared {
 }
 
 /**
- * A total of 0 for a channel the samples never recorded is the device saying "no sensor", not a
- * measurement (an indoor ride's session gives distance 0): the contract wants null there.
- */
-function withoutUnrecorded(d: Declared, builder: SampleBuilder): Declared {
-  const has = (k: keyof SampleBuilder["ch"]) => builder.ch[k].some((v) => v !== null);
-  const hasPos = builder.latlng.some((p) => p !== null);
-  const zeroToNull = (v: number | null | undefined, recorded: boolean) => (v === 0 && !recorded ? null : v);
-  const moved = has("distance_m") || has("speed_mps") || hasPos;
-  return {
-    ...d,
-    distanceM: zeroToNull(d.distanceM, moved),
-    averageSpeedMps: zeroToNull(d.averageSpeedMps, moved),
-    maxSpeedMps: zeroToNull(d.maxSpeedMps, moved),
-    elevationGainM: zeroToNull(d.elevationGainM, has("altitude_m")),
-    averageHeartRateHz: zeroToNull(d.averageHeartRateHz, has("heart_rate_hz")),
-    maxHeartRateHz: zeroToNull(d.maxHeartRateHz, has("heart_rate_hz")),
-    averagePowerW: zeroToNull(d.averagePowerW, has("power_w")),
-  };
-}
-
-/**
  * The laps of the session that spans [from, to]: those its first_lap_index and num_laps name,
  * else those that start within it, its end excluded. A multisport file's legs follow one another
  * without a gap, so the next leg's first lap starts at this leg's end: it is not this leg's.
  * The indices are trusted only when the laps they name start within the session (chained files
  * each count their laps from 0, and a broken writer may count wrong).
  */
-function declaredLaps(laps: Mesg[], session: Mesg | null, from: number, to: number, builder: SampleBuilder): DeclaredLap[] {
+function declaredLaps(laps: Mesg[], session: Mesg | null, from: number, to: number): DeclaredLap[] {
   const lap = (l: Mesg, startS: number): DeclaredLap => {
     const totals = timesInOrder(declaredTotals(l), unix(l.startTime), unix(l.timestamp));
-    return { startS, endS: unix(l.timestamp), totals: withoutUnrecorded(totals, builder) };
+    return { startS, endS: unix(l.timestamp), totals };
   };
   const first = num(session?.firstLapIndex);
   const count = num(session?.numLaps);
@@ -496,7 +475,7 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
         name: null,
         samples: builder,
         declared: {},
-        laps: declaredLaps(laps, null, -Infinity, Infinity, builder),
+        laps: declaredLaps(laps, null, -Infinity, Infinity),
         ordinal: before + 1,
       }),
     ];
@@ -557,8 +536,8 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
         startS,
         name: null,
         samples: builder,
-        declared: withoutUnrecorded(declared, builder),
-        laps: declaredLaps(laps, s, start, until, builder),
+        declared,
+        laps: declaredLaps(laps, s, start, until),
         ordinal: before + i + 1,
       }),
     );

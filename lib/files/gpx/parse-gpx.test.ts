@@ -239,9 +239,9 @@ describe("GPX", () => {
   it("distance from gpxdata:distance when (nearly) every point carries it, else measured along the points", () => {
     const dist = (m: number) => `<extensions><gpxdata:distance>${m}</gpxdata:distance></extensions>`;
     const times = Array.from({ length: 20 }, (_, i) => `2024-01-01T10:00:${String(i).padStart(2, "0")}Z`);
-    // Each point 0.001° of latitude (111 m) on; the device says 10 m a second (a wheel, a footpod).
+    // Each point 0.0005° of latitude (55.6 m) on; the device says 10 m a second (a wheel, a footpod).
     const track = (carries: (i: number) => boolean) =>
-      gpx(`<trk><trkseg>${times.map((t, i) => pt(t, carries(i) ? dist(1000 + i * 10) : "", 47 + i * 0.001)).join("")}</trkseg></trk>`);
+      gpx(`<trk><trkseg>${times.map((t, i) => pt(t, carries(i) ? dist(1000 + i * 10) : "", 47 + i * 0.0005)).join("")}</trkseg></trk>`);
     const [all] = parse(track(() => true));
     expect(all!.totals.distanceM).toBe(190);
     expect(all!.streams.distance_m![19]).toBe(1190);
@@ -251,18 +251,55 @@ describe("GPX", () => {
     expect(most!.streams.distance_m![3]).toBeNull();
     // 2 of 20: too few to be the activity's distance.
     const [few] = parse(track((i) => i < 2));
-    expect(few!.totals.distanceM).toBeCloseTo(19 * 111.2, -1);
-    expect(few!.streams.distance_m![1]).toBeCloseTo(111.2, 0);
+    expect(few!.totals.distanceM).toBeCloseTo(19 * 55.6, -1);
+    expect(few!.streams.distance_m![1]).toBeCloseTo(55.6, 0);
     // Only the points with a fix count: an open-water swim (as this service's own GPX export
     // writes it) has a position, and a distance, only when the arm is out of the water. Every
-    // other point here has no fix and no distance: the device's distance, not 2 km measured
+    // other point here has no fix and no distance: the device's distance, not 1 km measured
     // along the positions.
     const [swim] = parse(
-      gpx(`<trk><trkseg>${times.map((t, i) => pt(t, i % 2 === 0 ? dist(1000 + i * 10) : "<fix>none</fix>", 47 + i * 0.001)).join("")}</trkseg></trk>`),
+      gpx(`<trk><trkseg>${times.map((t, i) => pt(t, i % 2 === 0 ? dist(1000 + i * 10) : "<fix>none</fix>", 47 + i * 0.0005)).join("")}</trkseg></trk>`),
     );
     expect(swim!.streams.latlng!.filter((p) => p !== null)).toHaveLength(10);
     expect(swim!.totals.distanceM).toBe(180);
     expect(swim!.streams.distance_m![18]).toBe(1180);
+  });
+
+  describe("a position no activity can reach", () => {
+    // A run north at 2.8 m/s, one point a second, for an hour: about 10 km.
+    const STEP = 2.8 / 111_195;
+    const at = (i: number) => new Date(Date.UTC(2024, 0, 1, 10) + i * 1000).toISOString();
+    const run = (lonOf: (i: number) => number, seg: (i: number) => boolean = () => false) =>
+      gpx(`<trk><trkseg>${Array.from({ length: 3601 }, (_, i) => (seg(i) ? "</trkseg><trkseg>" : "") + pt(at(i), "", 47 + i * STEP, lonOf(i))).join("")}</trkseg></trk>`);
+
+    it("one fix hundreds of kilometres off (a receiver's fault) is dropped from the route and the distance", () => {
+      const [a] = parse(run((i) => (i === 1800 ? 11.5 : 8.5)));
+      expect(a!.totals.distanceM).toBeCloseTo(3600 * 2.8, -1);
+      expect(a!.streams.latlng![1800]).toBeNull();
+      expect(a!.streams.latlng![1799]).not.toBeNull();
+      expect(a!.streams.latlng![1801]).not.toBeNull();
+      expect(a!.laps[0]!.distanceM).toBe(a!.totals.distanceM);
+    });
+
+    it("so is a first fix far from a track that agrees with itself (a cold start), and a last one far from the track before it", () => {
+      const [first] = parse(run((i) => (i === 0 ? 9.5 : 8.5)));
+      expect(first!.streams.latlng![0]).toBeNull();
+      expect(first!.totals.distanceM).toBeCloseTo(3599 * 2.8, -1);
+      const [last] = parse(run((i) => (i === 3600 ? 9.5 : 8.5)));
+      expect(last!.streams.latlng![3600]).toBeNull();
+      expect(last!.totals.distanceM).toBeCloseTo(3599 * 2.8, -1);
+    });
+
+    it("a track that carries on from somewhere else keeps its points; only the jump is not counted", () => {
+      const [a] = parse(run((i) => (i < 1800 ? 8.5 : 9.5)));
+      expect(a!.streams.latlng!.every((p) => p !== null)).toBe(true);
+      expect(a!.totals.distanceM).toBeCloseTo(3599 * 2.8, -1);
+    });
+
+    it("across a pause nothing is judged: the athlete may have travelled", () => {
+      const [a] = parse(run((i) => (i === 1800 ? 11.5 : 8.5), (i) => i === 1800 || i === 1801));
+      expect(a!.streams.latlng![1800]).toEqual([47 + 1800 * STEP, 11.5]);
+    });
   });
 
   it("GPX 1.0 with CDATA names and no extensions (blue_hills.gpx)", () => {

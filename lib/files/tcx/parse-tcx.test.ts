@@ -124,6 +124,33 @@ describe("TCX", () => {
     expect(b!.laps[0]!.distanceM).toBe(0);
   });
 
+  it("a treadmill lap's maximum speed, average speed and watts of 0, with no sample recording them, are not recorded: null", () => {
+    const bare = (t: string) => `<Trackpoint><Time>${t}</Time><HeartRateBpm><Value>120</Value></HeartRateBpm></Trackpoint>`;
+    const zeros = "<MaximumSpeed>0</MaximumSpeed><Extensions><ns3:LX><ns3:AvgSpeed>0</ns3:AvgSpeed><ns3:AvgWatts>0</ns3:AvgWatts></ns3:LX></Extensions>";
+    const [a] = parse(tcx(`<Activity Sport="Running">${lap("2024-01-01T10:00:00Z", 60, 0, bare("2024-01-01T10:00:00Z") + bare("2024-01-01T10:01:00Z"), zeros)}</Activity>`));
+    expect(a!.totals.maxSpeedMps).toBeNull();
+    expect(a!.totals.averagePowerW).toBeNull();
+    expect(a!.laps[0]).toMatchObject({ averageSpeedMps: null, maxSpeedMps: null, averagePowerW: null });
+    // Heart rate was recorded: its totals stand.
+    expect(a!.totals.averageHeartRateHz).toBeCloseTo(2, 9);
+  });
+
+  it("the laps' average watts give the activity's, weighted by lap time, as their heart rates do", () => {
+    const watts = (w: number) => `<Extensions><ns3:LX><ns3:AvgWatts>${w}</ns3:AvgWatts></ns3:LX></Extensions>`;
+    const power = (t: string, w: number) => tp(t, `<Extensions><ns3:TPX><ns3:Watts>${w}</ns3:Watts></ns3:TPX></Extensions>`);
+    const [a] = parse(
+      tcx(
+        `<Activity Sport="Biking">` +
+          lap("2024-01-01T10:00:00Z", 600, 5000, power("2024-01-01T10:00:00Z", 100) + power("2024-01-01T10:10:00Z", 100), watts(200)) +
+          lap("2024-01-01T10:10:00Z", 1200, 10000, power("2024-01-01T10:10:01Z", 100) + power("2024-01-01T10:30:00Z", 100), watts(140)) +
+          `</Activity>`,
+      ),
+    );
+    // The device's own averages (its samples here are sparse): (200 × 600 + 140 × 1,200) / 1,800.
+    expect(a!.totals.averagePowerW).toBeCloseTo(160, 9);
+    expect(a!.laps.map((l) => l.averagePowerW)).toEqual([200, 140]);
+  });
+
   it("a cut TCX is invalid_file", () => {
     const bytes = sample("tcx", "garmin_connect.tcx");
     try {

@@ -178,8 +178,10 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
           movingTimeS: sum(distinct.map((d) => d.movingTimeS)),
           distanceM: sum(distinct.map((d) => d.distanceM)),
           maxSpeedMps: maxOf(distinct.map((d) => d.maxSpeedMps)),
-          averageHeartRateHz: weightedHeartRate(distinct),
+          averageHeartRateHz: weightedByTime(distinct, "averageHeartRateHz"),
           maxHeartRateHz: maxOf(distinct.map((d) => d.maxHeartRateHz)),
+          // A lap's average watts (its LX extension) over the laps, as its heart rate.
+          averagePowerW: weightedByTime(distinct, "averagePowerW"),
           energyJ: sum(distinct.map((d) => d.energyJ)),
         },
         laps,
@@ -230,14 +232,15 @@ function pushPoint(builder: SampleBuilder, f: Fields) {
   });
 }
 
-/** The average heart rate of the laps that state one, weighted by their time. */
-function weightedHeartRate(laps: Declared[]): number | null {
+/** The average of `key` over the laps that state one, weighted by their time. */
+function weightedByTime(laps: Declared[], key: "averageHeartRateHz" | "averagePowerW"): number | null {
   let total = 0;
   let time = 0;
   for (const l of laps) {
-    if (l.averageHeartRateHz == null) continue;
+    const v = l[key];
+    if (v == null) continue;
     const w = l.movingTimeS ?? 0;
-    total += l.averageHeartRateHz * w;
+    total += v * w;
     time += w;
   }
   return time > 0 ? total / time : null;
