@@ -238,6 +238,20 @@ function invalidCall(req: Request, request: JSONRPCRequest | undefined, { tool, 
   return { json: JSON.stringify({ result: toolResult({ ok: false, text }), jsonrpc: "2.0", id: request.id }) };
 }
 
+/**
+ * A `tools/call` without its `task` member. This server declares no task capability, and "Receivers
+ * that do not declare the task capability for a request type MUST process requests of that type
+ * normally, ignoring any task-augmentation metadata if present" (MCP 2025-11-25, Tasks); the
+ * SDK's server would refuse such a call with -32603 instead. Anything else as it came.
+ */
+function withoutTask(body: unknown): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  const { method, params } = body as { method?: unknown; params?: unknown };
+  if (method !== "tools/call" || typeof params !== "object" || params === null || !("task" in params)) return body;
+  const { task: _ignored, ...rest } = params as Record<string, unknown>;
+  return { ...body, params: rest };
+}
+
 /** A JSON-RPC error the transport answers before any message is read (id null), with HTTP `status`. */
 function transportError(status: number, code: number, message: string, headers: Headers): Response {
   headers.set("Content-Type", "application/json");
@@ -275,11 +289,16 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     checkBilling(bearer);
 
     // The body still arriving is the client's time, not the thread's (requests-first.ts).
-    const body = await answered.notWhile(() => readJsonBody(req));
+    const body = withoutTask(await answered.notWhile(() => readJsonBody(req)));
+    // Headers the transport refuses (Accept, Content-Type, an MCP-Protocol-Version it does not
+    // support) are answered by it before anything in the message is looked at: "If the server
+    // receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond
+    // with 400 Bad Request" (MCP 2025-11-25, Transports), whatever the message asks.
+    const takes = transportTakes(req);
     // One message per request, as revision 2025-11-25 has it (batches were dropped in
     // 2025-06-18): the SDK's transport would run a batch's calls together as one request,
     // counted once against the caller's limit (CONTRACT §10).
-    if (Array.isArray(body)) {
+    if (takes && Array.isArray(body)) {
       return transportError(400, -32600, "Invalid Request: send one JSON-RPC message per request; batches are not accepted (MCP 2025-11-25).", baseHeaders(traceId, rl));
     }
     // A request with an id, as nearly every message is; a notification is the SDK's to answer.
@@ -287,7 +306,7 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     // JSON that is no JSON-RPC message at all (no method, `params` neither object nor array, …)
     // is an Invalid Request (JSON-RPC 2.0 §5.1, -32600); the SDK's transport would call it a
     // Parse error (-32700), which is for text that is not JSON.
-    if (!request && !JSONRPCMessageSchema.safeParse(body).success) {
+    if (takes && !request && !JSONRPCMessageSchema.safeParse(body).success) {
       return transportError(
         400,
         -32600,
@@ -295,11 +314,11 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
         baseHeaders(traceId, rl),
       );
     }
-    const malformed = request && malformedParams(request);
+    const malformed = takes && request && malformedParams(request);
     if (malformed) return jsonRpcError(request.id, -32602, malformed, baseHeaders(traceId, rl));
-    const toolCall = toolCallOf(body);
+    const toolCall = takes ? toolCallOf(body) : undefined;
     // Looked for only when the call names no tool of this server's.
-    const unknown = toolCall ? undefined : unknownTool(body);
+    const unknown = toolCall || !takes ? undefined : unknownTool(body);
     if (unknown) return jsonRpcError(unknown.id, -32602, `Unknown tool: ${unknown.name}. tools/list names the tools this token may call.`, baseHeaders(traceId, rl));
     const lacking = toolCall && missingScopes(toolCall, actor);
     if (lacking) throw stepUp(actor, lacking.tool, lacking.missing);

@@ -445,6 +445,42 @@ describe("the MCP server", () => {
     }
   });
 
+  it("answers headers the transport refuses (an unsupported MCP-Protocol-Version, no Accept) before anything in the message, whatever it asks", async () => {
+    const pat = await api.pat((await api.person()).id, ["athlete.read"]);
+    const headers = { authorization: `Bearer ${pat}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const messages = [
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "no_such_tool" } },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: 1 } },
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "get_profile", arguments: { athlete_id: "me\u0000" } } },
+      // A tool this token's scopes do not allow: no step-up for a request the transport refuses.
+      { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "list_activities", arguments: {} } },
+      { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "get_profile" } },
+    ];
+    for (const message of messages) {
+      const body = JSON.stringify(message);
+      for (const res of await bothWays({ ...headers, "mcp-protocol-version": "1999-01-01" }, body)) {
+        expect(res.status, body).toBe(400);
+        expect(await res.json()).toMatchObject({ jsonrpc: "2.0", error: { message: expect.stringContaining("protocol version") } });
+      }
+      for (const res of await bothWays({ ...headers, accept: "application/json" }, body)) {
+        expect(res.status, body).toBe(406);
+      }
+    }
+  });
+
+  it("runs a tools/call that asks for a task as a plain call: this server declares no task capability", async () => {
+    const pat = await api.pat((await api.person()).id);
+    const headers = { authorization: `Bearer ${pat}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const plain = (await (await post(pat, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_profile" } })).json()) as { result: unknown };
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_profile", arguments: {}, task: { ttl: 1000 } } });
+    for (const res of await bothWays(headers, body)) {
+      expect(res.status).toBe(200);
+      const json = (await res.json()) as { result: { structuredContent: unknown }; error?: unknown };
+      expect(json.error).toBeUndefined();
+      expect(json.result.structuredContent).toEqual((plain.result as { structuredContent: unknown }).structuredContent);
+    }
+  });
+
   it("answers a call of a tool it does not have with JSON-RPC -32602, refuses arguments a tool does not name, and declares no list changes", async () => {
     const pat = await api.pat((await api.person()).id);
     const unknown = await post(pat, { jsonrpc: "2.0", id: "u1", method: "tools/call", params: { name: "no_such_tool", arguments: {} } });
