@@ -23,6 +23,7 @@ export function withBodyLimit<R extends Request>(
       errorToResponse(new ApiError("payload_too_large", `Request bodies here are limited to ${limit} bytes.`), req, randomUUID());
     const read = await readBodyUpTo(req, limit);
     if (read.tooLarge) return tooLarge();
+    if (read.cut) return errorToResponse(new ApiError("invalid_request", read.detail), req, randomUUID());
     // The request's own class (Next.js's NextRequest in the app), so Auth.js sees what it expects.
     const Same = req.constructor as new (input: string, init: RequestInit) => R;
     return handler(new Same(req.url, { method: req.method, headers: req.headers, body: read.bytes, signal: req.signal }));

@@ -61,7 +61,10 @@ export function dropRestAfterAnswer(reader: ReadableStreamDefaultReader<Uint8Arr
  * while the caller answers. Nothing past the limit is buffered. Every endpoint that reads a body
  * whole reads it here.
  */
-export async function readBodyUpTo(req: Request, limit: number): Promise<{ tooLarge: false; bytes: Buffer<ArrayBuffer> } | { tooLarge: true }> {
+export async function readBodyUpTo(
+  req: Request,
+  limit: number,
+): Promise<{ tooLarge: false; cut: false; bytes: Buffer<ArrayBuffer> } | { tooLarge: true } | { tooLarge: false; cut: true; detail: string }> {
   if (Number(req.headers.get("content-length") ?? 0) > limit) {
     dropRestAfterAnswer(req.body?.getReader());
     return { tooLarge: true };
@@ -71,7 +74,16 @@ export async function readBodyUpTo(req: Request, limit: number): Promise<{ tooLa
     const reader = req.body.getReader();
     let size = 0;
     for (;;) {
-      const { done, value } = await reader.read();
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch (err) {
+        // The client closed the connection before its body was whole (Node.js: "aborted", with
+        // the code ECONNRESET): the client's doing, to be answered as such, and not to be taken
+        // for a database that went away, whose errors carry the same code (db-errors.ts).
+        return { tooLarge: false, cut: true, detail: `The request body ended before it was whole (${(err as Error).message || "the connection closed"}).` };
+      }
+      const { done, value } = next;
       if (done) break;
       size += value.byteLength;
       if (size > limit) {
@@ -81,7 +93,7 @@ export async function readBodyUpTo(req: Request, limit: number): Promise<{ tooLa
       chunks.push(value);
     }
   }
-  return { tooLarge: false, bytes: Buffer.concat(chunks) };
+  return { tooLarge: false, cut: false, bytes: Buffer.concat(chunks) };
 }
 
 /**
@@ -98,6 +110,7 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   }
   const read = await readBodyUpTo(req, MAX_BODY_BYTES);
   if (read.tooLarge) throw tooLarge();
+  if (read.cut) throw unreadable(read.detail);
   const bytes = read.bytes;
   if (bytes.byteLength === 0) throw unreadable("A JSON request body is required.");
   let text: string;

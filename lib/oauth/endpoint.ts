@@ -35,6 +35,7 @@ async function readForm(req: Request): Promise<URLSearchParams> {
   }
   const read = await readBodyUpTo(req, MAX_FORM_BYTES);
   if (read.tooLarge) throw tooLarge();
+  if (read.cut) throw new OAuthError("invalid_request", read.detail);
   return new URLSearchParams(read.bytes.toString("utf8"));
 }
 

@@ -166,6 +166,8 @@ export async function registrationEndpoint(req: Request): Promise<Response> {
     if (read.tooLarge) {
       throw new OAuthError("invalid_client_metadata", `The client metadata is larger than ${MAX_REGISTRATION_BYTES / 1024} KiB.`, 413);
     }
+    // RFC 7591 names no error for a body that did not arrive; its body errors are this one.
+    if (read.cut) throw new OAuthError("invalid_client_metadata", read.detail);
     let body: unknown;
     try {
       body = JSON.parse(read.bytes.toString("utf8"));
