@@ -239,6 +239,32 @@ function invalidCall(req: Request, request: JSONRPCRequest | undefined, { tool, 
 }
 
 /**
+ * The request's JSON-RPC message, or the transport's refusal of a body that holds none, in
+ * JSON-RPC's shape as the SDK's transport words it: a type other than JSON 415, and bytes that
+ * are not JSON (none, not UTF-8, not parseable, cut short) 400 with -32700, Parse error
+ * (JSON-RPC 2.0 §5.1). A body over the limit stays the service's 413 problem, as a rate limit's
+ * 429 does.
+ */
+async function messageOf(req: Request): Promise<{ message: unknown } | Response> {
+  try {
+    return { message: await readJsonBody(req) };
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== "invalid_request") throw err;
+    if (mediaType(req.headers.get("content-type")) !== "application/json") {
+      return transportError(415, -32000, "Unsupported Media Type: Content-Type must be application/json.", new Headers());
+    }
+    return transportError(400, -32700, `Parse error: ${err.message}`, new Headers());
+  }
+}
+
+function withHeaders(res: Response, headers: Headers): Response {
+  headers.forEach((v, k) => {
+    if (!res.headers.has(k)) res.headers.set(k, v);
+  });
+  return res;
+}
+
+/**
  * A `tools/call` without its `task` member. This server declares no task capability, and "Receivers
  * that do not declare the task capability for a request type MUST process requests of that type
  * normally, ignoring any task-augmentation metadata if present" (MCP 2025-11-25, Tasks); the
@@ -289,7 +315,9 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     checkBilling(bearer);
 
     // The body still arriving is the client's time, not the thread's (requests-first.ts).
-    const body = withoutTask(await answered.notWhile(() => readJsonBody(req)));
+    const read = await answered.notWhile(() => messageOf(req));
+    if (read instanceof Response) return withHeaders(read, baseHeaders(traceId, rl));
+    const body = withoutTask(read.message);
     // Headers the transport refuses (Accept, Content-Type, an MCP-Protocol-Version it does not
     // support) are answered by it before anything in the message is looked at: "If the server
     // receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond

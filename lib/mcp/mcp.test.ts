@@ -534,6 +534,22 @@ describe("the MCP server", () => {
     expect((await post(pat, call(3))).status).toBe(200);
   });
 
+  it("answers a body that is no JSON in JSON-RPC's shape: -32700 Parse error (400), or 415 for another media type", async () => {
+    const pat = await api.pat((await api.person()).id);
+    const send = (body: string | Uint8Array, type = "application/json") =>
+      fetch(`${api.url}/mcp`, { method: "POST", headers: { authorization: `Bearer ${pat}`, "content-type": type, accept: "application/json, text/event-stream" }, body });
+    for (const body of ['{"jsonrpc":"2.0","id":1,', "", new Uint8Array([0x7b, 0xff, 0x7d])]) {
+      const res = await send(body);
+      expect(res.status).toBe(400);
+      expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: /) } });
+      expect(res.headers.get("ratelimit")).toBeTruthy();
+    }
+    const text = await send('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', "text/plain");
+    expect(text.status).toBe(415);
+    expect(await text.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000 } });
+  });
+
   it("answers JSON that is no JSON-RPC message with -32600 Invalid Request (400), not a parse error", async () => {
     const pat = await api.pat((await api.person()).id);
     for (const body of [{}, { jsonrpc: "2.0", id: 1, method: "tools/list", params: "x" }, { jsonrpc: "2.0", id: 1 }, { jsonrpc: "1.0", id: 1, method: "ping" }, "ping", 5]) {
