@@ -502,7 +502,7 @@ describe("the MCP server", () => {
     expect(init.result.capabilities.tools.listChanged).toBe(false);
   });
 
-  it("is stateless: tools/list works without initialize and no Mcp-Session-Id is issued; GET is 405", async () => {
+  it("is stateless: tools/list works without initialize and no Mcp-Session-Id is issued; GET is 405, OPTIONS names the same methods", async () => {
     const pat = await api.pat((await api.person()).id);
     const res = await post(pat, { jsonrpc: "2.0", id: 7, method: "tools/list" });
     expect(res.status).toBe(200);
@@ -510,7 +510,10 @@ describe("the MCP server", () => {
     expect(((await res.json()) as { id: number; result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
     const get = await fetch(`${api.url}/mcp`, { headers: { authorization: `Bearer ${pat}`, accept: "text/event-stream" } });
     expect(get.status).toBe(405);
-    expect(get.headers.get("allow")).toBe("POST");
+    expect(get.headers.get("allow")).toBe("POST, OPTIONS");
+    const options = await fetch(`${api.url}/mcp`, { method: "OPTIONS" });
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("POST, OPTIONS");
   });
 
   it("lists no tools, rather than failing, for a token whose scopes allow none", async () => {
@@ -536,7 +539,7 @@ describe("the MCP server", () => {
 
   it("answers a body that is no JSON in JSON-RPC's shape: -32700 Parse error (400), or 415 for another media type", async () => {
     const pat = await api.pat((await api.person()).id);
-    const send = (body: string | Uint8Array, type = "application/json") =>
+    const send = (body: BodyInit, type = "application/json") =>
       fetch(`${api.url}/mcp`, { method: "POST", headers: { authorization: `Bearer ${pat}`, "content-type": type, accept: "application/json, text/event-stream" }, body });
     for (const body of ['{"jsonrpc":"2.0","id":1,', "", new Uint8Array([0x7b, 0xff, 0x7d])]) {
       const res = await send(body);
