@@ -50,7 +50,7 @@ export const Limit = queryInteger({ min: 1, max: 200 })
 export const Cursor = z
   .string()
   // Longer than any cursor the API issues: not one of its cursors (CONTRACT §3 `invalid_cursor`).
-  .refine((c) => c.length <= 500, { message: "is not a cursor this API issued", params: { code: "invalid_cursor" }, abort: true })
+  .refine((c) => c.length <= 500, { message: "is not one this API returned", params: { code: "invalid_cursor" }, abort: true })
   .optional()
   .meta({ description: "The `next_cursor` of the previous page.", maxLength: 500 });
 
