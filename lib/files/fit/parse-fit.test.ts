@@ -639,6 +639,20 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     expect(swim!.laps.map((l) => l.distanceM)).toEqual([50]);
   });
 
+  it("a session whose elapsed time its own timestamps contradict, with nothing recorded after its close, spans start_time to its close", () => {
+    // 600 s of records, closed at 600 s, stating 20 days of elapsed and timer time.
+    const [a] = parseFitBytes(buildFit([{ sport: "cycling", start: 0, elapsed: 1_728_000, writtenEnd: 600, records: rideRecords(0, 600) }]));
+    expect(a!.totals.elapsedTimeS).toBe(600);
+    expect(a!.totals.movingTimeS).toBe(600);
+    expect(a!.totals.averageSpeedMps).toBeCloseTo(8, 1);
+    expect(a!.streams.size).toBe(601);
+    // Records after its close are what the stated elapsed time framed: it stands (a session
+    // message a device wrote as the session began).
+    const [b] = parseFitBytes(buildFit([{ sport: "cycling", start: 0, elapsed: 600, writtenEnd: 5, records: rideRecords(0, 600) }]));
+    expect(b!.totals.elapsedTimeS).toBe(600);
+    expect(b!.streams.size).toBe(601);
+  });
+
   it("a developer field that declares itself record power (native field 7) is the power where the record has none", () => {
     const power = (at: number) => 250 + (at % 10);
     const [a] = parseFitBytes(withDeveloperField({ fieldName: "Power", nativeMesgNum: Profile.MesgNum.RECORD, nativeFieldNum: 7 }, 0, power));

@@ -516,6 +516,21 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
       until = end;
       startS = null;
       declared = { ...declared, elapsedTimeS: null };
+    } else if (
+      startTime !== null && end !== null && end > start && end < until - CONTRADICTED_SPAN_S &&
+      countWithin(start, end) > 0 && countWithin(end + CONTRADICTED_SPAN_S, until) === 0
+    ) {
+      // An elapsed time its own timestamps contradict: the session closed (its timestamp) long
+      // before its start_time plus that elapsed time, and nothing was recorded after it closed
+      // (a session of 600 records stating 20 days made a 20-day activity at 0.001 m/s). Its span
+      // is from its start_time to its close, and a timer time longer than that span is computed
+      // from its samples instead.
+      until = end;
+      declared = {
+        ...declared,
+        elapsedTimeS: end - start,
+        movingTimeS: declared.movingTimeS != null && declared.movingTimeS > end - start + 1 ? null : declared.movingTimeS,
+      };
     } else if (!(until > start)) {
       // A session that spans no time (written with only its closing timestamp, or an elapsed
       // time of 0) frames no activity: its records do. It takes those from its start_time (else
