@@ -56,6 +56,11 @@ export type Framed = {
   files: FramedFile[];
   /** Bytes ignored after the last complete FIT file. */
   trailing: number;
+  /**
+   * Why those bytes were not read, when they open as a FIT file (a header of its own) that is
+   * damaged or cut short: another recording lost with them, not junk a copy tool appended.
+   */
+  damagedAfter?: FileError;
 };
 
 const RECORD_MESG = 20;
@@ -142,6 +147,7 @@ export function frameFit(b: Uint8Array): Framed {
   const first = frameOne(b, 0);
   const files = [first];
   let p = first.end;
+  let damagedAfter: FileError | undefined;
   while (p < b.length && files.length < MAX_CHAINED_FILES) {
     // After a complete file, whatever follows is read only if it is a complete FIT file too:
     // a good file must not fail for what a device or a copy tool appended to it.
@@ -151,8 +157,9 @@ export function frameFit(b: Uint8Array): Framed {
       files.push(next);
       p = next.end;
     } catch (e) {
-      if (e instanceof FileError) break;
-      throw e;
+      if (!(e instanceof FileError)) throw e;
+      damagedAfter = e;
+      break;
     }
   }
   // A chained file that opens without a file_id message is no file of its own but the rest of
@@ -176,7 +183,7 @@ export function frameFit(b: Uint8Array): Framed {
     group.push(f);
   }
   close();
-  return { files: groups, trailing: b.length - p };
+  return { files: groups, trailing: b.length - p, ...(damagedAfter ? { damagedAfter } : {}) };
 }
 
 /** Whether the data at `p` opens with the definition of a file_id message (global number 0), as a FIT file of its own must. */

@@ -126,6 +126,11 @@ describe("FIT activities built with the SDK's encoder", () => {
     expect(acts.map((a) => a.streams.size)).toEqual([61, 61]);
     const withCutTail = parseFitBytes(concat(first, second.subarray(0, second.length - 40)));
     expect(withCutTail.map((a) => a.sport)).toEqual(["run"]);
+    // With no activity before it, the cut file is what the upload lost: its damage is the answer,
+    // not the workout chained before it.
+    const afterWorkout = errorOf(concat(buildFit([], { fileType: "workout" }), second.subarray(0, second.length - 40)));
+    expect(afterWorkout.code).toBe("invalid_file");
+    expect(afterWorkout.message).toMatch(/cut off|ends/);
   });
 
   it("each file of a chain frames only its own records, even where two files cover the same time", () => {

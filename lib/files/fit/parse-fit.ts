@@ -354,7 +354,9 @@ export function parseFit(content: Uint8Array, { components = "asNeeded" }: { com
       refusal ??= e;
     }
   }
-  if (activities.length === 0) throw refusal!;
+  // With no activity anywhere, a damaged file chained after the rest is what the upload lost:
+  // its damage is the answer (a workout file chained before a cut-off activity said "a workout").
+  if (activities.length === 0) throw framed.damagedAfter ?? refusal!;
   return activities;
 }
 
