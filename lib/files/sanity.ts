@@ -278,6 +278,7 @@ const round3 = (v: number) => Math.round(v * 1000) / 1000;
 const fmt = (n: number) => n.toLocaleString("en-US");
 
 const EARTH_RADIUS_M = 6_371_008.8;
+const METRES_PER_DEGREE = (EARTH_RADIUS_M * Math.PI) / 180;
 /** Great-circle distance (haversine) in metres. */
 export function haversine(a: [number, number], b: [number, number]): number {
   const toRad = Math.PI / 180;
@@ -293,7 +294,13 @@ export function haversine(a: [number, number], b: [number, number]): number {
  * second are a few metres apart, and two may share a second).
  */
 function plausibleStep(t: number[], latlng: ([number, number] | null)[], a: number, b: number): boolean {
-  return haversine(latlng[a]!, latlng[b]!) <= LIMITS.speedMps * Math.max(1, t[b]! - t[a]!);
+  const p = latlng[a]!;
+  const q = latlng[b]!;
+  const reach = LIMITS.speedMps * Math.max(1, t[b]! - t[a]!);
+  // No great circle is longer than going along the meridian and then the parallel, each at most
+  // its degrees' length on the equator: a fix within that of the last needs no haversine.
+  if ((Math.abs(q[0] - p[0]) + Math.abs(q[1] - p[1])) * METRES_PER_DEGREE <= reach) return true;
+  return haversine(p, q) <= reach;
 }
 
 /**
