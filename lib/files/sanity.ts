@@ -395,8 +395,6 @@ export function summarize(streams: Streams, breaks: ReadonlySet<number>, from: n
   const power = streams.power_w;
   const cadence = streams.cadence_hz;
   let moving = 0;
-  let work = 0;
-  let workSeen = false;
   for (let i = from + 1; i <= to; i++) {
     const dt = t[i]! - t[i - 1]!;
     if (dt <= 0 || breaks.has(i)) continue;
@@ -417,10 +415,6 @@ export function summarize(streams: Streams, breaks: ReadonlySet<number>, from: n
     if (p != null) {
       evidence = true;
       if (p > 0) moved = true;
-      if (dt <= MAX_SILENT_GAP_S) {
-        work += p * dt;
-        workSeen = true;
-      }
     }
     const c = cadence?.[i];
     if (c != null) {
@@ -439,8 +433,32 @@ export function summarize(streams: Streams, breaks: ReadonlySet<number>, from: n
     averageHeartRateHz: streams.heart_rate_hz ? mean(streams.heart_rate_hz, from, to) : null,
     maxHeartRateHz: streams.heart_rate_hz ? max(streams.heart_rate_hz, from, to) : null,
     averagePowerW: power ? mean(power, from, to) : null,
-    energyJ: workSeen ? work * WORK_TO_ENERGY : null,
+    energyJ: power ? nullOr(mechanicalWorkJ(streams, breaks, from, to), (work) => work * WORK_TO_ENERGY) : null,
   };
+}
+
+const nullOr = <T, U>(v: T | null, f: (v: T) => U): U | null => (v === null ? null : f(v));
+
+/**
+ * The mechanical work of samples `from`..`to` (inclusive), in joules: each power sample times the
+ * time since the sample before it, across neither a pause nor a silence over MAX_SILENT_GAP_S.
+ * Null without a power sample to count. What a FIT file calls total_work; the activity's
+ * `energy_j` is the metabolic energy it took (`summarize`).
+ */
+export function mechanicalWorkJ(streams: Streams, breaks: ReadonlySet<number>, from: number, to: number): number | null {
+  const t = streams.time_s;
+  const power = streams.power_w;
+  if (!power) return null;
+  let work = 0;
+  let seen = false;
+  for (let i = from + 1; i <= to; i++) {
+    const p = power[i];
+    const dt = t[i]! - t[i - 1]!;
+    if (p == null || dt <= 0 || dt > MAX_SILENT_GAP_S || breaks.has(i)) continue;
+    work += p * dt;
+    seen = true;
+  }
+  return seen ? work : null;
 }
 
 function span(v: (number | null)[], from: number, to: number): number | null {

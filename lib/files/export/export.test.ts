@@ -83,7 +83,14 @@ describe("FIT export", () => {
       expect((session.startTime as Date).toISOString()).toBe(a.startTime.toISOString());
       expect(atPrecision(fitStreams(m.recordMesgs!, a.startTime, a.streams))).toEqual(atPrecision(a.streams));
       expect(fitTotals(session as FitTotals)).toEqual(lapTotals(a.totals));
-      expect((session as { totalWork?: number }).totalWork).toBe(a.totals.energyJ);
+      // total_work is the mechanical work, the power samples' (energy_j is the metabolic energy it took).
+      let work = 0;
+      for (let i = 1; i < a.streams.size; i++) {
+        const dt = a.streams.time_s[i]! - a.streams.time_s[i - 1]!;
+        // Not across the pause (a gap of minutes): nobody pedalled through it.
+        if (dt <= 60) work += a.streams.power_w![i]! * dt;
+      }
+      expect((session as { totalWork?: number }).totalWork).toBe(Math.round(work));
       expect(m.lapMesgs!.map((l) => fitTotals(l as FitTotals))).toEqual(a.laps.map(lapTotals));
       expect(m.lapMesgs!.map((l) => ((l.startTime as Date).getTime() - a.startTime.getTime()) / 1000)).toEqual(a.laps.map((l) => l.startOffsetS));
       // The pause is a timer stop and start, so other tools count it out of the moving time.

@@ -89,7 +89,9 @@ function toInput(m: Mesgs): ExportInput | null {
     sport: "other",
     startTime: start,
     name: "sample",
-    totals: { ...(totals ?? totalsOf({ totalElapsedTime: lastS })), energyJ: num(session?.totalWork) },
+    // Energy as the activity keeps it: the calories the device gives (total_work is the
+    // mechanical work, written from the power samples).
+    totals: { ...(totals ?? totalsOf({ totalElapsedTime: lastS })), energyJ: num(session?.totalCalories) == null ? null : num(session?.totalCalories)! * 4184 },
     streams,
     laps,
   };

@@ -1,8 +1,12 @@
 import { CrcCalculator, Encoder, Profile } from "@garmin/fitsdk";
 import type { Lap, Totals } from "../types";
+import { mechanicalWorkJ } from "../sanity";
 import { at, PAUSE_GAP_S, perMinute } from "./common";
 import { ByteSink, enumValue, EVENT_FIELDS, MesgWriter, RECORD_FIELDS, type RecordField } from "./fit-messages";
 import type { ExportInput } from "./types";
+
+const NO_PAUSES: ReadonlySet<number> = new Set();
+const nullOrRound = (work: number | null) => (work === null ? null : within(Math.round(work), 0, 4_294_967_294));
 
 /*
  * A FIT activity file in the order Garmin's Activity File guide lays out: file_id, device_info,
@@ -208,7 +212,9 @@ export function exportFit(a: ExportInput): Uint8Array {
       firstLapIndex: 0,
       numLaps: laps.length,
       ...totalsMesg({ ...totals, elapsedTimeS: elapsed }),
-      totalWork: within(totals.energyJ == null ? null : Math.round(totals.energyJ), 0, 4_294_967_294),
+      // Mechanical work, from the power samples (not energy_j, the metabolic energy: some 4.2×
+      // the work, which other tools would have shown as the ride's work).
+      totalWork: nullOrRound(mechanicalWorkJ(streams, NO_PAUSES, 0, streams.size - 1)),
       totalCalories: within(totals.energyJ == null ? null : Math.round(totals.energyJ / 4184), 0, 65_534),
     }),
     {

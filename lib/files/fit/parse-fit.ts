@@ -72,7 +72,7 @@ function decode(bytes: Uint8Array, needsComponents: boolean): Record<string, Mes
 type Record_ = { t: number; m: Mesg };
 
 /** The totals declaredTotals reads from a lap or session (their times are the device's own). */
-const READ_TOTALS = ["totalDistance", "totalAscent", "avgSpeed", "enhancedAvgSpeed", "maxSpeed", "enhancedMaxSpeed", "avgHeartRate", "maxHeartRate", "avgPower", "totalCalories"];
+const READ_TOTALS = ["totalDistance", "totalAscent", "totalFractionalAscent", "avgSpeed", "enhancedAvgSpeed", "maxSpeed", "enhancedMaxSpeed", "avgHeartRate", "maxHeartRate", "avgPower", "totalCalories"];
 
 /** The fields the reader takes from each message a developer field may stand in for. */
 const READ_FIELDS: Record<number, Set<string>> = {
@@ -222,7 +222,8 @@ function declaredTotals(m: Mesg): Declared {
     elapsedTimeS: num(m.totalElapsedTime),
     movingTimeS: num(m.totalTimerTime),
     distanceM: num(m.totalDistance),
-    elevationGainM: num(m.totalAscent),
+    // Whole metres, and the fraction beside them where the writer gives it (this service's export does).
+    elevationGainM: num(m.totalAscent) === null ? null : Math.round((num(m.totalAscent)! + (num(m.totalFractionalAscent) ?? 0)) * 100) / 100,
     averageSpeedMps: enhancedOr(m.enhancedAvgSpeed, m.avgSpeed),
     maxSpeedMps: enhancedOr(m.enhancedMaxSpeed, m.maxSpeed),
     averageHeartRateHz: bpmToHz(m.avgHeartRate),
