@@ -217,9 +217,13 @@ async function parseBody(io: RouteIo, req: Request, answering: Answering): Promi
   }
 }
 
-/** A multipart body's file counts in its Idempotency-Key fingerprint: the same key with another file is 422. */
+/**
+ * A multipart body's file counts in its Idempotency-Key fingerprint, its name as its bytes: the
+ * same key with another file, or the same bytes under another name (which the upload keeps as
+ * its `file_name`), is 422.
+ */
 function fileFingerprint(key: string | null, file: ReceivedFile | undefined): string {
-  return key !== null && file ? ` file:${createHash("sha256").update(file.bytes).digest("hex")}` : "";
+  return key !== null && file ? ` file:${JSON.stringify(file.name)}:${createHash("sha256").update(file.bytes).digest("hex")}` : "";
 }
 
 /** Sets the answer's `Location` when the route names one (a 201 or 202 pointing at what it made). */

@@ -452,6 +452,9 @@ describe("POST /v1/athletes/me/uploads", () => {
     expect(replay.headers.get("location")).toBe(`/v1/uploads/${up.id}`);
     const other = await post(a.token, form([{ name: "file", file: sample("gpx/missing_hr.gpx"), fileName: "run.gpx" }]), { "idempotency-key": "k-1" });
     expect(other.status).toBe(422);
+    // The same bytes under another name: another request (the upload keeps its file_name).
+    const renamed = await post(a.token, form([{ name: "file", file: sample("gpx/run.gpx"), fileName: "evening.gpx" }]), { "idempotency-key": "k-1" });
+    expect(renamed.status).toBe(422);
     expect(await countRows(uploads, eq(uploads.athleteId, a.id))).toBe(1);
     await settled(a.token, up.id);
   });
