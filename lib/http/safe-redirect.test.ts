@@ -22,6 +22,14 @@ function browserTarget(path: string): URL {
 }
 
 describe("safeReturnPath: sign-in is not an open redirect", () => {
+  it("keeps an authorization request's whole return path: a state of 1,000 characters, encoded again, is over 2,000", () => {
+    const state = JSON.stringify({ back: "/".repeat(980) });
+    const path = `/oauth/authorize?client_id=demo-mobile&redirect_uri=${encodeURIComponent("http://127.0.0.1:5555/callback")}&state=${encodeURIComponent(state)}`;
+    expect(path.length).toBeGreaterThan(2000);
+    expect(safeReturnPath(path)).toBe(path);
+    expect(safeReturnPath(`/${"x".repeat(20_000)}`)).toBe("/activities");
+  });
+
   it("keeps same-site paths with their query and fragment", () => {
     expect(safeReturnPath("/oauth/authorize?client_id=a&scope=x%20y")).toBe("/oauth/authorize?client_id=a&scope=x%20y");
     expect(safeReturnPath("/activities/act_1#laps")).toBe("/activities/act_1#laps");

@@ -1,5 +1,8 @@
 import { getEnv } from "../env";
 
+/** The longest return path kept. */
+export const MAX_RETURN_PATH = 12_000;
+
 /**
  * A path on this service to return to after sign-in, or `fallback`, so sign-in is no open
  * redirect. The candidate is resolved against BASE_URL as a browser would resolve it (dot
@@ -9,7 +12,9 @@ import { getEnv } from "../env";
  * as a Location would read as another host.
  */
 export function safeReturnPath(raw: unknown, fallback = "/activities"): string {
-  if (typeof raw !== "string" || raw.length === 0 || raw.length > 2000) return fallback;
+  // Long enough for any authorization request the authorization endpoint takes (a state of
+  // 1,000 characters, a redirect_uri of 2,000, percent-encoded again): one over 2,000 was lost.
+  if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_RETURN_PATH) return fallback;
   const base = new URL(getEnv().baseUrl);
   let url: URL;
   try {

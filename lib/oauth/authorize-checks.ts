@@ -47,14 +47,27 @@ export function checkRedirectUri(client: OAuthClient, redirectUri: string | unde
     }
     if (asked.protocol === "http:" && loopback.has(asked.hostname)) {
       for (const registered of client.redirectUris) {
+        // The registered URI with the port asked for, as a string, must be the redirect_uri
+        // exactly: no userinfo, no dot segments, no characters the URL parser drops (a trailing
+        // NUL passed the comparison of parsed parts and failed as the code was stored).
         const r = new URL(registered);
-        if (r.protocol === "http:" && r.hostname === asked.hostname && r.pathname === asked.pathname && r.search === asked.search && !asked.hash) {
-          return redirectUri;
-        }
+        if (r.protocol !== "http:" || r.hostname !== asked.hostname) continue;
+        r.port = asked.port;
+        if (r.href === redirectUri) return redirectUri;
       }
     }
   }
   throw new UnsafeToRedirect("The redirect_uri is not registered for this app.");
+}
+
+/**
+ * Where a redirect_uri sends the athlete, as the consent and error pages name it: its host, or
+ * for a native app's private-use scheme (`com.example.app:/oauth/cb`, RFC 8252 §7.1), which has
+ * none, that scheme.
+ */
+export function redirectDestination(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.host || url.protocol.replace(/:$/, "");
 }
 
 /** @see RFC 6749 §3.1: parameters sent more than once are an error. */
@@ -116,7 +129,9 @@ export function checkState(state: string | undefined): void {
 /**
  * The authorization request as a page's search parameters give it: the first value of each
  * parameter, the names that came more than once (RFC 6749 §3.1: a parameter must not be
- * repeated), and the query as received, to come back to after sign-in.
+ * repeated), and the query as received, every value of it, to come back to after sign-in (where
+ * a repeat is refused as it is now). A parameter sent without a value is as if it were omitted
+ * (RFC 6749 §3.1): `resource=` asks for the default resource, `state=` sends no state back.
  */
 export function readAuthorizeParams(raw: Record<string, string | string[] | undefined>): {
   params: AuthorizeParams;
@@ -127,13 +142,12 @@ export function readAuthorizeParams(raw: Record<string, string | string[] | unde
   const repeated: string[] = [];
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(raw)) {
+    const values = (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x) => x !== "");
+    if (values.length === 0) continue;
     // The same `resource` named twice is one (RFC 8707 §2; checkResourceRepeats).
-    if (Array.isArray(v) && !(k === "resource" && new Set(v).size === 1)) repeated.push(k);
-    const first = Array.isArray(v) ? v[0] : v;
-    if (first !== undefined) {
-      params[k] = first;
-      query.set(k, first);
-    }
+    if (values.length > 1 && !(k === "resource" && new Set(values).size === 1)) repeated.push(k);
+    params[k] = values[0];
+    for (const x of values) query.append(k, x);
   }
   return { params, repeated, query };
 }

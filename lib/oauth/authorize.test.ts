@@ -9,7 +9,8 @@ import { seedDemoWorld } from "../db/seed";
 import { registerApp } from "../oauth-clients/register-app";
 import { setupApi } from "../testing/fixtures";
 import { authorizationStep, decideAuthorization, prepareAuthorization, type AuthorizationPageStep, type AuthorizationStep } from "./authorize";
-import { readAuthorizeParams } from "./authorize-checks";
+import { checkRedirectUri, readAuthorizeParams, redirectDestination, UnsafeToRedirect } from "./authorize-checks";
+import type { OAuthClient } from "./client-auth";
 
 // The athlete's side of GET /oauth/authorize, driven as the consent page drives it:
 // authorizationStep (prepareAuthorization once the athlete is signed in) with the query of the
@@ -390,10 +391,46 @@ describe("consent", () => {
 });
 
 describe("readAuthorizeParams", () => {
-  it("keeps the first value of each parameter, names the repeated ones, and rebuilds the query", () => {
+  it("keeps the first value of each parameter, names the repeated ones, and rebuilds the query with every value (a repeat is refused after sign-in too)", () => {
     const read = readAuthorizeParams({ client_id: "app", scope: ["a", "b"], state: undefined, redirect_uri: "http://127.0.0.1:1/cb" });
     expect(read.params).toEqual({ client_id: "app", scope: "a", redirect_uri: "http://127.0.0.1:1/cb" });
     expect(read.repeated).toEqual(["scope"]);
-    expect(read.query.toString()).toBe("client_id=app&scope=a&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcb");
+    expect(read.query.toString()).toBe("client_id=app&scope=a&scope=b&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcb");
+  });
+
+  it("takes a parameter sent without a value as omitted (RFC 6749 §3.1)", () => {
+    const read = readAuthorizeParams({ client_id: "app", resource: "", state: "", scope: ["", "a"] });
+    expect(read.params).toEqual({ client_id: "app", scope: "a" });
+    expect(read.repeated).toEqual([]);
+    expect(read.query.toString()).toBe("client_id=app&scope=a");
+  });
+});
+
+describe("checkRedirectUri for a loopback redirect on any port (RFC 8252 §7.3)", () => {
+  const client = { clientId: "native", kind: "public", registration: "console", redirectUris: ["http://127.0.0.1/callback"] } as unknown as OAuthClient;
+
+  it("takes the registered URI with another port, as a string exactly", () => {
+    expect(checkRedirectUri(client, "http://127.0.0.1:5555/callback")).toBe("http://127.0.0.1:5555/callback");
+    expect(checkRedirectUri(client, "http://127.0.0.1/callback")).toBe("http://127.0.0.1/callback");
+  });
+
+  it("refuses what a URL parser would make equal: a trailing NUL or space, userinfo, dot segments, another case", () => {
+    for (const uri of [
+      "http://127.0.0.1:5555/callback\u0000",
+      "http://127.0.0.1:5555/callback ",
+      "http://evil@127.0.0.1:5555/callback",
+      "http://127.0.0.1:5555/a/../callback",
+      "HTTP://127.0.0.1:5555/callback",
+      "http://127.0.0.1:5555/callback#x",
+      "http://127.0.0.1:5555/callback?x=1",
+    ]) {
+      expect(() => checkRedirectUri(client, uri), JSON.stringify(uri)).toThrow(UnsafeToRedirect);
+    }
+  });
+
+  it("names a private-use scheme's destination by its scheme, which has no host (RFC 8252 §7.1)", () => {
+    expect(redirectDestination("com.example.native:/oauth/cb")).toBe("com.example.native");
+    expect(redirectDestination("https://app.example/cb")).toBe("app.example");
+    expect(redirectDestination("http://127.0.0.1:5555/callback")).toBe("127.0.0.1:5555");
   });
 });

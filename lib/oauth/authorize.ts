@@ -17,6 +17,7 @@ import {
   checkResponseType,
   checkScope,
   checkState,
+  redirectDestination,
   severalResources,
   UnsafeToRedirect,
   type AuthorizeParams,
@@ -131,7 +132,7 @@ export async function validateAuthorizationRequest(
     const returnUrl = redirectBack(redirectUri, { error: err.error, error_description: err.description, state: params.state });
     return {
       ok: false,
-      step: { kind: "error_return", message: err.description, clientId: client.clientId, appName: client.name, returnUrl, returnHost: new URL(redirectUri).host },
+      step: { kind: "error_return", message: err.description, clientId: client.clientId, appName: client.name, returnUrl, returnHost: redirectDestination(redirectUri) },
     };
   }
 }

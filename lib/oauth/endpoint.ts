@@ -36,7 +36,11 @@ async function readForm(req: Request): Promise<URLSearchParams> {
   const read = await readBodyUpTo(req, MAX_FORM_BYTES);
   if (read.tooLarge) throw tooLarge();
   if (read.cut) throw new OAuthError("invalid_request", read.detail);
-  return new URLSearchParams(read.bytes.toString("utf8"));
+  // RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted
+  // from the request" (a public client's library that sends `client_secret=`, a refresh with `scope=`).
+  const form = new URLSearchParams();
+  for (const [k, v] of new URLSearchParams(read.bytes.toString("utf8"))) if (v !== "") form.append(k, v);
+  return form;
 }
 
 /**

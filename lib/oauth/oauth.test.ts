@@ -251,6 +251,14 @@ describe("authorization code flow with PKCE", () => {
     }
   });
 
+  it("takes parameters sent without a value as omitted (RFC 6749 §3.1): a public client's empty client_secret, an empty resource", async () => {
+    const person = await api.person();
+    const a = await approve(mobile, person.id);
+    const tokens = await exchange(mobile, a, { extra: { client_secret: "", resource: "" } });
+    expect(decodeJwt(tokens.access_token).aud).toBe(`${api.url}/v1`);
+    expect((await api.call(tokens.access_token, "GET", "/v1/athletes/me")).status).toBe(200);
+  });
+
   it("binds the token to {base_url}/v1 when the client sends no resource (CONTRACT §6)", async () => {
     const person = await api.person();
     const authorized = await approve(trainingLog, person.id);
@@ -646,12 +654,16 @@ describe("refresh tokens", () => {
     expect((await api.call(narrow.access_token, "GET", "/v1/athletes/me")).status).toBe(200);
     await expectProblem(await api.call(narrow.access_token, "GET", "/v1/athletes/me/activities"), 403, "insufficient_scope");
 
-    for (const scope of ["athlete.read metrics.read", "metrics.read", "admin", ""]) {
+    for (const scope of ["athlete.read metrics.read", "metrics.read", "admin", " "]) {
       expect(await failure(refresh(trainingLog, narrow.refresh_token!, scope)), scope).toMatchObject({ status: 400, error: "invalid_scope" });
     }
+
     // A refused widening rotates nothing: the refresh token still works.
     const again = await refresh(trainingLog, narrow.refresh_token!);
     expect(again.refresh_token).toBeTruthy();
+    // `scope=` is no scope parameter (RFC 6749 §3.1): the grant's scopes, as without one.
+    const unnamed = await refresh(trainingLog, again.refresh_token!, "");
+    expect(unnamed.scope).toBe(again.scope);
   });
 
   it("are bound to the client they were issued to (RFC 6749 §6)", async () => {

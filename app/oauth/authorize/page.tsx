@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { auth, signInPath } from "@/lib/auth/next-auth";
 import { authorizePageStep } from "@/lib/oauth/authorize-page";
-import { AUTHORIZE_PARAMS, readAuthorizeParams } from "@/lib/oauth/authorize-checks";
+import { AUTHORIZE_PARAMS, readAuthorizeParams, redirectDestination } from "@/lib/oauth/authorize-checks";
 import { SCOPES } from "@/lib/auth/scopes";
 import { ConsentScreen, AuthorizeError, ReturnToApp } from "@/components/oauth/consent-screen";
 import { decideAction } from "./actions";
@@ -29,7 +29,7 @@ export default async function AuthorizePage({ searchParams }: Props) {
       account={session?.user?.email ?? ""}
       newScopes={step.newScopes.map((s) => ({ name: s, plain: SCOPES[s].plain }))}
       grantedScopes={step.grantedScopes.map((s) => ({ name: s, plain: SCOPES[s].plain }))}
-      redirectHost={new URL(step.request.redirectUri).host}
+      redirectHost={redirectDestination(step.request.redirectUri)}
       forAssistant={step.request.resource === "mcp"}
       hidden={hidden}
       action={decideAction}
