@@ -190,13 +190,12 @@ function transportTakes(req: Request): boolean {
  * outputSchema first, as /v1 checks its SQL-built answers (lib/http/api-route.ts), so the tests
  * hold both to the schema.
  *
- * Null for anything else, which the SDK answers: any other method, a message or
- * headers it would refuse, a tool not listed for the token, a call asking for more than a
- * plain result (a task). Invalid arguments never get here (`invalidCall`).
+ * Null for anything else, which the SDK answers: any other method, a message it would refuse,
+ * a tool not listed for the token, params it does not know. Headers the transport refuses and
+ * invalid arguments never get here (`sdkAnswer` first, `invalidCall`).
  */
-async function answerToolCall(req: Request, body: unknown, toolCall: ToolCall | undefined, ctx: Ctx, traceId: string): Promise<{ json: string } | null> {
+async function answerToolCall(body: unknown, toolCall: ToolCall | undefined, ctx: Ctx, traceId: string): Promise<{ json: string } | null> {
   if (!toolCall?.args.success || !hasScope(ctx.actor, toolCall.tool.scope)) return null;
-  if (!transportTakes(req)) return null;
   const message = JSONRPCRequestSchema.safeParse(body);
   if (!message.success || message.data.method !== "tools/call") return null;
   const call = CallToolRequestSchema.safeParse(message.data);
@@ -217,14 +216,11 @@ async function answerToolCall(req: Request, body: unknown, toolCall: ToolCall | 
  * First, text PostgreSQL cannot store: each tool's schema takes any string for an id, so the
  * text would otherwise reach a query, which PostgreSQL refuses (a NUL) or answers for another
  * string (an unpaired surrogate, stored as U+FFFD). Then what the tool's schema refuses, which
- * the SDK would answer in zod's own words. Null for a valid call, for headers the transport
- * refuses, and for a notification, which no tool answers.
+ * the SDK would answer in zod's own words. Null for a valid call and for a notification, which
+ * no tool answers.
  */
-function invalidCall(req: Request, request: JSONRPCRequest | undefined, { tool, args, unstorable }: ToolCall): { json: string } | null {
+function invalidCall(request: JSONRPCRequest | undefined, { tool, args, unstorable }: ToolCall): { json: string } | null {
   if (!request || (!unstorable.length && args.success)) return null;
-  // Headers the transport refuses are its to answer, as for a valid call; unstorable text is
-  // answered here whatever they are, since the SDK's schemas would let it through.
-  if (!unstorable.length && !transportTakes(req)) return null;
   const prefix = `Input validation error: Invalid arguments for tool ${tool.name}: `;
   let text: string;
   if (unstorable.length) {
@@ -294,6 +290,29 @@ function originRefused(req: Request): boolean {
   return origin !== null && origin !== new URL(getEnv().baseUrl).origin;
 }
 
+/**
+ * The message answered by the SDK: a new McpServer (the tools the token's scopes allow) and its
+ * stateless transport, which also answers the headers it refuses.
+ */
+async function sdkAnswer(req: Request, body: unknown, ctx: Ctx, traceId: string, rl: RateLimitResult | undefined): Promise<Response> {
+  const server = serverFor(ctx, traceId);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    const answer = await transport.handleRequest(req, { parsedBody: body });
+    const headers = baseHeaders(traceId, rl);
+    answer.headers.forEach((v, k) => headers.set(k, v));
+    // A JSON answer (enableJsonResponse) is whole: read here, it goes out with its length, and
+    // a short one (initialize, a notification's error) is not gzipped (known-length.ts).
+    if (answer.body && /^application\/json\b/i.test(answer.headers.get("content-type") ?? "")) {
+      return knownLengthResponse(new Uint8Array(await answer.arrayBuffer()), { status: answer.status, headers });
+    }
+    return new Response(answer.body, { status: answer.status, headers });
+  } finally {
+    await server.close();
+  }
+}
+
 /** POST /mcp. `direct: false` leaves every message to the SDK's server (tests compare the two). */
 export async function handleMcpRequest(req: Request, { direct = true }: { direct?: boolean } = {}): Promise<Response> {
   const traceId = randomUUID();
@@ -318,15 +337,16 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     const read = await answered.notWhile(() => messageOf(req));
     if (read instanceof Response) return withHeaders(read, baseHeaders(traceId, rl));
     const body = withoutTask(read.message);
+    const ctx: Ctx = { db, actor, self: bearer.self };
     // Headers the transport refuses (Accept, Content-Type, an MCP-Protocol-Version it does not
     // support) are answered by it before anything in the message is looked at: "If the server
     // receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond
     // with 400 Bad Request" (MCP 2025-11-25, Transports), whatever the message asks.
-    const takes = transportTakes(req);
+    if (!transportTakes(req)) return await sdkAnswer(req, body, ctx, traceId, rl);
     // One message per request, as revision 2025-11-25 has it (batches were dropped in
     // 2025-06-18): the SDK's transport would run a batch's calls together as one request,
     // counted once against the caller's limit (CONTRACT §10).
-    if (takes && Array.isArray(body)) {
+    if (Array.isArray(body)) {
       return transportError(400, -32600, "Invalid Request: send one JSON-RPC message per request; batches are not accepted (MCP 2025-11-25).", baseHeaders(traceId, rl));
     }
     // A request with an id, as nearly every message is; a notification is the SDK's to answer.
@@ -334,7 +354,7 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     // JSON that is no JSON-RPC message at all (no method, `params` neither object nor array, …)
     // is an Invalid Request (JSON-RPC 2.0 §5.1, -32600); the SDK's transport would call it a
     // Parse error (-32700), which is for text that is not JSON.
-    if (takes && !request && !JSONRPCMessageSchema.safeParse(body).success) {
+    if (!request && !JSONRPCMessageSchema.safeParse(body).success) {
       return transportError(
         400,
         -32600,
@@ -342,45 +362,28 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
         baseHeaders(traceId, rl),
       );
     }
-    const malformed = takes && request && malformedParams(request);
+    const malformed = request && malformedParams(request);
     if (malformed) return jsonRpcError(request.id, -32602, malformed, baseHeaders(traceId, rl));
-    const toolCall = takes ? toolCallOf(body) : undefined;
+    const toolCall = toolCallOf(body);
     // Looked for only when the call names no tool of this server's.
-    const unknown = toolCall || !takes ? undefined : unknownTool(body);
+    const unknown = toolCall ? undefined : unknownTool(body);
     if (unknown) return jsonRpcError(unknown.id, -32602, `Unknown tool: ${unknown.name}. tools/list names the tools this token may call.`, baseHeaders(traceId, rl));
     const lacking = toolCall && missingScopes(toolCall, actor);
     if (lacking) throw stepUp(actor, lacking.tool, lacking.missing);
-    const invalid = toolCall && invalidCall(req, request, toolCall);
+    const invalid = toolCall && invalidCall(request, toolCall);
     if (invalid) {
       const headers = baseHeaders(traceId, rl);
       headers.set("Content-Type", "application/json");
       return knownLengthResponse(invalid.json, { status: 200, headers });
     }
 
-    const ctx: Ctx = { db, actor, self: bearer.self };
-    const called = direct ? await answerToolCall(req, body, toolCall, ctx, traceId) : null;
+    const called = direct ? await answerToolCall(body, toolCall, ctx, traceId) : null;
     if (called) {
       const headers = baseHeaders(traceId, rl);
       headers.set("Content-Type", "application/json");
       return knownLengthResponse(called.json, { status: 200, headers });
     }
-
-    const server = serverFor(ctx, traceId);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    try {
-      const answer = await transport.handleRequest(req, { parsedBody: body });
-      const headers = baseHeaders(traceId, rl);
-      answer.headers.forEach((v, k) => headers.set(k, v));
-      // A JSON answer (enableJsonResponse) is whole: read here, it goes out with its length, and
-      // a short one (initialize, a notification's error) is not gzipped (known-length.ts).
-      if (answer.body && /^application\/json\b/i.test(answer.headers.get("content-type") ?? "")) {
-        return knownLengthResponse(new Uint8Array(await answer.arrayBuffer()), { status: answer.status, headers });
-      }
-      return new Response(answer.body, { status: answer.status, headers });
-    } finally {
-      await server.close();
-    }
+    return await sdkAnswer(req, body, ctx, traceId, rl);
   } catch (err) {
     return errorToResponse(err, req, traceId, rl ?? rateLimitOf(err), "mcp");
   } finally {
