@@ -423,6 +423,7 @@ export function summarize(streams: Streams, breaks: ReadonlySet<number>, from: n
     }
     if (evidence ? moved : dt <= MAX_SILENT_GAP_S) moving += dt;
   }
+  const work = mechanicalWorkJ(streams, breaks, from, to);
   return {
     elapsedTimeS: t[to]! - t[from]!,
     movingTimeS: moving,
@@ -433,11 +434,9 @@ export function summarize(streams: Streams, breaks: ReadonlySet<number>, from: n
     averageHeartRateHz: streams.heart_rate_hz ? mean(streams.heart_rate_hz, from, to) : null,
     maxHeartRateHz: streams.heart_rate_hz ? max(streams.heart_rate_hz, from, to) : null,
     averagePowerW: power ? mean(power, from, to) : null,
-    energyJ: power ? nullOr(mechanicalWorkJ(streams, breaks, from, to), (work) => work * WORK_TO_ENERGY) : null,
+    energyJ: work === null ? null : work * WORK_TO_ENERGY,
   };
 }
-
-const nullOr = <T, U>(v: T | null, f: (v: T) => U): U | null => (v === null ? null : f(v));
 
 /**
  * The mechanical work of samples `from`..`to` (inclusive), in joules: each power sample times the
@@ -541,19 +540,30 @@ function cleanDeclared(d: Declared): Declared {
  * measurement (an indoor ride's FIT session gives distance 0; a treadmill's TCX lap its maximum
  * speed and its average watts as 0): CONTRACT §11 wants null there, whichever format said it.
  */
-function withoutUnrecorded(d: Declared, samples: SampleBuilder): Declared {
-  const has = (k: Channel) => samples.ch[k].some((v) => v !== null);
-  const zeroToNull = (v: number | null | undefined, recorded: boolean) => (v === 0 && !recorded ? null : v);
-  const moved = has("distance_m") || has("speed_mps") || samples.latlng.some((p) => p !== null);
+function withoutUnrecorded(d: Declared, recorded: Recorded): Declared {
+  const zeroToNull = (v: number | null | undefined, isRecorded: boolean) => (v === 0 && !isRecorded ? null : v);
   return {
     ...d,
-    distanceM: zeroToNull(d.distanceM, moved),
-    averageSpeedMps: zeroToNull(d.averageSpeedMps, moved),
-    maxSpeedMps: zeroToNull(d.maxSpeedMps, moved),
-    elevationGainM: zeroToNull(d.elevationGainM, has("altitude_m")),
-    averageHeartRateHz: zeroToNull(d.averageHeartRateHz, has("heart_rate_hz")),
-    maxHeartRateHz: zeroToNull(d.maxHeartRateHz, has("heart_rate_hz")),
-    averagePowerW: zeroToNull(d.averagePowerW, has("power_w")),
+    distanceM: zeroToNull(d.distanceM, recorded.movement),
+    averageSpeedMps: zeroToNull(d.averageSpeedMps, recorded.movement),
+    maxSpeedMps: zeroToNull(d.maxSpeedMps, recorded.movement),
+    elevationGainM: zeroToNull(d.elevationGainM, recorded.altitude),
+    averageHeartRateHz: zeroToNull(d.averageHeartRateHz, recorded.heartRate),
+    maxHeartRateHz: zeroToNull(d.maxHeartRateHz, recorded.heartRate),
+    averagePowerW: zeroToNull(d.averagePowerW, recorded.power),
+  };
+}
+
+/** Which channels the samples recorded: looked up once per activity, for it and every lap. */
+type Recorded = { movement: boolean; altitude: boolean; heartRate: boolean; power: boolean };
+
+function recordedChannels(streams: Streams): Recorded {
+  // streams() keeps a channel only where it holds a value (distance also from positions).
+  return {
+    movement: !!(streams.distance_m || streams.speed_mps || streams.latlng),
+    altitude: !!streams.altitude_m,
+    heartRate: !!streams.heart_rate_hz,
+    power: !!streams.power_w,
   };
 }
 
@@ -646,7 +656,8 @@ export function finishActivity(input: {
   const t0 = samples.t[0]!;
   const startS = input.startS != null && Number.isFinite(input.startS) ? input.startS : t0;
   const computed = summarize(streams, samples.breaks, 0, n - 1);
-  const totals = merge(withoutUnrecorded(input.declared, samples), computed);
+  const recorded = recordedChannels(streams);
+  const totals = merge(withoutUnrecorded(input.declared, recorded), computed);
   if (totals.elapsedTimeS > LIMITS.elapsedS) {
     throw new FileError(
       "invalid_file",
@@ -686,7 +697,7 @@ export function finishActivity(input: {
       from <= to
         ? summarize(streams, samples.breaks, from, to)
         : { ...nullTotals(), elapsedTimeS: Number.isFinite(endS) ? endS - lap.startS : 0 };
-    const merged = merge(withoutUnrecorded(lap.totals, samples), lapComputed);
+    const merged = merge(withoutUnrecorded(lap.totals, recorded), lapComputed);
     // A lap that starts before the activity is counted from the activity's start: a TCX or GPX
     // activity starts at its first sample, so a TCX lap opened before the GPS had a fix loses the
     // time before it. A FIT activity starts at its session's start_time, so its laps keep the

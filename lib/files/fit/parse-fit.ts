@@ -218,12 +218,13 @@ function timerStops(events: Mesg[] | undefined): number[] {
 }
 
 function declaredTotals(m: Mesg): Declared {
+  const ascent = num(m.totalAscent);
   return {
     elapsedTimeS: num(m.totalElapsedTime),
     movingTimeS: num(m.totalTimerTime),
     distanceM: num(m.totalDistance),
     // Whole metres, and the fraction beside them where the writer gives it (this service's export does).
-    elevationGainM: num(m.totalAscent) === null ? null : Math.round((num(m.totalAscent)! + (num(m.totalFractionalAscent) ?? 0)) * 100) / 100,
+    elevationGainM: ascent === null ? null : Math.round((ascent + (num(m.totalFractionalAscent) ?? 0)) * 100) / 100,
     averageSpeedMps: enhancedOr(m.enhancedAvgSpeed, m.avgSpeed),
     maxSpeedMps: enhancedOr(m.enhancedMaxSpeed, m.maxSpeed),
     averageHeartRateHz: bpmToHz(m.avgHeartRate),
