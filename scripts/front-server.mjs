@@ -65,6 +65,20 @@ export function refuseEarly(req, baseUrl) {
   return undefined;
 }
 
+/**
+ * An API path with a trailing slash (`/v1/athletes/me/`, from a base URL joined with a slash) is
+ * served as the path without it. Next.js would answer a 308 of its own, outside every route, so
+ * without the `RateLimit` headers every `/v1` answer carries (CONTRACT §10) and uncounted. Pages
+ * keep Next.js's redirect: a browser follows it, and a page's links are relative to its path.
+ */
+export function withoutTrailingSlash(url) {
+  const q = url.indexOf("?");
+  const path = q === -1 ? url : url.slice(0, q);
+  if (path.length < 2 || !path.endsWith("/") || !/^\/(v1|mcp)(\/|$)/.test(resolvedPath(path))) return url;
+  const trimmed = path.replace(/\/+$/, "");
+  return (trimmed || "/") + (q === -1 ? "" : url.slice(q));
+}
+
 /** A whole HTTP/1.1 answer for a socket that has no ServerResponse (CONNECT, parse errors). */
 function rawAnswer(r, reason, extra = "") {
   return `HTTP/1.1 ${r.status} ${reason}\r\n${extra}Content-Type: ${r.type}\r\nContent-Length: ${Buffer.byteLength(r.body)}\r\nConnection: close\r\n\r\n${r.body}`;
@@ -142,6 +156,7 @@ export function createFrontServer({ baseUrl: base, handle }) {
       return;
     }
     req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";
+    req.url = withoutTrailingSlash(req.url ?? "/");
     Promise.resolve(handle(req, res)).catch((err) => {
       console.error(err);
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });

@@ -48,9 +48,25 @@ describe("the front server", () => {
       expect({ path, status: a.status, type: a.type, body: a.body }).toMatchObject({ path, status: 404, type: "application/problem+json", body: { code: "not_found", status: 404 } });
     }
     expect(seen.length).toBe(before);
-    // Pages and a trailing slash are Next.js's to answer as before.
+    // Pages are Next.js's to answer as before.
     expect((await send(`GET /settings//apps HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).status).toBe(200);
-    expect((await send(`GET /v1/teams/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).status).toBe(200);
+  });
+
+  it("hands an API path with a trailing slash on as the path without it, and leaves pages' paths alone", async () => {
+    const cases: [string, string][] = [
+      ["/v1/teams/", "/v1/teams"],
+      ["/v1/athletes/me//?limit=2&x=/", "/v1/athletes/me?limit=2&x=/"],
+      ["/v1/", "/v1"],
+      ["/mcp/", "/mcp"],
+      ["/v1/teams", "/v1/teams"],
+      ["/settings/apps/", "/settings/apps/"],
+      ["/v1x/", "/v1x/"],
+      ["/", "/"],
+    ];
+    for (const [sent, handed] of cases) {
+      const a = await send(`GET ${sent} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect({ sent, status: a.status, url: seen.at(-1)?.url }).toEqual({ sent, status: 200, url: handed });
+    }
   });
 
   it("refuses TRACE and CONNECT with 405 problems that name what is allowed, before any handler", async () => {

@@ -101,6 +101,19 @@ describe("rate-limit headers", () => {
     expect(remaining(wrongMethod)["15min"]!.r).toBe(LIMIT - 2);
   });
 
+  it("come on a path written with a trailing slash, which is served as the path without it", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    const plain = await api.call(token, "GET", "/v1/athletes/me");
+    const slashed = await api.call(token, "GET", "/v1/athletes/me/");
+    // Answered at that path, not redirected to the other (a redirect is answered outside every route).
+    expect(slashed.redirected).toBe(false);
+    expect(slashed.status).toBe(200);
+    expect(await slashed.json()).toEqual(await plain.json());
+    expect(slashed.headers.get("ratelimit-policy")).toBe(POLICY);
+    expect(remaining(slashed)["15min"]!.r).toBe(LIMIT - 2);
+  });
+
   it("come on the public OpenAPI document, counted for the token's owner or else the address", async () => {
     const p = await api.person();
     const token = await api.pat(p.id);

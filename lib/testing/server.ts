@@ -78,6 +78,12 @@ export async function startTestServer(): Promise<TestServer> {
   const server = createFrontServer({ baseUrl: () => origin, handle: async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
+      // As Next.js does (trailingSlash: false): a path that ends in a slash is redirected to the
+      // one without it, before any route.
+      if (url.pathname.length > 1 && url.pathname.endsWith("/")) {
+        res.writeHead(308, { location: url.pathname.replace(/\/+$/, "") + url.search }).end();
+        return;
+      }
       const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
       let found: { route: RouteFile; params: Record<string, string | string[]> } | undefined;
       for (const route of routes) {
