@@ -11,6 +11,7 @@
 import http from "node:http";
 import { BODY_LENGTH_HEADER } from "./body-length.mjs";
 import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
+import { REFUSED_HEADER, REFUSED_PATH } from "./refused-header.mjs";
 
 const TITLES = { invalid_request: "Invalid request", method_not_allowed: "Method not allowed", not_found: "Not found" };
 
@@ -23,6 +24,8 @@ const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0
  */
 function refusal(baseUrl, rawPath, status, code, detail) {
   const path = resolvedPath(rawPath);
+  // An API path's refusal is answered by the catch-all route, as every `/v1` answer is.
+  const handOn = /^\/v1(\/|$)/.test(path) ? { code, detail } : undefined;
   if (/^\/oauth\/(token|revoke|register)(\/|$)/.test(path)) {
     return { status, type: "application/json", body: JSON.stringify({ error: "invalid_request", error_description: detail }) };
   }
@@ -31,7 +34,7 @@ function refusal(baseUrl, rawPath, status, code, detail) {
     return { status, type: "text/html; charset=utf-8", body: page };
   }
   const body = { type: `${baseUrl}/problems/${code}`, title: TITLES[code], status, detail, code };
-  return { status, type: "application/problem+json", body: JSON.stringify(body) };
+  return { status, type: "application/problem+json", body: JSON.stringify(body), handOn };
 }
 
 /** The path a target names once dot segments are resolved (`/v1/%2e%2e/oauth/token` is `/oauth/token`). */
@@ -148,8 +151,14 @@ export function createFrontServer({ baseUrl: base, handle }) {
       res.writeHead(204, { Allow: "GET, HEAD, POST, OPTIONS", "Cache-Control": "no-store" }).end();
       return;
     }
+    delete req.headers[REFUSED_HEADER];
     const refused = refuseEarly(req, baseUrl());
-    if (refused) {
+    // A method Next.js serves on an API path: the catch-all route answers the refusal, counted
+    // and with the RateLimit headers every `/v1` answer carries (CONTRACT §10).
+    if (refused?.handOn && SERVED_METHODS.has(req.method)) {
+      req.headers[REFUSED_HEADER] = JSON.stringify(refused.handOn);
+      req.url = REFUSED_PATH;
+    } else if (refused) {
       const headers = { "Content-Type": refused.type, "Cache-Control": "no-store" };
       if (refused.status === 405) headers.Allow = ALLOW;
       res.writeHead(refused.status, headers).end(refused.body);

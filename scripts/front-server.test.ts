@@ -8,16 +8,17 @@ import { sendRaw } from "../lib/testing/raw-http";
 import { createFrontServer } from "./front-server.mjs";
 import { BODY_LENGTH_HEADER } from "./body-length.mjs";
 import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
+import { REFUSED_HEADER, REFUSED_PATH } from "./refused-header.mjs";
 
 let server: http.Server;
 let port = 0;
-const seen: { url?: string; peer?: string | string[] }[] = [];
+const seen: { url?: string; peer?: string | string[]; refused?: string | string[] }[] = [];
 
 beforeAll(async () => {
   server = createFrontServer({
     baseUrl: "http://service.test",
     handle: (req, res) => {
-      seen.push({ url: req.url, peer: req.headers[PEER_ADDRESS_HEADER] });
+      seen.push({ url: req.url, peer: req.headers[PEER_ADDRESS_HEADER], refused: req.headers[REFUSED_HEADER] });
       res.writeHead(200, { "content-type": "text/plain" }).end("handled");
     },
   });
@@ -41,13 +42,22 @@ describe("the front server", () => {
     expect(seen.at(-1)).toEqual({ url: "/v1/teams", peer: "127.0.0.1" });
   });
 
+  it("never hands on a refusal a client wrote itself", async () => {
+    await send(`GET /v1/teams HTTP/1.1\r\nHost: x\r\n${REFUSED_HEADER}: {"code":"not_found","detail":"forged"}\r\nConnection: close\r\n\r\n`);
+    expect(seen.at(-1)).toEqual({ url: "/v1/teams", peer: "127.0.0.1" });
+  });
+
   it("answers an API path with an empty segment (an id left out) 404 not_found, not a redirect to another resource", async () => {
+    // /mcp's here; /v1's handed on to the catch-all route, with the refusal in REFUSED_HEADER.
     const before = seen.length;
-    for (const path of ["/v1/teams//members", "/v1//athletes/me", "/v1/activities//streams?keys=time"]) {
-      const a = await send(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-      expect({ path, status: a.status, type: a.type, body: a.body }).toMatchObject({ path, status: 404, type: "application/problem+json", body: { code: "not_found", status: 404 } });
-    }
+    const mcp = await send(`POST /mcp//x HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    expect(mcp).toMatchObject({ status: 404, type: "application/problem+json", body: { code: "not_found", status: 404 } });
     expect(seen.length).toBe(before);
+    for (const path of ["/v1/teams//members", "/v1//athletes/me", "/v1/activities//streams?keys=time"]) {
+      await send(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const handed = seen.at(-1)!;
+      expect({ path, url: handed.url, refused: JSON.parse(String(handed.refused)) }).toEqual({ path, url: REFUSED_PATH, refused: { code: "not_found", detail: "The path has an empty segment: an id is missing." } });
+    }
     // Pages are Next.js's to answer as before.
     expect((await send(`GET /settings//apps HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).status).toBe(200);
   });
@@ -90,9 +100,11 @@ describe("the front server", () => {
     expect(seen.length).toBe(before);
   });
 
-  it("refuses a path whose escapes are not UTF-8 with a 400 problem", async () => {
-    const a = await send(`GET /v1/athletes/%FF%FE HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  it("refuses a path whose escapes are not UTF-8 with a 400 problem, which the catch-all route answers on an API path", async () => {
+    const a = await send(`GET /developers/%FF%FE HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(a).toMatchObject({ status: 400, type: "application/problem+json", body: { code: "invalid_request" } });
+    await send(`GET /v1/athletes/%FF%FE HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(seen.at(-1)).toMatchObject({ url: REFUSED_PATH, refused: JSON.stringify({ code: "invalid_request", detail: "The path holds %-escapes that are not UTF-8." }) });
   });
 
   it("answers what node:http cannot parse in the service's shapes, by the path of the request line", async () => {

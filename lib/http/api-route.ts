@@ -25,6 +25,7 @@ import { allowAnyOrigin, anyOriginAnswer, preflightFields } from "./cors";
 import { claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
 import { inWriteCtx, type BeforeArgs, type CtxFor, type HandlerArgs, type HttpMethod, type Operation, type OperationHandler, type RouteIo, type WriteCtx } from "./operation";
 import { knownLengthResponse, tellBodyLength } from "./known-length";
+import { REFUSED_HEADER } from "../../scripts/refused-header.mjs";
 
 export type RouteContext = { params: Promise<Record<string, string | string[]>> };
 export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & {
@@ -431,4 +432,21 @@ export function atFixedParams(handlers: RouteExports, params: Record<string, str
 
 /** Unknown `/v1` paths: a problem 404, never an HTML page. */
 export const notFoundRoute: RouteHandler = (req) =>
-  answerWithoutOperation(req, new ApiError("not_found", `No API endpoint at ${new URL(req.url).pathname}.`));
+  answerWithoutOperation(req, refusedByFrontServer(req) ?? new ApiError("not_found", `No API endpoint at ${new URL(req.url).pathname}.`));
+
+/**
+ * The refusal the front server decided for a path no route may see (an empty segment, escapes
+ * that are not UTF-8) and handed on here to be answered as every `/v1` answer is. The front
+ * server removes the header from what clients send, so only it can set it.
+ */
+function refusedByFrontServer(req: Request): ApiError | undefined {
+  const told = req.headers.get(REFUSED_HEADER);
+  if (told === null) return undefined;
+  try {
+    const { code, detail } = JSON.parse(told) as { code: unknown; detail: unknown };
+    if ((code === "not_found" || code === "invalid_request") && typeof detail === "string") return new ApiError(code, detail);
+  } catch {
+    // Not the front server's (a server started without it): the path's own answer.
+  }
+  return undefined;
+}

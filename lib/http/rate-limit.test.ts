@@ -114,6 +114,23 @@ describe("rate-limit headers", () => {
     expect(remaining(slashed)["15min"]!.r).toBe(LIMIT - 2);
   });
 
+  it("come on the refusals of paths no route may see (an empty segment, escapes that are not UTF-8), which count too", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    const empty = await api.call(token, "GET", "/v1/teams//members");
+    expect(empty.status).toBe(404);
+    expect(await empty.json()).toMatchObject({ code: "not_found", detail: "The path has an empty segment: an id is missing." });
+    expect(empty.headers.get("ratelimit-policy")).toBe(POLICY);
+    expect(remaining(empty)["15min"]!.r).toBe(LIMIT - 1);
+    const escapes = await api.call(token, "DELETE", "/v1/activities/%FF");
+    expect(escapes.status).toBe(400);
+    expect(await escapes.json()).toMatchObject({ code: "invalid_request" });
+    expect(remaining(escapes)["15min"]!.r).toBe(LIMIT - 2);
+    // A client cannot write the refusal itself.
+    const forged = await api.call(token, "GET", "/v1/nothing-here", { headers: { "x-aas-refused": JSON.stringify({ code: "invalid_request", detail: "forged" }) } });
+    expect(await forged.json()).toMatchObject({ code: "not_found", detail: "No API endpoint at /v1/nothing-here." });
+  });
+
   it("come on the public OpenAPI document, counted for the token's owner or else the address", async () => {
     const p = await api.person();
     const token = await api.pat(p.id);
