@@ -501,22 +501,22 @@ describe("PATCH /v1/activities/{activity_id}", () => {
     expect(await countRows(events)).toBe(eventsBefore);
   });
 
-  it("refuses a change that leaves moving_time_s longer than elapsed_time_s, the stored value standing for the one not sent: 400 naming moving_time_s, nothing changed", async () => {
+  it("refuses a change that leaves moving_time_s longer than elapsed_time_s, the stored value standing for the one not sent: 400 naming the member sent (moving_time_s with both), nothing changed", async () => {
     const p = await api.person();
     const token = await api.pat(p.id, ["activities.read", "activities.write"]);
     const a = await record(token, { elapsed_time_s: 1800, moving_time_s: 1500, distance_m: 5000 });
     const eventsBefore = await countRows(events, eq(events.objectId, a.id));
     const patch = (body: Record<string, unknown>) => api.call(token, "PATCH", `/v1/activities/${a.id}`, { body });
-    for (const [body, detail] of [
-      [{ moving_time_s: 1801 }, "moving_time_s must not exceed elapsed_time_s: 1801 s against the activity's 1800 s"],
-      [{ elapsed_time_s: 1499 }, "moving_time_s must not exceed elapsed_time_s: the activity's 1500 s against 1499 s"],
-      [{ elapsed_time_s: 2000, moving_time_s: 2001, name: "Both" }, "moving_time_s must not exceed elapsed_time_s"],
+    for (const [body, field, detail] of [
+      [{ moving_time_s: 1801 }, "moving_time_s", "moving_time_s must not exceed elapsed_time_s: 1801 s against the activity's 1800 s"],
+      [{ elapsed_time_s: 1499 }, "elapsed_time_s", "moving_time_s must not exceed elapsed_time_s: the activity's 1500 s against 1499 s"],
+      [{ elapsed_time_s: 2000, moving_time_s: 2001, name: "Both" }, "moving_time_s", "moving_time_s must not exceed elapsed_time_s"],
     ] as const) {
       const res = await patch(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       const problem = await res.json();
       expect(problem.code).toBe("invalid_parameter_combination");
-      expect(problem.errors, JSON.stringify(body)).toEqual([{ field: "moving_time_s", code: "invalid_parameter_combination", detail }]);
+      expect(problem.errors, JSON.stringify(body)).toEqual([{ field, code: "invalid_parameter_combination", detail }]);
     }
     expect(Activity.parse(await (await api.call(token, "GET", `/v1/activities/${a.id}`)).json())).toEqual(a);
     expect(await countRows(events, eq(events.objectId, a.id))).toBe(eventsBefore);
@@ -613,7 +613,7 @@ describe("PATCH /v1/activities/{activity_id}", () => {
     const patch = (body: Record<string, unknown>) => api.call(token, "PATCH", `/v1/activities/${a.id}`, { body });
     for (const [body, field, detail] of [
       [{ max_speed_mps: 2.9 }, "max_speed_mps", "max_speed_mps must not be below average_speed_mps: the activity's 3 m/s against 2.9 m/s"],
-      [{ average_speed_mps: 4.5 }, "max_speed_mps", "max_speed_mps must not be below average_speed_mps: 4.5 m/s against the activity's 4 m/s"],
+      [{ average_speed_mps: 4.5 }, "average_speed_mps", "max_speed_mps must not be below average_speed_mps: 4.5 m/s against the activity's 4 m/s"],
       [{ max_heart_rate_hz: 2 }, "max_heart_rate_hz", "max_heart_rate_hz must not be below average_heart_rate_hz: the activity's 2.5 Hz against 2 Hz"],
       [{ average_heart_rate_hz: 2.8, max_heart_rate_hz: 2.7 }, "max_heart_rate_hz", "max_heart_rate_hz must not be below average_heart_rate_hz"],
     ] as const) {
@@ -626,6 +626,60 @@ describe("PATCH /v1/activities/{activity_id}", () => {
     const res = await patch({ distance_m: 30_000 });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ distance_m: 30_000, max_speed_mps: 4 });
+  });
+
+  it("holds an average speed it derives from distance and time to the 100 m/s any speed may be, naming the member sent; nothing changed", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const base = { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00" };
+    const created = await api.call(token, "POST", "/v1/athletes/me/activities", { body: { ...base, elapsed_time_s: 1, distance_m: 1_000_000 } });
+    expect(created.status).toBe(400);
+    expect(await created.json()).toMatchObject({
+      code: "invalid_parameter_combination",
+      errors: [{ field: "distance_m", code: "invalid_parameter_combination", detail: "distance_m over elapsed_time_s is 1000000 m/s (1000000 m in 1 s), above the 100 m/s any speed may be" }],
+    });
+    expect(await countRows(activities, eq(activities.athleteId, p.id))).toBe(0);
+    // Exactly 100 m/s is a speed a client may send, so one it may be given.
+    expect(await record(token, { elapsed_time_s: 1000, moving_time_s: 100, distance_m: 10_000 })).toMatchObject({ average_speed_mps: 100 });
+    const a = await record(token, { elapsed_time_s: 3600, distance_m: 10_000 });
+    const eventsBefore = await countRows(events, eq(events.objectId, a.id));
+    for (const [body, field] of [
+      [{ distance_m: 400_000 }, "distance_m"],
+      [{ elapsed_time_s: 99 }, "elapsed_time_s"],
+      [{ moving_time_s: 10 }, "moving_time_s"],
+    ] as const) {
+      const res = await api.call(token, "PATCH", `/v1/activities/${a.id}`, { body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect((await res.json()).errors, JSON.stringify(body)).toEqual([expect.objectContaining({ field, code: "invalid_parameter_combination" })]);
+    }
+    expect(Activity.parse(await (await api.call(token, "GET", `/v1/activities/${a.id}`)).json())).toEqual(a);
+    expect(await countRows(events, eq(events.objectId, a.id))).toBe(eventsBefore);
+  });
+
+  it("answers a creation with Location naming the activity made, on an idempotent replay too", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const body = { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 60 };
+    const headers = { "Idempotency-Key": `loc-${p.id}` };
+    const first = await api.call(token, "POST", "/v1/athletes/me/activities", { body, headers });
+    const made = Activity.parse(await first.json());
+    expect(first.headers.get("location")).toBe(`/v1/activities/${made.id}`);
+    const again = await api.call(token, "POST", "/v1/athletes/me/activities", { body, headers });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("location")).toBe(`/v1/activities/${made.id}`);
+    expect((await api.call(token, "GET", first.headers.get("location")!)).status).toBe(200);
+  });
+
+  it("takes a heart rate from 0.2 to 5 Hz: below, none could be (and the smallest were stored as 0)", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const base = { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 60 };
+    for (const value of [0.00001, 0.19, 5.01]) {
+      const res = await api.call(token, "POST", "/v1/athletes/me/activities", { body: { ...base, average_heart_rate_hz: value } });
+      expect(res.status, String(value)).toBe(400);
+      expect((await res.json()).errors, String(value)).toEqual([expect.objectContaining({ field: "average_heart_rate_hz" })]);
+    }
+    expect(await record(token, { average_heart_rate_hz: 0.2, max_heart_rate_hz: 5 })).toMatchObject({ average_heart_rate_hz: 0.2, max_heart_rate_hz: 5 });
   });
 
   it.runIf(process.env.TEST_DATABASE_URL)("refuses a change by someone who cannot see the activity at once, without waiting for the owner's lock on it", async () => {

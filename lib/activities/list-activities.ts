@@ -76,7 +76,7 @@ export async function listActivities({
 }) {
   requireAthleteActor(ctx.actor);
   const id = await resolveReachableAthlete(ctx.db, ctx.actor, athleteId);
-  const [start, lastId] = query.cursor ? decodeLocalTimeCursor(query.cursor) : [];
+  const [start, lastId] = query.cursor ? decodeLocalTimeCursor(query.cursor, "act") : [];
   const bound = start?.replace("T", " ");
   const limit = query.limit + 1;
   let rows: { version: string; startLocal: string; id: string }[];

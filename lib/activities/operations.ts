@@ -47,7 +47,7 @@ export const createActivityOp = defineOperation({
   scope: "activities.write",
   body: CreateActivityInput,
   idempotent: true,
-  response: { status: 201, description: "The activity created.", schema: Activity },
+  response: { status: 201, description: "The activity created.", schema: Activity, location: (a) => `/v1/activities/${a.id}` },
   errors: ["invalid_request", "invalid_date", "invalid_enum_value", "invalid_parameter_combination", "payload_too_large", "idempotency_key_in_use", "idempotency_key_reused"],
 });
 

@@ -9,7 +9,13 @@ export const SportType = z.enum(SPORT_TYPES).meta({ id: "SportType" });
 const seconds = z.number().int().min(0).max(30 * 86_400);
 const nonNegative = (max: number) => z.number().min(0).max(max);
 /** Heart rate and cadence are frequencies: 150 bpm is 2.5 Hz. 5 Hz is 300 bpm. */
-const heartRate = z.number().gt(0).max(5);
+/**
+ * 0.2 Hz (12 bpm, a resting heart rate's lower bound too: lib/metrics/schemas.ts) to 5 Hz
+ * (300 bpm). Below it is no heart rate, and a value under 0.00005 Hz was stored as 0.
+ */
+const heartRate = z.number().min(0.2).max(5);
+/** The fastest an activity's average or maximum speed may be, stated or derived (create-activity.ts). */
+export const MAX_SPEED_MPS = 100;
 
 export const Activity = z
   .object({
@@ -39,11 +45,12 @@ export type ActivityWire = z.input<typeof Activity>;
  * Pairs of measurements whose first never exceeds its second, in what a person or an app sends:
  * moving time is the part of the elapsed time spent moving (a file's is clamped to it when read,
  * lib/files/sanity.ts), and an average is never above the maximum (a file's own session totals
- * are kept as it states them, CONTRACT §11). `field` is the one a refusal names, `unit` what its
- * detail writes after a value. Not known (`null`) fits anything. A change is checked against the
- * activity's stored value for the one it leaves out (updateActivity); an average speed the
- * service derives from distance and time is not checked, so correcting a treadmill's distance
- * never fails on a maximum the device measured.
+ * are kept as it states them, CONTRACT §11). `field` is the one a refusal names when a body
+ * sends both (else it names the one sent), `unit` what its detail writes after a value. Not
+ * known (`null`) fits anything. A change is checked against the activity's stored value for the
+ * one it leaves out (updateActivity); an average speed the service derives from distance and
+ * time is not held to the maximum, so correcting a treadmill's distance never fails on a maximum
+ * the device measured (it is held to MAX_SPEED_MPS, as any speed is).
  */
 export const ORDERED_PAIRS = [
   { lower: "moving_time_s", upper: "elapsed_time_s", field: "moving_time_s", unit: "s", rule: "moving_time_s must not exceed elapsed_time_s" },
@@ -71,8 +78,8 @@ const measurements = {
     .meta({ description: "Seconds spent moving: at most `elapsed_time_s` (in a change that leaves `elapsed_time_s` out, the activity's). `null` when not known." }),
   distance_m: nonNegative(1_000_000).nullable().optional(),
   elevation_gain_m: nonNegative(20_000).nullable().optional(),
-  average_speed_mps: nonNegative(100).nullable().optional(),
-  max_speed_mps: nonNegative(100)
+  average_speed_mps: nonNegative(MAX_SPEED_MPS).nullable().optional(),
+  max_speed_mps: nonNegative(MAX_SPEED_MPS)
     .nullable()
     .optional()
     .meta({ description: "At least `average_speed_mps` when both are given (in a change that leaves one out, the activity's)." }),

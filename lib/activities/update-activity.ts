@@ -8,6 +8,7 @@ import { requireAthleteActor } from "../athletes/reach";
 import { findReachableActivity, activityNotFound } from "./get-activity";
 import { inOrder, ORDERED_PAIRS, type UpdateActivityInput } from "./schemas";
 import { toActivityWire } from "./to-wire";
+import { derivedAverageSpeed } from "./create-activity";
 
 const COLUMNS = {
   name: "name",
@@ -38,8 +39,10 @@ function assertPairsInOrder(input: z.output<typeof UpdateActivityInput>, existin
     if (inOrder(value("lower"), value("upper"))) continue;
     const words = (side: "lower" | "upper") => `${sent[side] !== undefined ? "" : "the activity's "}${value(side)} ${pair.unit}`;
     const detail = `${pair.rule}: ${words("lower")} against ${words("upper")}`;
-    throw new ApiError("invalid_parameter_combination", `The request body is invalid: ${pair.field}: ${detail}`, {
-      errors: [{ field: pair.field, code: "invalid_parameter_combination", detail }],
+    // The member the change sent, when it sent one of the two: that is the value to correct.
+    const field = sent.upper === undefined ? pair.lower : sent.lower === undefined ? pair.upper : pair.field;
+    throw new ApiError("invalid_parameter_combination", `The request body is invalid: ${field}: ${detail}`, {
+      errors: [{ field, code: "invalid_parameter_combination", detail }],
     });
   }
 }
@@ -76,8 +79,11 @@ export async function updateActivity({
   const { distance_m, moving_time_s, elapsed_time_s } = input;
   if (input.average_speed_mps === undefined && (distance_m !== undefined || moving_time_s !== undefined || elapsed_time_s !== undefined)) {
     const distance = distance_m !== undefined ? distance_m : existing.distanceM;
-    const time = (moving_time_s !== undefined ? moving_time_s : existing.movingTimeS) ?? elapsed_time_s ?? existing.elapsedTimeS;
-    set.averageSpeedMps = distance != null && time > 0 ? distance / time : null;
+    const moving = moving_time_s !== undefined ? moving_time_s : existing.movingTimeS;
+    const time = moving ?? elapsed_time_s ?? existing.elapsedTimeS;
+    const timeField = moving != null ? "moving_time_s" : "elapsed_time_s";
+    const blamed = distance_m !== undefined ? "distance_m" : moving_time_s !== undefined ? "moving_time_s" : "elapsed_time_s";
+    set.averageSpeedMps = derivedAverageSpeed(distance, time, timeField, blamed);
   }
   // A file's UTC offset belongs to the start it recorded: a start moved by hand is read in the
   // athlete's timezone, as a hand-recorded one is (the export's instant, export-activity.ts).

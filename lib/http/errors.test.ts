@@ -227,6 +227,22 @@ describe("400: malformed requests", () => {
       }
     }
   });
+
+  it("invalid_cursor for a cursor another list issued: the activities' and the metrics' are not each other's", async () => {
+    const { token } = await writer();
+    for (const day of ["01", "02"]) {
+      const at = `2026-03-${day}T07:30:00`;
+      expect((await api.call(token, "POST", "/v1/athletes/me/activities", { body: { name: "Run", sport_type: "run", start_local: at, elapsed_time_s: 60 } })).status).toBe(201);
+      expect((await api.call(token, "POST", "/v1/athletes/me/metrics", { body: { type: "body_mass_kg", value: 70, measured_local: at } })).status).toBe(201);
+    }
+    const cursorOf = async (path: string) => ((await (await api.call(token, "GET", `${path}?limit=1`)).json()) as { next_cursor: string }).next_cursor;
+    const lists = ["/v1/athletes/me/activities", "/v1/athletes/me/metrics"];
+    const [activities, metrics] = await Promise.all(lists.map(cursorOf));
+    expect((await api.call(token, "GET", `${lists[0]}?cursor=${activities}`)).status).toBe(200);
+    expect((await api.call(token, "GET", `${lists[1]}?cursor=${metrics}`)).status).toBe(200);
+    await expectProblem(await api.call(token, "GET", `${lists[0]}?cursor=${metrics}`), 400, "invalid_cursor");
+    await expectProblem(await api.call(token, "GET", `${lists[1]}?cursor=${activities}`), 400, "invalid_cursor");
+  });
 });
 
 describe("401: no valid token", () => {

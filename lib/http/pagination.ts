@@ -29,12 +29,14 @@ const PG_LOCAL_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d{1,6
 
 /**
  * A `(local timestamp, id)` cursor, as the activity and metric lists issue. The timestamp
- * goes into SQL as a `timestamp`, so a forged one must be refused here, not fail there.
+ * goes into SQL as a `timestamp`, so a forged one must be refused here, not fail there. The id
+ * must be one of the list's own (`idPrefix`, as `newId` makes them): an activity list's cursor
+ * given to the metrics list is refused, not read as a position in it.
  */
-export function decodeLocalTimeCursor(cursor: string): [at: string, id: string] {
+export function decodeLocalTimeCursor(cursor: string, idPrefix: "act" | "met"): [at: string, id: string] {
   const [at, id] = decodeCursor(cursor, 2) as [string, string];
   const m = PG_LOCAL_TIMESTAMP.exec(at);
-  if (!m || !isValidLocalDateTime(`${m[1]}T${m[2]}`)) throw invalidCursor();
+  if (!m || !isValidLocalDateTime(`${m[1]}T${m[2]}`) || !id.startsWith(`${idPrefix}_`)) throw invalidCursor();
   return [at, id];
 }
 

@@ -38,7 +38,7 @@ export async function listMetrics({
   if (query.end) where.push(lt(metrics.measuredLocal, `${query.end} 00:00:00`));
   if (query.type) where.push(eq(metrics.type, query.type));
   if (query.cursor) {
-    const [at, lastId] = decodeLocalTimeCursor(query.cursor);
+    const [at, lastId] = decodeLocalTimeCursor(query.cursor, "met");
     const bound = at.replace("T", " ");
     // The plain bound is redundant but estimable: without it the planner misjudges the row
     // comparison's selectivity and sorts every older row instead of walking the index.

@@ -110,7 +110,7 @@ function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
     [String(op.response.status)]: {
       description: op.response.description,
       headers: op.response.location
-        ? RateLimitHeaders.extend({ Location: z.string().meta({ description: "Where to read what was made (poll it until it is done)." }) })
+        ? RateLimitHeaders.extend({ Location: z.string().meta({ description: "Where to read what was made (an upload: poll it until it is done)." }) })
         : RateLimitHeaders,
       ...(op.response.schema ? { content: { "application/json": { schema: op.response.schema } } } : {}),
     },

@@ -30,7 +30,7 @@ export const createSubscriptionOp = defineOperation({
   auth: "app",
   body: CreateSubscriptionInput,
   idempotent: true,
-  response: { status: 201, description: "The subscription, verified and active, with its secret.", schema: SubscriptionWithSecret },
+  response: { status: 201, description: "The subscription, verified and active, with its secret.", schema: SubscriptionWithSecret, location: (sub) => `/v1/app/webhooks/${sub.id}` },
   errors: [
     "invalid_request",
     "invalid_enum_value",

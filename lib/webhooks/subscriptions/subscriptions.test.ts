@@ -191,6 +191,7 @@ describe("POST /v1/app/webhooks", () => {
       disabled_reason: null,
     });
     expect(sub.id).toMatch(/^whs_[0-9A-Za-z]{22}$/);
+    expect(res.headers.get("location")).toBe(`/v1/app/webhooks/${sub.id}`);
     expect(isWellFormedToken(sub.secret, "webhookSecret")).toBe(true);
     expect(Object.keys(body).sort()).toEqual(
       [
