@@ -5,7 +5,8 @@ import { webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { setupApi } from "../testing/fixtures";
 import { webhookRows } from "../testing/webhook-rows";
 import { claimDelivery, claimDueDeliveries, type ClaimedDelivery } from "./claim-deliveries";
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
+import { MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
+import { requeueDeliveries } from "./subscriptions/requeue";
 import { CLAIM_LEASE_S, claimLease } from "./claim-lease";
 import { fanOutEvents } from "./fan-out";
 import { recordAttempt } from "./record-attempt";
@@ -131,5 +132,41 @@ describe("claim leases (issue 9: a killed worker's claims are free again within 
       again = await claimDelivery(db, ids[0]!);
     }
     expect(again.state).toBe("claimed");
+  });
+});
+
+describe("a delivery queued again by hand (redeliver, re-enable)", () => {
+  /** Records a 500 for the delivery, as a runner does; the delivery's status after it. */
+  async function fail(deliveryId: string, subscriptionId: string) {
+    const recorded = await recordAttempt(await api.db(), {
+      deliveryId,
+      subscriptionId,
+      startedAt: new Date(),
+      requestHeaders: {},
+      requestBody: "{}",
+      result: { outcome: "response", status: 500, contentType: null, bodyExcerpt: "", bodyComplete: true, cacheControl: null, expires: null, durationMs: 1 },
+      probe: true,
+    });
+    return recorded!.status;
+  }
+
+  it("gets the whole retry schedule again: a failure after it is retried, though the delivery had used all its attempts", async () => {
+    const { sub, ids } = await subscriptionWith(1);
+    const db = await api.db();
+    // Its 20 attempts used: the last failure was final.
+    await db.update(webhookDeliveries).set({ attemptCount: MAX_ATTEMPTS - 1 }).where(eq(webhookDeliveries.id, ids[0]!));
+    expect(await fail(ids[0]!, sub.id)).toBe("failed");
+    await requeueDeliveries(db, eq(webhookDeliveries.id, ids[0]!));
+    // Sent again and failing again, it waits for its next retry instead of failing at once.
+    expect(await fail(ids[0]!, sub.id)).toBe("pending");
+    const [d] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[0]!));
+    expect(d).toMatchObject({ status: "pending", attemptCount: MAX_ATTEMPTS + 1, requeuedAtAttempt: MAX_ATTEMPTS });
+    // The schedule's first step (10 s, ±20 %), not its last.
+    const waitS = (d!.nextAttemptAt.getTime() - Date.now()) / 1000;
+    expect(waitS).toBeGreaterThan(5);
+    expect(waitS).toBeLessThan(13);
+    // And it fails for good after as many attempts as a new delivery has.
+    await db.update(webhookDeliveries).set({ attemptCount: 2 * MAX_ATTEMPTS - 1 }).where(eq(webhookDeliveries.id, ids[0]!));
+    expect(await fail(ids[0]!, sub.id)).toBe("failed");
   });
 });

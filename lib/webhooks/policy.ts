@@ -69,7 +69,7 @@ export function retryDelayS(
  * its last attempt (`retryInS` null).
  */
 export function afterFailure(o: {
-  /** This attempt's number, 1-based. */
+  /** This attempt's number since the delivery was last queued again by hand (or since it was made), 1-based. */
   attempt: number;
   /** The subscription before this attempt (null: deleted meanwhile). */
   subscription: { status: "active" | "disabled"; consecutiveFailures: number } | null;

@@ -92,7 +92,7 @@ async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null
       .where(eq(webhookSubscriptions.id, a.subscriptionId))
       .for("no key update");
     const [d] = await tx
-      .select({ status: webhookDeliveries.status, attemptCount: webhookDeliveries.attemptCount })
+      .select({ status: webhookDeliveries.status, attemptCount: webhookDeliveries.attemptCount, requeuedAtAttempt: webhookDeliveries.requeuedAtAttempt })
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.id, a.deliveryId))
       .for("no key update");
@@ -111,7 +111,7 @@ async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null
       requestHeaders: a.requestHeaders,
       requestBody: a.requestBody,
     });
-    const next = afterFailure({ attempt, subscription: sub ?? null, probe: a.probe, schedule: a.schedule, random: a.random });
+    const next = afterFailure({ attempt: attempt - d.requeuedAtAttempt, subscription: sub ?? null, probe: a.probe, schedule: a.schedule, random: a.random });
     if (next.countsTowardsStreak) {
       await tx
         .update(webhookSubscriptions)

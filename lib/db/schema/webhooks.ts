@@ -44,6 +44,11 @@ export const webhookDeliveries = pgTable(
     eventSeq: bigint("event_seq", { mode: "number" }).notNull(),
     status: text("status", { enum: ["pending", "succeeded", "failed"] }).notNull().default("pending"),
     attemptCount: integer("attempt_count").notNull().default(0),
+    /**
+     * `attempt_count` when the delivery was last queued again (redeliver, re-enable): its retries
+     * count from there, so one sent again gets the whole schedule, whatever it used before.
+     */
+    requeuedAtAttempt: integer("requeued_at_attempt").notNull().default(0),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
     /** A worker holds the delivery until this instant; a crashed worker's hold simply lapses. */
     lockedUntil: timestamp("locked_until", { withTimezone: true }),

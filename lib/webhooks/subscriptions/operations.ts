@@ -73,7 +73,7 @@ export const updateSubscriptionOp = defineOperation({
   path: "/v1/app/webhooks/{id}",
   operationId: "updateWebhookSubscription",
   summary: "Change, re-enable or disable a webhook subscription",
-  description: `Changes the members sent. A new \`url\` is verified before it replaces the old one. \`{"status": "active"}\` re-enables a disabled subscription after a fresh handshake and resets \`consecutive_failures\`, \`failing_since\` and \`disabled_at\`; add \`"redeliver_failed": true\` to also send again every delivery that failed since the first failure of the streak, except events of athletes who have since disconnected the app (the answer's \`redelivered\` counts them). \`{"status": "disabled"}\` stops deliveries; pending ones become \`failed\`. The service does not keep \`verify_token\`: send it again if the endpoint checks it. ${HANDSHAKE} If it fails nothing changes.`,
+  description: `Changes the members sent. A new \`url\` is verified before it replaces the old one. \`{"status": "active"}\` re-enables a disabled subscription after a fresh handshake and resets \`consecutive_failures\`, \`failing_since\` and \`disabled_at\`; add \`"redeliver_failed": true\` to also send again every delivery that failed since the first failure of the streak, except events of athletes who have since disconnected the app (the answer's \`redelivered\` counts them), each with the whole retry schedule again. \`{"status": "disabled"}\` stops deliveries; pending ones become \`failed\`. The service does not keep \`verify_token\`: send it again if the endpoint checks it. ${HANDSHAKE} If it fails nothing changes.`,
   tag: TAG,
   auth: "app",
   params: SubscriptionIdParams,
@@ -156,7 +156,7 @@ export const redeliverDeliveryOp = defineOperation({
   operationId: "redeliverWebhookDelivery",
   summary: "Redeliver a delivery",
   description:
-    "Sends the delivery again, whatever its state: the same event with the same `id` (deduplicate on it), signed afresh. It becomes `pending`, due now, and its earlier attempts stay in the log. A disabled subscription answers 409 `conflict`: re-enable it first. So does an event of an athlete who has since disconnected the app: events stop together with the access.",
+    "Sends the delivery again, whatever its state: the same event with the same `id` (deduplicate on it), signed afresh. It becomes `pending`, due now, with the whole retry schedule again (up to 20 more attempts), and its earlier attempts stay in the log. A disabled subscription answers 409 `conflict`: re-enable it first. So does an event of an athlete who has since disconnected the app: events stop together with the access.",
   tag: TAG,
   auth: "app",
   params: DeliveryIdParams,

@@ -19,6 +19,8 @@ export async function requeueDeliveries(db: Db, where: SQL): Promise<DeliveryRow
     .set({
       status: "pending",
       nextAttemptAt: sql`now()`,
+      // Sent again, it gets the whole retry schedule: its attempts so far do not count against it.
+      requeuedAtAttempt: sql`${webhookDeliveries.attemptCount}`,
       lockedUntil: sql`case when ${webhookDeliveries.status} = 'pending' and ${webhookDeliveries.lockedUntil} > now() then ${webhookDeliveries.lockedUntil} end`,
       updatedAt: sql`now()`,
     })

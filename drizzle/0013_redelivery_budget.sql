@@ -1,0 +1,1 @@
+ALTER TABLE "webhook_deliveries" ADD COLUMN "requeued_at_attempt" integer DEFAULT 0 NOT NULL;
