@@ -149,7 +149,7 @@ describe("deliver-webhook (Inngest)", () => {
               startedAt: new Date(),
               requestHeaders: {},
               requestBody: "{}",
-              result: { outcome: "response", status: 204, contentType: null, bodyExcerpt: "", bodyComplete: true, cacheControl: null, expires: null, durationMs: 1 },
+              result: { outcome: "response", status: 204, contentType: null, bodyExcerpt: "", bodyComplete: true, bodyError: null, cacheControl: null, expires: null, durationMs: 1 },
               probe: false,
             });
             freedAt = Date.now();

@@ -145,6 +145,7 @@ async function fetchDocument(url: string): Promise<{ doc: Document; ttlS: number
   }
   if (r.status >= 300 && r.status < 400) throw new ClientMetadataError(`its server answered with a redirect (HTTP ${r.status}); redirects are not followed`);
   if (r.status !== 200) throw new ClientMetadataError(`its server answered HTTP ${r.status}`);
+  if (r.bodyError !== null) throw new ClientMetadataError(`its server did not send the whole document within ${FETCH_TIMEOUT_MS / 1000} s, or broke the connection`);
   if (!r.bodyComplete) throw new ClientMetadataError(`it is larger than ${MAX_DOCUMENT_BYTES / 1024} KiB`);
   return { doc: parseMetadataDocument(url, r.bodyExcerpt), ttlS: metadataTtlS(r.cacheControl, r.expires) };
 }

@@ -45,7 +45,7 @@ async function succeed(d: Pick<ClaimedDelivery, "id" | "subscriptionId" | "probe
     startedAt: new Date(),
     requestHeaders: {},
     requestBody: "{}",
-    result: { outcome: "response", status: 204, contentType: null, bodyExcerpt: "", bodyComplete: true, cacheControl: null, expires: null, durationMs: 1 },
+    result: { outcome: "response", status: 204, contentType: null, bodyExcerpt: "", bodyComplete: true, bodyError: null, cacheControl: null, expires: null, durationMs: 1 },
     probe: d.probe,
   });
 }
@@ -144,7 +144,7 @@ describe("a delivery queued again by hand (redeliver, re-enable)", () => {
       startedAt: new Date(),
       requestHeaders: {},
       requestBody: "{}",
-      result: { outcome: "response", status: 500, contentType: null, bodyExcerpt: "", bodyComplete: true, cacheControl: null, expires: null, durationMs: 1 },
+      result: { outcome: "response", status: 500, contentType: null, bodyExcerpt: "", bodyComplete: true, bodyError: null, cacheControl: null, expires: null, durationMs: 1 },
       probe: true,
     });
     return recorded!.status;

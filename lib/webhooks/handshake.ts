@@ -66,8 +66,10 @@ export async function runHandshake(
     allowPrivate: opts.allowPrivate,
     timeoutMs: opts.timeoutMs ?? HANDSHAKE_TIMEOUT_MS,
   });
-  if (res.outcome === "not_sent") {
-    return { outcome: "not_sent", status: null, content_type: null, body_excerpt: null, error: res.error, duration_ms: res.durationMs };
+  // The challenge is in the body: one that did not arrive whole is no answer to check.
+  if (res.outcome === "not_sent" || res.bodyError !== null) {
+    const error = res.outcome === "not_sent" ? res.error : res.bodyError!;
+    return { outcome: "not_sent", status: null, content_type: null, body_excerpt: null, error, duration_ms: res.durationMs };
   }
   // The whole answer read (4 KiB at most) is checked for the challenge; only a short,
   // printable start of it is reported.

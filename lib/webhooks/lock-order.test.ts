@@ -49,6 +49,7 @@ const answered = (status: number): OutboundResult => ({
   contentType: null,
   bodyExcerpt: "",
   bodyComplete: true,
+  bodyError: null,
   cacheControl: null,
   expires: null,
   durationMs: 1,

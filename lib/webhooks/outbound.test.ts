@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { refusedUrl, startReceiver, type Receiver } from "../testing/webhook-receiver";
 import { isPublicAddress, RESPONSE_EXCERPT_BYTES, sendOutbound } from "./outbound";
 
@@ -33,6 +35,11 @@ describe("sendOutbound (CONTRACT §7: 10 s, no redirects, 4 KiB, connect-time ad
     expect(isPublicAddress("93.184.216.34")).toBe(true);
     expect(isPublicAddress("::ffff:127.0.0.1")).toBe(false);
     expect(isPublicAddress("100.64.0.1")).toBe(false);
+    // `[::127.0.0.1]` in a URL is `[::7f00:1]` once parsed: the IPv4-compatible form.
+    expect(new URL("https://[::127.0.0.1]/").hostname).toBe("[::7f00:1]");
+    expect(isPublicAddress("::7f00:1")).toBe(false);
+    expect(isPublicAddress("::808:808")).toBe(false);
+    expect(isPublicAddress("2606:4700:4700::1111")).toBe(true);
   });
 
   it("sends over https:// only unless private networks are allowed, whenever the URL was stored", async () => {
@@ -64,6 +71,27 @@ describe("sendOutbound (CONTRACT §7: 10 s, no redirects, 4 KiB, connect-time ad
     const r = await post(rx.url, { timeoutMs: 300 });
     expect(r).toMatchObject({ outcome: "not_sent", error: "timeout" });
     expect(r.durationMs).toBeLessThan(2000);
+  });
+
+  it("takes a status that arrived as the answer, though its body did not end in time or the connection broke", async () => {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("accepted, and then nothing more");
+      if (req.url === "/reset") setImmediate(() => res.socket?.destroy());
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const slow = await post(`${base}/slow`, { timeoutMs: 400 });
+      expect(slow).toMatchObject({ outcome: "response", status: 200, bodyExcerpt: "accepted, and then nothing more", bodyComplete: false, bodyError: "timeout" });
+      const cut = await post(`${base}/reset`);
+      expect(cut).toMatchObject({ outcome: "response", status: 200, bodyComplete: false });
+      expect(cut.outcome === "response" && cut.bodyError).not.toBeNull();
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it("names a refused connection and a name that does not resolve", async () => {

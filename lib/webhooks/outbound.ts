@@ -26,6 +26,8 @@ export type OutboundResult =
       bodyExcerpt: string;
       /** Whether the body ended within the limit, so `bodyExcerpt` is all of it. */
       bodyComplete: boolean;
+      /** Why the body stopped before its end (the time ran out, the connection broke), or null. */
+      bodyError: NotSentReason | null;
       /** The answer's caching headers, for a caller that may keep what it read (a client metadata document). */
       cacheControl: string | null;
       expires: string | null;
@@ -42,6 +44,9 @@ export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let ip = ipaddr.parse(address);
   if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  // `::a.b.c.d`, the deprecated IPv4-compatible form (RFC 4291 §2.5.5.1), which ipaddr.js calls
+  // unicast: no public host has such an address, and a stack that still maps it reaches a.b.c.d.
+  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return false;
   return ip.range() === "unicast";
 }
 
@@ -106,7 +111,8 @@ export function mediaType(header: string | string[] | undefined): string | null 
 /**
  * One outbound request the service makes for a user (a webhook subscriber, a client's metadata
  * document): no redirects followed, at most `timeoutMs` in all, the answer read to at most
- * `readLimitBytes` (4 KiB), and every way of not getting an answer named.
+ * `readLimitBytes` (4 KiB), and every way of not getting an answer named. An answer whose status
+ * arrived is an answer, though its body did not finish in time.
  */
 export async function sendOutbound(opts: {
   url: string;
@@ -147,6 +153,7 @@ export async function sendOutbound(opts: {
     const chunks: Buffer[] = [];
     let size = 0;
     let complete = false;
+    let bodyError: NotSentReason | null = null;
     try {
       for await (const chunk of res.body) {
         const b = chunk as Buffer;
@@ -155,6 +162,10 @@ export async function sendOutbound(opts: {
         if (size > limit) break;
       }
       complete = size <= limit;
+    } catch (err) {
+      // The status line came: that is the answer (SPEC §6.4: any 2xx is success), with what of
+      // its body arrived before the time ran out or the connection broke.
+      bodyError = classify(err).error;
     } finally {
       // Only a body cut short is destroyed: one read to its end leaves the connection reusable.
       if (!complete) res.body.destroy();
@@ -170,6 +181,7 @@ export async function sendOutbound(opts: {
       contentType: mediaType(res.headers["content-type"]),
       bodyExcerpt,
       bodyComplete: complete,
+      bodyError,
       cacheControl: header("cache-control"),
       expires: header("expires"),
       durationMs: done(),

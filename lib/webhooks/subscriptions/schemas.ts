@@ -143,7 +143,7 @@ export const Delivery = z
       description: "`pending` until an attempt succeeds (`succeeded`) or it fails for good (`failed`: attempts used up, or the subscription was disabled).",
     }),
     attempt_count: z.number().int().min(0).meta({ description: "Attempts made; 0 means never sent yet." }),
-    next_attempt_at: Instant.nullable().meta({ description: "When the next attempt is due, while `pending`; otherwise null." }),
+    next_attempt_at: Instant.nullable().meta({ description: "When the next attempt is due, while `pending`; otherwise null. While the subscription is failing, only its oldest pending delivery is tried: the others wait for it to succeed, whatever this says." }),
     created_at: Instant,
     attempts: z.array(DeliveryAttempt).meta({ description: "Every attempt, oldest first." }),
   })
