@@ -5,6 +5,7 @@ import { AuthError } from "next-auth";
 import type { FormState } from "@/components/auth/auth-form";
 import { actionClientAddress } from "@/lib/auth/action-address";
 import { signIn, signOut } from "@/lib/auth/next-auth";
+import { signInRefusalMessage } from "@/lib/auth/signin-message";
 import { withRefusals } from "@/lib/auth/signin-refusal";
 import { signUpFromForm } from "@/lib/auth/sign-up";
 import { EmailTakenError, SignUpRateLimited } from "@/lib/people/people";
@@ -15,24 +16,6 @@ function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record
   const out: Record<string, string> = {};
   for (const i of issues) out[String(i.path[0] ?? "form")] ??= i.message;
   return out;
-}
-
-/** "Wait 12 minutes": the wait the limit computed, in words, rounded up. */
-function waitText(retryAfterS: number | undefined, otherwise: string): string {
-  if (retryAfterS === undefined) return otherwise;
-  const minutes = Math.ceil(retryAfterS / 60);
-  return minutes <= 1 ? "Wait a minute" : `Wait ${minutes} minutes`;
-}
-
-function message(code: string, retryAfterS: number | undefined): string {
-  switch (code) {
-    case "too_many_attempts":
-      return `Too many failed attempts for this email. ${waitText(retryAfterS, "Wait 15 minutes")} and try again.`;
-    case "rate_limited":
-      return `Too many sign-in attempts from your network. ${waitText(retryAfterS, "Wait a few minutes")} and try again.`;
-    default:
-      return "That email and password do not match an account.";
-  }
 }
 
 async function signInOrMessage(email: string, password: string, returnTo: string): Promise<FormState> {
@@ -48,7 +31,7 @@ async function signInOrMessage(email: string, password: string, returnTo: string
     }
   });
   if (!refused) return {};
-  return { error: message(refused.code ?? "", refusal?.retryAfterS), values: { email } };
+  return { error: signInRefusalMessage(refused.code ?? "", refusal?.retryAfterS), values: { email } };
 }
 
 export async function signInAction(_prev: FormState, form: FormData): Promise<FormState> {

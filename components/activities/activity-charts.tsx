@@ -4,7 +4,7 @@ import "uplot/dist/uPlot.min.css";
 import type uPlot from "uplot";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import type { StreamsWire } from "./files-api";
-import { buildChartData, formatX, hasDistanceAxis, robustRange, summarize, type Channel, type XMode } from "./chart-series";
+import { buildChartData, formatX, hasDistanceAxis, isolatedPoints, robustRange, summarize, type Channel, type XMode } from "./chart-series";
 import type { SportType } from "./sport";
 import { UNIT_LABELS, type Units } from "./units";
 
@@ -26,7 +26,19 @@ export function ActivityCharts({ streams, sport, units }: { streams: StreamsWire
   const data = useMemo(() => buildChartData(streams, sport, units, xMode), [streams, sport, units, xMode]);
   const syncKey = useId();
 
-  if (data.channels.length === 0) return <p className="text-sm text-slate-600">This activity recorded no speed, heart rate, power or elevation to chart.</p>;
+  // A channel with one value has no chart (no line, no range): its value is said in words.
+  const single = data.single.length > 0 && (
+    <p className="text-sm text-slate-600">
+      Recorded in one sample only, too few to chart: {data.single.map((c) => `${c.label.toLowerCase()} ${c.value}`).join(", ")}.
+    </p>
+  );
+  if (data.channels.length === 0)
+    return (
+      <div className="space-y-2">
+        <p className="text-sm text-slate-600">This activity recorded no speed, heart rate, power or elevation to chart.</p>
+        {single}
+      </div>
+    );
 
   return (
     <div className="space-y-4">
@@ -50,6 +62,7 @@ export function ActivityCharts({ streams, sport, units }: { streams: StreamsWire
       {data.channels.map((c) => (
         <Chart key={c.key} x={data.x} xMode={data.xMode} channel={c} units={units} syncKey={syncKey} />
       ))}
+      {single}
     </div>
   );
 }
@@ -69,6 +82,7 @@ function Chart({ x, xMode, channel, units, syncKey }: { x: number[]; xMode: XMod
     void import("uplot").then(({ default: UPlot }) => {
       if (cancelled) return;
       const range = robustRange(channel.values, channel.key === "pace");
+      const isolated = isolatedPoints(channel.values);
       const opts: uPlot.Options = {
         width: Math.max(200, el.clientWidth),
         height: PLOT_HEIGHT,
@@ -85,7 +99,8 @@ function Chart({ x, xMode, channel, units, syncKey }: { x: number[]; xMode: XMod
             stroke: channel.color,
             width: 1.75,
             fill: channel.fill ? `${channel.color}26` : undefined,
-            points: { show: false },
+            // A value between gaps has no line to be part of: drawn as a point, or it would not show.
+            points: { show: false, filter: isolated.length > 0 ? isolated : null, size: 5, fill: channel.color },
             value: (_u, v) => (v === null ? "—" : channel.format(v)),
           },
         ],

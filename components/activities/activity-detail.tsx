@@ -7,6 +7,7 @@ import { ConsoleApiError, consoleFetch, isClientError } from "@/components/conso
 import { useProfile } from "@/components/profile/use-profile";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
+import { useFocusBackOnCancel } from "@/components/ui/focus-back";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import type { ActivityWire } from "@/lib/activities/schemas";
@@ -46,6 +47,9 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
   const profile = useProfile();
   const [editing, setEditing] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  // The form opens in place of "Edit" (focus in its first field); cancelled or saved, the
+  // keyboard goes on from "Edit" again, and the outcome is said in the notice.
+  const { openerRef, back: closeForm } = useFocusBackOnCancel<HTMLButtonElement>(editing, () => setEditing(false));
 
   const save = useMutation({
     mutationFn: (patch: Partial<ActivityInput>) =>
@@ -53,7 +57,7 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
     onSuccess: (updated) => {
       qc.setQueryData(key, updated);
       activitiesChanged(qc);
-      setEditing(false);
+      closeForm();
       setNotice("Saved.");
     },
   });
@@ -78,6 +82,7 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
           !editing && (
             <div className="flex flex-wrap gap-2">
               <Button
+                ref={openerRef}
                 onClick={() => {
                   setEditing(true);
                   setNotice(null);
@@ -111,12 +116,12 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
               pending={save.isPending}
               error={save.error}
               onCancel={() => {
-                setEditing(false);
+                closeForm();
                 save.reset();
               }}
               onSave={(patch) => {
                 if (Object.keys(patch).length === 0) {
-                  setEditing(false);
+                  closeForm();
                   setNotice("Nothing changed.");
                 } else save.mutate(patch);
               }}

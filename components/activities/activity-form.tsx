@@ -60,7 +60,9 @@ export function ActivityForm({ initial, units, pending, error, onSubmit, onCance
 
       <div className="grid gap-4 sm:grid-cols-2">
         <div className="sm:col-span-2">
-          <Field label="Name" placeholder="e.g. Morning run" maxLength={200} {...bind("name")} />
+          {/* The form opens in place of the button that opened it ("Record activity", "Edit"): the
+              keyboard goes on in its first field. */}
+          <Field label="Name" placeholder="e.g. Morning run" maxLength={200} autoFocus {...bind("name")} />
         </div>
         <SelectField
           label="Sport type"

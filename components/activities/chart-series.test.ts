@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildChartData, formatX, robustRange, smooth, speedOf, summarize } from "./chart-series";
+import { buildChartData, formatX, isolatedPoints, robustRange, smooth, speedOf, summarize } from "./chart-series";
 import type { StreamsWire } from "./files-api";
 
 const run: StreamsWire["streams"] = {
@@ -47,6 +47,44 @@ describe("buildChartData", () => {
   it("leaves standing still out of the pace chart", () => {
     const d = buildChartData({ time_s: [0, 1, 2, 3, 4, 5, 6, 7, 8], speed_mps: [0, 0, 0, 0, 0, 0, 0, 0, 0] }, "run", "metric", "time");
     expect(d.channels).toEqual([]);
+  });
+});
+
+describe("a channel with a single value (the sample TCX's \"Night Run\": speed and power in 1 of 19 samples)", () => {
+  const t = Array.from({ length: 19 }, (_, i) => i * 10);
+  const once = (v: number) => t.map((_, i) => (i === 3 ? v : null));
+
+  it("gets no chart, and its one value is said in words, with no range", () => {
+    const d = buildChartData({ time_s: t, power_w: once(118), heart_rate_hz: t.map(() => 2.5) }, "run", "metric", "time");
+    expect(d.channels.map((c) => c.key)).toEqual(["heart_rate"]);
+    expect(d.single).toEqual([{ label: "Power", value: "118 W" }]);
+  });
+
+  it("gets no pace chart from a speed recorded once when nothing else gives a speed", () => {
+    const d = buildChartData({ time_s: t, speed_mps: once(6.009) }, "run", "metric", "time");
+    expect(d.channels).toEqual([]);
+    expect(d.single).toEqual([{ label: "Pace", value: "2:46 /km" }]);
+  });
+
+  it("charts pace from the distance when the recorded speed is too sparse to draw", () => {
+    const distance = t.map((s) => s * 3);
+    expect(speedOf({ time_s: t, distance_m: distance, speed_mps: once(6.009) })).toEqual(t.map(() => 3));
+    const d = buildChartData({ time_s: t, distance_m: distance, speed_mps: once(6.009) }, "run", "metric", "distance");
+    expect(d.channels.map((c) => c.key)).toEqual(["pace"]);
+    expect(d.single).toEqual([]);
+  });
+
+  it("is summarized as one value, not as a range from it to itself", () => {
+    const pace = summarize({ key: "pace", values: [null, 166, null], format: (v) => `${v} /km` });
+    expect(pace).toBe("one value, 166 /km");
+    expect(pace).not.toMatch(/fastest|slowest/);
+    expect(summarize({ key: "power", values: [118, null], format: (v) => `${v} W` })).toBe("one value, 118 W");
+  });
+
+  it("draws values that have no neighbour to join as points", () => {
+    expect(isolatedPoints([1, null, 2, 3, null, 4])).toEqual([0, 5]);
+    expect(isolatedPoints([null, 5, null])).toEqual([1]);
+    expect(isolatedPoints([1, 2, 3])).toEqual([]);
   });
 });
 

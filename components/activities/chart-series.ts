@@ -20,7 +20,11 @@ export type Channel = {
   fill: boolean;
 };
 
-export type ChartData = { x: number[]; xMode: XMode; channels: Channel[] };
+/**
+ * `channels` are charted; `single` are the channels with one value to draw (a file that recorded
+ * power in one sample of many): no line and no range, so no chart, only the value in words.
+ */
+export type ChartData = { x: number[]; xMode: XMode; channels: Channel[]; single: { label: string; value: string }[] };
 
 // Running-type sports read pace; everything else reads speed (CONTRACT §9 units, the console's wording).
 const PACE_SPORTS: ReadonlySet<SportType> = new Set(["run", "trail_run", "walk", "hike"]);
@@ -43,14 +47,30 @@ const COLORS: Record<ChannelKey, string> = {
 const present = (a: readonly (number | null)[] | undefined): a is (number | null)[] =>
   !!a && a.some((v) => v !== null && Number.isFinite(v));
 
+const drawable = (a: readonly (number | null)[]) => a.filter((v): v is number => v !== null && Number.isFinite(v));
+
+/** A channel is charted from this many values: one value is a point with no line and no range. */
+export const MIN_CHART_VALUES = 2;
+
 /** Whether the streams can be drawn against distance (a distance channel with at least two values). */
 export function hasDistanceAxis(s: StreamsWire["streams"]): boolean {
   return (s.distance_m ?? []).filter((v) => v !== null).length >= 2;
 }
 
-/** Speed per sample: the recorded channel, else distance over time between neighbouring samples. */
+/**
+ * Speed per sample: the recorded channel, else distance over time between neighbouring samples.
+ * A speed recorded in fewer samples than a chart needs gives way to the distance, when that
+ * gives more.
+ */
 export function speedOf(s: StreamsWire["streams"]): (number | null)[] | null {
-  if (present(s.speed_mps)) return s.speed_mps;
+  const recorded = present(s.speed_mps) ? s.speed_mps : null;
+  if (recorded && drawable(recorded).length >= MIN_CHART_VALUES) return recorded;
+  const derived = speedFromDistance(s);
+  if (!recorded) return derived;
+  return derived && drawable(derived).length > drawable(recorded).length ? derived : recorded;
+}
+
+function speedFromDistance(s: StreamsWire["streams"]): (number | null)[] | null {
   const t = s.time_s;
   const d = s.distance_m;
   if (!t || !present(d)) return null;
@@ -179,7 +199,24 @@ export function buildChartData(streams: StreamsWire["streams"], sport: SportType
       color: COLORS.elevation,
       fill: true,
     });
-  return { x, xMode: mode, channels: channels.filter((c) => c.values.some((v) => v !== null)) };
+  const single = channels.filter((c) => drawable(c.values).length === 1);
+  return {
+    x,
+    xMode: mode,
+    channels: channels.filter((c) => drawable(c.values).length >= MIN_CHART_VALUES),
+    single: single.map((c) => ({ label: c.label, value: c.format(drawable(c.values)[0]!) })),
+  };
+}
+
+/**
+ * The values with no drawn neighbour on either side: a line joins only neighbouring values, so
+ * these would not show at all; the chart draws them as points.
+ */
+export function isolatedPoints(values: readonly (number | null)[]): number[] {
+  const at = (i: number) => values[i] !== null && values[i] !== undefined && Number.isFinite(values[i]);
+  const out: number[] = [];
+  for (let i = 0; i < values.length; i++) if (at(i) && !at(i - 1) && !at(i + 1)) out.push(i);
+  return out;
 }
 
 /** The x value under the cursor or on the axis: `12.3 km`, or `1:02:03` of elapsed time. */
@@ -206,8 +243,10 @@ export function robustRange(values: readonly (number | null)[], pace = false): [
 
 /** The range and mean of a channel in words, for people who cannot see the chart. */
 export function summarize(channel: Pick<Channel, "values" | "format" | "key">): string | null {
-  const vs = channel.values.filter((v): v is number => v !== null && Number.isFinite(v));
+  const vs = drawable(channel.values);
   if (vs.length === 0) return null;
+  // One value is no range: "fastest 2:46 /km, slowest 2:46 /km" would claim one.
+  if (vs.length === 1) return `one value, ${channel.format(vs[0]!)}`;
   const min = Math.min(...vs);
   const max = Math.max(...vs);
   const mean = vs.reduce((a, b) => a + b, 0) / vs.length;

@@ -39,6 +39,25 @@ describe("describeSendFailure", () => {
   });
 });
 
+describe("a file refused for its size", () => {
+  it("says the content is over the limit once uncompressed when the file sent was within it (a small gzip), not that the file is", () => {
+    // What the service answers for a 28 KiB gzip that unpacks past 25 MiB (lib/files/detect.ts).
+    const detail = "The file is larger than 25 MiB once decompressed. Files are limited to 26214400 bytes (25 MiB), decompressed too.";
+    const small = describeSendFailure(413, "payload_too_large", detail, 28 * 1024);
+    expect(small.headline).toMatch(/content is larger than 25 MiB once uncompressed/);
+    expect(small.headline).not.toMatch(/This file is larger than/);
+    expect(small.retryable).toBe(false);
+    // Without the size sent, the service's words tell the two apart.
+    expect(describeSendFailure(413, "payload_too_large", detail).headline).toMatch(/once uncompressed/);
+  });
+
+  it("says the file itself is over the limit when it was", () => {
+    const big = describeSendFailure(413, "payload_too_large", "Files are limited to 26214400 bytes (25 MiB).", MAX_UPLOAD_BYTES + 1);
+    expect(big.headline).toMatch(/^This file is larger than 25 MiB/);
+    expect(checkBeforeSending({ size: MAX_UPLOAD_BYTES + 1 })?.headline).toMatch(/^This file is larger than 25 MiB/);
+  });
+});
+
 describe("checkBeforeSending", () => {
   it("refuses empty and oversized files before a byte is sent", () => {
     expect(checkBeforeSending({ size: MAX_UPLOAD_BYTES })).toBeNull();

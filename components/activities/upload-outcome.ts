@@ -36,11 +36,22 @@ export function describeUploadError(upload: Pick<UploadWire, "error" | "activity
   }
 }
 
-/** Why the upload request itself was refused, from its status and problem `code`. */
-export function describeSendFailure(status: number, code: string | undefined, detail: string | undefined): UploadProblem {
+/**
+ * Why the upload request itself was refused, from its status and problem `code`, and the size of
+ * the file that was sent (`sentBytes`), where known.
+ */
+export function describeSendFailure(status: number, code: string | undefined, detail: string | undefined, sentBytes?: number): UploadProblem {
   const base = { detail: null, existingActivityId: null };
-  if (status === 413 || code === "payload_too_large")
-    return { ...base, headline: `This file is larger than ${MAX_UPLOAD_BYTES / MIB} MiB, the most one upload may hold.`, retryable: false };
+  if (status === 413 || code === "payload_too_large") {
+    // The service refuses a file over the limit as sent and a compressed one over it once
+    // decompressed alike (CONTRACT §11: 413 `payload_too_large`); a file sent within the limit
+    // was refused for what it unpacks to, and "larger than 25 MiB" beside its size would not be true.
+    const unpacked = sentBytes !== undefined ? sentBytes <= MAX_UPLOAD_BYTES : /decompress/i.test(detail ?? "");
+    const headline = unpacked
+      ? `This file is compressed, and its content is larger than ${MAX_UPLOAD_BYTES / MIB} MiB once uncompressed, the most one upload may hold.`
+      : `This file is larger than ${MAX_UPLOAD_BYTES / MIB} MiB, the most one upload may hold.`;
+    return { ...base, headline, retryable: false };
+  }
   if (code === "unsupported_file_type")
     return { ...base, headline: "This is not a FIT, GPX or TCX file (compressed with gzip or not), so it cannot be uploaded.", retryable: false };
   // The banner says the session ended (components/console/session-ended-banner.tsx); this says what became of the file.
@@ -53,7 +64,7 @@ export function describeSendFailure(status: number, code: string | undefined, de
 
 /** Checked before sending, so a person learns at once what the service would refuse anyway. */
 export function checkBeforeSending(file: { size: number }): UploadProblem | null {
-  if (file.size > MAX_UPLOAD_BYTES) return describeSendFailure(413, "payload_too_large", undefined);
+  if (file.size > MAX_UPLOAD_BYTES) return describeSendFailure(413, "payload_too_large", undefined, file.size);
   if (file.size === 0) return { headline: "This file is empty.", detail: null, existingActivityId: null, retryable: false };
   return null;
 }

@@ -182,7 +182,7 @@ function UploadRow({
 
   const sendProblem =
     item.rejected ??
-    (sendError instanceof UploadSendError ? describeSendFailure(sendError.status, sendError.code, sendError.detail) : sendError ? describeSendFailure(0, undefined, undefined) : null);
+    (sendError instanceof UploadSendError ? describeSendFailure(sendError.status, sendError.code, sendError.detail, item.file.size) : sendError ? describeSendFailure(0, undefined, undefined) : null);
 
   let bar: { value: number | null; text: string; tone: "active" | "success" | "error" };
   let state: string;

@@ -18,10 +18,12 @@ type Props = {
   action: (prev: FormState, form: FormData) => Promise<FormState>;
   callbackUrl?: string;
   demo?: boolean;
+  /** A message the page arrived with (Auth.js's `?error=`), until the form is sent. */
+  error?: string;
 };
 
-export function AuthForm({ mode, action, callbackUrl, demo }: Props) {
-  const [state, formAction, pending] = useActionState(action, {});
+export function AuthForm({ mode, action, callbackUrl, demo, error }: Props) {
+  const [state, formAction, pending] = useActionState(action, { error });
   const signup = mode === "signup";
   const suffix = callbackUrl ? `?callbackUrl=${encodeURIComponent(callbackUrl)}` : "";
   return (

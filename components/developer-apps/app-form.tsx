@@ -90,6 +90,7 @@ export function AppForm({
         <Field
           label="Logo URL (optional)"
           type="url"
+          maxLength={2000}
           inputMode="url"
           value={logo}
           error={fields.logo_url}
@@ -99,6 +100,7 @@ export function AppForm({
         <Field
           label="Homepage URL (optional)"
           type="url"
+          maxLength={2000}
           inputMode="url"
           value={homepage}
           error={fields.homepage_url}

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { FocusedNotice } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
 import type { Invitation, Membership, MyMemberships } from "@/lib/teams/console-schemas";
 import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay } from "./shared";
@@ -13,18 +14,20 @@ import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay } from "./sh
 export function InvitationsPanel() {
   const qc = useQueryClient();
   const mine = useQuery({ queryKey: MEMBERSHIPS_KEY, queryFn: () => consoleFetch<MyMemberships>("/api/console/memberships") });
-  const [outcome, setOutcome] = useState<string | null>(null);
+  // Numbered, so that each outcome is a new notice and takes the focus, the same words twice too.
+  const [outcome, setOutcome] = useState<{ id: number; text: string } | null>(null);
   const respond = useMutation({
     mutationFn: ({ invitation, accept }: { invitation: Invitation; accept: boolean }) =>
       consoleFetch<Membership | null>(`/api/console/invitations/${encodeURIComponent(invitation.team_id)}`, {
         method: accept ? "POST" : "DELETE",
       }),
     onSuccess: (_, { invitation, accept }) => {
-      setOutcome(
-        accept
+      setOutcome((o) => ({
+        id: (o?.id ?? 0) + 1,
+        text: accept
           ? `You joined ${invitation.team_name}. Its coaches can now see your profile, activities and metrics.`
           : `You declined the invitation to ${invitation.team_name}.`,
-      );
+      }));
       void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY });
       void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
     },
@@ -32,7 +35,12 @@ export function InvitationsPanel() {
 
   return (
     <div className="space-y-6">
-      {outcome && <Notice tone="success">{outcome}</Notice>}
+      {/* Accept and Decline go away with their invitation: the keyboard goes on from what happened. */}
+      {outcome && (
+        <FocusedNotice key={outcome.id} tone="success">
+          {outcome.text}
+        </FocusedNotice>
+      )}
       {respond.error && <Notice tone="error">{respond.error.message}</Notice>}
       {mine.error && <Notice tone="error">{mine.error.message}</Notice>}
 

@@ -120,6 +120,7 @@ function InviteForm({ team }: { team: CoachedTeam }) {
           <Field
             label="Email"
             type="email"
+            maxLength={254}
             autoComplete="off"
             placeholder="athlete@example.com"
             value={email}

@@ -14,7 +14,7 @@ import { ConsoleApiError, consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
 import { CopyButton } from "@/components/ui/copy-button";
 import { formatInstant } from "@/components/ui/format";
-import type { PatSummary } from "@/lib/tokens/schemas";
+import { PAT_NAME_MAX_LENGTH, type PatSummary } from "@/lib/tokens/schemas";
 
 type Props = { scopes: { name: string; plain: string }[]; apiBaseUrl: string };
 
@@ -180,7 +180,15 @@ function CreateTokenForm({
     >
       <FormError error={create.error} shown={["name", "scopes"]} />
       {/* Opened in place of "Create token": the keyboard goes on in its first field. */}
-      <Field label="Token name" value={name} onChange={(e) => setName(e.target.value)} error={fields.name} placeholder="e.g. training export script" autoFocus />
+      <Field
+        label="Token name"
+        value={name}
+        maxLength={PAT_NAME_MAX_LENGTH}
+        onChange={(e) => setName(e.target.value)}
+        error={fields.name}
+        placeholder="e.g. training export script"
+        autoFocus
+      />
       <fieldset>
         <legend className="text-sm font-medium text-slate-700">Scopes</legend>
         {fields.scopes && <p className="text-sm text-red-700">{fields.scopes}</p>}

@@ -7,7 +7,7 @@ import { getAthleteProfile } from "./get-athlete-profile";
 import { requireAthleteActor } from "./reach";
 
 export const UpdateProfileInput = z.strictObject({
-  name: z.string().trim().min(1).max(100).optional(),
+  name: z.string().trim().min(1, "enter your name").max(100, "use at most 100 characters").optional(),
   timezone: z
     .string()
     .refine(isValidTimezone, { message: "must be an IANA timezone name", params: { code: "invalid_enum_value" } })

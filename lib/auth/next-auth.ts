@@ -5,6 +5,7 @@ import { getDb } from "../db/client";
 import { clientAddress } from "../http/client-address";
 import { safeReturnPath } from "../http/safe-redirect";
 import { authSecret } from "../secrets";
+import { AUTH_PAGES, logAuthError } from "./auth-pages";
 import { checkSignIn, type SignInRefusal } from "./credentials";
 import { secureSessionCookie } from "./session";
 import { noteRefusal } from "./signin-refusal";
@@ -25,15 +26,13 @@ const REFUSALS: Record<SignInRefusal, new () => CredentialsSignin> = {
   rate_limited: SourceRateLimited,
 };
 
-const SIGN_IN_PAGE = "/signin";
-
 /**
  * Where a visitor who is not signed in is sent: the sign-in page, which brings them back to
  * `returnTo` (a path of this service) afterwards. Pages and actions redirect there themselves:
  * lib decides, app/ redirects.
  */
 export function signInPath(returnTo: string): string {
-  return `${SIGN_IN_PAGE}?callbackUrl=${encodeURIComponent(returnTo)}`;
+  return `${AUTH_PAGES.signIn}?callbackUrl=${encodeURIComponent(returnTo)}`;
 }
 
 // Lazy configuration: the secret is read (or generated under DATA_DIR) on the first request,
@@ -45,13 +44,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   // (lib/auth/session.ts reads the same one).
   useSecureCookies: secureSessionCookie(),
   session: { strategy: "jwt", maxAge: 30 * 86_400 },
-  pages: { signIn: SIGN_IN_PAGE },
-  logger: {
-    // A wrong password is an expected outcome, not a server error worth a stack trace.
-    error: (error: Error) => {
-      if (!(error instanceof CredentialsSignin)) console.error(error);
-    },
-  },
+  pages: AUTH_PAGES,
+  logger: { error: logAuthError },
   providers: [
     Credentials({
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },

@@ -7,7 +7,7 @@ import { rateLimitCounters } from "../db/schema";
 /** The span CONTRACT §10 counts failures over, and refuses for. */
 const SPAN_MS = 15 * 60 * 1000;
 /** Failures are counted in slices this long: a refusal ends at most this much after 15 minutes. */
-const SLICE_MS = 10 * 1000;
+export const SLICE_MS = 10 * 1000;
 export const MAX_FAILED_SIGNINS = 10;
 
 // The `:15m` suffix lets the hourly counter pruning drop these slices after a day.

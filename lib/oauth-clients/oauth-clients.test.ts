@@ -5,6 +5,7 @@ import { sha256Hex } from "../crypto/random";
 import { oauthClients, oauthCodes, oauthGrants, oauthRefreshTokens, oauthTokenFamilies, rateLimitCounters } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { consumeRateLimit } from "../http/rate-limit";
+import { sessionCookieFor } from "../auth/test-session";
 import { refusal, setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { isWellFormedToken } from "../tokens/format";
@@ -118,6 +119,24 @@ describe("redirect URI rules", () => {
     expect(pageUrlProblem("logo.png")).toMatch(/absolute/);
     expect(RegisterAppInput.safeParse({ ...confidential(), logo_url: "http://example.com/x.png" }).success).toBe(false);
     expect(RegisterAppInput.parse({ ...confidential(), homepage_url: "" }).homepage_url).toBeNull();
+  });
+});
+
+describe("POST /api/console/apps: a redirect URI over 2,000 characters", () => {
+  it("is refused naming which URI, in words, not zod's 'Too big: expected string to have <=2000 characters'", async () => {
+    const dev = await api.person();
+    const long = `https://log.example.com/cb?${"a".repeat(3000)}`;
+    const res = await fetch(`${api.url}/api/console/apps`, {
+      method: "POST",
+      headers: { cookie: await sessionCookieFor(dev.id), origin: api.url, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Training Log", kind: "confidential", redirect_uris: ["https://log.example.com/callback", long] }),
+    });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.errors).toEqual([
+      { field: "redirect_uris.1", code: "invalid_request", detail: "redirect URI 2 (https://log.example.com/cb?aaaaaaaaaaaaa…) is longer than 2000 characters" },
+    ]);
+    expect(body.detail).not.toMatch(/Too big|expected string/);
   });
 });
 

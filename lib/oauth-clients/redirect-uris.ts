@@ -3,7 +3,7 @@ import { ApiError, type FieldError } from "../http/errors";
 export type AppKind = "confidential" | "public";
 
 export const MAX_REDIRECT_URIS = 10;
-const MAX_URI_LENGTH = 2000;
+export const MAX_URI_LENGTH = 2000;
 
 /** The loopback hosts an `http:` URI may name (RFC 8252 §7.3): IP literals, never `localhost`. */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]"]);
@@ -57,6 +57,15 @@ export function redirectUriProblem(uri: string, kind: AppKind): string | null {
     return "must use https://, or a private-use scheme in reverse-domain form such as com.example.app:/callback (RFC 8252 §7.1)";
   }
   return null;
+}
+
+/**
+ * The problem of a redirect URI over MAX_URI_LENGTH, naming which one (its place in the list, from
+ * 1, and its start), since the URI itself is too long to repeat.
+ */
+export function tooLongRedirectUri(uri: string, index: PropertyKey | undefined): string {
+  const which = typeof index === "number" ? `redirect URI ${index + 1}` : "a redirect URI";
+  return `${which} (${uri.slice(0, 40)}…) is longer than ${MAX_URI_LENGTH} characters`;
 }
 
 /**

@@ -1,16 +1,17 @@
 import { z } from "zod";
 import { Instant } from "../http/schemas";
-import { MAX_REDIRECT_URIS, pageUrlProblem } from "./redirect-uris";
+import { MAX_REDIRECT_URIS, MAX_URI_LENGTH, pageUrlProblem, tooLongRedirectUri } from "./redirect-uris";
 
 // The console's view of the apps a developer owns. Redirect URIs are checked against the
 // app's kind by the verbs (redirect-uris.ts), since an edit does not resend the kind.
 
 export const AppKind = z.enum(["confidential", "public"]);
 
-const AppName = z.string().trim().min(1, "give the app a name").max(100);
+const AppName = z.string().trim().min(1, "give the app a name").max(100, "use at most 100 characters");
 
 const RedirectUriList = z
-  .array(z.string().max(2000))
+  // Said with the URI it is about: the list's field errors are shown together, under the box.
+  .array(z.string().max(MAX_URI_LENGTH, { error: (issue) => tooLongRedirectUri(String(issue.input), issue.path?.at(-1)) }))
   .min(1, "register at least one redirect URI")
   .max(MAX_REDIRECT_URIS, `register at most ${MAX_REDIRECT_URIS} redirect URIs`);
 

@@ -2,10 +2,12 @@ import { z } from "zod";
 import { ScopeSchema } from "../auth/scopes";
 
 export const PAT_EXPIRY_DAYS = [7, 30, 90, 365] as const;
+/** The longest token name, in characters (the console's field holds no more). */
+export const PAT_NAME_MAX_LENGTH = 100;
 
 export const CreatePatInput = z.strictObject({
-  name: z.string().trim().min(1, "give the token a name").max(100),
-  scopes: z.array(ScopeSchema).min(1, "choose at least one scope").max(20),
+  name: z.string().trim().min(1, "give the token a name").max(PAT_NAME_MAX_LENGTH, `use at most ${PAT_NAME_MAX_LENGTH} characters`),
+  scopes: z.array(ScopeSchema).min(1, "choose at least one scope").max(20, "choose at most 20 scopes"),
   /** Days until it expires, or null for a token that lasts until revoked. */
   expires_in_days: z.union([z.literal(7), z.literal(30), z.literal(90), z.literal(365)]).nullable(),
 });

@@ -1,0 +1,22 @@
+/**
+ * Auth.js's own pages are the console's: its stock sign-in, sign-out and error pages (unstyled,
+ * and a 500 "server configuration" page for an address it does not serve, such as GET
+ * /api/auth/signin/credentials) are never shown. An error lands on the sign-in page with
+ * Auth.js's `?error=` type, which that page puts in words (`signInErrorMessage`).
+ */
+export const AUTH_PAGES = { signIn: "/signin", signOut: "/signout", error: "/signin", verifyRequest: "/signin" } as const;
+
+/**
+ * Errors Auth.js reports that are the caller's doing, not the server's, by the `type` Auth.js
+ * names them with: a refused password (CredentialsSignin and its subclasses), and an address or
+ * method under /api/auth that Auth.js does not serve (UnknownAction: GET
+ * /api/auth/signin/credentials). Each ends on the sign-in page; none is worth a stack trace.
+ */
+const CALLERS_ERRORS: ReadonlySet<string> = new Set(["CredentialsSignin", "UnknownAction"]);
+
+/** Auth.js's `logger.error`: the server's errors, with their stacks; the caller's, not at all. */
+export function logAuthError(error: Error): void {
+  const type = (error as { type?: unknown }).type;
+  if (typeof type === "string" && CALLERS_ERRORS.has(type)) return;
+  console.error(error);
+}
