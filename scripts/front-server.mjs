@@ -151,7 +151,7 @@ export function createFrontServer({ baseUrl: base, handle }) {
       res.writeHead(204, { Allow: "GET, HEAD, POST, OPTIONS", "Cache-Control": "no-store" }).end();
       return;
     }
-    delete req.headers[REFUSED_HEADER];
+    if (req.headers[REFUSED_HEADER] !== undefined) delete req.headers[REFUSED_HEADER];
     const refused = refuseEarly(req, baseUrl());
     // A method Next.js serves on an API path: the catch-all route answers the refusal, counted
     // and with the RateLimit headers every `/v1` answer carries (CONTRACT §10).
