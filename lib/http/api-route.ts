@@ -200,7 +200,7 @@ export async function parseRequest<P extends z.ZodType, Q extends z.ZodType, B e
   const url = new URL(req.url);
   const rawParams = (await routeCtx.params) ?? {};
   // An operation without a schema for a part never reads it: `undefined` stands for `never`.
-  const params = (io.params ? parseWith(io.params, rawParams, "path") : undefined) as z.output<P>;
+  const params = (io.params ? parseParams(io.params, rawParams) : undefined) as z.output<P>;
   const query = (io.query ? parseQuery(io.query, url.searchParams) : undefined) as z.output<Q>;
   const { body, file, release } = await parseBody(io, req, answering);
   return { params, query, body: body as z.output<B>, file, rawParams, req, url, release };
@@ -215,6 +215,32 @@ async function parseBody(io: RouteIo, req: Request, answering: Answering): Promi
   } catch (err) {
     form.release();
     throw err;
+  }
+}
+
+/**
+ * The answer to an id the token cannot reach, where it is not 404: every athlete or team id the
+ * token does not reach gets the same 403, so ids cannot be probed (SPEC §4.1).
+ */
+const UNREACHABLE_ID: Record<string, () => ApiError> = {
+  athlete_id: () => new ApiError("athlete_not_reachable", "This token may not act on that athlete."),
+  team_id: () => new ApiError("team_not_reachable", "This token's owner does not coach or administer that team."),
+};
+
+/**
+ * The path's ids. One that cannot be an id of this API (longer than any it makes, or holding a
+ * NUL) names no resource, so it is answered as an unknown id is (SPEC §7): 404 `not_found`, or
+ * the 403 its kind gets for any id the token cannot reach (UNREACHABLE_ID).
+ */
+function parseParams<P extends z.ZodType>(schema: P, raw: Record<string, string | string[]>): z.output<P> {
+  try {
+    return parseWith(schema, raw, "path");
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const fields = [...new Set((err.errors ?? []).map((e) => e.field))];
+    const unreachable = fields.length === 1 ? UNREACHABLE_ID[fields[0]!] : undefined;
+    if (unreachable) throw unreachable();
+    throw new ApiError("not_found", `No resource at this path: ${fields.join(", ") || "an id"} is not an id this API makes.`);
   }
 }
 

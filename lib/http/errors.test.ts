@@ -328,6 +328,20 @@ describe("402, 403", () => {
 });
 
 describe("404 and 405", () => {
+  it("an id in the path that cannot be one of the API's (too long, a NUL) is an unknown id: 404, or 403 for an athlete or a team", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    const long = "act_" + "x".repeat(100);
+    for (const path of [`/v1/activities/${long}`, `/v1/activities/${long}/streams`, "/v1/activities/act_%00x", `/v1/uploads/${long}`]) {
+      const body = await expectProblem(await api.call(token, "GET", path), 404, "not_found");
+      expect(body.detail, path).toMatch(/not an id this API makes/);
+    }
+    await expectProblem(await api.call(token, "PATCH", `/v1/activities/${long}`, { body: { name: "x" } }), 404, "not_found");
+    await expectProblem(await api.call(token, "GET", `/v1/athletes/${"ath_" + "x".repeat(100)}`), 403, "athlete_not_reachable");
+    await expectProblem(await api.call(token, "GET", `/v1/athletes/${"x".repeat(100)}/activities`), 403, "athlete_not_reachable");
+    await expectProblem(await api.call(await api.pat(p.id, ["teams.read"]), "GET", `/v1/teams/${"team_" + "x".repeat(100)}/members`), 403, "team_not_reachable");
+  });
+
   it("404 not_found as a problem document, never HTML, for unknown /v1 paths and any method", async () => {
     const p = await api.person();
     const token = await api.pat(p.id);
