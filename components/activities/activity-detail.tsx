@@ -163,7 +163,7 @@ function EditForm({
       units={units}
       pending={pending}
       error={error}
-      onSubmit={(input, after) => onSave(changedFields(activity, before, after, input))}
+      onSubmit={(input, after) => onSave(changedFields(before, after, input))}
       onCancel={onCancel}
     />
   );

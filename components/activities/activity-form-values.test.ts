@@ -39,7 +39,8 @@ describe("readForm", () => {
       average_power_w: null,
     });
     expect(input!.elevation_gain_m).toBeCloseTo(304.8, 6);
-    expect(input!.average_speed_mps).toBeCloseTo(16_093.44 / 4800, 9);
+    // The API derives it from distance and time, not held to a max speed (createActivity).
+    expect(input).not.toHaveProperty("average_speed_mps");
   });
 
   it("names each field it cannot read", () => {
@@ -73,20 +74,19 @@ describe("editing", () => {
     }
   });
 
-  it("sends only what changed, and recomputes the average speed when distance changed", () => {
+  it("sends only what changed, and leaves the average speed to the API, which derives it again when distance changed", () => {
     const before = toFormValues(activity, "imperial");
     const after = { ...before, name: "Tempo run", distance: "7" };
-    const patch = changedFields(activity, before, after, readForm(after, "imperial").input!);
-    expect(Object.keys(patch).sort()).toEqual(["average_speed_mps", "distance_m", "name"]);
+    const patch = changedFields(before, after, readForm(after, "imperial").input!);
+    expect(Object.keys(patch).sort()).toEqual(["distance_m", "name"]);
     expect(patch.distance_m).toBeCloseTo(11_265.4, 1);
-    expect(patch.average_speed_mps).toBeCloseTo(patch.distance_m! / 2900, 9);
   });
 
   it("sends nothing when nothing changed, and null when a measurement is cleared", () => {
     const before = toFormValues(activity, "metric");
-    expect(changedFields(activity, before, before, readForm(before, "metric").input!)).toEqual({});
+    expect(changedFields(before, before, readForm(before, "metric").input!)).toEqual({});
     const after = { ...before, max_hr: "" };
-    expect(changedFields(activity, before, after, readForm(after, "metric").input!)).toEqual({ max_heart_rate_hz: null });
+    expect(changedFields(before, after, readForm(after, "metric").input!)).toEqual({ max_heart_rate_hz: null });
   });
 });
 
@@ -112,6 +112,23 @@ describe("formErrorsFromApi", () => {
       moving_time: "Must be no longer than the duration.",
       max_hr: "Must be at least the average heart rate.",
       max_speed: "Must be at least the average speed.",
+    });
+  });
+
+  it("words a pair's rule for the member a change sent alone, and a derived average speed over its bound", () => {
+    expect(
+      formErrorsFromApi(
+        {
+          elapsed_time_s: "moving_time_s must not exceed elapsed_time_s: the activity's 1500 s against 1499 s",
+          average_heart_rate_hz: "max_heart_rate_hz must not be below average_heart_rate_hz: 3.5 Hz against the activity's 3 Hz",
+          distance_m: "distance_m over elapsed_time_s is 1000000 m/s (1000000 m in 1 s), above the 100 m/s any speed may be",
+        },
+        "metric",
+      ),
+    ).toEqual({
+      duration: "Must be at least the moving time.",
+      avg_hr: "Must be at most the max heart rate.",
+      distance: "Gives an average speed over 360 km/h: check the distance and the times.",
     });
   });
 

@@ -37,7 +37,11 @@ export type FormValues = {
 export type FormField = keyof FormValues;
 export type FormErrors = Partial<Record<FormField, string>>;
 
-/** What the form sends: CreateActivityInput's fields, every measurement explicit. */
+/**
+ * What the form sends: CreateActivityInput's fields, every measurement explicit but the average
+ * speed, which the API derives from distance and time (on a change too, when either moves): so
+ * a distance corrected by hand is not held to a maximum speed the device measured.
+ */
 export type ActivityInput = {
   name: string;
   sport_type: SportType;
@@ -46,7 +50,6 @@ export type ActivityInput = {
   moving_time_s: number | null;
   distance_m: number | null;
   elevation_gain_m: number | null;
-  average_speed_mps: number | null;
   max_speed_mps: number | null;
   average_heart_rate_hz: number | null;
   max_heart_rate_hz: number | null;
@@ -84,13 +87,22 @@ const SHOW: Partial<Record<FormField, (si: number, units: Units) => string>> = {
   energy: (j) => `${inputNumber(joulesToKcal(j), 0)} kcal`,
 };
 const BOUND = /^Too (?:big|small): expected number to be ([<>]=?)(-?[\d.]+(?:e[+-]?\d+)?)$/;
-/** A pair's rule (ORDERED_PAIRS), in the form's own words: the API's names the wire fields. */
-const PAIR_WORDS: Record<OrderedPair["field"], string> = {
+/**
+ * A pair's rule (ORDERED_PAIRS), in the form's own words, for the member the API names (the one
+ * a change sent, or the pair's `field` when it sent both): the API's words name the wire fields.
+ */
+const PAIR_WORDS: Record<OrderedPair["lower"] | OrderedPair["upper"], string> = {
   moving_time_s: "Must be no longer than the duration.",
+  elapsed_time_s: "Must be at least the moving time.",
+  average_speed_mps: "Gives an average speed above the max speed.",
   max_speed_mps: "Must be at least the average speed.",
+  average_heart_rate_hz: "Must be at most the max heart rate.",
   max_heart_rate_hz: "Must be at least the average heart rate.",
 };
-const pairBroken = (wire: string, detail: string) => ORDERED_PAIRS.find((p) => p.field === wire && detail.startsWith(p.rule));
+const pairBroken = (wire: string, detail: string) =>
+  ORDERED_PAIRS.some((p) => (p.lower === wire || p.upper === wire) && detail.startsWith(p.rule)) ? (wire as keyof typeof PAIR_WORDS) : undefined;
+/** The average speed the API derives from distance and time, over its bound (createActivity's derivedAverageSpeed). */
+const DERIVED_TOO_FAST = /^distance_m over (?:moving|elapsed)_time_s is .* above the ([\d.]+) m\/s/;
 const BOUND_WORDS = { "<=": "at most", "<": "less than", ">=": "at least", ">": "more than" } as const;
 
 /**
@@ -105,12 +117,15 @@ export function formErrorsFromApi(fields: Record<string, string>, units: Units):
     const bound = BOUND.exec(detail);
     const show = SHOW[field];
     const pair = pairBroken(wire, detail);
+    const tooFast = DERIVED_TOO_FAST.exec(detail);
     out[field] =
       bound && show && wire !== "average_speed_mps"
         ? `Must be ${BOUND_WORDS[bound[1] as keyof typeof BOUND_WORDS]} ${show(Number(bound[2]), units)}.`
         : pair
-          ? PAIR_WORDS[pair.field]
-          : detail;
+          ? PAIR_WORDS[pair]
+          : tooFast
+            ? `Gives an average speed over ${SHOW.max_speed!(Number(tooFast[1]), units)}: check the distance and the times.`
+            : detail;
   }
   return out;
 }
@@ -165,12 +180,6 @@ export function toFormValues(a: ActivityWire, units: Units): FormValues {
   };
 }
 
-/** Distance over moving time (elapsed when unknown), as createActivity derives it. */
-export function averageSpeed(distanceM: number | null, movingS: number | null, elapsedS: number): number | null {
-  const s = movingS ?? elapsedS;
-  return distanceM !== null && s > 0 ? distanceM / s : null;
-}
-
 /** Reads the form into SI units, or says which fields cannot be read. */
 export function readForm(v: FormValues, units: Units): { input: ActivityInput; errors?: never } | { input?: never; errors: FormErrors } {
   const errors: FormErrors = {};
@@ -210,7 +219,6 @@ export function readForm(v: FormValues, units: Units): { input: ActivityInput; e
     moving_time_s: moving,
     distance_m: distance,
     elevation_gain_m: number("elevation", (e) => toElevationMeters(e, units)),
-    average_speed_mps: averageSpeed(distance, moving, elapsed ?? 0),
     max_speed_mps: number("max_speed", (s) => toMps(s, units)),
     average_heart_rate_hz: number("avg_hr", bpmToHz),
     max_heart_rate_hz: number("max_hr", bpmToHz),
@@ -236,10 +244,10 @@ const WIRE_OF: Record<Exclude<FormField, "date" | "time">, keyof ActivityInput> 
 
 /**
  * The PATCH for an edit: only the fields the person changed, so a value they did not touch is
- * never rewritten through a rounded conversion. When distance or time changed, the average
- * speed follows them; the API does not recompute it on update.
+ * never rewritten through a rounded conversion. When distance or time changed, the API derives
+ * the average speed from them again.
  */
-export function changedFields(original: ActivityWire, before: FormValues, after: FormValues, input: ActivityInput): Partial<ActivityInput> {
+export function changedFields(before: FormValues, after: FormValues, input: ActivityInput): Partial<ActivityInput> {
   const patch: Partial<ActivityInput> = {};
   const set = <K extends keyof ActivityInput>(k: K) => {
     patch[k] = input[k];
@@ -248,12 +256,5 @@ export function changedFields(original: ActivityWire, before: FormValues, after:
     if (before[field] !== after[field]) set(wire);
   }
   if (before.date !== after.date || before.time !== after.time) set("start_local");
-  if ("distance_m" in patch || "elapsed_time_s" in patch || "moving_time_s" in patch) {
-    patch.average_speed_mps = averageSpeed(
-      "distance_m" in patch ? input.distance_m : original.distance_m,
-      "moving_time_s" in patch ? input.moving_time_s : original.moving_time_s,
-      "elapsed_time_s" in patch ? input.elapsed_time_s : original.elapsed_time_s,
-    );
-  }
   return patch;
 }
