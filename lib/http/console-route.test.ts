@@ -149,11 +149,14 @@ function endlessBody(path: string, headers: Record<string, string>, giveUpBytes:
 }
 
 describe("console routes: path parameters", () => {
-  it("refuse text PostgreSQL cannot store with 400 invalid_request, as /v1 does", async () => {
+  it("answer an id PostgreSQL cannot store (a NUL) as an unknown id, 404 not_found, as /v1 does", async () => {
     const me = await signedIn();
     const res = await consoleCall(me.cookie, "GET", "/api/console/apps/%00/usage");
-    expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ code: "invalid_request", errors: [{ field: "client_id" }] });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ code: "not_found", detail: "No resource at this path: client_id is not an id this API makes." });
+    const patch = await consoleCall(me.cookie, "PATCH", "/api/console/activities/%00", { name: "x" });
+    expect(patch.status).toBe(404);
+    expect(await patch.json()).toMatchObject({ code: "not_found" });
   });
 
   it("answer a 404 problem for a console path that does not exist", async () => {
@@ -185,12 +188,11 @@ describe("console routes: bodies", () => {
 });
 
 describe("console routes: parsing and answers, as /v1's", () => {
-  it("answer a bad body, path parameter or query with a 400 problem whose errors[] names the field", async () => {
+  it("answer a bad body or query with a 400 problem whose errors[] names the field", async () => {
     const me = await signedIn();
     const cases: [string, string, unknown, string][] = [
       ["POST", "/api/console/teams", { name: "" }, "name"],
       ["POST", "/api/console/teams", { name: "Squad", colour: "red" }, "colour"],
-      ["PATCH", "/api/console/activities/%00", { name: "x" }, "activity_id"],
       ["GET", "/api/console/activities?limit=0", undefined, "limit"],
       ["GET", `/api/console/apps/x/webhooks/y/deliveries?status=lost`, undefined, "status"],
     ];
