@@ -8,7 +8,7 @@ import { useSubmissionKey } from "@/components/console/submission-key";
 import { useProfile } from "@/components/profile/use-profile";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { useFocusBackOnCancel } from "@/components/ui/focus-back";
+import { useFocusBack } from "@/components/ui/focus-back";
 import { FocusedNotice } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
 import type { ActivityWire } from "@/lib/activities/schemas";
@@ -34,7 +34,7 @@ export function ActivitiesPanel() {
   const [recorded, setRecorded] = useState<ActivityWire | null>(null);
   // The form opens in place of "Record activity" (focus in its first field); cancelled or saved,
   // the keyboard goes on from that button again, not from the page's top.
-  const { openerRef, back: closeForm } = useFocusBackOnCancel<HTMLButtonElement>(recording, () => setRecording(false));
+  const { openerRef, close: closeForm } = useFocusBack<HTMLButtonElement>(recording, () => setRecording(false));
   // Arriving from an activity just deleted: said once (and focused, FocusedNotice).
   const [deleted] = useState(() => qc.getQueryData<string>(DELETED_NOTICE_KEY) ?? null);
   useEffect(() => {

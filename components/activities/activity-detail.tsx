@@ -7,7 +7,7 @@ import { ConsoleApiError, consoleFetch, isClientError } from "@/components/conso
 import { useProfile } from "@/components/profile/use-profile";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
-import { useFocusBackOnCancel } from "@/components/ui/focus-back";
+import { useFocusBack } from "@/components/ui/focus-back";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import type { ActivityWire } from "@/lib/activities/schemas";
@@ -49,7 +49,7 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
   const [notice, setNotice] = useState<string | null>(null);
   // The form opens in place of "Edit" (focus in its first field); cancelled or saved, the
   // keyboard goes on from "Edit" again, and the outcome is said in the notice.
-  const { openerRef, back: closeForm } = useFocusBackOnCancel<HTMLButtonElement>(editing, () => setEditing(false));
+  const { openerRef, close: closeForm } = useFocusBack<HTMLButtonElement>(editing, () => setEditing(false));
 
   const save = useMutation({
     mutationFn: (patch: Partial<ActivityInput>) =>

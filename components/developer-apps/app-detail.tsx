@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
-import { useFocusBackOnCancel } from "@/components/ui/focus-back";
+import { useFocusBack } from "@/components/ui/focus-back";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -31,7 +31,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
     retry: (failures, err) => !isClientError(err) && failures < 1,
   });
   const [editing, setEditing] = useState(false);
-  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(editing, () => setEditing(false));
+  const { openerRef, close: cancelForm } = useFocusBack<HTMLButtonElement>(editing, () => setEditing(false));
   const [notice, setNotice] = useState<string | null>(null);
   const [rotated, setRotated] = useState<string | null>(null);
 

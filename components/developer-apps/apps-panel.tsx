@@ -7,7 +7,7 @@ import { consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { useFocusBackOnCancel } from "@/components/ui/focus-back";
+import { useFocusBack } from "@/components/ui/focus-back";
 import { FOCUSABLE_ROW, useFocusableRows } from "@/components/ui/focusable-rows";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
@@ -24,7 +24,7 @@ export function DeveloperAppsPanel() {
   const [open, setOpen] = useState(false);
   const [created, setCreated] = useState<AppWithSecret | null>(null);
   const { rowRef, focusRow } = useFocusableRows();
-  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(open, () => setOpen(false));
+  const { openerRef, close: cancelForm } = useFocusBack<HTMLButtonElement>(open, () => setOpen(false));
 
   const submission = useSubmissionKey();
   const register = useMutation({

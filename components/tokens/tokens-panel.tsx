@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { useFocusBackOnCancel } from "@/components/ui/focus-back";
+import { useFocusBack } from "@/components/ui/focus-back";
 import { FOCUSABLE_ROW, useFocusableRows } from "@/components/ui/focusable-rows";
 import { Field, SelectField } from "@/components/ui/field";
 import { FocusedNotice } from "@/components/ui/focused-notice";
@@ -24,7 +24,7 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
   const [open, setOpen] = useState(false);
   const [created, setCreated] = useState<{ token: string; summary: PatSummary } | null>(null);
   const { rowRef, focusRow } = useFocusableRows();
-  const { openerRef, cancel: cancelForm } = useFocusBackOnCancel<HTMLButtonElement>(open, () => setOpen(false));
+  const { openerRef, close: cancelForm } = useFocusBack<HTMLButtonElement>(open, () => setOpen(false));
 
   // One click revokes, with no confirm(): CONTRACT §9 names "Revoke" as the button that does it,
   // and a script or journey that clicks it by name gets no answer to a native dialog.

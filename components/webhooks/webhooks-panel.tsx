@@ -7,7 +7,7 @@ import { ConsoleApiError, consoleFetch, isClientError } from "@/components/conso
 import { appKey, appPath } from "@/components/developer-apps/shared";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
-import { useFocusBackOnCancel } from "@/components/ui/focus-back";
+import { useFocusBack } from "@/components/ui/focus-back";
 import { useFocusableRows } from "@/components/ui/focusable-rows";
 import { FocusedNotice } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
@@ -36,7 +36,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
   const [outcome, setOutcome] = useState<string | null>(null);
   const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
   const { rowRef, focusRow } = useFocusableRows();
-  const { openerRef, cancel: cancelAdding } = useFocusBackOnCancel<HTMLButtonElement>(adding, () => setAdding(false));
+  const { openerRef, close: cancelAdding } = useFocusBack<HTMLButtonElement>(adding, () => setAdding(false));
   const missing = subs.error instanceof ConsoleApiError && subs.error.status === 404;
 
   return (
