@@ -44,3 +44,14 @@ test("no page of the service can be framed: console pages with their buttons, si
     expectUnframeable(res.headers(), path);
   }
 });
+
+test("a form or server action posted to a page from another site is refused with a 403 page, never a 500", async ({ request }) => {
+  for (const path of ["/signin", "/signup", "/demo/callback", "/oauth/authorize?client_id=demo-training-log"]) {
+    // A cross-site HTML form (multipart, as a page's action posts without script) and a forged action call.
+    const form = await request.post(path, { multipart: { email: "ava@example.com" }, headers: { Origin: "https://evil.example" }, maxRedirects: 0 });
+    expect(form.status(), path).toBe(403);
+    expect(await form.text(), path).toContain("This form was sent from another site");
+    const action = await request.post(path, { data: "[]", headers: { Origin: "null", "Next-Action": "7f00", "Content-Type": "text/plain;charset=UTF-8" }, maxRedirects: 0 });
+    expect(action.status(), path).toBe(403);
+  }
+});

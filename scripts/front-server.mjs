@@ -8,6 +8,8 @@
 //   serves (TRACE, CONNECT, PROPFIND …; Next.js's Request cannot even represent TRACE), paths
 //   whose %-escapes are not UTF-8, and requests node:http cannot parse (it would answer a bare
 //   400 or 431, or, for CONNECT, nothing at all).
+// - A form or server action posted to a page from another origin is refused here (403), by
+//   Next.js's own rule; Next.js refused it by throwing, a 500.
 import http from "node:http";
 import { BODY_LENGTH_HEADER } from "./body-length.mjs";
 import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
@@ -81,6 +83,38 @@ export function withoutTrailingSlash(url) {
   const trimmed = path.replace(/\/+$/, "");
   return (trimmed || "/") + (q === -1 ? "" : url.slice(q));
 }
+
+/** Paths answered by route handlers, where a cross-origin POST is the API's business (CORS, its own checks). */
+const ROUTE_PATHS = /^\/(v1|mcp|api)(\/|$)|^\/oauth\/(token|revoke|register)(\/|$)/;
+
+/**
+ * A form or server action posted to a page from another origin: refused here with a 403 page.
+ * Next.js refuses it too (its CSRF check in app-render/action-handler.js: the Origin's host must
+ * be the first `X-Forwarded-Host`, or else `Host`), but by throwing, so a cross-site form
+ * (multipart, as server actions post without script) and a forged `Next-Action` call got a 500
+ * and a logged error; an Origin that is not a URL threw a TypeError out of the check. The same
+ * rule, so nothing Next.js would run is refused: a request without an Origin goes on (Next.js
+ * lets it through: no browser sends a cross-site POST without one), `Origin: null` is the host
+ * "null".
+ */
+export function foreignPagePost(req) {
+  if (req.method !== "POST") return false;
+  const type = req.headers["content-type"] ?? "";
+  if (req.headers["next-action"] === undefined && !/^multipart\/form-data/i.test(type)) return false;
+  const origin = req.headers.origin;
+  if (typeof origin !== "string" || ROUTE_PATHS.test(resolvedPath((req.url ?? "/").split("?")[0]))) return false;
+  let originHost;
+  try {
+    originHost = origin === "null" ? "null" : new URL(origin).host;
+  } catch {
+    return true;
+  }
+  const forwarded = req.headers["x-forwarded-host"];
+  const host = (Array.isArray(forwarded) ? forwarded[0] : forwarded?.split(",")[0]?.trim()) || req.headers.host;
+  return originHost !== host;
+}
+
+const FOREIGN_POST_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Refused</title></head><body><main><h1>This form was sent from another site</h1><p>Nothing was changed. Open the page on this service and send the form from there.</p></main></body></html>`;
 
 /** A whole HTTP/1.1 answer for a socket that has no ServerResponse (CONNECT, parse errors). */
 function rawAnswer(r, reason, extra = "") {
@@ -162,6 +196,10 @@ export function createFrontServer({ baseUrl: base, handle }) {
       const headers = { "Content-Type": refused.type, "Cache-Control": "no-store" };
       if (refused.status === 405) headers.Allow = ALLOW;
       res.writeHead(refused.status, headers).end(refused.body);
+      return;
+    }
+    if (foreignPagePost(req)) {
+      res.writeHead(403, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY", Connection: "close" }).end(FOREIGN_POST_PAGE);
       return;
     }
     req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";

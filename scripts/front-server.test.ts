@@ -107,6 +107,42 @@ describe("the front server", () => {
     expect(seen.at(-1)).toMatchObject({ url: REFUSED_PATH, refused: JSON.stringify({ code: "invalid_request", detail: "The path holds %-escapes that are not UTF-8." }) });
   });
 
+  it("refuses a form or server action posted to a page from another origin with a 403 page, as Next.js's own check would (it threw a 500)", async () => {
+    const post = (path: string, headers: string) => send(`POST ${path} HTTP/1.1\r\nHost: svc.test:3000\r\n${headers}Content-Length: 2\r\nConnection: close\r\n\r\n[]`);
+    const action = "Next-Action: 7f00\r\nContent-Type: text/plain;charset=UTF-8\r\n";
+    const form = "Content-Type: multipart/form-data; boundary=x\r\n";
+    const before = seen.length;
+    for (const [path, headers] of [
+      ["/signin", `${action}Origin: http://evil.test\r\n`],
+      ["/oauth/authorize?client_id=x", `${form}Origin: https://evil.test\r\n`],
+      ["/signup", `${form}Origin: null\r\n`],
+      ["/signin", `${action}Origin: not a url\r\n`],
+      // A different port is another origin; a client's X-Forwarded-Host is what Next.js compares first.
+      ["/signin", `${action}Origin: http://svc.test:4000\r\n`],
+      ["/signin", `${action}Origin: http://svc.test:3000\r\nX-Forwarded-Host: other.test, svc.test:3000\r\n`],
+    ] as const) {
+      const a = await post(path, headers);
+      expect({ path, headers, status: a.status, type: a.type }).toEqual({ path, headers, status: 403, type: "text/html; charset=utf-8" });
+      expect(a.body).toContain("This form was sent from another site");
+    }
+    expect(seen.length).toBe(before);
+    // Handed on: the same origin (by Host or by X-Forwarded-Host), no Origin at all (Next.js lets
+    // it through), a page's urlencoded post (no action), and the API's own cross-origin posts.
+    for (const [path, headers] of [
+      ["/signin", `${action}Origin: http://svc.test:3000\r\n`],
+      ["/signin", `${action}Origin: https://public.test\r\nX-Forwarded-Host: public.test\r\n`],
+      ["/signin", action],
+      ["/signin", "Content-Type: application/x-www-form-urlencoded\r\nOrigin: http://evil.test\r\n"],
+      ["/v1/athletes/me/uploads", `${form}Origin: https://app.test\r\n`],
+      ["/api/console/uploads", `${form}Origin: https://app.test\r\n`],
+      ["/oauth/token", `${action}Origin: https://app.test\r\n`],
+      ["/mcp", `${action}Origin: https://app.test\r\n`],
+    ] as const) {
+      const a = await post(path, headers);
+      expect({ path, headers, status: a.status, handled: seen.at(-1)?.url }).toEqual({ path, headers, status: 200, handled: path });
+    }
+  });
+
   it("answers what node:http cannot parse in the service's shapes, by the path of the request line", async () => {
     const badHeader = await send(`GET /v1/teams HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\nConnection: close\r\n\r\n`);
     expect(badHeader).toMatchObject({ status: 400, type: "application/problem+json", body: { code: "invalid_request" } });
