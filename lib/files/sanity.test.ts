@@ -32,6 +32,29 @@ describe("sample checks", () => {
     expect(a.totals.movingTimeS).toBe(70);
   });
 
+  it("a device's distance: a few readings out of reach are left out, a lasting jump or reset is not counted", () => {
+    const run = (distance: (i: number) => number, n = 600) => {
+      const b = new SampleBuilder(new SampleBudget());
+      for (let i = 0; i <= n; i++) b.push({ t: T0 + i, distanceM: distance(i), speedMps: 3 });
+      return finishActivity({ sport: "run", name: null, samples: b, declared: {}, laps: [], ordinal: 1 });
+    };
+    // One reading of 999 km: in the middle, at the end, at the start; and three in a row.
+    for (const [what, bad] of [["middle", [300]], ["last", [600]], ["first", [0]], ["a run of three", [200, 201, 202]]] as const) {
+      const a = run((i) => ((bad as readonly number[]).includes(i) ? 999_000 : i * 3));
+      expect({ what, distance: a.totals.distanceM, speed: a.totals.averageSpeedMps }).toEqual({ what, distance: what === "last" || what === "first" ? 1_797 : 1_800, speed: expect.any(Number) });
+      for (const i of bad) expect(a.streams.distance_m![i], `${what} ${i}`).toBeNull();
+      expect(a.streams.distance_m!.filter((v) => v === null).length).toBe(bad.length);
+    }
+    // A counter that resets to 0 halfway (a device restarted), and one that jumps 50 km and goes
+    // on from there: each stretch counts, the jump does not; the readings stay as recorded.
+    expect(run((i) => (i < 300 ? i * 3 : (i - 300) * 3)).totals.distanceM).toBe(299 * 3 + 300 * 3);
+    const jumped = run((i) => (i < 300 ? i * 3 : 50_000 + i * 3));
+    expect(jumped.totals.distanceM).toBe(1_800 - 3);
+    expect(jumped.streams.distance_m![400]).toBe(51_200);
+    // A clean channel's total is exactly its last value less its first.
+    expect(run((i) => 12.34 + i * 2.71).totals.distanceM).toBe(12.34 + 600 * 2.71 - 12.34);
+  });
+
   it("positions: out of range and exact zeros are no fix", () => {
     expect(cleanPosition(91, 8)).toBeNull();
     expect(cleanPosition(47, -181)).toBeNull();

@@ -268,6 +268,7 @@ export class SampleBuilder {
     for (const k of SCALAR_CHANNELS) {
       if (this.ch[k].some((v) => v !== null)) out[k] = this.ch[k];
     }
+    if (out.distance_m) out.distance_m = withoutDistanceFaults(this.t, out.distance_m);
     if (!out.distance_m && hasPos) out.distance_m = trackDistance(this.t, latlng, this.breaks);
     return out;
   }
@@ -378,6 +379,95 @@ function trackDistance(t: number[], latlng: ([number, number] | null)[], breaks:
   return out;
 }
 
+/** At most this many distance values in a row out of reach of the ones around them are the device's fault. */
+const DISTANCE_FAULT_RUN = 10;
+
+/** How far a device's distance may go back between samples: a correction, not a reset. */
+const DISTANCE_BACK_M = 10;
+
+/**
+ * Whether a device's distance can go from sample `a` to `b`: forward by no more than
+ * LIMITS.speedMps allows, back by no more than DISTANCE_BACK_M (a distance only adds up).
+ */
+function distanceStep(t: number[], d: (number | null)[], a: number, b: number): boolean {
+  const step = d[b]! - d[a]!;
+  return step >= -DISTANCE_BACK_M && step <= LIMITS.speedMps * Math.max(1, t[b]! - t[a]!);
+}
+
+/**
+ * A device's distance without the readings it got wrong, as positions are cleaned
+ * (`withoutPositionFaults`): a run of up to DISTANCE_FAULT_RUN values out of reach of the value
+ * before it, followed by one within reach of that value, is a fault of those values (one reading
+ * of 999 km in a 10 km run made the run 999 km long); so is a first value out of reach of the
+ * next two, which agree, and a run at the end that never comes back. They become null. A jump
+ * that lasts (a counter reset, or a channel that is no distance at all) stays as recorded and is
+ * not counted in a total (`distanceCovered`). Null when no value is left.
+ */
+function withoutDistanceFaults(t: number[], d: (number | null)[]): (number | null)[] | undefined {
+  const at: number[] = [];
+  for (let i = 0; i < d.length; i++) if (d[i] != null) at.push(i);
+  const m = at.length;
+  const reach = (a: number, b: number) => distanceStep(t, d, at[a]!, at[b]!);
+  let out: (number | null)[] | null = null;
+  const drop = (from: number, to: number) => {
+    const o = (out ??= d.slice());
+    for (let k = from; k < to; k++) o[at[k]!] = null;
+  };
+  let prev = 0;
+  if (m >= 3 && !reach(0, 1) && !reach(0, 2) && reach(1, 2)) {
+    drop(0, 1);
+    prev = 1;
+  }
+  for (let k = prev + 1; k < m; k++) {
+    if (reach(prev, k)) {
+      prev = k;
+      continue;
+    }
+    let back = -1;
+    for (let q = k + 1; q < m && q <= k + DISTANCE_FAULT_RUN; q++) {
+      if (reach(prev, q)) {
+        back = q;
+        break;
+      }
+    }
+    if (back >= 0) {
+      drop(k, back);
+      prev = back;
+      k = back;
+    } else if (m - k <= DISTANCE_FAULT_RUN) {
+      drop(k, m);
+      break;
+    } else {
+      prev = k;
+    }
+  }
+  const cleaned: (number | null)[] = out ?? d;
+  return cleaned.some((v) => v !== null) ? cleaned : undefined;
+}
+
+/**
+ * The distance covered over samples `from`..`to` (inclusive): the steps between recorded values
+ * added up, leaving out a step no activity can make (`distanceStep`), so a counter that jumped or
+ * reset carries on from where it now is. Null without a value.
+ */
+function distanceCovered(t: number[], d: (number | null)[], from: number, to: number): number | null {
+  // Added up a stretch at a time (its last value less its first), so that without a jump the
+  // total is exactly the last value less the first.
+  let total = 0;
+  let first = -1;
+  let prev = -1;
+  for (let i = from; i <= to; i++) {
+    if (d[i] == null) continue;
+    if (first < 0) first = i;
+    else if (!distanceStep(t, d, prev, i)) {
+      total += d[prev]! - d[first]!;
+      first = i;
+    }
+    prev = i;
+  }
+  return prev < 0 ? null : Math.max(0, total + d[prev]! - d[first]!);
+}
+
 /** Below this speed an interval counts as standing still (a slow walk is ~1 m/s). */
 const MOVING_MPS = 0.3;
 /** Without any channel that shows movement, a gap longer than this is a pause. */
@@ -427,7 +517,7 @@ export function summarize(streams: Streams, breaks: ReadonlySet<number>, from: n
   return {
     elapsedTimeS: t[to]! - t[from]!,
     movingTimeS: moving,
-    distanceM: dist ? span(dist, from, to) : null,
+    distanceM: dist ? distanceCovered(t, dist, from, to) : null,
     elevationGainM: streams.altitude_m ? elevationGain(streams.altitude_m, from, to) : null,
     averageSpeedMps: null,
     maxSpeedMps: speed ? max(speed, from, to) : null,
@@ -458,18 +548,6 @@ export function mechanicalWorkJ(streams: Streams, breaks: ReadonlySet<number>, f
     seen = true;
   }
   return seen ? work : null;
-}
-
-function span(v: (number | null)[], from: number, to: number): number | null {
-  let first: number | null = null;
-  let last: number | null = null;
-  for (let i = from; i <= to; i++) {
-    const x = v[i];
-    if (x == null) continue;
-    if (first === null) first = x;
-    last = x;
-  }
-  return first === null || last === null ? null : Math.max(0, last - first);
 }
 
 function mean(v: (number | null)[], from: number, to: number): number | null {

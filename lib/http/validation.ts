@@ -103,7 +103,7 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where:
       code: "invalid_request",
       detail: "must be Unicode text without NUL characters",
     }));
-    throw new ApiError("invalid_request", `The ${where === "body" ? "request body" : `${where} parameters`} contain text that is not valid: ${errors.map((e) => e.field).join(", ")}`, { errors });
+    throw new ApiError("invalid_request", `${where === "body" ? "The request body contains" : `The ${where} parameters contain`} text that is not valid Unicode or holds a NUL character: ${errors.map((e) => e.field).join(", ")}`, { errors });
   }
   const r = schema.safeParse(input, { error: missingIsRequired });
   if (!r.success) throw validationError(r.error, where);

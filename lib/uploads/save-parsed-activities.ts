@@ -11,6 +11,9 @@ import { defaultActivityName } from "./name-activity";
 type UploadRow = typeof uploads.$inferSelect;
 export type UploadOutcome = "succeeded" | "failed" | "already_finished";
 
+/** Laps in one insert: 12 parameters each, well under the 65,534 a statement holds. */
+const LAPS_PER_INSERT = 2_000;
+
 /** A number the file gave, or null where it gave none (or nothing finite). */
 const finite = (v: number | null | undefined): number | null => (v != null && Number.isFinite(v) ? v : null);
 const wholeSeconds = (v: number | null | undefined): number | null => {
@@ -182,7 +185,8 @@ export async function saveParsedActivities(tx: Tx, keys: UploadKeys, parsed: Pre
         maxHeartRateHz: finite(l.maxHeartRateHz),
         averagePowerW: finite(l.averagePowerW),
       }));
-      writes.push(tx.insert(activityLaps).values(laps).execute());
+      // A statement holds at most 65,534 parameters, 12 a lap: one insert stopped at 5,461 laps.
+      for (let i = 0; i < laps.length; i += LAPS_PER_INSERT) writes.push(tx.insert(activityLaps).values(laps.slice(i, i + LAPS_PER_INSERT)).execute());
     }
     writes.push(appendEvent(tx, { type: "activity.created", athleteId: upload.athleteId, objectId: id, objectType: "activity" }));
     ids.push(id);

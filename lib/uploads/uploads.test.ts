@@ -259,6 +259,19 @@ describe("POST /v1/athletes/me/uploads", () => {
     expect((await settled(a.token, up.id)).error?.code).toBe("invalid_file");
   });
 
+  it("saves every lap of a file with more laps than one statement's parameters hold (6,000 laps of 12 values)", async () => {
+    // 12 values a lap: one multi-row insert stopped at 5,461 laps (65,534 parameters), and the
+    // upload failed after three attempts as one that could not be processed.
+    const a = await athlete();
+    const laps = Array.from({ length: 6_000 }, (_, i) => ({ start: i, elapsed: 1, distance: 8 }));
+    const bytes = buildFit([{ sport: "cycling", start: 0, elapsed: 6_000, records: rideRecords(0, 6_000), laps }]);
+    const done = await settled(a.token, (await send(a.token, bytes, "laps.fit")).id);
+    expect({ status: done.status, error: done.error }).toEqual({ status: "succeeded", error: null });
+    const answer = (await (await api.call(a.token, "GET", `/v1/activities/${done.activity_id}/laps`)).json()) as { data: { index: number; start_offset_s: number }[] };
+    expect(answer.data.length).toBe(6_000);
+    expect(answer.data.at(-1)).toMatchObject({ index: 5_999, start_offset_s: 5_999 });
+  });
+
   it("waits for room in the process's upload memory before reading a body, and goes on once there is", async () => {
     const a = await athlete();
     const budget = uploadBodyBudget();
