@@ -598,6 +598,13 @@ describe("refresh tokens", () => {
     expect(await failure(refresh(trainingLog, latest.refresh_token!))).toMatchObject({ status: 400, error: "invalid_grant" });
     // The authorization is gone: the app must ask the athlete again.
     expect(await grantOf("demo-training-log", person.id)).toBeUndefined();
+    // And it is told, once, as at a disconnect (CONTRACT §7): a second reuse ends nothing more.
+    expect(await failure(refresh(trainingLog, first.refresh_token!))).toMatchObject({ status: 400, error: "invalid_grant" });
+    const told = await db
+      .select({ type: schema.events.type, clientId: schema.events.clientId })
+      .from(schema.events)
+      .where(and(eq(schema.events.athleteId, person.id), eq(schema.events.type, "athlete.deauthorized")));
+    expect(told).toEqual([{ type: "athlete.deauthorized", clientId: "demo-training-log" }]);
   });
 
   it("sent twice at once rotate once; the other use is a reuse and ends the grant (compare-and-swap, CONTRACT §6)", async () => {

@@ -13,6 +13,8 @@ import { authenticateClient, type OAuthClient } from "./client-auth";
 import { issueAccessToken, issueAppAccessToken } from "./access-token";
 import { signingKey } from "./keys";
 import { resourceOf, resourceUrl } from "./resources";
+import { endGrant } from "../oauth-grants/end-grant";
+import { inTransaction } from "../db/transaction";
 
 export const REFRESH_TOKEN_TTL_S = 90 * 86_400;
 
@@ -203,12 +205,9 @@ async function refresh(db: Db, client: OAuthClient, form: URLSearchParams, resou
     return issueFromFamily(tx, client, row.grant.userId, row.grant.id, row.family, scopes);
   });
   if (tokens) return tokens;
-  // RFC 9700 §4.14.2: reuse of a rotated refresh token means it leaked; end the grant.
-  const now = new Date();
-  await db.transaction(async (tx) => {
-    await tx.update(oauthGrants).set({ revokedAt: now }).where(eq(oauthGrants.id, row.grant.id));
-    await tx.update(oauthTokenFamilies).set({ revokedAt: now }).where(eq(oauthTokenFamilies.grantId, row.grant.id));
-  });
+  // RFC 9700 §4.14.2: reuse of a rotated refresh token means it leaked; end the grant, as a
+  // disconnect does: the app is told (athlete.deauthorized) and its waiting deliveries withdrawn.
+  await inTransaction(db, (tx) => endGrant(tx, row.grant.id, row.grant.userId));
   throw invalidGrant("The refresh token was already used; the authorization has been revoked.");
 }
 
