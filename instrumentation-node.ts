@@ -1,6 +1,15 @@
 // The Node.js server's start (instrumentation.ts imports it only in the Node.js runtime, so the
 // Edge build never sees the database or the file worker): migrate, seed the demo world, start workers.
 export async function registerNode() {
+  // A bad setting stops the service with a message naming it (README "Configuration"). Thrown
+  // from here, Next.js would log it and serve anyway, with a plain 500 for every request.
+  const { getEnv: settings } = await import("./lib/env");
+  try {
+    settings();
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  }
   const { boot } = await import("./lib/boot");
   await boot();
   registerShutdown();

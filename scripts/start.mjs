@@ -10,6 +10,11 @@ import { serve } from "./serve.mjs";
 const root = path.resolve(import.meta.dirname, "..");
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 const port = env.PORT || "3000";
+// Checked before anything is built or printed, as lib/env.ts checks every other setting.
+if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+  console.error(`Invalid configuration:\n  PORT: expected a port number from 1 to 65535, got "${port}"`);
+  process.exit(1);
+}
 const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, "");
 
 function newestMtime(dir) {
