@@ -61,12 +61,12 @@ async function afterPosition(ctx: Ctx, after: string): Promise<Position> {
 
 /**
  * CONTRACT §5: the events of the last 30 days that the app was or would have been sent,
- * oldest first, for reconciling after an outage. SPEC §6.2's three conditions are evaluated
- * as things stand now: the kind is covered by one of the app's subscriptions (active or
- * disabled), the athlete's authorization of the app is in force and was given before the
- * event, and its grant carries the kind's scope. `athlete.deauthorized` events addressed to the
- * app count once the kind is covered. An athlete who has since disconnected drops out: their
- * events are no longer the app's to see. Test events (`webhook.test`) are not listed.
+ * oldest first, for reconciling after an outage. SPEC §6.2's three conditions: the kind is
+ * covered by one of the app's subscriptions (active or disabled) now, and, as of when the event
+ * occurred, the athlete had authorized the app and the grant carried the kind's scope. So the
+ * events of an athlete who has since disconnected stay listed up to the disconnect (the app was
+ * sent them), and none after it, also once they connect again. `athlete.deauthorized` events
+ * addressed to the app count once the kind is covered. Test events (`webhook.test`) are not listed.
  */
 export async function listAppEvents({
   ctx,
@@ -94,7 +94,7 @@ export async function listAppEvents({
   }
   if (athleteTypes.length) {
     // Judged as fan-out judges it: as of when the event occurred (lib/webhooks/entitlement.ts).
-    const entitled = entitledAt({ clientId: sql`${appId}`, athleteId: events.athleteId, type: events.type, occurredAt: events.occurredAt });
+    const entitled = entitledAt({ clientId: sql`${appId}`, athleteId: events.athleteId, type: events.type, occurredAt: events.occurredAt }, { ended: true });
     branches.push(sql`(${isNull(events.clientId)} and ${inArray(events.type, athleteTypes)} and ${entitled})`);
   }
   const rows = await ctx.db

@@ -8,7 +8,7 @@ export const listAppEventsOp = defineOperation({
   summary: "List the events the app was or would have been sent",
   description:
     "The events of the last 30 days that the app's subscriptions were or would have been sent, oldest first, to reconcile after an outage: compare their `id`s with the deliveries received. " +
-    "The three conditions of delivery are evaluated as things stand now, not as they stood when each event occurred: the kind is covered by one of the app's subscriptions (active or disabled), the athlete's authorization of the app is in force and was given before the event, and it carries the kind's scope. So an athlete who has since disconnected drops out of the list (their `athlete.deauthorized` event stays), and an app with no subscriptions gets an empty list. Test events (`webhook.test`) are not listed. " +
+    "The kind must be covered by one of the app's subscriptions (active or disabled) now; the athlete's authorization of the app and its scope are judged as of when each event occurred. So the events of an athlete who has since disconnected stay listed up to the disconnect, which the app was sent, and none after it (their `athlete.deauthorized` event is listed too), and an app with no subscriptions gets an empty list. Test events (`webhook.test`) are not listed. " +
     "Pass `next_cursor` as `after` for the next page; on the last page it is null, and `after` set to the last event's `id` lists the events that occurred since.",
   tag: "Webhooks",
   auth: "app",
