@@ -39,7 +39,7 @@ export function protectedResourceMetadata(env: Env, resource: TokenResource = "v
     authorization_servers: [env.baseUrl],
     scopes_supported: resource === "mcp" ? MCP_SCOPES : SCOPE_NAMES,
     bearer_methods_supported: ["header"],
-    resource_documentation: resource === "mcp" ? `${env.baseUrl}/docs#mcp` : `${env.baseUrl}/docs`,
+    resource_documentation: `${env.baseUrl}/docs`,
     resource_name: resource === "mcp" ? "Athlete Activity Service MCP server" : "Athlete Activity Service API",
   };
 }

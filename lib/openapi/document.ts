@@ -9,6 +9,7 @@ import { SCOPES } from "../auth/scopes";
 import { SIGNATURE_HEADER } from "../webhooks/signature";
 import { HandshakeReport } from "../webhooks/subscriptions/schemas";
 import { OPERATIONS } from "./operations";
+import { MCP_TOOLS } from "../mcp/tools";
 
 const STATUS_TEXT: Record<number, string> = {
   400: "The request is malformed.",
@@ -119,7 +120,11 @@ function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
   for (const [status, codes] of problemCodes(op)) {
     const headers: Record<string, z.ZodType> = {};
     if (status === 401) headers["WWW-Authenticate"] = z.string().meta({ description: 'Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource/v1"' });
-    if (status === 403 && codes.includes("insufficient_scope")) headers["WWW-Authenticate"] = z.string().meta({ description: 'Bearer error="insufficient_scope", scope="…"' });
+    if (status === 403 && codes.includes("insufficient_scope")) {
+      // Sent with insufficient_scope only (RFC 6750 §3.1); another 403 of the same operation has none.
+      const challenge = z.string().meta({ description: 'Bearer error="insufficient_scope", scope="…" (with `insufficient_scope` only)' });
+      headers["WWW-Authenticate"] = codes.length > 1 ? challenge.optional() : challenge;
+    }
     if (status === 405) headers.Allow = z.string();
     if (status === 429 || status === 503) headers["Retry-After"] = z.string().meta({ description: "Seconds to wait." });
     responses[String(status)] = {
@@ -212,6 +217,7 @@ export function openApiDocument(baseUrl: string) {
         "Activity times are local wall-clock (`start_local`, no offset), read against the athlete's `timezone`; instants are RFC 3339 UTC.",
         "Errors are RFC 9457 problem documents: branch on `code`. Lists are `{data, next_cursor}`, keyset-paginated with `limit` (1–200, default 50) and `cursor`.",
         "Rate limits: 600 requests per 15 minutes and 30,000 per day, per app or per personal-access-token owner; every answer carries `RateLimit` and `RateLimit-Policy`.",
+        `**Assistants (MCP).** \`${baseUrl}/mcp\` serves the same data over the Model Context Protocol (stateless Streamable HTTP, protocol 2025-11-25) to assistants an athlete connects with OAuth (their tokens are for \`/mcp\` only) or to a personal access token. Its tools only read, each the \`/v1\` verb with its schemas: ${MCP_TOOLS.map((t) => `\`${t.name}\` (\`${t.scope}\`)`).join(", ")}. \`tools/list\` shows those the token's scopes allow.`,
       ].join("\n\n"),
     },
     servers: [{ url: baseUrl }],

@@ -7,6 +7,7 @@ import { setupApi } from "../testing/fixtures";
 import { routeFiles } from "../testing/route-files";
 import { openApiDocument } from "./document";
 import { OPERATIONS } from "./operations";
+import { MCP_TOOLS } from "../mcp/tools";
 import type { Operation } from "../http/operation";
 
 const api = setupApi();
@@ -60,6 +61,28 @@ describe("/v1/openapi.json", () => {
     expect(get.responses["402"]!.description).toContain("`subscription_required`");
     expect(get.responses["403"]!.description).toContain("`athlete_not_reachable`");
     expect(get.responses["429"]!.description).toContain("`rate_limited`");
+  });
+
+  it("documents the MCP server, where /mcp's resource metadata sends a reader: each tool by name and scope", async () => {
+    const meta = (await (await fetch(`${api.url}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource_documentation: string };
+    expect(new URL(meta.resource_documentation).pathname).toBe("/docs");
+    expect((await fetch(meta.resource_documentation)).status).toBe(200);
+    const { info } = (await fetchDocument()) as { info: { description: string } };
+    for (const tool of MCP_TOOLS) expect(info.description).toContain(`\`${tool.name}\` (\`${tool.scope}\`)`);
+    expect(info.description).toContain(`${api.url}/mcp`);
+  });
+
+  it("requires WWW-Authenticate on a 403 only where every code of it is insufficient_scope, as the service sends it", async () => {
+    const doc = await fetchDocument();
+    type Responses = Record<string, { headers?: Record<string, { required?: boolean }> }>;
+    const forbidden = (p: string, m: string) => (doc.paths[p]![m] as { responses: Responses }).responses["403"]!.headers!["WWW-Authenticate"]!;
+    // getAthlete's 403 is also athlete_not_reachable and client_credentials_not_allowed, sent without one.
+    expect(forbidden("/v1/athletes/{athlete_id}", "get").required).not.toBe(true);
+    const person = await api.person();
+    const other = await api.person();
+    const res = await api.call(await api.pat(person.id), "GET", `/v1/athletes/${other.id}`);
+    expect(res.status).toBe(403);
+    expect(res.headers.get("www-authenticate")).toBeNull();
   });
 
   it("matches real responses: profiles, lists, creations and problems", async () => {
