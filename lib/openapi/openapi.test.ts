@@ -67,7 +67,7 @@ describe("/v1/openapi.json", () => {
     const meta = (await (await fetch(`${api.url}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource_documentation: string };
     expect(new URL(meta.resource_documentation).pathname).toBe("/docs");
     expect((await fetch(meta.resource_documentation)).status).toBe(200);
-    const { info } = (await fetchDocument()) as { info: { description: string } };
+    const { info } = (await fetchDocument()) as unknown as { info: { description: string } };
     for (const tool of MCP_TOOLS) expect(info.description).toContain(`\`${tool.name}\` (\`${tool.scope}\`)`);
     expect(info.description).toContain(`${api.url}/mcp`);
   });

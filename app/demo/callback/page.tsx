@@ -82,10 +82,11 @@ export default async function DemoCallbackPage({ searchParams }: Props) {
             <p className="text-sm text-slate-700">
               This page plays a server-side app, <code>{DEMO_CLIENT_ID}</code>. Starting the demo makes a PKCE verifier and a state, keeps
               them in a cookie for this browser, and sends you to the service to sign in and allow access to{" "}
-              {DEMO_SCOPES.map((s) => (
-                <code key={s} className="mr-1">
-                  {s}
-                </code>
+              {DEMO_SCOPES.map((s, i) => (
+                <span key={s}>
+                  {i === 0 ? "" : i === DEMO_SCOPES.length - 1 ? " and " : ", "}
+                  <code>{s}</code>
+                </span>
               ))}
               . You come back here with a code, which the app exchanges for tokens and uses to read your profile.
             </p>
