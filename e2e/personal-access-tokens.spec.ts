@@ -36,6 +36,8 @@ test("a new person signs up, creates a token, sees it once, uses it, revokes it,
   // "Done" goes away with the token: the new token's row takes the focus, not the top of the page.
   const row = page.getByRole("listitem", { name: "export script" });
   await expect(row).toBeVisible();
+  // Valid until revoked unless an expiry was chosen (SPEC §3): the form's default.
+  await expect(row).toContainText("No expiry");
   await page.getByRole("button", { name: "Done", exact: true }).click();
   await expect(page.getByTestId("new-token")).toHaveCount(0);
   await expect(row).toBeFocused();

@@ -157,7 +157,8 @@ function CreateTokenForm({
 }) {
   const [name, setName] = useState("");
   const [chosen, setChosen] = useState<string[]>(["athlete.read", "activities.read"]);
-  const [expiry, setExpiry] = useState("30");
+  // Valid until revoked unless the person chooses an expiry (SPEC §3, CONTRACT §6).
+  const [expiry, setExpiry] = useState("none");
   const submission = useSubmissionKey();
   const create = useMutation({
     mutationFn: () => {
@@ -210,11 +211,11 @@ function CreateTokenForm({
         </div>
       </fieldset>
       <SelectField label="Expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+        <option value="none">No expiry</option>
         <option value="7">7 days</option>
         <option value="30">30 days</option>
         <option value="90">90 days</option>
         <option value="365">365 days</option>
-        <option value="none">No expiry</option>
       </SelectField>
       <div className="flex gap-2">
         <Button type="submit" disabled={create.isPending}>
