@@ -1,8 +1,31 @@
-import { gzipSync } from "node:zlib";
+import { crc32, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { MAX_FILE_BYTES, inspectUpload } from "./detect";
+import { MAX_FILE_BYTES, inspectUpload, type Inspected } from "./detect";
 import { parseActivityFile } from "./parse";
 import { concat, sample, sampleFiles, utf8 } from "./testing/samples";
+
+/** A 300-point run, as a reviewer generated it: its gzip, damaged, showed how damage was reported. */
+function generatedGpx(): Uint8Array {
+  const start = Date.UTC(2025, 10, 24, 17, 0, 0);
+  const points = Array.from(
+    { length: 300 },
+    (_, i) =>
+      `<trkpt lat="${47 + i * 3e-5}" lon="8"><ele>400</ele><time>${new Date(start + i * 1000).toISOString()}</time><extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>140</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions></trkpt>\n`,
+  ).join("");
+  return utf8(
+    `<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="x" xmlns="http://www.topografix.com/GPX/1/1" xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1"><trk><name>Test</name><type>running</type><trkseg>\n${points}</trkseg></trk></gpx>\n`,
+  );
+}
+
+/** A gzip's bytes as a plain Uint8Array (Buffer's slice would share them). */
+const gz = (content: Uint8Array) => new Uint8Array(gzipSync(content));
+
+/** What went wrong with a damaged gzip: "cut off", "damaged", or the reason it was refused for. */
+function damage(r: Inspected): string {
+  if (r.ok) return "ok";
+  if (r.reason !== "invalid_file") return r.reason;
+  return /cut off/.test(r.detail) ? "cut off" : /damaged/.test(r.detail) ? "damaged" : r.detail;
+}
 
 describe("inspectUpload recognises the kind from the content", () => {
   const all = (["fit", "gpx", "tcx"] as const).flatMap((kind) => sampleFiles(kind).map((f) => [kind, f] as const));
@@ -75,6 +98,53 @@ describe("inspectUpload recognises the kind from the content", () => {
     expect(inspectUpload(bytes)).toMatchObject({ ok: false, reason: "unsupported_file_type" });
   });
 
+  describe("however much precedes the root (the kind is read from the root, past everything before it)", () => {
+    const withProlog = (bytes: Uint8Array, prolog: string) => {
+      const text = new TextDecoder().decode(bytes);
+      const declaration = /^\uFEFF?<\?xml[^>]*\?>/.exec(text)?.[0] ?? "";
+      return utf8(declaration + prolog + text.slice(declaration.length));
+    };
+    const prologs: [string, string][] = [
+      ["a 70,000-character comment", `<!--${"x".repeat(70_000)}-->`],
+      ["70,000 spaces", " ".repeat(70_000)],
+      ["a 300 KiB processing instruction and a DOCTYPE", `\n<?app ${"y".repeat(300 * 1024)}?>\n<!DOCTYPE x [<!-- it's ] > --><!ENTITY e "${"z".repeat(100_000)}">]>\n`],
+      ["comments up to nearly 25 MiB", `<!--${"c".repeat(MAX_FILE_BYTES - 300_000)}-->`],
+    ];
+    const files = [
+      ["gpx", "run.gpx"],
+      ["tcx", "sample.tcx"],
+    ] as const;
+
+    it.each(files.flatMap(([kind, name]) => prologs.map(([what, prolog]) => [kind, name, what, prolog] as const)))(
+      "%s/%s after %s is that kind, and reads as without it",
+      (kind, name, _, prolog) => {
+        const original = sample(kind, name);
+        const bytes = withProlog(original, prolog);
+        expect(bytes.length).toBeLessThanOrEqual(MAX_FILE_BYTES);
+        const r = inspectUpload(bytes);
+        expect(r).toMatchObject({ ok: true, kind, gzip: false });
+        if (prolog.length < 1_000_000) {
+          expect(inspectUpload(gz(bytes))).toMatchObject({ ok: true, kind, gzip: true });
+          if (r.ok) expect(parseActivityFile(r.content, kind)).toEqual(parseActivityFile(original, kind));
+        }
+      },
+    );
+
+    it("in UTF-16 too", () => {
+      const text = `<?xml version="1.0" encoding="UTF-16"?>${" ".repeat(40_000)}<!--${"x".repeat(40_000)}--><gpx></gpx>`;
+      expect(inspectUpload(concat(Uint8Array.of(0xff, 0xfe), new Uint8Array(Buffer.from(text, "utf16le"))))).toMatchObject({ ok: true, kind: "gpx" });
+    });
+
+    it("what is not XML is still refused at once, and a long prolog before another root or before text is still refused", () => {
+      const t = performance.now();
+      expect(inspectUpload(new Uint8Array(MAX_FILE_BYTES).fill(0x41))).toMatchObject({ ok: false, reason: "unsupported_file_type" });
+      expect(performance.now() - t).toBeLessThan(100);
+      for (const text of [`<!--${"x".repeat(100_000)}--><kml></kml>`, `${" ".repeat(100_000)}gpx`, `<!--${"x".repeat(100_000)}`]) {
+        expect(inspectUpload(utf8(text))).toMatchObject({ ok: false, reason: "unsupported_file_type" });
+      }
+    });
+  });
+
   it("the name of a file plays no part: a GPX's bytes are GPX whatever it is called", () => {
     // inspectUpload takes only bytes; this pins that a TCX sample is not mistaken for GPX.
     expect(inspectUpload(sample("tcx", "sample.tcx"))).toMatchObject({ kind: "tcx" });
@@ -106,7 +176,115 @@ describe("gzip", () => {
     const gz = gzipSync(sample("fit", "garmin-edge-500-activity.fit"));
     const bad = gz.slice();
     for (let i = 2000; i < 2100; i++) bad[i] = 0xff;
-    expect(inspectUpload(bad)).toMatchObject({ ok: false, reason: "invalid_file" });
+    const r = inspectUpload(bad);
+    expect(r).toMatchObject({ ok: false, reason: "invalid_file" });
+    if (!r.ok) expect(r.detail).toMatch(/damaged: its compressed data is corrupt/);
+  });
+
+  it("a gzip corrupt in the middle is damaged, not cut off, wherever the damage is", () => {
+    // zlib reads damaged data as other data, and when that runs into the end of the file it says
+    // "unexpected end of file", as of a cut-off file: this file was reported as cut off.
+    const reviewers = gz(generatedGpx());
+    for (let i = 2000; i < 2100; i++) reviewers[i]! ^= 0x5a;
+    expect(damage(inspectUpload(reviewers))).toBe("damaged");
+    const seen = new Map<string, number>();
+    for (const [kind, name] of [["gpx", "run.gpx"], ["gpx", "blue_hills.gpx"], ["tcx", "sample.tcx"], ["fit", "garmin-edge-500-activity.fit"]] as const) {
+      const whole = gz(sample(kind, name));
+      for (let at = 10; at + 8 < whole.length; at += Math.ceil(whole.length / 300)) {
+        const bad = whole.slice();
+        for (let i = at; i < Math.min(at + 100, whole.length - 8); i++) bad[i]! ^= 0x5a;
+        const d = damage(inspectUpload(bad));
+        seen.set(d, (seen.get(d) ?? 0) + 1);
+      }
+    }
+    // Damage early in the data leaves too little to tell the kind (unsupported_file_type).
+    expect([...seen.keys()].sort()).toEqual(["damaged", "unsupported_file_type"]);
+  });
+
+  it("a gzip cut off anywhere is cut off, in its data or in its trailer", () => {
+    const whole = gz(sample("gpx", "blue_hills.gpx"));
+    for (let n = 300; n < whole.length; n += 7) expect(damage(inspectUpload(whole.subarray(0, n))), `cut at ${n} of ${whole.length}`).toBe("cut off");
+    for (let cut = 1; cut <= 8; cut++) expect(damage(inspectUpload(whole.subarray(0, whole.length - cut))), `${cut} bytes cut`).toBe("cut off");
+  });
+
+  it("a wrong CRC or length in the trailer is damaged", () => {
+    const whole = gz(sample("gpx", "blue_hills.gpx"));
+    for (const at of [whole.length - 8, whole.length - 1]) {
+      const bad = whole.slice();
+      bad[at]! ^= 0x01;
+      expect(damage(inspectUpload(bad))).toBe("damaged");
+    }
+  });
+
+  describe("bytes after a complete gzip (as gzip -d: \"trailing garbage ignored\")", () => {
+    const original = generatedGpx();
+    const half = Math.floor(original.length / 2);
+    const members = [
+      ["one member", gz(original)],
+      ["two members", concat(gz(original.subarray(0, half)), gz(original.subarray(half)))],
+    ] as const;
+    const tails = [
+      ["junk", utf8("garbage garbage")],
+      ["NUL padding", new Uint8Array(4096)],
+      ["a NUL, then junk", concat(new Uint8Array(1), utf8("garbage"))],
+      ["a single byte", Uint8Array.of(0x1f)],
+      ["random bytes", Uint8Array.from({ length: 1000 }, (_, i) => (i * 73 + 41) % 256 || 1)],
+      ["a plain copy of the file", original],
+    ] as const;
+
+    it.each(members.flatMap(([m, bytes]) => tails.map(([t, tail]) => [m, t, bytes, tail] as const)))("%s, then %s: the members' content", (_, __, bytes, tail) => {
+      const r = inspectUpload(concat(bytes, tail));
+      expect(r).toMatchObject({ ok: true, kind: "gpx", gzip: true });
+      if (r.ok) expect(Buffer.from(r.content).equals(Buffer.from(original))).toBe(true);
+    });
+
+    it("a member that follows (1f 8b) is read, and one cut off or damaged fails the file as such", () => {
+      const first = gz(original.subarray(0, half));
+      const second = gz(original.subarray(half));
+      expect(damage(inspectUpload(concat(first, second.subarray(0, 6))))).toBe("cut off");
+      expect(damage(inspectUpload(concat(first, second.subarray(0, second.length - 20))))).toBe("cut off");
+      const bad = second.slice();
+      bad[bad.length - 5]! ^= 0xff;
+      expect(damage(inspectUpload(concat(first, bad)))).toBe("damaged");
+      expect(damage(inspectUpload(concat(first, Uint8Array.of(0x1f, 0x8b, 0x07, 0, 0, 0, 0, 0, 0, 0, 0, 0))))).toBe("damaged");
+    });
+
+    it("a damaged member is damaged whatever follows it", () => {
+      const bad = gz(original);
+      bad[bad.length - 8]! ^= 0x01;
+      expect(damage(inspectUpload(concat(bad, utf8("garbage garbage"))))).toBe("damaged");
+    });
+
+    it("a bomb followed by junk still stops at 25 MiB, and so do members that only together pass it", () => {
+      const bomb = gz(new Uint8Array(MAX_FILE_BYTES + 1024 * 1024));
+      expect(inspectUpload(concat(bomb, utf8("garbage")))).toMatchObject({ ok: false, reason: "too_large" });
+      const head = utf8('<?xml version="1.0"?><gpx>');
+      const part = gz(concat(head, new Uint8Array(MAX_FILE_BYTES / 2 - head.length).fill(0x20)));
+      expect(inspectUpload(concat(part, part))).toMatchObject({ ok: true, kind: "gpx" });
+      expect(inspectUpload(concat(part, part, gz(Uint8Array.of(0x20))))).toMatchObject({ ok: false, reason: "too_large" });
+      expect(inspectUpload(concat(part, part, gz(new Uint8Array(0))))).toMatchObject({ ok: true, kind: "gpx" });
+    });
+  });
+
+  it("reads a header's optional fields: extra field, name, comment and header CRC", () => {
+    const original = sample("gpx", "run.gpx");
+    const plain = gz(original);
+    const FHCRC = 0x02;
+    const FEXTRA = 0x04;
+    const FNAME = 0x08;
+    const FCOMMENT = 0x10;
+    const header = plain.slice(0, 10);
+    header[3] = FHCRC | FEXTRA | FNAME | FCOMMENT;
+    const fields = concat(header, Uint8Array.of(3, 0, 0x41, 0x42, 0x43), utf8("run.gpx\0"), utf8("a comment\0"));
+    const crc = crc32(fields) & 0xffff;
+    const file = concat(fields, Uint8Array.of(crc & 0xff, crc >> 8), plain.subarray(10));
+    const r = inspectUpload(file);
+    expect(r).toMatchObject({ ok: true, kind: "gpx", gzip: true });
+    if (r.ok) expect(Buffer.from(r.content).equals(Buffer.from(original))).toBe(true);
+    const wrongCrc = file.slice();
+    wrongCrc[fields.length]! ^= 0xff;
+    expect(inspectUpload(wrongCrc)).toMatchObject({ ok: false });
+    expect(damage(inspectUpload(fields.subarray(0, 15)))).not.toBe("ok");
   });
 
   it("a truncated gzip whose content cannot be recognised is unsupported_file_type", () => {

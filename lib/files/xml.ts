@@ -80,12 +80,6 @@ function decoderFor(bytes: Uint8Array): { decoder: TextDecoder; skip: number } {
   return { decoder: new TextDecoder("utf-8"), skip: 0 };
 }
 
-/** The text of an XML file: BOM first, then the declared encoding, else UTF-8. */
-export function decodeXml(bytes: Uint8Array): string {
-  const { decoder, skip } = decoderFor(bytes);
-  return decoder.decode(bytes.subarray(skip));
-}
-
 /**
  * Reads a GPX or TCX file (`what` names it in errors) element by element into `handler`, up to
  * the end of its root element, which must be named `root`. A document that is not well-formed,
@@ -150,49 +144,118 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
 /** Unwinds the parser from inside its callbacks once the document is known to be bad. */
 class XmlStop extends Error {}
 
-/** How far into the text the root element is looked for. */
-const SNIFF_CHARS = 64 * 1024;
+/** How much of the file the root element is looked for in at a time. */
+const SNIFF_SLICE_BYTES = 64 * 1024;
+
+/** How much of the text from a `<` is enough to tell what it opens: "<!DOCTYPE", or the root element's name. */
+const NAME_CHARS = 300;
 
 /**
- * The local name of the root element (`gpx`, `TrainingCenterDatabase`), after the XML
- * declaration, processing instructions, comments and a DOCTYPE; null if the text does not begin
- * like an XML document.
+ * The local name of the root element (`gpx`, `TrainingCenterDatabase`), after a BOM, the XML
+ * declaration, whitespace, comments, processing instructions and a DOCTYPE, however long they
+ * are (a file is at most 25 MiB, and all of it may come before the root); null if the bytes do
+ * not begin like an XML document. The bytes are decoded a slice at a time, as readXml reads
+ * them, and each slice is scanned once (PrologScanner), so the time is linear in what precedes
+ * the root and no more than a slice is held as text; bytes that are not XML are refused at their
+ * first character, in the first slice.
  */
-export function xmlRootName(text: string): string | null {
-  const s = text.length > SNIFF_CHARS ? text.slice(0, SNIFF_CHARS) : text;
-  let i = s.charCodeAt(0) === 0xfeff ? 1 : 0;
-  for (;;) {
-    while (i < s.length && /\s/.test(s[i]!)) i++;
-    if (s[i] !== "<") return null;
-    if (s.startsWith("<?", i)) {
-      const end = s.indexOf("?>", i + 2);
-      if (end < 0) return null;
-      i = end + 2;
-    } else if (s.startsWith("<!--", i)) {
-      const end = s.indexOf("-->", i + 4);
-      if (end < 0) return null;
-      i = end + 3;
-    } else if (s.startsWith("<!DOCTYPE", i)) {
-      // The internal subset in brackets may itself contain '>' characters.
-      let j = i + 9;
-      let depth = 0;
-      let quote: string | null = null;
-      for (; j < s.length; j++) {
-        const c = s[j]!;
-        if (quote) {
-          if (c === quote) quote = null;
-        } else if (c === '"' || c === "'") quote = c;
-        else if (c === "[") depth++;
-        else if (c === "]") depth--;
-        else if (c === ">" && depth <= 0) break;
+export function xmlRootName(bytes: Uint8Array): string | null {
+  const { decoder, skip } = decoderFor(bytes);
+  const prolog = new PrologScanner();
+  for (let at = skip; at < bytes.byteLength; at += SNIFF_SLICE_BYTES) {
+    const root = prolog.scan(decoder.decode(bytes.subarray(at, Math.min(at + SNIFF_SLICE_BYTES, bytes.byteLength)), { stream: true }), false);
+    if (root !== undefined) return root;
+  }
+  return prolog.scan(decoder.decode(), true) ?? null;
+}
+
+/** XML's whitespace (what sax takes before the root), and a BOM the decoder left. */
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0xfeff;
+
+/**
+ * Reads what precedes the root element, text slice by text slice. What a slice ends in the middle
+ * of (the `-->` a comment ends with, split between two slices; the start of a DOCTYPE) is kept
+ * for the next, only as many characters as it takes: never the comment or DOCTYPE itself.
+ */
+class PrologScanner {
+  /** What the scan is inside: between constructs, or in one, whose end it looks for. */
+  private mode: "prolog" | "pi" | "comment" | "doctype" | "subsetPi" | "subsetComment" = "prolog";
+  /** The characters of the last text not scanned yet. */
+  private rest = "";
+  /** In a DOCTYPE: the quote a literal is open with, and how many `[` (its internal subset) are open. */
+  private quote = "";
+  private depth = 0;
+
+  /** The root's local name, null if the text is not XML, undefined while more text is needed (`end`: there is none). */
+  scan(text: string, end: boolean): string | null | undefined {
+    const s = this.rest + text;
+    this.rest = "";
+    let i = 0;
+    const wait = (from: number) => {
+      this.rest = s.slice(from);
+      return undefined;
+    };
+    for (;;) {
+      switch (this.mode) {
+        case "prolog": {
+          while (i < s.length && isSpace(s.charCodeAt(i))) i++;
+          if (i === s.length) return end ? null : undefined;
+          if (s[i] !== "<") return null;
+          if (s.length - i < NAME_CHARS && !end) return wait(i);
+          if (s.startsWith("<?", i)) {
+            this.mode = "pi";
+            i += 2;
+          } else if (s.startsWith("<!--", i)) {
+            this.mode = "comment";
+            i += 4;
+          } else if (s.startsWith("<!DOCTYPE", i)) {
+            this.mode = "doctype";
+            i += 9;
+          } else {
+            const m = /^<([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)[\s/>]/.exec(s.slice(i, i + NAME_CHARS));
+            if (!m) return null;
+            const name = m[1]!;
+            return name.includes(":") ? name.slice(name.indexOf(":") + 1) : name;
+          }
+          break;
+        }
+        case "pi":
+        case "comment":
+        case "subsetPi":
+        case "subsetComment": {
+          const close = this.mode === "pi" || this.mode === "subsetPi" ? "?>" : "-->";
+          const at = s.indexOf(close, i);
+          if (at < 0) return end ? null : wait(Math.max(i, s.length - (close.length - 1)));
+          i = at + close.length;
+          this.mode = this.mode === "pi" || this.mode === "comment" ? "prolog" : "doctype";
+          break;
+        }
+        case "doctype": {
+          // The internal subset in brackets may itself contain '>' characters, in literals and
+          // in the comments and processing instructions it may hold.
+          for (; i < s.length && this.mode === "doctype"; i++) {
+            const c = s[i]!;
+            if (this.quote) {
+              if (c === this.quote) this.quote = "";
+            } else if (c === '"' || c === "'") this.quote = c;
+            else if (c === "[") this.depth++;
+            else if (c === "]") this.depth--;
+            else if (c === ">" && this.depth <= 0) this.mode = "prolog";
+            else if (c === "<" && this.depth > 0) {
+              if (s.length - i < 4 && !end) return wait(i);
+              if (s.startsWith("<!--", i)) {
+                this.mode = "subsetComment";
+                i += 3;
+              } else if (s.startsWith("<?", i)) {
+                this.mode = "subsetPi";
+                i += 1;
+              }
+            }
+          }
+          if (this.mode === "doctype") return end ? null : undefined;
+          break;
+        }
       }
-      if (j >= s.length) return null;
-      i = j + 1;
-    } else {
-      const m = /^<([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)[\s/>]/.exec(s.slice(i, i + 300));
-      if (!m) return null;
-      const name = m[1]!;
-      return name.includes(":") ? name.slice(name.indexOf(":") + 1) : name;
     }
   }
 }
@@ -210,7 +273,17 @@ const TIME_RE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[
 
 /**
  * An xsd:dateTime as Unix seconds. A time without a zone is read as UTC (GPX and TCX require
- * UTC), never in the server's local zone. Null when it is not a valid instant.
+ * UTC), never in the server's local zone. Null when it is not a valid instant: fields that name
+ * no real date or time (February 30th, 25 o'clock, minute 60, an offset past 14 hours) are not
+ * rolled over into another day, since a reader that did so would place the sample wherever the
+ * overflow lands; the point is then one without a time, as if its time were unreadable.
+ * - `24:00:00` (its fraction, if any, zero) is the first instant of the next day, as XML Schema
+ *   has it (1.0 second edition, 3.2.7.1: ISO 8601's end of a day); any other time in hour 24 is none.
+ * - Second 60 is a leap second, which ISO 8601 and RFC 3339 allow and a receiver taking UTC from
+ *   GPS writes: it is read only where one can be inserted, the last second of a UTC month (ITU-R
+ *   TF.460), as the instant after :59 (Unix time counts no leap seconds), and is none elsewhere.
+ * - Years are the years written: 0001 is year 1, not 1901 (Date.UTC's two-digit years), so a
+ *   clock that was never set is named by the date it wrote.
  */
 export function parseTime(text: string | null | undefined): number | null {
   const s = text?.trim();
@@ -218,19 +291,36 @@ export function parseTime(text: string | null | undefined): number | null {
   const m = TIME_RE.exec(s);
   if (!m) return null;
   const [, y, mo, d, h, mi, sec, frac, zone] = m;
+  const year = Number(y);
   const month = Number(mo);
   const day = Number(d);
   const hour = Number(h);
   const minute = Number(mi);
   const second = Number(sec);
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60) return null;
-  let ms = Date.UTC(Number(y), month - 1, day, hour, minute, second);
-  if (frac) ms += Number(`0${frac}`) * 1000;
+  const fraction = frac ? Number(`0${frac}`) : 0;
+  if (month < 1 || month > 12 || day < 1 || minute > 59 || second > 60) return null;
+  if (hour > 23 && !(hour === 24 && minute === 0 && second === 0 && fraction === 0)) return null;
+  let offsetMin = 0;
   if (zone && zone !== "Z") {
-    const sign = zone[0] === "-" ? -1 : 1;
     const digits = zone.slice(1).replace(":", "");
-    const offsetMin = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || "0");
-    ms -= sign * offsetMin * 60_000;
+    const zoneHours = Number(digits.slice(0, 2));
+    const zoneMinutes = Number(digits.slice(2) || "0");
+    if (zoneMinutes > 59 || zoneHours * 60 + zoneMinutes > 14 * 60) return null;
+    offsetMin = (zone[0] === "-" ? -1 : 1) * (zoneHours * 60 + zoneMinutes);
   }
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, takes years 0–99 as written.
+  date.setUTCFullYear(year, month - 1, day);
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  date.setUTCHours(hour, minute, Math.min(second, 59));
+  let ms = date.getTime() - offsetMin * 60_000;
+  if (second === 60) {
+    // The last second of a UTC month is 23:59:59 on a day whose next is the 1st.
+    const utc = new Date(ms);
+    const lastOfMonth = new Date(ms + 1000).getUTCDate() === 1;
+    if (!(utc.getUTCHours() === 23 && utc.getUTCMinutes() === 59 && lastOfMonth)) return null;
+    ms += 1000;
+  }
+  ms += fraction * 1000;
   return Number.isFinite(ms) ? ms / 1000 : null;
 }

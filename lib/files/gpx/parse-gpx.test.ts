@@ -53,6 +53,46 @@ describe("GPX", () => {
     expect(e.message).not.toMatch(/no point with a time/);
   });
 
+  it("a time that names no real date or time (February 30th, 24:04:59) is no time: the point is skipped, not moved to another day", () => {
+    const [a] = parse(
+      gpx(`<trk><trkseg>${[
+        pt("2025-02-28T17:00:00Z"),
+        pt("2025-02-30T17:00:00Z"), // was read as 2025-03-02
+        pt("2025-02-28T24:04:59Z"), // was read as 2025-03-01T00:04:59
+        pt("2025-02-28T24:00:00Z"), // the first instant of March 1st, as XML Schema has it
+      ].join("")}</trkseg></trk>`),
+    );
+    expect(a!.startTime.toISOString()).toBe("2025-02-28T17:00:00.000Z");
+    expect(a!.streams.time_s).toEqual([0, 7 * 3600]);
+    // A track of such points alone has no point with a time, as one of unreadable times.
+    const e = errorOf(gpx(`<trk><trkseg>${pt("2025-02-30T17:00:00Z")}${pt("2025-02-30T17:00:01Z")}</trkseg></trk>`));
+    expect(e.code).toBe("no_activity_data");
+    expect(e.message).toMatch(/no point with a time/);
+  });
+
+  it("points dated in year 0001 are refused naming that year, not 1901", () => {
+    const points = Array.from({ length: 61 }, (_, i) => pt(`0001-01-01T17:${String(i).padStart(2, "0").replace("60", "59")}:00Z`));
+    const e = errorOf(gpx(`<trk><trkseg>${points.join("")}</trkseg></trk>`));
+    expect(e.code).toBe("invalid_file");
+    expect(e.message).toContain("dated from 0001-01-01 17:00 UTC to 0001-01-01 17:59 UTC, before 1990");
+    expect(e.message).not.toContain("1901");
+  });
+
+  it("an extension value out of range does not hide a usable one deeper or later in the point: the first usable is read", () => {
+    const ext = [
+      // A writer's own <heartrate> beside Garmin's <hr>, shallower, and out of range.
+      `<extensions><ns3:TrackPointExtension xmlns:ns3="urn:x"><ns3:hr>150</ns3:hr><ns3:cad>90</ns3:cad></ns3:TrackPointExtension><heartrate>400</heartrate></extensions>`,
+      // Out of range in the first <extensions>, usable in the second (Strava writes two).
+      `<extensions><hr>0</hr><power>9999</power></extensions><extensions><gpxtpx:TrackPointExtension xmlns:gpxtpx="urn:y"><gpxtpx:hr>150</gpxtpx:hr></gpxtpx:TrackPointExtension><power>250</power></extensions>`,
+      // The point's own <power> out of range, its extension's usable.
+      `<power>-1</power><extensions><PowerInWatts>250</PowerInWatts><hr>150</hr></extensions>`,
+    ];
+    const [a] = parse(gpx(`<trk><trkseg>${ext.map((e, i) => pt(`2024-01-01T10:00:0${i}Z`, e)).join("")}</trkseg></trk>`));
+    expect(a!.streams.heart_rate_hz).toEqual([2.5, 2.5, 2.5]);
+    expect(a!.streams.cadence_hz).toEqual([1.5, null, null]);
+    expect(a!.streams.power_w).toEqual([null, 250, 250]);
+  });
+
   it("extensions under any prefix: hr, cad, atemp, and Strava's <power>", () => {
     const ext = (p: string) =>
       `<extensions><power>250</power><${p}:TrackPointExtension><${p}:atemp>21.5</${p}:atemp><${p}:hr>150</${p}:hr><${p}:cad>90</${p}:cad></${p}:TrackPointExtension></extensions>`;

@@ -1,5 +1,5 @@
 import { FileError, type ParsedActivity } from "../types";
-import { LIMITS, SampleBudget, SampleBuilder, finishActivity, noActivityData, refusedTimesError } from "../sanity";
+import { LIMITS, SAMPLE_RANGE, SampleBudget, SampleBuilder, finishActivity, noActivityData, refusedTimesError } from "../sanity";
 import { gpxSport } from "../sport";
 import { numberOf, parseTime, readXml } from "../xml";
 
@@ -22,6 +22,19 @@ const EXT = {
 type ExtChannel = keyof typeof EXT;
 const EXT_CHANNELS = Object.keys(EXT) as ExtChannel[];
 
+/** The range a channel's value must be in to be used (SampleBuilder leaves out any other). */
+const EXT_RANGE: Record<ExtChannel, readonly [number, number]> = {
+  heartRate: SAMPLE_RANGE.heartRateBpm,
+  cadence: SAMPLE_RANGE.cadenceRpm,
+  temperature: SAMPLE_RANGE.temperatureC,
+  power: SAMPLE_RANGE.powerW,
+  speed: SAMPLE_RANGE.speedMps,
+  distance: SAMPLE_RANGE.distanceM,
+};
+
+/** `v` if it is a value the channel can have, else null. */
+const usable = (c: ExtChannel, v: number | null): number | null => (v !== null && v >= EXT_RANGE[c][0] && v <= EXT_RANGE[c][1] ? v : null);
+
 /** Where a <trkpt> is (gpx > trk > trkseg > trkpt), and its children, <extensions> among them. */
 const POINT_DEPTH = 4;
 const POINT_CHILD_DEPTH = POINT_DEPTH + 1;
@@ -41,7 +54,10 @@ const DISTANCE_COVERAGE = 0.9;
 /**
  * One <trkpt> as it is read. Its own children count once (the first of each); an extension
  * channel comes from the first <extensions> element that has it (Strava writes two) and there
- * from the shallowest element named for it, the first of those in the document.
+ * from the shallowest element named for it, the first of those in the document. Only a value in
+ * the channel's range (EXT_RANGE) is a candidate: one out of it would be left out of the sample
+ * anyway, so a writer's own <heartrate>400</heartrate> beside Garmin's <hr>150</hr> must not
+ * cost the point the heart rate it does have.
  */
 class PointReader {
   lat: number | null = null;
@@ -74,10 +90,12 @@ class PointReader {
       at = depth - 1;
     }
     if (at < 1 || at > EXT_MAX_DEPTH) return;
-    const v = numberOf(text);
-    if (v === null) return;
+    const value = numberOf(text);
+    if (value === null) return;
     for (const c of EXT_CHANNELS) {
       if (!EXT[c].has(key)) continue;
+      const v = usable(c, value);
+      if (v === null) continue;
       const best = this.ext[c];
       if (!best || this.extensions < best.at || (this.extensions === best.at && at < best.depth)) {
         this.ext[c] = { v, at: this.extensions, depth: at };
@@ -139,10 +157,11 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
       lng: noFix ? null : pt.lng,
       distanceM,
       altitudeM: numberOf(pt.ele),
-      speedMps: numberOf(pt.speed) ?? pt.channel("speed"),
+      // The point's own <speed> and <power> come first, where they are usable.
+      speedMps: usable("speed", numberOf(pt.speed)) ?? pt.channel("speed"),
       heartRateBpm: pt.channel("heartRate"),
       cadenceRpm: pt.channel("cadence"),
-      powerW: numberOf(pt.power) ?? pt.channel("power"),
+      powerW: usable("power", numberOf(pt.power)) ?? pt.channel("power"),
       temperatureC: pt.channel("temperature"),
     });
   };

@@ -112,6 +112,22 @@ describe("TCX", () => {
     expect(e!.message).toContain("dated from 1970-01-01 00:00 UTC to 1970-01-01 00:01 UTC, before 1990: the recording device's clock was not set");
   });
 
+  it("a time that names no real date or time is no time: such a trackpoint is skipped, and year 0001 is named as written", () => {
+    const points = [tp("2025-02-28T17:00:00Z"), tp("2025-02-30T17:00:00Z"), tp("2025-02-28T24:04:59Z"), tp("2025-02-28T17:00:10Z")];
+    const [a] = parse(tcx(`<Activity Sport="Running">${lap("2025-02-28T17:00:00Z", 10, 100, points.join(""))}</Activity>`));
+    expect(a!.streams.time_s).toEqual([0, 10]);
+    expect(a!.totals.elapsedTimeS).toBe(10);
+    const old = Array.from({ length: 2 }, (_, i) => tp(`0001-01-01T17:00:0${i}Z`));
+    let e: unknown;
+    try {
+      parse(tcx(`<Activity Sport="Running">${lap("0001-01-01T17:00:00Z", 1, 0, old.join(""))}</Activity>`));
+    } catch (err) {
+      e = err;
+    }
+    expect(e).toBeInstanceOf(FileError);
+    expect((e as FileError).message).toContain("dated 0001-01-01 17:00 UTC, before 1990");
+  });
+
   it("a lap's DistanceMeters of 0 with no point carrying a distance or a position is not recorded: null", () => {
     const bare = (t: string) => `<Trackpoint><Time>${t}</Time><HeartRateBpm><Value>120</Value></HeartRateBpm></Trackpoint>`;
     const indoor = (points: string) => `<Activity Sport="Biking">${lap("2024-01-01T10:00:00Z", 60, 0, points)}</Activity>`;
