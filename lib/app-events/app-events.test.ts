@@ -1,3 +1,4 @@
+import postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
@@ -192,5 +193,26 @@ describe.runIf(process.env.TEST_DATABASE_URL)("GET /v1/app/events with transacti
     });
     const rest = await list(a.token, `?after=${cursor}`);
     expect([...(cursor === first ? [] : [cursor]), ...rest.data.map((e) => e.id)].sort()).toEqual([slow, fast].sort());
+  });
+
+  it("is not held back by a transaction left open in another database of the same server", async () => {
+    // Transaction ids are the server's: an idle session in a transaction next door (this file's
+    // database is its own, TEST_DATABASE_URL's is another) held every new event back until it ended.
+    const a = await app(["activity.created"]);
+    const athlete = await api.person();
+    await grant(a.clientId, athlete.id, ["activities.read"]);
+    const neighbour = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+    const session = await neighbour.reserve();
+    try {
+      await session`begin`;
+      await session`select pg_current_xact_id()`; // holds a transaction id, as any write does
+      const id = await event("activity.created", athlete.id, new Date());
+      const res = await api.call(a.token, "GET", "/v1/app/events");
+      expect(AppEventList.parse(await res.json()).data.map((e) => e.id)).toEqual([id]);
+    } finally {
+      await session`rollback`;
+      session.release();
+      await neighbour.end();
+    }
   });
 });

@@ -8,6 +8,7 @@ import { appIdOf } from "../webhooks/subscriptions/owned-subscription";
 import { APP_ADDRESSED_EVENT_TYPES, EVENT_SCOPES, SUBSCRIBABLE_EVENT_TYPES, type WebhookEvent } from "../events/catalog";
 import { entitledAt } from "../webhooks/entitlement";
 import { eventPayload } from "../webhooks/payload";
+import { outboxHorizon } from "./outbox-horizon";
 import type { ListAppEventsQuery } from "./schemas";
 
 export const APP_EVENTS_DAYS = 30;
@@ -103,9 +104,10 @@ export async function listAppEvents({
     .where(
       and(
         after ? sql`(${events.xact}, ${events.seq}) > (${after.xact}::xid8, ${after.seq})` : undefined,
-        // Only what transactions older than every one still running wrote: any event committed
-        // later comes after these in (xact, seq), so no cursor handed out passes it by.
-        sql`${events.xact} < pg_snapshot_xmin(pg_current_snapshot())`,
+        // Only what transactions older than every one of this database's still running wrote:
+        // any event committed later comes after these in (xact, seq), so no cursor handed out
+        // passes it by.
+        sql`${events.xact} < ${outboxHorizon}`,
         gte(events.occurredAt, new Date(nowMs - APP_EVENTS_DAYS * 86_400_000)),
         inArray(events.type, covered),
         sql`(${sql.join(branches, sql` or `)})`,
