@@ -260,11 +260,22 @@ class PrologScanner {
   }
 }
 
+/** Longer than this, an element's text is no number a device wrote (a double has 17 significant digits). */
+const NUMBER_CHARS = 64;
+
+/**
+ * A decimal number: each part of it can match in one way only, so a failed match costs time in
+ * proportion to the text. (`\d+\.?\d*` could split a run of digits between its two parts in
+ * every way, and 250,000 digits and an `x`, in 489 gzip-compressed bytes, held a file worker, and
+ * every upload and export queued behind it, for its whole minute.)
+ */
+const NUMBER_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
 /** A number from an element's text; null when absent or not a finite number ("no", "undefined"). */
 export function numberOf(text: string | null | undefined): number | null {
   if (text == null) return null;
   const t = text.trim();
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return null;
+  if (t.length > NUMBER_CHARS || !NUMBER_RE.test(t)) return null;
   const v = Number(t);
   return Number.isFinite(v) ? v : null;
 }
