@@ -36,6 +36,8 @@ const bool = z
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   BASE_URL: z.url().optional(),
+  /** The address the server listens on (scripts/server.mjs): unset, loopback only for a loopback BASE_URL, else every interface. */
+  HOST: z.string().min(1).optional(),
   DATABASE_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().min(1).default("./.data"),
   SEED_DEMO: bool.optional(),
@@ -127,9 +129,10 @@ export function getEnv(): Env {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     seedDemo: e.SEED_DEMO ?? embedded,
-    // CONTRACT §1: private networks only for a demo on this machine (embedded database and a
-    // loopback BASE_URL); anyone who can reach a service on a network address can sign up.
-    webhooksAllowPrivateNetworks: e.WEBHOOKS_ALLOW_PRIVATE_NETWORKS ?? (embedded && isLoopbackUrl(baseUrl)),
+    // CONTRACT §1: private networks only for a demo on this machine (embedded database, a
+    // loopback BASE_URL, and so a server listening on loopback only unless HOST says otherwise,
+    // scripts/listen-host.mjs); anyone who can reach a service on a network address can sign up.
+    webhooksAllowPrivateNetworks: e.WEBHOOKS_ALLOW_PRIVATE_NETWORKS ?? (embedded && isLoopbackUrl(baseUrl) && (!e.HOST || isLoopbackUrl(`http://${e.HOST.includes(":") && !e.HOST.startsWith("[") ? `[${e.HOST}]` : e.HOST}`))),
     webhookRetryScheduleS: e.WEBHOOK_RETRY_SCHEDULE_S?.split(",").map(Number),
     deliveryRunner: e.DELIVERY_RUNNER,
     rateLimit15Min: e.RATE_LIMIT_15MIN,

@@ -14,6 +14,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { createFrontServer } from "./front-server.mjs";
 import { stopWhenOutputGone } from "./output-gone.mjs";
+import { defaultListenHost, isLoopbackHost } from "./listen-host.mjs";
 
 function parseArgs(argv) {
   const out = { dir: process.cwd(), port: Number(process.env.PORT || 3000), hostname: undefined, dev: false };
@@ -75,7 +76,11 @@ const handle = app.getRequestHandler();
 const baseUrl = (process.env.BASE_URL || `http://localhost:${opts.port}`).replace(/\/+$/, "");
 server = createFrontServer({ baseUrl, handle: (req, res) => handle(req, res) });
 if (opts.dev) server.on("upgrade", (req, socket, head) => app.getUpgradeHandler()(req, socket, head));
-server.listen(opts.port, opts.hostname, () => {
+// `-H`, else HOST, else loopback only for a loopback BASE_URL (scripts/listen-host.mjs).
+const listenHost = opts.hostname ?? (process.env.HOST || undefined) ?? defaultListenHost(baseUrl);
+server.listen(opts.port, listenHost, () => {
   const where = server.address();
-  console.log(`  ▲ Ready on port ${typeof where === "object" && where ? where.port : opts.port}${opts.dev ? " (development)" : ""}`);
+  const port = typeof where === "object" && where ? where.port : opts.port;
+  const only = typeof where === "object" && where && isLoopbackHost(where.address) ? ` (${where.address} only)` : "";
+  console.log(`  ▲ Ready on port ${port}${only}${opts.dev ? " (development)" : ""}`);
 });

@@ -37,8 +37,8 @@ function appWithNext(dir: string) {
 }
 
 /** Starts scripts/server.mjs over the stand-in app; resolves with its port once it is ready. */
-async function startServer(dir: string) {
-  const proc = spawn(process.execPath, [serverScript, dir, "-p", "0", "-H", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] });
+async function startServer(dir: string, { args = ["-H", "127.0.0.1"], env = {} as Record<string, string | undefined> } = {}) {
+  const proc = spawn(process.execPath, [serverScript, dir, "-p", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once("exit", (code, signal) => resolve({ code, signal })));
   const output = { out: "", err: "" };
   proc.stderr.on("data", (chunk: Buffer) => (output.err += chunk.toString()));
@@ -90,6 +90,33 @@ describe("one server process (scripts/server.mjs)", () => {
     // way, for ever: the process never exited and this wait ran into the test's timeout.
     expect(await exited).toEqual({ code: 1, signal: null });
   }, 20_000);
+
+  it("listens on loopback only when its own address (BASE_URL) is a loopback one, and on every interface otherwise", async () => {
+    // A demo on this machine may send webhooks to private networks (lib/env.ts): nobody else may reach it.
+    const lan = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+    const reachable = (host: string, port: number) =>
+      fetch(`http://${host}:${port}/`).then(
+        () => true,
+        () => false,
+      );
+    for (const [baseUrl, only] of [
+      ["http://localhost:3000", true],
+      ["https://training.example.com", false],
+    ] as const) {
+      dir = mkdtempSync(path.join(os.tmpdir(), "aas-server-"));
+      appWithNext(dir);
+      const { proc, port, output, exited } = await startServer(dir, { args: [], env: { BASE_URL: baseUrl, HOST: undefined } });
+      child = proc;
+      expect({ baseUrl, ready: output.out.includes("(127.0.0.1 only)") }).toEqual({ baseUrl, ready: only });
+      expect(await reachable("127.0.0.1", port)).toBe(true);
+      if (lan) expect({ baseUrl, lan: await reachable(lan, port) }).toEqual({ baseUrl, lan: !only });
+      proc.kill("SIGTERM");
+      await exited;
+      child = undefined;
+    }
+  }, 30_000);
 
   it("stops gracefully on SIGTERM: a request in flight is answered, then the app shuts down, then it exits 0", async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "aas-server-"));

@@ -17,7 +17,7 @@ import { inWriteCtx } from "../../http/operation";
 
 const api = setupApi();
 const rows = webhookRows(api.db);
-const NAMES = ["BASE_URL", "DATABASE_URL", "WEBHOOKS_ALLOW_PRIVATE_NETWORKS"] as const;
+const NAMES = ["BASE_URL", "DATABASE_URL", "WEBHOOKS_ALLOW_PRIVATE_NETWORKS", "HOST"] as const;
 const saved: Record<string, string | undefined> = {};
 const servers: http.Server[] = [];
 
@@ -105,6 +105,21 @@ describe("WEBHOOKS_ALLOW_PRIVATE_NETWORKS's default (CONTRACT §1)", () => {
     ] as const) {
       settings({ DATABASE_URL: undefined, WEBHOOKS_ALLOW_PRIVATE_NETWORKS: undefined, BASE_URL: baseUrl });
       expect(getEnv().webhooksAllowPrivateNetworks, baseUrl).toBe(loopback);
+    }
+  });
+
+  it("is false when HOST has the server listen beyond loopback, a loopback BASE_URL notwithstanding: others can reach it", () => {
+    for (const [host, allowed] of [
+      [undefined, true],
+      ["127.0.0.1", true],
+      ["::1", true],
+      ["localhost", true],
+      ["0.0.0.0", false],
+      ["::", false],
+      ["192.0.2.2", false],
+    ] as const) {
+      settings({ DATABASE_URL: undefined, WEBHOOKS_ALLOW_PRIVATE_NETWORKS: undefined, BASE_URL: "http://localhost:3000", HOST: host });
+      expect(getEnv().webhooksAllowPrivateNetworks, String(host)).toBe(allowed);
     }
   });
 

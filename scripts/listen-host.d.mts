@@ -1,0 +1,2 @@
+export function isLoopbackHost(host: string): boolean;
+export function defaultListenHost(baseUrl: string): string | undefined;
