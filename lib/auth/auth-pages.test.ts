@@ -7,8 +7,8 @@ import { signInErrorMessage } from "./signin-message";
 // Auth.js's core with this service's pages and logger (lib/auth/next-auth.ts passes it the same
 // two); the route itself is covered by e2e/sign-in-hardening.spec.ts against the build.
 const BASE = "http://localhost:3000";
-const get = (path: string) =>
-  Auth(new Request(`${BASE}${path}`), {
+const auth = (request: Request) =>
+  Auth(request, {
     secret: "a-test-secret-of-enough-length-000000",
     trustHost: true,
     basePath: "/api/auth",
@@ -16,6 +16,7 @@ const get = (path: string) =>
     logger: { error: logAuthError },
     providers: [Credentials({ credentials: { email: {}, password: {} }, authorize: () => null })],
   });
+const get = (path: string) => auth(new Request(`${BASE}${path}`));
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -44,6 +45,16 @@ describe("Auth.js's own pages are the console's (no stock page, no 500)", () => 
       expect(res.status, path).toBe(302);
       expect(new URL(res.headers.get("location")!, BASE).pathname, path).toBe(page);
     }
+  });
+
+  it("logs nothing for a session cookie that does not decrypt, nor for a sign-out without its CSRF token: the caller's doing", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const session = await auth(new Request(`${BASE}/api/auth/session`, { headers: { cookie: "authjs.session-token=garbage.not.a.jwe" } }));
+    expect(session.status).toBe(200);
+    expect(await session.json()).toBeNull();
+    const signOut = await auth(new Request(`${BASE}/api/auth/signout`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" }));
+    expect(signOut.status).toBe(302);
+    expect(logged).not.toHaveBeenCalled();
   });
 
   it("still logs the server's own errors", () => {

@@ -10,9 +10,12 @@ export const AUTH_PAGES = { signIn: "/signin", signOut: "/signout", error: "/sig
  * Errors Auth.js reports that are the caller's doing, not the server's, by the `type` Auth.js
  * names them with: a refused password (CredentialsSignin and its subclasses), and an address or
  * method under /api/auth that Auth.js does not serve (UnknownAction: GET
- * /api/auth/signin/credentials). Each ends on the sign-in page; none is worth a stack trace.
+ * /api/auth/signin/credentials), a session cookie that does not decrypt (forged, cut, or sealed
+ * under an AUTH_SECRET since changed: the caller is signed out), and a form without its CSRF
+ * token. Each ends on the sign-in page or as signed out; none is worth a stack trace, and a
+ * caller sending garbage cookies would otherwise write some 25 lines of log a request.
  */
-const CALLERS_ERRORS: ReadonlySet<string> = new Set(["CredentialsSignin", "UnknownAction"]);
+const CALLERS_ERRORS: ReadonlySet<string> = new Set(["CredentialsSignin", "UnknownAction", "JWTSessionError", "MissingCSRF"]);
 
 /** Auth.js's `logger.error`: the server's errors, with their stacks; the caller's, not at all. */
 export function logAuthError(error: Error): void {
