@@ -79,6 +79,16 @@ const KNOWN_GAPS = new Set([
   "tcx/tour_hr.tcx fit size", // 465 → 464 samples
 ]);
 
+/** The totals a FIT file carries back exactly. */
+const TOTALS = ["elapsed_time_s", "moving_time_s", "distance_m", "elevation_gain_m", "average_speed_mps", "max_speed_mps", "average_heart_rate_hz", "max_heart_rate_hz", "average_power_w", "energy_j"] as const;
+type LapWire = ReturnType<typeof LapList.parse>["data"][number];
+/**
+ * A lap's totals but its times: a FIT lap starts and ends at a whole second (its start_time and
+ * timestamp), and a lap ends where the next begins, so a lap's span comes back to the second.
+ */
+const lapTotals = ({ start_offset_s: _start, elapsed_time_s: _elapsed, ...totals }: LapWire) => totals;
+const lapTimes = (l: LapWire) => [l.start_offset_s, l.elapsed_time_s];
+
 const files = ["fit", "gpx", "tcx"].flatMap((dir) => readdirSync(path.join(SAMPLES, dir)).map((f) => `${dir}/${f}`));
 
 describe("every sample activity read back through streams, laps and export", () => {
@@ -129,7 +139,24 @@ describe("every sample activity read back through streams, laps and export", () 
             // FIT carries every channel this service keeps: the same streams, to the file's precision.
             expect(Object.keys(copied.streams)).toEqual(Object.keys(full.streams));
             expect(copy.sport_type).toBe(activity.sport_type);
-            if (holds("size")) expect(copied.size).toBe(full.size);
+            if (holds("size")) {
+              expect(copied.size).toBe(full.size);
+              // Every value as stored: FIT's native fields round altitude to 0.2 m, temperature
+              // to whole °C; the service's developer fields beside them carry them exactly.
+              const { time_s: copiedTimes, ...copiedValues } = copied.streams;
+              const { time_s: times, ...values } = full.streams;
+              expect(copiedValues, `${format} streams`).toEqual(values);
+              // FIT timestamps are whole seconds: samples timed in whole seconds keep their times.
+              if (times!.every(Number.isInteger)) expect(copiedTimes).toEqual(times);
+            }
+            // The totals and the laps' as stored: FIT's native fields round heart rates to whole
+            // bpm, power to whole watts, energy to whole kcal.
+            for (const key of TOTALS) if (holds(key)) expect(copy[key], `${format} ${key}`).toBe(activity[key]);
+            const copiedLaps = LapList.parse(await (await ok(otherToken, `/v1/activities/${copy.id}/laps`)).json()).data;
+            if (holds("laps")) {
+              expect(copiedLaps.map(lapTotals), `${format} laps`).toEqual(laps.map(lapTotals));
+              copiedLaps.forEach((l, i) => lapTimes(l).forEach((t, k) => expect(Math.abs(t - lapTimes(laps[i]!)[k]!), `${format} lap ${i} times`).toBeLessThanOrEqual(1)));
+            }
           } else if (format === "tcx") {
             // An activity that ended after its last sample gets a last point with only a time.
             expect(copied.size - full.size).toBeGreaterThanOrEqual(0);

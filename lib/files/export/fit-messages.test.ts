@@ -4,7 +4,20 @@ import { describe, expect, it } from "vitest";
 import { syntheticActivity } from "../synthetic";
 import { decodeFitStrictly } from "../testing/decode-fit";
 import { exportFit } from "./fit";
-import { ByteSink, enumValue, EVENT_FIELDS, MesgWriter, RECORD_FIELDS, type RecordField } from "./fit-messages";
+import {
+  ByteSink,
+  developerValue,
+  encoderFieldDescriptions,
+  enumValue,
+  EVENT_FIELDS,
+  fieldDescriptionMesg,
+  MesgWriter,
+  RECORD_FIELDS,
+  SERVICE_APPLICATION_ID,
+  SERVICE_DEVELOPER_DATA_ID_MESG,
+  SERVICE_DEVELOPER_FIELDS,
+  type RecordField,
+} from "./fit-messages";
 
 /*
  * The records and timer events ./fit-messages.ts writes must read back, with fitsdk's own
@@ -113,6 +126,73 @@ describe("FIT records and timer events written directly", () => {
   });
 });
 
+describe("the service's developer fields in records, written directly", () => {
+  const DEV = SERVICE_DEVELOPER_FIELDS;
+  const recordDeveloperFields = [DEV.recordAltitude, DEV.recordTemperature];
+  type DevRow = { timestamp: number; enhancedAltitude: number | null; recordAltitude: number | null; recordTemperature: number | null };
+  const opening = () => [fileId, SERVICE_DEVELOPER_DATA_ID_MESG, ...recordDeveloperFields.map(fieldDescriptionMesg)];
+
+  /** The rows through fitsdk's Encoder, its developer fields from the same descriptions. */
+  function devByEncoder(rows: DevRow[]): Uint8Array {
+    const e = new Encoder({ fieldDescriptions: encoderFieldDescriptions(recordDeveloperFields) } as never);
+    for (const m of opening()) e.writeMesg(m as never);
+    for (const r of rows) {
+      const developerFields: Record<number, number> = {};
+      const alt = developerValue(DEV.recordAltitude, r.recordAltitude);
+      const temp = developerValue(DEV.recordTemperature, r.recordTemperature);
+      if (alt !== null) developerFields[DEV.recordAltitude.num] = alt;
+      if (temp !== null) developerFields[DEV.recordTemperature.num] = temp;
+      e.writeMesg({ mesgNum: M.RECORD!, timestamp: r.timestamp, ...(r.enhancedAltitude === null ? {} : { enhancedAltitude: r.enhancedAltitude }), developerFields } as never);
+    }
+    return e.close();
+  }
+
+  /** The same rows through MesgWriter, after the Encoder's opening (as exportFit writes them). */
+  function devByWriter(rows: DevRow[]): Uint8Array {
+    const e = new Encoder();
+    for (const m of opening()) e.writeMesg(m as never);
+    const head = e.close();
+    const sink = new ByteSink();
+    sink.append(head.subarray(0, head.byteLength - 2));
+    const records = new MesgWriter(sink, "record", ["timestamp", "enhancedAltitude"] as const, { recordAltitude: DEV.recordAltitude, recordTemperature: DEV.recordTemperature });
+    for (const r of rows) records.write(r);
+    const view = sink.reserve(2);
+    view.setUint32(4, sink.length - 14, true);
+    view.setUint16(12, CrcCalculator.calculateCRC(sink.bytes, 0, 12), true);
+    view.setUint16(sink.length, CrcCalculator.calculateCRC(sink.bytes, 0, sink.length), true);
+    sink.length += 2;
+    return sink.bytes.slice();
+  }
+
+  it("read back as the Encoder's developer fields of the same values, whatever the values", () => {
+    const row = fc.record({
+      timestamp: fc.integer({ min: 900_000_000, max: 1_400_000_000 }),
+      enhancedAltitude: fc.option(fc.integer({ min: -2_500, max: 60_000 }).map((n) => n / 5)),
+      recordAltitude: fc.option(fc.integer({ min: -50_000, max: 1_200_000 }).map((n) => n / 100)),
+      recordTemperature: fc.option(fc.integer({ min: -600, max: 700 }).map((n) => n / 10)),
+    });
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 30 }), (rows) => {
+        const ours = decode(devByWriter(rows));
+        expect(ours.recordMesgs).toEqual(decode(devByEncoder(rows)).recordMesgs);
+        // fitsdk gives developer values unscaled: the stored centimetres and tenths of a degree.
+        rows.forEach((r, i) => {
+          const dev = (ours.recordMesgs![i] as { developerFields?: Record<number, number> }).developerFields ?? {};
+          expect(dev[0]).toBe(r.recordAltitude === null ? undefined : Math.round(r.recordAltitude * 100));
+          expect(dev[1]).toBe(r.recordTemperature === null ? undefined : Math.round(r.recordTemperature * 10));
+        });
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("write a value their type cannot hold as absent", () => {
+    const rows: DevRow[] = [{ timestamp: 10, enhancedAltitude: 0, recordAltitude: 3e7, recordTemperature: 4000 }];
+    const [record] = decode(devByWriter(rows)).recordMesgs!;
+    expect((record as { developerFields?: unknown }).developerFields).toBeUndefined();
+  });
+});
+
 describe("exportFit", () => {
   it("joins the Encoder's messages and the records into one file fitsdk reads whole, pauses in their place", () => {
     const a = syntheticActivity({ hours: 1, seed: 4, sport: "ride" });
@@ -128,5 +208,58 @@ describe("exportFit", () => {
     expect(events.at(-1)!.type).toBe("stopAll");
     const times = m.recordMesgs!.map((r) => (r.timestamp as Date).getTime());
     for (const e of events.slice(1, -1)) expect(times).toContain(e.t);
+  });
+
+  it("writes the service's exact values in developer fields beside the native fields, which keep what they held", () => {
+    const base = syntheticActivity({ hours: 0.2, seed: 5, sport: "ride" });
+    const a = {
+      ...base,
+      streams: { ...base.streams, altitude_m: base.streams.altitude_m!.map(() => 101.5), temperature_c: base.streams.temperature_c!.map(() => 21.3) },
+      totals: { ...base.totals, averageHeartRateHz: 2.4444, maxHeartRateHz: 3.0167, averagePowerW: 203.4, energyJ: 626_569 },
+      laps: [],
+    };
+    const bytes = exportFit(a);
+    // Garmin's own Decoder finds the file whole: header, both CRCs, no error.
+    const m = decode(bytes) as Record<string, Record<string, unknown>[]>;
+    expect(m.developerDataIdMesgs).toEqual([{ developerDataIndex: 0, applicationId: [...SERVICE_APPLICATION_ID], applicationVersion: 1 }]);
+    // Each description names the native field it refines, in that field's units.
+    const described = m.fieldDescriptionMesgs!.map((d) => [d.fieldName, d.nativeMesgNum, d.nativeFieldNum, d.units, d.scale, d.fitBaseTypeId]);
+    expect(described).toEqual([
+      ["enhanced_altitude", 20, 78, "m", 100, 0x85],
+      ["temperature", 20, 13, "C", 10, 0x83],
+      ["avg_heart_rate", 18, 16, "bpm", 250, 0x86],
+      ["max_heart_rate", 18, 17, "bpm", 250, 0x86],
+      ["avg_power", 18, 20, "watts", 10, 0x86],
+      ["total_calories", 18, 11, "kcal", 1, 0x89],
+      ["avg_heart_rate", 19, 15, "bpm", 250, 0x86],
+      ["max_heart_rate", 19, 16, "bpm", 250, 0x86],
+      ["avg_power", 19, 19, "watts", 10, 0x86],
+    ]);
+    // A reader that ignores developer fields sees the native values it saw before: 0.2 m steps,
+    // whole °C, whole bpm, whole watts, whole kcal.
+    const record = m.recordMesgs![0]!;
+    expect(record.enhancedAltitude).toBeCloseTo(101.6, 9);
+    expect(record.altitude).toBeCloseTo(101.6, 9);
+    expect(record.temperature).toBe(21);
+    expect(record.developerFields).toEqual({ 0: 10_150, 1: 213 });
+    const session = m.sessionMesgs![0]!;
+    expect([session.avgHeartRate, session.maxHeartRate, session.avgPower, session.totalCalories]).toEqual([147, 181, 203, 150]);
+    expect(session.developerFields).toEqual({ 2: Math.round(2.4444 * 60 * 250), 3: Math.round(3.0167 * 60 * 250), 4: 2034, 5: 626_569 / 4184 });
+    // The lap that covers the activity (it has no laps of its own) carries the same.
+    expect(m.lapMesgs![0]!.developerFields).toEqual({ 6: Math.round(2.4444 * 60 * 250), 7: Math.round(3.0167 * 60 * 250), 8: 2034 });
+  });
+
+  it("describes only the developer fields the activity has values for", () => {
+    const base = syntheticActivity({ hours: 0.1, seed: 6, sport: "run" });
+    const { altitude_m: _a, temperature_c: _t, ...streams } = base.streams;
+    const a = { ...base, streams: { ...streams, size: base.streams.size }, totals: { ...base.totals, averagePowerW: null, energyJ: null }, laps: base.laps.map((l) => ({ ...l, averagePowerW: null })) };
+    const m = decode(exportFit(a)) as Record<string, Record<string, unknown>[]>;
+    expect(m.fieldDescriptionMesgs!.map((d) => [d.nativeMesgNum, d.fieldName])).toEqual([
+      [18, "avg_heart_rate"],
+      [18, "max_heart_rate"],
+      [19, "avg_heart_rate"],
+      [19, "max_heart_rate"],
+    ]);
+    expect(m.recordMesgs!.some((r) => r.developerFields !== undefined)).toBe(false);
   });
 });

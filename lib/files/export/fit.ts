@@ -2,7 +2,20 @@ import { CrcCalculator, Encoder, Profile } from "@garmin/fitsdk";
 import type { Lap, Totals } from "../types";
 import { mechanicalWorkJ } from "../sanity";
 import { at, PAUSE_GAP_S, perMinute } from "./common";
-import { ByteSink, enumValue, EVENT_FIELDS, MesgWriter, RECORD_FIELDS, type RecordField } from "./fit-messages";
+import {
+  ByteSink,
+  developerValue,
+  encoderFieldDescriptions,
+  enumValue,
+  EVENT_FIELDS,
+  fieldDescriptionMesg,
+  MesgWriter,
+  RECORD_FIELDS,
+  SERVICE_DEVELOPER_DATA_ID_MESG,
+  SERVICE_DEVELOPER_FIELDS,
+  type DeveloperField,
+  type RecordField,
+} from "./fit-messages";
 import type { ExportInput } from "./types";
 
 const NO_PAUSES: ReadonlySet<number> = new Set();
@@ -16,11 +29,16 @@ const nullOrRound = (work: number | null) => (work === null ? null : within(Math
  * timer events (./fit-messages.ts writes those, from the same profile).
  *
  * What FIT can hold decides what survives: timestamps are whole seconds (a sample finer than
- * that shares its second with the one before and is left out), altitude is kept in 0.2 m
- * steps, heart rate in whole bpm, cadence in 1/128 rpm, power in watts, temperature in whole °C.
+ * that shares its second with the one before and is left out), heart rate in whole bpm, cadence
+ * in 1/128 rpm, power in watts. The native fields keep altitude in 0.2 m steps, temperature in
+ * whole °C, and the laps' and session's heart rates in whole bpm, power in whole watts and
+ * energy in whole kcal: beside each, a developer field of the service's own application holds
+ * the value as the service keeps it (1 cm, 0.1 °C, 0.0001 Hz, 0.1 W, 1 J), for the service's
+ * importer to read back exactly (./fit-messages.ts, SERVICE_DEVELOPER_FIELDS).
  */
 
 const FIT_EPOCH_MS = 631065600000;
+const KCAL_J = 4184;
 const SEMICIRCLES_PER_DEGREE = 2 ** 31 / 180;
 
 /** The FIT sport and sub-sport for a sport type: the inverse of the import's mapping (CONTRACT §11). */
@@ -51,6 +69,25 @@ function defined<T extends Record<string, unknown>>(mesg: T): T {
 const within = (v: number | null, lo: number, hi: number) => (v != null && v >= lo && v <= hi ? v : null);
 const bpm = (hz: number | null) => within(hz == null ? null : perMinute(hz), 0, 254);
 
+const DEV = SERVICE_DEVELOPER_FIELDS;
+
+/** The developer values of a lap or session (by field number, as the Encoder's developerFields), only those it has. */
+function developerFields(values: [DeveloperField, number | null][]): Record<number, number> | undefined {
+  let out: Record<number, number> | undefined;
+  for (const [f, v] of values) {
+    const stored = developerValue(f, v);
+    if (stored !== null) (out ??= {})[f.num] = stored;
+  }
+  return out;
+}
+
+/**
+ * Beats per minute of a heart rate total as the service keeps it, to 0.0001 Hz
+ * (lib/db/schema/measure.ts), for the developer fields: read back and kept to 0.0001 Hz again,
+ * it is the same number.
+ */
+const exactBpm = (hz: number | null) => (hz == null ? null : (Math.round(hz * 1e4) / 1e4) * 60);
+
 function totalsMesg(t: Omit<Totals, "energyJ">) {
   const gain = t.elevationGainM == null ? null : Math.max(0, Math.round(t.elevationGainM * 100) / 100);
   return {
@@ -67,9 +104,13 @@ function totalsMesg(t: Omit<Totals, "energyJ">) {
   };
 }
 
-/** The messages fitsdk's Encoder writes for `mesgs` (their definitions included), and the file header it writes. */
-function encoded(mesgs: object[]): { header: Uint8Array; messages: Uint8Array } {
-  const e = new Encoder();
+/**
+ * The messages fitsdk's Encoder writes for `mesgs` (their definitions included), and the file
+ * header it writes; `developer`: the developer fields their `developerFields` hold, whose
+ * descriptions an earlier part of the file wrote.
+ */
+function encoded(mesgs: object[], developer: readonly DeveloperField[] = []): { header: Uint8Array; messages: Uint8Array } {
+  const e = new Encoder({ fieldDescriptions: encoderFieldDescriptions(developer) } as never);
   for (const m of mesgs) e.writeMesg(m as never);
   const file = e.close();
   return { header: file.subarray(0, FILE_HEADER_SIZE), messages: file.subarray(FILE_HEADER_SIZE, file.byteLength - 2) };
@@ -99,6 +140,31 @@ export function exportFit(a: ExportInput): Uint8Array {
     eventGroup: 0,
   });
 
+  const { latlng, distance_m, altitude_m, speed_mps, heart_rate_hz, cadence_hz, power_w, temperature_c } = streams;
+  const laps: Lap[] = a.laps.length
+    ? a.laps
+    : [{ ...totals, startOffsetS: 0, elapsedTimeS: elapsed }];
+  // The developer fields of the laps and the session, ahead of the records: their descriptions
+  // go before the records, each only where some message has its value.
+  const lapDeveloperFields = laps.map((lap) =>
+    developerFields([
+      [DEV.lapAvgHeartRate, exactBpm(lap.averageHeartRateHz)],
+      [DEV.lapMaxHeartRate, exactBpm(lap.maxHeartRateHz)],
+      [DEV.lapAvgPower, lap.averagePowerW],
+    ]),
+  );
+  const sessionDeveloperFields = developerFields([
+    [DEV.sessionAvgHeartRate, exactBpm(totals.averageHeartRateHz)],
+    [DEV.sessionMaxHeartRate, exactBpm(totals.maxHeartRateHz)],
+    [DEV.sessionAvgPower, totals.averagePowerW],
+    [DEV.sessionTotalCalories, totals.energyJ == null ? null : totals.energyJ / KCAL_J],
+  ]);
+  const recordDeveloperFields: Partial<Record<"recordAltitude" | "recordTemperature", DeveloperField>> = {};
+  if (altitude_m) recordDeveloperFields.recordAltitude = DEV.recordAltitude;
+  if (temperature_c) recordDeveloperFields.recordTemperature = DEV.recordTemperature;
+  const written = new Set<number>([...lapDeveloperFields, sessionDeveloperFields].flatMap((d) => Object.keys(d ?? {}).map(Number)));
+  const used = Object.values(DEV).filter((f) => written.has(f.num) || Object.values(recordDeveloperFields).includes(f));
+
   const opening = encoded([
     {
       mesgNum: M.FILE_ID!,
@@ -117,13 +183,13 @@ export function exportFit(a: ExportInput): Uint8Array {
       serialNumber: 1,
     },
     timerEvent(start, "start"),
+    ...(used.length ? [SERVICE_DEVELOPER_DATA_ID_MESG, ...used.map(fieldDescriptionMesg)] : []),
   ]);
   const sink = new ByteSink();
   sink.reserve(FILE_HEADER_SIZE);
   sink.length = FILE_HEADER_SIZE;
   sink.append(opening.messages);
 
-  const { latlng, distance_m, altitude_m, speed_mps, heart_rate_hz, cadence_hz, power_w, temperature_c } = streams;
   const carried: Record<RecordField, boolean> = {
     timestamp: true,
     positionLat: !!latlng,
@@ -139,10 +205,10 @@ export function exportFit(a: ExportInput): Uint8Array {
     power: !!power_w,
     temperature: !!temperature_c,
   };
-  const records = new MesgWriter(sink, "record", RECORD_FIELDS.filter((f) => carried[f]));
+  const records = new MesgWriter(sink, "record", RECORD_FIELDS.filter((f) => carried[f]), recordDeveloperFields);
   const events = new MesgWriter(sink, "event", EVENT_FIELDS);
   const [timer, stop, startType] = [enumValue("event", "timer"), enumValue("eventType", "stop"), enumValue("eventType", "start")];
-  const values = {} as Record<RecordField, number | null>;
+  const values = {} as Record<RecordField | "recordAltitude" | "recordTemperature", number | null>;
 
   let prevSecond = -Infinity;
   let prevS = 0;
@@ -176,12 +242,11 @@ export function exportFit(a: ExportInput): Uint8Array {
     values.fractionalCadence = cadence == null ? null : Math.round((cadence - Math.floor(cadence)) * 128) / 128;
     values.power = within(power == null ? null : Math.round(power), 0, 65_534);
     values.temperature = within(temperature == null ? null : Math.round(temperature), -127, 127);
+    values.recordAltitude = alt;
+    values.recordTemperature = temperature;
     records.write(values);
   }
 
-  const laps: Lap[] = a.laps.length
-    ? a.laps
-    : [{ ...totals, startOffsetS: 0, elapsedTimeS: elapsed }];
   const closing: object[] = laps.map((lap, index) => {
     const lapStart = start + lap.startOffsetS * 1000;
     return defined({
@@ -195,6 +260,7 @@ export function exportFit(a: ExportInput): Uint8Array {
       sport,
       subSport,
       ...totalsMesg(lap),
+      developerFields: lapDeveloperFields[index],
     });
   });
   closing.push(
@@ -215,7 +281,8 @@ export function exportFit(a: ExportInput): Uint8Array {
       // Mechanical work, from the power samples (not energy_j, the metabolic energy: some 4.2×
       // the work, which other tools would have shown as the ride's work).
       totalWork: nullOrRound(mechanicalWorkJ(streams, NO_PAUSES, 0, streams.size - 1)),
-      totalCalories: within(totals.energyJ == null ? null : Math.round(totals.energyJ / 4184), 0, 65_534),
+      totalCalories: within(totals.energyJ == null ? null : Math.round(totals.energyJ / KCAL_J), 0, 65_534),
+      developerFields: sessionDeveloperFields,
     }),
     {
       mesgNum: M.ACTIVITY!,
@@ -227,7 +294,7 @@ export function exportFit(a: ExportInput): Uint8Array {
       eventType: "stop",
     },
   );
-  sink.append(encoded(closing).messages);
+  sink.append(encoded(closing, used).messages);
 
   // The header the Encoder wrote, with this file's data size and the CRCs over what was joined.
   const view = sink.reserve(2);

@@ -2,10 +2,11 @@ import { SAMPLES_DIR } from "../testing/samples";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { PRECISION, roundTo } from "../../db/schema/measure";
 import { parseActivityFile } from "../parse";
 import { atPrecision } from "../stream-arbitraries";
 import { syntheticActivity } from "../synthetic";
-import { FileError, type FileKind, type ParsedActivity, type Streams } from "../types";
+import { FileError, type FileKind, type Lap, type ParsedActivity, type Streams, type Totals } from "../types";
 import { exportFit, exportGpx, exportTcx, type ExportInput } from "./index";
 
 /*
@@ -57,20 +58,21 @@ function holdable(s: Streams, format: FileKind, startMs: number): Streams {
   return out;
 }
 
-/** Values at what every format keeps: altitude in FIT's 0.2 m, temperature in whole °C, heart rate and cadence in whole per minute. */
+/**
+ * Values at what every format keeps: temperature in whole °C (GPX and TCX; FIT keeps 0.1 °C in
+ * the service's developer field), heart rate and cadence in whole per minute; otherwise as the
+ * service stores them (a FIT file keeps altitude to 1 cm in the service's developer field).
+ */
 function coarse(s: Streams, format: FileKind): Streams {
-  // From the raw values: rounding to 0.01 m first and then to FIT's 0.2 m would round twice.
   const out: Streams = { ...s };
   const map = (key: keyof Streams, f: (v: number) => number) => {
     const v = out[key] as (number | null)[] | undefined;
     if (v) (out as Record<string, unknown>)[key] = v.map((x) => (x == null ? null : f(x)));
   };
-  // As FIT stores altitude: (value + 500 m) × 5, rounded.
-  if (format === "fit") map("altitude_m", (v) => Math.round((v + 500) * 5) / 5 - 500);
   // As FIT stores positions: semicircles (2^31 per 180°), a little finer than 1e-7°.
   const semi = (v: number) => (Math.round((v * 2 ** 31) / 180) * 180) / 2 ** 31;
   if (format === "fit" && out.latlng) out.latlng = out.latlng.map((p) => (p ? [semi(p[0]), semi(p[1])] : null));
-  map("temperature_c", (v) => Math.round(v));
+  if (format !== "fit") map("temperature_c", (v) => Math.round(v));
   map("heart_rate_hz", (v) => Math.round(v * 60) / 60);
   if (format !== "fit") map("cadence_hz", (v) => Math.round(v * 60) / 60);
   map("power_w", (v) => Math.round(v));
@@ -127,15 +129,17 @@ function checkRoundTrip(original: ExportInput, format: FileKind) {
     expect(Math.abs(b.distanceM! - t.distanceM)).toBeLessThanOrEqual(0.1 + slack);
   } else expect(b.distanceM).toBeNull();
   if (format === "fit") {
-    // The rest of FIT's totals, at FIT's precision: whole bpm, whole watts, kcal (total_calories:
-    // total_work is the mechanical work, not the energy) and centimetres of ascent
-    // (total_ascent and total_fractional_ascent).
+    // The rest of FIT's totals, at the precision the service stores them (lib/db/schema/measure.ts):
+    // heart rate, power and energy (total_calories: total_work is the mechanical work, not the
+    // energy) in the service's developer fields beside the native whole bpm, watts and kcal;
+    // centimetres of ascent (total_ascent and total_fractional_ascent).
     expect(b.movingTimeS).toBeCloseTo(t.movingTimeS ?? b.movingTimeS!, 0);
     if (t.elevationGainM != null) expect(b.elevationGainM).toBeCloseTo(t.elevationGainM, 2);
     for (const k of ["averageSpeedMps", "maxSpeedMps"] as const) if (t[k] != null) expect(b[k]).toBeCloseTo(t[k], 3);
-    for (const k of ["averageHeartRateHz", "maxHeartRateHz"] as const) if (t[k] != null) expect(b[k]! * 60).toBe(Math.round(t[k] * 60));
-    if (t.averagePowerW != null) expect(b.averagePowerW).toBe(Math.round(t.averagePowerW));
-    if (t.energyJ != null) expect(Math.abs(b.energyJ! - t.energyJ)).toBeLessThanOrEqual(4184 / 2);
+    const stored = (v: number | null, places: number) => (v === null ? null : roundTo(v, places));
+    for (const k of ["averageHeartRateHz", "maxHeartRateHz"] as const) expect(stored(b[k], PRECISION.heartRate)).toBe(stored(t[k], PRECISION.heartRate));
+    expect(stored(b.averagePowerW, PRECISION.power)).toBe(stored(t.averagePowerW, PRECISION.power));
+    expect(stored(b.energyJ, PRECISION.energy)).toBe(stored(t.energyJ, PRECISION.energy));
     expect(back!.laps.map((l) => l.startOffsetS)).toEqual(
       (original.laps.length ? original.laps : [{ startOffsetS: 0 }]).map((l) => Math.round(l.startOffsetS)),
     );
@@ -148,6 +152,61 @@ describe("parse(export(synthetic))", () => {
       it(`${format}, a ${sport}`, () => checkRoundTrip(syntheticActivity({ hours: 1, sport, seed: 31 }), format));
     }
   }
+});
+
+/** Each total and lap field at the precision the service stores it (lib/db/schema/measure.ts). */
+const PLACES: Record<keyof Totals | keyof Lap, number> = {
+  startOffsetS: PRECISION.duration,
+  elapsedTimeS: PRECISION.duration,
+  movingTimeS: PRECISION.duration,
+  distanceM: PRECISION.distance,
+  elevationGainM: PRECISION.distance,
+  averageSpeedMps: PRECISION.speed,
+  maxSpeedMps: PRECISION.speed,
+  averageHeartRateHz: PRECISION.heartRate,
+  maxHeartRateHz: PRECISION.heartRate,
+  averagePowerW: PRECISION.power,
+  energyJ: PRECISION.energy,
+};
+function asStored<T extends Partial<Totals & Lap>>(t: T): T {
+  const out = { ...t };
+  for (const k of Object.keys(out) as (keyof T & keyof typeof PLACES)[]) {
+    const v = out[k];
+    if (typeof v === "number") (out as Record<string, number>)[k] = roundTo(v, PLACES[k]);
+  }
+  return out;
+}
+
+describe("FIT: what the native fields round comes back as stored", () => {
+  // What two reviewers saw come back rounded: altitude 101.5 as 101.6 (0.2 m steps), temperature
+  // 21.3 as 21 (whole °C), an average heart rate of 2.4444 Hz as 2.45 (whole bpm), 203.4 W as
+  // 203, 626,569 J as 627,600 (whole kcal), a lap's 2.1287 Hz as 2.1333.
+  const base = syntheticActivity({ hours: 1.5, sport: "ride", seed: 12 });
+  const altitudes = [101.5, 101.37, -3.21, 0.05, 2_345.67, 101.6];
+  const temperatures = [21.3, -4.7, 0.1, -0.1, 35.9, 21];
+  const activity: ExportInput = {
+    ...base,
+    streams: {
+      ...base.streams,
+      altitude_m: base.streams.altitude_m!.map((_, i) => altitudes[i % altitudes.length]!),
+      temperature_c: base.streams.temperature_c!.map((_, i) => (i % 97 === 50 ? null : temperatures[i % temperatures.length]!)),
+    },
+    totals: { ...base.totals, averageHeartRateHz: 2.4444, maxHeartRateHz: 3.0167, averagePowerW: 203.4, energyJ: 626_569 },
+    laps: base.laps.map((l, i) => ({ ...l, averageHeartRateHz: [2.1287, 2.3001, 2.4999][i % 3]!, maxHeartRateHz: [2.9833, 3.0167, 2.7777][i % 3]!, averagePowerW: [187.6, 203.4, 0.1][i % 3]! })),
+  };
+
+  it("the streams at their stored precision (altitude to 1 cm, temperature to 0.1 °C), the totals and every lap's", () => {
+    expect(activity.laps.length).toBeGreaterThan(1);
+    const [back, ...more] = reparse.fit(activity);
+    expect(more).toHaveLength(0);
+    expect(back!.startTime).toEqual(activity.startTime);
+    expect(atPrecision(back!.streams)).toEqual(atPrecision(activity.streams));
+    expect(back!.streams.altitude_m!.slice(0, 6)).toEqual(altitudes);
+    expect(back!.streams.temperature_c!.slice(0, 6)).toEqual(temperatures);
+    expect(asStored(back!.totals)).toEqual(asStored(activity.totals));
+    expect(asStored(back!.totals)).toMatchObject({ averageHeartRateHz: 2.4444, maxHeartRateHz: 3.0167, averagePowerW: 203.4, energyJ: 626_569 });
+    expect(back!.laps.map(asStored)).toEqual(activity.laps.map(asStored));
+  });
 });
 
 const sampleFiles = (["fit", "gpx", "tcx"] as const).flatMap((kind) => {

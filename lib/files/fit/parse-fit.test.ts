@@ -2,6 +2,7 @@ import { CrcCalculator, Decoder, Encoder, Profile, Stream } from "@garmin/fitsdk
 import { describe, expect, it } from "vitest";
 import { parseActivityFile } from "../parse";
 import { exportFit } from "../export";
+import { SERVICE_APPLICATION_ID } from "../export/fit-messages";
 import { syntheticActivity } from "../synthetic";
 import { frameFit } from "./frame";
 import { parseFit } from "./parse-fit";
@@ -675,6 +676,93 @@ describe("FIT sessions, laps and swims as devices write them", () => {
       ),
     );
     expect(chained.map((x) => x.streams.power_w?.[0])).toEqual([undefined, power(120)]);
+  });
+});
+
+describe("developer fields of the service's own application", () => {
+  const OTHER_APPLICATION = Array.from({ length: 16 }, (_, i) => i);
+  type Developer = { applicationId: readonly number[]; index: number; power: number | null };
+
+  /**
+   * A run whose records carry native power `nativePower` and, beside it, a developer field of
+   * each of `developers` (declared in turn, each with its developer_data_id just before its
+   * description) that declares itself record power (native field 7), holding `power`.
+   */
+  function powerFile(developers: Developer[], nativePower: number | undefined): Uint8Array {
+    const fields = Object.fromEntries(
+      developers.map((d, key) => [
+        key,
+        {
+          developerDataIdMesg: { mesgNum: Profile.MesgNum.DEVELOPER_DATA_ID, developerDataIndex: d.index, applicationId: [...d.applicationId], applicationVersion: 1 },
+          fieldDescriptionMesg: {
+            mesgNum: Profile.MesgNum.FIELD_DESCRIPTION,
+            developerDataIndex: d.index,
+            fieldDefinitionNumber: 0,
+            fitBaseTypeId: 0x84,
+            fieldName: "power",
+            units: "watts",
+            nativeMesgNum: Profile.MesgNum.RECORD,
+            nativeFieldNum: 7,
+          },
+        },
+      ]),
+    );
+    const e = new Encoder({ fieldDescriptions: fields } as never);
+    const at = (s: number) => new Date(FILE_START.getTime() + s * 1000);
+    e.writeMesg({ mesgNum: Profile.MesgNum.FILE_ID, type: "activity", manufacturer: "development", product: 0, timeCreated: FILE_START, serialNumber: 1 } as never);
+    for (const f of Object.values(fields)) {
+      e.writeMesg(f.developerDataIdMesg as never);
+      e.writeMesg(f.fieldDescriptionMesg as never);
+    }
+    // A developer index declared again forgets its earlier descriptions: the records carry the
+    // values of the last description of each index.
+    const last = new Map(developers.map((d, key) => [d.index, key]));
+    const developerFields = Object.fromEntries([...last.values()].filter((key) => developers[key]!.power !== null).map((key) => [key, developers[key]!.power]));
+    for (const r of rideRecords(0, 60)) {
+      e.writeMesg({ mesgNum: Profile.MesgNum.RECORD, timestamp: at(r.at), distance: r.distance, power: nativePower, developerFields } as never);
+    }
+    e.writeMesg({ mesgNum: Profile.MesgNum.SESSION, timestamp: at(60), startTime: at(0), totalElapsedTime: 60, totalTimerTime: 60, sport: "running" } as never);
+    return e.close();
+  }
+  const powerOf = (bytes: Uint8Array) => [...new Set(parseFitBytes(bytes)[0]!.streams.power_w)];
+
+  it("replaces the native value even where it is present and not 0", () => {
+    expect(powerOf(powerFile([{ applicationId: SERVICE_APPLICATION_ID, index: 0, power: 250 }], 100))).toEqual([250]);
+    expect(powerOf(powerFile([{ applicationId: SERVICE_APPLICATION_ID, index: 0, power: 250 }], 0))).toEqual([250]);
+    // Where it holds no value (invalid), the native one stands.
+    expect(powerOf(powerFile([{ applicationId: SERVICE_APPLICATION_ID, index: 0, power: null }], 100))).toEqual([100]);
+  });
+
+  it("another application's field that names the native field only fills a missing or 0 value", () => {
+    expect(powerOf(powerFile([{ applicationId: OTHER_APPLICATION, index: 0, power: 250 }], 100))).toEqual([100]);
+    expect(powerOf(powerFile([{ applicationId: OTHER_APPLICATION, index: 0, power: 250 }], 0))).toEqual([250]);
+    expect(powerOf(powerFile([{ applicationId: OTHER_APPLICATION, index: 0, power: 250 }], undefined))).toEqual([250]);
+    // An application id that differs from the service's in one byte is another application.
+    const near = SERVICE_APPLICATION_ID.map((b, i) => (i === 15 ? b ^ 1 : b));
+    expect(powerOf(powerFile([{ applicationId: near, index: 0, power: 250 }], 100))).toEqual([100]);
+  });
+
+  it("is the service's by its developer_data_index, as the developer_data_id messages come", () => {
+    // The service's application on index 1, another's on index 0: only index 1's field replaces.
+    const both = (ours: number, theirs: number, native: number) =>
+      powerFile(
+        [
+          { applicationId: OTHER_APPLICATION, index: 0, power: theirs },
+          { applicationId: SERVICE_APPLICATION_ID, index: 1, power: ours },
+        ],
+        native,
+      );
+    expect(powerOf(both(250, 300, 100))).toEqual([250]);
+    // Index 0 declared the service's, then declared again for another application before its
+    // description: that description is the other application's.
+    const redeclared = powerFile(
+      [
+        { applicationId: SERVICE_APPLICATION_ID, index: 0, power: null },
+        { applicationId: OTHER_APPLICATION, index: 0, power: 250 },
+      ],
+      100,
+    );
+    expect(powerOf(redeclared)).toEqual([100]);
   });
 });
 

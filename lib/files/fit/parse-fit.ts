@@ -3,6 +3,7 @@ import { FileError, type ParsedActivity } from "../types";
 import { LIMITS, SampleBudget, SampleBuilder, finishActivity, noActivityData, type Declared, type DeclaredLap } from "../sanity";
 import { fitSport } from "../sport";
 import { FIT_EPOCH_S, frameFit, profileFields } from "./frame";
+import { isServiceApplicationId } from "../export/fit-messages";
 
 type Mesg = Record<string, unknown>;
 
@@ -85,8 +86,10 @@ const READ_FIELDS: Record<number, Set<string>> = {
 const MESG_NAMES: Record<string, number> = { record: 20, lap: 19, session: 18 };
 
 const FIELD_DESCRIPTION_MESG = 206;
+const DEVELOPER_DATA_ID_MESG = 207;
 
-type StandIn = { mesg: number; field: string; scale: number; offset: number };
+/** `own`: the description is this service's application's (its exact value of the native field). */
+type StandIn = { mesg: number; field: string; scale: number; offset: number; own: boolean };
 
 /**
  * The field a developer field stands in for, if its description names one the reader takes
@@ -95,14 +98,14 @@ type StandIn = { mesg: number; field: string; scale: number; offset: number };
  * distance and speed, and lap and session total distance and average speed. The FIT protocol
  * makes such a field the native one's equivalent.
  */
-function standInFor(description: Mesg): StandIn | null {
+function standInFor(description: Mesg, own: boolean): StandIn | null {
   const named = description.nativeMesgNum;
   const mesg = typeof named === "string" ? MESG_NAMES[named] : num(named);
   const native = num(description.nativeFieldNum);
   if (mesg == null || native === null || !READ_FIELDS[mesg]) return null;
   const field = profileFields(mesg)[native]?.name;
   if (!field || !READ_FIELDS[mesg]!.has(field)) return null;
-  return { mesg, field, scale: num(description.scale) || 1, offset: num(description.offset) ?? 0 };
+  return { mesg, field, scale: num(description.scale) || 1, offset: num(description.offset) ?? 0, own };
 }
 
 /**
@@ -114,9 +117,17 @@ function standInFor(description: Mesg): StandIn | null {
  * again when a developer is declared again (a multisport file does so per leg): which
  * description a key means is known only at the message's place in the file. fitsdk gives
  * developer values unscaled; the description's scale and offset apply.
+ *
+ * A description of this service's own application (its developer_data_id's application_id is
+ * SERVICE_APPLICATION_ID, ../export/fit-messages.ts) is the exact value of the native field the
+ * service's FIT export rounded (altitude to 0.2 m, a session's heart rate to whole bpm, …): its
+ * value replaces the native one even where that is present and not 0. Which developer_data_index
+ * is the service's is known from the developer_data_id messages as they come (an index declared
+ * again for another application is no longer the service's).
  */
 function standInListener(): (mesgNum: number, m: Mesg) => void {
   const byKey = new Map<number, StandIn>();
+  const ownIndices = new Set<number>();
   // The same per message, rebuilt when a description changes it: a record allocates nothing.
   let active: Record<number, (StandIn & { key: number })[]> = {};
   return (mesgNum, m) => {
@@ -127,18 +138,26 @@ function standInListener(): (mesgNum: number, m: Mesg) => void {
       for (let i = 0; i < list.length; i++) {
         const s = list[i]!;
         const native = m[s.field];
-        if (native !== undefined && native !== 0) continue;
+        if (!s.own && native !== undefined && native !== 0) continue;
         const v = num(dev[s.key]);
         if (v !== null) m[s.field] = v / s.scale - s.offset;
       }
     } else if (mesgNum === FIELD_DESCRIPTION_MESG) {
       const key = num(m.key);
       if (key === null) return;
-      const s = standInFor(m);
+      const index = num(m.developerDataIndex);
+      const s = standInFor(m, index !== null && ownIndices.has(index));
       if (s) byKey.set(key, s);
       else if (!byKey.delete(key)) return;
       active = {};
       for (const [k, v] of byKey) (active[v.mesg] ??= []).push({ ...v, key: k });
+      // The service's own fields last: what another application filled in, they replace.
+      for (const list of Object.values(active)) list.sort((a, b) => Number(a.own) - Number(b.own));
+    } else if (mesgNum === DEVELOPER_DATA_ID_MESG) {
+      const index = num(m.developerDataIndex);
+      if (index === null) return;
+      if (isServiceApplicationId(m.applicationId)) ownIndices.add(index);
+      else ownIndices.delete(index);
     }
   };
 }
