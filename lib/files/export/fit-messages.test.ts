@@ -64,6 +64,11 @@ function byWriter(items: Item[], fields: readonly RecordField[]): Uint8Array {
     if (isEvent(item)) events.write({ timestamp: item.timestamp, event: enumValue("event", "timer"), eventType: enumValue("eventType", item.eventType), eventGroup: 0 });
     else records.write(item);
   }
+  return closedFile(sink);
+}
+
+/** The file in `sink` (its 14-byte header first) with the header's data size and both CRCs made for its bytes. */
+function closedFile(sink: ByteSink): Uint8Array {
   const view = sink.reserve(2);
   view.setUint32(4, sink.length - 14, true);
   view.setUint16(12, CrcCalculator.calculateCRC(sink.bytes, 0, 12), true);
@@ -156,12 +161,7 @@ describe("the service's developer fields in records, written directly", () => {
     sink.append(head.subarray(0, head.byteLength - 2));
     const records = new MesgWriter(sink, "record", ["timestamp", "enhancedAltitude"] as const, { recordAltitude: DEV.recordAltitude, recordTemperature: DEV.recordTemperature });
     for (const r of rows) records.write(r);
-    const view = sink.reserve(2);
-    view.setUint32(4, sink.length - 14, true);
-    view.setUint16(12, CrcCalculator.calculateCRC(sink.bytes, 0, 12), true);
-    view.setUint16(sink.length, CrcCalculator.calculateCRC(sink.bytes, 0, sink.length), true);
-    sink.length += 2;
-    return sink.bytes.slice();
+    return closedFile(sink);
   }
 
   it("read back as the Encoder's developer fields of the same values, whatever the values", () => {
