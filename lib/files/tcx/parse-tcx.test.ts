@@ -185,7 +185,10 @@ describe("TCX", () => {
     const start = Date.parse("2024-01-01T10:00:00Z");
     const laps = Array.from({ length: 10_001 }, (_, i) => `<Lap StartTime="${new Date(start + i * 1000).toISOString()}"><TotalTimeSeconds>1</TotalTimeSeconds><DistanceMeters>1</DistanceMeters></Lap>`);
     const bytes = tcx(`<Activity Sport="Running"><Id>x</Id>${lap("2024-01-01T10:00:00Z", 1, 1, tp("2024-01-01T10:00:00Z"))}${laps.join("")}<<not xml</Activity>`);
-    expect(() => parse(bytes)).toThrow(/declares more than 10,000 laps/);
+    expect(() => parse(bytes)).toThrow(/declares more than 10,000 laps; at most 10,000 are read from one file/);
+    // The limit is the file's, as a FIT file's: two activities of 5,001 laps are refused too.
+    const half = (from: number) => `<Activity Sport="Running"><Id>x</Id>${laps.slice(from, from + 5_001).join("")}</Activity>`;
+    expect(() => parse(tcx(`${half(0)}${half(5_000)}`))).toThrow(/declares more than 10,000 laps/);
     // At the limit the file is read, each lap running to the next one's start.
     const [a] = parse(tcx(`<Activity Sport="Running"><Id>x</Id>${lap("2024-01-01T09:59:59Z", 1, 1, tp("2024-01-01T09:59:59Z"))}${laps.slice(0, 9_999).join("")}</Activity>`));
     expect(a!.laps).toHaveLength(10_000);
