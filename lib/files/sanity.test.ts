@@ -51,6 +51,14 @@ describe("sample checks", () => {
     const jumped = run((i) => (i < 300 ? i * 3 : 50_000 + i * 3));
     expect(jumped.totals.distanceM).toBe(1_800 - 3);
     expect(jumped.streams.distance_m![400]).toBe(51_200);
+    // A dropout longer than a fault's run (12 readings of 0, or 12 readings 500 m short), then
+    // the distance again: the dropout is left out, and the way back up is not counted.
+    for (const low of [0, 397]) {
+      const dropout = run((i) => (i >= 300 && i < 312 ? low : i * 3));
+      expect({ low, distance: dropout.totals.distanceM }).toEqual({ low, distance: 1_800 });
+      expect(dropout.streams.distance_m!.slice(300, 312).every((v) => v === null)).toBe(true);
+      expect(dropout.streams.distance_m![312]).toBe(936);
+    }
     // A clean channel's total is exactly its last value less its first.
     expect(run((i) => 12.34 + i * 2.71).totals.distanceM).toBe(12.34 + 600 * 2.71 - 12.34);
   });
@@ -109,6 +117,10 @@ describe("sample checks", () => {
     expect((e as FileError).message).toBe(
       "Every sample in the file is dated from 2085-01-01 00:00 UTC to 2085-01-01 00:09 UTC, in the future: the recording device's clock was wrong, so the activity cannot be placed in time.",
     );
+    // A year past 9999 is written as it is, not cut from ISO's `+010000-01-01T…`.
+    const far = new SampleBuilder(new SampleBudget());
+    for (const t of [Date.UTC(9999, 11, 31, 23, 59) / 1000, Date.UTC(10000, 0, 1) / 1000]) far.push({ t });
+    expect(() => finishActivity({ sport: "run", name: null, samples: far, declared: {}, laps: [], ordinal: 1 })).toThrow("dated from 9999-12-31 23:59 UTC to 10000-01-01 00:00 UTC");
     // Without any sample at all, the file holds no activity.
     expect(() => finishActivity({ sport: "run", name: null, samples: new SampleBuilder(new SampleBudget()), declared: {}, laps: [], ordinal: 1 })).toThrow(
       expect.objectContaining({ code: "no_activity_data" }),

@@ -106,9 +106,13 @@ export class SampleBudget {
   }
 }
 
+/** An instant to the minute, `2024-05-01 08:00 UTC`; years past 9999 or before 1 as they are (not ISO's `+010000`). */
 const utcMinute = (s: number) => {
   const d = new Date(Math.floor(s) * 1000);
-  return Number.isFinite(d.getTime()) ? `${d.toISOString().slice(0, 16).replace("T", " ")} UTC` : `${fmt(s)} s after 1970`;
+  if (!Number.isFinite(d.getTime())) return `${fmt(s)} s after 1970`;
+  const two = (n: number) => String(n).padStart(2, "0");
+  const year = d.getUTCFullYear();
+  return `${year < 0 ? "-" : ""}${String(Math.abs(year)).padStart(4, "0")}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC`;
 };
 
 /**
@@ -381,6 +385,8 @@ function trackDistance(t: number[], latlng: ([number, number] | null)[], breaks:
 
 /** At most this many distance values in a row out of reach of the ones around them are the device's fault. */
 const DISTANCE_FAULT_RUN = 10;
+/** For this many readings after a lasting fall, a jump back to the level before it makes the fall a dropout (`withoutDistanceFaults`). */
+const DISTANCE_DROPOUT = 300;
 
 /** How far a device's distance may go back between samples: a correction, not a reset. */
 const DISTANCE_BACK_M = 10;
@@ -418,9 +424,20 @@ function withoutDistanceFaults(t: number[], d: (number | null)[]): (number | nul
     drop(0, 1);
     prev = 1;
   }
+  // A lasting fall taken as the new level (a reset, or a dropout longer than a fault's run):
+  // the reading before it and where it began, for DISTANCE_DROPOUT readings. A jump back to
+  // that reading's level within them ends a dropout: the readings since the fall were the fault.
+  // (Taken as a reset, 12 readings of 0 and then the distance again counted the way back up.)
+  let fall: { before: number; from: number } | null = null;
   for (let k = prev + 1; k < m; k++) {
     if (reach(prev, k)) {
       prev = k;
+      continue;
+    }
+    if (fall && k - fall.from <= DISTANCE_DROPOUT && reach(fall.before, k)) {
+      drop(fall.from, k);
+      prev = k;
+      fall = null;
       continue;
     }
     let back = -1;
@@ -438,6 +455,7 @@ function withoutDistanceFaults(t: number[], d: (number | null)[]): (number | nul
       drop(k, m);
       break;
     } else {
+      if (d[at[k]!]! < d[at[prev]!]!) fall = { before: prev, from: k };
       prev = k;
     }
   }
