@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
-import { NEW_PERSON_PASSWORD, signUpNewPerson } from "./helpers";
+import { NEW_PERSON_PASSWORD, signIn, signUpNewPerson } from "./helpers";
 
 // The activity-files journey in a real browser against the real service: an athlete adds two
 // files (one picked, one dropped), watches both go through sending and processing, opens one,
@@ -77,7 +77,42 @@ test("an athlete uploads two files, opens one with its route and charts, downloa
     await page.getByRole("button", { name: "Time" }).click();
     await expect(page.getByRole("img", { name: /^Heart rate against time/ })).toBeVisible();
     await expect(page.getByRole("button", { name: "Time" })).toHaveAttribute("aria-pressed", "true");
-    await expect(page.getByRole("table", { name: "Laps" }).locator("tbody tr")).toHaveCount(5);
+    const laps = page.getByRole("table", { name: "Laps" });
+    await expect(laps.locator("tbody tr")).toHaveCount(5);
+    // The laps' time is the moving time, and says so (their pace is worked out from it).
+    await expect(laps.getByRole("columnheader", { name: "Moving time" })).toBeVisible();
+    await expect(laps.getByRole("columnheader", { name: "Time", exact: true })).toHaveCount(0);
+
+    // The cursor moves from the keyboard too: Tab reaches it after the axis buttons, and each key
+    // sets it on every chart, whose legend reads the value the words say.
+    await page.keyboard.press("Tab");
+    const cursor = page.getByRole("slider", { name: "Cursor on the charts" });
+    await expect(cursor).toBeFocused();
+    await expect(cursor).toHaveAttribute("aria-valuetext", /^At 0:00: (pace|no pace)/);
+    await page.keyboard.press("End");
+    const last = Number(await cursor.getAttribute("aria-valuemax"));
+    await expect(cursor).toHaveAttribute("aria-valuenow", String(last));
+    await page.keyboard.press("ArrowLeft");
+    await page.keyboard.press("ArrowLeft");
+    await expect(cursor).toHaveAttribute("aria-valuenow", String(last - 2));
+    await page.keyboard.press("PageDown");
+    const spoken = (await cursor.getAttribute("aria-valuetext"))!;
+    const [, at, bpm] = /^At (\d+:\d\d(?::\d\d)?): .*heart rate (\d+ bpm)/.exec(spoken)!;
+    const heartAgainstTime = page.getByRole("img", { name: /^Heart rate against time/ }).locator(".u-legend");
+    await expect(heartAgainstTime).toContainText(at!);
+    await expect(heartAgainstTime).toContainText(bpm!);
+    await expect(page.getByRole("img", { name: /^Pace against time/ }).locator(".u-legend")).toContainText(at!);
+    await page.keyboard.press("Home");
+    await expect(cursor).toHaveAttribute("aria-valuenow", "0");
+
+    // Pace or speed by the sport, the same in the headline and in "Speed and effort".
+    const valueOf = (where: import("@playwright/test").Locator, label: string) =>
+      where.locator("dt", { hasText: new RegExp(`^${label}$`) }).locator("xpath=following-sibling::dd[1]");
+    const headlinePace = await valueOf(page.locator('dl[aria-label="Headline numbers"]'), "Pace").textContent();
+    expect(headlinePace).toMatch(/^\d+:\d\d \/km$/);
+    const card = page.locator("section").filter({ has: page.getByRole("heading", { name: "Speed and effort" }) });
+    await expect(valueOf(card, "Average pace")).toHaveText(headlinePace!);
+    await expect(card.getByText("Average speed")).toHaveCount(0);
 
     // Download offers the formats, and closes once the keyboard's focus leaves it.
     const downloadButton = page.getByRole("button", { name: "Download" });
@@ -101,9 +136,10 @@ test("an athlete uploads two files, opens one with its route and charts, downloa
     const name = (await page.getByRole("heading", { level: 1 }).textContent())!.trim();
     await page.getByRole("button", { name: "Delete", exact: true }).click();
     await expect(page).toHaveURL(/\/activities$/);
-    await expect(page.getByText(`Deleted “${name}”, with its samples, laps and file.`)).toBeVisible();
+    // Its file is gone only with the last activity made from it (a multisport file makes several): not claimed.
+    await expect(page.getByText(`Deleted “${name}”, with its samples and laps.`)).toBeVisible();
     // …and the keyboard goes on from that notice.
-    await expect(page.locator(":focus")).toHaveText(`Deleted “${name}”, with its samples, laps and file.`);
+    await expect(page.locator(":focus")).toHaveText(`Deleted “${name}”, with its samples and laps.`);
     await expect(list.getByRole("link", { name: "Friday Evening Run" })).toBeVisible();
     await expect(list.locator(`a[href="${fitHref}"]`)).toHaveCount(0);
 
@@ -137,7 +173,19 @@ test("files that cannot become activities are refused in words, and nothing is a
     await page.goto("/activities");
     await expect(page.getByText("No activities yet.", { exact: false })).toBeVisible();
     const fit = readFileSync(path.join(fixtures, FIT));
+    // Outcomes are said in a live region that was there before them (one added with its words
+    // already in it is not read by most screen readers).
+    // What the regions there now come to hold, kept as it happens (later outcomes follow it).
+    await page.evaluate(() => {
+      const said: string[] = [];
+      Object.assign(window, { e2eSaid: said });
+      for (const region of document.querySelectorAll("[aria-live]")) {
+        new MutationObserver(() => said.push(region.textContent ?? "")).observe(region, { childList: true, characterData: true, subtree: true });
+      }
+    });
     await dropFiles(page, [
+      // Refused before it is sent.
+      { name: "empty.gpx", bytes: Buffer.alloc(0), type: "application/gpx+xml" },
       { name: "notes.txt", bytes: Buffer.from("Intervals on Tuesday: 6 × 800 m.\n"), type: "text/plain" },
       // The FIT file cut short: its header promises more data than arrives.
       { name: "cut.fit", bytes: fit.subarray(0, 2000), type: "application/octet-stream" },
@@ -146,6 +194,10 @@ test("files that cannot become activities are refused in words, and nothing is a
     const row = (name: string) => page.getByTestId("upload-row").filter({ hasText: name });
     const bar = (name: string) => page.getByRole("progressbar", { name: `${name} upload progress` });
 
+    await expect(row("empty.gpx")).toContainText("This file is empty.");
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { e2eSaid: string[] }).e2eSaid.some((t) => t.includes("empty.gpx: This file is empty."))))
+      .toBe(true);
     await expect(bar("notes.txt")).toHaveAttribute("aria-valuetext", "Failed", { timeout: 30_000 });
     await expect(row("notes.txt")).toContainText("This is not a FIT, GPX or TCX file");
     await expect(bar("cut.fit")).toHaveAttribute("aria-valuetext", "Failed", { timeout: 30_000 });
@@ -157,6 +209,8 @@ test("files that cannot become activities are refused in words, and nothing is a
     // The same file again is a duplicate, pointing at the activity it already made.
     await page.getByRole("button", { name: "Clear finished" }).click();
     await expect(page.getByTestId("upload-row")).toHaveCount(0);
+    // "Clear finished" went with the rows; the keyboard goes on from where files are added, not from the page's top.
+    await expect(page.getByRole("button", { name: "Upload files" })).toBeFocused();
     await dropFiles(page, [{ name: GPX, bytes: readFileSync(path.join(fixtures, GPX)), type: "application/gpx+xml" }]);
     await expect(bar(GPX)).toHaveAttribute("aria-valuetext", "Failed", { timeout: 30_000 });
     await expect(row(GPX)).toContainText("You already uploaded this file.");
@@ -205,3 +259,108 @@ test("a session that ends while a file is processing: the row says the outcome i
     await context.close();
   }
 });
+
+/** A ride on a trainer, as a TCX file: time, distance and heart rate, and no position at all. */
+function indoorRideTcx(): Buffer {
+  const start = Date.UTC(2025, 3, 2, 18, 0, 0);
+  const points = Array.from({ length: 30 }, (_, i) => {
+    const t = new Date(start + i * 10_000).toISOString().replace(".000Z", "Z");
+    return `<Trackpoint><Time>${t}</Time><DistanceMeters>${i * 80}</DistanceMeters><HeartRateBpm><Value>${120 + i}</Value></HeartRateBpm></Trackpoint>`;
+  }).join("");
+  const begin = new Date(start).toISOString().replace(".000Z", "Z");
+  return Buffer.from(
+    `<?xml version="1.0" encoding="UTF-8"?><TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Activities><Activity Sport="Biking"><Id>${begin}</Id><Lap StartTime="${begin}"><TotalTimeSeconds>290</TotalTimeSeconds><DistanceMeters>2320</DistanceMeters><Calories>40</Calories><Intensity>Active</Intensity><TriggerMethod>Manual</TriggerMethod><Track>${points}</Track></Lap></Activity></Activities></TrainingCenterDatabase>`,
+  );
+}
+
+test("GPX is offered only for an activity with positions, and an activity deleted elsewhere is said to be gone in words, without its id", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Lou");
+  try {
+    await page.goto("/activities");
+    await page.getByLabel("Choose files").setInputFiles([
+      { name: GPX, mimeType: "application/gpx+xml", buffer: readFileSync(path.join(fixtures, GPX)) },
+      { name: "trainer.tcx", mimeType: "application/vnd.garmin.tcx+xml", buffer: indoorRideTcx() },
+    ]);
+    const row = (name: string) => page.getByTestId("upload-row").filter({ hasText: name });
+    for (const name of [GPX, "trainer.tcx"]) {
+      await expect(page.getByRole("progressbar", { name: `${name} upload progress` })).toHaveAttribute("aria-valuetext", "Done", { timeout: 30_000 });
+    }
+    const runHref = (await row(GPX).getByRole("link").getAttribute("href"))!;
+
+    // The ride on a trainer recorded no position: no GPX track to offer.
+    await row("trainer.tcx").getByRole("link").click();
+    await expect(page.getByRole("heading", { name: "Charts" })).toBeVisible();
+    await expect(page.getByRole("img", { name: "Route" })).toHaveCount(0);
+    await page.getByRole("button", { name: "Download" }).click();
+    const formats = page.getByRole("list", { name: "Download formats" });
+    await expect(formats.getByRole("link", { name: "TCX", exact: true })).toBeVisible();
+    await expect(formats.getByRole("link", { name: "FIT", exact: true })).toBeVisible();
+    await expect(formats.getByRole("link", { name: "GPX", exact: true })).toHaveCount(0);
+
+    // The run, deleted in another tab while its page is open here.
+    await page.goto(runHref);
+    await expect(page.getByRole("img", { name: "Route" })).toBeVisible();
+    const deleted = await page.evaluate(async (href) => (await fetch(`/api/console${href}`, { method: "DELETE" })).status, runHref);
+    expect(deleted).toBe(200);
+
+    await page.getByRole("button", { name: "Download" }).click();
+    await page.getByRole("link", { name: "FIT", exact: true }).click();
+    await expect(page.getByText("This activity is not here any more: it was deleted, so there is nothing to download.")).toBeVisible();
+    await expect(page.getByText(/act_\w+ was not found/)).toHaveCount(0);
+    await page.keyboard.press("Escape");
+
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("Name").fill("Renamed run");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect(page.getByText("This activity is not here any more: it was deleted, so the change could not be saved.")).toBeVisible();
+    await expect(page.getByText(/act_\w+ was not found/)).toHaveCount(0);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a coach sees whose activity a team member's is, may download it, and neither edits nor deletes it", async ({ browser }) => {
+  // Ava, on Cora's team (the demo world), uploads a run of her own.
+  const athlete = await browser.newContext();
+  const coach = await browser.newContext();
+  try {
+    const page = await athlete.newPage();
+    await signIn(page, "ava@example.com");
+    await page.goto("/activities");
+    const name = `coach-view-${Date.now()}.gpx`;
+    await page.getByLabel("Choose files").setInputFiles({ name, mimeType: "application/gpx+xml", buffer: uniqueRun() });
+    await expect(page.getByRole("progressbar", { name: `${name} upload progress` })).toHaveAttribute("aria-valuetext", "Done", { timeout: 30_000 });
+    const href = (await page.getByTestId("upload-row").filter({ hasText: name }).getByRole("link").getAttribute("href"))!;
+
+    const view = await coach.newPage();
+    await signIn(view, "cora@example.com");
+    await view.goto(href);
+    await expect(view.getByRole("heading", { level: 1, name: "Coach view run" })).toBeVisible();
+    await expect(view.getByText("Ava Lind’s activity", { exact: false })).toBeVisible();
+    // Back is to the coach's teams, where Ava is: her activity is in no list of the coach's own.
+    await expect(view.getByRole("link", { name: "← Your teams" })).toHaveAttribute("href", "/teams");
+    await expect(view.getByRole("link", { name: "← All activities" })).toHaveCount(0);
+    await expect(view.getByRole("button", { name: "Edit" })).toHaveCount(0);
+    await expect(view.getByRole("button", { name: "Delete" })).toHaveCount(0);
+
+    await view.getByRole("button", { name: "Download" }).click();
+    const downloading = view.waitForEvent("download");
+    await view.getByRole("link", { name: "GPX", exact: true }).click();
+    expect(readFileSync((await (await downloading).path())!, "utf8")).toContain("<trkpt");
+  } finally {
+    await athlete.close();
+    await coach.close();
+  }
+});
+
+/** A short GPX run whose start is this moment's, so no run of Ava's is a duplicate of it. */
+function uniqueRun(): Buffer {
+  const start = Date.UTC(2024, 0, 1) + (Date.now() % 10_000_000) * 1000;
+  const points = Array.from({ length: 30 }, (_, i) => {
+    const t = new Date(start + i * 10_000).toISOString().replace(".000Z", "Z");
+    return `<trkpt lat="${(59.91 + i * 0.0003).toFixed(5)}" lon="10.75"><ele>12</ele><time>${t}</time></trkpt>`;
+  }).join("");
+  return Buffer.from(
+    `<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="e2e" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>Coach view run</name><type>running</type><trkseg>${points}</trkseg></trk></gpx>`,
+  );
+}

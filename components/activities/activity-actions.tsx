@@ -6,6 +6,7 @@ import { useEffect, useId, useRef, useState } from "react";
 import { ConsoleApiError, UNREACHABLE, consoleFetch, consoleRequest, problemOf } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
+import { describeDownloadProblem } from "./activity-problems";
 import { consolePaths, EXPORT_FORMATS, fileNameFromDisposition } from "./files-api";
 import { activitiesChanged, activityKey, DELETED_NOTICE_KEY } from "./query-keys";
 
@@ -13,9 +14,11 @@ import { activitiesChanged, activityKey, DELETED_NOTICE_KEY } from "./query-keys
  * "Download": the original file, or FIT, GPX or TCX made from the streams. The items stay links
  * (keyboard, middle-click and "Save link as" work as usual), but a plain click fetches the file
  * first, so a refusal (the activity deleted in another tab, a session that ended, a rate limit)
- * is said on the page instead of being saved as a file or shown as nothing.
+ * is said on the page instead of being saved as a file or shown as nothing. GPX is a track of
+ * positions: it is not offered for an activity that recorded none (`gpx` false: its streams have
+ * no `latlng`), which the service would refuse.
  */
-export function DownloadMenu({ activityId }: { activityId: string }) {
+export function DownloadMenu({ activityId, gpx = true }: { activityId: string; gpx?: boolean }) {
   const [open, setOpen] = useState(false);
   const menuId = useId();
   const root = useRef<HTMLDivElement>(null);
@@ -34,7 +37,7 @@ export function DownloadMenu({ activityId }: { activityId: string }) {
       saveFile(blob, fileNameFromDisposition(res.headers.get("content-disposition")) ?? `${activityId}${format === "original" ? "" : `.${format}`}`);
     },
     onMutate: () => setProblem(null),
-    onError: (e) => setProblem(e.message),
+    onError: (e, format) => setProblem(describeDownloadProblem(e, format)),
   });
 
   // The menu, and a refusal under the button, go away on a click elsewhere or Escape; the menu
@@ -98,7 +101,7 @@ export function DownloadMenu({ activityId }: { activityId: string }) {
         aria-label="Download formats"
         className="absolute right-0 z-10 mt-1 w-48 rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg"
       >
-        {EXPORT_FORMATS.map((f) => (
+        {EXPORT_FORMATS.filter((f) => gpx || f.format !== "gpx").map((f) => (
           <li key={f.format}>
             <a
               href={consolePaths.export(activityId, f.format)}
@@ -142,8 +145,13 @@ function saveFile(blob: Blob, fileName: string) {
   setTimeout(() => URL.revokeObjectURL(url), 40_000);
 }
 
-/** "Delete": on one click; afterwards the athlete is back on the list, which says what was deleted. */
-export function DeleteActivity({ activityId, name }: { activityId: string; name: string }) {
+/**
+ * "Delete": on one click; afterwards the athlete is back on the list, which says what was
+ * deleted. `fromFile`: the activity came from an uploaded file, so its samples and laps go with
+ * it. The file itself goes only with the last activity made from it (a multisport file makes
+ * several), which the answer does not tell, so the words do not claim it.
+ */
+export function DeleteActivity({ activityId, name, fromFile }: { activityId: string; name: string; fromFile: boolean }) {
   const router = useRouter();
   const qc = useQueryClient();
 
@@ -159,7 +167,7 @@ export function DeleteActivity({ activityId, name }: { activityId: string; name:
   // says what was deleted.
   const remove = useMutation({
     mutationFn: () => consoleFetch<null>(consolePaths.activity(activityId), { method: "DELETE" }),
-    onSuccess: () => gone(`Deleted “${name}”, with its samples, laps and file.`),
+    onSuccess: () => gone(fromFile ? `Deleted “${name}”, with its samples and laps.` : `Deleted “${name}”.`),
     // Deleted meanwhile (another tab): what the person wanted is done.
     onError: (e) => {
       if (e instanceof ConsoleApiError && e.status === 404) gone(`“${name}” was already deleted.`);

@@ -2,9 +2,21 @@
 
 import "uplot/dist/uPlot.min.css";
 import type uPlot from "uplot";
-import { useEffect, useId, useMemo, useRef, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from "react";
 import type { StreamsWire } from "./files-api";
-import { buildChartData, formatX, hasDistanceAxis, isolatedPoints, robustRange, summarize, type Channel, type XMode } from "./chart-series";
+import {
+  buildChartData,
+  chartRange,
+  cursorStops,
+  formatX,
+  hasDistanceAxis,
+  isolatedPoints,
+  moveCursor,
+  readoutAt,
+  summarize,
+  type Channel,
+  type XMode,
+} from "./chart-series";
 import type { SportType } from "./sport";
 import { UNIT_LABELS, type Units } from "./units";
 
@@ -16,15 +28,23 @@ const TIME_INCRS = [15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 1080
 // Pace ticks at whole seconds and minutes per km or mile.
 const PACE_INCRS = [5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800];
 
+/** The charts drawn, by channel, so the keyboard's cursor can be set on each (uPlot's `setCursor`). */
+type Plots = Map<string, uPlot>;
+
 /**
  * Pace or speed, heart rate, power and elevation against distance or time: one uPlot per
- * channel the activity has, stacked, with one cursor shared by all (uPlot's cursor.sync).
+ * channel the activity has, stacked, with one cursor shared by all (uPlot's cursor.sync). The
+ * mouse moves it over any chart; the keyboard moves it from one control for them all (a slider
+ * above the charts), sample by sample.
  */
 export function ActivityCharts({ streams, sport, units }: { streams: StreamsWire["streams"]; sport: SportType; units: Units }) {
   const canUseDistance = hasDistanceAxis(streams);
   const [xMode, setXMode] = useState<XMode>(canUseDistance ? "distance" : "time");
   const data = useMemo(() => buildChartData(streams, sport, units, xMode), [streams, sport, units, xMode]);
   const syncKey = useId();
+  const plots = useRef<Plots>(new Map());
+  // Where the mouse last left the cursor (a row of `data`), so the keyboard goes on from there.
+  const mouseRow = useRef<number | null>(null);
 
   // A channel with one value has no chart (no line, no range): its value is said in words.
   const single = data.single.length > 0 && (
@@ -49,7 +69,10 @@ export function ActivityCharts({ streams, sport, units }: { streams: StreamsWire
               key={m}
               type="button"
               aria-pressed={data.xMode === m}
-              onClick={() => setXMode(m)}
+              onClick={() => {
+                setXMode(m);
+                mouseRow.current = null;
+              }}
               className={`rounded px-3 py-1 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-500 ${
                 data.xMode === m ? "bg-brand-600 font-medium text-white" : "text-slate-700 hover:bg-slate-100"
               }`}
@@ -59,15 +82,104 @@ export function ActivityCharts({ streams, sport, units }: { streams: StreamsWire
           ))}
         </div>
       )}
+      {/* Keyed by the axis: its stops are another list against distance than against time. */}
+      <CursorControl key={data.xMode} data={data} units={units} plots={plots} mouseRow={mouseRow} />
       {data.channels.map((c) => (
-        <Chart key={c.key} x={data.x} xMode={data.xMode} channel={c} units={units} syncKey={syncKey} />
+        <Chart key={c.key} x={data.x} xMode={data.xMode} channel={c} units={units} syncKey={syncKey} plots={plots} mouseRow={mouseRow} />
       ))}
       {single}
     </div>
   );
 }
 
-function Chart({ x, xMode, channel, units, syncKey }: { x: number[]; xMode: XMode; channel: Channel; units: Units; syncKey: string }) {
+/**
+ * The charts' cursor for the keyboard: a slider (Tab reaches it; arrows move it a sample, Page Up
+ * and Page Down a twentieth of the activity, Home and End to the ends) that sets the cursor on
+ * every chart through uPlot's own `setCursor`, so each legend reads its value as under the mouse.
+ * Its value in words (`aria-valuetext`: every chart's reading there) is what a screen reader
+ * says as it moves, once per key; the mouse changes nothing here, so it is never spoken.
+ */
+function CursorControl({
+  data,
+  units,
+  plots,
+  mouseRow,
+}: {
+  data: ReturnType<typeof buildChartData>;
+  units: Units;
+  plots: RefObject<Plots>;
+  mouseRow: RefObject<number | null>;
+}) {
+  const stops = useMemo(() => cursorStops(data), [data]);
+  const [at, setAt] = useState<number | null>(null);
+  // The row the charts show under the cursor (uPlot's closest sample), which the words read.
+  const [row, setRow] = useState<number | null>(null);
+  if (stops.length === 0) return null;
+
+  const place = (stop: number) => {
+    const target = stops[stop]!;
+    let shown: number | null = null;
+    for (const plot of plots.current.values()) {
+      plot.setCursor({ left: plot.valToPos(data.x[target]!, "x"), top: plot.over.clientHeight / 2 });
+      shown ??= plot.cursor.idx ?? null;
+    }
+    setAt(stop);
+    setRow(shown ?? target);
+  };
+  const nearestStop = (r: number) => {
+    let best = 0;
+    stops.forEach((s, i) => {
+      if (Math.abs(data.x[s]! - data.x[r]!) < Math.abs(data.x[stops[best]!]! - data.x[r]!)) best = i;
+    });
+    return best;
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const next = moveCursor(at, e.key, stops.length);
+    if (next === null) return;
+    e.preventDefault();
+    place(next);
+  };
+
+  return (
+    <div
+      role="slider"
+      tabIndex={0}
+      aria-label="Cursor on the charts"
+      aria-orientation="horizontal"
+      aria-valuemin={0}
+      aria-valuemax={stops.length - 1}
+      aria-valuenow={at ?? 0}
+      aria-valuetext={readoutAt(data, row ?? stops[at ?? 0]!, units)}
+      onKeyDown={onKeyDown}
+      // The cursor shows where the keyboard is: where the mouse left it, else at the start.
+      onFocus={() => place(at ?? (mouseRow.current !== null ? nearestStop(mouseRow.current) : 0))}
+      onBlur={() => {
+        for (const plot of plots.current.values()) plot.setCursor({ left: -10, top: -10 });
+      }}
+      className="rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
+    >
+      {at === null ? "Cursor: focus here and use the arrow keys to move it along the charts." : readoutAt(data, row ?? stops[at]!, units)}
+    </div>
+  );
+}
+
+function Chart({
+  x,
+  xMode,
+  channel,
+  units,
+  syncKey,
+  plots,
+  mouseRow,
+}: {
+  x: number[];
+  xMode: XMode;
+  channel: Channel;
+  units: Units;
+  syncKey: string;
+  plots: RefObject<Plots>;
+  mouseRow: RefObject<number | null>;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const against = xMode === "distance" ? "distance" : "time";
   const summary = summarize(channel);
@@ -75,13 +187,14 @@ function Chart({ x, xMode, channel, units, syncKey }: { x: number[]; xMode: XMod
   useEffect(() => {
     const el = host.current;
     if (!el) return;
+    const registry = plots.current;
     let plot: uPlot | null = null;
     let observer: ResizeObserver | null = null;
     let cancelled = false;
     // uPlot measures and draws on the DOM, so it loads in the browser only.
     void import("uplot").then(({ default: UPlot }) => {
       if (cancelled) return;
-      const range = robustRange(channel.values, channel.key === "pace");
+      const range = chartRange(channel);
       const isolated = isolatedPoints(channel.values);
       const opts: uPlot.Options = {
         width: Math.max(200, el.clientWidth),
@@ -92,6 +205,14 @@ function Chart({ x, xMode, channel, units, syncKey }: { x: number[]; xMode: XMod
           y: { dir: channel.inverted ? -1 : 1, range: range ? () => range : undefined },
         },
         legend: { show: true, live: true },
+        // The keyboard's cursor goes on from where the mouse left it.
+        hooks: {
+          setCursor: [
+            (u) => {
+              if (u.cursor.idx !== null && u.cursor.idx !== undefined) mouseRow.current = u.cursor.idx;
+            },
+          ],
+        },
         series: [
           { label: xMode === "distance" ? "Distance" : "Time", value: (_u, v) => (v === null ? "—" : formatX(v, xMode, units)) },
           {
@@ -123,6 +244,7 @@ function Chart({ x, xMode, channel, units, syncKey }: { x: number[]; xMode: XMod
         ],
       };
       plot = new UPlot(opts, [x, channel.values] as uPlot.AlignedData, el);
+      registry.set(channel.key, plot);
       let width = el.clientWidth;
       observer = new ResizeObserver(() => {
         const w = el.clientWidth;
@@ -136,9 +258,10 @@ function Chart({ x, xMode, channel, units, syncKey }: { x: number[]; xMode: XMod
     return () => {
       cancelled = true;
       observer?.disconnect();
+      if (plot && registry.get(channel.key) === plot) registry.delete(channel.key);
       plot?.destroy();
     };
-  }, [x, xMode, channel, units, syncKey]);
+  }, [x, xMode, channel, units, syncKey, plots, mouseRow]);
 
   return (
     <figure className="m-0">

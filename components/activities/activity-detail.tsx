@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { useProfile } from "@/components/profile/use-profile";
 import { Button } from "@/components/ui/button";
@@ -10,10 +10,13 @@ import { Card, PageHeader } from "@/components/ui/card";
 import { useFocusBack } from "@/components/ui/focus-back";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
+import { COACHED_TEAMS_KEY } from "@/components/teams/shared";
 import type { ActivityWire } from "@/lib/activities/schemas";
+import type { CoachedTeam } from "@/lib/teams/console-schemas";
 import { DeleteActivity, DownloadMenu } from "./activity-actions";
 import { ActivityCharts } from "./activity-charts";
-import { readsPace } from "./chart-series";
+import { ACTIVITY_NOT_HERE, describeSaveProblem } from "./activity-problems";
+import { speedReading } from "./chart-series";
 import { ActivityForm } from "./activity-form";
 import { changedFields, toFormValues, type ActivityInput } from "./activity-form-values";
 import { consolePaths, type LapWire, type StreamsWire } from "./files-api";
@@ -26,15 +29,32 @@ import {
   formatDuration,
   formatElevation,
   formatLocal,
-  formatPace,
-  formatSpeed,
   hzToBpm,
   joulesToKcal,
   unitsOf,
   type Units,
 } from "./units";
 
-/** One activity with every field, editable by the athlete it belongs to. */
+/**
+ * The samples a file recorded, at most 1,000 (enough for a chart as wide as a screen and a route
+ * as a line): one query for the charts, the route and whether a GPX track can be offered.
+ */
+function streamsQuery(activityId: string, fromFile: boolean) {
+  return {
+    queryKey: streamsKey(activityId),
+    queryFn: () => consoleFetch<StreamsWire>(consolePaths.streams(activityId, "medium")),
+    enabled: fromFile,
+    staleTime: Infinity,
+  };
+}
+
+const hasPositions = (s: StreamsWire["streams"]) => !!s.latlng?.some((p) => p !== null);
+
+/**
+ * One activity with every field, editable by the athlete it belongs to. A coach sees a team
+ * member's activity too (README "Reach": its streams, laps and exports), with whose it is, and
+ * may download it; editing and deleting are the athlete's.
+ */
 export function ActivityDetail({ activityId }: { activityId: string }) {
   const qc = useQueryClient();
   const key = activityKey(activityId);
@@ -67,31 +87,56 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
   // Instants read in the athlete's zone, as start_local does (CONTRACT §9); no zone set is UTC to the service too.
   const timeZone = profile.data?.timezone ?? "UTC";
   const mine = !!a && !!profile.data && a.athlete_id === profile.data.id;
+  // A team member's, seen by their coach: whose it is comes from the coach's rosters.
+  const othersActivity = !!a && !!profile.data && !mine;
+  const teams = useQuery({
+    queryKey: COACHED_TEAMS_KEY,
+    queryFn: () => consoleFetch<CoachedTeam[]>("/api/console/teams"),
+    enabled: othersActivity,
+  });
+  const ownerName = othersActivity ? teams.data?.flatMap((t) => t.members).find((m) => m.athlete_id === a.athlete_id)?.name : null;
+  const owner = othersActivity && (ownerName ? `${ownerName}’s activity` : teams.isPending ? null : "A team member’s activity");
+  const fromFile = a?.source === "upload";
+  const streams = useQuery(streamsQuery(activityId, fromFile));
+  const saveProblem = useMemo(() => (save.error ? describeSaveProblem(save.error) : null), [save.error]);
 
   return (
     <>
-      <Link href="/activities" className="mb-3 inline-block text-sm text-brand-600 hover:underline">
-        ← All activities
-      </Link>
+      {/* A team member's activity is in no list of the coach's own: back is to the teams, where the member is. */}
+      {othersActivity ? (
+        <Link href="/teams" className="mb-3 inline-block text-sm text-brand-600 hover:underline">
+          ← Your teams
+        </Link>
+      ) : (
+        <Link href="/activities" className="mb-3 inline-block text-sm text-brand-600 hover:underline">
+          ← All activities
+        </Link>
+      )}
       <PageHeader
         title={a?.name ?? "Activity"}
-        description={a ? `${SPORT_LABELS[a.sport_type]} · ${formatLocal(a.start_local, { dateStyle: "full", timeStyle: "short" })}` : undefined}
+        description={
+          a
+            ? [owner, SPORT_LABELS[a.sport_type], formatLocal(a.start_local, { dateStyle: "full", timeStyle: "short" })].filter(Boolean).join(" · ")
+            : undefined
+        }
         actions={
           a &&
-          mine &&
+          (mine || fromFile) &&
           !editing && (
             <div className="flex flex-wrap gap-2">
-              <Button
-                ref={openerRef}
-                onClick={() => {
-                  setEditing(true);
-                  setNotice(null);
-                }}
-              >
-                Edit
-              </Button>
-              {a.source === "upload" && <DownloadMenu activityId={a.id} />}
-              <DeleteActivity activityId={a.id} name={a.name} />
+              {mine && (
+                <Button
+                  ref={openerRef}
+                  onClick={() => {
+                    setEditing(true);
+                    setNotice(null);
+                  }}
+                >
+                  Edit
+                </Button>
+              )}
+              {fromFile && <DownloadMenu activityId={a.id} gpx={!streams.data || hasPositions(streams.data.streams)} />}
+              {mine && <DeleteActivity activityId={a.id} name={a.name} fromFile={fromFile} />}
             </div>
           )
         }
@@ -100,9 +145,7 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
         {(activity.isPending || profile.isPending) && <p className="text-sm text-slate-500">Loading…</p>}
         {activity.error && (
           <Notice tone="error">
-            {activity.error instanceof ConsoleApiError && activity.error.status === 404
-              ? "This activity is not here: it was deleted, or the address is wrong."
-              : activity.error.message}
+            {activity.error instanceof ConsoleApiError && activity.error.status === 404 ? ACTIVITY_NOT_HERE : activity.error.message}
           </Notice>
         )}
         {profile.error && <Notice tone="error">{profile.error.message}</Notice>}
@@ -114,7 +157,7 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
               activity={a}
               units={units}
               pending={save.isPending}
-              error={save.error}
+              error={saveProblem}
               onCancel={() => {
                 closeForm();
                 save.reset();
@@ -172,6 +215,7 @@ function EditForm({
 function Fields({ activity: a, units, timeZone }: { activity: ActivityWire; units: Units; timeZone: string }) {
   const opt = <T,>(v: T | null, show: (v: T) => string) => (v === null ? "—" : show(v));
   const bpm = (hz: number) => `${Math.round(hzToBpm(hz))} bpm`;
+  const reading = speedReading(a.sport_type, units);
   const groups: { title: string; rows: [string, string][] }[] = [
     {
       title: "Summary",
@@ -187,10 +231,9 @@ function Fields({ activity: a, units, timeZone }: { activity: ActivityWire; unit
     {
       title: "Speed and effort",
       rows: [
-        units === "metric"
-          ? ["Average speed", opt(a.average_speed_mps, (v) => formatSpeed(v, units))]
-          : ["Average pace", opt(a.average_speed_mps, (v) => formatPace(v, units))],
-        ["Max speed", opt(a.max_speed_mps, (v) => formatSpeed(v, units))],
+        // Pace or speed by sport, as the headline and the laps say it.
+        [`Average ${reading.label.toLowerCase()}`, opt(a.average_speed_mps, reading.format)],
+        [reading.label === "Pace" ? "Fastest pace" : "Max speed", opt(a.max_speed_mps, reading.format)],
         ["Average heart rate", opt(a.average_heart_rate_hz, bpm)],
         ["Max heart rate", opt(a.max_heart_rate_hz, bpm)],
         ["Average power", opt(a.average_power_w, (w) => `${Math.round(w)} W`)],
@@ -227,11 +270,11 @@ function Fields({ activity: a, units, timeZone }: { activity: ActivityWire; unit
 
 /** The numbers a runner or cyclist looks for first, large; a measurement the activity lacks is left out. */
 function Headline({ activity: a, units }: { activity: ActivityWire; units: Units }) {
-  const pace = readsPace(a.sport_type);
+  const reading = speedReading(a.sport_type, units);
   const stats: [string, string | null][] = [
     ["Distance", a.distance_m === null ? null : formatDistance(a.distance_m, units)],
     [a.moving_time_s !== null ? "Moving time" : "Time", formatDuration(a.moving_time_s ?? a.elapsed_time_s)],
-    [pace ? "Pace" : "Speed", a.average_speed_mps === null ? null : pace ? formatPace(a.average_speed_mps, units) : formatSpeed(a.average_speed_mps, units)],
+    [reading.label, a.average_speed_mps === null ? null : reading.format(a.average_speed_mps)],
     ["Elevation gain", a.elevation_gain_m === null ? null : formatElevation(a.elevation_gain_m, units)],
     ["Heart rate", a.average_heart_rate_hz === null ? null : `${Math.round(hzToBpm(a.average_heart_rate_hz))} bpm`],
     ["Power", a.average_power_w === null ? null : `${Math.round(a.average_power_w)} W`],
@@ -256,13 +299,7 @@ const ROUTE_PLACEHOLDER = "aspect-[3/2] w-full rounded-md bg-slate-100";
 /** What the file recorded: the route, the charts and the laps. Nothing for an activity typed by hand. */
 function Recording({ activity: a, units }: { activity: ActivityWire; units: Units }) {
   const fromFile = a.source === "upload";
-  const streams = useQuery({
-    queryKey: streamsKey(a.id),
-    // Medium: at most 1,000 samples, enough for a chart as wide as a screen and a route as a line.
-    queryFn: () => consoleFetch<StreamsWire>(consolePaths.streams(a.id, "medium")),
-    enabled: fromFile,
-    staleTime: Infinity,
-  });
+  const streams = useQuery(streamsQuery(a.id, fromFile));
   const laps = useQuery({
     queryKey: lapsKey(a.id),
     queryFn: () => consoleFetch<{ data: LapWire[] }>(consolePaths.laps(a.id)),
@@ -272,7 +309,7 @@ function Recording({ activity: a, units }: { activity: ActivityWire; units: Unit
   if (!fromFile) return null;
 
   const s = streams.data?.streams;
-  const hasRoute = !!s?.latlng?.some((p) => p !== null);
+  const hasRoute = !!s && hasPositions(s);
   return (
     <div className="grid grid-cols-1 gap-6 lg:grid-cols-5">
       {(streams.isPending || hasRoute) && (
@@ -291,7 +328,7 @@ function Recording({ activity: a, units }: { activity: ActivityWire; units: Unit
         <Card title="Laps">
           {laps.isPending && <p className="text-sm text-slate-600">Loading laps…</p>}
           {laps.error && <Notice tone="error">Could not load the laps: {laps.error.message}</Notice>}
-          {laps.data && <LapsTable laps={laps.data.data} pace={readsPace(a.sport_type)} units={units} />}
+          {laps.data && <LapsTable laps={laps.data.data} speed={speedReading(a.sport_type, units)} units={units} />}
         </Card>
       </div>
     </div>

@@ -1,5 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { buildChartData, formatX, isolatedPoints, robustRange, smooth, speedOf, summarize } from "./chart-series";
+import {
+  buildChartData,
+  chartRange,
+  cursorStops,
+  formatX,
+  isolatedPoints,
+  moveCursor,
+  pauseThreshold,
+  readoutAt,
+  robustRange,
+  smooth,
+  speedOf,
+  speedReading,
+  summarize,
+} from "./chart-series";
 import type { StreamsWire } from "./files-api";
 
 const run: StreamsWire["streams"] = {
@@ -126,5 +140,90 @@ describe("summarize and formatX", () => {
     expect(summarize({ key: "pace", values: pace, format: (v) => `${v}` })).toBe("fastest 300, slowest 300, average 300");
     expect(formatX(3725, "time", "metric")).toBe("1:02:05");
     expect(formatX(12.345, "distance", "imperial")).toBe("12.3 mi");
+  });
+});
+
+describe("summarize says what the chart draws", () => {
+  it("leaves out a spike the chart's range cuts off, as the chart does (a loose strap's 250 bpm, a slow start)", () => {
+    const values = [69, ...Array.from({ length: 200 }, (_, i) => 140 + (i % 10)), 250];
+    expect(summarize({ key: "heart_rate", values, format: (v) => `${v} bpm` })).toMatch(/^from 140 bpm to 149 bpm, average /);
+    const [lo, hi] = chartRange({ key: "heart_rate", values })!;
+    expect(lo).toBeGreaterThan(69);
+    expect(hi).toBeLessThan(250);
+  });
+
+  it("says a pace's fastest as the chart shows it, not a GPS spike it cuts off", () => {
+    const pace = [120, ...Array.from({ length: 200 }, (_, i) => 290 + (i % 20)), 1500];
+    expect(summarize({ key: "pace", values: pace, format: (v) => `${v}` })).toMatch(/^fastest 290, slowest 309, average /);
+  });
+});
+
+describe("pauses break the line", () => {
+  // One sample a second, a stop of 18 minutes after 10 s, then 5 s more.
+  const t = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1090, 1091, 1092, 1093, 1094];
+  const streams = { time_s: t, heart_rate_hz: t.map(() => 2.5), distance_m: t.map((s, i) => (i <= 10 ? s * 3 : 30 + (i - 10) * 3)) };
+
+  it("takes a pause as more than 10 s, or five times the usual interval between samples when that is longer", () => {
+    expect(pauseThreshold(t)).toBe(10);
+    expect(pauseThreshold([0, 15, 30, 45, 60, 2000])).toBe(75);
+    expect(pauseThreshold([0])).toBe(10);
+  });
+
+  it("puts a row with no values in the pause against time, so no line joins its two sides", () => {
+    const d = buildChartData(streams, "run", "metric", "time");
+    expect(d.breaks).toEqual([11]);
+    expect(d.x.slice(10, 13)).toEqual([10, 550, 1090]);
+    for (const c of d.channels) expect(c.values[11]).toBeNull();
+    expect(d.channels.find((c) => c.key === "heart_rate")!.values.filter((v) => v !== null)).toHaveLength(t.length);
+  });
+
+  it("leaves an activity without pauses as it was", () => {
+    const d = buildChartData(run, "run", "metric", "time");
+    expect(d.breaks).toEqual([]);
+    expect(d.x).toEqual([0, 10, 20, 30, 40]);
+  });
+
+  it("draws a stop against distance where it happened, with no break when no distance passed in it", () => {
+    const held = { ...streams, distance_m: t.map((s, i) => (i <= 10 ? s * 3 : 30 + (i - 11) * 3)) };
+    expect(buildChartData(held, "run", "metric", "distance").breaks).toEqual([]);
+    // A dropout that went on: broken as against time.
+    expect(buildChartData(streams, "run", "metric", "distance").breaks).toEqual([11]);
+  });
+});
+
+describe("the keyboard's cursor", () => {
+  it("stops at each sample, not at a pause's break nor twice at one distance", () => {
+    expect(cursorStops({ x: [0, 1, 2, 2, 3], breaks: [] })).toEqual([0, 1, 2, 4]);
+    expect(cursorStops({ x: [0, 10, 550, 1090], breaks: [2] })).toEqual([0, 1, 3]);
+  });
+
+  it("moves as a slider does: arrows by one, Page Up and Down by a twentieth, Home and End to the ends", () => {
+    expect(moveCursor(5, "ArrowRight", 100)).toBe(6);
+    expect(moveCursor(5, "ArrowLeft", 100)).toBe(4);
+    expect(moveCursor(0, "ArrowLeft", 100)).toBe(0);
+    expect(moveCursor(99, "ArrowUp", 100)).toBe(99);
+    expect(moveCursor(5, "PageUp", 100)).toBe(10);
+    expect(moveCursor(5, "PageDown", 100)).toBe(0);
+    expect(moveCursor(5, "Home", 100)).toBe(0);
+    expect(moveCursor(5, "End", 100)).toBe(99);
+    expect(moveCursor(null, "ArrowRight", 100)).toBe(0);
+    expect(moveCursor(5, "a", 100)).toBeNull();
+    expect(moveCursor(null, "End", 0)).toBeNull();
+  });
+
+  it("reads every chart's value at the cursor in words", () => {
+    const d = buildChartData(run, "run", "metric", "distance");
+    expect(readoutAt(d, 1, "metric")).toBe("At 0.03 km: pace 5:33 /km, heart rate 150 bpm, elevation 11 m");
+    expect(readoutAt(d, 2, "metric")).toBe("At 0.06 km: pace 5:33 /km, no heart rate, elevation 12 m");
+  });
+});
+
+describe("speedReading: pace or speed by sport, whatever the units", () => {
+  it("reads a run as pace and a ride as speed, in metric and in imperial units", () => {
+    expect(speedReading("run", "metric").label).toBe("Pace");
+    expect(speedReading("run", "metric").format(1000 / 300)).toBe("5:00 /km");
+    expect(speedReading("ride", "imperial").label).toBe("Speed");
+    expect(speedReading("ride", "imperial").format(8)).toBe("17.9 mph");
+    expect(speedReading("walk", "imperial").format(1609.344 / 900)).toBe("15:00 /mi");
   });
 });

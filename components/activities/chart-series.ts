@@ -1,6 +1,6 @@
 import type { StreamsWire } from "./files-api";
 import type { SportType } from "./sport";
-import { formatDuration, fromElevationMeters, fromMeters, fromMps, hzToBpm, METERS_PER_MILE, UNIT_LABELS, type Units } from "./units";
+import { formatDuration, formatPace, formatSpeed, fromElevationMeters, fromMeters, fromMps, hzToBpm, METERS_PER_MILE, UNIT_LABELS, type Units } from "./units";
 
 // What the activity page charts, computed from the streams answer: pure, so tested without a DOM.
 
@@ -23,12 +23,41 @@ export type Channel = {
 /**
  * `channels` are charted; `single` are the channels with one value to draw (a file that recorded
  * power in one sample of many): no line and no range, so no chart, only the value in words.
+ * `breaks` are the rows put in where the activity paused (`pauseThreshold`): an x with every
+ * channel null, so the chart draws no line across the pause.
  */
-export type ChartData = { x: number[]; xMode: XMode; channels: Channel[]; single: { label: string; value: string }[] };
+export type ChartData = { x: number[]; xMode: XMode; channels: Channel[]; single: { label: string; value: string }[]; breaks: number[] };
 
 // Running-type sports read pace; everything else reads speed (CONTRACT §9 units, the console's wording).
 const PACE_SPORTS: ReadonlySet<SportType> = new Set(["run", "trail_run", "walk", "hike"]);
 export const readsPace = (sport: SportType) => PACE_SPORTS.has(sport);
+
+/**
+ * Pace or speed for a sport, with its words: the one rule the headline, the "Speed and effort"
+ * card, the laps and the charts follow, so one page never says both for one activity.
+ */
+export function speedReading(sport: SportType, units: Units): { label: "Pace" | "Speed"; format: (mps: number) => string } {
+  return readsPace(sport) ? { label: "Pace", format: (v) => formatPace(v, units) } : { label: "Speed", format: (v) => formatSpeed(v, units) };
+}
+
+// A pause is a gap between samples longer than both of these: 10 s, since a device recording
+// every second or "smart" every few seconds never leaves 10 s between samples while moving;
+// 5 times the usual interval, since the streams the page reads are thinned (at most 1,000
+// samples: a 4-hour ride has one every 15 s or so, unevenly, where peaks are kept). The usual
+// interval is the median, which the pauses themselves do not pull up as they would a mean.
+const MIN_PAUSE_S = 10;
+const PAUSE_FACTOR = 5;
+
+/** The gap between two samples, in seconds, beyond which the activity paused (see MIN_PAUSE_S). */
+export function pauseThreshold(times: readonly number[]): number {
+  const steps: number[] = [];
+  for (let i = 1; i < times.length; i++) if (times[i]! > times[i - 1]!) steps.push(times[i]! - times[i - 1]!);
+  if (steps.length === 0) return MIN_PAUSE_S;
+  steps.sort((a, b) => a - b);
+  const mid = steps.length >> 1;
+  const median = steps.length % 2 ? steps[mid]! : (steps[mid - 1]! + steps[mid]!) / 2;
+  return Math.max(MIN_PAUSE_S, PAUSE_FACTOR * median);
+}
 
 // Below a slow walk a pace means standing still: 0.5 m/s is 33 min/km. Left out, not drawn off the scale.
 const MIN_PACE_SPEED_MPS = 0.5;
@@ -135,7 +164,31 @@ export function buildChartData(streams: StreamsWire["streams"], sport: SportType
       x.push(t);
     });
   }
-  const pick = (a: readonly (number | null)[]) => keep.map((i) => a[i] ?? null);
+  // Across a pause the line would join the last sample before it to the first after it, as if
+  // the athlete had gone on at speeds in between: a row with no values (uPlot draws no line
+  // through a null) goes between them. Against distance a pause adds no distance, and a break
+  // at the same x would be a second value under the cursor there; only a stretch that moved on
+  // (a dropout) gets one.
+  const threshold = pauseThreshold(keep.map((i) => time[i]).filter((t): t is number => t !== null && t !== undefined && Number.isFinite(t)));
+  const rows: (number | null)[] = [];
+  const rowX: number[] = [];
+  const breaks: number[] = [];
+  keep.forEach((k, j) => {
+    if (j > 0) {
+      const prev = keep[j - 1]!;
+      const t0 = time[prev];
+      const t1 = time[k];
+      if (t0 !== null && t0 !== undefined && t1 !== null && t1 !== undefined && t1 - t0 > threshold && x[j]! > x[j - 1]!) {
+        breaks.push(rows.length);
+        rows.push(null);
+        rowX.push((x[j - 1]! + x[j]!) / 2);
+      }
+    }
+    rows.push(k);
+    rowX.push(x[j]!);
+  });
+  x = rowX;
+  const pick = (a: readonly (number | null)[]) => rows.map((i) => (i === null ? null : (a[i] ?? null)));
   const channels: Channel[] = [];
 
   const speed = speedOf(streams);
@@ -205,6 +258,7 @@ export function buildChartData(streams: StreamsWire["streams"], sport: SportType
     xMode: mode,
     channels: channels.filter((c) => drawable(c.values).length >= MIN_CHART_VALUES),
     single: single.map((c) => ({ label: c.label, value: c.format(drawable(c.values)[0]!) })),
+    breaks,
   };
 }
 
@@ -241,22 +295,83 @@ export function robustRange(values: readonly (number | null)[], pace = false): [
   return [lo - pad, hi + pad];
 }
 
-/** The range and mean of a channel in words, for people who cannot see the chart. */
+/** The y range a channel's chart draws: what lies outside it is cut off, in the chart and in its words (`summarize`). */
+export function chartRange(channel: Pick<Channel, "values" | "key">): [number, number] | null {
+  return robustRange(channel.values, channel.key === "pace");
+}
+
+/**
+ * The range and mean of a channel in words, for people who cannot see the chart. The range is
+ * what the chart shows (`chartRange`): a spike it cuts off is not said either, so the words and
+ * the picture agree.
+ */
 export function summarize(channel: Pick<Channel, "values" | "format" | "key">): string | null {
   const vs = drawable(channel.values);
   if (vs.length === 0) return null;
   // One value is no range: "fastest 2:46 /km, slowest 2:46 /km" would claim one.
   if (vs.length === 1) return `one value, ${channel.format(vs[0]!)}`;
-  const min = Math.min(...vs);
-  const max = Math.max(...vs);
-  const mean = vs.reduce((a, b) => a + b, 0) / vs.length;
+  const [lo, hi] = chartRange(channel)!;
+  const shown = vs.filter((v) => v >= lo && v <= hi);
+  const min = Math.min(...shown);
+  const max = Math.max(...shown);
   if (channel.key === "pace") {
-    // Stops are left out of the words as they are of the chart's range (robustRange).
-    const range = robustRange(vs, true)!;
-    const moving = vs.filter((v) => v <= range[1]);
-    const slowest = Math.max(...moving);
+    // Stops (paces slower than the chart's range) are left out of the average too: they are not running.
+    const moving = vs.filter((v) => v <= hi);
     const avg = moving.reduce((a, b) => a + b, 0) / moving.length;
-    return `fastest ${channel.format(min)}, slowest ${channel.format(slowest)}, average ${channel.format(avg)}`;
+    return `fastest ${channel.format(min)}, slowest ${channel.format(max)}, average ${channel.format(avg)}`;
   }
+  const mean = vs.reduce((a, b) => a + b, 0) / vs.length;
   return `from ${channel.format(min)} to ${channel.format(max)}, average ${channel.format(mean)}`;
+}
+
+/**
+ * Where the keyboard's cursor stops: each recorded sample (not a pause's break) at an x of its
+ * own. Against distance a stop holds the distance for many samples: one place on the chart,
+ * one stop.
+ */
+export function cursorStops(data: Pick<ChartData, "x" | "breaks">): number[] {
+  const breaks = new Set(data.breaks);
+  const out: number[] = [];
+  let last = -Infinity;
+  data.x.forEach((v, i) => {
+    if (breaks.has(i) || !(v > last)) return;
+    out.push(i);
+    last = v;
+  });
+  return out;
+}
+
+/**
+ * The stop (an index into `cursorStops`) a key moves the cursor to, as a slider's keys do:
+ * arrows by one sample, Page Up and Page Down by a twentieth of the activity, Home and End to
+ * its ends. Null for a key that does not move it.
+ */
+export function moveCursor(at: number | null, key: string, count: number): number | null {
+  if (count === 0) return null;
+  const big = Math.max(1, Math.round(count / 20));
+  const from = at ?? 0;
+  const to =
+    key === "ArrowRight" || key === "ArrowUp"
+      ? at === null ? 0 : from + 1
+      : key === "ArrowLeft" || key === "ArrowDown"
+        ? at === null ? 0 : from - 1
+        : key === "PageUp"
+          ? from + big
+          : key === "PageDown"
+            ? from - big
+            : key === "Home"
+              ? 0
+              : key === "End"
+                ? count - 1
+                : null;
+  return to === null ? null : Math.min(count - 1, Math.max(0, to));
+}
+
+/** What the cursor reads at row `i` of the charts, in words: `At 2.35 km: pace 5:10 /km, heart rate 150 bpm`. */
+export function readoutAt(data: Pick<ChartData, "x" | "xMode" | "channels">, i: number, units: Units): string {
+  const values = data.channels.map((c) => {
+    const v = c.values[i];
+    return v === null || v === undefined ? `no ${c.label.toLowerCase()}` : `${c.label.toLowerCase()} ${c.format(v)}`;
+  });
+  return `At ${formatX(data.x[i]!, data.xMode, units)}: ${values.join(", ")}`;
 }

@@ -1,20 +1,33 @@
 import type { LapWire } from "./files-api";
-import { formatDistance, formatDuration, formatElevation, formatPace, formatSpeed, hzToBpm, type Units } from "./units";
+import type { speedReading } from "./chart-series";
+import { formatDistance, formatDuration, formatElevation, hzToBpm, type Units } from "./units";
 
 type Column = { header: string; show: boolean; cell: (l: LapWire) => string; numeric: boolean };
 
-/** The file's laps in the athlete's units; a column appears only if some lap has a value for it. */
-export function LapsTable({ laps, pace, units }: { laps: LapWire[]; pace: boolean; units: Units }) {
+/**
+ * The file's laps in the athlete's units; a column appears only if some lap has a value for it.
+ * Pace or speed as the activity's headline reads it (`speed`, from `speedReading`). Moving time,
+ * which the lap's pace or speed is worked out from, is said as such; elapsed time (pauses
+ * within the lap included) is a column of its own where it says something more: a lap without a
+ * moving time, or one that paused.
+ */
+export function LapsTable({ laps, speed, units }: { laps: LapWire[]; speed: ReturnType<typeof speedReading>; units: Units }) {
   const any = (f: (l: LapWire) => unknown) => laps.some((l) => f(l) !== null && f(l) !== undefined);
   const dash = <T,>(v: T | null, f: (v: T) => string) => (v === null ? "—" : f(v));
   const all: Column[] = [
     { header: "Lap", show: true, cell: (l) => String(l.index + 1), numeric: true },
-    { header: "Time", show: true, cell: (l) => formatDuration(l.moving_time_s ?? l.elapsed_time_s), numeric: true },
+    { header: "Moving time", show: any((l) => l.moving_time_s), cell: (l) => dash(l.moving_time_s, formatDuration), numeric: true },
+    {
+      header: "Elapsed time",
+      show: laps.some((l) => l.moving_time_s === null || l.moving_time_s === undefined || l.moving_time_s !== l.elapsed_time_s),
+      cell: (l) => formatDuration(l.elapsed_time_s),
+      numeric: true,
+    },
     { header: "Distance", show: any((l) => l.distance_m), cell: (l) => dash(l.distance_m, (m) => formatDistance(m, units)), numeric: true },
     {
-      header: pace ? "Pace" : "Speed",
+      header: speed.label,
       show: any((l) => l.average_speed_mps),
-      cell: (l) => dash(l.average_speed_mps, (v) => (pace ? formatPace(v, units) : formatSpeed(v, units))),
+      cell: (l) => dash(l.average_speed_mps, speed.format),
       numeric: true,
     },
     { header: "Heart rate", show: any((l) => l.average_heart_rate_hz), cell: (l) => dash(l.average_heart_rate_hz, (hz) => `${Math.round(hzToBpm(hz))} bpm`), numeric: true },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_UPLOAD_BYTES, type UploadWire } from "./files-api";
-import { checkBeforeSending, describeSendFailure, describeUploadError } from "./upload-outcome";
+import { UploadSendError } from "./send-upload";
+import { checkBeforeSending, describeSendFailure, describeUploadError, outcomeAnnouncement } from "./upload-outcome";
 
 describe("describeUploadError", () => {
   it("says what each failure code means, keeping the service's detail", () => {
@@ -63,5 +64,21 @@ describe("checkBeforeSending", () => {
     expect(checkBeforeSending({ size: MAX_UPLOAD_BYTES })).toBeNull();
     expect(checkBeforeSending({ size: MAX_UPLOAD_BYTES + 1 })?.headline).toMatch(/larger than/);
     expect(checkBeforeSending({ size: 0 })?.headline).toMatch(/empty/);
+  });
+});
+
+describe("outcomeAnnouncement", () => {
+  const file = { name: "run.gpx", size: 2000 };
+  const none = { rejected: null, sendError: null, accepted: null };
+  it("says what became of a file, with its name, once there is an outcome", () => {
+    expect(outcomeAnnouncement({ ...none, file })).toBeNull();
+    expect(outcomeAnnouncement({ ...none, file: { name: "empty.gpx", size: 0 }, rejected: checkBeforeSending({ size: 0 }) })).toBe("empty.gpx: This file is empty.");
+    expect(outcomeAnnouncement({ ...none, file, sendError: new UploadSendError(400, "unsupported_file_type", "x") })).toMatch(/^run\.gpx: This is not a FIT, GPX or TCX file/);
+    expect(outcomeAnnouncement({ ...none, file, sendError: new TypeError("Failed to fetch") })).toMatch(/^run\.gpx: The file could not be sent/);
+    const done = { status: "succeeded" as const, error: null, activity_id: "act_1", activity_ids: ["act_1"] };
+    expect(outcomeAnnouncement({ ...none, file, accepted: done })).toBe("run.gpx: uploaded, its activity is ready.");
+    expect(outcomeAnnouncement({ ...none, file, accepted: { ...done, activity_ids: ["act_1", "act_2", "act_3"] } })).toBe("run.gpx: uploaded, 3 activities are ready.");
+    const dup = { status: "failed" as const, error: { code: "duplicate_activity" as const, detail: "x" }, activity_id: "act_1", activity_ids: [] };
+    expect(outcomeAnnouncement({ ...none, file, accepted: dup })).toBe("run.gpx: You already uploaded this file.");
   });
 });

@@ -1,5 +1,6 @@
 import type { UploadWire } from "./files-api";
 import { MAX_UPLOAD_BYTES } from "./files-api";
+import { UploadSendError } from "./send-upload";
 
 /**
  * What a person reads when a file did not become an activity. The service's own `detail` says
@@ -66,5 +67,37 @@ export function describeSendFailure(status: number, code: string | undefined, de
 export function checkBeforeSending(file: { size: number }): UploadProblem | null {
   if (file.size > MAX_UPLOAD_BYTES) return describeSendFailure(413, "payload_too_large", undefined, file.size);
   if (file.size === 0) return { headline: "This file is empty.", detail: null, existingActivityId: null, retryable: false };
+  return null;
+}
+
+/**
+ * Why a file never reached processing, in words: refused before sending (`rejected`), or the
+ * upload request failed (`sendError`, an `UploadSendError` or anything the browser threw).
+ */
+export function sendProblemOf(item: { rejected: UploadProblem | null; sendError: unknown; file: { size: number } }): UploadProblem | null {
+  if (item.rejected) return item.rejected;
+  if (item.sendError instanceof UploadSendError) return describeSendFailure(item.sendError.status, item.sendError.code, item.sendError.detail, item.file.size);
+  return item.sendError ? describeSendFailure(0, undefined, undefined) : null;
+}
+
+/**
+ * What became of a file, in one sentence for the upload list's live region (a screen reader
+ * says it once, as it happens); null while there is no outcome yet.
+ */
+export function outcomeAnnouncement(item: {
+  file: { name: string; size: number };
+  rejected: UploadProblem | null;
+  sendError: unknown;
+  accepted: Pick<UploadWire, "status" | "error" | "activity_id" | "activity_ids"> | null;
+}): string | null {
+  const sendProblem = sendProblemOf(item);
+  const name = item.file.name;
+  if (sendProblem) return `${name}: ${sendProblem.headline}`;
+  const upload = item.accepted;
+  if (upload?.status === "succeeded") {
+    const n = upload.activity_ids.length;
+    return `${name}: uploaded, ${n === 1 ? "its activity is ready" : `${n} activities are ready`}.`;
+  }
+  if (upload?.status === "failed") return `${name}: ${describeUploadError(upload).headline}`;
   return null;
 }

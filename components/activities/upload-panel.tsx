@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useId, useRef, useState, type DragEvent } from "react";
+import { useEffect, useId, useRef, useState, type DragEvent, type RefObject } from "react";
 import { consoleFetch, isClientError } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -11,10 +11,9 @@ import { ProgressBar } from "@/components/ui/progress-bar";
 import type { ActivityWire } from "@/lib/activities/schemas";
 import { consolePaths, type UploadWire } from "./files-api";
 import { activitiesChanged, activityKey, uploadKey } from "./query-keys";
-import { UploadSendError } from "./send-upload";
 import { mayPoll } from "./upload-queue";
 import { MAX_FILES_AT_ONCE, useUploadQueue, type UploadItem } from "./upload-queue-provider";
-import { describeSendFailure, describeUploadError, type UploadProblem } from "./upload-outcome";
+import { describeUploadError, outcomeAnnouncement, sendProblemOf, type UploadProblem } from "./upload-outcome";
 
 // Processing takes seconds; asking about twice a second shows the outcome as soon as it exists.
 const POLL_MS = 750;
@@ -28,7 +27,9 @@ export function UploadPanel() {
   const [dragging, setDragging] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
+  const uploadButton = useRef<HTMLButtonElement>(null);
   const hintId = useId();
+  const live = useOutcomeAnnouncement(items);
 
   const add = (files: FileList | File[]) => {
     if (files.length === 0) return;
@@ -85,7 +86,7 @@ export function UploadPanel() {
           </p>
           <p className="text-xs text-slate-600">Up to 25 MiB a file. Each becomes an activity with its route, samples and laps.</p>
         </div>
-        <Button type="button" className="shrink-0" onClick={() => input.current?.click()} aria-describedby={hintId}>
+        <Button ref={uploadButton} type="button" className="shrink-0" onClick={() => input.current?.click()} aria-describedby={hintId}>
           Upload files
         </Button>
         {/* Out of the tab order ("Upload files" opens it), but named: a screen reader's browse mode or a
@@ -107,6 +108,11 @@ export function UploadPanel() {
         />
       </div>
 
+      {/* Each file's outcome is said here, in a region that is there before anything is put in it:
+          a live region added with its message already inside (a row refused before sending) is
+          not read by most screen readers. */}
+      <p ref={live} aria-live="polite" className="sr-only" />
+
       {notice && (
         <div className="mt-3">
           <Notice tone="warning">{notice}</Notice>
@@ -122,7 +128,14 @@ export function UploadPanel() {
           </ul>
           {items.some((i) => i.phase === "finished") && (
             <div className="mt-3 flex justify-end">
-              <Button variant="ghost" onClick={clearFinished}>
+              <Button
+                variant="ghost"
+                onClick={() => {
+                  clearFinished();
+                  // The button goes with the rows it cleared: the keyboard goes on from where files are added.
+                  uploadButton.current?.focus();
+                }}
+              >
                 Clear finished
               </Button>
             </div>
@@ -145,7 +158,7 @@ function UploadRow({
   onRetry: (key: string) => void;
 }) {
   const qc = useQueryClient();
-  const { key, file, progress, accepted, sendError } = item;
+  const { key, file, progress, accepted } = item;
 
   const upload = useQuery({
     queryKey: uploadKey(accepted?.id ?? ""),
@@ -180,9 +193,7 @@ function UploadRow({
     })),
   });
 
-  const sendProblem =
-    item.rejected ??
-    (sendError instanceof UploadSendError ? describeSendFailure(sendError.status, sendError.code, sendError.detail, item.file.size) : sendError ? describeSendFailure(0, undefined, undefined) : null);
+  const sendProblem = sendProblemOf(item);
 
   let bar: { value: number | null; text: string; tone: "active" | "success" | "error" };
   let state: string;
@@ -223,7 +234,7 @@ function UploadRow({
       <div className="mt-2">
         <ProgressBar label={`${file.name} upload progress`} value={bar.value} valueText={bar.text} tone={bar.tone} />
       </div>
-      <div aria-live="polite" className="mt-2 text-sm">
+      <div className="mt-2 text-sm">
         {status === "succeeded" && linked.length > 0 && (
           <p className="text-slate-800">
             {linked.length === 1 ? "Created " : `Created ${linked.length} activities: `}
@@ -264,6 +275,35 @@ function UploadRow({
       </div>
     </li>
   );
+}
+
+// Outcomes kept in the live region: enough for those a screen reader has not reached yet.
+const KEPT_ANNOUNCEMENTS = 5;
+
+/**
+ * The upload list's live region (rendered empty, to hold the returned ref): puts in it the outcomes of the files that
+ * finished since it last spoke. Files already finished when the panel appears (the athlete
+ * coming back to the page) were said before and are not said again.
+ */
+function useOutcomeAnnouncement(items: readonly UploadItem[]): RefObject<HTMLParagraphElement | null> {
+  const live = useRef<HTMLParagraphElement>(null);
+  const [said] = useState(() => new Set(items.filter((i) => i.phase === "finished").map((i) => i.key)));
+  useEffect(() => {
+    const fresh = items.filter((i) => i.phase === "finished" && !said.has(i.key));
+    if (fresh.length === 0) return;
+    fresh.forEach((i) => said.add(i.key));
+    // Oldest first, as they happened (the list shows the newest first).
+    const sentences = fresh.reverse().map(outcomeAnnouncement).filter((w): w is string => w !== null);
+    const region = live.current;
+    if (sentences.length === 0 || !region) return;
+    // Added beside what was said before rather than replacing it, so that an outcome not yet
+    // read out when the next one comes is not lost; only the last few are kept.
+    const line = document.createElement("span");
+    line.textContent = `${sentences.join(" ")} `;
+    region.append(line);
+    while (region.childElementCount > KEPT_ANNOUNCEMENTS) region.firstElementChild?.remove();
+  }, [items, said]);
+  return live;
 }
 
 function ProblemText({ problem, existingName }: { problem: UploadProblem; existingName: string | null }) {
