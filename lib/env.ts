@@ -1,5 +1,6 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
+import { isLoopbackHost } from "../scripts/listen-host.mjs";
 
 /** An address range: a network address and its prefix length. */
 export type AddressRange = [ipaddr.IPv4 | ipaddr.IPv6, number];
@@ -99,11 +100,11 @@ export type Env = {
 export function isLoopbackUrl(url: string): boolean {
   let host: string;
   try {
-    host = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+    host = new URL(url).hostname;
   } catch {
     return false;
   }
-  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return isLoopbackHost(host);
 }
 
 let cached: Env | undefined;
@@ -130,9 +131,9 @@ export function getEnv(): Env {
     dataDir: e.DATA_DIR,
     seedDemo: e.SEED_DEMO ?? embedded,
     // CONTRACT §1: private networks only for a demo on this machine (embedded database, a
-    // loopback BASE_URL, and so a server listening on loopback only unless HOST says otherwise,
-    // scripts/listen-host.mjs); anyone who can reach a service on a network address can sign up.
-    webhooksAllowPrivateNetworks: e.WEBHOOKS_ALLOW_PRIVATE_NETWORKS ?? (embedded && isLoopbackUrl(baseUrl) && (!e.HOST || isLoopbackUrl(`http://${e.HOST.includes(":") && !e.HOST.startsWith("[") ? `[${e.HOST}]` : e.HOST}`))),
+    // loopback BASE_URL, and a server listening on loopback only: HOST, which scripts/server.mjs
+    // sets to where it listens); anyone who can reach a service on a network address can sign up.
+    webhooksAllowPrivateNetworks: e.WEBHOOKS_ALLOW_PRIVATE_NETWORKS ?? (embedded && isLoopbackUrl(baseUrl) && (!e.HOST || isLoopbackHost(e.HOST))),
     webhookRetryScheduleS: e.WEBHOOK_RETRY_SCHEDULE_S?.split(",").map(Number),
     deliveryRunner: e.DELIVERY_RUNNER,
     rateLimit15Min: e.RATE_LIMIT_15MIN,

@@ -67,17 +67,21 @@ for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => void stop(0));
 // Output nobody reads: stop with a failure, as Node.js itself would (scripts/output-gone.mjs).
 stopWhenOutputGone(() => void stop(1));
 if (!opts.dev) process.env.NODE_ENV = "production";
+// Where it listens: `-H`, else HOST, else loopback only for a loopback BASE_URL
+// (scripts/listen-host.mjs). Told to the app as HOST, whose private-network default (lib/env.ts)
+// holds only for a server nobody else can reach, `-H 0.0.0.0` included.
+const baseUrl = (process.env.BASE_URL || `http://localhost:${opts.port}`).replace(/\/+$/, "");
+const listenHost = opts.hostname ?? (process.env.HOST || undefined) ?? defaultListenHost(baseUrl);
+if (listenHost === undefined) delete process.env.HOST;
+else process.env.HOST = listenHost;
 // Next.js from the app's own node_modules (the bench serves a second app with this script).
 const next = createRequire(path.join(opts.dir, "package.json"))("next");
 const app = (next.default ?? next)({ dev: opts.dev, dir: opts.dir, hostname: opts.hostname ?? "localhost", port: opts.port });
 await app.prepare();
 const handle = app.getRequestHandler();
 
-const baseUrl = (process.env.BASE_URL || `http://localhost:${opts.port}`).replace(/\/+$/, "");
 server = createFrontServer({ baseUrl, handle: (req, res) => handle(req, res) });
 if (opts.dev) server.on("upgrade", (req, socket, head) => app.getUpgradeHandler()(req, socket, head));
-// `-H`, else HOST, else loopback only for a loopback BASE_URL (scripts/listen-host.mjs).
-const listenHost = opts.hostname ?? (process.env.HOST || undefined) ?? defaultListenHost(baseUrl);
 server.listen(opts.port, listenHost, () => {
   const where = server.address();
   const port = typeof where === "object" && where ? where.port : opts.port;

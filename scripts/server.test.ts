@@ -30,6 +30,7 @@ function appWithNext(dir: string) {
       getRequestHandler: () => (req, res) => {
         console.error("GET", req.url);
         if (req.url === "/slow") setTimeout(() => res.end("slow ok"), 1000);
+        else if (req.url === "/host") res.end(String(process.env.HOST));
         else res.end("ok");
       },
     });`,
@@ -101,16 +102,19 @@ describe("one server process (scripts/server.mjs)", () => {
         () => true,
         () => false,
       );
-    for (const [baseUrl, only] of [
-      ["http://localhost:3000", true],
-      ["https://training.example.com", false],
+    // What it listens on is told to the app as HOST (lib/env.ts's private-network default reads it), `-H` too.
+    for (const [baseUrl, args, only, host] of [
+      ["http://localhost:3000", [], true, "127.0.0.1"],
+      ["https://training.example.com", [], false, "undefined"],
+      ["http://localhost:3000", ["-H", "0.0.0.0"], false, "0.0.0.0"],
     ] as const) {
       dir = mkdtempSync(path.join(os.tmpdir(), "aas-server-"));
       appWithNext(dir);
-      const { proc, port, output, exited } = await startServer(dir, { args: [], env: { BASE_URL: baseUrl, HOST: undefined } });
+      const { proc, port, output, exited } = await startServer(dir, { args: [...args], env: { BASE_URL: baseUrl, HOST: undefined } });
       child = proc;
       expect({ baseUrl, ready: output.out.includes("(127.0.0.1 only)") }).toEqual({ baseUrl, ready: only });
       expect(await reachable("127.0.0.1", port)).toBe(true);
+      expect({ baseUrl, args, host: await (await fetch(`http://127.0.0.1:${port}/host`)).text() }).toEqual({ baseUrl, args, host });
       if (lan) expect({ baseUrl, lan: await reachable(lan, port) }).toEqual({ baseUrl, lan: !only });
       proc.kill("SIGTERM");
       await exited;
