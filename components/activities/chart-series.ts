@@ -350,21 +350,20 @@ export function moveCursor(at: number | null, key: string, count: number): numbe
   if (count === 0) return null;
   const big = Math.max(1, Math.round(count / 20));
   const from = at ?? 0;
-  const to =
-    key === "ArrowRight" || key === "ArrowUp"
-      ? at === null ? 0 : from + 1
-      : key === "ArrowLeft" || key === "ArrowDown"
-        ? at === null ? 0 : from - 1
-        : key === "PageUp"
-          ? from + big
-          : key === "PageDown"
-            ? from - big
-            : key === "Home"
-              ? 0
-              : key === "End"
-                ? count - 1
-                : null;
-  return to === null ? null : Math.min(count - 1, Math.max(0, to));
+  // An arrow's first press shows the cursor where it starts, at the first sample.
+  const step = (by: number) => (at === null ? 0 : from + by);
+  const moves: Record<string, () => number> = {
+    ArrowRight: () => step(1),
+    ArrowUp: () => step(1),
+    ArrowLeft: () => step(-1),
+    ArrowDown: () => step(-1),
+    PageUp: () => from + big,
+    PageDown: () => from - big,
+    Home: () => 0,
+    End: () => count - 1,
+  };
+  const move = Object.hasOwn(moves, key) ? moves[key] : undefined;
+  return move ? Math.min(count - 1, Math.max(0, move())) : null;
 }
 
 /** What the cursor reads at row `i` of the charts, in words: `At 2.35 km: pace 5:10 /km, heart rate 150 bpm`. */
