@@ -3,7 +3,7 @@ import { eq, gt, sql } from "drizzle-orm";
 import { users, uploads } from "../db/schema";
 import type { Db } from "../db/client";
 import { createTestDatabase } from "../testing/db";
-import { claimUploads } from "./claim-uploads";
+import { claimUploads, listProcessingUploads } from "./claim-uploads";
 
 /**
  * A claim takes exactly the uploads it answers. Written as `UPDATE … WHERE id IN (SELECT …
@@ -58,5 +58,44 @@ describe("claimUploads", () => {
     expect(await claimUploads(db, { limit: 1, uploadId: "upl_claim0100" })).toEqual([]);
     const [row] = await db.select().from(uploads).where(eq(uploads.id, "upl_claim0100"));
     expect(row!.claimedUntil!.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  it("takes athletes in turns: one athlete's season of files does not hold another's one file behind it", async () => {
+    await db.update(uploads).set({ status: "succeeded" });
+    await db.insert(users).values([
+      { id: "ath_season", email: "season@example.com", name: "Season", passwordHash: "x" },
+      { id: "ath_one", email: "one@example.com", name: "One", passwordHash: "x" },
+    ]);
+    const upload = (id: string, athleteId: string, second: number) => ({
+      id,
+      athleteId,
+      uploader: "athlete",
+      dataType: "fit" as const,
+      gzip: false,
+      receivedSha256: `r-${id}`,
+      contentSha256: `c-${id}`,
+      sizeBytes: 1,
+      createdAt: new Date(Date.UTC(2026, 1, 1, 0, 0, second)),
+    });
+    // A season of 30 files at 0–29 s; the other athlete's two files come after all of them.
+    await db.insert(uploads).values([
+      ...Array.from({ length: 30 }, (_, i) => upload(`upl_season${String(i).padStart(2, "0")}`, "ath_season", i)),
+      upload("upl_one0", "ath_one", 40),
+      upload("upl_one1", "ath_one", 41),
+    ]);
+    // The sweep (Inngest) hands them out in the same order as the claims.
+    expect(await listProcessingUploads(db, 5)).toEqual(["upl_season00", "upl_one0", "upl_season01", "upl_one1", "upl_season02"]);
+    // The season's first file is in hand (claimed, still processing): it keeps the season's
+    // first turn, so the other athlete's file is next rather than the season's second.
+    const first = await claimUploads(db, { limit: 1 });
+    expect(first.map((c) => c.id)).toEqual(["upl_season00"]);
+    const next = await claimUploads(db, { limit: 1 });
+    expect(next.map((c) => c.id)).toEqual(["upl_one0"]);
+    // Several at once: the same three as one at a time would take (in no particular order).
+    const three = await claimUploads(db, { limit: 3 });
+    expect(three.map((c) => c.id).sort()).toEqual(["upl_one1", "upl_season01", "upl_season02"]);
+    // Once the other athlete has nothing left, the season goes on oldest first.
+    const rest = await claimUploads(db, { limit: 2 });
+    expect(rest.map((c) => c.id).sort()).toEqual(["upl_season03", "upl_season04"]);
   });
 });

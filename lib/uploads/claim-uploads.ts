@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { bareColumn, rowsOf, type Db } from "../db/client";
 import { uploads } from "../db/schema";
 
@@ -21,10 +21,32 @@ export type ClaimedUpload = { id: string; attempts: number };
 const claimable = () => and(eq(uploads.status, "processing"), or(isNull(uploads.claimedUntil), lt(uploads.claimedUntil, sql`now()`)));
 
 /**
- * Claims up to `limit` uploads waiting for a processor, oldest first, for `leaseS` seconds,
- * counting the attempt. One statement: SKIP LOCKED keeps two processors off the same rows, and
- * a row another processor claimed meanwhile is re-checked before it is taken. With `uploadId`,
- * that upload or nothing (the Inngest function's unit of work).
+ * The waiting uploads `which` selects, in turns between athletes (at most `limit`): every
+ * athlete's oldest upload still processing comes before anyone's second, every second before
+ * anyone's third, and so on, oldest first within a turn. One athlete sending a season of files
+ * at once (a watch's whole history) then delays another athlete's one file by at most one file
+ * of theirs, not by the whole season. An upload's turn counts its athlete's older uploads still
+ * processing, claimed or not, so the file in hand keeps its place.
+ */
+function waitingInTurns(which: SQL | undefined, limit: number, lock: boolean): SQL {
+  return sql`
+    select ${uploads.id} as id from ${uploads}
+    join (
+      select ${uploads.id} as id, row_number() over (partition by ${uploads.athleteId} order by ${uploads.createdAt}, ${uploads.id}) as turn
+      from ${uploads} where ${uploads.status} = 'processing'
+    ) turns on turns.id = ${uploads.id}
+    where ${which}
+    order by turns.turn, ${uploads.createdAt}, ${uploads.id}
+    limit ${limit}
+    ${lock ? sql`for update of ${uploads} skip locked` : sql``}`;
+}
+
+/**
+ * Claims up to `limit` uploads waiting for a processor, in turns between athletes
+ * (`waitingInTurns`), for `leaseS` seconds, counting the attempt. One statement: SKIP LOCKED
+ * keeps two processors off the same rows, and a row another processor claimed meanwhile is
+ * re-checked before it is taken. With `uploadId`, that upload or nothing (the Inngest
+ * function's unit of work).
  *
  * The rows are picked in a MATERIALIZED CTE: written as `UPDATE … WHERE id IN (SELECT … LIMIT n
  * FOR UPDATE SKIP LOCKED)`, PostgreSQL may run the subquery more than once and update more rows
@@ -36,12 +58,7 @@ export async function claimUploads(db: Db, opts: { limit: number; leaseS?: numbe
   const leaseS = opts.leaseS ?? UPLOAD_LEASE_S;
   const which = opts.uploadId ? and(claimable(), eq(uploads.id, opts.uploadId)) : claimable();
   const result = await db.execute(sql`
-    with picked as materialized (
-      select ${uploads.id} as id from ${uploads}
-      where ${which}
-      order by ${uploads.createdAt}
-      limit ${opts.limit}
-      for update skip locked)
+    with picked as materialized (${waitingInTurns(which, opts.limit, true)})
     update ${uploads}
     set ${bareColumn(uploads.claimedUntil)} = now() + make_interval(secs => ${leaseS}), ${bareColumn(uploads.attempts)} = ${uploads.attempts} + 1
     from picked
@@ -75,13 +92,8 @@ export async function renewUploadClaim(db: Db, uploadId: string, leaseS = UPLOAD
     .where(and(eq(uploads.id, uploadId), eq(uploads.status, "processing")));
 }
 
-/** Uploads waiting for a processor (none holds a claim), for the Inngest sweep. */
+/** Uploads waiting for a processor (none holds a claim), in turns between athletes, for the Inngest sweep. */
 export async function listProcessingUploads(db: Db, limit: number): Promise<string[]> {
-  const rows = await db
-    .select({ id: uploads.id })
-    .from(uploads)
-    .where(claimable())
-    .orderBy(asc(uploads.createdAt))
-    .limit(limit);
-  return rows.map((r) => r.id);
+  const result = await db.execute(waitingInTurns(claimable(), limit, false));
+  return rowsOf<{ id: string }>(result).map((r) => r.id);
 }
