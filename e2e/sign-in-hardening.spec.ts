@@ -97,3 +97,38 @@ test("Auth.js's endpoints and the sign-in form's action refuse oversized bodies"
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByText("That email and password do not match an account.")).toBeVisible();
 });
+
+test("signing out ends the session on the server: a copy of its cookie taken before signs nobody in", async ({ browser, baseURL }) => {
+  const signedIn = await browser.newContext({ baseURL });
+  const page = await signedIn.newPage();
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill("eve@example.com");
+  await page.getByLabel("Password").fill(DEMO_PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).not.toHaveURL(/\/signin/);
+  const session = (await signedIn.cookies()).filter((c) => c.name.endsWith("authjs.session-token"));
+  expect(session).toHaveLength(1);
+
+  // The copy works while the session holds: a page and the console's API.
+  const copy = await browser.newContext({ baseURL });
+  await copy.addCookies(session);
+  const copied = await copy.newPage();
+  await copied.goto("/settings/profile");
+  await expect(copied).toHaveURL(/\/settings\/profile$/);
+  expect((await copy.request.get("/api/console/profile")).status()).toBe(200);
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/signin$/);
+
+  // The same cookie, kept by someone else, is no longer a session anywhere.
+  await copied.goto("/settings/profile");
+  await expect(copied).toHaveURL(/\/signin\?callbackUrl=/);
+  await copy.clearCookies();
+  await copy.addCookies(session);
+  const api = await copy.request.get("/api/console/profile");
+  expect(api.status()).toBe(401);
+  const auth = (await (await copy.request.get("/api/auth/session")).json()) as unknown;
+  expect(auth).toBeNull();
+  await copy.close();
+  await signedIn.close();
+});

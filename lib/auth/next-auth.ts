@@ -6,6 +6,7 @@ import { clientAddress } from "../http/client-address";
 import { safeReturnPath } from "../http/safe-redirect";
 import { authSecret } from "../secrets";
 import { AUTH_PAGES, logAuthError } from "./auth-pages";
+import { consoleSessionHolds, endConsoleSession, startConsoleSession } from "./console-sessions";
 import { checkSignIn, type SignInRefusal } from "./credentials";
 import { secureSessionCookie } from "./session";
 import { noteRefusal } from "./signin-refusal";
@@ -62,6 +63,12 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       },
     }),
   ],
+  events: {
+    // Signing out ends the session where it is kept, not only in this browser.
+    async signOut(message) {
+      if ("token" in message) await endConsoleSession(await getDb(), message.token?.sid);
+    },
+  },
   callbacks: {
     // Where Auth.js sends the browser after signing in or out: only ever a path of this
     // service (on the origin the request came to), whatever callbackUrl arrived in the form,
@@ -70,8 +77,16 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       const path = url.startsWith(`${baseUrl}/`) ? url.slice(baseUrl.length) : url;
       return `${baseUrl}${safeReturnPath(path)}`;
     },
-    jwt({ token, user }) {
-      if (user?.id) token.uid = user.id;
+    // Every reading of a session comes here (Auth.js's `auth()` and its session endpoint): a
+    // sign-in starts a console session, and afterwards the cookie holds only while its session
+    // does (lib/auth/console-sessions.ts); null clears the cookie.
+    async jwt({ token, user }) {
+      if (user?.id) {
+        token.uid = user.id;
+        token.sid = await startConsoleSession(await getDb(), user.id);
+        return token;
+      }
+      if (typeof token.uid !== "string" || !(await consoleSessionHolds(await getDb(), token.uid, token.sid))) return null;
       return token;
     },
     session({ session, token }) {

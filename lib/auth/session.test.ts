@@ -1,8 +1,14 @@
 import { encode } from "next-auth/jwt";
+import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
+import { consoleSessions } from "../db/schema";
 import { resetEnvForTests } from "../env";
 import { authSecret } from "../secrets";
+import { setupApi } from "../testing/fixtures";
+import { CONSOLE_SESSION_DAYS, consoleSessionHolds, endConsoleSession, startConsoleSession } from "./console-sessions";
 import { sessionUserId } from "./session";
+
+const api = setupApi();
 
 const before = process.env.BASE_URL;
 afterEach(() => {
@@ -11,10 +17,16 @@ afterEach(() => {
   resetEnvForTests();
 });
 
-/** A request carrying a session for `uid` in the cookie `name`, as Auth.js writes it. */
-async function withSession(name: string, uid: string): Promise<Request> {
-  const value = await encode({ token: { sub: uid, uid }, secret: authSecret(), salt: name, maxAge: 3600 });
+/** A request carrying a session cookie `name` for `uid`, as Auth.js writes it after a sign-in. */
+async function withSession(name: string, uid: string, sid?: string): Promise<Request> {
+  const value = await encode({ token: { sub: uid, uid, ...(sid ? { sid } : {}) }, secret: authSecret(), salt: name, maxAge: 3600 });
   return new Request("http://localhost/api/console/profile", { headers: { cookie: `${name}=${value}` } });
+}
+
+/** A person with a console session of their own, as a sign-in leaves them. */
+async function signedIn() {
+  const person = await api.person();
+  return { id: person.id, sid: await startConsoleSession(await api.db(), person.id) };
 }
 
 function servedAt(baseUrl: string) {
@@ -25,13 +37,57 @@ function servedAt(baseUrl: string) {
 describe("sessionUserId: the session cookie follows BASE_URL's scheme", () => {
   it("over https reads only the __Secure- cookie: a plain one (which any page could plant) signs nobody in", async () => {
     servedAt("https://aas.example.com");
-    expect(await sessionUserId(await withSession("__Secure-authjs.session-token", "usr_secure"))).toBe("usr_secure");
-    expect(await sessionUserId(await withSession("authjs.session-token", "usr_planted"))).toBeNull();
+    const p = await signedIn();
+    expect(await sessionUserId(await withSession("__Secure-authjs.session-token", p.id, p.sid))).toBe(p.id);
+    expect(await sessionUserId(await withSession("authjs.session-token", p.id, p.sid))).toBeNull();
   });
 
   it("over http reads the plain cookie, as Auth.js writes it there", async () => {
     servedAt("http://localhost:3000");
-    expect(await sessionUserId(await withSession("authjs.session-token", "usr_local"))).toBe("usr_local");
-    expect(await sessionUserId(await withSession("__Secure-authjs.session-token", "usr_other"))).toBeNull();
+    const p = await signedIn();
+    expect(await sessionUserId(await withSession("authjs.session-token", p.id, p.sid))).toBe(p.id);
+    expect(await sessionUserId(await withSession("__Secure-authjs.session-token", p.id, p.sid))).toBeNull();
+  });
+});
+
+describe("a session cookie holds only while its console session does", () => {
+  const name = "authjs.session-token";
+
+  it("signing out ends the session everywhere: a copy of the cookie taken before signs nobody in", async () => {
+    const p = await signedIn();
+    const other = await startConsoleSession(await api.db(), p.id);
+    const copy = await withSession(name, p.id, p.sid);
+    expect(await sessionUserId(copy)).toBe(p.id);
+    await endConsoleSession(await api.db(), p.sid);
+    expect(await sessionUserId(copy)).toBeNull();
+    // Over HTTP too: the console's API answers the copy as it answers no session.
+    const res = await fetch(`${api.url}/api/console/profile`, { headers: { cookie: copy.headers.get("cookie")! } });
+    expect(res.status).toBe(401);
+    // The person's other sign-in (another browser) is not touched.
+    expect(await sessionUserId(await withSession(name, p.id, other))).toBe(p.id);
+  });
+
+  it("a cookie without a session id, or with someone else's, or with one that never existed, signs nobody in", async () => {
+    const p = await signedIn();
+    const q = await signedIn();
+    expect(await sessionUserId(await withSession(name, p.id))).toBeNull();
+    expect(await sessionUserId(await withSession(name, p.id, q.sid))).toBeNull();
+    expect(await sessionUserId(await withSession(name, p.id, "ses_neverissued"))).toBeNull();
+    expect(await sessionUserId(await withSession(name, p.id, p.sid))).toBe(p.id);
+  });
+
+  it("an expired session signs nobody in and is removed at the person's next sign-in; one in use slides on", async () => {
+    const db = await api.db();
+    const p = await signedIn();
+    await db.update(consoleSessions).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(consoleSessions.id, p.sid));
+    expect(await consoleSessionHolds(db, p.id, p.sid)).toBe(false);
+    const fresh = await startConsoleSession(db, p.id);
+    expect((await db.select().from(consoleSessions).where(eq(consoleSessions.userId, p.id))).map((r) => r.id)).toEqual([fresh]);
+
+    // Last moved on two days ago: used now, it is good for the whole period again.
+    await db.update(consoleSessions).set({ expiresAt: sql`now() + make_interval(days => ${CONSOLE_SESSION_DAYS - 2})` }).where(eq(consoleSessions.id, fresh));
+    expect(await consoleSessionHolds(db, p.id, fresh)).toBe(true);
+    const [row] = await db.select({ left: sql<number>`extract(epoch from ${consoleSessions.expiresAt} - now())` }).from(consoleSessions).where(eq(consoleSessions.id, fresh));
+    expect(Number(row!.left)).toBeGreaterThan((CONSOLE_SESSION_DAYS - 1) * 86_400);
   });
 });

@@ -1,7 +1,9 @@
 import "server-only";
 import { getToken } from "next-auth/jwt";
+import { getDb } from "../db/client";
 import { getEnv } from "../env";
 import { authSecret } from "../secrets";
+import { consoleSessionHolds } from "./console-sessions";
 
 /**
  * Whether sessions live in a `__Secure-` cookie: when the service is served over https
@@ -19,7 +21,8 @@ const sessionCookieName = () => (secureSessionCookie() ? "__Secure-authjs.sessio
  * The signed-in person's id from the request's own session cookie, or null: what `auth()` reads
  * (the same cookie, secret and salt), taken from the request instead of Next.js's request scope,
  * so a route handler decides the same way under any server. Only the cookie counts; a session
- * token in an Authorization header is not accepted.
+ * token in an Authorization header is not accepted. The cookie signs its person in only while
+ * its console session holds (not signed out: lib/auth/console-sessions.ts).
  */
 export async function sessionUserId(req: Request): Promise<string | null> {
   const cookie = req.headers.get("cookie");
@@ -32,5 +35,6 @@ export async function sessionUserId(req: Request): Promise<string | null> {
     salt: name,
     secureCookie: name.startsWith("__Secure-"),
   });
-  return typeof token?.uid === "string" ? token.uid : null;
+  if (typeof token?.uid !== "string") return null;
+  return (await consoleSessionHolds(await getDb(), token.uid, token.sid)) ? token.uid : null;
 }

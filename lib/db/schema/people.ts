@@ -1,4 +1,4 @@
-import { boolean, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
 export const users = pgTable("users", {
   id: text("id").primaryKey(),
@@ -21,3 +21,22 @@ export const athleteProfiles = pgTable("athlete_profiles", {
   connectedIntegrations: text("connected_integrations").array().notNull().default([]),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * A console sign-in (CONTRACT §7): the session cookie (an Auth.js JWT) names its row, and the
+ * session holds only while the row does. Signing out deletes it, so a copy of the cookie taken
+ * before (from a shared computer, a backup, a log) signs nobody in afterwards. `expires_at`
+ * slides with use, as the cookie's own expiry does.
+ */
+export const consoleSessions = pgTable(
+  "console_sessions",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("console_sessions_user_idx").on(t.userId)],
+);
