@@ -1,6 +1,7 @@
 import { and, eq, gt, lt, sql } from "drizzle-orm";
 import { randomBase62 } from "../crypto/random";
 import type { Db } from "../db/client";
+import { errorText, log } from "../log";
 import { consoleSessions } from "../db/schema";
 
 /** How long a console session lasts without use: the session cookie's own lifetime. */
@@ -48,4 +49,27 @@ export async function consoleSessionHolds(db: Db, userId: string, sessionId: unk
 export async function endConsoleSession(db: Db, sessionId: unknown): Promise<void> {
   if (typeof sessionId !== "string") return;
   await db.delete(consoleSessions).where(eq(consoleSessions.id, sessionId));
+}
+
+/**
+ * Auth.js's `jwt` callback, run wherever a session is read (`auth()`, its session endpoint): a
+ * sign-in (`signedInAs`) starts a console session, whose id the cookie carries; afterwards the
+ * token holds only while its session does, and null makes Auth.js clear the cookie. A session
+ * that could not be checked (the database did not answer) keeps its token: Auth.js takes an
+ * error thrown here for a bad cookie, clears it and signs the person out over a passing fault,
+ * while whatever the page reads next needs the database as much.
+ */
+export async function checkedSessionToken<T extends Record<string, unknown>>(
+  getDb: () => Promise<Db>,
+  token: T,
+  signedInAs: string | undefined,
+): Promise<T | null> {
+  if (signedInAs) return { ...token, uid: signedInAs, sid: await startConsoleSession(await getDb(), signedInAs) };
+  if (typeof token.uid !== "string") return null;
+  try {
+    return (await consoleSessionHolds(await getDb(), token.uid, token.sid)) ? token : null;
+  } catch (err) {
+    log.error("console session not checked: the database did not answer", { error: errorText(err) });
+    return token;
+  }
 }

@@ -6,7 +6,7 @@ import { clientAddress } from "../http/client-address";
 import { safeReturnPath } from "../http/safe-redirect";
 import { authSecret } from "../secrets";
 import { AUTH_PAGES, logAuthError } from "./auth-pages";
-import { consoleSessionHolds, endConsoleSession, startConsoleSession } from "./console-sessions";
+import { checkedSessionToken, endConsoleSession } from "./console-sessions";
 import { checkSignIn, type SignInRefusal } from "./credentials";
 import { secureSessionCookie } from "./session";
 import { noteRefusal } from "./signin-refusal";
@@ -77,17 +77,9 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       const path = url.startsWith(`${baseUrl}/`) ? url.slice(baseUrl.length) : url;
       return `${baseUrl}${safeReturnPath(path)}`;
     },
-    // Every reading of a session comes here (Auth.js's `auth()` and its session endpoint): a
-    // sign-in starts a console session, and afterwards the cookie holds only while its session
-    // does (lib/auth/console-sessions.ts); null clears the cookie.
-    async jwt({ token, user }) {
-      if (user?.id) {
-        token.uid = user.id;
-        token.sid = await startConsoleSession(await getDb(), user.id);
-        return token;
-      }
-      if (typeof token.uid !== "string" || !(await consoleSessionHolds(await getDb(), token.uid, token.sid))) return null;
-      return token;
+    // Every reading of a session comes here (Auth.js's `auth()` and its session endpoint).
+    jwt({ token, user }) {
+      return checkedSessionToken(getDb, token, user?.id);
     },
     session({ session, token }) {
       if (typeof token.uid === "string") session.user.id = token.uid;

@@ -5,7 +5,7 @@ import { consoleSessions } from "../db/schema";
 import { resetEnvForTests } from "../env";
 import { authSecret } from "../secrets";
 import { setupApi } from "../testing/fixtures";
-import { CONSOLE_SESSION_DAYS, consoleSessionHolds, endConsoleSession, startConsoleSession } from "./console-sessions";
+import { checkedSessionToken, CONSOLE_SESSION_DAYS, consoleSessionHolds, endConsoleSession, startConsoleSession } from "./console-sessions";
 import { sessionUserId } from "./session";
 
 const api = setupApi();
@@ -89,5 +89,26 @@ describe("a session cookie holds only while its console session does", () => {
     expect(await consoleSessionHolds(db, p.id, fresh)).toBe(true);
     const [row] = await db.select({ left: sql<number>`extract(epoch from ${consoleSessions.expiresAt} - now())` }).from(consoleSessions).where(eq(consoleSessions.id, fresh));
     expect(Number(row!.left)).toBeGreaterThan((CONSOLE_SESSION_DAYS - 1) * 86_400);
+  });
+});
+
+describe("checkedSessionToken: Auth.js's jwt callback", () => {
+  it("a sign-in starts a session the token names; afterwards the token holds while the session does", async () => {
+    const db = await api.db();
+    const person = await api.person();
+    const signed = await checkedSessionToken(api.db, { sub: person.id }, person.id);
+    expect(signed).toMatchObject({ sub: person.id, uid: person.id, sid: expect.stringMatching(/^ses_/) });
+    expect(await checkedSessionToken(api.db, signed!, undefined)).toBe(signed);
+    await endConsoleSession(db, signed!.sid);
+    expect(await checkedSessionToken(api.db, signed!, undefined)).toBeNull();
+    expect(await checkedSessionToken(api.db, { sub: person.id }, undefined)).toBeNull();
+  });
+
+  it("a session that could not be checked keeps its token: a database fault does not sign the person out", async () => {
+    const person = await api.person();
+    const signed = (await checkedSessionToken(api.db, {}, person.id))!;
+    // The edge of what can be made to fail here: a database handle that does not answer.
+    const unreachable = () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:5432"));
+    expect(await checkedSessionToken(unreachable, signed, undefined)).toBe(signed);
   });
 });
