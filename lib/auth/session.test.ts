@@ -96,7 +96,7 @@ describe("checkedSessionToken: Auth.js's jwt callback", () => {
   it("a sign-in starts a session the token names; afterwards the token holds while the session does", async () => {
     const db = await api.db();
     const person = await api.person();
-    const signed = await checkedSessionToken(api.db, { sub: person.id }, person.id);
+    const signed = await checkedSessionToken<Record<string, unknown>>(api.db, { sub: person.id }, person.id);
     expect(signed).toMatchObject({ sub: person.id, uid: person.id, sid: expect.stringMatching(/^ses_/) });
     expect(await checkedSessionToken(api.db, signed!, undefined)).toBe(signed);
     await endConsoleSession(db, signed!.sid);
