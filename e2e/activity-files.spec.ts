@@ -142,6 +142,10 @@ test("an athlete uploads two files, opens one with its route and charts, downloa
     await expect(page.locator(":focus")).toHaveText(`Deleted “${name}”, with its samples and laps.`);
     await expect(list.getByRole("link", { name: "Friday Evening Run" })).toBeVisible();
     await expect(list.locator(`a[href="${fitHref}"]`)).toHaveCount(0);
+    // The file's upload row no longer offers the activity: it names it as deleted, with no link to its page.
+    const fitRow = page.getByTestId("upload-row").filter({ hasText: FIT });
+    await expect(fitRow).toContainText(`${name} (deleted)`);
+    await expect(fitRow.getByRole("link")).toHaveCount(0);
 
     await page.goto(fitHref);
     await expect(page.getByText("This activity is not here: it was deleted, or the address is wrong.")).toBeVisible();

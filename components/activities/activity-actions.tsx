@@ -9,6 +9,7 @@ import { Notice } from "@/components/ui/notice";
 import { describeDownloadProblem } from "./activity-problems";
 import { consolePaths, EXPORT_FORMATS, fileNameFromDisposition } from "./files-api";
 import { activitiesChanged, activityKey, DELETED_NOTICE_KEY } from "./query-keys";
+import { useUploadQueue } from "./upload-queue-provider";
 
 /**
  * "Download": the original file, or FIT, GPX or TCX made from the streams. The items stay links
@@ -154,10 +155,15 @@ function saveFile(blob: Blob, fileName: string) {
 export function DeleteActivity({ activityId, name, fromFile }: { activityId: string; name: string; fromFile: boolean }) {
   const router = useRouter();
   const qc = useQueryClient();
+  const { activityDeleted } = useUploadQueue();
 
-  /** Back to the list, which says what happened (the notice is handed over in the query cache). */
+  /**
+   * Back to the list, which says what happened (the notice is handed over in the query cache),
+   * refreshed, and whose upload rows no longer offer the activity.
+   */
   const gone = (notice: string) => {
     qc.removeQueries({ queryKey: activityKey(activityId) });
+    activityDeleted(activityId, name);
     activitiesChanged(qc);
     qc.setQueryData(DELETED_NOTICE_KEY, notice);
     router.push("/activities");

@@ -8,7 +8,6 @@ import { useProfile } from "@/components/profile/use-profile";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
 import { useFocusBack } from "@/components/ui/focus-back";
-import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import { COACHED_TEAMS_KEY } from "@/components/teams/shared";
 import type { ActivityWire } from "@/lib/activities/schemas";
@@ -16,6 +15,7 @@ import type { CoachedTeam } from "@/lib/teams/console-schemas";
 import { DeleteActivity, DownloadMenu } from "./activity-actions";
 import { ActivityCharts } from "./activity-charts";
 import { ACTIVITY_NOT_HERE, describeSaveProblem } from "./activity-problems";
+import { recordRows } from "./activity-record";
 import { speedReading } from "./chart-series";
 import { ActivityForm } from "./activity-form";
 import { changedFields, toFormValues, type ActivityInput } from "./activity-form-values";
@@ -242,12 +242,7 @@ function Fields({ activity: a, units, timeZone }: { activity: ActivityWire; unit
     },
     {
       title: "Record",
-      rows: [
-        ["Source", a.source === "manual" ? "Recorded by hand" : a.source === "upload" ? "Uploaded file" : a.source],
-        ["Created", formatInstant(a.created_at, timeZone)],
-        ["Last changed", formatInstant(a.updated_at, timeZone)],
-        ["Activity id", a.id],
-      ],
+      rows: recordRows(a, timeZone),
     },
   ];
   return (

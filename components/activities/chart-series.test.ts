@@ -226,4 +226,34 @@ describe("speedReading: pace or speed by sport, whatever the units", () => {
     expect(speedReading("ride", "imperial").format(8)).toBe("17.9 mph");
     expect(speedReading("walk", "imperial").format(1609.344 / 900)).toBe("15:00 /mi");
   });
+
+  it("reads a swim as pace per 100 m, or per 100 yd in imperial units, never as km/h or mph", () => {
+    expect(speedReading("swim", "metric")).toMatchObject({ label: "Pace" });
+    expect(speedReading("swim", "metric").format(100 / 105)).toBe("1:45 /100 m");
+    expect(speedReading("swim", "imperial")).toMatchObject({ label: "Pace" });
+    expect(speedReading("swim", "imperial").format(91.44 / 90)).toBe("1:30 /100 yd");
+  });
+});
+
+describe("a swim's chart", () => {
+  // A slow swimmer's lengths (0.4 m/s is 4:10 /100 m, slower than a walk's pace floor) and a rest at the wall.
+  const swim: StreamsWire["streams"] = { time_s: [0, 10, 20, 30, 40, 50], speed_mps: [0.4, 0.4, 0.4, 0.4, 0.4, 0.4], distance_m: [0, 4, 8, 12, 16, 20] };
+
+  it("charts pace per 100 m, its axis and cursor in the same words, the slow lengths included", () => {
+    const d = buildChartData(swim, "swim", "metric", "time");
+    expect(d.channels.map((c) => c.key)).toEqual(["pace"]);
+    const pace = d.channels[0]!;
+    expect(pace.unit).toBe("min/100 m");
+    expect(pace.values.map((v) => (v === null ? null : Math.round(v)))).toEqual([250, 250, 250, 250, 250, 250]);
+    expect(pace.inverted).toBe(true);
+    expect(readoutAt(d, 1, "metric")).toBe("At 0:10: pace 4:10 /100 m");
+  });
+
+  it("charts pace per 100 yd for imperial units, and leaves out a rest at the wall", () => {
+    const d = buildChartData({ ...swim, speed_mps: [1, 1, 1, 0, 0, 0] }, "swim", "imperial", "time");
+    const pace = d.channels[0]!;
+    expect(pace.unit).toBe("min/100 yd");
+    expect(pace.format(91.44)).toBe("1:31 /100 yd");
+    expect(pace.values.at(-1)).toBeNull();
+  });
 });

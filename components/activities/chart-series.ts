@@ -1,6 +1,6 @@
 import type { StreamsWire } from "./files-api";
 import type { SportType } from "./sport";
-import { formatDuration, formatPace, formatSpeed, fromElevationMeters, fromMeters, fromMps, hzToBpm, METERS_PER_MILE, UNIT_LABELS, type Units } from "./units";
+import { formatDuration, formatPace, formatSpeed, fromElevationMeters, fromMeters, fromMps, hzToBpm, pacePer, UNIT_LABELS, type PaceBasis, type Units } from "./units";
 
 // What the activity page charts, computed from the streams answer: pure, so tested without a DOM.
 
@@ -28,16 +28,20 @@ export type Channel = {
  */
 export type ChartData = { x: number[]; xMode: XMode; channels: Channel[]; single: { label: string; value: string }[]; breaks: number[] };
 
-// Running-type sports read pace; everything else reads speed (CONTRACT §9 units, the console's wording).
-const PACE_SPORTS: ReadonlySet<SportType> = new Set(["run", "trail_run", "walk", "hike"]);
-export const readsPace = (sport: SportType) => PACE_SPORTS.has(sport);
+// Running-type sports read pace per km or mile, swims pace per 100 m or 100 yd (as swimmers
+// read it); everything else reads speed (CONTRACT §9 units, the console's wording).
+const PACE_BASIS: Partial<Record<SportType, PaceBasis>> = { run: "distance", trail_run: "distance", walk: "distance", hike: "distance", swim: "swim" };
+
+/** What a sport's pace is given per, or null for a sport that reads speed. */
+export const paceBasis = (sport: SportType): PaceBasis | null => PACE_BASIS[sport] ?? null;
 
 /**
  * Pace or speed for a sport, with its words: the one rule the headline, the "Speed and effort"
  * card, the laps and the charts follow, so one page never says both for one activity.
  */
 export function speedReading(sport: SportType, units: Units): { label: "Pace" | "Speed"; format: (mps: number) => string } {
-  return readsPace(sport) ? { label: "Pace", format: (v) => formatPace(v, units) } : { label: "Speed", format: (v) => formatSpeed(v, units) };
+  const basis = paceBasis(sport);
+  return basis ? { label: "Pace", format: (v) => formatPace(v, units, basis) } : { label: "Speed", format: (v) => formatSpeed(v, units) };
 }
 
 // A pause is a gap between samples longer than both of these: 10 s, since a device recording
@@ -59,8 +63,10 @@ export function pauseThreshold(times: readonly number[]): number {
   return Math.max(MIN_PAUSE_S, PAUSE_FACTOR * median);
 }
 
-// Below a slow walk a pace means standing still: 0.5 m/s is 33 min/km. Left out, not drawn off the scale.
-const MIN_PACE_SPEED_MPS = 0.5;
+// Below a slow walk a pace means standing still: 0.5 m/s is 33 min/km. Left out, not drawn off
+// the scale. A swimmer is slower: 0.25 m/s is 6:40 /100 m, slower than any length is swum, so
+// what lies below it is a rest at the wall.
+const MIN_PACE_SPEED_MPS: Record<PaceBasis, number> = { distance: 0.5, swim: 0.25 };
 // GPS speed jitters from sample to sample; a short centred mean shows the effort, not the noise.
 const SMOOTH_WINDOW = 5;
 
@@ -194,14 +200,16 @@ export function buildChartData(streams: StreamsWire["streams"], sport: SportType
   const speed = speedOf(streams);
   if (speed && present(speed)) {
     const smoothed = smooth(speed);
-    if (readsPace(sport)) {
-      const perUnit = units === "metric" ? 1000 : METERS_PER_MILE;
+    const basis = paceBasis(sport);
+    if (basis) {
+      const per = pacePer(units, basis);
+      const slowest = MIN_PACE_SPEED_MPS[basis];
       channels.push({
         key: "pace",
         label: "Pace",
-        unit: `min${UNIT_LABELS[units].pace}`,
-        values: pick(smoothed.map((v) => (v !== null && v >= MIN_PACE_SPEED_MPS ? perUnit / v : null))),
-        format: (v) => `${formatDuration(v)} ${UNIT_LABELS[units].pace}`,
+        unit: `min${per.label}`,
+        values: pick(smoothed.map((v) => (v !== null && v >= slowest ? per.meters / v : null))),
+        format: (v) => `${formatDuration(v)} ${per.label}`,
         inverted: true,
         color: COLORS.pace,
         fill: false,

@@ -50,6 +50,12 @@ describe("speed and pace", () => {
     expect(formatPace(0, "imperial")).toBe("—");
   });
 
+  it("gives a swim's pace per 100 m or per 100 yd", () => {
+    expect(formatPace(100 / 95, "metric", "swim")).toBe("1:35 /100 m");
+    expect(formatPace(91.44 / 80, "imperial", "swim")).toBe("1:20 /100 yd");
+    expect(formatPace(0, "metric", "swim")).toBe("—");
+  });
+
   it("shows an average as km/h for metric and min/mile for imperial", () => {
     expect(formatAverage(1000 / 300, "metric")).toBe("12.0 km/h");
     expect(formatAverage(1609.344 / 450, "imperial")).toBe("7:30 /mi");

@@ -5,6 +5,7 @@ export type Units = "metric" | "imperial";
 
 export const METERS_PER_MILE = 1609.344;
 export const METERS_PER_FOOT = 0.3048;
+export const METERS_PER_YARD = 0.9144;
 export const JOULES_PER_KCAL = 4184;
 
 export function unitsOf(usesMetricUnits: boolean): Units {
@@ -12,9 +13,18 @@ export function unitsOf(usesMetricUnits: boolean): Units {
 }
 
 export const UNIT_LABELS = {
-  metric: { distance: "km", elevation: "m", speed: "km/h", pace: "/km" },
-  imperial: { distance: "mi", elevation: "ft", speed: "mph", pace: "/mi" },
+  metric: { distance: "km", elevation: "m", speed: "km/h", pace: "/km", swimPace: "/100 m" },
+  imperial: { distance: "mi", elevation: "ft", speed: "mph", pace: "/mi", swimPace: "/100 yd" },
 } as const satisfies Record<Units, Record<string, string>>;
+
+/** What a pace is given per: a km or a mile, or for a swim 100 m or 100 yards, as swimmers read it. */
+export type PaceBasis = "distance" | "swim";
+
+/** The distance a pace is the time for, in metres, and its words (`/km`, `/100 yd`). */
+export function pacePer(units: Units, basis: PaceBasis = "distance"): { meters: number; label: string } {
+  if (basis === "swim") return { meters: units === "metric" ? 100 : 100 * METERS_PER_YARD, label: UNIT_LABELS[units].swimPace };
+  return { meters: units === "metric" ? 1000 : METERS_PER_MILE, label: UNIT_LABELS[units].pace };
+}
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 
@@ -91,11 +101,11 @@ export function formatSpeed(mps: number, units: Units): string {
   return `${fromMps(mps, units).toFixed(1)} ${UNIT_LABELS[units].speed}`;
 }
 
-/** Time per km or mile, `m:ss /mi`; a dash when standing still, which has no pace. */
-export function formatPace(mps: number, units: Units): string {
+/** Time per km or mile (`m:ss /mi`), or per 100 m or 100 yd for a swim; a dash when standing still, which has no pace. */
+export function formatPace(mps: number, units: Units, basis: PaceBasis = "distance"): string {
   if (!(mps > 0)) return "—";
-  const secondsPerUnit = (units === "metric" ? 1000 : METERS_PER_MILE) / mps;
-  return `${formatDuration(secondsPerUnit)} ${UNIT_LABELS[units].pace}`;
+  const per = pacePer(units, basis);
+  return `${formatDuration(per.meters / mps)} ${per.label}`;
 }
 
 /** How the athlete reads an average: km/h for metric, min/mile pace for imperial (CONTRACT §9). */

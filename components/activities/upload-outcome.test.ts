@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { MAX_UPLOAD_BYTES, type UploadWire } from "./files-api";
 import { UploadSendError } from "./send-upload";
-import { checkBeforeSending, describeSendFailure, describeUploadError, outcomeAnnouncement } from "./upload-outcome";
+import {
+  activitiesOfUpload,
+  activityMention,
+  checkBeforeSending,
+  describeSendFailure,
+  describeUploadError,
+  duplicateLead,
+  outcomeAnnouncement,
+} from "./upload-outcome";
 
 describe("describeUploadError", () => {
   it("says what each failure code means, keeping the service's detail", () => {
@@ -80,5 +88,46 @@ describe("outcomeAnnouncement", () => {
     expect(outcomeAnnouncement({ ...none, file, accepted: { ...done, activity_ids: ["act_1", "act_2", "act_3"] } })).toBe("run.gpx: uploaded, 3 activities are ready.");
     const dup = { status: "failed" as const, error: { code: "duplicate_activity" as const, detail: "x" }, activity_id: "act_1", activity_ids: [] };
     expect(outcomeAnnouncement({ ...none, file, accepted: dup })).toBe("run.gpx: You already uploaded this file.");
+  });
+});
+
+describe("a duplicate of a multisport file", () => {
+  // The first upload made three activities (one per session); the service names the first of them on the duplicate.
+  const original = { status: "succeeded" as const, error: null, activity_id: "act_swim", activity_ids: ["act_swim", "act_bike", "act_run"] };
+  const dup = { status: "failed" as const, error: { code: "duplicate_activity" as const, detail: "x" }, activity_id: "act_swim", activity_ids: [] };
+
+  it("names every activity the file made where the queue holds the first upload, and says how many", () => {
+    const known = activitiesOfUpload(dup, [dup, original]);
+    expect(known).toEqual({ ids: ["act_swim", "act_bike", "act_run"], complete: true });
+    expect(duplicateLead(known)).toBe("Its 3 activities:");
+  });
+
+  it("does not call the one activity the service names the file's only one when the rest are not known", () => {
+    const named = activitiesOfUpload(dup, [dup]);
+    expect(named).toEqual({ ids: ["act_swim"], complete: false });
+    expect(duplicateLead(named)).not.toMatch(/^Its activity/);
+  });
+
+  it("says \"its activity\" for a file known to have made one", () => {
+    const single = { ...original, activity_id: "act_1", activity_ids: ["act_1"] };
+    const known = activitiesOfUpload({ ...dup, activity_id: "act_1" }, [single]);
+    expect(duplicateLead(known)).toBe("Its activity:");
+  });
+
+  it("names what an upload made, and nothing for other failures", () => {
+    expect(activitiesOfUpload(original, [])).toEqual({ ids: original.activity_ids, complete: true });
+    expect(activitiesOfUpload({ status: "failed", error: { code: "invalid_file", detail: "x" }, activity_id: null, activity_ids: [] }, [original]).ids).toEqual([]);
+  });
+});
+
+describe("an upload row's mention of an activity deleted since", () => {
+  it("links to an activity that exists", () => {
+    expect(activityMention({ id: "act_1", name: "Friday Evening Run", deleted: false })).toEqual({ text: "Friday Evening Run", href: "/activities/act_1" });
+    expect(activityMention({ id: "act_1", name: null, deleted: false })).toEqual({ text: "…", href: "/activities/act_1" });
+  });
+
+  it("says it was deleted, and offers no link to its page", () => {
+    expect(activityMention({ id: "act_1", name: "Friday Evening Run", deleted: true })).toEqual({ text: "Friday Evening Run (deleted)", href: null });
+    expect(activityMention({ id: "act_1", name: null, deleted: true })).toEqual({ text: "an activity (deleted)", href: null });
   });
 });

@@ -101,3 +101,41 @@ export function outcomeAnnouncement(item: {
   if (upload?.status === "failed") return `${name}: ${describeUploadError(upload).headline}`;
   return null;
 }
+
+/**
+ * The activities an upload's row names: the ones it made; on `duplicate_activity`, the ones the
+ * earlier upload of the same file made. The service names one of those (`activity_id`); every
+ * one of them is known only where the queue still holds the earlier upload (`others`), and
+ * `complete` says whether they are: a multisport file makes several, and naming one as "its
+ * activity" would leave the others out.
+ */
+export function activitiesOfUpload(
+  upload: Pick<UploadWire, "status" | "error" | "activity_id" | "activity_ids">,
+  others: readonly Pick<UploadWire, "status" | "activity_ids">[],
+): { ids: string[]; complete: boolean } {
+  if (upload.status === "succeeded") return { ids: upload.activity_ids, complete: true };
+  const existing = upload.error?.code === "duplicate_activity" ? upload.activity_id : null;
+  if (!existing) return { ids: [], complete: true };
+  const earlier = others.find((o) => o.status === "succeeded" && o.activity_ids.includes(existing));
+  return earlier ? { ids: earlier.activity_ids, complete: true } : { ids: [existing], complete: false };
+}
+
+/**
+ * The words before the links to the activities a file already made (`activitiesOfUpload`):
+ * "Its activity", "Its 3 activities", or, where only the one the service named is known,
+ * words that do not claim it is the only one.
+ */
+export function duplicateLead({ ids, complete }: { ids: readonly string[]; complete: boolean }): string {
+  if (!complete) return "Made from it:";
+  return ids.length === 1 ? "Its activity:" : `Its ${ids.length} activities:`;
+}
+
+/**
+ * How an upload's row mentions one of its activities: its name, a link to its page while it
+ * exists; once it is deleted (on its page, or found gone when asked), its name said as deleted,
+ * with no link to a page that is not there any more.
+ */
+export function activityMention(a: { id: string; name: string | null; deleted: boolean }): { text: string; href: string | null } {
+  if (a.deleted) return { text: `${a.name ?? "an activity"} (deleted)`, href: null };
+  return { text: a.name ?? "…", href: `/activities/${encodeURIComponent(a.id)}` };
+}

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type DragEvent, type RefObject } from "react";
-import { consoleFetch, isClientError } from "@/components/console/api";
+import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Notice } from "@/components/ui/notice";
@@ -13,7 +13,7 @@ import { consolePaths, type UploadWire } from "./files-api";
 import { activitiesChanged, activityKey, uploadKey } from "./query-keys";
 import { mayPoll } from "./upload-queue";
 import { MAX_FILES_AT_ONCE, useUploadQueue, type UploadItem } from "./upload-queue-provider";
-import { describeUploadError, outcomeAnnouncement, sendProblemOf, type UploadProblem } from "./upload-outcome";
+import { activitiesOfUpload, activityMention, describeUploadError, duplicateLead, outcomeAnnouncement, sendProblemOf, type UploadProblem } from "./upload-outcome";
 
 // Processing takes seconds; asking about twice a second shows the outcome as soon as it exists.
 const POLL_MS = 750;
@@ -158,6 +158,7 @@ function UploadRow({
   onRetry: (key: string) => void;
 }) {
   const qc = useQueryClient();
+  const { items, deleted } = useUploadQueue();
   const { key, file, progress, accepted } = item;
 
   const upload = useQuery({
@@ -185,12 +186,22 @@ function UploadRow({
     onFinish(key, upload.data);
   }, [finished, upload.data, qc, key, onFinish]);
 
-  const linked = upload.data ? (upload.data.status === "succeeded" ? upload.data.activity_ids : upload.data.activity_id ? [upload.data.activity_id] : []) : [];
+  // A duplicate names what the earlier upload of the file made, all of it where this queue holds that upload.
+  const linked = upload.data ? activitiesOfUpload(upload.data, items.flatMap((i) => (i.accepted ? [i.accepted] : []))) : { ids: [], complete: true };
   const activities = useQueries({
-    queries: linked.map((id) => ({
+    queries: linked.ids.map((id) => ({
       queryKey: activityKey(id),
       queryFn: () => consoleFetch<ActivityWire>(consolePaths.activity(id)),
+      // Deleted in this console: nothing to ask about.
+      enabled: !deleted.has(id),
     })),
+  });
+  // Deleted on its page, or elsewhere (found not there when asked): named, not linked.
+  const mentions = linked.ids.map((id, i) => {
+    const q = activities[i];
+    const notHere = q?.error instanceof ConsoleApiError && q.error.status === 404;
+    const name = deleted.get(id) ?? q?.data?.name ?? (q?.isError && !notHere ? "the activity" : null);
+    return { id, ...activityMention({ id, name, deleted: deleted.has(id) || notHere }) };
   });
 
   const sendProblem = sendProblemOf(item);
@@ -219,8 +230,6 @@ function UploadRow({
     state = "Waiting";
   }
 
-  const nameOf = (id: string, i: number) => activities[i]?.data?.name ?? (activities[i]?.isError ? "the activity" : "…");
-
   return (
     <li className="py-3" data-testid="upload-row">
       <div className="flex items-baseline justify-between gap-3">
@@ -235,23 +244,18 @@ function UploadRow({
         <ProgressBar label={`${file.name} upload progress`} value={bar.value} valueText={bar.text} tone={bar.tone} />
       </div>
       <div className="mt-2 text-sm">
-        {status === "succeeded" && linked.length > 0 && (
+        {status === "succeeded" && mentions.length > 0 && (
           <p className="text-slate-800">
-            {linked.length === 1 ? "Created " : `Created ${linked.length} activities: `}
-            {linked.map((id, i) => (
-              <span key={id}>
-                {i > 0 && ", "}
-                <Link href={`/activities/${encodeURIComponent(id)}`} className="font-medium text-brand-700 underline hover:text-brand-600">
-                  {nameOf(id, i)}
-                </Link>
-              </span>
-            ))}
+            {mentions.length === 1 ? "Created " : `Created ${mentions.length} activities: `}
+            <Mentions mentions={mentions} />
           </p>
         )}
-        {status === "failed" && upload.data && <ProblemText problem={describeUploadError(upload.data)} existingName={linked[0] ? nameOf(linked[0], 0) : null} />}
+        {status === "failed" && upload.data && (
+          <ProblemText problem={describeUploadError(upload.data)} existing={mentions.length > 0 ? { lead: duplicateLead(linked), mentions } : null} />
+        )}
         {sendProblem && (
           <div className="flex flex-wrap items-center gap-3">
-            <ProblemText problem={sendProblem} existingName={null} />
+            <ProblemText problem={sendProblem} existing={null} />
             {sendProblem.retryable && !item.rejected && (
               <Button
                 variant="secondary"
@@ -306,19 +310,33 @@ function useOutcomeAnnouncement(items: readonly UploadItem[]): RefObject<HTMLPar
   return live;
 }
 
-function ProblemText({ problem, existingName }: { problem: UploadProblem; existingName: string | null }) {
+type Mention = { id: string } & ReturnType<typeof activityMention>;
+
+/** Activities named in a row, comma-separated: links to those that exist, names alone for those deleted. */
+function Mentions({ mentions }: { mentions: Mention[] }) {
+  return mentions.map((m, i) => (
+    <span key={m.id}>
+      {i > 0 && ", "}
+      {m.href ? (
+        <Link href={m.href} className="font-medium text-brand-700 underline hover:text-brand-600">
+          {m.text}
+        </Link>
+      ) : (
+        <span className="text-slate-700">{m.text}</span>
+      )}
+    </span>
+  ));
+}
+
+function ProblemText({ problem, existing }: { problem: UploadProblem; existing: { lead: string; mentions: Mention[] } | null }) {
   return (
     <div className="text-red-800">
       <p>
         {problem.headline}
-        {problem.existingActivityId && (
+        {problem.existingActivityId && existing && (
           <>
             {" "}
-            Its activity:{" "}
-            <Link href={`/activities/${encodeURIComponent(problem.existingActivityId)}`} className="font-medium text-brand-700 underline hover:text-brand-600">
-              {existingName ?? "the activity"}
-            </Link>
-            .
+            {existing.lead} <Mentions mentions={existing.mentions} />.
           </>
         )}
       </p>

@@ -34,6 +34,10 @@ type UploadQueue = {
   /** Puts a file whose sending failed back in the queue. */
   retry: (key: string) => void;
   clearFinished: () => void;
+  /** Activities deleted in this console, by id, with their names: rows that made them say so instead of linking to them. */
+  deleted: ReadonlyMap<string, string>;
+  /** An activity was deleted (on its page): the rows naming it stop offering it. */
+  activityDeleted: (id: string, name: string) => void;
 };
 
 const Context = createContext<UploadQueue | null>(null);
@@ -47,6 +51,7 @@ const Context = createContext<UploadQueue | null>(null);
  */
 export function UploadQueueProvider({ children }: { children: ReactNode }) {
   const [items, setItems] = useState<UploadItem[]>([]);
+  const [deleted, setDeleted] = useState<ReadonlyMap<string, string>>(new Map());
   const nextKey = useRef(0);
   const started = useRef(new Set<string>());
 
@@ -81,6 +86,8 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
 
   const clearFinished = useCallback(() => setItems((prev) => prev.filter((i) => i.phase !== "finished")), []);
 
+  const activityDeleted = useCallback((id: string, name: string) => setDeleted((prev) => new Map(prev).set(id, name)), []);
+
   // Sends the oldest queued files while fewer than PARALLEL_SENDS are on their way.
   useEffect(() => {
     for (const key of mayStartSending(items, PARALLEL_SENDS)) {
@@ -104,7 +111,10 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
     return () => window.removeEventListener("beforeunload", ask);
   }, [unsent]);
 
-  const value = useMemo(() => ({ items, add, finish, retry, clearFinished }), [items, add, finish, retry, clearFinished]);
+  const value = useMemo(
+    () => ({ items, add, finish, retry, clearFinished, deleted, activityDeleted }),
+    [items, add, finish, retry, clearFinished, deleted, activityDeleted],
+  );
   return <Context.Provider value={value}>{children}</Context.Provider>;
 }
 

@@ -8,13 +8,15 @@ import type { TrainingSummaryWire } from "@/lib/activities/training-summary";
 import { SPORT_LABELS, type SportType } from "./sport";
 import { formatDistance, formatDuration, fromMeters, UNIT_LABELS, type Units } from "./units";
 import { SUMMARY_KEY } from "./query-keys";
-import { sportsByTime, weekBars, type WeekBar } from "./weekly-volume";
-
+import { labelledOnPhone, sportsByTime, weekBars, type WeekBar } from "./weekly-volume";
 
 // Distinct in hue and in lightness, so the stacks read apart in grey too; the legend and the
 // table name every sport in words.
 const SPORT_COLOURS = ["#1d4ed8", "#f59e0b", "#047857", "#be185d", "#6d28d9", "#0e7490", "#b45309", "#475569"];
 
+// The bars are drawn in these units and stretched to the card's width at a fixed height, so a
+// phone shows them as tall as a wide screen does; the dates are text beside the drawing, not in
+// it, so they keep their size (12 px) however narrow the card is.
 const WIDTH = 640;
 const HEIGHT = 160;
 const GAP = 6;
@@ -44,11 +46,30 @@ export function WeeklyVolumeChart({ units, today }: { units: Units; today: strin
   return (
     <Card title="Last 12 weeks">
       <figure>
-        <svg viewBox={`0 0 ${WIDTH} ${HEIGHT + 20}`} className="h-auto w-full" role="img" aria-label={label}>
+        <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none" className="block h-36 w-full sm:h-48" role="img" aria-label={label}>
           {bars.map((b, i) => (
             <WeekColumn key={b.start} bar={b} x={i * (barWidth + GAP)} width={barWidth} max={max} sports={sports} colour={colour} units={units} />
           ))}
         </svg>
+        {/* One column a week, spaced as the bars are; the table below says the same in words. A date
+            wider than its bar stays centred under it (a flex box overflows both ways), but the
+            outer two keep to the chart's edges. */}
+        <div
+          aria-hidden="true"
+          className="mt-1 grid text-xs text-slate-600"
+          style={{ gridTemplateColumns: `repeat(${bars.length}, minmax(0, 1fr))`, columnGap: `${(GAP / WIDTH) * 100}%` }}
+        >
+          {bars.map((b, i) => (
+            <span
+              key={b.start}
+              className={`flex whitespace-nowrap ${i === 0 ? "justify-start" : i === bars.length - 1 ? "justify-end" : "justify-center"} ${
+                labelledOnPhone(i, bars.length) ? "" : "invisible md:visible"
+              }`}
+            >
+              {shortDate(b.start)}
+            </span>
+          ))}
+        </div>
         <figcaption className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-700">
           {sports.map((s) => (
             <span key={s} className="inline-flex items-center gap-1">
@@ -102,10 +123,7 @@ function WeekColumn(props: { bar: WeekBar; x: number; width: number; max: number
       <title>{`Week of ${shortDate(bar.start)}: ${fromMeters(bar.total_m, units).toFixed(1)} ${UNIT_LABELS[units].distance}, ${formatDuration(bar.total_s)}`}</title>
       <rect x={x} y={0} width={width} height={HEIGHT} fill="transparent" />
       {stacked}
-      <line x1={x} x2={x + width} y1={HEIGHT} y2={HEIGHT} stroke="#94a3b8" />
-      <text x={x + width / 2} y={HEIGHT + 14} textAnchor="middle" fontSize="10" fill="#475569">
-        {shortDate(bar.start)}
-      </text>
+      <line x1={x} x2={x + width} y1={HEIGHT - 0.5} y2={HEIGHT - 0.5} stroke="#94a3b8" vectorEffect="non-scaling-stroke" />
     </g>
   );
 }

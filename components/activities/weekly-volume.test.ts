@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sportsByTime, weekBars } from "./weekly-volume";
+import { labelledOnPhone, sportsByTime, weekBars } from "./weekly-volume";
 
 describe("the weekly volume chart's bars", () => {
   const summary = {
@@ -31,5 +31,12 @@ describe("the weekly volume chart's bars", () => {
 
   it("orders sports by their time in these weeks", () => {
     expect(sportsByTime(weekBars(summary, "2026-11-19"))).toEqual(["run", "ride", "swim"]);
+  });
+});
+
+describe("the weekly volume chart's dates on a phone", () => {
+  it("labels every third week, the current one included, so twelve dates do not crowd a narrow screen", () => {
+    const shown = Array.from({ length: 12 }, (_, i) => i).filter((i) => labelledOnPhone(i, 12));
+    expect(shown).toEqual([2, 5, 8, 11]);
   });
 });

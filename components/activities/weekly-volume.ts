@@ -28,3 +28,11 @@ export function sportsByTime(bars: WeekBar[]): SportType[] {
   for (const b of bars) for (const s of b.sports) time.set(s.sport, (time.get(s.sport) ?? 0) + s.moving_time_s);
   return [...time.entries()].sort((a, b) => b[1] - a[1]).map(([s]) => s);
 }
+
+/** On a phone every third week's date is shown under the bars, the current week's among them: twelve would overlap. */
+export const PHONE_LABEL_STEP = 3;
+
+/** Whether week `i` of `count` (oldest first) has its date under its bar on a phone, not only on a wider screen. */
+export function labelledOnPhone(i: number, count: number, step = PHONE_LABEL_STEP): boolean {
+  return (count - 1 - i) % step === 0;
+}
