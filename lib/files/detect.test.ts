@@ -302,6 +302,30 @@ describe("gzip", () => {
     expect(damage(inspectUpload(fields.subarray(0, 15)))).not.toBe("ok");
   });
 
+  it("a wrong header CRC is damage, as `gzip -t` has it (\"header checksum … != computed checksum\"): invalid_file of the kind inside, not an unknown kind", () => {
+    /** `plain` with a name and a header CRC (FHCRC) in its header, that CRC spoilt by `spoil`. */
+    const withHeaderCrc = (plain: Uint8Array, spoil: number) => {
+      const header = plain.slice(0, 10);
+      header[3] = 0x02 | 0x08; // FHCRC, FNAME
+      const fields = concat(header, utf8("activity\0"));
+      const crc = (crc32(fields) & 0xffff) ^ spoil;
+      return concat(fields, Uint8Array.of(crc & 0xff, crc >> 8), plain.subarray(10));
+    };
+    for (const [kind, name] of [["gpx", "run.gpx"], ["fit", "garmin-edge-500-activity.fit"], ["tcx", "tour_hr.tcx"]] as const) {
+      const original = sample(kind, name);
+      expect(inspectUpload(withHeaderCrc(gz(original), 0))).toMatchObject({ ok: true, kind, gzip: true });
+      for (const spoil of [0x0001, 0x8000, 0xffff]) {
+        const r = inspectUpload(withHeaderCrc(gz(original), spoil));
+        expect(r, `${name}, CRC ^ ${spoil}`).toMatchObject({ ok: false, reason: "invalid_file", kind, gzip: true });
+        if (!r.ok) expect(r.detail).toBe(`The gzip-compressed ${kind.toUpperCase()} file is damaged: the checksum of its header is wrong, so it cannot be read.`);
+      }
+    }
+    // A member after the first whose header CRC is wrong damages the file as well.
+    const original = generatedGpx();
+    const half = Math.floor(original.length / 2);
+    expect(damage(inspectUpload(concat(gz(original.subarray(0, half)), withHeaderCrc(gz(original.subarray(half)), 0x0100))))).toBe("damaged");
+  });
+
   it("a truncated gzip whose content cannot be recognised is unsupported_file_type", () => {
     const gz = gzipSync(utf8("just some text ".repeat(1000)));
     expect(inspectUpload(gz.subarray(0, gz.length - 10))).toMatchObject({ ok: false, reason: "unsupported_file_type" });

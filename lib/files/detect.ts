@@ -66,8 +66,8 @@ function isBufferTooLarge(e: unknown) {
   return e instanceof Error && ((e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" || e instanceof RangeError);
 }
 
-/** How a gzip file is damaged: it ends before its last member does, or its bytes are wrong. */
-type Damage = "cut off" | "corrupt";
+/** How a gzip file is damaged: it ends before its last member does, its bytes are wrong, or a header's CRC (FHCRC) does not match the header. */
+type Damage = "cut off" | "corrupt" | "header crc";
 
 type Gunzipped = { content: Uint8Array; damage?: undefined } | { damage: Damage };
 
@@ -138,8 +138,13 @@ function gunzip(bytes: Uint8Array): Gunzipped {
   return { content: members.length === 1 ? members[0]! : concat(members, size) };
 }
 
-/** Where the compressed data of the member at `at` begins, past its header (RFC 1952, 2.3), or how the header is damaged. */
-function memberData(bytes: Uint8Array, at: number): number | Damage {
+/**
+ * Where the compressed data of the member at `at` begins, past its header (RFC 1952, 2.3), or how
+ * the header is damaged. A header CRC that does not match damages the file, as `gzip -t` has it
+ * ("header checksum … != computed checksum"), unless `checkCrc` is false: where the data is read
+ * only to see what kind of file it holds (damagedGzip).
+ */
+function memberData(bytes: Uint8Array, at: number, checkCrc = true): number | Damage {
   const FHCRC = 0x02;
   const FEXTRA = 0x04;
   const FNAME = 0x08;
@@ -163,7 +168,7 @@ function memberData(bytes: Uint8Array, at: number): number | Damage {
   }
   if (flags & FHCRC) {
     if (i + 2 > bytes.length) return "cut off";
-    if ((crc32(bytes.subarray(at, i)) & 0xffff) !== (bytes[i]! | (bytes[i + 1]! << 8))) return "corrupt";
+    if (checkCrc && (crc32(bytes.subarray(at, i)) & 0xffff) !== (bytes[i]! | (bytes[i + 1]! << 8))) return "header crc";
     i += 2;
   }
   return i;
@@ -206,15 +211,26 @@ function concat(parts: Uint8Array[], size: number): Uint8Array {
   return out;
 }
 
+/** What a damaged gzip's detail says of each damage, after "The gzip-compressed GPX file is". */
+const DAMAGE_DETAIL: Record<Damage, string> = {
+  "cut off": "cut off: it ends before its compressed data does (it may not have finished copying)",
+  corrupt: "damaged: its compressed data is corrupt, so it cannot be read",
+  "header crc": "damaged: the checksum of its header is wrong, so it cannot be read",
+};
+
 /**
  * A gzip that did not decompress whole (`damage` says why). If what does decompress shows a kind
  * we read, the file is that kind, damaged (`invalid_file`, so the upload records the failure);
- * else it is unknown.
+ * else it is unknown. What decompresses is read from the first member's compressed data, its
+ * header skipped here without its CRC: zlib refuses a member whose header CRC is wrong before
+ * giving a byte, and such a file is as damaged as one whose data is, not of an unknown kind.
  */
 function damagedGzip(bytes: Uint8Array, damage: Damage): Inspected {
-  const partial = (input: Uint8Array): Uint8Array | null => {
+  const data = memberData(bytes, 0, false);
+  const partial = (end: number): Uint8Array | null => {
+    if (typeof data === "string" || end <= data) return null;
     try {
-      return gunzipSync(input, { maxOutputLength: MAX_FILE_BYTES, finishFlush: constants.Z_SYNC_FLUSH });
+      return inflateRawSync(bytes.subarray(data, end), { maxOutputLength: MAX_FILE_BYTES, finishFlush: constants.Z_SYNC_FLUSH });
     } catch (e) {
       if (isBufferTooLarge(e)) throw e;
       return null;
@@ -222,10 +238,10 @@ function damagedGzip(bytes: Uint8Array, damage: Damage): Inspected {
   };
   let head: Uint8Array | null;
   try {
-    head = partial(bytes);
+    head = partial(bytes.length);
     // Damage in the data stops zlib with nothing to show, so shorter and shorter heads are
     // tried: one that ends before the damage decompresses, and the kind shows in its first bytes.
-    for (let n = HEAD_BYTES; !head && n >= 256; n >>= 2) head = partial(bytes.subarray(0, n));
+    for (let n = HEAD_BYTES; !head && n >= 256; n >>= 2) head = partial(n);
   } catch {
     return tooLarge("The file is larger than 25 MiB once decompressed.");
   }
@@ -237,9 +253,6 @@ function damagedGzip(bytes: Uint8Array, damage: Damage): Inspected {
     reason: "invalid_file",
     kind,
     gzip: true,
-    detail:
-      damage === "cut off"
-        ? `The gzip-compressed ${what} file is cut off: it ends before its compressed data does (it may not have finished copying).`
-        : `The gzip-compressed ${what} file is damaged: its compressed data is corrupt, so it cannot be read.`,
+    detail: `The gzip-compressed ${what} file is ${DAMAGE_DETAIL[damage]}.`,
   };
 }

@@ -38,7 +38,8 @@ export const SAMPLE_RANGE = {
 const EARLIEST_S = Date.UTC(1989, 11, 31) / 1000;
 const latestS = () => Date.now() / 1000 + 366 * 86_400;
 
-const within = (v: number | null | undefined, [lo, hi]: readonly [number, number]): number | null =>
+/** `v` if it is a finite number within the range, else null. */
+export const within = (v: number | null | undefined, [lo, hi]: readonly [number, number]): number | null =>
   v != null && Number.isFinite(v) && v >= lo && v <= hi ? v : null;
 
 /** A latitude/longitude pair, or null when it is out of range or the (0, 0) writers put for "no fix". */

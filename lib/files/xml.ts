@@ -6,7 +6,8 @@ import { FileError } from "./types";
 // building (the samples, the element it is in). Set up for files nobody vouches for:
 // - entities a DOCTYPE declares are never expanded (an entity bomb stays inert text, an external
 //   entity is never fetched): a reference to one is kept as written; the predefined entities,
-//   character references and HTML's named ones are decoded;
+//   character references and HTML's named ones are decoded. sax is not given the DOCTYPE at all
+//   (withoutDoctype): it reads no DTD, and the prolog scanner below finds where one ends;
 // - namespace prefixes are removed, since writers choose their own (gpxtpx:, ns3:, ns2:, none);
 // - values stay strings: numbers are parsed where a number is expected;
 // - nesting is bounded, and anything not well-formed (a cut-off file, a mismatched tag) fails the
@@ -128,11 +129,18 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
     if (depth === 1) throw new XmlStop();
   };
   const { decoder, skip } = decoderFor(bytes);
+  const doctype = scanProlog(bytes).doctype;
+  /** How many characters of the document were written to the parser before. */
+  let written = 0;
+  const write = (text: string) => {
+    parser.write(doctype ? withoutDoctype(text, written, doctype) : text);
+    written += text.length;
+  };
   try {
     for (let at = skip; at < bytes.byteLength; at += XML_SLICE_BYTES) {
-      parser.write(decoder.decode(bytes.subarray(at, Math.min(at + XML_SLICE_BYTES, bytes.byteLength)), { stream: true }));
+      write(decoder.decode(bytes.subarray(at, Math.min(at + XML_SLICE_BYTES, bytes.byteLength)), { stream: true }));
     }
-    parser.write(decoder.decode());
+    write(decoder.decode());
     parser.close();
   } catch (err) {
     if (!(err instanceof XmlStop)) throw err;
@@ -143,6 +151,25 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
 
 /** Unwinds the parser from inside its callbacks once the document is known to be bad. */
 class XmlStop extends Error {}
+
+/** Where a construct lies in a document's text, as character offsets: from its first character to after its last. */
+type Span = { start: number; end: number };
+
+/**
+ * `text`, which begins `offset` characters into the document, with what of the DOCTYPE at `span`
+ * it holds left out but for its line ends, so the lines sax counts in its errors stay right. sax
+ * reads no DTD (it expands none of its entities, which is as this reader wants them), but it
+ * does look for the DOCTYPE's end, and it loses track of it at a processing instruction in the
+ * internal subset, which XML allows there (`<!DOCTYPE gpx [ <?app x?> ]>`): what followed the
+ * instruction was text outside the root, and a well-formed file failed. The prolog scanner,
+ * which found the root by the same DOCTYPE, knows where it ends.
+ */
+function withoutDoctype(text: string, offset: number, span: Span): string {
+  const from = Math.max(0, span.start - offset);
+  const to = Math.min(text.length, span.end - offset);
+  if (from >= to) return text;
+  return text.slice(0, from) + text.slice(from, to).replace(/[^\n]+/g, "") + text.slice(to);
+}
 
 /** How much of the file the root element is looked for in at a time. */
 const SNIFF_SLICE_BYTES = 64 * 1024;
@@ -160,13 +187,24 @@ const NAME_CHARS = 300;
  * first character, in the first slice.
  */
 export function xmlRootName(bytes: Uint8Array): string | null {
+  return scanProlog(bytes).root;
+}
+
+/**
+ * What precedes the root element (xmlRootName): the root's local name, or null, and where the
+ * DOCTYPE is when the prolog holds one whole and the root follows (else null: two DOCTYPEs, or
+ * one that never ends, are left for sax to refuse).
+ */
+function scanProlog(bytes: Uint8Array): { root: string | null; doctype: Span | null } {
   const { decoder, skip } = decoderFor(bytes);
   const prolog = new PrologScanner();
-  for (let at = skip; at < bytes.byteLength; at += SNIFF_SLICE_BYTES) {
-    const root = prolog.scan(decoder.decode(bytes.subarray(at, Math.min(at + SNIFF_SLICE_BYTES, bytes.byteLength)), { stream: true }), false);
-    if (root !== undefined) return root;
+  let root: string | null | undefined;
+  for (let at = skip; at < bytes.byteLength && root === undefined; at += SNIFF_SLICE_BYTES) {
+    root = prolog.scan(decoder.decode(bytes.subarray(at, Math.min(at + SNIFF_SLICE_BYTES, bytes.byteLength)), { stream: true }), false);
   }
-  return prolog.scan(decoder.decode(), true) ?? null;
+  root ??= prolog.scan(decoder.decode(), true) ?? null;
+  const doctype = root !== null && prolog.doctypes === 1 && prolog.doctype.end > prolog.doctype.start ? { ...prolog.doctype } : null;
+  return { root, doctype };
 }
 
 /** XML's whitespace (what sax takes before the root), and a BOM the decoder left. */
@@ -185,10 +223,18 @@ class PrologScanner {
   /** In a DOCTYPE: the quote a literal is open with, and how many `[` (its internal subset) are open. */
   private quote = "";
   private depth = 0;
+  /** How many characters of text the scan was given before, `rest` among them. */
+  private seen = 0;
+  /** The first DOCTYPE's span (its end 0 until it ends), and how many DOCTYPEs began. */
+  readonly doctype: Span = { start: 0, end: 0 };
+  doctypes = 0;
 
   /** The root's local name, null if the text is not XML, undefined while more text is needed (`end`: there is none). */
   scan(text: string, end: boolean): string | null | undefined {
     const s = this.rest + text;
+    // Where `s` begins in the document's text.
+    const base = this.seen - this.rest.length;
+    this.seen += text.length;
     this.rest = "";
     let i = 0;
     const wait = (from: number) => {
@@ -210,6 +256,7 @@ class PrologScanner {
             i += 4;
           } else if (s.startsWith("<!DOCTYPE", i)) {
             this.mode = "doctype";
+            if (this.doctypes++ === 0) this.doctype.start = base + i;
             i += 9;
           } else {
             const m = /^<([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)[\s/>]/.exec(s.slice(i, i + NAME_CHARS));
@@ -240,8 +287,10 @@ class PrologScanner {
             } else if (c === '"' || c === "'") this.quote = c;
             else if (c === "[") this.depth++;
             else if (c === "]") this.depth--;
-            else if (c === ">" && this.depth <= 0) this.mode = "prolog";
-            else if (c === "<" && this.depth > 0) {
+            else if (c === ">" && this.depth <= 0) {
+              this.mode = "prolog";
+              if (this.doctypes === 1) this.doctype.end = base + i + 1;
+            } else if (c === "<" && this.depth > 0) {
               if (s.length - i < 4 && !end) return wait(i);
               if (s.startsWith("<!--", i)) {
                 this.mode = "subsetComment";

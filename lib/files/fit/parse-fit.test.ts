@@ -529,18 +529,32 @@ describe("FIT sessions, laps and swims as devices write them", () => {
     expect(a!.startTime.getTime()).toBe(FILE_START.getTime());
     expect(a!.totals.elapsedTimeS).toBe(swimSeconds);
     expect(a!.totals.distanceM).toBe(400);
-    // One sample at the end of each length: the pool lengths swum so far, the length's speed.
-    expect(a!.streams.size).toBe(17);
+    // One sample where the swim starts, then one at the end of each length: the pool lengths
+    // swum so far, the length's speed.
+    expect(a!.streams.size).toBe(18);
     const ends = swim.flat().map((_, i, all) => all.slice(0, i + 1).reduce((n, l) => n + l.seconds, 0));
-    expect(a!.streams.time_s).toEqual(ends.map((t) => t - ends[0]!));
-    expect(a!.streams.distance_m).toEqual([25, 50, 75, 100, 125, 150, 175, 200, 200, 225, 250, 275, 300, 325, 350, 375, 400]);
-    expect(a!.streams.speed_mps![0]).toBeCloseTo(25 / 30, 3);
-    expect(a!.streams.speed_mps![8]).toBeNull();
-    expect(a!.laps.map((l) => [l.elapsedTimeS, l.distanceM])).toEqual([
-      [swim[0]!.reduce((n, l) => n + l.seconds, 0), 200],
-      [45, 0],
-      [swim[2]!.reduce((n, l) => n + l.seconds, 0), 200],
+    expect(a!.streams.time_s).toEqual([0, ...ends]);
+    expect(a!.streams.distance_m).toEqual([0, 25, 50, 75, 100, 125, 150, 175, 200, 200, 225, 250, 275, 300, 325, 350, 375, 400]);
+    expect(a!.streams.speed_mps![0]).toBeNull();
+    expect(a!.streams.speed_mps![1]).toBeCloseTo(25 / 30, 3);
+    expect(a!.streams.speed_mps![9]).toBeNull();
+    const lapSeconds = swim.map((lengths) => lengths.reduce((n, l) => n + l.seconds, 0));
+    expect(a!.laps.map((l) => [l.startOffsetS, l.elapsedTimeS, l.distanceM])).toEqual([
+      [0, lapSeconds[0], 200],
+      [lapSeconds[0], 45, 0],
+      [lapSeconds[0]! + 45, lapSeconds[2], 200],
     ]);
+  });
+
+  it.each(["untimed", "none"] as const)("a pool swim (records %s) whose laps are read from its lengths: the first lap does not overlap the second by a length", (records) => {
+    const [a] = parseFitBytes(buildPoolSwim(swim, { records }));
+    for (let i = 1; i < a!.laps.length; i++) {
+      const before = a!.laps[i - 1]!;
+      expect(before.startOffsetS + before.elapsedTimeS, `lap ${i - 1} ends where lap ${i} starts`).toBe(a!.laps[i]!.startOffsetS);
+    }
+    const last = a!.laps.at(-1)!;
+    expect(last.startOffsetS + last.elapsedTimeS).toBe(a!.streams.time_s.at(-1));
+    expect(a!.streams.time_s.at(-1)).toBe(a!.totals.elapsedTimeS);
   });
 
   it("an activity file with a session but no timed samples is no_activity_data, never called a settings file", () => {

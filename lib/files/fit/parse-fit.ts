@@ -167,7 +167,10 @@ function standInListener(): (mesgNum: number, m: Mesg) => void {
  * writes one untimed record per length) or that has no records at all (Garmin Swim writes only
  * lengths, laps and sessions). One sample at the end of each length (its start_time plus its
  * total_elapsed_time): the distance the pool lengths swum so far (an idle length, a rest at the
- * wall, adds none), the speed the length's average.
+ * wall, adds none), the speed the length's average. Before them, one at the first length's
+ * start, distance 0 and no speed: the samples, from which lap offsets count, then begin where
+ * the swim and its first lap do. Without it they began a length late, and the first lap, which
+ * keeps the elapsed time the file gives it, overlapped the second by that length.
  */
 function lengthRecords(lengths: Mesg[] | undefined, poolLengthM: number | null): Record_[] {
   const out: Record_[] = [];
@@ -177,6 +180,7 @@ function lengthRecords(lengths: Mesg[] | undefined, poolLengthM: number | null):
     const elapsed = num(l.totalElapsedTime);
     const t = start !== null && elapsed !== null ? start + elapsed : unix(l.timestamp);
     if (t === null) continue;
+    if (out.length === 0 && start !== null && start < t) out.push({ t: start, m: { distance: poolLengthM === null ? undefined : 0 } });
     const idle = l.lengthType === "idle";
     if (!idle && poolLengthM !== null) distance += poolLengthM;
     out.push({ t, m: { distance: poolLengthM === null ? undefined : distance, enhancedSpeed: idle ? undefined : (num(l.enhancedAvgSpeed) ?? num(l.avgSpeed) ?? undefined) } });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { inspectUpload } from "../detect";
 import { parseActivityFile } from "../parse";
 import { sample, utf8 } from "../testing/samples";
 import { FileError, type ParsedActivity } from "../types";
@@ -238,6 +239,17 @@ describe("GPX", () => {
       expect(result[0]!.name!.length).toBeLessThanOrEqual(200);
       expect(result[0]!.name).not.toContain("lollollol");
     }
+  });
+
+  it("a real file with a DOCTYPE whose internal subset ends in a processing instruction is recognised and reads as without it", () => {
+    const file = sample("gpx", "run.gpx");
+    const text = new TextDecoder().decode(file);
+    const declaration = text.indexOf("?>") + 2;
+    const doctype = `\n<!DOCTYPE gpx [\n  <!ENTITY x "a]>b">\n  <?app "]>" ?>\n]>`;
+    const withDoctype = utf8(text.slice(0, declaration) + doctype + text.slice(declaration));
+    const inspected = inspectUpload(withDoctype);
+    expect(inspected).toMatchObject({ ok: true, kind: "gpx" });
+    expect(parse(withDoctype)).toEqual(parse(file));
   });
 
   it("an external entity is not fetched or expanded", () => {

@@ -55,6 +55,21 @@ describe("TCX", () => {
     expect(a!.streams.cadence_hz).toEqual([88 / 60, 88 / 60]);
   });
 
+  it("cadence is the first of <Cadence> and RunCadence that is in range: a bad <Cadence> does not hide a good RunCadence", () => {
+    const point = (time: string, cadence: string, run: string) => tp(time, `<Cadence>${cadence}</Cadence><Extensions><ns3:TPX><ns3:RunCadence>${run}</ns3:RunCadence></ns3:TPX></Extensions>`);
+    const [a] = parse(
+      tcx(
+        `<Activity Sport="Running">${lap(
+          "2024-01-01T10:00:00Z",
+          3,
+          10,
+          point("2024-01-01T10:00:00Z", "400", "88") + point("2024-01-01T10:00:01Z", "-5", "86") + point("2024-01-01T10:00:02Z", "90", "80"),
+        )}</Activity>`,
+      ),
+    );
+    expect(a!.streams.cadence_hz).toEqual([88 / 60, 86 / 60, 90 / 60]);
+  });
+
   it("a multisport session gives one activity per sport, in order", () => {
     const act = (sport: string, t: string) => `<Activity Sport="${sport}">${lap(t, 60, 100, tp(t))}</Activity>`;
     const acts = parse(

@@ -1,5 +1,5 @@
 import { FileError, type ParsedActivity } from "../types";
-import { LIMITS, SampleBudget, SampleBuilder, finishActivity, fullerLap, noActivityData, refusedTimesError, type Declared, type DeclaredLap } from "../sanity";
+import { LIMITS, SAMPLE_RANGE, SampleBudget, SampleBuilder, finishActivity, fullerLap, noActivityData, refusedTimesError, within, type Declared, type DeclaredLap } from "../sanity";
 import { tcxSport } from "../sport";
 import { numberOf, parseTime, readXml } from "../xml";
 
@@ -231,7 +231,10 @@ function pushPoint(builder: SampleBuilder, f: Fields) {
     altitudeM: num(f, "AltitudeMeters"),
     distanceM: num(f, "DistanceMeters"),
     heartRateBpm: num(f, "HeartRateBpm/Value"),
-    cadenceRpm: num(f, "Cadence") ?? num(f, "Extensions/TPX/RunCadence"),
+    // The first cadence that can be one: an out-of-range <Cadence> (a writer's sentinel, a
+    // sensor fault) would be left out of the sample anyway, and must not hide the RunCadence
+    // beside it, as GPX's extension channels are chosen.
+    cadenceRpm: within(num(f, "Cadence"), SAMPLE_RANGE.cadenceRpm) ?? within(num(f, "Extensions/TPX/RunCadence"), SAMPLE_RANGE.cadenceRpm),
     speedMps: num(f, "Extensions/TPX/Speed"),
     powerW: num(f, "Extensions/TPX/Watts"),
   });
