@@ -17,7 +17,7 @@ async function upload(token: string, file: string): Promise<string> {
 }
 
 describe("process-upload (Inngest)", () => {
-  it("processes the upload an event names, once: a second run of the same event finds it finished", async () => {
+  it("an event naming an upload processes one upload, once: a second run of the same event finds nothing waiting", async () => {
     const a = await api.person();
     const id = await upload(await api.pat(a.id), "/work/shared/samples/gpx/run.gpx");
     const run = () => new InngestTestEngine({ function: processUploadFn, events: [{ name: UPLOAD_RECEIVED, data: { upload_id: id } }] }).execute();
@@ -41,5 +41,25 @@ describe("process-upload (Inngest)", () => {
     const { result, ctx } = await t.execute();
     expect(result).toMatchObject({ dispatched: 1 });
     expect(ctx.step.sendEvent).toHaveBeenCalledWith("dispatch-waiting", [{ name: UPLOAD_RECEIVED, data: { upload_id: id } }]);
+  });
+
+  it("takes uploads in turns between athletes, whatever order their events came in", async () => {
+    // Out of the way: what the sweep test above left waiting.
+    await (await api.db()).update(uploads).set({ status: "failed" }).where(eq(uploads.status, "processing"));
+    const season = await api.person();
+    const one = await api.person();
+    const seasonToken = await api.pat(season.id);
+    const first = await upload(seasonToken, "/work/shared/samples/gpx/run.gpx");
+    const second = await upload(seasonToken, "/work/shared/samples/gpx/missing_hr.gpx");
+    const theirs = await upload(await api.pat(one.id), "/work/shared/samples/gpx/run.gpx");
+    const db = await api.db();
+    // The events in the order they were sent: the season's two, then the other athlete's.
+    const order: string[] = [];
+    for (const id of [first, second, theirs]) {
+      await new InngestTestEngine({ function: processUploadFn, events: [{ name: UPLOAD_RECEIVED, data: { upload_id: id } }] }).execute();
+      const done = await db.select({ id: uploads.id }).from(uploads).where(eq(uploads.status, "succeeded"));
+      order.push(...done.map((d) => d.id).filter((d) => !order.includes(d) && [first, second, theirs].includes(d)));
+    }
+    expect(order).toEqual([first, theirs, second]);
   });
 });

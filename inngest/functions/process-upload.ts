@@ -14,9 +14,13 @@ const SWEEP_LIMIT = 100;
 
 /**
  * DELIVERY_RUNNER=inngest: processes uploads with the local processor's code (claim, then
- * process: lib/uploads). An event naming an upload processes that one; the minute's cron, or
- * an event naming none, claims whatever waits, uploads whose processor died included once
- * their lease lapsed. A run that finds its upload claimed elsewhere does nothing.
+ * process: lib/uploads). An event naming an upload stands for one upload to process: the run
+ * claims the next upload in turn between athletes (lib/uploads/claim-uploads.ts), which is
+ * that one or one whose turn comes first, so the order is decided when a processor is free, not
+ * when the events were queued (one athlete's 30 events ahead of another's one would otherwise
+ * be 30 files ahead). A run that finds nothing waiting does nothing. The minute's cron, or an
+ * event naming none, sends one event per upload waiting, uploads whose processor died included
+ * once their lease lapsed.
  */
 export const processUploadFn = inngest.createFunction(
   {
@@ -32,7 +36,7 @@ export const processUploadFn = inngest.createFunction(
     if (uploadId) {
       return step.run("process", async () => {
         const db = await getDb();
-        const [claimed] = await claimUploads(db, { limit: 1, uploadId });
+        const [claimed] = await claimUploads(db, { limit: 1 });
         return claimed ? { outcome: await processUpload(db, claimed) } : { outcome: "not-claimed" as const };
       });
     }

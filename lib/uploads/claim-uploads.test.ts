@@ -85,10 +85,11 @@ describe("claimUploads", () => {
     ]);
     // The sweep (Inngest) hands them out in the same order as the claims.
     expect(await listProcessingUploads(db, 5)).toEqual(["upl_season00", "upl_one0", "upl_season01", "upl_one1", "upl_season02"]);
-    // The season's first file is in hand (claimed, still processing): it keeps the season's
-    // first turn, so the other athlete's file is next rather than the season's second.
+    // The season's first file is taken and done (one processor, one file at a time): the
+    // season's second still counts the first, so the other athlete's file is next.
     const first = await claimUploads(db, { limit: 1 });
     expect(first.map((c) => c.id)).toEqual(["upl_season00"]);
+    await db.update(uploads).set({ status: "succeeded" }).where(eq(uploads.id, "upl_season00"));
     const next = await claimUploads(db, { limit: 1 });
     expect(next.map((c) => c.id)).toEqual(["upl_one0"]);
     // Several at once: the same three as one at a time would take (in no particular order).

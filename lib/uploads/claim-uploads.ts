@@ -21,22 +21,35 @@ export type ClaimedUpload = { id: string; attempts: number };
 const claimable = () => and(eq(uploads.status, "processing"), or(isNull(uploads.claimedUntil), lt(uploads.claimedUntil, sql`now()`)));
 
 /**
- * The waiting uploads `which` selects, in turns between athletes (at most `limit`): every
- * athlete's oldest upload still processing comes before anyone's second, every second before
- * anyone's third, and so on, oldest first within a turn. One athlete sending a season of files
- * at once (a watch's whole history) then delays another athlete's one file by at most one file
- * of theirs, not by the whole season. An upload's turn counts its athlete's older uploads still
- * processing, claimed or not, so the file in hand keeps its place.
+ * How much later than it was sent an upload counts as sent for each upload its athlete sent in
+ * the hour before it (`waitingInTurns`).
+ */
+export const TURN_S = 60;
+
+/**
+ * The waiting uploads `which` selects, in turns between athletes (at most `limit`): an upload
+ * counts as sent TURN_S later than it was for each upload its athlete sent in the hour before
+ * it (waiting, processed or failed), and uploads are taken in that order. One athlete sending a
+ * season of files at once (a watch's whole history) then holds back another athlete's file by
+ * one of theirs, plus one for each minute their files have already waited, not by the whole
+ * season; an athlete who sent nothing lately goes first. No upload's place is later than its
+ * send time plus an hour's worth of turns, so none waits for good behind files sent after it.
+ * The uploads counted are read with one window over the hour before the oldest waiting upload
+ * (`uploads_athlete_created_idx`).
  */
 function waitingInTurns(which: SQL | undefined, limit: number, lock: boolean): SQL {
+  const waiting = sql`select ${uploads.athleteId} from ${uploads} where ${uploads.status} = 'processing'`;
   return sql`
     select ${uploads.id} as id from ${uploads}
     join (
-      select ${uploads.id} as id, row_number() over (partition by ${uploads.athleteId} order by ${uploads.createdAt}, ${uploads.id}) as turn
-      from ${uploads} where ${uploads.status} = 'processing'
+      select ${uploads.id} as id,
+        count(*) over (partition by ${uploads.athleteId} order by ${uploads.createdAt} range between interval '1 hour' preceding and current row) - 1 as before
+      from ${uploads}
+      where ${uploads.athleteId} in (${waiting})
+        and ${uploads.createdAt} >= (select min(${uploads.createdAt}) - interval '1 hour' from ${uploads} where ${uploads.status} = 'processing')
     ) turns on turns.id = ${uploads.id}
     where ${which}
-    order by turns.turn, ${uploads.createdAt}, ${uploads.id}
+    order by ${uploads.createdAt} + turns.before * make_interval(secs => ${TURN_S}), ${uploads.id}
     limit ${limit}
     ${lock ? sql`for update of ${uploads} skip locked` : sql``}`;
 }
@@ -45,8 +58,8 @@ function waitingInTurns(which: SQL | undefined, limit: number, lock: boolean): S
  * Claims up to `limit` uploads waiting for a processor, in turns between athletes
  * (`waitingInTurns`), for `leaseS` seconds, counting the attempt. One statement: SKIP LOCKED
  * keeps two processors off the same rows, and a row another processor claimed meanwhile is
- * re-checked before it is taken. With `uploadId`, that upload or nothing (the Inngest
- * function's unit of work).
+ * re-checked before it is taken. With `uploadId`, that upload or nothing, whatever its turn
+ * (tests, and taking one upload back by hand).
  *
  * The rows are picked in a MATERIALIZED CTE: written as `UPDATE … WHERE id IN (SELECT … LIMIT n
  * FOR UPDATE SKIP LOCKED)`, PostgreSQL may run the subquery more than once and update more rows
@@ -56,9 +69,11 @@ function waitingInTurns(which: SQL | undefined, limit: number, lock: boolean): S
 export async function claimUploads(db: Db, opts: { limit: number; leaseS?: number; uploadId?: string }): Promise<ClaimedUpload[]> {
   if (opts.limit <= 0) return [];
   const leaseS = opts.leaseS ?? UPLOAD_LEASE_S;
-  const which = opts.uploadId ? and(claimable(), eq(uploads.id, opts.uploadId)) : claimable();
+  const picked = opts.uploadId
+    ? sql`select ${uploads.id} as id from ${uploads} where ${and(claimable(), eq(uploads.id, opts.uploadId))} for update skip locked`
+    : waitingInTurns(claimable(), opts.limit, true);
   const result = await db.execute(sql`
-    with picked as materialized (${waitingInTurns(which, opts.limit, true)})
+    with picked as materialized (${picked})
     update ${uploads}
     set ${bareColumn(uploads.claimedUntil)} = now() + make_interval(secs => ${leaseS}), ${bareColumn(uploads.attempts)} = ${uploads.attempts} + 1
     from picked

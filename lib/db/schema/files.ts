@@ -60,6 +60,8 @@ export const uploads = pgTable(
     uniqueIndex("uploads_external_id_idx").on(t.athleteId, t.uploader, t.externalId).where(sql`${t.externalId} is not null`),
     index("uploads_content_idx").on(t.athleteId, t.contentSha256),
     index("uploads_processing_idx").on(t.createdAt).where(sql`${t.status} = 'processing'`),
+    // Each athlete's uploads by when they were sent, from which their turns are counted (lib/uploads/claim-uploads.ts).
+    index("uploads_athlete_created_idx").on(t.athleteId, t.createdAt),
   ],
 );
 

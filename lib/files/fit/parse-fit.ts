@@ -180,7 +180,7 @@ function lengthRecords(lengths: Mesg[] | undefined, poolLengthM: number | null):
     const elapsed = num(l.totalElapsedTime);
     const t = start !== null && elapsed !== null ? start + elapsed : unix(l.timestamp);
     if (t === null) continue;
-    if (out.length === 0 && start !== null && start < t) out.push({ t: start, m: { distance: poolLengthM === null ? undefined : 0 } });
+    if (out.length === 0 && start !== null && elapsed !== null && start < t) out.push({ t: start, m: { distance: poolLengthM === null ? undefined : 0 } });
     const idle = l.lengthType === "idle";
     if (!idle && poolLengthM !== null) distance += poolLengthM;
     out.push({ t, m: { distance: poolLengthM === null ? undefined : distance, enhancedSpeed: idle ? undefined : (num(l.enhancedAvgSpeed) ?? num(l.avgSpeed) ?? undefined) } });

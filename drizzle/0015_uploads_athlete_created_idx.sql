@@ -1,0 +1,1 @@
+CREATE INDEX "uploads_athlete_created_idx" ON "uploads" USING btree ("athlete_id","created_at");
