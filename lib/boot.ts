@@ -5,6 +5,7 @@ import { getEnv } from "./env";
 import { log } from "./log";
 import { pruneIdempotencyKeys } from "./http/idempotency";
 import { pruneRateLimitCounters } from "./http/rate-limit";
+import { pruneConsoleSessions } from "./auth/console-sessions";
 
 /**
  * Start-up: apply migrations, seed the demo world when asked, and keep housekeeping running.
@@ -27,6 +28,7 @@ export async function boot(): Promise<void> {
     const timer = setInterval(() => {
       pruneRateLimitCounters(db).catch((e: unknown) => log.warn("pruning counters failed", { error: String(e) }));
       pruneIdempotencyKeys(db).catch((e: unknown) => log.warn("pruning idempotency keys failed", { error: String(e) }));
+      pruneConsoleSessions(db).catch((e: unknown) => log.warn("pruning console sessions failed", { error: String(e) }));
     }, 3_600_000);
     timer.unref();
   } catch (err) {

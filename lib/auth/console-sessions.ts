@@ -45,6 +45,11 @@ export async function consoleSessionHolds(db: Db, userId: string, sessionId: unk
   return true;
 }
 
+/** Removes console sessions that have expired (the hourly housekeeping: lib/boot.ts). */
+export async function pruneConsoleSessions(db: Db): Promise<void> {
+  await db.delete(consoleSessions).where(lt(consoleSessions.expiresAt, sql`now()`));
+}
+
 /** Ends a console session (signing out): its cookie, wherever a copy of it is, signs nobody in. */
 export async function endConsoleSession(db: Db, sessionId: unknown): Promise<void> {
   if (typeof sessionId !== "string") return;
@@ -55,9 +60,9 @@ export async function endConsoleSession(db: Db, sessionId: unknown): Promise<voi
  * Auth.js's `jwt` callback, run wherever a session is read (`auth()`, its session endpoint): a
  * sign-in (`signedInAs`) starts a console session, whose id the cookie carries; afterwards the
  * token holds only while its session does, and null makes Auth.js clear the cookie. A session
- * that could not be checked (the database did not answer) keeps its token: Auth.js takes an
- * error thrown here for a bad cookie, clears it and signs the person out over a passing fault,
- * while whatever the page reads next needs the database as much.
+ * that could not be checked (the database did not answer) keeps its token, so the cookie is not
+ * cleared over a passing fault (Auth.js takes an error thrown here for a bad cookie), but signs
+ * nobody in for this request (`sessionUserOf`): a cookie signed out before is never let through.
  */
 export async function checkedSessionToken<T extends Record<string, unknown>>(
   getDb: () => Promise<Db>,
@@ -70,6 +75,15 @@ export async function checkedSessionToken<T extends Record<string, unknown>>(
     return (await consoleSessionHolds(await getDb(), token.uid, token.sid)) ? token : null;
   } catch (err) {
     log.error("console session not checked: the database did not answer", { error: errorText(err) });
+    unchecked.add(token);
     return token;
   }
+}
+
+/** Tokens whose session could not be checked in this request (`checkedSessionToken`). */
+const unchecked = new WeakSet<object>();
+
+/** Auth.js's `session` callback: the signed-in person's id, unless the token's session was not checked. */
+export function sessionUserOf(token: Record<string, unknown>): string | null {
+  return typeof token.uid === "string" && !unchecked.has(token) ? token.uid : null;
 }

@@ -6,7 +6,7 @@ import { clientAddress } from "../http/client-address";
 import { safeReturnPath } from "../http/safe-redirect";
 import { authSecret } from "../secrets";
 import { AUTH_PAGES, logAuthError } from "./auth-pages";
-import { checkedSessionToken, endConsoleSession } from "./console-sessions";
+import { checkedSessionToken, endConsoleSession, sessionUserOf } from "./console-sessions";
 import { checkSignIn, type SignInRefusal } from "./credentials";
 import { secureSessionCookie } from "./session";
 import { noteRefusal } from "./signin-refusal";
@@ -82,7 +82,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       return checkedSessionToken(getDb, token, user?.id);
     },
     session({ session, token }) {
-      if (typeof token.uid === "string") session.user.id = token.uid;
+      const uid = sessionUserOf(token);
+      if (uid) session.user.id = uid;
       return session;
     },
   },

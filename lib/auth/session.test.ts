@@ -5,7 +5,7 @@ import { consoleSessions } from "../db/schema";
 import { resetEnvForTests } from "../env";
 import { authSecret } from "../secrets";
 import { setupApi } from "../testing/fixtures";
-import { checkedSessionToken, CONSOLE_SESSION_DAYS, consoleSessionHolds, endConsoleSession, startConsoleSession } from "./console-sessions";
+import { checkedSessionToken, pruneConsoleSessions, sessionUserOf, CONSOLE_SESSION_DAYS, consoleSessionHolds, endConsoleSession, startConsoleSession } from "./console-sessions";
 import { sessionUserId } from "./session";
 
 const api = setupApi();
@@ -83,6 +83,11 @@ describe("a session cookie holds only while its console session does", () => {
     expect(await consoleSessionHolds(db, p.id, p.sid)).toBe(false);
     const fresh = await startConsoleSession(db, p.id);
     expect((await db.select().from(consoleSessions).where(eq(consoleSessions.userId, p.id))).map((r) => r.id)).toEqual([fresh]);
+    // Someone who never signs in again: the hourly housekeeping removes theirs.
+    const q = await signedIn();
+    await db.update(consoleSessions).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(consoleSessions.id, q.sid));
+    await pruneConsoleSessions(db);
+    expect(await db.select().from(consoleSessions).where(eq(consoleSessions.userId, q.id))).toEqual([]);
 
     // Last moved on two days ago: used now, it is good for the whole period again.
     await db.update(consoleSessions).set({ expiresAt: sql`now() + make_interval(days => ${CONSOLE_SESSION_DAYS - 2})` }).where(eq(consoleSessions.id, fresh));
@@ -104,11 +109,14 @@ describe("checkedSessionToken: Auth.js's jwt callback", () => {
     expect(await checkedSessionToken(api.db, { sub: person.id }, undefined)).toBeNull();
   });
 
-  it("a session that could not be checked keeps its token: a database fault does not sign the person out", async () => {
+  it("a session that could not be checked keeps its cookie but signs nobody in for that request", async () => {
     const person = await api.person();
     const signed = (await checkedSessionToken(api.db, {}, person.id))!;
+    expect(sessionUserOf((await checkedSessionToken(api.db, { ...signed }, undefined))!)).toBe(person.id);
     // The edge of what can be made to fail here: a database handle that does not answer.
     const unreachable = () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:5432"));
-    expect(await checkedSessionToken(unreachable, signed, undefined)).toBe(signed);
+    const kept = { ...signed };
+    expect(await checkedSessionToken(unreachable, kept, undefined)).toBe(kept);
+    expect(sessionUserOf(kept)).toBeNull();
   });
 });
