@@ -326,6 +326,13 @@ describe("gzip", () => {
     expect(damage(inspectUpload(concat(gz(original.subarray(0, half)), withHeaderCrc(gz(original.subarray(half)), 0x0100))))).toBe("damaged");
   });
 
+  it("a damaged gzip whose first member holds nothing is still recognised by the members after it", () => {
+    const original = generatedGpx();
+    const whole = gz(original);
+    const cut = whole.subarray(0, Math.floor(whole.length * 0.6));
+    expect(inspectUpload(concat(gz(new Uint8Array(0)), cut))).toMatchObject({ ok: false, reason: "invalid_file", kind: "gpx", gzip: true });
+  });
+
   it("a truncated gzip whose content cannot be recognised is unsupported_file_type", () => {
     const gz = gzipSync(utf8("just some text ".repeat(1000)));
     expect(inspectUpload(gz.subarray(0, gz.length - 10))).toMatchObject({ ok: false, reason: "unsupported_file_type" });

@@ -221,21 +221,26 @@ const DAMAGE_DETAIL: Record<Damage, string> = {
 /**
  * A gzip that did not decompress whole (`damage` says why). If what does decompress shows a kind
  * we read, the file is that kind, damaged (`invalid_file`, so the upload records the failure);
- * else it is unknown. What decompresses is read from the first member's compressed data, its
- * header skipped here without its CRC: zlib refuses a member whose header CRC is wrong before
- * giving a byte, and such a file is as damaged as one whose data is, not of an unknown kind.
+ * else it is unknown. What decompresses is read by zlib's gunzip (every member, as far as it
+ * goes) or, where that gives nothing, from the first member's compressed data with its header
+ * skipped here without its CRC: zlib refuses a member whose header CRC is wrong before giving a
+ * byte, and such a file is as damaged as one whose data is, not of an unknown kind.
  */
 function damagedGzip(bytes: Uint8Array, damage: Damage): Inspected {
   const data = memberData(bytes, 0, false);
-  const partial = (end: number): Uint8Array | null => {
-    if (typeof data === "string" || end <= data) return null;
+  const opts = { maxOutputLength: MAX_FILE_BYTES, finishFlush: constants.Z_SYNC_FLUSH };
+  const attempt = (read: () => Uint8Array): Uint8Array | null => {
     try {
-      return inflateRawSync(bytes.subarray(data, end), { maxOutputLength: MAX_FILE_BYTES, finishFlush: constants.Z_SYNC_FLUSH });
+      const out = read();
+      return out.length > 0 ? out : null;
     } catch (e) {
       if (isBufferTooLarge(e)) throw e;
       return null;
     }
   };
+  const partial = (end: number): Uint8Array | null =>
+    attempt(() => gunzipSync(bytes.subarray(0, end), opts)) ??
+    (typeof data === "string" || end <= data ? null : attempt(() => inflateRawSync(bytes.subarray(data, end), opts)));
   let head: Uint8Array | null;
   try {
     head = partial(bytes.length);
