@@ -1,16 +1,19 @@
 "use server";
 
 import { headers } from "next/headers";
+import { redirect } from "next/navigation";
 import { AuthError } from "next-auth";
 import type { FormState } from "@/components/auth/auth-form";
 import { actionClientAddress } from "@/lib/auth/action-address";
 import { signIn, signOut } from "@/lib/auth/next-auth";
+import { endSessionOf } from "@/lib/auth/session";
 import { signInRefusalMessage } from "@/lib/auth/signin-message";
 import { withRefusals } from "@/lib/auth/signin-refusal";
 import { signUpFromForm } from "@/lib/auth/sign-up";
 import { EmailTakenError, SignUpRateLimited } from "@/lib/people/people";
 import { SignInInput, SignUpInput } from "@/lib/people/schemas";
 import { safeReturnPath } from "@/lib/http/safe-redirect";
+import { errorText, log } from "@/lib/log";
 
 function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -60,6 +63,19 @@ export async function signUpAction(_prev: FormState, form: FormData): Promise<Fo
   return signInOrMessage(parsed.data.email, parsed.data.password, safeReturnPath(form.get("callbackUrl")));
 }
 
+/**
+ * Signs out: the console session ends on the server first (so no copy of the cookie signs
+ * anyone in), then Auth.js clears the cookie. If the database does not answer, the person stays
+ * signed in and the sign-out page says so, rather than the cookie going while its session stays.
+ */
 export async function signOutAction(): Promise<void> {
+  let ended = true;
+  try {
+    await endSessionOf((await headers()).get("cookie"));
+  } catch (err) {
+    log.error("sign-out could not end the console session", { error: errorText(err) });
+    ended = false;
+  }
+  if (!ended) redirect("/signout?error=unavailable");
   await signOut({ redirectTo: "/signin" });
 }

@@ -6,7 +6,7 @@ import { resetEnvForTests } from "../env";
 import { authSecret } from "../secrets";
 import { setupApi } from "../testing/fixtures";
 import { checkedSessionToken, pruneConsoleSessions, sessionUserOf, CONSOLE_SESSION_DAYS, consoleSessionHolds, endConsoleSession, startConsoleSession } from "./console-sessions";
-import { sessionUserId } from "./session";
+import { endSessionOf, sessionUserId } from "./session";
 
 const api = setupApi();
 
@@ -65,6 +65,17 @@ describe("a session cookie holds only while its console session does", () => {
     expect(res.status).toBe(401);
     // The person's other sign-in (another browser) is not touched.
     expect(await sessionUserId(await withSession(name, p.id, other))).toBe(p.id);
+  });
+
+  it("the sign-out action ends the session its cookie names, and only that one", async () => {
+    const p = await signedIn();
+    const other = await startConsoleSession(await api.db(), p.id);
+    const copy = await withSession(name, p.id, p.sid);
+    await endSessionOf(copy.headers.get("cookie"));
+    expect(await sessionUserId(copy)).toBeNull();
+    expect(await sessionUserId(await withSession(name, p.id, other))).toBe(p.id);
+    await endSessionOf(null);
+    await endSessionOf("authjs.session-token=garbage");
   });
 
   it("a cookie without a session id, or with someone else's, or with one that never existed, signs nobody in", async () => {

@@ -3,7 +3,7 @@ import { getToken } from "next-auth/jwt";
 import { getDb } from "../db/client";
 import { getEnv } from "../env";
 import { authSecret } from "../secrets";
-import { consoleSessionHolds } from "./console-sessions";
+import { consoleSessionHolds, endConsoleSession } from "./console-sessions";
 
 /**
  * Whether sessions live in a `__Secure-` cookie: when the service is served over https
@@ -17,6 +17,19 @@ export function secureSessionCookie(): boolean {
 
 const sessionCookieName = () => (secureSessionCookie() ? "__Secure-authjs.session-token" : "authjs.session-token");
 
+/** The session token in a `Cookie` header, as Auth.js wrote it (its cookie, secret and salt), or null. */
+async function sessionToken(cookie: string | null): Promise<Record<string, unknown> | null> {
+  if (!cookie) return null;
+  const name = sessionCookieName();
+  return getToken({
+    req: { headers: { cookie } },
+    secret: authSecret(),
+    cookieName: name,
+    salt: name,
+    secureCookie: name.startsWith("__Secure-"),
+  });
+}
+
 /**
  * The signed-in person's id from the request's own session cookie, or null: what `auth()` reads
  * (the same cookie, secret and salt), taken from the request instead of Next.js's request scope,
@@ -25,16 +38,18 @@ const sessionCookieName = () => (secureSessionCookie() ? "__Secure-authjs.sessio
  * its console session holds (not signed out: lib/auth/console-sessions.ts).
  */
 export async function sessionUserId(req: Request): Promise<string | null> {
-  const cookie = req.headers.get("cookie");
-  if (!cookie) return null;
-  const name = sessionCookieName();
-  const token = await getToken({
-    req: { headers: { cookie } },
-    secret: authSecret(),
-    cookieName: name,
-    salt: name,
-    secureCookie: name.startsWith("__Secure-"),
-  });
+  const token = await sessionToken(req.headers.get("cookie"));
   if (typeof token?.uid !== "string") return null;
   return (await consoleSessionHolds(await getDb(), token.uid, token.sid)) ? token.uid : null;
+}
+
+/**
+ * Ends the console session the `Cookie` header's session names, before Auth.js clears the
+ * cookie (the sign-out action). Throws when the database does not answer: Auth.js's own
+ * sign-out event only logs a failure and clears the cookie all the same, which would leave a
+ * copy of it signed in.
+ */
+export async function endSessionOf(cookie: string | null): Promise<void> {
+  const token = await sessionToken(cookie);
+  if (token) await endConsoleSession(await getDb(), token.sid);
 }
