@@ -16,7 +16,7 @@ import { DeleteActivity, DownloadMenu } from "./activity-actions";
 import { ActivityCharts } from "./activity-charts";
 import { ACTIVITY_NOT_HERE, describeSaveProblem } from "./activity-problems";
 import { recordRows } from "./activity-record";
-import { speedReading } from "./chart-series";
+import { distanceReading, speedReading } from "./chart-series";
 import { ActivityForm } from "./activity-form";
 import { changedFields, toFormValues, type ActivityInput } from "./activity-form-values";
 import { consolePaths, type LapWire, type StreamsWire } from "./files-api";
@@ -25,7 +25,6 @@ import { activitiesChanged, activityKey, lapsKey, streamsKey } from "./query-key
 import { RouteMap } from "./route-map";
 import { SPORT_LABELS } from "./sport";
 import {
-  formatDistance,
   formatDuration,
   formatElevation,
   formatLocal,
@@ -224,7 +223,7 @@ function Fields({ activity: a, units, timeZone }: { activity: ActivityWire; unit
         ["Start (local time)", formatLocal(a.start_local)],
         ["Duration", formatDuration(a.elapsed_time_s)],
         ["Moving time", opt(a.moving_time_s, formatDuration)],
-        ["Distance", opt(a.distance_m, (m) => formatDistance(m, units))],
+        ["Distance", opt(a.distance_m, distanceReading(a.sport_type, units))],
         ["Elevation gain", opt(a.elevation_gain_m, (m) => formatElevation(m, units))],
       ],
     },
@@ -267,7 +266,7 @@ function Fields({ activity: a, units, timeZone }: { activity: ActivityWire; unit
 function Headline({ activity: a, units }: { activity: ActivityWire; units: Units }) {
   const reading = speedReading(a.sport_type, units);
   const stats: [string, string | null][] = [
-    ["Distance", a.distance_m === null ? null : formatDistance(a.distance_m, units)],
+    ["Distance", a.distance_m === null ? null : distanceReading(a.sport_type, units)(a.distance_m)],
     [a.moving_time_s !== null ? "Moving time" : "Time", formatDuration(a.moving_time_s ?? a.elapsed_time_s)],
     [reading.label, a.average_speed_mps === null ? null : reading.format(a.average_speed_mps)],
     ["Elevation gain", a.elevation_gain_m === null ? null : formatElevation(a.elevation_gain_m, units)],
@@ -323,7 +322,7 @@ function Recording({ activity: a, units }: { activity: ActivityWire; units: Unit
         <Card title="Laps">
           {laps.isPending && <p className="text-sm text-slate-600">Loading laps…</p>}
           {laps.error && <Notice tone="error">Could not load the laps: {laps.error.message}</Notice>}
-          {laps.data && <LapsTable laps={laps.data.data} speed={speedReading(a.sport_type, units)} units={units} />}
+          {laps.data && <LapsTable laps={laps.data.data} speed={speedReading(a.sport_type, units)} distance={distanceReading(a.sport_type, units)} units={units} />}
         </Card>
       </div>
     </div>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   buildChartData,
+  distanceReading,
   chartRange,
   cursorStops,
   formatX,
@@ -255,5 +256,14 @@ describe("a swim's chart", () => {
     expect(pace.unit).toBe("min/100 yd");
     expect(pace.format(91.44)).toBe("1:31 /100 yd");
     expect(pace.values.at(-1)).toBeNull();
+  });
+});
+
+describe("distanceReading", () => {
+  it("gives a swim's distance in whole metres or yards, and other sports' in km or miles", () => {
+    expect(distanceReading("swim", "metric")(1500)).toBe("1,500 m");
+    expect(distanceReading("swim", "imperial")(1500)).toBe("1,640 yd");
+    expect(distanceReading("run", "metric")(10_000)).toBe("10.00 km");
+    expect(distanceReading("ride", "imperial")(1609.344)).toBe("1.00 mi");
   });
 });

@@ -1,6 +1,6 @@
 import type { StreamsWire } from "./files-api";
 import type { SportType } from "./sport";
-import { formatDuration, formatPace, formatSpeed, fromElevationMeters, fromMeters, fromMps, hzToBpm, pacePer, UNIT_LABELS, type PaceBasis, type Units } from "./units";
+import { formatDistance, formatDuration, formatPace, formatSpeed, formatSwimDistance, fromElevationMeters, fromMeters, fromMps, hzToBpm, pacePer, UNIT_LABELS, type PaceBasis, type Units } from "./units";
 
 // What the activity page charts, computed from the streams answer: pure, so tested without a DOM.
 
@@ -42,6 +42,11 @@ export const paceBasis = (sport: SportType): PaceBasis | null => PACE_BASIS[spor
 export function speedReading(sport: SportType, units: Units): { label: "Pace" | "Speed"; format: (mps: number) => string } {
   const basis = paceBasis(sport);
   return basis ? { label: "Pace", format: (v) => formatPace(v, units, basis) } : { label: "Speed", format: (v) => formatSpeed(v, units) };
+}
+
+/** A distance as the sport reads it: a swim in whole metres or yards, anything else in km or miles. */
+export function distanceReading(sport: SportType, units: Units): (m: number) => string {
+  return paceBasis(sport) === "swim" ? (m) => formatSwimDistance(m, units) : (m) => formatDistance(m, units);
 }
 
 // A pause is a gap between samples longer than both of these: 10 s, since a device recording

@@ -1,6 +1,6 @@
 import type { LapWire } from "./files-api";
 import type { speedReading } from "./chart-series";
-import { formatDistance, formatDuration, formatElevation, hzToBpm, type Units } from "./units";
+import { formatDuration, formatElevation, hzToBpm, type Units } from "./units";
 
 type Column = { header: string; show: boolean; cell: (l: LapWire) => string; numeric: boolean };
 
@@ -11,7 +11,7 @@ type Column = { header: string; show: boolean; cell: (l: LapWire) => string; num
  * within the lap included) is a column of its own where it says something more: a lap without a
  * moving time, or one that paused.
  */
-export function LapsTable({ laps, speed, units }: { laps: LapWire[]; speed: ReturnType<typeof speedReading>; units: Units }) {
+export function LapsTable({ laps, speed, distance, units }: { laps: LapWire[]; speed: ReturnType<typeof speedReading>; distance: (m: number) => string; units: Units }) {
   const any = (f: (l: LapWire) => unknown) => laps.some((l) => f(l) !== null && f(l) !== undefined);
   const dash = <T,>(v: T | null, f: (v: T) => string) => (v === null ? "—" : f(v));
   const all: Column[] = [
@@ -23,7 +23,7 @@ export function LapsTable({ laps, speed, units }: { laps: LapWire[]; speed: Retu
       cell: (l) => formatDuration(l.elapsed_time_s),
       numeric: true,
     },
-    { header: "Distance", show: any((l) => l.distance_m), cell: (l) => dash(l.distance_m, (m) => formatDistance(m, units)), numeric: true },
+    { header: "Distance", show: any((l) => l.distance_m), cell: (l) => dash(l.distance_m, distance), numeric: true },
     {
       header: speed.label,
       show: any((l) => l.average_speed_mps),

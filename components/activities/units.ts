@@ -93,6 +93,12 @@ export function formatDistance(m: number, units: Units): string {
   return `${fromMeters(m, units).toFixed(2)} ${UNIT_LABELS[units].distance}`;
 }
 
+/** A swim's distance as swimmers read it: whole metres or yards (`1,500 m`, `1,640 yd`). */
+export function formatSwimDistance(m: number, units: Units): string {
+  const n = Math.round(units === "metric" ? m : m / METERS_PER_YARD);
+  return `${n.toLocaleString("en-US")} ${units === "metric" ? "m" : "yd"}`;
+}
+
 export function formatElevation(m: number, units: Units): string {
   return `${Math.round(fromElevationMeters(m, units))} ${UNIT_LABELS[units].elevation}`;
 }
