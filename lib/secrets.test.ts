@@ -30,6 +30,18 @@ describe("secrets the operator did not provide (CONTRACT §1: generated once, ne
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
+  it("two copies of the module in one server (as Next.js loads it) end up with the same secrets, whichever reads the file first", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "aas-secrets-"));
+    const a = await secretsIn(dir);
+    const b = await secretsIn(dir);
+    // One copy reads the file (for another secret) before the other makes AUTH_SECRET.
+    const key = a.persistentSecret("SECRETS_KEY");
+    const auth = b.persistentSecret("AUTH_SECRET");
+    expect(a.persistentSecret("AUTH_SECRET")).toBe(auth);
+    expect(b.persistentSecret("SECRETS_KEY")).toBe(key);
+    expect(JSON.parse(readFileSync(path.join(dir, "secrets.json"), "utf8"))).toEqual({ SECRETS_KEY: key, AUTH_SECRET: auth });
+  });
+
   it("refuses a secrets file it cannot read, and leaves it as it is, rather than making new ones over it", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "aas-secrets-"));
     const file = path.join(dir, "secrets.json");

@@ -64,9 +64,9 @@ export function databaseIsLocal(url) {
 
 /**
  * Secrets the service generates into DATA_DIR/secrets.json when the operator gave none
- * (lib/secrets.ts) are generated here, once, before any worker starts: workers starting
- * together would otherwise each generate and write their own, and sign sessions with
- * different keys. The file is read and written as lib/secrets.ts does (scripts/secrets-file.mjs).
+ * (lib/secrets.ts) are generated here, once, before the server starts (one process or several):
+ * workers starting together would otherwise each generate and write their own, and sign
+ * sessions with different keys. The file is read and written as lib/secrets.ts does (scripts/secrets-file.mjs).
  */
 export function ensureGeneratedSecrets(env) {
   const wanted = ["AUTH_SECRET", "SECRETS_KEY"].filter((name) => !env[name]);
@@ -87,6 +87,7 @@ export async function serve({ appDir, nextArgs, env = process.env, log = console
   const service = path.resolve(appDir) === root;
   const { workers, reason } = workerPlan(env, { service });
   const args = [appDir, ...nextArgs];
+  if (service) ensureGeneratedSecrets(env);
   if (workers === 1) {
     const child = spawn(process.execPath, [...process.execArgv, serverScript, ...args], { cwd: appDir, env, stdio: "inherit" });
     for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
@@ -94,7 +95,6 @@ export async function serve({ appDir, nextArgs, env = process.env, log = console
     return;
   }
 
-  if (service) ensureGeneratedSecrets(env);
   log(`  Serving with ${workers} worker processes (${reason}); set WEB_CONCURRENCY to change`);
   cluster.setupPrimary({ exec: serverScript, args, cwd: appDir, silent: false, execArgv: process.execArgv });
   let stopping = false;
