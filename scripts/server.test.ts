@@ -24,6 +24,7 @@ function appWithNext(dir: string) {
     path.join(next, "index.js"),
     `module.exports = () => ({
       prepare: async () => {
+        console.log("app prepared");
         process.on("uncaughtException", (err) => console.error("uncaughtException: ", err));
         globalThis[Symbol.for("athlete-activity-service.shutdown")] = async () => console.log("app shut down");
       },
@@ -121,6 +122,24 @@ describe("one server process (scripts/server.mjs)", () => {
       child = undefined;
     }
   }, 30_000);
+
+  it("on a port in use it exits 1 with the reason and never prepares the app (whose runners and database a first start holds)", async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "aas-server-"));
+    appWithNext(dir);
+    const first = await startServer(dir);
+    child = first.proc;
+    const second = spawn(process.execPath, [serverScript, dir, "-p", String(first.port), "-H", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    second.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    second.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    const exit = await new Promise<number | null>((resolve) => second.once("exit", (code) => resolve(code)));
+    expect(exit).toBe(1);
+    expect(err).toContain(`Cannot listen on port ${first.port} of 127.0.0.1: it is in use`);
+    expect(out).not.toContain("app prepared");
+    // The first goes on serving.
+    expect(await (await fetch(`http://127.0.0.1:${first.port}/`)).text()).toBe("ok");
+  }, 20_000);
 
   it("stops gracefully on SIGTERM: a request in flight is answered, then the app shuts down, then it exits 0", async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "aas-server-"));
