@@ -111,8 +111,12 @@ describe("GET /v1/app/events", () => {
     const legacy = Buffer.from(JSON.stringify([String(second!.seq)])).toString("base64url");
     expect((await list(a.token, `?after=${legacy}`)).data.map((e) => e.id)).toEqual(expected.slice(2));
 
-    // The other app sees only what concerns it.
+    // The other app sees only what concerns it, and another app's event id is no place to go on
+    // from for it: refused as an id that does not exist, which says nothing about whether it does.
     expect((await list(b.token)).data.map((e) => e.athlete_id)).toEqual([stranger!.id, stranger!.id]);
+    const foreign = await api.call(b.token, "GET", `/v1/app/events?after=${expected[1]}`);
+    expect(foreign.status).toBe(400);
+    expect(await foreign.json()).toMatchObject({ code: "invalid_cursor", detail: `No event ${expected[1]}.` });
   });
 
   it("judges a scope as fan-out does: one added since an event does not reach back to it", async () => {

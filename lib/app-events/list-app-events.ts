@@ -20,15 +20,17 @@ type Position = { xact: string; seq: number };
  * `after` is a cursor this list issued or an event id; either way, an outbox position. A cursor
  * of one `seq` alone (issued before events carried their transaction) names its event's place.
  */
-async function afterPosition(ctx: Ctx, after: string): Promise<Position> {
+async function afterPosition(ctx: Ctx, appId: string, after: string): Promise<Position> {
   const at = async (where: SQL, refusal: ApiError): Promise<Position> => {
     const [row] = await ctx.db.select({ xact: events.xact, seq: events.seq }).from(events).where(where).limit(1);
     if (!row) throw refusal;
     return row;
   };
   if (after.startsWith("evt_")) {
+    // Only an event of this app's: another app's event id is refused as one that does not
+    // exist (answering it would tell whether it does).
     return at(
-      eq(events.id, after),
+      and(eq(events.id, after), sentTo(appId, SUBSCRIBABLE_EVENT_TYPES))!,
       new ApiError("invalid_cursor", `No event ${after}.`, {
         errors: [{ field: "after", code: "invalid_cursor", detail: "not an event id or cursor from this API" }],
       }),
@@ -61,6 +63,24 @@ async function afterPosition(ctx: Ctx, after: string): Promise<Position> {
 }
 
 /**
+ * The events of the kinds `types` that the app was or would have been sent: those addressed to
+ * it (athlete.deauthorized, which follows the end of a grant and needs no scope), and athletes'
+ * events of kinds whose scope its grant carried, as of when each occurred, as fan-out judges it
+ * (lib/webhooks/entitlement.ts).
+ */
+function sentTo(appId: string, types: readonly WebhookEvent["type"][]): SQL {
+  const appTypes = types.filter((t) => APP_ADDRESSED_EVENT_TYPES.includes(t));
+  const athleteTypes = types.filter((t) => EVENT_SCOPES[t]);
+  const branches: SQL[] = [];
+  if (appTypes.length) branches.push(sql`(${inArray(events.type, appTypes)} and ${events.clientId} = ${appId})`);
+  if (athleteTypes.length) {
+    const entitled = entitledAt({ clientId: sql`${appId}`, athleteId: events.athleteId, type: events.type, occurredAt: events.occurredAt }, { ended: true });
+    branches.push(sql`(${isNull(events.clientId)} and ${inArray(events.type, athleteTypes)} and ${entitled})`);
+  }
+  return branches.length ? sql`(${sql.join(branches, sql` or `)})` : sql`false`;
+}
+
+/**
  * CONTRACT §5: the events of the last 30 days that the app was or would have been sent,
  * oldest first, for reconciling after an outage. SPEC §6.2's three conditions: the kind is
  * covered by one of the app's subscriptions (active or disabled) now, and, as of when the event
@@ -83,21 +103,8 @@ export async function listAppEvents({
   const appId = await appIdOf(ctx, clientId);
   const subs = await ctx.db.select({ events: webhookSubscriptions.events }).from(webhookSubscriptions).where(eq(webhookSubscriptions.clientId, appId));
   const covered = SUBSCRIBABLE_EVENT_TYPES.filter((t) => subs.some((s) => s.events.includes(t)));
-  const after = query.after ? await afterPosition(ctx, query.after) : null;
+  const after = query.after ? await afterPosition(ctx, appId, query.after) : null;
   if (!covered.length) return { data: [], next_cursor: null };
-
-  // Kinds addressed to one app (athlete.deauthorized) follow the end of a grant and need no scope.
-  const appTypes = covered.filter((t) => APP_ADDRESSED_EVENT_TYPES.includes(t));
-  const athleteTypes = covered.filter((t) => EVENT_SCOPES[t]);
-  const branches: SQL[] = [];
-  if (appTypes.length) {
-    branches.push(sql`(${inArray(events.type, appTypes)} and ${events.clientId} = ${appId})`);
-  }
-  if (athleteTypes.length) {
-    // Judged as fan-out judges it: as of when the event occurred (lib/webhooks/entitlement.ts).
-    const entitled = entitledAt({ clientId: sql`${appId}`, athleteId: events.athleteId, type: events.type, occurredAt: events.occurredAt }, { ended: true });
-    branches.push(sql`(${isNull(events.clientId)} and ${inArray(events.type, athleteTypes)} and ${entitled})`);
-  }
   const rows = await ctx.db
     .select()
     .from(events)
@@ -110,7 +117,7 @@ export async function listAppEvents({
         sql`${events.xact} < ${outboxHorizon}`,
         gte(events.occurredAt, new Date(nowMs - APP_EVENTS_DAYS * 86_400_000)),
         inArray(events.type, covered),
-        sql`(${sql.join(branches, sql` or `)})`,
+        sentTo(appId, covered),
       ),
     )
     .orderBy(asc(events.xact), asc(events.seq))
