@@ -2,6 +2,7 @@ import { isScope, type Scope } from "../auth/scopes";
 import type { TokenResource } from "../db/schema";
 import type { Env } from "../env";
 import { resourceOf } from "./resources";
+import { MCP_SCOPES } from "./discovery";
 import { UNREVIEWED_LOOPBACK_HOSTS } from "./client-metadata";
 import { OAuthError } from "./errors";
 import type { OAuthClient } from "./client-auth";
@@ -105,13 +106,24 @@ export function checkPkce(challenge: string | undefined, method: string | undefi
   return challenge;
 }
 
-/** @see RFC 6749 §3.3 */
-export function checkScope(scope: string | undefined): Scope[] {
+/**
+ * The scopes asked for, for the resource the tokens will be for: the MCP server's tools only
+ * read (CONTRACT §12), so a write scope with `resource` the MCP server is refused rather than
+ * put on a consent screen that tells the athlete an assistant can change nothing (and added to
+ * the app's grant, where its `/v1` tokens would then carry it without asking again).
+ * @see RFC 6749 §3.3
+ */
+export function checkScope(scope: string | undefined, resource: TokenResource = "v1"): Scope[] {
   const asked = (scope ?? "").split(" ").filter(Boolean);
   if (!asked.length) throw new OAuthError("invalid_scope", "Ask for at least one scope.");
   const unknown = asked.filter((s) => !isScope(s));
   if (unknown.length) throw new OAuthError("invalid_scope", `Unknown scope: ${unknown.join(", ")}.`);
-  return [...new Set(asked)] as Scope[];
+  const scopes = [...new Set(asked)] as Scope[];
+  const notForMcp = resource === "mcp" ? scopes.filter((s) => !MCP_SCOPES.includes(s)) : [];
+  if (notForMcp.length) {
+    throw new OAuthError("invalid_scope", `The MCP server's tools only read: ${notForMcp.join(", ")} is not for it. Ask for ${MCP_SCOPES.join(", ")} with this resource.`);
+  }
+  return scopes;
 }
 
 /** Which of this server's resources the tokens are for (RFC 8707 §2); `/v1` when none is named. */

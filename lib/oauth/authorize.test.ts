@@ -252,6 +252,18 @@ describe("errors redirected to an app the athlete has authorized, with state and
     expect(redirectedError(await prepareAuthorization(db, params, [], person.id), trainingLog, params.state).error).toBe("invalid_target");
   });
 
+  it("a write scope for the MCP server is invalid_scope: its tools only read, and a consent for it must not widen the app's /v1 grant (CONTRACT §12)", async () => {
+    const person = await athleteWhoTrusts(trainingLog);
+    for (const scope of ["activities.write", "athlete.read metrics.write"]) {
+      const params = await request(trainingLog, { scope, resource: `${api.url}/mcp` });
+      const err = redirectedError(await prepareAuthorization(db, params, [], person.id), trainingLog, params.state);
+      expect(err.error, scope).toBe("invalid_scope");
+      expect(err.error_description, scope).toMatch(/only read/);
+    }
+    const reads = await request(trainingLog, { scope: "activities.read location.read", resource: `${api.url}/mcp` });
+    expect((await prepareAuthorization(db, reads, [], person.id)).kind).not.toMatch(/error/);
+  });
+
   it("a repeated parameter is invalid_request (RFC 6749 §3.1)", async () => {
     const person = await athleteWhoTrusts(trainingLog);
     const params = await request(trainingLog);

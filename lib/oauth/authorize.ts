@@ -107,8 +107,8 @@ export async function validateAuthorizationRequest(
     checkState(params.state);
     checkResponseType(params.response_type);
     const codeChallenge = checkPkce(params.code_challenge, params.code_challenge_method);
-    const scopes = checkScope(params.scope);
     const resource = checkResource(params.resource, getEnv());
+    const scopes = checkScope(params.scope, resource);
     return {
       ok: true,
       request: {
