@@ -9,3 +9,13 @@ export function printableExcerpt(text: string, max: number): string {
   const chars = Array.from(clean);
   return chars.length > max ? `${chars.slice(0, max - 1).join("").trimEnd()}…` : clean;
 }
+
+/**
+ * Whether `text` holds a character a name shown to people must not: a control, a format
+ * character (bidi overrides and isolates, which make the text around a name read backwards;
+ * zero-width characters, which hide a lookalike), a private-use or unassigned code point, or a
+ * line or paragraph separator.
+ */
+export function hasHiddenCharacters(text: string): boolean {
+  return /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u.test(text);
+}

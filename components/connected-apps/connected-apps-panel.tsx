@@ -92,7 +92,7 @@ function ConnectedAppCard({
           <div className="min-w-0 flex-1 space-y-2">
             <div>
               <h2 className="font-semibold">
-                {a.name}
+                <bdi>{a.name}</bdi>
                 {a.host && <span className="font-normal text-slate-600"> from {a.host}</span>}
               </h2>
               {a.kind === "assistant" && <p className="text-xs text-slate-600">Assistant · registered itself, not reviewed by Athlete Activity Service</p>}

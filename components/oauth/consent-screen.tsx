@@ -70,7 +70,8 @@ export function ConsentScreen({
           <img src={app.logoUrl} alt="" width={48} height={48} className="h-12 w-12 rounded-md border border-slate-200 object-cover" />
         )}
         <h1 className="text-xl font-semibold">
-          {app.name}
+          {/* Isolated, so that no character of a name can turn the service's own words around it. */}
+          <bdi>{app.name}</bdi>
           {app.unreviewedFrom && <span className="font-normal">, from {app.unreviewedFrom},</span>} wants to access your account
           {forAssistant && <span className="font-normal"> as an assistant</span>}
         </h1>
@@ -95,7 +96,8 @@ export function ConsentScreen({
       )}
       <p className="mt-2 text-sm text-slate-600">
         Signed in as <strong>{account}</strong>.{" "}
-        {app.homepageUrl && (
+        {/* An unreviewed client's site is its own word, like its logo: not shown. */}
+        {app.homepageUrl && !app.unreviewedFrom && (
           <>
             App site: <span className="[overflow-wrap:anywhere]">{app.homepageUrl}</span>.
           </>

@@ -25,6 +25,7 @@ import { dropRestAfterAnswer, readJsonBody } from "../http/body";
 import { isRawJson } from "../http/raw-json";
 import { requestStarted } from "../http/requests-first";
 import { ApiError } from "../http/errors";
+import { printableExcerpt } from "../text";
 import { missingIsRequired, unstorableText, validationError } from "../http/validation";
 import type { RateLimitResult } from "../http/rate-limit";
 import { errorText, log } from "../log";
@@ -219,17 +220,24 @@ async function answerToolCall(body: unknown, toolCall: ToolCall | undefined, ctx
  * the SDK would answer in zod's own words. Null for a valid call and for a notification, which
  * no tool answers.
  */
+/** How many of a call's problems its error names. */
+const MAX_LISTED = 10;
+
 function invalidCall(request: JSONRPCRequest | undefined, { tool, args, unstorable }: ToolCall): { json: string } | null {
   if (!request || (!unstorable.length && args.success)) return null;
   const prefix = `Input validation error: Invalid arguments for tool ${tool.name}: `;
   let text: string;
+  // What the caller sent is named back only in part: at most ten problems, each cut to 200
+  // characters (a 1 MB argument name, or 50,000 unknown ones, came back whole).
+  const listed = (items: string[], sep: string) =>
+    items.slice(0, MAX_LISTED).map((t) => printableExcerpt(t, 200)).join(sep) + (items.length > MAX_LISTED ? `${sep}and ${items.length - MAX_LISTED} more` : "");
   if (unstorable.length) {
     // An argument's name may itself be the bad text; it is named in printable characters.
     const names = unstorable.map((p) => (p || "arguments").replace(/[^\x20-\x7e]/g, "?"));
-    text = `${prefix}${names.join(", ")} must be Unicode text without NUL characters.`;
+    text = `${prefix}${listed(names, ", ")} must be Unicode text without NUL characters.`;
   } else {
     const fields = validationError(args.error!, "arguments").errors ?? [];
-    text = `${prefix}${fields.map((f) => `${f.field}: ${f.detail}`).join("; ")}.`;
+    text = `${prefix}${listed(fields.map((f) => `${f.field}: ${f.detail}`), "; ")}.`;
   }
   return { json: JSON.stringify({ result: toolResult({ ok: false, text }), jsonrpc: "2.0", id: request.id }) };
 }

@@ -337,6 +337,16 @@ describe("the MCP server", () => {
         expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 7, result: { isError: true, content: [{ type: "text", text }] } });
       }
     }
+    // What was sent is named back only in part: ten problems at most, each cut to 200 characters.
+    const unknown = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 1]));
+    const huge = { ["x".repeat(100_000)]: 1 };
+    for (const args of [unknown, huge]) {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "get_profile", arguments: args } });
+      const [res] = await bothWays(headers, body);
+      const text = ((await res!.json()) as { result: { content: { text: string }[] } }).result.content[0]!.text;
+      expect(text.length).toBeLessThan(2_500);
+      expect(text).toMatch(/^Input validation error: Invalid arguments for tool get_profile: /);
+    }
     // /v1 words the list's query the same (the texts above are its words).
     const v1 = (await (await api.call(pat, "GET", "/v1/athletes/me/activities?limit=many&start=2026-13-01")).json()) as { errors: { field: string; detail: string }[] };
     expect(v1.errors.map((e) => `${e.field}: ${e.detail}`).sort()).toEqual(["limit: must be a whole number in plain decimal digits (0-9)", "start: must be a real date in YYYY-MM-DD form"]);

@@ -4,6 +4,7 @@ import type { Db } from "../db/client";
 import { oauthClients } from "../db/schema";
 import { getEnv } from "../env";
 import { unstorableText } from "../http/validation";
+import { hasHiddenCharacters } from "../text";
 import { sendOutbound } from "../webhooks/outbound";
 import { announceClientChange, type OAuthClient } from "./client-cache";
 
@@ -50,8 +51,16 @@ export function unreviewedRedirectUriFault(uri: unknown): string | null {
   // RFC 6749 §3.1.2: the endpoint URI MUST NOT include a fragment component, even an empty one
   // (`…/cb#`, where `u.hash` is empty): a `#` can only begin one.
   if (uri.includes("#")) return "has a fragment (#…), which a redirect URI must not have";
+  // Shown to the athlete as where they are sent back: `https://claude.ai@evil.example/cb` reads
+  // as one host and goes to another, and a `*` names no host at all.
+  if (u.username || u.password) return "has a user name or password before its host (user@host), which a redirect URI must not have";
+  if (u.hostname.includes("*")) return "has a * in its host, which names no one host";
   return null;
 }
+
+/** Why a client's name is refused when it holds characters that hide or turn around the text beside it (lib/text.ts). */
+export const HIDDEN_IN_NAME =
+  "holds control, format (bidi or zero-width), private-use or unassigned characters, which change how the text shown beside a name reads";
 
 /** Whether a client_id names a metadata document: an https URL with a path (http on loopback where private networks are allowed). */
 export function isMetadataDocumentUrl(clientId: string): boolean {
@@ -119,6 +128,7 @@ export function parseMetadataDocument(url: string, text: string): Document {
   if (unstorable.length) {
     throw new ClientMetadataError(`its ${unstorable.join(", ")} ${unstorable.length > 1 ? "hold" : "holds"} a NUL character or text that is not valid Unicode`);
   }
+  if (hasHiddenCharacters(d.client_name)) throw new ClientMetadataError(`its client_name ${HIDDEN_IN_NAME}`);
   return kept;
 }
 

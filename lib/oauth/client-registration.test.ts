@@ -10,7 +10,8 @@ import { newId } from "../ids";
 import { setupApi } from "../testing/fixtures";
 import { decideAuthorization, prepareAuthorization, type AuthorizationStep } from "./authorize";
 import { metadataTtlS } from "./client-metadata";
-import { REGISTRATIONS_PER_HOUR } from "./register";
+import { checkRegistration, REGISTRATIONS_PER_HOUR } from "./register";
+import { OAuthError } from "./errors";
 
 // Clients the service has never seen (CONTRACT §12): metadata documents served by a loopback
 // server (private networks allowed here, as on a machine of one's own), every way one can be
@@ -44,6 +45,7 @@ beforeAll(async () => {
     if (path === "/not-json.json") return json("<html>hello</html>");
     if (path === "/no-name.json") return json(doc(path, { client_name: "" }));
     if (path === "/nul-name.json") return json(doc(path, { client_name: "Pocket\u0000Coach" }));
+    if (path === "/bidi-name.json") return json(doc(path, { client_name: "Pocket Coach\u202e ,ia.edualc morf" }));
     if (path === "/surrogate-name.json") return json(doc(path, { client_name: "Pocket \ud800Coach" }));
     if (path === "/nul-redirect.json") return json(doc(path, { redirect_uris: [REDIRECT, `${REDIRECT}\u0000`] }));
     if (path === "/surrogate-redirect.json") return json(doc(path, { redirect_uris: [`${REDIRECT}\ud800`] }));
@@ -100,6 +102,8 @@ describe("client metadata documents", () => {
       [`${base}/redirect.json`, /redirect \(HTTP 302\); redirects are not followed/],
       [`${base}/not-json.json`, /not JSON/],
       [`${base}/no-name.json`, /no client_name/],
+      // A right-to-left override turned the consent screen's own ", from <host>" around.
+      [`${base}/bidi-name.json`, /its client_name holds control, format \(bidi or zero-width\)/],
       [`${base}/missing.json`, /answered HTTP 404/],
       [`${base}/ok.json`, /redirect_uri is not registered/, { redirect_uri: "https://elsewhere.example/callback" }],
     ];
@@ -232,6 +236,27 @@ describe("dynamic client registration (RFC 7591)", () => {
     // An https URI with a fragment is refused for the fragment (RFC 6749 §3.1.2), and says so.
     const fragment = await register({ client_name: "X", redirect_uris: ["https://x.example/cb#done"] });
     expect(await fragment.json()).toMatchObject({ error: "invalid_redirect_uri", error_description: expect.stringMatching(/has a fragment/) });
+    // Where the athlete is sent back must read as the host it is: no user@host (over HTTP once;
+    // the rest through the check itself, as registrations an hour are counted).
+    const userinfo = await register({ client_name: "X", redirect_uris: ["https://claude.ai@evil.example/cb"] });
+    expect(await userinfo.json()).toMatchObject({ error: "invalid_redirect_uri", error_description: expect.stringMatching(/user name or password/) });
+    const refusal = (body: unknown) => {
+      try {
+        checkRegistration(body);
+        return null;
+      } catch (err) {
+        return err instanceof OAuthError ? { error: err.error, description: err.description } : err;
+      }
+    };
+    expect(refusal({ client_name: "X", redirect_uris: ["https://*.example.com/cb"] })).toMatchObject({ error: "invalid_redirect_uri", description: expect.stringMatching(/a \* in its host/) });
+    // Nor a name whose characters turn around or hide the words shown beside it.
+    for (const name of ["Claude\u202e ,ia.edualc morf", "Clau\u200bde", "Desk\u2066Assistant"]) {
+      expect(refusal({ client_name: name, redirect_uris: ["https://x.example/cb"] }), JSON.stringify(name)).toMatchObject({
+        error: "invalid_client_metadata",
+        description: expect.stringMatching(/^client_name holds control, format/),
+      });
+    }
+    expect(refusal({ client_name: "Coach Ångström – 東京", redirect_uris: ["https://x.example/cb"] })).toBeNull();
     const credentials = await register({ redirect_uris: ["https://x.example/cb"], grant_types: ["client_credentials"] });
     expect(((await credentials.json()) as { error: string }).error).toBe("invalid_client_metadata");
   });

@@ -8,7 +8,8 @@ import { isDatabaseUnavailable } from "../http/db-errors";
 import { errorText, log } from "../log";
 import { oauthClients, oauthGrants } from "../db/schema";
 import { addToCounters } from "../http/rate-limit";
-import { unreviewedRedirectUriFault } from "./client-metadata";
+import { HIDDEN_IN_NAME, unreviewedRedirectUriFault } from "./client-metadata";
+import { hasHiddenCharacters } from "../text";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { knownLengthJson } from "../http/known-length";
 import { unstorableText } from "../http/validation";
@@ -87,6 +88,7 @@ export function checkRegistration(body: unknown): KeptMetadata {
     const error = unstorable.some((field) => field.startsWith("redirect_uris")) ? "invalid_redirect_uri" : "invalid_client_metadata";
     throw bad(error, `${unstorable.join(", ")} must be Unicode text without NUL characters.`);
   }
+  if (hasHiddenCharacters(kept.client_name)) throw bad("invalid_client_metadata", `client_name ${HIDDEN_IN_NAME}.`);
   return kept;
 }
 
