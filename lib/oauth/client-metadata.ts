@@ -7,6 +7,7 @@ import { unstorableText } from "../http/validation";
 import { hasHiddenCharacters } from "../text";
 import { sendOutbound } from "../webhooks/outbound";
 import { announceClientChange, type OAuthClient } from "./client-cache";
+import { pruneUnusedClients } from "./unused-clients";
 
 // Client ID Metadata Documents (CONTRACT §12): a client the service has never seen names itself
 // by an https URL, and the document at that URL says who it is and where it may be sent back.
@@ -160,15 +161,50 @@ async function fetchDocument(url: string): Promise<{ doc: Document; ttlS: number
   return { doc: parseMetadataDocument(url, r.bodyExcerpt), ttlS: metadataTtlS(r.cacheControl, r.expires) };
 }
 
+/** How long a document that could not be used is answered with the same refusal before it is fetched again. */
+export const REFUSED_DOCUMENT_TTL_MS = 30_000;
+/** Refusals remembered at most (the oldest forgotten first). */
+const MAX_REFUSED_DOCUMENTS = 1_000;
+/** Fetches under way, by URL: authorizations that name one document together share one fetch. */
+const fetching = new Map<string, Promise<{ doc: Document; ttlS: number }>>();
+/** Documents that could not be used, by URL, with until when that stands (per process). */
+const refused = new Map<string, { untilMs: number; error: ClientMetadataError }>();
+
+/**
+ * `fetchDocument`, at most once at a time per URL, and not again for REFUSED_DOCUMENT_TTL_MS
+ * after a refusal: anyone signed in can name any URL, and each page load fetched it anew (50
+ * loads at once were 50 requests to whatever server the URL names).
+ */
+function fetchDocumentOnce(url: string): Promise<{ doc: Document; ttlS: number }> {
+  const known = refused.get(url);
+  if (known && known.untilMs > Date.now()) return Promise.reject(known.error);
+  let pending = fetching.get(url);
+  if (!pending) {
+    pending = fetchDocument(url)
+      .catch((err: unknown) => {
+        if (err instanceof ClientMetadataError) {
+          refused.delete(url);
+          refused.set(url, { untilMs: Date.now() + REFUSED_DOCUMENT_TTL_MS, error: err });
+          if (refused.size > MAX_REFUSED_DOCUMENTS) refused.delete(refused.keys().next().value!);
+        }
+        throw err;
+      })
+      .finally(() => fetching.delete(url));
+    fetching.set(url, pending);
+  }
+  return pending;
+}
+
 /**
  * The client a metadata-document client_id names: the stored one while it is fresh, else the
- * document fetched again and stored. Throws ClientMetadataError when the document cannot be
- * used (the authorization shows it on a page and never redirects).
+ * document fetched again (`fetchDocumentOnce`) and stored; a new one prunes the clients no
+ * athlete authorized within a day (pruneUnusedClients). Throws ClientMetadataError when the
+ * document cannot be used (the authorization shows it on a page and never redirects).
  */
 export async function metadataDocumentClient(db: Db, url: string, nowMs = Date.now()): Promise<OAuthClient> {
   const [row] = await db.select().from(oauthClients).where(eq(oauthClients.clientId, url)).limit(1);
   if (row && (row.registration !== "metadata_document" || (row.metadataExpiresAt && row.metadataExpiresAt.getTime() > nowMs))) return row;
-  const { doc, ttlS } = await fetchDocument(url);
+  const { doc, ttlS } = await fetchDocumentOnce(url);
   const values = {
     name: doc.client_name,
     kind: "public" as const,
@@ -182,6 +218,7 @@ export async function metadataDocumentClient(db: Db, url: string, nowMs = Date.n
     metadataExpiresAt: new Date(nowMs + ttlS * 1000),
   };
   const [stored] = await db.transaction(async (tx) => {
+    if (!row) await pruneUnusedClients(tx, nowMs);
     await announceClientChange(tx, url);
     return tx
       .insert(oauthClients)

@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { decodeJwt } from "jose";
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
@@ -9,7 +9,7 @@ import { resetEnvForTests } from "../env";
 import { newId } from "../ids";
 import { setupApi } from "../testing/fixtures";
 import { decideAuthorization, prepareAuthorization, type AuthorizationStep } from "./authorize";
-import { metadataTtlS } from "./client-metadata";
+import { metadataTtlS, REFUSED_DOCUMENT_TTL_MS } from "./client-metadata";
 import { checkRegistration, REGISTRATIONS_PER_HOUR } from "./register";
 import { OAuthError } from "./errors";
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
     const path = req.url ?? "/";
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const json = (body: string, headers: Record<string, string> = {}) => res.writeHead(200, { "content-type": "application/json", ...headers }).end(body);
-    if (path === "/ok.json") return json(doc(path), { "cache-control": "max-age=600" });
+    if (path === "/ok.json" || path === "/other.json" || path === "/lonely.json") return json(doc(path), { "cache-control": "max-age=600" });
     if (path === "/wrong-id.json") return json(doc(path, { client_id: `${base}/someone-else.json` }));
     if (path === "/confidential.json") return json(doc(path, { token_endpoint_auth_method: "client_secret_basic" }));
     if (path === "/large.json") return json(doc(path, { padding: "x".repeat(6000) }));
@@ -164,6 +164,33 @@ describe("client metadata documents", () => {
     const [row] = await db.select().from(oauthClients).where(eq(oauthClients.clientId, url));
     // max-age=600 within the 5 min–24 h bounds.
     expect(row!.metadataExpiresAt!.getTime() - row!.metadataFetchedAt!.getTime()).toBe(600_000);
+  });
+
+  it("that cannot be used are fetched once for authorizations that come together, and not again for a while after", async () => {
+    const person = await api.person();
+    const url = `${base}/gone.json`;
+    const steps = await Promise.all(Array.from({ length: 20 }, () => prepareAuthorization(db, params(url), [], person.id)));
+    for (const step of steps) expectErrorPage(step, /answered HTTP 404/);
+    expectErrorPage(await prepareAuthorization(db, params(url), [], person.id), /answered HTTP 404/);
+    expect(hits.get("/gone.json")).toBe(1);
+    // Once the refusal has stood its time, the document is asked for again.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + REFUSED_DOCUMENT_TTL_MS + 1000 });
+    try {
+      expectErrorPage(await prepareAuthorization(db, params(url), [], person.id), /answered HTTP 404/);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(hits.get("/gone.json")).toBe(2);
+  });
+
+  it("that no athlete authorized within a day are removed when another is read (it is read again if used)", async () => {
+    const person = await api.person();
+    const url = `${base}/lonely.json`;
+    await prepareAuthorization(db, params(url), [], person.id);
+    await db.update(oauthClients).set({ createdAt: new Date(Date.now() - 2 * 86_400_000) }).where(eq(oauthClients.clientId, url));
+    expect((await prepareAuthorization(db, params(`${base}/other.json`), [], person.id)).kind).toBe("consent");
+    expect(await db.select().from(oauthClients).where(eq(oauthClients.clientId, url))).toEqual([]);
+    expect((await prepareAuthorization(db, params(url), [], person.id)).kind).toBe("consent");
   });
 
   it("are fetched only for a signed-in athlete: a link opened by anyone fetches nothing", async () => {

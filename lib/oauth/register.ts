@@ -1,14 +1,14 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { and, eq, lt, notExists, sql } from "drizzle-orm";
 import { getDb, type Db } from "../db/client";
 import { readBodyUpTo } from "../http/body";
 import { clientAddress } from "../http/client-address";
 import { isDatabaseUnavailable } from "../http/db-errors";
 import { errorText, log } from "../log";
-import { oauthClients, oauthGrants } from "../db/schema";
+import { oauthClients } from "../db/schema";
 import { addToCounters } from "../http/rate-limit";
 import { HIDDEN_IN_NAME, unreviewedRedirectUriFault } from "./client-metadata";
+import { pruneUnusedClients } from "./unused-clients";
 import { hasHiddenCharacters } from "../text";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { knownLengthJson } from "../http/known-length";
@@ -19,8 +19,7 @@ import { unstorableText } from "../http/validation";
 
 /** Registrations an hour per source address, refused ones included (CONTRACT §12). */
 export const REGISTRATIONS_PER_HOUR = 20;
-/** A registration no athlete ever authorized is deleted after this long. */
-export const UNUSED_REGISTRATION_TTL_MS = 24 * 60 * 60 * 1000;
+export { UNUSED_REGISTRATION_TTL_MS } from "./unused-clients";
 const MAX_REDIRECT_URIS = 10;
 
 /** RFC 7591 §3.2.1: every member registered. */
@@ -109,21 +108,13 @@ export async function countRegistration(db: Db, address: string, nowMs = Date.no
   }
 }
 
-/** Registers a public client and prunes registrations no athlete ever authorized within a day. */
+/** Registers a public client and prunes clients no athlete ever authorized within a day (pruneUnusedClients). */
 export async function registerClient(db: Db, body: unknown, nowMs = Date.now()): Promise<RegisteredClient> {
   const c = checkRegistration(body);
   const clientId = `dcr_${randomBytes(16).toString("base64url")}`;
   const issuedAt = new Date(Math.floor(nowMs / 1000) * 1000);
   await db.transaction(async (tx) => {
-    await tx
-      .delete(oauthClients)
-      .where(
-        and(
-          eq(oauthClients.registration, "dynamic"),
-          lt(oauthClients.createdAt, new Date(nowMs - UNUSED_REGISTRATION_TTL_MS)),
-          notExists(tx.select({ one: sql`1` }).from(oauthGrants).where(eq(oauthGrants.clientId, oauthClients.clientId))),
-        ),
-      );
+    await pruneUnusedClients(tx, nowMs);
     await tx.insert(oauthClients).values({
       clientId,
       ownerId: null,
