@@ -10,6 +10,7 @@
 // learn the real one. Here every request gets PEER_ADDRESS_HEADER set to the socket's peer,
 // overwriting whatever the client sent; lib/http/client-address.ts reads it, and believes
 // `X-Forwarded-For` only through the proxies named in TRUSTED_PROXIES.
+import net from "node:net";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { createFrontServer } from "./front-server.mjs";
@@ -74,32 +75,35 @@ const baseUrl = (process.env.BASE_URL || `http://localhost:${opts.port}`).replac
 const listenHost = opts.hostname ?? (process.env.HOST || undefined) ?? defaultListenHost(baseUrl);
 if (listenHost === undefined) delete process.env.HOST;
 else process.env.HOST = listenHost;
-// The port is taken first, and only then is the app prepared: preparing starts the app's
-// runners (webhook delivery, upload processing) and opens the database, which a second start
-// on a port in use must never do beside the first (two processes on one embedded database).
-// Requests that arrive meanwhile wait for the app.
-let prepared;
-const appReady = new Promise((resolve) => (prepared = resolve));
-server = createFrontServer({ baseUrl, handle: (req, res) => appReady.then((handle) => handle(req, res)) });
-await new Promise((resolve, reject) => {
-  server.once("error", reject);
-  server.listen(opts.port, listenHost, () => {
-    server.off("error", reject);
-    resolve(undefined);
-  });
-}).catch((err) => {
+// Whether the port is free is known before the app is prepared: preparing opens the database
+// and starts the app's runners (webhook delivery, upload processing), which a second start on a
+// port in use must never do beside the first (two processes on one embedded database). A listen
+// that fails later all the same (another process took the port meanwhile) stops the process too.
+const cannotListen = (err) => {
   const why = err.code === "EADDRINUSE" ? "it is in use (is the service already running?)" : err.message;
   console.error(`  Cannot listen on port ${opts.port}${listenHost ? ` of ${listenHost}` : ""}: ${why}`);
   process.exit(1);
-});
+};
+if (opts.port !== 0) {
+  await new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(opts.port, listenHost, () => probe.close(resolve));
+  }).catch(cannotListen);
+}
 // Next.js from the app's own node_modules (the bench serves a second app with this script).
 const next = createRequire(path.join(opts.dir, "package.json"))("next");
 const app = (next.default ?? next)({ dev: opts.dev, dir: opts.dir, hostname: opts.hostname ?? "localhost", port: opts.port });
 await app.prepare();
 const handle = app.getRequestHandler();
-prepared((req, res) => handle(req, res));
+
+server = createFrontServer({ baseUrl, handle: (req, res) => handle(req, res) });
 if (opts.dev) server.on("upgrade", (req, socket, head) => app.getUpgradeHandler()(req, socket, head));
-const where = server.address();
-const port = typeof where === "object" && where ? where.port : opts.port;
-const only = typeof where === "object" && where && isLoopbackHost(where.address) ? ` (${where.address} only)` : "";
-console.log(`  ▲ Ready on port ${port}${only}${opts.dev ? " (development)" : ""}`);
+server.once("error", cannotListen);
+server.listen(opts.port, listenHost, () => {
+  server.off("error", cannotListen);
+  const where = server.address();
+  const port = typeof where === "object" && where ? where.port : opts.port;
+  const only = typeof where === "object" && where && isLoopbackHost(where.address) ? ` (${where.address} only)` : "";
+  console.log(`  ▲ Ready on port ${port}${only}${opts.dev ? " (development)" : ""}`);
+});
