@@ -69,13 +69,11 @@ export async function signUpAction(_prev: FormState, form: FormData): Promise<Fo
  * signed in and the sign-out page says so, rather than the cookie going while its session stays.
  */
 export async function signOutAction(): Promise<void> {
-  let ended = true;
   try {
     await endSessionOf((await headers()).get("cookie"));
   } catch (err) {
     log.error("sign-out could not end the console session", { error: errorText(err) });
-    ended = false;
+    redirect("/signout?error=unavailable");
   }
-  if (!ended) redirect("/signout?error=unavailable");
   await signOut({ redirectTo: "/signin" });
 }

@@ -27,7 +27,7 @@ const claimable = () => and(eq(uploads.status, "processing"), or(isNull(uploads.
 export const TURN_S = 60;
 
 /**
- * The waiting uploads `which` selects, in turns between athletes (at most `limit`): an upload
+ * The uploads waiting for a processor (`claimable`), in turns between athletes (at most `limit`): an upload
  * counts as sent TURN_S later than it was for each upload its athlete sent in the hour before
  * it (waiting, processed or failed), and uploads are taken in that order. One athlete sending a
  * season of files at once (a watch's whole history) then holds back another athlete's file by
@@ -37,7 +37,7 @@ export const TURN_S = 60;
  * The uploads counted are read with one window over the hour before the oldest waiting upload
  * (`uploads_athlete_created_idx`).
  */
-function waitingInTurns(which: SQL | undefined, limit: number, lock: boolean): SQL {
+function waitingInTurns(limit: number, lock: boolean): SQL {
   const waiting = sql`select ${uploads.athleteId} from ${uploads} where ${uploads.status} = 'processing'`;
   return sql`
     select ${uploads.id} as id from ${uploads}
@@ -48,7 +48,7 @@ function waitingInTurns(which: SQL | undefined, limit: number, lock: boolean): S
       where ${uploads.athleteId} in (${waiting})
         and ${uploads.createdAt} >= (select min(${uploads.createdAt}) - interval '1 hour' from ${uploads} where ${uploads.status} = 'processing')
     ) turns on turns.id = ${uploads.id}
-    where ${which}
+    where ${claimable()}
     order by ${uploads.createdAt} + turns.before * make_interval(secs => ${TURN_S}), ${uploads.id}
     limit ${limit}
     ${lock ? sql`for update of ${uploads} skip locked` : sql``}`;
@@ -71,7 +71,7 @@ export async function claimUploads(db: Db, opts: { limit: number; leaseS?: numbe
   const leaseS = opts.leaseS ?? UPLOAD_LEASE_S;
   const picked = opts.uploadId
     ? sql`select ${uploads.id} as id from ${uploads} where ${and(claimable(), eq(uploads.id, opts.uploadId))} for update skip locked`
-    : waitingInTurns(claimable(), opts.limit, true);
+    : waitingInTurns(opts.limit, true);
   const result = await db.execute(sql`
     with picked as materialized (${picked})
     update ${uploads}
@@ -109,6 +109,6 @@ export async function renewUploadClaim(db: Db, uploadId: string, leaseS = UPLOAD
 
 /** Uploads waiting for a processor (none holds a claim), in turns between athletes, for the Inngest sweep. */
 export async function listProcessingUploads(db: Db, limit: number): Promise<string[]> {
-  const result = await db.execute(waitingInTurns(claimable(), limit, false));
+  const result = await db.execute(waitingInTurns(limit, false));
   return rowsOf<{ id: string }>(result).map((r) => r.id);
 }
