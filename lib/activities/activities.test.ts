@@ -4,7 +4,7 @@ import { setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { activities, events } from "../db/schema";
 import { newId } from "../ids";
-import { Activity, ActivityList, CreateActivityInput } from "./schemas";
+import { Activity, ActivityList, CreateActivityInput, UpdateActivityInput } from "./schemas";
 import { updateActivity } from "./update-activity";
 import { inTransaction } from "../db/transaction";
 import { rowsOf } from "../db/client";
@@ -484,6 +484,24 @@ describe("PATCH /v1/activities/{activity_id}", () => {
     const rows = await db.select().from(events).where(eq(events.objectId, a.id));
     expect(rows.map((e) => e.type).sort()).toEqual(["activity.created", "activity.updated"]);
     expect(rows.find((e) => e.type === "activity.updated")).toMatchObject({ athleteId: p.id, objectType: "activity" });
+  });
+
+  it("writes nothing and emits nothing for a change that gives every field the value it has", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const a = await record(token, { distance_m: 5000, moving_time_s: 1500, average_heart_rate_hz: 2.4 });
+    const fields = Object.fromEntries(Object.keys(UpdateActivityInput.shape).map((k) => [k, a[k as keyof Wire]]));
+    // Every field as read, and one named in finer figures than it is stored in (5,000.04 m is 5,000.0 m).
+    for (const body of [fields, { distance_m: 5000.04, name: a.name }]) {
+      const res = await api.call(token, "PATCH", `/v1/activities/${a.id}`, { body });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(await res.json()).toEqual(a);
+    }
+    expect(await countRows(events, and(eq(events.objectId, a.id), eq(events.type, "activity.updated")))).toBe(0);
+    // One field that differs is a change, and its event.
+    const changed = await api.call(token, "PATCH", `/v1/activities/${a.id}`, { body: { ...fields, max_heart_rate_hz: 3 } });
+    expect((await changed.json()).max_heart_rate_hz).toBe(3);
+    expect(await countRows(events, and(eq(events.objectId, a.id), eq(events.type, "activity.updated")))).toBe(1);
   });
 
   it("refuses an empty change and a null for a required field with 400, writing nothing", async () => {

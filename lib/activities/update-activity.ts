@@ -47,8 +47,16 @@ function assertPairsInOrder(input: z.output<typeof UpdateActivityInput>, existin
   }
 }
 
+/** Whether `value` would be stored as `stored` is: compared as the column writes them (a measure rounds). */
+function sameStored(column: keyof typeof activities.$inferInsert, value: unknown, stored: unknown): boolean {
+  if (value === null || value === undefined || stored === null || stored === undefined) return (value ?? null) === (stored ?? null);
+  const col = activities[column];
+  return col.mapToDriverValue(value) === col.mapToDriverValue(stored);
+}
+
 /**
- * Changes the actor's own activity and emits `activity.updated` in the caller's transaction.
+ * Changes the actor's own activity and emits `activity.updated` in the caller's transaction; a
+ * change that leaves every field as it was writes nothing and emits nothing.
  * A coach reads their athletes' activities but does not edit them.
  */
 export async function updateActivity({
@@ -85,9 +93,13 @@ export async function updateActivity({
     const blamed = distance_m !== undefined ? "distance_m" : moving_time_s !== undefined ? "moving_time_s" : "elapsed_time_s";
     set.averageSpeedMps = derivedAverageSpeed(distance, time, timeField, blamed);
   }
+  // A change that gives every field the value it has (an app sending the activity back as it
+  // read it, say) changes nothing: no write, no `activity.updated`, the same `updated_at`.
+  const changed = (Object.keys(set) as (keyof typeof set)[]).filter((column) => column !== "updatedAt" && !sameStored(column, set[column], existing[column]));
+  if (changed.length === 0) return toActivityWire(existing);
   // A file's UTC offset belongs to the start it recorded: a start moved by hand is read in the
   // athlete's timezone, as a hand-recorded one is (the export's instant, export-activity.ts).
-  if (input.start_local !== undefined) set.utcOffsetS = null;
+  if (changed.includes("startLocal")) set.utcOffsetS = null;
   // The activity was found above, so its change and its event go out together (one round trip).
   const [[row]] = await Promise.all([
     ctx.db.update(activities).set(set).where(eq(activities.id, activityId)).returning(),

@@ -243,6 +243,12 @@ describe("POST /v1/athletes/me/uploads", () => {
     expect(await firstTime()).toBe("2024-11-03T05:30:00Z");
     await (await api.db()).update(athleteProfiles).set({ timezone: "Europe/Berlin" }).where(eq(athleteProfiles.userId, a.id));
     expect(await firstTime()).toBe("2024-11-03T05:30:00Z");
+    // A change that sends the start back as it was (an app writing the whole activity back) moves nothing.
+    const activity = await (await api.call(a.token, "GET", `/v1/activities/${done.activity_id}`)).json();
+    expect(activity.start_local).toBe("2024-11-03T01:30:00");
+    const renamed = await api.call(a.token, "PATCH", `/v1/activities/${done.activity_id}`, { body: { name: "Renamed", start_local: activity.start_local } });
+    expect(renamed.status, await renamed.clone().text()).toBe(200);
+    expect(await firstTime()).toBe("2024-11-03T05:30:00Z");
     // A start moved by hand is a wall-clock time in the athlete's timezone, as a hand-recorded one is:
     // 08:00 on 1 July in Berlin is 06:00Z (summer time), whatever offset the file had.
     const moved = await api.call(a.token, "PATCH", `/v1/activities/${done.activity_id}`, { body: { start_local: "2025-07-01T08:00:00" } });
