@@ -17,5 +17,8 @@ export function printableExcerpt(text: string, max: number): string {
  * line or paragraph separator.
  */
 export function hasHiddenCharacters(text: string): boolean {
-  return /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u.test(text);
+  return new RegExp(HIDDEN_CHARACTERS.source, "u").test(text);
 }
+
+/** Every character `hasHiddenCharacters` looks for, lone surrogates too (global: for `replace`). */
+export const HIDDEN_CHARACTERS = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/gu;

@@ -1,6 +1,7 @@
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
 import { dropRestAfterAnswer } from "../http/body";
 import { ApiError } from "../http/errors";
+import { HIDDEN_CHARACTERS } from "../text";
 import { type Reservation, UPLOAD_BODY_WAIT_MS, uploadBodyBudget } from "./body-budget";
 
 /** How the one file part of a `multipart/form-data` body is read (`RouteIo.multipart`). */
@@ -224,9 +225,11 @@ async function readForm(
   return { fields, file };
 }
 
-/** The name as the client gave it, without a path, control characters or excess length; null when none is left. */
+/** The name as the client gave it, without a path, hidden characters or excess length; null when none is left. */
 function cleanFileName(raw: string | undefined): string | null {
   if (!raw) return null;
-  const name = raw.replace(/^.*[\\/]/, "").replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255);
+  // Without its folders, and without the characters a name shown to people must not hold
+  // (text.ts): a bidi override would make "ride<U+202E>tif.exe" read as "rideexe.fit".
+  const name = Array.from(raw.replace(/^.*[\\/]/, "").replace(HIDDEN_CHARACTERS, "").trim()).slice(0, 255).join("");
   return name || null;
 }

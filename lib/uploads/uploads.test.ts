@@ -256,6 +256,24 @@ describe("POST /v1/athletes/me/uploads", () => {
     expect(await firstTime()).toBe("2025-07-01T06:00:00Z");
   });
 
+  it("keeps the file's name without its folders and without control, bidi or zero-width characters", async () => {
+    const a = await athlete();
+    const bytes = sample("fit/activity-small-fenix2-run.fit");
+    const cases: [string, string | null][] = [
+      ["C:\\Users\\ava\\ride.fit", "ride.fit"],
+      // U+202E would make the rest read backwards: "ride\u202etif.exe" shows as "rideexe.fit".
+      ["ride\u202etif.exe", "ridetif.exe"],
+      ["ri\u200bde\u2066.fit", "ride.fit"],
+      ["\u202e\u200b", null],
+      [`${"🏃".repeat(300)}.fit`, "🏃".repeat(255)],
+    ];
+    for (const [given, kept] of cases) {
+      const up = await send(a.token, bytes, given);
+      expect(up.file_name, given).toBe(kept);
+      await api.call(a.token, "DELETE", `/v1/activities/${(await settled(a.token, up.id)).activity_id}`);
+    }
+  });
+
   it("keeps a file larger than one stored slice byte for byte", async () => {
     const a = await athlete();
     const bytes = Buffer.concat([Buffer.from('<?xml version="1.0"?><gpx version="1.1">'), randomBytes(9 * 1024 * 1024 + 7)]);

@@ -262,6 +262,9 @@ describe("POST /v1/app/webhooks", () => {
       `http://127.0.0.1:${port}/hooks#`,
       `http://127.0.0.1:${port}/${"a".repeat(2000)}`,
       "not a url",
+      // Read backwards in the console: "…/hooks/moc.evil" shown as "…/hooks/live.com".
+      `http://127.0.0.1:${port}/hooks/\u202emoc.live`,
+      `http://127.0.0.1:${port}/hoo\u200bks`,
     ];
     for (const url of cases) {
       const body = await expectProblem(await api.call(app.token, "POST", "/v1/app/webhooks", { body: { url, events: ["activity.created"] } }), 400, "invalid_webhook_url");

@@ -3,16 +3,20 @@ import dns from "node:dns/promises";
 import net from "node:net";
 import { ApiError } from "../../http/errors";
 import { isPublicAddress } from "../outbound";
+import { hasHiddenCharacters } from "../../text";
 
 export const MAX_WEBHOOK_URL_LENGTH = 2000;
 
 /**
  * Why `raw` cannot be a subscription URL, or null. `https://` only and no loopback or private
  * IP literal unless private networks are allowed (then `http://` too); no credentials, no
- * fragment, at most 2000 characters. Host names are checked by `checkWebhookUrl`.
+ * fragment, no control, bidi or zero-width characters, at most 2000 characters. Host names are checked by `checkWebhookUrl`.
  */
 export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | null {
   if (raw.length > MAX_WEBHOOK_URL_LENGTH) return `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`;
+  // Shown as given in the console and the API: a bidi override would make it read as another
+  // address. A URL holds them only percent-encoded.
+  if (hasHiddenCharacters(raw)) return "must not hold control, bidi or zero-width characters (percent-encode them)";
   let u: URL;
   try {
     u = new URL(raw);
