@@ -66,6 +66,14 @@ describe("the verification handshake (SPEC §4.4, CONTRACT §7)", () => {
     expect(report).toMatchObject({ outcome: "wrong_challenge", status: 200, body_excerpt: '{"hub.challenge":"something-else"}' });
   });
 
+  it("reads JSON that begins with a byte order mark, as some frameworks write UTF-8", async () => {
+    const r = await receiver((s, res) => {
+      res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
+      res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ "hub.challenge": s.url.searchParams.get("hub.challenge") }))]));
+    });
+    expect((await runHandshake(r.url, { verifyToken: "t", allowPrivate: true })).outcome).toBe("verified");
+  });
+
   it("fails on a challenge that is not a JSON string member (a number, or nested)", async () => {
     const r = await receiver((s, res) => json(res, 200, { hub: { challenge: s.url.searchParams.get("hub.challenge") } }));
     expect((await runHandshake(r.url, { verifyToken: "t", allowPrivate: true })).outcome).toBe("wrong_challenge");

@@ -2,7 +2,7 @@ import "server-only";
 import { printableExcerpt as printable } from "../text";
 import { randomBase62 } from "../crypto/random";
 import { ApiError } from "../http/errors";
-import { sendOutbound } from "./outbound";
+import { RESPONSE_EXCERPT_BYTES, sendOutbound } from "./outbound";
 import type { HandshakeReport } from "./subscriptions/schemas";
 
 export type { HandshakeReport };
@@ -35,7 +35,8 @@ export function handshakeUrl(url: string, challenge: string, verifyToken: string
 function echoesChallenge(body: string, challenge: string): boolean | "not_json" {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    // A byte order mark before the JSON is how some frameworks write UTF-8; JSON.parse refuses it.
+    parsed = JSON.parse(body.replace(/^\uFEFF/, ""));
   } catch {
     return "not_json";
   }
@@ -115,7 +116,7 @@ export function describeHandshake(r: HandshakeReport, timeoutMs = HANDSHAKE_TIME
     case "unexpected_status":
       return `The endpoint answered ${r.status} instead of 200, with ${quote(r)}.`;
     case "not_json":
-      return `The endpoint answered 200 but its body is not JSON: ${quote(r)}. Answer {"hub.challenge": "<the challenge received>"}.`;
+      return `The endpoint answered 200 but its body is not JSON of at most ${RESPONSE_EXCERPT_BYTES / 1024} KiB: ${quote(r)}. Answer {"hub.challenge": "<the challenge received>"}.`;
     case "wrong_challenge":
       return `The endpoint answered 200 with ${quote(r)}, whose "hub.challenge" is not the challenge sent. Echo the hub.challenge query parameter.`;
   }

@@ -90,7 +90,7 @@ export const SubscriptionList = listOf(Subscription, "WebhookSubscriptionList");
 export const HandshakeReport = z
   .object({
     outcome: z.enum(["verified", "not_sent", "unexpected_status", "not_json", "wrong_challenge"]).meta({
-      description: "`not_sent`: no HTTP answer (see `error`). `unexpected_status`: a status other than 200. `not_json`: a 200 whose body is not JSON. `wrong_challenge`: JSON without the challenge sent as `hub.challenge`.",
+      description: "`not_sent`: no HTTP answer (see `error`). `unexpected_status`: a status other than 200. `not_json`: a 200 whose body is not JSON (only the first 4 KiB is read). `wrong_challenge`: JSON without the challenge sent as `hub.challenge`.",
     }),
     status: z.number().int().nullable().meta({ description: "The status it answered with; null when no answer arrived." }),
     content_type: z
