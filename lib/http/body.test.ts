@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { gzipSync } from "node:zlib";
 import { readBodyUpTo, readJsonBody } from "./body";
 import { isDatabaseUnavailable } from "./db-errors";
 import { errorToResponse } from "./api-route";
@@ -46,5 +47,23 @@ describe("a body the client stopped sending", () => {
     } finally {
       warned.mockRestore();
     }
+  });
+});
+
+describe("a compressed JSON body", () => {
+  const request = (encoding: string, body: Uint8Array<ArrayBuffer>) =>
+    new Request("http://127.0.0.1/v1/athletes/me/activities", { method: "POST", headers: { "content-type": "application/json", "content-encoding": encoding }, body });
+
+  it("is refused as compressed, not reported as text that is not UTF-8", async () => {
+    const err = await readJsonBody(request("gzip", new Uint8Array(gzipSync('{"name":"Morning run"}')))).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).message).toBe("The request body must not be compressed (Content-Encoding: gzip): send the JSON as it is.");
+  });
+
+  it("is read when its encoding is identity", async () => {
+    expect(await readJsonBody(request("identity", new TextEncoder().encode('{"name":"Morning run"}')))).toEqual({ name: "Morning run" });
   });
 });

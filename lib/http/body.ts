@@ -97,10 +97,15 @@ export async function readBodyUpTo(
 }
 
 /**
- * Reads a JSON body of at most 1 MiB: refuses a larger one without buffering it, bytes that
- * are not UTF-8, and text that is not JSON, each with its own message.
+ * Reads a JSON body of at most 1 MiB: refuses a larger one without buffering it, a compressed
+ * one, bytes that are not UTF-8, and text that is not JSON, each with its own message.
  */
 export async function readJsonBody(req: Request): Promise<unknown> {
+  // Nothing here inflates a body: compressed bytes would only be reported as "not UTF-8".
+  const encoding = req.headers.get("content-encoding")?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") {
+    throw unreadable(`The request body must not be compressed (Content-Encoding: ${encoding.slice(0, 40)}): send the JSON as it is.`);
+  }
   const declared = Number(req.headers.get("content-length") ?? 0);
   if (declared <= MAX_BODY_BYTES) {
     const type = req.headers.get("content-type");
