@@ -33,6 +33,24 @@ export function InvitationsPanel() {
     },
   });
 
+  // One click leaves, with no confirm(), as "Disconnect" does on the connected apps page: a coach
+  // can invite the person again, and the outcome says what changed.
+  const leave = useMutation({
+    mutationFn: (team: Membership) => consoleFetch<null>(`/api/console/memberships/${encodeURIComponent(team.team_id)}`, { method: "DELETE" }),
+    onSuccess: (_, team) => {
+      setOutcome((o) => ({
+        id: (o?.id ?? 0) + 1,
+        text:
+          team.role === "athlete"
+            ? `You left ${team.team_name}. Its coaches can no longer see your profile, activities or metrics.`
+            : `You left ${team.team_name}. You no longer see its athletes' data.`,
+      }));
+      void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY });
+      void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
+    },
+    onError: () => void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY }),
+  });
+
   return (
     <div className="space-y-6">
       {/* Accept and Decline go away with their invitation: the keyboard goes on from what happened. */}
@@ -42,6 +60,11 @@ export function InvitationsPanel() {
         </FocusedNotice>
       )}
       {respond.error && <Notice tone="error">{respond.error.message}</Notice>}
+      {leave.error && (
+        <Notice tone="error">
+          Could not leave {leave.variables?.team_name}: {leave.error.message}
+        </Notice>
+      )}
       {mine.error && <Notice tone="error">{mine.error.message}</Notice>}
 
       <Card title="Invitations">
@@ -81,11 +104,21 @@ export function InvitationsPanel() {
           <ul className="-mx-4 -my-4 divide-y divide-slate-100" aria-label="Your teams">
             {mine.data.teams.map((t) => (
               <li key={t.team_id} aria-label={t.team_name} className="flex flex-wrap items-center justify-between gap-2 px-4 py-3">
-                <p className="font-medium">{t.team_name}</p>
-                <p className="text-xs text-slate-500">
-                  {ROLE_LABELS[t.role]}
-                  {t.joined_at && ` · joined ${formatDay(t.joined_at)}`}
-                </p>
+                <div className="min-w-0">
+                  <p className="font-medium">{t.team_name}</p>
+                  <p className="text-xs text-slate-500">
+                    {ROLE_LABELS[t.role]}
+                    {t.joined_at && ` · joined ${formatDay(t.joined_at)}`}
+                  </p>
+                </div>
+                <Button
+                  variant="secondary"
+                  disabled={leave.isPending}
+                  aria-busy={leave.isPending && leave.variables?.team_id === t.team_id}
+                  onClick={() => leave.mutate(t)}
+                >
+                  Leave
+                </Button>
               </li>
             ))}
           </ul>

@@ -9,6 +9,7 @@ import { Card } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { formatInstant } from "@/components/ui/format";
 import { FormError } from "@/components/ui/form-error";
+import { FocusedNotice } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
 import type { CoachedTeam, RosterEntry } from "@/lib/teams/console-schemas";
 import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay } from "./shared";
@@ -37,8 +38,30 @@ export function TeamsPanel() {
 }
 
 function TeamCard({ team }: { team: CoachedTeam }) {
+  const qc = useQueryClient();
   const active = team.members.filter((m) => m.status === "active").length;
   const invited = team.members.length - active;
+  // One click, as "Disconnect" and "Leave" are: the athlete can be invited again.
+  const [done, setDone] = useState<{ id: number; text: string } | null>(null);
+  const remove = useMutation({
+    mutationFn: (m: RosterEntry) =>
+      consoleFetch<null>(
+        m.athlete_id
+          ? `/api/console/teams/${encodeURIComponent(team.id)}/members/${encodeURIComponent(m.athlete_id)}`
+          : `/api/console/teams/${encodeURIComponent(team.id)}/invitations/${encodeURIComponent(m.email)}`,
+        { method: "DELETE" },
+      ),
+    onSuccess: (_, m) => {
+      setDone((d) => ({
+        id: (d?.id ?? 0) + 1,
+        text: m.athlete_id
+          ? `Removed ${m.name ?? m.email} from ${team.name}. You can no longer see their data.`
+          : `Withdrew the invitation to ${m.email}.`,
+      }));
+      void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
+    },
+    onError: () => void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY }),
+  });
   return (
     <section aria-label={team.name}>
       <Card
@@ -50,9 +73,29 @@ function TeamCard({ team }: { team: CoachedTeam }) {
           </span>
         }
       >
+        {done && (
+          <div className="-mx-1 mb-3">
+            <FocusedNotice key={done.id} tone="success">
+              {done.text}
+            </FocusedNotice>
+          </div>
+        )}
+        {remove.error && (
+          <div className="-mx-1 mb-3">
+            <Notice tone="error">
+              Could not {remove.variables?.athlete_id ? `remove ${remove.variables.name ?? remove.variables.email}` : `withdraw the invitation to ${remove.variables?.email}`}:{" "}
+              {remove.error.message}
+            </Notice>
+          </div>
+        )}
         <ul className="-mx-4 -mt-4 divide-y divide-slate-100" aria-label={`Members of ${team.name}`}>
           {team.members.map((m) => (
-            <MemberRow key={m.athlete_id ?? m.email} member={m} />
+            <MemberRow
+              key={m.athlete_id ?? m.email}
+              member={m}
+              busy={remove.isPending}
+              onRemove={m.role === "athlete" ? () => remove.mutate(m) : undefined}
+            />
           ))}
         </ul>
         <InviteForm team={team} />
@@ -61,7 +104,7 @@ function TeamCard({ team }: { team: CoachedTeam }) {
   );
 }
 
-function MemberRow({ member: m }: { member: RosterEntry }) {
+function MemberRow({ member: m, busy, onRemove }: { member: RosterEntry; busy: boolean; onRemove?: () => void }) {
   return (
     <li className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-4 py-3" aria-label={m.name ?? m.email}>
       <div className="min-w-0">
@@ -80,6 +123,11 @@ function MemberRow({ member: m }: { member: RosterEntry }) {
         <span className={`rounded px-1.5 py-0.5 ${m.role === "athlete" ? "bg-slate-100 text-slate-700" : "bg-brand-50 text-brand-700"}`}>
           {ROLE_LABELS[m.role]}
         </span>
+        {onRemove && (
+          <Button variant="secondary" disabled={busy} onClick={onRemove}>
+            {m.status === "invited" ? "Withdraw" : "Remove"}
+          </Button>
+        )}
       </div>
     </li>
   );

@@ -9,6 +9,7 @@ import { listCoachedTeams } from "./list-coached-teams";
 import { listMyMemberships } from "./list-my-memberships";
 import { respondToInvitation } from "./respond-to-invitation";
 import { inWriteCtx, type WriteCtx } from "../http/operation";
+import { teamMemberships } from "../db/schema";
 
 const api = setupApi();
 
@@ -210,3 +211,102 @@ describe("an invitation over HTTP: the coach sees the email they typed and the s
     expect(members.data).toContainEqual(expect.objectContaining({ athlete_id: athlete.id, name: "Secret Name", role: "athlete" }));
   });
 });
+
+/** A console request as the signed-in person, over HTTP (same-origin for writes, as the console sends them). */
+async function asPerson(userId: string, method: string, path: string) {
+  return fetch(api.url + path, { method, headers: { cookie: await sessionCookieFor(userId), ...(method === "GET" ? {} : { origin: api.url }) } });
+}
+
+describe("ending a membership: an athlete leaves, a coach removes an athlete or withdraws an invitation", () => {
+  it("an athlete who leaves is out of reach at once, for the coach's token issued before", async () => {
+    const coach = await api.person();
+    const athlete = await api.person();
+    const teamId = await api.team(coach.id, [athlete.id], { name: "Harbor" });
+    const pat = await api.pat(coach.id, ["athlete.read", "activities.read", "teams.read"]);
+    expect((await api.call(pat, "GET", `/v1/athletes/${athlete.id}`)).status).toBe(200);
+
+    const left = await asPerson(athlete.id, "DELETE", `/api/console/memberships/${teamId}`);
+    expect(left.status, await left.clone().text()).toBe(200);
+    expect(await left.json()).toBeNull();
+    expect((await api.call(pat, "GET", `/v1/athletes/${athlete.id}`)).status).toBe(403);
+    expect((await api.call(pat, "GET", `/v1/athletes/${athlete.id}/activities`)).status).toBe(403);
+    const members = (await (await api.call(pat, "GET", `/v1/teams/${teamId}/members`)).json()) as { data: { athlete_id: string }[] };
+    expect(members.data.map((m) => m.athlete_id)).toEqual([coach.id]);
+    expect(await listMyMemberships(await api.as(athlete.id))).toEqual({ invitations: [], teams: [] });
+    // Gone is gone: a second leave, and one from a team they never joined, are 404s.
+    expect((await asPerson(athlete.id, "DELETE", `/api/console/memberships/${teamId}`)).status).toBe(404);
+    expect((await asPerson(athlete.id, "DELETE", "/api/console/memberships/team_nonexistent")).status).toBe(404);
+    // And they can be invited again.
+    await expect(writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId, input: { email: athlete.email } }))).resolves.toMatchObject({ status: "invited" });
+  });
+
+  it("a pending invitation is not left but declined; a cross-site leave is refused", async () => {
+    const coach = await api.person();
+    const athlete = await api.person();
+    const teamId = await api.team(coach.id, [athlete.id], { memberStatus: "invited" });
+    expect((await asPerson(athlete.id, "DELETE", `/api/console/memberships/${teamId}`)).status).toBe(404);
+    expect((await listMyMemberships(await api.as(athlete.id))).invitations).toHaveLength(1);
+
+    const joined = await api.team(coach.id, [athlete.id]);
+    const crossSite = await fetch(`${api.url}/api/console/memberships/${joined}`, {
+      method: "DELETE",
+      headers: { cookie: await sessionCookieFor(athlete.id), origin: "https://evil.example" },
+    });
+    expect(crossSite.status).toBe(400);
+    expect(await canReach(await api.db(), coach.id, athlete.id)).toBe(true);
+  });
+
+  it("the only coach cannot leave (409); with a second coach one can, and is then out of the team's roster", async () => {
+    const coach = await api.person();
+    const second = await api.person();
+    const athlete = await api.person();
+    const teamId = await api.team(coach.id, [athlete.id], { name: "Harbor" });
+    const only = await asPerson(coach.id, "DELETE", `/api/console/memberships/${teamId}`);
+    expect(only.status).toBe(409);
+    expect((await only.json()).detail).toBe("You are the only coach of Harbor: a team needs one. Its athletes can leave it themselves.");
+    expect(await canReach(await api.db(), coach.id, athlete.id)).toBe(true);
+
+    await (await api.db()).insert(teamMemberships).values({ teamId, userId: second.id, role: "coach", status: "active", joinedAt: new Date() });
+    // Both at once: one leaves, the other is then the only one and stays.
+    const answers = await Promise.all([coach, second].map((c) => asPerson(c.id, "DELETE", `/api/console/memberships/${teamId}`)));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    const stayed = answers[0]!.status === 409 ? coach : second;
+    const [roster] = await listCoachedTeams(await api.as(stayed.id));
+    expect(roster!.members.map((m) => m.athlete_id).sort()).toEqual([athlete.id, stayed.id].sort());
+  });
+
+  it("a coach removes an athlete and withdraws an invitation; others cannot, and coaches are not removed", async () => {
+    const coach = await api.person();
+    const second = await api.person();
+    const athlete = await api.person();
+    const invitee = await api.person();
+    const stranger = await api.person();
+    const teamId = await api.team(coach.id, [athlete.id], { name: "Harbor" });
+    await (await api.db()).insert(teamMemberships).values({ teamId, userId: second.id, role: "coach", status: "active", joinedAt: new Date() });
+    await writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId, input: { email: invitee.email } }));
+
+    // Neither the athlete nor a stranger may take anyone off.
+    for (const who of [athlete, stranger]) {
+      const res = await asPerson(who.id, "DELETE", `/api/console/teams/${teamId}/members/${athlete.id}`);
+      expect(res.status).toBe(403);
+      expect((await res.json()).code).toBe("team_not_reachable");
+    }
+    const coachOff = await asPerson(coach.id, "DELETE", `/api/console/teams/${teamId}/members/${second.id}`);
+    expect(coachOff.status).toBe(409);
+    expect((await asPerson(coach.id, "DELETE", `/api/console/teams/${teamId}/members/${stranger.id}`)).status).toBe(404);
+    // An invitation is withdrawn by its email, in any case; it does not remove a member by theirs.
+    expect((await asPerson(coach.id, "DELETE", `/api/console/teams/${teamId}/invitations/${encodeURIComponent(athlete.email)}`)).status).toBe(404);
+    const withdrawn = await asPerson(coach.id, "DELETE", `/api/console/teams/${teamId}/invitations/${encodeURIComponent(invitee.email.toUpperCase())}`);
+    expect(withdrawn.status, await withdrawn.clone().text()).toBe(200);
+    expect((await listMyMemberships(await api.as(invitee.id))).invitations).toEqual([]);
+
+    const removed = await asPerson(coach.id, "DELETE", `/api/console/teams/${teamId}/members/${athlete.id}`);
+    expect(removed.status, await removed.clone().text()).toBe(200);
+    expect(await canReach(await api.db(), coach.id, athlete.id)).toBe(false);
+    expect(await canReach(await api.db(), second.id, athlete.id)).toBe(false);
+    expect((await listMyMemberships(await api.as(athlete.id))).teams).toEqual([]);
+    const [roster] = await listCoachedTeams(await api.as(coach.id));
+    expect(roster!.members.map((m) => m.athlete_id).sort()).toEqual([coach.id, second.id].sort());
+  });
+});
+

@@ -8,8 +8,11 @@ import { requireAthleteActor } from "../athletes/reach";
 import type { InviteAthleteInput, RosterEntry } from "./console-schemas";
 import { rosterEntry } from "./roster-entry";
 
-/** The team's name, if `userId` is an active coach or admin of it; 403 otherwise, also for unknown teams. */
-async function coachedTeamName(db: Db, userId: string, teamId: string): Promise<string> {
+/**
+ * The team's name, if `userId` is an active coach or admin of it; 403 otherwise, also for
+ * unknown teams. `doing` names what only they may do ("invite to it").
+ */
+export async function coachedTeamName(db: Db, userId: string, teamId: string, doing = "invite to it"): Promise<string> {
   const [row] = await db
     .select({ name: teams.name })
     .from(teamMemberships)
@@ -22,7 +25,7 @@ async function coachedTeamName(db: Db, userId: string, teamId: string): Promise<
         inArray(teamMemberships.role, ["coach", "admin"]),
       ),
     );
-  if (!row) throw new ApiError("team_not_reachable", `Only a coach or admin of team ${teamId} may invite to it.`);
+  if (!row) throw new ApiError("team_not_reachable", `Only a coach or admin of team ${teamId} may ${doing}.`);
   return row.name;
 }
 

@@ -9,7 +9,7 @@ export default async function TeamInvitationsPage() {
   await requireUserId("/settings/teams");
   return (
     <>
-      <PageHeader title="Team invitations" description="Coaches who invite you see your data only after you accept." />
+      <PageHeader title="Team invitations" description="Coaches who invite you see your data only after you accept, and no longer once you leave their team." />
       <InvitationsPanel />
     </>
   );

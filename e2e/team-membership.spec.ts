@@ -1,0 +1,63 @@
+import { expect, test } from "@playwright/test";
+import { bearer, createToken, signUpNewPerson } from "./helpers";
+
+test("an athlete leaves a team, and a coach removes an athlete and withdraws an invitation: each ends the coach's reach at once", async ({
+  browser,
+  request,
+}) => {
+  const coach = await signUpNewPerson(browser, "Coach");
+  const leaver = await signUpNewPerson(browser, "Lena");
+  const removed = await signUpNewPerson(browser, "Rui");
+  const invitee = await signUpNewPerson(browser, "Ida");
+  try {
+    const name = `Leaving Squad ${Date.now()}`;
+    await coach.page.goto("/teams");
+    await coach.page.getByLabel("Team name").fill(name);
+    await coach.page.getByRole("button", { name: "Create team" }).click();
+    const team = coach.page.getByRole("region", { name });
+    for (const person of [leaver, removed, invitee]) {
+      await team.getByLabel("Email").fill(person.email);
+      await team.getByRole("button", { name: "Invite athlete" }).click();
+      await expect(team.getByText(`Invited ${person.email}.`)).toBeVisible();
+    }
+    for (const person of [leaver, removed]) {
+      await person.page.goto("/settings/teams");
+      await person.page.getByRole("list", { name: "Pending invitations" }).getByRole("listitem", { name }).getByRole("button", { name: "Accept" }).click();
+      await expect(person.page.getByRole("list", { name: "Your teams" }).getByRole("listitem", { name })).toBeVisible();
+    }
+
+    const token = await createToken(coach.page, "roster", ["athlete.read", "teams.read"]);
+    const teams = (await (await request.get("/v1/teams", { headers: bearer(token) })).json()) as { data: { id: string; name: string }[] };
+    const teamId = teams.data.find((t) => t.name === name)!.id;
+    const members = (await (await request.get(`/v1/teams/${teamId}/members`, { headers: bearer(token) })).json()) as {
+      data: { athlete_id: string; name: string }[];
+    };
+    const idOf = (n: string) => members.data.find((m) => m.name === n)!.athlete_id;
+    const [lenaId, ruiId] = [idOf("Lena"), idOf("Rui")];
+    for (const id of [lenaId, ruiId]) expect((await request.get(`/v1/athletes/${id}`, { headers: bearer(token) })).status()).toBe(200);
+
+    // Lena leaves on her own page; the focus goes to what happened.
+    const { page } = leaver;
+    await page.getByRole("list", { name: "Your teams" }).getByRole("listitem", { name }).getByRole("button", { name: "Leave" }).click();
+    await expect(page.locator(":focus")).toHaveText(`You left ${name}. Its coaches can no longer see your profile, activities or metrics.`);
+    await expect(page.getByText("You are not on a team. A coach can invite you by your email.")).toBeVisible();
+    expect((await request.get(`/v1/athletes/${lenaId}`, { headers: bearer(token) })).status()).toBe(403);
+
+    // The coach removes Rui and withdraws Ida's invitation.
+    await coach.page.goto("/teams");
+    const roster = coach.page.getByRole("list", { name: `Members of ${name}` });
+    await expect(roster.getByRole("listitem", { name: "Lena" })).toHaveCount(0);
+    await roster.getByRole("listitem", { name: "Rui" }).getByRole("button", { name: "Remove" }).click();
+    await expect(coach.page.locator(":focus")).toHaveText(`Removed Rui from ${name}. You can no longer see their data.`);
+    await expect(roster.getByRole("listitem", { name: "Rui" })).toHaveCount(0);
+    expect((await request.get(`/v1/athletes/${ruiId}`, { headers: bearer(token) })).status()).toBe(403);
+
+    await roster.getByRole("listitem", { name: invitee.email }).getByRole("button", { name: "Withdraw" }).click();
+    await expect(coach.page.locator(":focus")).toHaveText(`Withdrew the invitation to ${invitee.email}.`);
+    await expect(roster.getByRole("listitem")).toHaveCount(1);
+    await invitee.page.goto("/settings/teams");
+    await expect(invitee.page.getByText("No pending invitations.")).toBeVisible();
+  } finally {
+    for (const p of [coach, leaver, removed, invitee]) await p.context.close();
+  }
+});

@@ -1,0 +1,87 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { WriteCtx } from "../http/operation";
+import { teamMemberships, teams, users } from "../db/schema";
+import { ApiError } from "../http/errors";
+import { requireAthleteActor } from "../athletes/reach";
+import { coachedTeamName } from "./invite-athlete";
+
+/**
+ * The signed-in person leaves a team they belong to. From the commit on, the team's coaches
+ * reach them no more, through every token they hold (reach is read on each request). A coach
+ * or admin may leave too, unless nobody else would be left to run the team.
+ */
+export async function leaveTeam({ ctx, teamId }: { ctx: WriteCtx; teamId: string }): Promise<null> {
+  requireAthleteActor(ctx.actor);
+  const userId = ctx.actor.userId;
+  const [mine] = await ctx.db
+    .select({ role: teamMemberships.role, teamName: teams.name })
+    .from(teamMemberships)
+    .innerJoin(teams, eq(teams.id, teamMemberships.teamId))
+    .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, userId), eq(teamMemberships.status, "active")))
+    .for("update", { of: teamMemberships });
+  if (!mine) throw new ApiError("not_found", `You are not a member of team ${teamId}.`);
+  if (mine.role !== "athlete") {
+    // Every running coach's row locked, so that two last coaches leaving at once cannot both go.
+    const runners = await ctx.db
+      .select({ userId: teamMemberships.userId })
+      .from(teamMemberships)
+      .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.status, "active"), inArray(teamMemberships.role, ["coach", "admin"])))
+      .for("update");
+    if (!runners.some((r) => r.userId !== userId)) {
+      throw new ApiError("conflict", `You are the only coach of ${mine.teamName}: a team needs one. Its athletes can leave it themselves.`);
+    }
+  }
+  await ctx.db.delete(teamMemberships).where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, userId)));
+  return null;
+}
+
+/**
+ * A coach or admin takes someone off their team: an athlete who accepted (by id), or an
+ * invitation not yet answered (by the email it was sent to). Coaches and admins are not taken
+ * off by others; each leaves on their own.
+ */
+export async function removeFromTeam({
+  ctx,
+  teamId,
+  member,
+}: {
+  ctx: WriteCtx;
+  teamId: string;
+  member: { athleteId: string } | { email: string };
+}): Promise<null> {
+  requireAthleteActor(ctx.actor);
+  const teamName = await coachedTeamName(ctx.db, ctx.actor.userId, teamId, "remove people from it");
+  if ("email" in member) {
+    const email = member.email.toLowerCase();
+    const [row] = await ctx.db
+      .delete(teamMemberships)
+      .where(
+        and(
+          eq(teamMemberships.teamId, teamId),
+          eq(teamMemberships.status, "invited"),
+          inArray(teamMemberships.userId, ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email))),
+        ),
+      )
+      .returning();
+    if (!row) throw new ApiError("not_found", `${teamName} has no pending invitation for ${email}.`);
+    return null;
+  }
+  const [row] = await ctx.db
+    .delete(teamMemberships)
+    .where(
+      and(
+        eq(teamMemberships.teamId, teamId),
+        eq(teamMemberships.userId, member.athleteId),
+        eq(teamMemberships.status, "active"),
+        eq(teamMemberships.role, "athlete"),
+      ),
+    )
+    .returning();
+  if (row) return null;
+  const [other] = await ctx.db
+    .select({ role: teamMemberships.role })
+    .from(teamMemberships)
+    .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, member.athleteId), eq(teamMemberships.status, "active")));
+  if (other) throw new ApiError("conflict", `Coaches and admins of ${teamName} are not removed by others: each leaves the team on their own.`);
+  throw new ApiError("not_found", `${member.athleteId} is not an athlete on ${teamName}.`);
+}
