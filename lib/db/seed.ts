@@ -185,12 +185,14 @@ export async function seedDemoWorld(db: Db, opts: { baseUrl: string; now?: Date 
       }
     }
     const teamId = newId("team");
-    await tx.insert(teams).values({ id: teamId, name: "Harbor Runners", createdBy: ids["cora@example.com"]! });
-    const joined = new Date(now.getTime() - 40 * 86_400_000);
+    // Cora started the team 40 days ago and invited Ava and Dan that day; they joined the next.
+    const started = new Date(now.getTime() - 40 * 86_400_000);
+    const joined = new Date(started.getTime() + 86_400_000);
+    await tx.insert(teams).values({ id: teamId, name: "Harbor Runners", createdBy: ids["cora@example.com"]!, createdAt: started });
     await tx.insert(teamMemberships).values([
-      { teamId, userId: ids["cora@example.com"]!, role: "coach", status: "active", joinedAt: joined },
-      { teamId, userId: ids["ava@example.com"]!, role: "athlete", status: "active", joinedAt: joined, invitedBy: ids["cora@example.com"]! },
-      { teamId, userId: ids["dan@example.com"]!, role: "athlete", status: "active", joinedAt: joined, invitedBy: ids["cora@example.com"]! },
+      { teamId, userId: ids["cora@example.com"]!, role: "coach", status: "active", invitedAt: started, joinedAt: started },
+      { teamId, userId: ids["ava@example.com"]!, role: "athlete", status: "active", invitedAt: started, joinedAt: joined, invitedBy: ids["cora@example.com"]! },
+      { teamId, userId: ids["dan@example.com"]!, role: "athlete", status: "active", invitedAt: started, joinedAt: joined, invitedBy: ids["cora@example.com"]! },
     ]);
     await tx.insert(oauthClients).values([
       {

@@ -310,3 +310,18 @@ describe("ending a membership: an athlete leaves, a coach removes an athlete or 
   });
 });
 
+describe("a team's name", () => {
+  it("refuses control, bidi and zero-width characters with 400 on the name field, creating nothing", async () => {
+    const coach = await api.person();
+    for (const name of ["Harbor\u202eRunners", "Harbor\u200bRunners", "Harbor\u0007"]) {
+      const res = await fetch(`${api.url}/api/console/teams`, {
+        method: "POST",
+        headers: { cookie: await sessionCookieFor(coach.id), origin: api.url, "content-type": "application/json" },
+        body: JSON.stringify({ name }),
+      });
+      expect(res.status, name).toBe(400);
+      expect((await res.json()).errors).toEqual([expect.objectContaining({ field: "name" })]);
+    }
+    expect(await listCoachedTeams(await api.as(coach.id))).toEqual([]);
+  });
+});
