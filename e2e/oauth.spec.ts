@@ -318,3 +318,30 @@ test("the demo app walks the flow in a browser, and refuses to exchange a code t
     await context.close();
   }
 });
+
+test("a coach's consent screen says the app reads their team's athletes too; an athlete's says nothing of teams", async ({ browser }) => {
+  const app = await loopbackApp();
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, "cora@example.com");
+    await page.goto(authorizeLink("demo-mobile", app.redirectUri, ["athlete.read", "activities.read"]).url);
+    await expectConsent(page, "Demo Mobile", ["athlete.read", "activities.read"]);
+    await expect(page.getByRole("note")).toHaveText(
+      "You coach Harbor Runners (2 athletes). With these permissions the app can read the same of your athletes as of you, for as long as they are on your team.",
+    );
+    // Only the teams list: nothing of an athlete's own data, nothing to say.
+    await page.goto(authorizeLink("demo-mobile", app.redirectUri, ["teams.read"]).url);
+    await expectConsent(page, "Demo Mobile", ["teams.read"]);
+    await expect(page.getByRole("note")).toHaveCount(0);
+    await context.close();
+
+    const athlete = await signUpNewPerson(browser, "Tove");
+    await athlete.page.goto(authorizeLink("demo-mobile", app.redirectUri, ["athlete.read", "activities.read"]).url);
+    await expectConsent(athlete.page, "Demo Mobile", ["athlete.read", "activities.read"]);
+    await expect(athlete.page.getByRole("note")).toHaveCount(0);
+    await athlete.context.close();
+  } finally {
+    await app.close();
+  }
+});

@@ -2,6 +2,9 @@ import Link from "next/link";
 
 type ScopeLine = { name: string; plain: string };
 
+/** The scopes that read an athlete's own data: a coach's token reads their athletes' with them. */
+const ATHLETE_DATA_SCOPES = new Set(["athlete.read", "activities.read", "metrics.read", "location.read"]);
+
 function Shell({ children }: { children: React.ReactNode }) {
   return (
     <main className="flex min-h-screen items-center justify-center px-4 py-12">
@@ -48,12 +51,15 @@ export function ConsentScreen({
   grantedScopes,
   redirectHost,
   forAssistant,
+  coachedTeams,
   hidden,
   action,
 }: {
   app: { name: string; logoUrl: string | null; homepageUrl: string | null; unreviewedFrom: string | null };
   /** The tokens are for the MCP server: the client is an assistant. */
   forAssistant: boolean;
+  /** The teams the person coaches that have athletes: a token of theirs reaches those athletes too. */
+  coachedTeams: { name: string; athletes: number }[];
   account: string;
   newScopes: ScopeLine[];
   grantedScopes: ScopeLine[];
@@ -116,6 +122,21 @@ export function ConsentScreen({
           </li>
         ))}
       </ul>
+      {coachedTeams.length > 0 && [...newScopes, ...grantedScopes].some((s) => ATHLETE_DATA_SCOPES.has(s.name)) && (
+        <p role="note" className="mt-3 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm text-slate-700">
+          You coach{" "}
+          {coachedTeams.map((t, i) => (
+            <span key={t.name}>
+              {i > 0 && (i === coachedTeams.length - 1 ? " and " : ", ")}
+              <strong>
+                <bdi>{t.name}</bdi>
+              </strong>{" "}
+              ({t.athletes} {t.athletes === 1 ? "athlete" : "athletes"})
+            </span>
+          ))}
+          . With these permissions {forAssistant ? "the assistant" : "the app"} can read the same of your athletes as of you, for as long as they are on your team.
+        </p>
+      )}
       {grantedScopes.length > 0 && newScopes.length > 0 && (
         <p className="mt-3 text-xs text-slate-500">Already allowed: {grantedScopes.map((s) => s.plain.toLowerCase()).join("; ")}.</p>
       )}

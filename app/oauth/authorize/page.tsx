@@ -31,6 +31,7 @@ export default async function AuthorizePage({ searchParams }: Props) {
       grantedScopes={step.grantedScopes.map((s) => ({ name: s, plain: SCOPES[s].plain }))}
       redirectHost={redirectDestination(step.request.redirectUri)}
       forAssistant={step.request.resource === "mcp"}
+      coachedTeams={step.coachedTeams}
       hidden={hidden}
       action={decideAction}
     />
