@@ -25,6 +25,17 @@ export function decodeCursor(cursor: string, arity: number): string[] {
   throw invalidCursor();
 }
 
+/**
+ * An `(id)` cursor, as the team and member lists issue: the id must be one of the list's own
+ * (`idPrefix`, as `newId` makes them), so a members cursor given to the team list is refused,
+ * not read as a position in it.
+ */
+export function decodeIdCursor(cursor: string, idPrefix: "team" | "ath"): string {
+  const [id] = decodeCursor(cursor, 1) as [string];
+  if (!id.startsWith(`${idPrefix}_`)) throw invalidCursor();
+  return id;
+}
+
 const PG_LOCAL_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d{1,6})?$/;
 
 /**

@@ -58,6 +58,22 @@ describe("GET /v1/teams", () => {
     expect([...seen].sort()).toEqual([...made].sort());
     expect(new Set(seen).size).toBe(made.length);
   });
+
+  it("refuses a cursor from the members list, or one this API never made, with 400 invalid_cursor", async () => {
+    const coach = await api.person();
+    const team = await api.team(coach.id, [(await api.person()).id, (await api.person()).id]);
+    const token = await api.pat(coach.id, ["teams.read"]);
+    const members = (await (await api.call(token, "GET", `/v1/teams/${team}/members?limit=1`)).json()) as { next_cursor: string };
+    expect(members.next_cursor).toEqual(expect.any(String));
+    const forged = Buffer.from(JSON.stringify(["a"])).toString("base64url");
+    for (const cursor of [members.next_cursor, forged]) {
+      const res = await api.call(token, "GET", `/v1/teams?cursor=${encodeURIComponent(cursor)}`);
+      expect(res.status, cursor).toBe(400);
+      expect((await res.json()).code).toBe("invalid_cursor");
+    }
+    const again = await api.call(token, "GET", `/v1/teams/${team}/members?cursor=${encodeURIComponent(forged)}`);
+    expect(again.status).toBe(400);
+  });
 });
 
 describe("GET /v1/teams/{team_id}/members", () => {

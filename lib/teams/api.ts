@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
 import { teamMemberships, teams, users } from "../db/schema";
 import { ApiError } from "../http/errors";
-import { decodeCursor, page } from "../http/pagination";
+import { decodeIdCursor, page } from "../http/pagination";
 import { requireAthleteActor } from "../athletes/reach";
 import type { PageQuery } from "./schemas";
 
@@ -17,7 +17,7 @@ export async function listTeams({ ctx, query }: { ctx: Ctx; query: Page }) {
     eq(teamMemberships.status, "active"),
     inArray(teamMemberships.role, ["coach", "admin"]),
   ];
-  if (query.cursor) where.push(gt(teams.id, decodeCursor(query.cursor, 1)[0]!));
+  if (query.cursor) where.push(gt(teams.id, decodeIdCursor(query.cursor, "team")));
   const rows = await ctx.db
     .select({ id: teams.id, name: teams.name, role: teamMemberships.role })
     .from(teamMemberships)
@@ -45,7 +45,7 @@ export async function listTeamMembers({ ctx, teamId, query }: { ctx: Ctx; teamId
     );
   if (!mine) throw new ApiError("team_not_reachable", `This token's owner does not coach or administer team ${teamId}.`);
   const where: SQL[] = [eq(teamMemberships.teamId, teamId), eq(teamMemberships.status, "active")];
-  if (query.cursor) where.push(gt(teamMemberships.userId, decodeCursor(query.cursor, 1)[0]!));
+  if (query.cursor) where.push(gt(teamMemberships.userId, decodeIdCursor(query.cursor, "ath")));
   const rows = await ctx.db
     .select({ athlete_id: teamMemberships.userId, name: users.name, role: teamMemberships.role, joinedAt: teamMemberships.joinedAt })
     .from(teamMemberships)
