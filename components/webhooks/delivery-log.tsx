@@ -1,14 +1,14 @@
 "use client";
 
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import type { Delivery } from "@/lib/webhooks/subscriptions/schemas";
 import { DeliveryDetail } from "./delivery-detail";
-import { DELIVERY_LOG_POLL_MS, NOT_SENT_LABELS, deliveriesKey, subscriptionPath, type DeliveryFilter } from "./shared";
+import { NOT_SENT_LABELS, deliveriesKey, deliveryLogPollMs, openDeliveryLog, subscriptionPath, type DeliveryFilter } from "./shared";
 
 const FILTERS: { value: DeliveryFilter; label: string }[] = [
   { value: "all", label: "All" },
@@ -31,7 +31,7 @@ export function lastOutcome(d: Delivery): string {
   return `HTTP ${last.response_status}`;
 }
 
-/** A subscription's deliveries, newest first, refreshed every few seconds while shown. */
+/** A subscription's deliveries, newest first, refreshed while shown (every 3 s when it is the only log open). */
 export function DeliveryLog({ clientId, subscriptionId, subscriptionActive }: { clientId: string; subscriptionId: string; subscriptionActive: boolean }) {
   const [filter, setFilter] = useState<DeliveryFilter>("all");
   const [openId, setOpenId] = useState<string | null>(null);
@@ -45,8 +45,10 @@ export function DeliveryLog({ clientId, subscriptionId, subscriptionActive }: { 
     },
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
-    refetchInterval: DELIVERY_LOG_POLL_MS,
+    // Slower with more logs open and more pages loaded: the page shares one console window.
+    refetchInterval: (query) => deliveryLogPollMs(undefined, query.state.data?.pages.length ?? 1),
   });
+  useEffect(() => openDeliveryLog(subscriptionId), [subscriptionId]);
   const deliveries = log.data?.pages.flatMap((p) => p.data) ?? [];
 
   return (

@@ -40,5 +40,24 @@ export const NOT_SENT_LABELS: Record<string, string> = {
   network: "Network error",
 };
 
-/** How long the delivery log waits between refreshes while it is open. */
+/** How long a delivery log waits between refreshes while it is the only one open. */
 export const DELIVERY_LOG_POLL_MS = 3000;
+
+/** The delivery logs open in this tab: they share one pace of requests. */
+const openLogs = new Set<string>();
+
+/** Counts `id` as an open log until the function it returns is called (an effect's cleanup). */
+export function openDeliveryLog(id: string): () => void {
+  openLogs.add(id);
+  return () => void openLogs.delete(id);
+}
+
+/**
+ * How long a log waits before it refreshes, `pages` pages of it loaded, with `open` logs on the
+ * page. Each refresh asks for every loaded page, and every log counts against the person's one
+ * console window (CONSOLE_LIMIT_SCALE): however many logs are open and however far back they
+ * go, the page as a whole asks about one page of deliveries every 1.5 s, a fifth of that window.
+ */
+export function deliveryLogPollMs(open = openLogs.size, pages = 1): number {
+  return DELIVERY_LOG_POLL_MS * Math.max(1, Math.ceil(open / 2)) * Math.max(1, pages);
+}
