@@ -3,6 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { useSubmissionKey } from "@/components/console/submission-key";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { FormError } from "@/components/ui/form-error";
@@ -28,13 +29,18 @@ export function AddEndpointForm({
   const [url, setUrl] = useState("");
   const [events, setEvents] = useState<string[]>(() => EVENT_OPTIONS.filter((o) => o.checked).map((o) => o.type));
   const [verifyToken, setVerifyToken] = useState("");
+  // One key per endpoint being added: a retry after a lost answer gets the same subscription
+  // (and its secret) back, not a second one delivering every event again.
+  const submission = useSubmissionKey();
   const create = useMutation({
-    mutationFn: () =>
-      consoleFetch<SubscriptionWithSecret>(webhooksPath(clientId), {
-        method: "POST",
-        body: { url: url.trim(), events, ...(verifyToken.trim() ? { verify_token: verifyToken.trim() } : {}) },
-      }),
-    onSuccess: onCreated,
+    mutationFn: () => {
+      const body = { url: url.trim(), events, ...(verifyToken.trim() ? { verify_token: verifyToken.trim() } : {}) };
+      return consoleFetch<SubscriptionWithSecret>(webhooksPath(clientId), { method: "POST", body, idempotencyKey: submission.keyFor(body) });
+    },
+    onSuccess: (sub) => {
+      submission.renew();
+      onCreated(sub);
+    },
   });
   const err = create.error instanceof ConsoleApiError ? create.error : null;
   const fields = err?.fields ?? {};

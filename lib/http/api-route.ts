@@ -328,6 +328,23 @@ export async function idempotentWrite(
   return { replayed: false, status, payload: out };
 }
 
+type IdempotencyScope = { principal: string; key: string | null; fingerprint: string };
+
+/**
+ * The slow step a write runs before its transaction (a webhook handshake), unless the request
+ * repeats one already answered under its `Idempotency-Key`: then the stored answer, and the
+ * step never runs again (a retry sends no second handshake, and is answered even if the endpoint
+ * has gone away since). `handle` and `consoleHandler` both go through here.
+ */
+export async function beforeWrite<X>(
+  db: Db,
+  { principal, key, fingerprint }: IdempotencyScope,
+  before: () => Promise<X>,
+): Promise<{ stored: { status: number; body: unknown } } | { prepared: X }> {
+  const stored = key === null ? undefined : await findStoredAnswer(db, principal, key, fingerprint);
+  return stored ? { stored: { status: stored.status, body: stored.body } } : { prepared: await before() };
+}
+
 /**
  * The `/v1` adapter: bearer resolution, rate limit, credential kind, subscription, scope,
  * parsing, idempotency, one transaction for writes, response shaping and problem mapping.
@@ -382,13 +399,14 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       const fingerprint = `${op.method} ${url.pathname} ${JSON.stringify(args.body)}${fileFingerprint(key, args.file)}`;
       let prepared: unknown;
       if (opts.before) {
-        const stored = key === null ? undefined : await findStoredAnswer(db, idempotencyPrincipal(actor), key, fingerprint);
-        if (stored) {
+        const before = opts.before;
+        const step = await beforeWrite(db, { principal: idempotencyPrincipal(actor), key, fingerprint }, () => before({ ...args, ctx: { db, actor } }));
+        if ("stored" in step) {
           headers.set("Idempotent-Replayed", "true");
-          setLocation(op, headers, stored.body);
-          return jsonResponse(headers, stored.status, stored.body);
+          setLocation(op, headers, step.stored.body);
+          return jsonResponse(headers, step.stored.status, step.stored.body);
         }
-        prepared = await opts.before({ ...args, ctx: { db, actor } });
+        prepared = step.prepared;
       }
       if (op.multipart) await requestsFirst();
       const answer = await runVerb(db, op.method, { actor }, (ctx) =>

@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { sessionCookieFor } from "../auth/test-session";
-import { activities, oauthClients, teams } from "../db/schema";
+import { activities, oauthClients, teams, webhookSubscriptions } from "../db/schema";
 import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
 import { sendEndlessBody } from "../testing/endless-body";
@@ -78,6 +78,29 @@ describe("console routes: a create sent again after a lost answer is made once (
     expect(await other.json()).toMatchObject({ code: "idempotency_key_reused" });
     for (let i = 0; i < 2; i++) expect((await consoleCall(me.cookie, "POST", "/api/console/activities", run)).status).toBe(201);
     expect(await countRows(activities, eq(activities.athleteId, me.id))).toBe(before + 3);
+  });
+});
+
+describe("console routes: adding a webhook endpoint sent again after a lost answer", () => {
+  it("makes one subscription and answers its secret again, marked replayed, with one handshake", async () => {
+    process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
+    const me = await signedIn();
+    const clientId = `ci-${randomBytes(4).toString("hex")}`;
+    await (await api.db())
+      .insert(oauthClients)
+      .values({ clientId, ownerId: me.id, name: "Console app", kind: "public", redirectUris: ["https://app.example.com/cb"] });
+    const receiver = await startReceiver(handshakeThen(() => 200));
+    receivers.push(receiver);
+    const body = { url: receiver.url, events: ["activity.created"] };
+    const path = `/api/console/apps/${clientId}/webhooks`;
+    const first = await consoleCall(me.cookie, "POST", path, body, { "idempotency-key": "endpoint-1.abc" });
+    expect(first.status, await first.clone().text()).toBe(201);
+    const again = await consoleCall(me.cookie, "POST", path, body, { "idempotency-key": "endpoint-1.abc" });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await again.json()).toEqual(await first.json());
+    expect(await countRows(webhookSubscriptions, eq(webhookSubscriptions.clientId, clientId))).toBe(1);
+    expect(receiver.requests).toHaveLength(1);
   });
 });
 

@@ -7,7 +7,7 @@ import { getDb } from "../db/client";
 import { ApiError } from "./errors";
 import type { FileBody } from "./file-body";
 import type { RawJson } from "./raw-json";
-import { baseHeaders, errorToResponse, idempotentWrite, jsonResponse, parseRequest, runVerb, setLocation, shapeResponse, type RouteHandler } from "./api-route";
+import { baseHeaders, beforeWrite, errorToResponse, idempotentWrite, jsonResponse, parseRequest, runVerb, setLocation, shapeResponse, type RouteHandler } from "./api-route";
 import type { BeforeArgs, CtxFor, HandlerArgs, HttpMethod, RouteIo } from "./operation";
 import { consumeRateLimit, type RateLimitResult } from "./rate-limit";
 import { requestStarted, requestsFirst } from "./requests-first";
@@ -136,6 +136,14 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
       const { params, query, body, file, release: releaseBody } = await parseRequest(op, req, routeCtx, answered);
       release = releaseBody;
       const actor = { kind: "session" as const, userId };
+      // A create the console sends with a key (a person pressing Save again after a lost answer)
+      // is made once, as on /v1; the keys are the person's own, apart from their tokens'.
+      const idem = {
+        principal: `console:${userId}`,
+        key: op.idempotent ? req.headers.get("idempotency-key") : null,
+        fingerprint: `${op.method} ${new URL(req.url).pathname} ${JSON.stringify(body)}`,
+      };
+      const headers = baseHeaders(traceId, rl);
       let run: (ctx: Ctx) => Promise<unknown>;
       if (steps.length === 1) {
         const [fn] = steps;
@@ -143,21 +151,20 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
         run = (ctx) => fn({ params, query, body, file, prepared: undefined, ctx: ctx as CtxFor<M> });
       } else {
         const [before, fn] = steps;
-        const prepared = await before({ params, query, body, file, ctx: { db, actor } });
+        const step = await beforeWrite(db, idem, () => before({ params, query, body, file, ctx: { db, actor } }));
+        if ("stored" in step) {
+          headers.set("Idempotent-Replayed", "true");
+          setLocation(op, headers, step.stored.body);
+          return jsonResponse(headers, step.stored.status, step.stored.body);
+        }
+        const { prepared } = step;
         run = (ctx) => fn({ params, query, body, file, prepared, ctx: ctx as CtxFor<M> });
       }
       if (op.multipart) await requestsFirst();
-      // A create the console sends with a key (a person pressing Save again after a lost answer)
-      // is made once, as on /v1; the keys are the person's own, apart from their tokens'.
-      const key = op.idempotent ? req.headers.get("idempotency-key") : null;
-      const fingerprint = `${op.method} ${new URL(req.url).pathname} ${JSON.stringify(body)}`;
       // A verb that answers nothing answers JSON null, which the schema then must allow.
       const answer = await runVerb(db, op.method, { actor }, (ctx) =>
-        idempotentWrite(ctx.db, { principal: `console:${userId}`, key, fingerprint, status: op.response.status }, async () =>
-          shapeResponse(op, (await run(ctx)) ?? null),
-        ),
+        idempotentWrite(ctx.db, { ...idem, status: op.response.status }, async () => shapeResponse(op, (await run(ctx)) ?? null)),
       );
-      const headers = baseHeaders(traceId, rl);
       if (answer.replayed) headers.set("Idempotent-Replayed", "true");
       setLocation(op, headers, answer.payload);
       return jsonResponse(headers, answer.status, answer.payload);

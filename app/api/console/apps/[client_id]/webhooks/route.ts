@@ -18,7 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = route({
     ({ ctx, params, query }) => listSubscriptions({ ctx, clientId: params.client_id, query }),
   ),
   POST: consoleHandler(
-    { method: "POST", params, body: CreateSubscriptionInput, response: { status: 201, schema: SubscriptionWithSecret } },
+    { method: "POST", idempotent: true, params, body: CreateSubscriptionInput, response: { status: 201, schema: SubscriptionWithSecret } },
     ({ ctx, params, body }) => verifyNewSubscription({ ctx, clientId: params.client_id, input: body }),
     ({ ctx, params, body, prepared }) => createSubscription({ ctx, clientId: params.client_id, input: body, verified: prepared }),
   ),
