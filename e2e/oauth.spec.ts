@@ -345,3 +345,27 @@ test("a coach's consent screen says the app reads their team's athletes too; an 
     await app.close();
   }
 });
+
+test("the demo app, seeded with its localhost callback, takes a new redirect URI in the console and gives it back", async ({ page }) => {
+  await signIn(page, "dev@example.com");
+  await page.goto("/developers/apps/demo-training-log");
+  const uris = page.getByLabel("Redirect URIs");
+  const added = `https://added-${Date.now()}.example.com/cb`;
+  await page.getByRole("button", { name: "Edit" }).click();
+  const before = await uris.inputValue();
+  await uris.fill(`${before}\n${added}`);
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.locator(":focus")).toHaveText("Saved. New authorization requests use these settings at once.");
+  await expect(page.getByText(added, { exact: true })).toBeVisible();
+
+  await page.getByRole("button", { name: "Edit" }).click();
+  await uris.fill(before);
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.locator(":focus")).toHaveText("Saved. New authorization requests use these settings at once.");
+  await expect(page.getByText(added, { exact: true })).toHaveCount(0);
+
+  // Saving what is there changes nothing, and says so.
+  await page.getByRole("button", { name: "Edit" }).click();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.locator(":focus")).toHaveText("Nothing changed.");
+});

@@ -16,7 +16,7 @@ import type { AppWithSecret, DeveloperApp } from "@/lib/oauth-clients/schemas";
 import { AppForm, type AppFormValues } from "./app-form";
 import { AppLogo } from "./app-logo";
 import { SecretReveal } from "./secret-reveal";
-import { APPS_KEY, KIND_LABELS, appKey, appPath } from "./shared";
+import { APPS_KEY, KIND_LABELS, appChanges, appKey, appPath } from "./shared";
 
 type Endpoints = { authorize: string; token: string; discovery: string; api: string };
 
@@ -36,11 +36,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
   const [rotated, setRotated] = useState<string | null>(null);
 
   const save = useMutation({
-    mutationFn: (v: AppFormValues) =>
-      consoleFetch<DeveloperApp>(appPath(clientId), {
-        method: "PATCH",
-        body: { name: v.name, redirect_uris: v.redirect_uris, logo_url: v.logo_url || null, homepage_url: v.homepage_url || null },
-      }),
+    mutationFn: (changes: ReturnType<typeof appChanges>) => consoleFetch<DeveloperApp>(appPath(clientId), { method: "PATCH", body: changes }),
     onSuccess: (updated) => {
       qc.setQueryData(key, updated);
       void qc.invalidateQueries({ queryKey: APPS_KEY, exact: true });
@@ -48,6 +44,12 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
       setNotice("Saved. New authorization requests use these settings at once.");
     },
   });
+  const submit = (v: AppFormValues) => {
+    const changes = app.data ? appChanges(app.data, v) : {};
+    if (Object.keys(changes).length) return save.mutate(changes);
+    cancelForm();
+    setNotice("Nothing changed.");
+  };
   const rotate = useMutation({
     mutationFn: () => consoleFetch<AppWithSecret>(`${appPath(clientId)}/rotate-secret`, { method: "POST" }),
     onSuccess: (r) => {
@@ -181,7 +183,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
                   submitLabel="Save"
                   pending={save.isPending}
                   error={save.error}
-                  onSubmit={(v) => save.mutate(v)}
+                  onSubmit={submit}
                   onCancel={cancelForm}
                 />
               ) : (

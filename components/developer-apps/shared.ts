@@ -23,3 +23,19 @@ export function redirectUriErrors(fields: Record<string, string>): string[] {
     .filter(([field]) => field === "redirect_uris" || field.startsWith("redirect_uris."))
     .map(([, detail]) => detail);
 }
+
+type EditableApp = { name: string; redirect_uris: string[]; logo_url: string | null; homepage_url: string | null };
+
+/**
+ * What an edit changed, as the PATCH to send: only the members that differ from the app as it
+ * is. A member sent back unchanged would be checked again, and a value the service registered
+ * under other rules (the demo app's `http://localhost` homepage) would fail a rename.
+ */
+export function appChanges(app: EditableApp, form: { name: string; redirect_uris: string[]; logo_url: string; homepage_url: string }): Partial<EditableApp> {
+  const changes: Partial<EditableApp> = {};
+  if (form.name.trim() !== app.name) changes.name = form.name;
+  if (form.redirect_uris.join("\n") !== app.redirect_uris.join("\n")) changes.redirect_uris = form.redirect_uris;
+  if ((form.logo_url.trim() || null) !== app.logo_url) changes.logo_url = form.logo_url.trim() || null;
+  if ((form.homepage_url.trim() || null) !== app.homepage_url) changes.homepage_url = form.homepage_url.trim() || null;
+  return changes;
+}

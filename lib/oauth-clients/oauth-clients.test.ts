@@ -51,6 +51,14 @@ describe("redirect URI rules", () => {
     bad("https://app.example.com/cb#", "confidential", /fragment/);
   });
 
+  it("refuses forms that read as another URI than they match: backslashes, an empty authority, hidden characters", () => {
+    bad("https:\\\\evil.example\\cb", "confidential", /backslash/);
+    bad("https:///cb", "confidential", /host right after the scheme/);
+    bad("http:///127.0.0.1/cb", "public", /host right after the scheme/);
+    bad("https://exa\u200bmple.com/cb", "confidential", /zero-width/);
+    bad("https://example.com/c\u202eb", "public", /bidi/);
+  });
+
   it("refuses wildcards: redirect URIs match exactly (RFC 9700 §4.1.3, OAuth 2.1 §4.1.1)", () => {
     bad("https://*.example.com/cb", "confidential", /wildcard/);
     bad("https://app.example.com/*", "public", /wildcard/);
@@ -265,6 +273,19 @@ describe("updateApp", () => {
     );
     expect(err.errors?.[0]).toMatchObject({ field: "redirect_uris.0", detail: expect.stringContaining("confidential") });
     expect((await getMyApp({ ...(await api.as(dev.id)), clientId: app.client_id })).redirect_uris).toEqual(updated.redirect_uris);
+  });
+
+  it("keeps a redirect URI already registered when the list is sent back whole, and checks only the new ones", async () => {
+    const dev = await api.person();
+    const { app } = await inWriteCtx((await api.as(dev.id)).ctx, (ctx) => registerApp({ ctx, input: confidential() }));
+    // Registered under other rules, as the demo app's {BASE_URL}/demo/callback is on http://localhost.
+    const legacy = "http://localhost:3000/demo/callback";
+    await (await api.db()).update(oauthClients).set({ redirectUris: [legacy] }).where(eq(oauthClients.clientId, app.client_id));
+    const update = async (redirect_uris: string[]) =>
+      inWriteCtx((await api.as(dev.id)).ctx, (ctx) => updateApp({ ctx, clientId: app.client_id, input: UpdateAppInput.parse({ redirect_uris }) }));
+    expect((await update([legacy, "https://b.example.com/cb"])).redirect_uris).toEqual([legacy, "https://b.example.com/cb"]);
+    const err = await refusal(update([legacy, "http://localhost:4000/cb"]));
+    expect(err.errors).toEqual([expect.objectContaining({ field: "redirect_uris.1", detail: expect.stringContaining("localhost") })]);
   });
 
   it("refuses an attempt to change the kind", () => {

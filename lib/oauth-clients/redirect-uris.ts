@@ -1,4 +1,5 @@
 import { ApiError, type FieldError } from "../http/errors";
+import { hasHiddenCharacters } from "../text";
 
 export type AppKind = "confidential" | "public";
 
@@ -25,6 +26,9 @@ export function redirectUriProblem(uri: string, kind: AppKind): string | null {
   if (uri.length === 0) return "is empty";
   if (uri.length > MAX_URI_LENGTH) return `is longer than ${MAX_URI_LENGTH} characters`;
   if (/\s/.test(uri)) return "must not contain spaces";
+  if (hasHiddenCharacters(uri)) return "must not contain control, bidi or zero-width characters";
+  // A browser reads `https:\\host\\cb` as https://host/cb: what is registered must read as what it matches.
+  if (uri.includes("\\")) return "must not contain backslashes";
   if (uri.includes("*")) return "must not contain wildcards: register each redirect URI exactly";
   if (uri.includes("#")) return "must not contain a fragment (#…)";
   if (!SCHEME.test(uri)) return "must be an absolute URI, such as https://example.com/callback";
@@ -37,6 +41,8 @@ export function redirectUriProblem(uri: string, kind: AppKind): string | null {
   if (url.username || url.password) return "must not contain a user name or password";
   const scheme = url.protocol.slice(0, -1).toLowerCase();
 
+  // `https:///cb` parses with the host "cb": the host must follow the two slashes.
+  if ((scheme === "https" || scheme === "http") && !/^https?:\/\/[^/?#]/i.test(uri)) return "must name its host right after the scheme, as https://example.com/callback";
   if (scheme === "https") {
     if (!url.hostname) return "must name a host";
     return null;
@@ -70,9 +76,12 @@ export function tooLongRedirectUri(uri: string, index: PropertyKey | undefined):
 
 /**
  * Checks a whole list and returns it trimmed and without duplicates, or throws 400 with one
- * field error per bad entry (`redirect_uris.2`).
+ * field error per bad entry (`redirect_uris.2`). A URI in `registered` (the app's list before
+ * this change) stays as it is without being checked again: a list sent back whole, to add or
+ * remove another, must not fail on one the service itself registered under older rules (the
+ * demo app's `{BASE_URL}/demo/callback` on `http://localhost`, CONTRACT §8).
  */
-export function assertValidRedirectUris(uris: readonly string[], kind: AppKind): string[] {
+export function assertValidRedirectUris(uris: readonly string[], kind: AppKind, registered: readonly string[] = []): string[] {
   const trimmed = [...new Set(uris.map((u) => u.trim()).filter((u) => u.length > 0))];
   const errors: FieldError[] = [];
   if (trimmed.length === 0) {
@@ -81,7 +90,7 @@ export function assertValidRedirectUris(uris: readonly string[], kind: AppKind):
     errors.push({ field: "redirect_uris", code: "invalid_request", detail: `register at most ${MAX_REDIRECT_URIS} redirect URIs` });
   }
   trimmed.forEach((uri, i) => {
-    const problem = redirectUriProblem(uri, kind);
+    const problem = registered.includes(uri) ? null : redirectUriProblem(uri, kind);
     if (problem) errors.push({ field: `redirect_uris.${i}`, code: "invalid_request", detail: `${uri} ${problem}` });
   });
   if (errors.length) {

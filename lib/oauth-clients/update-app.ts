@@ -16,7 +16,7 @@ export async function updateApp({ ctx, clientId, input }: { ctx: WriteCtx; clien
   const current = await loadOwnedApp(ctx.db, ctx.actor.userId, clientId, { forUpdate: true });
   const set: Partial<typeof oauthClients.$inferInsert> = {};
   if (input.name !== undefined) set.name = input.name;
-  if (input.redirect_uris !== undefined) set.redirectUris = assertValidRedirectUris(input.redirect_uris, current.kind);
+  if (input.redirect_uris !== undefined) set.redirectUris = assertValidRedirectUris(input.redirect_uris, current.kind, current.redirectUris);
   if (input.logo_url !== undefined) set.logoUrl = input.logo_url;
   if (input.homepage_url !== undefined) set.homepageUrl = input.homepage_url;
   if (Object.keys(set).length) await announceClientChange(ctx.db, clientId);
