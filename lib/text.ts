@@ -17,8 +17,16 @@ export function printableExcerpt(text: string, max: number): string {
  * line or paragraph separator.
  */
 export function hasHiddenCharacters(text: string): boolean {
-  return new RegExp(HIDDEN_CHARACTERS.source, "u").test(text);
+  return new RegExp(HIDDEN_CHARACTERS.source, "u").test(text.replace(JOINERS_IN_PLACE, ""));
 }
+
+/**
+ * The two joiners where writing needs them, and where they hide nothing: ZWJ inside an emoji
+ * sequence ("👩‍💻"), ZWNJ between letters of a script other than Latin, Greek or Cyrillic
+ * (Persian "می‌خواهم", Indic conjuncts). Between Latin letters either would hide a lookalike.
+ */
+const JOINERS_IN_PLACE =
+  /(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200D(?=\p{Extended_Pictographic})|(?<=[\p{L}\p{M}](?<![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]))\u200C(?=\p{L}(?<![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]))/gu;
 
 /** Every character `hasHiddenCharacters` looks for, lone surrogates too (global: for `replace`). */
 export const HIDDEN_CHARACTERS = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/gu;

@@ -18,4 +18,17 @@ describe("POST /api/console/tokens: a refused name is said in words", () => {
     expect(body.errors).toEqual([{ field: "name", code: "invalid_request", detail: "use at most 100 characters" }]);
     expect(body.detail).not.toMatch(/Too big|expected string/);
   });
+
+  it("a name with a bidi override or a zero-width character is refused: it would read as another in the token list", async () => {
+    const person = await api.person();
+    for (const name of ["deploy\u202Egnp.exe", "ci\u200Btoken"]) {
+      const res = await fetch(`${api.url}/api/console/tokens`, {
+        method: "POST",
+        headers: { cookie: await sessionCookieFor(person.id), origin: api.url, "content-type": "application/json" },
+        body: JSON.stringify({ name, scopes: ["athlete.read"], expires_in_days: 30 }),
+      });
+      expect(res.status, name).toBe(400);
+      expect((await res.json()).errors).toEqual([expect.objectContaining({ field: "name" })]);
+    }
+  });
 });
