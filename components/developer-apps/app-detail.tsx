@@ -32,7 +32,9 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
   });
   const [editing, setEditing] = useState(false);
   const { openerRef, close: cancelForm } = useFocusBack<HTMLButtonElement>(editing, () => setEditing(false));
-  const [notice, setNotice] = useState<string | null>(null);
+  // Numbered, so that each outcome is a new notice and takes the focus, the same words twice too.
+  const [notice, setNoticeState] = useState<{ id: number; text: string } | null>(null);
+  const setNotice = (text: string | null) => setNoticeState((n) => (text === null ? null : { id: (n?.id ?? 0) + 1, text }));
   const [rotated, setRotated] = useState<string | null>(null);
 
   const save = useMutation({
@@ -47,7 +49,8 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
   const submit = (v: AppFormValues) => {
     const changes = app.data ? appChanges(app.data, v) : {};
     if (Object.keys(changes).length) return save.mutate(changes);
-    cancelForm();
+    // Closed like a save: the notice takes the focus.
+    setEditing(false);
     setNotice("Nothing changed.");
   };
   const rotate = useMutation({
@@ -113,7 +116,11 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
               <SecretReveal title="New client secret" clientId={a.client_id} secret={rotated} onDone={() => setRotated(null)} />
             )}
             {/* Save goes away with the form: the keyboard goes on from what it did. */}
-            {notice && <FocusedNotice tone="success">{notice}</FocusedNotice>}
+            {notice && (
+              <FocusedNotice key={notice.id} tone="success">
+                {notice.text}
+              </FocusedNotice>
+            )}
 
             <Card title="Credentials">
               <dl className="space-y-4 text-sm">
