@@ -54,7 +54,7 @@ describe("claimUploads", () => {
 
   it("takes a named upload only while it is claimable", async () => {
     const [claimed] = await claimUploads(db, { limit: 1, uploadId: "upl_claim0100" });
-    expect(claimed).toEqual({ id: "upl_claim0100", attempts: 1 });
+    expect(claimed).toEqual({ id: "upl_claim0100", attempts: 1, failures: 0 });
     expect(await claimUploads(db, { limit: 1, uploadId: "upl_claim0100" })).toEqual([]);
     const [row] = await db.select().from(uploads).where(eq(uploads.id, "upl_claim0100"));
     expect(row!.claimedUntil!.getTime()).toBeGreaterThan(Date.now());

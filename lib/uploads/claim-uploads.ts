@@ -10,12 +10,20 @@ import { uploads } from "../db/schema";
 export const UPLOAD_LEASE_S = 30;
 
 /**
- * Claims after which an upload that never finished is given up as failed: each claim counts,
- * so a file that crashes its processor every time does not crash every instance forever.
+ * Unexpected errors (caught by the processor) after which an upload is given up as failed: a
+ * file that makes processing fail every time ends failed within seconds.
  */
 export const MAX_UPLOAD_ATTEMPTS = 3;
 
-export type ClaimedUpload = { id: string; attempts: number };
+/**
+ * Claims after which an upload that never finished is given up as failed, however they ended:
+ * a claim whose processor died (the service stopped or was killed) is no fault of the file's and
+ * counts only here, so a few restarts in a row leave a good upload to finish; a file that takes
+ * its processor down every time still does not crash every instance forever.
+ */
+export const MAX_UPLOAD_CLAIMS = 10;
+
+export type ClaimedUpload = { id: string; attempts: number; failures: number };
 
 /** An upload waiting for a processor: processing, and no claim in force. */
 const claimable = () => and(eq(uploads.status, "processing"), or(isNull(uploads.claimedUntil), lt(uploads.claimedUntil, sql`now()`)));
@@ -63,7 +71,7 @@ function waitingInTurns(limit: number, lock: boolean): SQL {
  *
  * The rows are picked in a MATERIALIZED CTE: written as `UPDATE … WHERE id IN (SELECT … LIMIT n
  * FOR UPDATE SKIP LOCKED)`, PostgreSQL may run the subquery more than once and update more rows
- * than `limit`; those were claimed (their attempt counted) but never processed, and after three
+ * than `limit`; those were claimed (their attempt counted) but never processed, and after enough
  * lapsed leases a good file ended failed.
  */
 export async function claimUploads(db: Db, opts: { limit: number; leaseS?: number; uploadId?: string }): Promise<ClaimedUpload[]> {
@@ -78,8 +86,8 @@ export async function claimUploads(db: Db, opts: { limit: number; leaseS?: numbe
     set ${bareColumn(uploads.claimedUntil)} = now() + make_interval(secs => ${leaseS}), ${bareColumn(uploads.attempts)} = ${uploads.attempts} + 1
     from picked
     where ${uploads.id} = picked.id and ${claimable()}
-    returning ${uploads.id} as id, ${uploads.attempts} as attempts`);
-  return rowsOf<{ id: string; attempts: number }>(result).map((r) => ({ id: r.id, attempts: Number(r.attempts) }));
+    returning ${uploads.id} as id, ${uploads.attempts} as attempts, ${uploads.failures} as failures`);
+  return rowsOf<{ id: string; attempts: number; failures: number }>(result).map((r) => ({ id: r.id, attempts: Number(r.attempts), failures: Number(r.failures) }));
 }
 
 /**
@@ -91,11 +99,14 @@ export function retryDelayS(attempts: number): number {
   return Math.min(60, 4 ** Math.max(0, attempts - 1));
 }
 
-/** Ends this processor's claim early: the upload is taken again once `delayS` has passed. */
+/**
+ * Ends this processor's claim early after an unexpected error, counting it as a failure: the
+ * upload is taken again once `delayS` has passed.
+ */
 export async function releaseUploadClaim(db: Db, uploadId: string, delayS: number): Promise<void> {
   await db
     .update(uploads)
-    .set({ claimedUntil: sql`now() + make_interval(secs => ${delayS})` })
+    .set({ claimedUntil: sql`now() + make_interval(secs => ${delayS})`, failures: sql`${uploads.failures} + 1` })
     .where(and(eq(uploads.id, uploadId), eq(uploads.status, "processing")));
 }
 

@@ -8,7 +8,7 @@ import { FileError } from "../files/types";
 import { prepareUploadOffThread, type PreparedActivity } from "../files/worker/pool";
 import { takeEarlyParse } from "./early-parse";
 import { errorText, log } from "../log";
-import { MAX_UPLOAD_ATTEMPTS, releaseUploadClaim, renewUploadClaim, retryDelayS, UPLOAD_LEASE_S, type ClaimedUpload } from "./claim-uploads";
+import { MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS, releaseUploadClaim, renewUploadClaim, retryDelayS, UPLOAD_LEASE_S, type ClaimedUpload } from "./claim-uploads";
 import { failUpload, saveParsedActivities, type UploadOutcome } from "./save-parsed-activities";
 
 export type ProcessOptions = {
@@ -44,14 +44,17 @@ async function parseStoredFile(db: Db, uploadId: string): Promise<PreparedActivi
   return prepareUploadOffThread(file.bytes, file.dataType);
 }
 
+/** What a failed upload says once its processing failed MAX_UPLOAD_ATTEMPTS times. */
+const GIVEN_UP = `The file could not be processed (${MAX_UPLOAD_ATTEMPTS} attempts failed). Check that it opens in the app that recorded it, or send it again later.`;
+
 /**
  * Processes one claimed upload: reads its file, parses it, and writes its activities (or its
  * failure) in one transaction. A file parsed as it arrived, or whose bytes were kept while the
  * workers were busy (early-parse.ts), is taken from there instead of being read back. A file
  * the parser refuses (FileError) ends failed with the parser's words. Anything else unexpected
  * is logged and the claim shortened (retryDelayS): the upload is claimed again and retried, and
- * after MAX_UPLOAD_ATTEMPTS claims it ends failed. A processor that dies instead leaves its
- * claim to lapse with the lease.
+ * after MAX_UPLOAD_ATTEMPTS such failures it ends failed. A processor that dies instead leaves
+ * its claim to lapse with the lease, which counts only against MAX_UPLOAD_CLAIMS.
  *
  * Reading the file (gunzip, parse, encode the streams) runs in the file worker process
  * (lib/files/worker), one file at a time, so requests on this thread are served meanwhile.
@@ -60,12 +63,15 @@ async function parseStoredFile(db: Db, uploadId: string): Promise<PreparedActivi
  */
 export async function processUpload(db: Db, claimed: ClaimedUpload, opts: ProcessOptions = {}): Promise<UploadOutcome> {
   const leaseS = opts.leaseS ?? UPLOAD_LEASE_S;
-  if (claimed.attempts > MAX_UPLOAD_ATTEMPTS) {
-    log.error("upload given up after repeated failed attempts", { upload_id: claimed.id, attempts: claimed.attempts - 1 });
+  if (claimed.failures >= MAX_UPLOAD_ATTEMPTS || claimed.attempts > MAX_UPLOAD_CLAIMS) {
+    log.error("upload given up after repeated failed attempts", { upload_id: claimed.id, attempts: claimed.attempts - 1, failures: claimed.failures });
     return inTransaction(db, (tx) =>
       failUpload(tx, claimed.id, {
         code: "invalid_file",
-        detail: `The file could not be processed (${MAX_UPLOAD_ATTEMPTS} attempts failed). Check that it opens in the app that recorded it, or send it again later.`,
+        detail:
+          claimed.failures >= MAX_UPLOAD_ATTEMPTS
+            ? GIVEN_UP
+            : `The file could not be processed: ${MAX_UPLOAD_CLAIMS} attempts were cut short. Check that it opens in the app that recorded it, or send it again later.`,
       }),
     );
   }
@@ -109,15 +115,10 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
       attempt: claimed.attempts,
       error: errorText(err),
     });
-    if (claimed.attempts >= MAX_UPLOAD_ATTEMPTS) {
-      return inTransaction(db, (tx) =>
-        failUpload(tx, claimed.id, {
-          code: "invalid_file",
-          detail: `The file could not be processed (${MAX_UPLOAD_ATTEMPTS} attempts failed). Check that it opens in the app that recorded it, or send it again later.`,
-        }),
-      ).catch(() => "failed" as const);
+    if (claimed.failures + 1 >= MAX_UPLOAD_ATTEMPTS) {
+      return inTransaction(db, (tx) => failUpload(tx, claimed.id, { code: "invalid_file", detail: GIVEN_UP })).catch(() => "failed" as const);
     }
-    await releaseUploadClaim(db, claimed.id, retryDelayS(claimed.attempts)).catch(() => {});
+    await releaseUploadClaim(db, claimed.id, retryDelayS(claimed.failures + 1)).catch(() => {});
     return "failed";
   } finally {
     clearInterval(renewal);

@@ -16,7 +16,7 @@ import { activities, activityLaps, activityStreams, athleteProfiles, events, upl
 import { Activity } from "../activities/schemas";
 import { localDateTimeIn } from "../time/local";
 import { Upload } from "./schemas";
-import { claimUploads, MAX_UPLOAD_ATTEMPTS } from "./claim-uploads";
+import { claimUploads, MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS } from "./claim-uploads";
 import { processUpload } from "./process-upload";
 import { lockFile, saveParsedActivities } from "./save-parsed-activities";
 import { buildFit, rideRecords } from "../files/testing/fit-files";
@@ -720,7 +720,7 @@ describe("crash recovery", () => {
     expect(await activitiesOf(a.id)).toBe(0);
   });
 
-  it(`gives up after ${MAX_UPLOAD_ATTEMPTS} claims that never finished, with a failed upload and a clear error`, async () => {
+  it(`finishes a good file whose processing was cut short ${MAX_UPLOAD_ATTEMPTS} times (the service killed mid-way): a lapsed claim is no fault of the file's`, async () => {
     const a = await athlete();
     await processor.stop();
     const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
@@ -728,8 +728,20 @@ describe("crash recovery", () => {
     await db.update(uploads).set({ attempts: MAX_UPLOAD_ATTEMPTS, claimedUntil: sql`now() - interval '1 second'` }).where(eq(uploads.id, up.id));
     processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
     const done = await settled(a.token, up.id);
+    expect({ status: done.status, error: done.error }).toEqual({ status: "succeeded", error: null });
+    expect(await activitiesOf(a.id)).toBe(1);
+  });
+
+  it(`gives up after ${MAX_UPLOAD_CLAIMS} claims that never finished, with a failed upload and a clear error`, async () => {
+    const a = await athlete();
+    await processor.stop();
+    const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
+    const db = await api.db();
+    await db.update(uploads).set({ attempts: MAX_UPLOAD_CLAIMS, claimedUntil: sql`now() - interval '1 second'` }).where(eq(uploads.id, up.id));
+    processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
+    const done = await settled(a.token, up.id);
     expect(done).toMatchObject({ status: "failed", activity_ids: [], error: { code: "invalid_file" } });
-    expect(done.error!.detail).toContain(`${MAX_UPLOAD_ATTEMPTS} attempts`);
+    expect(done.error!.detail).toContain(`${MAX_UPLOAD_CLAIMS} attempts were cut short`);
     expect(await activitiesOf(a.id)).toBe(0);
   });
 });

@@ -51,7 +51,13 @@ export const uploads = pgTable(
     activityIds: text("activity_ids").array().notNull().default(sql`'{}'::text[]`),
     /** On `duplicate_activity`: the existing activity. */
     duplicateOf: text("duplicate_of"),
+    /** Claims so far, each counted as it is made (claim-uploads.ts). */
     attempts: integer("attempts").notNull().default(0),
+    /**
+     * Claims that ended in an unexpected error the processor caught. A claim whose processor
+     * died (the service stopped) counts in `attempts` only: that is no fault of the file's.
+     */
+    failures: integer("failures").notNull().default(0),
     claimedUntil: timestamp("claimed_until", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

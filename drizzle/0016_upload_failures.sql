@@ -1,0 +1,1 @@
+ALTER TABLE "uploads" ADD COLUMN "failures" integer DEFAULT 0 NOT NULL;
