@@ -19,6 +19,19 @@ function parse(bytes: Uint8Array): ParsedActivity[] {
 }
 
 describe("TCX", () => {
+  it("reads laps whose Calories are all 0 (the schema requires the element) as no energy recorded: null, not 0", () => {
+    const zero = "<Calories>0</Calories>";
+    const [a] = parse(
+      tcx(
+        `<Activity Sport="Biking"><Id>2024-01-01T10:00:00Z</Id>` +
+          lap("2024-01-01T10:00:00Z", 100, 300, tp("2024-01-01T10:00:00Z") + tp("2024-01-01T10:01:40Z"), zero) +
+          lap("2024-01-01T10:02:00Z", 300, 1200, tp("2024-01-01T10:02:00Z") + tp("2024-01-01T10:07:00Z"), zero) +
+          `</Activity>`,
+      ),
+    );
+    expect(a!.totals.energyJ).toBeNull();
+  });
+
   it("laps give the totals: moving time is the sum of TotalTimeSeconds, heart rate weighted by lap time", () => {
     const [a] = parse(
       tcx(

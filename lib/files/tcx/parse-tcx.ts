@@ -190,7 +190,9 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
           maxHeartRateHz: maxOf(distinct.map((d) => d.maxHeartRateHz)),
           // A lap's average watts (its LX extension) over the laps, as its heart rate.
           averagePowerW: weightedByTime(distinct, "averagePowerW"),
-          energyJ: sum(distinct.map((d) => d.energyJ)),
+          // TCX's schema requires a lap's Calories, so a writer that has none writes 0 (ours
+          // too): laps that all say 0 recorded no energy, which is null (CONTRACT §11), not 0.
+          energyJ: sum(distinct.map((d) => d.energyJ)) || null,
         },
         laps,
         ordinal: activities.length + 1,
