@@ -190,3 +190,63 @@ test("a developer rotates an endpoint's signing secret and deletes the endpoint,
     await hooks.close();
   }
 });
+
+test("a developer edits an endpoint's events and URL in place: a new URL answers the handshake first, one that does not changes nothing", async ({
+  browser,
+}) => {
+  const hooks = await endpoint();
+  try {
+    const dev = await browser.newContext();
+    const page = await dev.newPage();
+    await signIn(page, "dev@example.com");
+    await page.goto("/developers/apps/demo-training-log/webhooks");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const url = `${hooks.url}/${randomBytes(3).toString("hex")}`;
+    await page.getByLabel("Endpoint URL").fill(url);
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.getByRole("button", { name: "Done" }).click();
+    const item = page.getByRole("listitem", { name: url });
+    await expect(item).toContainText("activity.created");
+
+    // Cancel gives the focus back to Edit.
+    await item.getByRole("button", { name: "Edit" }).click();
+    await expect(item.getByLabel("Endpoint URL")).toBeFocused();
+    await item.getByRole("button", { name: "Cancel" }).click();
+    await expect(item.getByRole("button", { name: "Edit" })).toBeFocused();
+
+    // A URL nobody answers at: the handshake fails, and the endpoint stays as it was.
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/gone`;
+    await new Promise((resolve) => closed.close(resolve));
+    await item.getByRole("button", { name: "Edit" }).click();
+    await item.getByLabel("Endpoint URL").fill(deadUrl);
+    await item.getByRole("button", { name: "Save" }).click();
+    await expect(item.getByText("The new URL did not complete the handshake; nothing was changed.")).toBeVisible();
+    await item.getByRole("button", { name: "Cancel" }).click();
+    await expect(page.getByRole("listitem", { name: url })).toBeVisible();
+
+    // Events and a URL that answers: saved, and the item now names the new URL.
+    const moved = `${hooks.url}/${randomBytes(3).toString("hex")}`;
+    const handshakesBefore = hooks.handshakes.length;
+    await item.getByRole("button", { name: "Edit" }).click();
+    await item.getByLabel("Endpoint URL").fill(moved);
+    await item.getByRole("checkbox", { name: /^activity\.created/ }).uncheck();
+    await item.getByRole("button", { name: "Save" }).click();
+    const movedItem = page.getByRole("listitem", { name: moved });
+    await expect(movedItem.getByText("Saved.")).toBeVisible();
+    await expect(movedItem).not.toContainText("activity.created");
+    expect(hooks.handshakes.length).toBe(handshakesBefore + 1);
+
+    // Saving what is there changes nothing, and says so.
+    await movedItem.getByRole("button", { name: "Edit" }).click();
+    await movedItem.getByRole("button", { name: "Save" }).click();
+    await expect(movedItem.getByText("Nothing changed.")).toBeVisible();
+
+    await movedItem.getByRole("button", { name: "Delete" }).click();
+    await expect(page.getByRole("listitem", { name: moved })).toHaveCount(0);
+    await dev.close();
+  } finally {
+    await hooks.close();
+  }
+});

@@ -9,6 +9,7 @@ import { Field } from "@/components/ui/field";
 import { FormError } from "@/components/ui/form-error";
 import { Notice } from "@/components/ui/notice";
 import type { SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
+import { EventChoices } from "./event-choices";
 import { EVENT_OPTIONS, webhooksPath } from "./shared";
 
 /**
@@ -80,29 +81,7 @@ export function AddEndpointForm({
           </>
         }
       />
-      <fieldset>
-        <legend className="text-sm font-medium text-slate-700">Events</legend>
-        <div className="mt-2 grid gap-2 sm:grid-cols-2">
-          {EVENT_OPTIONS.map(({ type: t, label, scope }) => (
-            <label key={t} className="flex cursor-pointer items-start gap-2 rounded-md border border-slate-200 p-2 text-sm">
-              <input
-                type="checkbox"
-                className="mt-0.5"
-                checked={events.includes(t)}
-                onChange={(e) => setEvents((prev) => (e.target.checked ? [...prev, t] : prev.filter((x) => x !== t)))}
-              />
-              <span>
-                <span className="font-mono text-xs">{t}</span>
-                <span className="block text-xs text-slate-600">
-                  {label}
-                  {scope && ` Needs ${scope}.`}
-                </span>
-              </span>
-            </label>
-          ))}
-        </div>
-        {fields.events && <p className="mt-1 text-sm text-red-700">{fields.events}</p>}
-      </fieldset>
+      <EventChoices events={events} onChange={setEvents} error={fields.events} />
       <Field
         label="Verify token (optional)"
         value={verifyToken}

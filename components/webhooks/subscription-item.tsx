@@ -4,12 +4,14 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type Ref } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
+import { useFocusBack } from "@/components/ui/focus-back";
 import { FOCUSABLE_ROW } from "@/components/ui/focusable-rows";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import { DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES } from "@/lib/webhooks/policy";
 import type { Delivery, Subscription, SubscriptionWithSecret, UpdatedSubscription } from "@/lib/webhooks/subscriptions/schemas";
 import { DeliveryLog } from "./delivery-log";
+import { EditEndpointForm } from "./edit-endpoint-form";
 import { deliveriesKey, subscriptionPath, webhooksKey, type RevealedSecret } from "./shared";
 
 function StatusBadge({ sub }: { sub: Subscription }) {
@@ -44,6 +46,8 @@ export function SubscriptionItem({
   const [notice, setNotice] = useState<string | null>(null);
   // Open from the start: the log is what a developer comes to this page for; each delivery opens on its own.
   const [logOpen, setLogOpen] = useState(true);
+  const [editing, setEditing] = useState(false);
+  const { openerRef: editRef, close: closeEdit } = useFocusBack<HTMLButtonElement>(editing, () => setEditing(false));
   const refresh = () => {
     void qc.invalidateQueries({ queryKey: webhooksKey(clientId), exact: true });
     void qc.invalidateQueries({ queryKey: deliveriesKey(clientId, sub.id) });
@@ -137,66 +141,90 @@ export function SubscriptionItem({
         )}
         {notice && <Notice tone="success">{notice}</Notice>}
         {error && <Notice tone="error">{error.message}</Notice>}
-        <div className="flex flex-wrap gap-2">
-          {sub.status === "disabled" ? (
-            <>
-              <Button
-                disabled={busy}
-                onClick={() => {
-                  start();
-                  reenable.mutate(false);
-                }}
-              >
-                Re-enable
-              </Button>
+        {editing ? (
+          <EditEndpointForm
+            path={path}
+            sub={sub}
+            onCancel={closeEdit}
+            onSaved={(updated) => {
+              closeEdit();
+              setNotice(updated ? "Saved." : "Nothing changed.");
+              if (updated) refresh();
+            }}
+          />
+        ) : (
+          <div className="flex flex-wrap gap-2">
+            <Button
+              ref={editRef}
+              variant="secondary"
+              disabled={busy}
+              onClick={() => {
+                start();
+                setEditing(true);
+              }}
+            >
+              Edit
+            </Button>
+            {sub.status === "disabled" ? (
+              <>
+                <Button
+                  disabled={busy}
+                  onClick={() => {
+                    start();
+                    reenable.mutate(false);
+                  }}
+                >
+                  Re-enable
+                </Button>
+                <Button
+                  variant="secondary"
+                  disabled={busy}
+                  onClick={() => {
+                    start();
+                    reenable.mutate(true);
+                  }}
+                >
+                  Re-enable and redeliver
+                </Button>
+              </>
+            ) : (
               <Button
                 variant="secondary"
                 disabled={busy}
                 onClick={() => {
                   start();
-                  reenable.mutate(true);
+                  test.mutate();
                 }}
               >
-                Re-enable and redeliver
+                Send test event
               </Button>
-            </>
-          ) : (
+            )}
             <Button
               variant="secondary"
               disabled={busy}
+              // One click, with no confirm() (CONTRACT §9 names the action; a journey clicking it
+              // by name gets no answer to a native dialog): for 24 hours deliveries carry
+              // signatures with both secrets, so nothing breaks at once.
               onClick={() => {
                 start();
-                test.mutate();
+                rotate.mutate();
               }}
             >
-              Send test event
+              Rotate secret
             </Button>
-          )}
-          <Button
-            variant="secondary"
-            disabled={busy}
-            // One click, with no confirm() (CONTRACT §9 names the action; a journey clicking it
-            // by name gets no answer to a native dialog): for 24 hours deliveries carry
-            // signatures with both secrets, so nothing breaks at once.
-            onClick={() => {
-              start();
-              rotate.mutate();
-            }}
-          >
-            Rotate secret
-          </Button>
-          <Button
-            variant="danger"
-            disabled={busy}
-            // One click, as "Revoke" and "Disconnect" are (CONTRACT §9 names the action).
-            onClick={() => {
-              start();
-              remove.mutate();
-            }}
-          >
-            Delete
-          </Button>
-        </div>
+            <Button
+              variant="danger"
+              disabled={busy}
+              // One click, as "Revoke" and "Disconnect" are (CONTRACT §9 names the action).
+              onClick={() => {
+                start();
+                remove.mutate();
+              }}
+            >
+              Delete
+            </Button>
+          </div>
+        )}
       </div>
       <div className="border-t border-slate-100">
         <button

@@ -1,0 +1,82 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { Button } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
+import { FormError } from "@/components/ui/form-error";
+import { Notice } from "@/components/ui/notice";
+import type { Subscription, UpdatedSubscription } from "@/lib/webhooks/subscriptions/schemas";
+import { EventChoices } from "./event-choices";
+
+/**
+ * An endpoint's URL and event types, changed in place. Only what changed is sent: a new URL is
+ * verified with a fresh handshake before it replaces the old one, and if the endpoint does not
+ * complete it, what it did is shown and nothing changes.
+ */
+export function EditEndpointForm({
+  path,
+  sub,
+  onSaved,
+  onCancel,
+}: {
+  path: string;
+  sub: Subscription;
+  /** With the subscription as saved, or null when nothing changed. */
+  onSaved: (updated: UpdatedSubscription | null) => void;
+  onCancel: () => void;
+}) {
+  const [url, setUrl] = useState(sub.url);
+  const [events, setEvents] = useState<string[]>(sub.events);
+  const save = useMutation({
+    mutationFn: (changes: { url?: string; events?: string[] }) => consoleFetch<UpdatedSubscription>(path, { method: "PATCH", body: changes }),
+    onSuccess: onSaved,
+  });
+  const err = save.error instanceof ConsoleApiError ? save.error : null;
+  const fields = err?.fields ?? {};
+  const handshakeFailed = err?.code === "webhook_verification_failed";
+
+  return (
+    <form
+      noValidate
+      className="space-y-4"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const changes: { url?: string; events?: string[] } = {};
+        if (url.trim() !== sub.url) changes.url = url.trim();
+        if ([...events].sort().join() !== [...sub.events].sort().join()) changes.events = events;
+        if (Object.keys(changes).length) save.mutate(changes);
+        else onSaved(null);
+      }}
+    >
+      {handshakeFailed && (
+        <Notice tone="error">
+          <p className="font-medium">The new URL did not complete the handshake; nothing was changed.</p>
+          <p className="mt-1 break-words">{err.message}</p>
+        </Notice>
+      )}
+      {!handshakeFailed && <FormError error={save.error} shown={["url", "events"]} />}
+      {/* Opened in place of "Edit": the keyboard goes on in its first field. */}
+      <Field
+        label="Endpoint URL"
+        autoFocus
+        type="url"
+        inputMode="url"
+        value={url}
+        error={fields.url}
+        onChange={(e) => setUrl(e.target.value)}
+        hint="A new URL gets the handshake first, as a new endpoint does; deliveries go to it once it answers."
+      />
+      <EventChoices events={events} onChange={setEvents} error={fields.events} />
+      <div className="flex flex-wrap items-center gap-2">
+        <Button type="submit" disabled={save.isPending}>
+          {save.isPending ? "Saving…" : "Save"}
+        </Button>
+        <Button type="button" variant="secondary" onClick={onCancel}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}
