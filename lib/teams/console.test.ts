@@ -4,7 +4,7 @@ import { sessionCookieFor } from "../auth/test-session";
 import { refusal, setupApi } from "../testing/fixtures";
 import { InviteAthleteInput } from "./console-schemas";
 import { createTeam } from "./create-team";
-import { inviteAthlete } from "./invite-athlete";
+import { inviteAthlete, MAX_PENDING_FROM_ONE_INVITER } from "./invite-athlete";
 import { listCoachedTeams } from "./list-coached-teams";
 import { listMyMemberships } from "./list-my-memberships";
 import { respondToInvitation } from "./respond-to-invitation";
@@ -107,6 +107,30 @@ describe("inviteAthlete", () => {
     const unknown = await refusal(writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId: "team_nope", input: { email: target.email } })));
     expect(unknown.code).toBe("team_not_reachable");
     expect((await listMyMemberships(await api.as(target.id))).invitations).toEqual([]);
+  });
+});
+
+describe("inviteAthlete: a bound on one inviter's unanswered invitations to one person", () => {
+  it(`refuses the ${MAX_PENDING_FROM_ONE_INVITER + 1}th with 409 on the email field; an answer or a withdrawal makes room`, async () => {
+    const coach = await api.person();
+    const athlete = await api.person();
+    const teams: string[] = [];
+    for (let i = 0; i <= MAX_PENDING_FROM_ONE_INVITER; i++) teams.push((await writeAs(coach.id, (ctx) => createTeam({ ctx, input: { name: `Team ${i}` } }))).id);
+    for (const teamId of teams.slice(0, MAX_PENDING_FROM_ONE_INVITER)) {
+      await writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId, input: { email: athlete.email } }));
+    }
+    const last = teams.at(-1)!;
+    const err = await refusal(writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId: last, input: { email: athlete.email } })));
+    expect(err.code).toBe("conflict");
+    expect(err.errors).toEqual([expect.objectContaining({ field: "email", code: "conflict" })]);
+    expect((await listMyMemberships(await api.as(athlete.id))).invitations).toHaveLength(MAX_PENDING_FROM_ONE_INVITER);
+    // Another coach is not held back by this one's invitations.
+    const other = await api.person();
+    const otherTeam = await writeAs(other.id, (ctx) => createTeam({ ctx, input: { name: "Other" } }));
+    await expect(writeAs(other.id, (ctx) => inviteAthlete({ ctx, teamId: otherTeam.id, input: { email: athlete.email } }))).resolves.toMatchObject({ status: "invited" });
+    // Declining one makes room for the next.
+    await writeAs(athlete.id, (ctx) => respondToInvitation({ ctx, teamId: teams[0]!, answer: "decline" }));
+    await expect(writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId: last, input: { email: athlete.email } }))).resolves.toMatchObject({ status: "invited" });
   });
 });
 

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { WriteCtx } from "../http/operation";
 import type { Db } from "../db/client";
@@ -29,6 +29,9 @@ export async function coachedTeamName(db: Db, userId: string, teamId: string, do
   return row.name;
 }
 
+/** Unanswered invitations one person may hold from one inviter, across the inviter's teams. */
+export const MAX_PENDING_FROM_ONE_INVITER = 3;
+
 /**
  * Invites an existing account to a team as an athlete. The invitation grants nothing until
  * the athlete accepts it: reach counts only active memberships, and the answer (like the
@@ -53,6 +56,17 @@ export async function inviteAthlete({
   if (!person) {
     const detail = `No account uses ${input.email}. Ask them to sign up first, then invite them again.`;
     throw new ApiError("not_found", detail, { errors: [{ field: "email", code: "not_found", detail }] });
+  }
+  // One person's invitations from one inviter are bounded, so that nobody can fill another's
+  // Invitations page by making teams: past the bound, the person answers or the inviter
+  // withdraws first. (A race past it by one or two is harmless; the bound is about floods.)
+  const [pending] = await ctx.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(teamMemberships)
+    .where(and(eq(teamMemberships.userId, person.id), eq(teamMemberships.invitedBy, inviterId), eq(teamMemberships.status, "invited")));
+  if (pending!.n >= MAX_PENDING_FROM_ONE_INVITER) {
+    const detail = `${input.email} has ${pending!.n} invitations from you still unanswered; wait for their answer or withdraw one first.`;
+    throw new ApiError("conflict", detail, { errors: [{ field: "email", code: "conflict", detail }] });
   }
   // The primary key settles two coaches inviting the same person at once: one row wins.
   const [row] = await ctx.db
