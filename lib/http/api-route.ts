@@ -22,7 +22,7 @@ import { parseQuery, parseWith } from "./validation";
 import { requestStarted, requestsFirst, type Answering } from "./requests-first";
 import { readMultipartForm, type ReceivedFile } from "../uploads/multipart";
 import { allowAnyOrigin, anyOriginAnswer, preflightFields } from "./cors";
-import { claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
+import { assertIdempotencyKeyForm, claimIdempotencyKey, completeIdempotencyKey, findStoredAnswer } from "./idempotency";
 import { inWriteCtx, type BeforeArgs, type CtxFor, type HandlerArgs, type HttpMethod, type Operation, type OperationHandler, type RouteIo, type WriteCtx } from "./operation";
 import { knownLengthResponse, tellBodyLength } from "./known-length";
 import { REFUSED_HEADER } from "../../scripts/refused-header.mjs";
@@ -341,6 +341,8 @@ export async function beforeWrite<X>(
   { principal, key, fingerprint }: IdempotencyScope,
   before: () => Promise<X>,
 ): Promise<{ stored: { status: number; body: unknown } } | { prepared: X }> {
+  // A key of the wrong form is refused before the slow step, not after it.
+  if (key !== null) assertIdempotencyKeyForm(key);
   const stored = key === null ? undefined : await findStoredAnswer(db, principal, key, fingerprint);
   return stored ? { stored: { status: stored.status, body: stored.body } } : { prepared: await before() };
 }

@@ -44,17 +44,22 @@ function lockId(principal: string, key: string): string {
  * without committing (an error, a lost connection, a crashed instance) frees the key too:
  * no key is ever left claimed by a request that will not finish.
  */
+/** 400 unless `key` is 1 to 255 visible ASCII characters. */
+export function assertIdempotencyKeyForm(key: string): void {
+  if (key.length < 1 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new ApiError("invalid_request", "Idempotency-Key must be 1 to 255 visible ASCII characters.", {
+      errors: [{ field: "Idempotency-Key", code: "invalid_request", detail: "1 to 255 visible ASCII characters" }],
+    });
+  }
+}
+
 export async function claimIdempotencyKey(
   tx: Db,
   principal: string,
   key: string,
   requestFingerprint: string,
 ): Promise<IdempotencyClaim> {
-  if (key.length < 1 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new ApiError("invalid_request", "Idempotency-Key must be 1 to 255 visible ASCII characters.", {
-      errors: [{ field: "Idempotency-Key", code: "invalid_request", detail: "1 to 255 visible ASCII characters" }],
-    });
-  }
+  assertIdempotencyKeyForm(key);
   const requestHash = sha256Hex(requestFingerprint);
   const [lock] = rowsOf<{ locked: boolean }>(
     await tx.execute(sql`select pg_try_advisory_xact_lock(${lockId(principal, key)}::bigint) as locked`),

@@ -10,6 +10,8 @@ import { listMyMemberships } from "./list-my-memberships";
 import { respondToInvitation } from "./respond-to-invitation";
 import { inWriteCtx, type WriteCtx } from "../http/operation";
 import { teamMemberships } from "../db/schema";
+import { ApiError } from "../http/errors";
+import { leaveTeam } from "./end-membership";
 
 const api = setupApi();
 
@@ -297,6 +299,17 @@ describe("ending a membership: an athlete leaves, a coach removes an athlete or 
     const stayed = answers[0]!.status === 409 ? coach : second;
     const [roster] = await listCoachedTeams(await api.as(stayed.id));
     expect(roster!.members.map((m) => m.athlete_id).sort()).toEqual([athlete.id, stayed.id].sort());
+  });
+
+  it("two coaches leaving at once, again and again: one leaves and the other stays, never a deadlock", async () => {
+    for (let i = 0; i < 20; i++) {
+      const [a, b] = [await api.person(), await api.person()];
+      const teamId = await api.team(a.id, []);
+      await (await api.db()).insert(teamMemberships).values({ teamId, userId: b.id, role: "coach", status: "active", joinedAt: new Date() });
+      const outcomes = await Promise.allSettled([a, b].map((c) => writeAs(c.id, (ctx) => leaveTeam({ ctx, teamId }))));
+      const codes = outcomes.map((o) => (o.status === "fulfilled" ? "left" : o.reason instanceof ApiError ? o.reason.code : String(o.reason)));
+      expect(codes.sort(), `round ${i}`).toEqual(["conflict", "left"]);
+    }
   });
 
   it("a coach removes an athlete and withdraws an invitation; others cannot, and coaches are not removed", async () => {

@@ -13,20 +13,21 @@ import { coachedTeamName } from "./invite-athlete";
 export async function leaveTeam({ ctx, teamId }: { ctx: WriteCtx; teamId: string }): Promise<null> {
   requireAthleteActor(ctx.actor);
   const userId = ctx.actor.userId;
+  // The team's row first, in every leave: two coaches leaving at once take their turns on it,
+  // where locking their own rows first would hold one each and deadlock on the other's.
+  await ctx.db.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId)).for("update");
   const [mine] = await ctx.db
     .select({ role: teamMemberships.role, teamName: teams.name })
     .from(teamMemberships)
     .innerJoin(teams, eq(teams.id, teamMemberships.teamId))
-    .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, userId), eq(teamMemberships.status, "active")))
-    .for("update", { of: teamMemberships });
+    .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, userId), eq(teamMemberships.status, "active")));
   if (!mine) throw new ApiError("not_found", `You are not a member of team ${teamId}.`);
   if (mine.role !== "athlete") {
-    // Every running coach's row locked, so that two last coaches leaving at once cannot both go.
+    // Read under the team's lock: another coach's leave has committed or waits its turn.
     const runners = await ctx.db
       .select({ userId: teamMemberships.userId })
       .from(teamMemberships)
-      .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.status, "active"), inArray(teamMemberships.role, ["coach", "admin"])))
-      .for("update");
+      .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.status, "active"), inArray(teamMemberships.role, ["coach", "admin"])));
     if (!runners.some((r) => r.userId !== userId)) {
       throw new ApiError("conflict", `You are the only coach of ${mine.teamName}: a team needs one. Its athletes can leave it themselves.`);
     }
