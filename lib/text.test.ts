@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasHiddenCharacters, printableExcerpt } from "./text";
+import { hasHiddenCharacters, printableExcerpt, stripHiddenCharacters } from "./text";
 
 describe("hasHiddenCharacters", () => {
   it("finds controls, bidi overrides and isolates, zero-width characters and separators", () => {
@@ -15,9 +15,31 @@ describe("hasHiddenCharacters", () => {
   });
 
   it("finds the joiners where they would hide a lookalike: between Latin letters, or leading an emoji", () => {
-    for (const text of ["ex\u200Dample", "ex\u200Cample", "\u200D👩", "a\u200D👩"]) {
+    for (const text of ["ex\u200Dample", "ex\u200Cample", "\u200D👩", "a\u200D👩", "東京\u200Cランナーズ", "Հ\u200Cօ"]) {
       expect(hasHiddenCharacters(text), JSON.stringify(text)).toBe(true);
     }
+  });
+});
+
+describe("other characters drawn as nothing", () => {
+  it("are hidden too: a combining grapheme joiner, variation selectors away from an emoji, Hangul fillers, the Braille blank", () => {
+    for (const text of ["Harbor\u034F Runners", "pay\uFE0Fpal", "x\u{E0100}", "\u3164", "a\u115Fb", "\u2800", "a\u17B4b", "a\u180Bb"]) {
+      expect(hasHiddenCharacters(text), JSON.stringify(text)).toBe(true);
+    }
+    expect(hasHiddenCharacters("I \u2764\uFE0F running")).toBe(false);
+  });
+
+  it("are all hidden in a URL, where nothing hidden belongs", () => {
+    for (const text of ["https://a.example/👩\u200D💻", "https://a.example/\u0627\u200C\u0628", "https://a.example/\u2764\uFE0F"]) {
+      expect(hasHiddenCharacters(text, { strict: true }), JSON.stringify(text)).toBe(true);
+    }
+    expect(hasHiddenCharacters("https://a.example/cb?x=1", { strict: true })).toBe(false);
+  });
+
+  it("are taken out of a file's name, but for what the name keeps in place", () => {
+    expect(stripHiddenCharacters("می\u200Cخواهم.fit")).toBe("می\u200Cخواهم.fit");
+    expect(stripHiddenCharacters("👩\u200D💻 ride.fit")).toBe("👩\u200D💻 ride.fit");
+    expect(stripHiddenCharacters("ri\u200Bde\u202E.fit")).toBe("ride.fit");
   });
 });
 

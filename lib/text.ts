@@ -11,22 +11,36 @@ export function printableExcerpt(text: string, max: number): string {
 }
 
 /**
- * Whether `text` holds a character a name shown to people must not: a control, a format
- * character (bidi overrides and isolates, which make the text around a name read backwards;
- * zero-width characters, which hide a lookalike), a private-use or unassigned code point, or a
- * line or paragraph separator.
+ * A character text shown to people must not hold: a control, a format character (bidi
+ * overrides and isolates, which make the text around it read backwards; zero-width characters,
+ * which hide a lookalike), any other character Unicode says to draw as nothing (a combining
+ * grapheme joiner, variation selectors, Hangul fillers), the Braille blank, a private-use or
+ * unassigned code point, a lone surrogate, or a line or paragraph separator.
  */
-export function hasHiddenCharacters(text: string): boolean {
-  return new RegExp(HIDDEN_CHARACTERS.source, "u").test(text.replace(JOINERS_IN_PLACE, ""));
-}
+const HIDDEN = String.raw`[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]`;
+
+/** The scripts whose writing needs ZWNJ between letters (Persian and Kurdish in Arabic script, the Indic scripts). */
+const ZWNJ_SCRIPT = String.raw`[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}]`;
 
 /**
- * The two joiners where writing needs them, and where they hide nothing: ZWJ inside an emoji
- * sequence ("👩‍💻"), ZWNJ between letters of a script other than Latin, Greek or Cyrillic
- * (Persian "می‌خواهم", Indic conjuncts). Between Latin letters either would hide a lookalike.
+ * In a name, the few hidden characters writing needs where they hide nothing: ZWJ inside an
+ * emoji sequence ("👩‍💻"), a variation selector right after an emoji ("❤️"), ZWNJ between
+ * letters of a script that uses it (Persian "می‌خواهم", Indic conjuncts).
  */
-const JOINERS_IN_PLACE =
-  /(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200D(?=\p{Extended_Pictographic})|(?<=[\p{L}\p{M}](?<![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]))\u200C(?=\p{L}(?<![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]))/gu;
+const IN_PLACE = String.raw`(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200D(?=\p{Extended_Pictographic})|(?<=\p{Emoji})[\uFE0E\uFE0F]|(?<=${ZWNJ_SCRIPT})\u200C(?=${ZWNJ_SCRIPT})`;
 
-/** Every character `hasHiddenCharacters` looks for, lone surrogates too (global: for `replace`). */
-export const HIDDEN_CHARACTERS = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/gu;
+const NAME_SCAN = new RegExp(`(${IN_PLACE})|${HIDDEN}`, "gu");
+const STRICT_SCAN = new RegExp(HIDDEN, "u");
+
+/**
+ * Whether `text` holds a hidden character (HIDDEN): in a name, but for the ones writing needs
+ * in place (IN_PLACE); with `strict` (a URL, where nothing hidden belongs), any.
+ */
+export function hasHiddenCharacters(text: string, { strict = false } = {}): boolean {
+  return strict ? STRICT_SCAN.test(text) : stripHiddenCharacters(text) !== text;
+}
+
+/** `text` without its hidden characters, but for those a name keeps in place (a file's name, say). */
+export function stripHiddenCharacters(text: string): string {
+  return text.replace(NAME_SCAN, (_, kept: string | undefined) => kept ?? "");
+}

@@ -57,6 +57,11 @@ describe("redirect URI rules", () => {
     bad("http:///127.0.0.1/cb", "public", /host right after the scheme/);
     bad("https://exa\u200bmple.com/cb", "confidential", /zero-width/);
     bad("https://example.com/c\u202eb", "public", /bidi/);
+    // Nothing hidden belongs in a URI, not even what a name keeps (joiners, selectors).
+    bad("https://a.example/\u0627\u200c\u0628", "confidential", /zero-width/);
+    bad("https://a.example/\u{1F469}\u200d\u{1F4BB}", "confidential", /zero-width/);
+    bad("https://a.example/\u034fcb", "confidential", /zero-width/);
+    bad("https://a.example\u2215cb", "confidential", /host in ASCII/);
   });
 
   it("refuses wildcards: redirect URIs match exactly (RFC 9700 §4.1.3, OAuth 2.1 §4.1.1)", () => {

@@ -26,7 +26,7 @@ export function redirectUriProblem(uri: string, kind: AppKind): string | null {
   if (uri.length === 0) return "is empty";
   if (uri.length > MAX_URI_LENGTH) return `is longer than ${MAX_URI_LENGTH} characters`;
   if (/\s/.test(uri)) return "must not contain spaces";
-  if (hasHiddenCharacters(uri)) return "must not contain control, bidi or zero-width characters";
+  if (hasHiddenCharacters(uri, { strict: true })) return "must not contain control, bidi or zero-width characters";
   // A browser reads `https:\\host\\cb` as https://host/cb: what is registered must read as what it matches.
   if (uri.includes("\\")) return "must not contain backslashes";
   if (uri.includes("*")) return "must not contain wildcards: register each redirect URI exactly";
@@ -41,6 +41,10 @@ export function redirectUriProblem(uri: string, kind: AppKind): string | null {
   if (url.username || url.password) return "must not contain a user name or password";
   const scheme = url.protocol.slice(0, -1).toLowerCase();
 
+  // `https://a.example∕cb` (a division slash) reads as a.example/cb, but its host is
+  // a.xn--examplecb-…: a host is written as it is resolved, in ASCII (xn-- for a Unicode name).
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(uri)?.[1];
+  if (authority && /[^\x21-\x7e]/.test(authority)) return "must write its host in ASCII (xn--… for a name in other letters)";
   // `https:///cb` parses with the host "cb": the host must follow the two slashes.
   if ((scheme === "https" || scheme === "http") && !/^https?:\/\/[^/?#]/i.test(uri)) return "must name its host right after the scheme, as https://example.com/callback";
   if (scheme === "https") {

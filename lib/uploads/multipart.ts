@@ -1,7 +1,7 @@
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
 import { dropRestAfterAnswer } from "../http/body";
 import { ApiError } from "../http/errors";
-import { HIDDEN_CHARACTERS } from "../text";
+import { stripHiddenCharacters } from "../text";
 import { type Reservation, UPLOAD_BODY_WAIT_MS, uploadBodyBudget } from "./body-budget";
 
 /** How the one file part of a `multipart/form-data` body is read (`RouteIo.multipart`). */
@@ -230,6 +230,6 @@ function cleanFileName(raw: string | undefined): string | null {
   if (!raw) return null;
   // Without its folders, and without the characters a name shown to people must not hold
   // (text.ts): a bidi override would make "ride<U+202E>tif.exe" read as "rideexe.fit".
-  const name = Array.from(raw.replace(/^.*[\\/]/, "").replace(HIDDEN_CHARACTERS, "").trim()).slice(0, 255).join("");
+  const name = Array.from(stripHiddenCharacters(raw.replace(/^.*[\\/]/, "")).trim()).slice(0, 255).join("");
   return name || null;
 }

@@ -16,7 +16,7 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
   if (raw.length > MAX_WEBHOOK_URL_LENGTH) return `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`;
   // Shown as given in the console and the API: a bidi override would make it read as another
   // address. A URL holds them only percent-encoded.
-  if (hasHiddenCharacters(raw)) return "must not hold control, bidi or zero-width characters (percent-encode them)";
+  if (hasHiddenCharacters(raw, { strict: true })) return "must not hold control, bidi or zero-width characters (percent-encode them)";
   let u: URL;
   try {
     u = new URL(raw);
