@@ -498,10 +498,16 @@ describe("PATCH /v1/activities/{activity_id}", () => {
       expect(await res.json()).toEqual(a);
     }
     expect(await countRows(events, and(eq(events.objectId, a.id), eq(events.type, "activity.updated")))).toBe(0);
-    // One field that differs is a change, and its event.
-    const changed = await api.call(token, "PATCH", `/v1/activities/${a.id}`, { body: { ...fields, max_heart_rate_hz: 3 } });
-    expect((await changed.json()).max_heart_rate_hz).toBe(3);
+    // A speed of its own (not the one derived from distance and time) stays when the distance
+    // is sent back as it is: nothing changed, so nothing is derived again.
+    const own = Activity.parse(await (await api.call(token, "PATCH", `/v1/activities/${a.id}`, { body: { average_speed_mps: 3.5 } })).json());
+    const resent = await api.call(token, "PATCH", `/v1/activities/${a.id}`, { body: { distance_m: 5000 } });
+    expect(await resent.json()).toEqual(own);
     expect(await countRows(events, and(eq(events.objectId, a.id), eq(events.type, "activity.updated")))).toBe(1);
+    // One field that differs is a change, and its event.
+    const changed = await api.call(token, "PATCH", `/v1/activities/${a.id}`, { body: { max_heart_rate_hz: 3 } });
+    expect((await changed.json()).max_heart_rate_hz).toBe(3);
+    expect(await countRows(events, and(eq(events.objectId, a.id), eq(events.type, "activity.updated")))).toBe(2);
   });
 
   it("refuses an empty change and a null for a required field with 400, writing nothing", async () => {

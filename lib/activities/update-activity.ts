@@ -84,8 +84,11 @@ export async function updateActivity({
   }
   // The average speed a create derives from distance and time (createActivity) follows them
   // when they change, unless the change names a speed itself: /v1 and the console's edit agree.
+  // Sent with the value it has, a distance or time changes nothing, so neither does the speed.
+  const sentChanged = <K extends "distance_m" | "moving_time_s" | "elapsed_time_s">(field: K) =>
+    input[field] !== undefined && !sameStored(COLUMNS[field], input[field], existing[COLUMNS[field]]);
   const { distance_m, moving_time_s, elapsed_time_s } = input;
-  if (input.average_speed_mps === undefined && (distance_m !== undefined || moving_time_s !== undefined || elapsed_time_s !== undefined)) {
+  if (input.average_speed_mps === undefined && (sentChanged("distance_m") || sentChanged("moving_time_s") || sentChanged("elapsed_time_s"))) {
     const distance = distance_m !== undefined ? distance_m : existing.distanceM;
     const moving = moving_time_s !== undefined ? moving_time_s : existing.movingTimeS;
     const time = moving ?? elapsed_time_s ?? existing.elapsedTimeS;
