@@ -328,7 +328,7 @@ test("a coach's consent screen says the app reads their team's athletes too; an 
     await page.goto(authorizeLink("demo-mobile", app.redirectUri, ["athlete.read", "activities.read"]).url);
     await expectConsent(page, "Demo Mobile", ["athlete.read", "activities.read"]);
     await expect(page.getByRole("note")).toHaveText(
-      "You coach Harbor Runners (2 athletes). With these permissions the app can read the same of your athletes as of you, for as long as they are on your team.",
+      "You coach Harbor Runners (2 members). With these permissions the app can read the same of your teams' members as of you, for as long as they are on your team.",
     );
     // Only the teams list: nothing of an athlete's own data, nothing to say.
     await page.goto(authorizeLink("demo-mobile", app.redirectUri, ["teams.read"]).url);

@@ -58,8 +58,8 @@ export function ConsentScreen({
   app: { name: string; logoUrl: string | null; homepageUrl: string | null; unreviewedFrom: string | null };
   /** The tokens are for the MCP server: the client is an assistant. */
   forAssistant: boolean;
-  /** The teams the person coaches that have athletes: a token of theirs reaches those athletes too. */
-  coachedTeams: { name: string; athletes: number }[];
+  /** The teams the person coaches that have other members: a token of theirs reaches those members too. */
+  coachedTeams: { id: string; name: string; members: number }[];
   account: string;
   newScopes: ScopeLine[];
   grantedScopes: ScopeLine[];
@@ -123,18 +123,18 @@ export function ConsentScreen({
         ))}
       </ul>
       {coachedTeams.length > 0 && [...newScopes, ...grantedScopes].some((s) => ATHLETE_DATA_SCOPES.has(s.name)) && (
-        <p role="note" className="mt-3 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm text-slate-700">
+        <p role="note" className="mt-3 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm text-slate-700 [overflow-wrap:anywhere]">
           You coach{" "}
           {coachedTeams.map((t, i) => (
-            <span key={t.name}>
+            <span key={t.id}>
               {i > 0 && (i === coachedTeams.length - 1 ? " and " : ", ")}
               <strong>
                 <bdi>{t.name}</bdi>
               </strong>{" "}
-              ({t.athletes} {t.athletes === 1 ? "athlete" : "athletes"})
+              ({t.members} {t.members === 1 ? "member" : "members"})
             </span>
           ))}
-          . With these permissions {forAssistant ? "the assistant" : "the app"} can read the same of your athletes as of you, for as long as they are on your team.
+          . With these permissions {forAssistant ? "the assistant" : "the app"} can read the same of your teams&apos; members as of you, for as long as they are on your team.
         </p>
       )}
       {grantedScopes.length > 0 && newScopes.length > 0 && (

@@ -77,7 +77,7 @@ export function InvitationsPanel() {
               return (
                 <li key={inv.team_id} aria-label={inv.team_name} className="flex flex-col gap-3 px-4 py-4 sm:flex-row sm:items-center sm:justify-between">
                   <div className="min-w-0 space-y-1">
-                    <p className="font-medium">{inv.team_name}</p>
+                    <p className="font-medium [overflow-wrap:anywhere]">{inv.team_name}</p>
                     <p className="text-sm text-slate-600">
                       {inv.invited_by ?? "A coach"} invited you on {formatDay(inv.invited_at)}. If you accept, the team&apos;s coaches can see your profile, activities and metrics.
                     </p>
@@ -105,7 +105,7 @@ export function InvitationsPanel() {
             {mine.data.teams.map((t) => (
               <li key={t.team_id} aria-label={t.team_name} className="flex flex-wrap items-center justify-between gap-2 px-4 py-3">
                 <div className="min-w-0">
-                  <p className="font-medium">{t.team_name}</p>
+                  <p className="font-medium [overflow-wrap:anywhere]">{t.team_name}</p>
                   <p className="text-xs text-slate-500">
                     {ROLE_LABELS[t.role]}
                     {t.joined_at && ` · joined ${formatDay(t.joined_at)}`}

@@ -37,6 +37,9 @@ export function TeamsPanel() {
   );
 }
 
+/** A 404 from Remove or Withdraw: the person or the invitation was gone already. */
+const isGone = (err: unknown) => err instanceof ConsoleApiError && err.status === 404;
+
 function TeamCard({ team }: { team: CoachedTeam }) {
   const qc = useQueryClient();
   const active = team.members.filter((m) => m.status === "active").length;
@@ -60,7 +63,16 @@ function TeamCard({ team }: { team: CoachedTeam }) {
       }));
       void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
     },
-    onError: () => void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY }),
+    onError: (err, m) => {
+      // Gone already (they left, or another coach was first): what the coach wanted, said so.
+      if (isGone(err)) {
+        setDone((d) => ({
+          id: (d?.id ?? 0) + 1,
+          text: m.athlete_id ? `${m.name ?? m.email} is no longer on ${team.name}.` : `The invitation to ${m.email} is no longer open.`,
+        }));
+      }
+      void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
+    },
   });
   return (
     <section aria-label={team.name}>
@@ -80,12 +92,13 @@ function TeamCard({ team }: { team: CoachedTeam }) {
             </FocusedNotice>
           </div>
         )}
-        {remove.error && (
+        {remove.error && !isGone(remove.error) && (
           <div className="-mx-1 mb-3">
-            <Notice tone="error">
+            {/* Its row may be gone with the roster's refresh: the keyboard goes on from here. */}
+            <FocusedNotice key={remove.submittedAt} tone="error">
               Could not {remove.variables?.athlete_id ? `remove ${remove.variables.name ?? remove.variables.email}` : `withdraw the invitation to ${remove.variables?.email}`}:{" "}
               {remove.error.message}
-            </Notice>
+            </FocusedNotice>
           </div>
         )}
         <ul className="-mx-4 -mt-4 divide-y divide-slate-100" aria-label={`Members of ${team.name}`}>

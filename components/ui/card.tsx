@@ -5,7 +5,7 @@ export function Card({ title, actions, children }: { title?: ReactNode; actions?
     <section className="rounded-lg border border-slate-200 bg-white shadow-sm">
       {(title || actions) && (
         <header className="flex flex-wrap items-center justify-between gap-2 border-b border-slate-100 px-4 py-3">
-          {title && <h2 className="text-base font-semibold">{title}</h2>}
+          {title && <h2 className="min-w-0 text-base font-semibold [overflow-wrap:anywhere]">{title}</h2>}
           {actions}
         </header>
       )}

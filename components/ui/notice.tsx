@@ -10,7 +10,7 @@ const TONES = {
 /** A message on the page. Find it by its text: Next.js's route announcer is a role=alert too. */
 export function Notice({ tone = "info", children }: { tone?: keyof typeof TONES; children: ReactNode }) {
   return (
-    <div role={tone === "error" ? "alert" : "status"} data-kind={tone} className={`rounded-md border px-3 py-2 text-sm ${TONES[tone]}`}>
+    <div role={tone === "error" ? "alert" : "status"} data-kind={tone} className={`rounded-md border px-3 py-2 text-sm [overflow-wrap:anywhere] ${TONES[tone]}`}>
       {children}
     </div>
   );

@@ -29,8 +29,9 @@ export function EditEndpointForm({
 }) {
   const [url, setUrl] = useState(sub.url);
   const [events, setEvents] = useState<string[]>(sub.events);
+  const [verifyToken, setVerifyToken] = useState("");
   const save = useMutation({
-    mutationFn: (changes: { url?: string; events?: string[] }) => consoleFetch<UpdatedSubscription>(path, { method: "PATCH", body: changes }),
+    mutationFn: (changes: { url?: string; events?: string[]; verify_token?: string }) => consoleFetch<UpdatedSubscription>(path, { method: "PATCH", body: changes }),
     onSuccess: onSaved,
   });
   const err = save.error instanceof ConsoleApiError ? save.error : null;
@@ -43,8 +44,12 @@ export function EditEndpointForm({
       className="space-y-4"
       onSubmit={(e) => {
         e.preventDefault();
-        const changes: { url?: string; events?: string[] } = {};
-        if (url.trim() !== sub.url) changes.url = url.trim();
+        const changes: { url?: string; events?: string[]; verify_token?: string } = {};
+        if (url.trim() !== sub.url) {
+          changes.url = url.trim();
+          // The token is not kept: an endpoint that checks it is sent the one typed here.
+          if (verifyToken.trim()) changes.verify_token = verifyToken.trim();
+        }
         if ([...events].sort().join() !== [...sub.events].sort().join()) changes.events = events;
         if (Object.keys(changes).length) save.mutate(changes);
         else onSaved(null);
@@ -56,7 +61,7 @@ export function EditEndpointForm({
           <p className="mt-1 break-words">{err.message}</p>
         </Notice>
       )}
-      {!handshakeFailed && <FormError error={save.error} shown={["url", "events"]} />}
+      {!handshakeFailed && <FormError error={save.error} shown={["url", "events", "verify_token"]} />}
       {/* Opened in place of "Edit": the keyboard goes on in its first field. */}
       <Field
         label="Endpoint URL"
@@ -67,6 +72,14 @@ export function EditEndpointForm({
         error={fields.url}
         onChange={(e) => setUrl(e.target.value)}
         hint="A new URL gets the handshake first, as a new endpoint does; deliveries go to it once it answers."
+      />
+      <Field
+        label="Verify token (optional)"
+        value={verifyToken}
+        maxLength={200}
+        error={fields.verify_token}
+        onChange={(e) => setVerifyToken(e.target.value)}
+        hint="Sent as hub.verify_token in the new URL's handshake, if your endpoint checks it. Generated if left empty."
       />
       <EventChoices events={events} onChange={setEvents} error={fields.events} />
       <div className="flex flex-wrap items-center gap-2">

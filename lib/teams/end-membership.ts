@@ -64,7 +64,7 @@ export async function removeFromTeam({
         ),
       )
       .returning();
-    if (!row) throw new ApiError("not_found", `${teamName} has no pending invitation for ${email}.`);
+    if (!row) throw new ApiError("not_found", `${teamName} has no pending invitation for that email: it may have been answered or withdrawn.`);
     return null;
   }
   const [row] = await ctx.db
@@ -84,5 +84,5 @@ export async function removeFromTeam({
     .from(teamMemberships)
     .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, member.athleteId), eq(teamMemberships.status, "active")));
   if (other) throw new ApiError("conflict", `Coaches and admins of ${teamName} are not removed by others: each leaves the team on their own.`);
-  throw new ApiError("not_found", `${member.athleteId} is not an athlete on ${teamName}.`);
+  throw new ApiError("not_found", `That athlete is not on ${teamName} (any more): they may have left or been removed.`);
 }
