@@ -2,14 +2,12 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
-import { FormError } from "@/components/ui/form-error";
-import { Notice } from "@/components/ui/notice";
 import type { SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
-import { EventChoices } from "./event-choices";
+import { EndpointProblem, EventChoices, VerifyTokenField, endpointFieldErrors } from "./endpoint-fields";
 import { EVENT_OPTIONS, webhooksPath } from "./shared";
 
 /**
@@ -43,9 +41,7 @@ export function AddEndpointForm({
       onCreated(sub);
     },
   });
-  const err = create.error instanceof ConsoleApiError ? create.error : null;
-  const fields = err?.fields ?? {};
-  const handshakeFailed = err?.code === "webhook_verification_failed";
+  const fields = endpointFieldErrors(create.error);
 
   return (
     <form
@@ -56,13 +52,7 @@ export function AddEndpointForm({
         create.mutate();
       }}
     >
-      {handshakeFailed && (
-        <Notice tone="error">
-          <p className="font-medium">The endpoint did not complete the handshake; nothing was created.</p>
-          <p className="mt-1 break-words">{err.message}</p>
-        </Notice>
-      )}
-      {!handshakeFailed && <FormError error={create.error} shown={["url", "events", "verify_token"]} />}
+      <EndpointProblem error={create.error} failed="The endpoint did not complete the handshake; nothing was created." />
       {/* Opened in place of "Add endpoint": the keyboard goes on in its first field. */}
       <Field
         label="Endpoint URL"
@@ -82,12 +72,10 @@ export function AddEndpointForm({
         }
       />
       <EventChoices events={events} onChange={setEvents} error={fields.events} />
-      <Field
-        label="Verify token (optional)"
+      <VerifyTokenField
         value={verifyToken}
-        maxLength={200}
+        onChange={setVerifyToken}
         error={fields.verify_token}
-        onChange={(e) => setVerifyToken(e.target.value)}
         hint="Sent as hub.verify_token so your endpoint can tell the handshake is for it. Generated if left empty."
       />
       <div className="flex flex-wrap items-center gap-2">

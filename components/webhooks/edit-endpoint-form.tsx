@@ -2,13 +2,11 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
-import { FormError } from "@/components/ui/form-error";
-import { Notice } from "@/components/ui/notice";
 import type { Subscription, UpdatedSubscription } from "@/lib/webhooks/subscriptions/schemas";
-import { EventChoices } from "./event-choices";
+import { EndpointProblem, EventChoices, VerifyTokenField, endpointFieldErrors } from "./endpoint-fields";
 
 /**
  * An endpoint's URL and event types, changed in place. Only what changed is sent: a new URL is
@@ -34,9 +32,7 @@ export function EditEndpointForm({
     mutationFn: (changes: { url?: string; events?: string[]; verify_token?: string }) => consoleFetch<UpdatedSubscription>(path, { method: "PATCH", body: changes }),
     onSuccess: onSaved,
   });
-  const err = save.error instanceof ConsoleApiError ? save.error : null;
-  const fields = err?.fields ?? {};
-  const handshakeFailed = err?.code === "webhook_verification_failed";
+  const fields = endpointFieldErrors(save.error);
 
   return (
     <form
@@ -55,13 +51,7 @@ export function EditEndpointForm({
         else onSaved(null);
       }}
     >
-      {handshakeFailed && (
-        <Notice tone="error">
-          <p className="font-medium">The new URL did not complete the handshake; nothing was changed.</p>
-          <p className="mt-1 break-words">{err.message}</p>
-        </Notice>
-      )}
-      {!handshakeFailed && <FormError error={save.error} shown={["url", "events", "verify_token"]} />}
+      <EndpointProblem error={save.error} failed="The new URL did not complete the handshake; nothing was changed." />
       {/* Opened in place of "Edit": the keyboard goes on in its first field. */}
       <Field
         label="Endpoint URL"
@@ -73,12 +63,10 @@ export function EditEndpointForm({
         onChange={(e) => setUrl(e.target.value)}
         hint="A new URL gets the handshake first, as a new endpoint does; deliveries go to it once it answers."
       />
-      <Field
-        label="Verify token (optional)"
+      <VerifyTokenField
         value={verifyToken}
-        maxLength={200}
+        onChange={setVerifyToken}
         error={fields.verify_token}
-        onChange={(e) => setVerifyToken(e.target.value)}
         hint="Sent as hub.verify_token in the new URL's handshake, if your endpoint checks it. Generated if left empty."
       />
       <EventChoices events={events} onChange={setEvents} error={fields.events} />
