@@ -52,3 +52,12 @@ export function resolveClientAddress(peer: string | undefined | null, forwardedF
 export function clientAddress(req: Request): string {
   return resolveClientAddress(req.headers.get(PEER_ADDRESS_HEADER), req.headers.get("x-forwarded-for"), getEnv().trustedProxies);
 }
+
+/**
+ * Whether the request came through a proxy named in TRUSTED_PROXIES (its socket's peer is
+ * one): only then are the `X-Forwarded-*` headers the proxy's word rather than the client's.
+ */
+export function fromTrustedProxy(req: Request): boolean {
+  const peer = canonical(req.headers.get(PEER_ADDRESS_HEADER));
+  return peer !== undefined && trusted(peer, getEnv().trustedProxies);
+}

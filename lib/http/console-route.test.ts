@@ -154,6 +154,24 @@ describe("console routes: a window per signed-in person (CONTRACT §10)", () => 
     expect(await countRows(teams, eq(teams.createdBy, me.id))).toBe(2);
   });
 
+  it("reads X-Forwarded-Host only from a trusted proxy: a client's own cannot make another site's Origin match", async () => {
+    const me = await signedIn();
+    const forged = { origin: "https://evil.example", "x-forwarded-host": "evil.example" };
+    const refused = await consoleCall(me.cookie, "POST", "/api/console/teams", { name: "Forged" }, forged);
+    expect(refused.status).toBe(400);
+    expect(await countRows(teams, eq(teams.createdBy, me.id))).toBe(0);
+    // Through a proxy named in TRUSTED_PROXIES (this test's loopback peer), the header is the proxy's word.
+    process.env.TRUSTED_PROXIES = "loopback";
+    resetEnvForTests();
+    try {
+      const proxied = await consoleCall(me.cookie, "POST", "/api/console/teams", { name: "Proxied" }, forged);
+      expect(proxied.status, await proxied.clone().text()).toBe(201);
+    } finally {
+      delete process.env.TRUSTED_PROXIES;
+      resetEnvForTests();
+    }
+  });
+
   it("refuses a cross-site write before counting it, so another site cannot spend someone's window", async () => {
     limitTo(3);
     const me = await signedIn();

@@ -5,6 +5,7 @@ import type { Ctx } from "../auth/actor";
 import { sessionUserId } from "../auth/session";
 import { getDb } from "../db/client";
 import { ApiError } from "./errors";
+import { fromTrustedProxy } from "./client-address";
 import type { FileBody } from "./file-body";
 import type { RawJson } from "./raw-json";
 import { baseHeaders, beforeWrite, errorToResponse, idempotentWrite, jsonResponse, parseRequest, runVerb, setLocation, shapeResponse, type RouteHandler } from "./api-route";
@@ -26,7 +27,9 @@ export const CONSOLE_LIMIT_SCALE = 5;
  */
 export function assertSameOrigin(req: Request): void {
   const origin = req.headers.get("origin");
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  // A proxy's X-Forwarded-Host names the host the browser used; a client's own is only its word.
+  const forwarded = fromTrustedProxy(req) ? req.headers.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
+  const host = forwarded || req.headers.get("host");
   if (origin) {
     try {
       if (new URL(origin).host === host) return;

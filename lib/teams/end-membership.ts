@@ -21,7 +21,7 @@ export async function leaveTeam({ ctx, teamId }: { ctx: WriteCtx; teamId: string
     .from(teamMemberships)
     .innerJoin(teams, eq(teams.id, teamMemberships.teamId))
     .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, userId), eq(teamMemberships.status, "active")));
-  if (!mine) throw new ApiError("not_found", `You are not a member of team ${teamId}.`);
+  if (!mine) throw new ApiError("not_found", "You are not a member of that team (any more).");
   if (mine.role !== "athlete") {
     // Read under the team's lock: another coach's leave has committed or waits its turn.
     const runners = await ctx.db

@@ -28,7 +28,7 @@ export async function respondToInvitation({
     answer === "accept"
       ? await ctx.db.update(teamMemberships).set({ status: "active", joinedAt: new Date() }).where(pending).returning()
       : await ctx.db.delete(teamMemberships).where(pending).returning();
-  if (!row) throw new ApiError("not_found", `You have no pending invitation to team ${teamId}.`);
+  if (!row) throw new ApiError("not_found", "You have no pending invitation to that team: it may have been answered or withdrawn.");
   if (answer === "decline") return null;
   const [team] = await ctx.db.select({ name: teams.name }).from(teams).where(eq(teams.id, teamId));
   return { team_id: teamId, team_name: team!.name, role: row.role, joined_at: row.joinedAt?.toISOString() ?? null };
