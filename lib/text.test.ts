@@ -9,7 +9,7 @@ describe("hasHiddenCharacters", () => {
   });
 
   it("lets the joiners stand where writing needs them: ZWJ in an emoji sequence, ZWNJ between letters of other scripts", () => {
-    for (const text of ["👩\u200D💻 Coding", "Run 🏃🏽\u200D♀️", "می\u200Cخواهم", "क्\u200Cष", "plain name"]) {
+    for (const text of ["👩\u200D💻 Coding", "Run 🏃🏽\u200D♀️", "می\u200Cخواهم", "مِ\u200Cی", "क्\u200Cष", "क्\u200Dष", "plain name"]) {
       expect(hasHiddenCharacters(text), JSON.stringify(text)).toBe(false);
     }
   });

@@ -19,15 +19,16 @@ export function printableExcerpt(text: string, max: number): string {
  */
 const HIDDEN = String.raw`[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]`;
 
-/** The scripts whose writing needs ZWNJ between letters (Persian and Kurdish in Arabic script, the Indic scripts). */
+/** The scripts whose writing needs ZWNJ or ZWJ between letters (Persian and Kurdish in Arabic script, the Indic scripts). */
 const ZWNJ_SCRIPT = String.raw`[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}]`;
 
 /**
  * In a name, the few hidden characters writing needs where they hide nothing: ZWJ inside an
- * emoji sequence ("👩‍💻"), a variation selector right after an emoji ("❤️"), ZWNJ between
- * letters of a script that uses it (Persian "می‌خواهم", Indic conjuncts).
+ * emoji sequence ("👩‍💻"), a variation selector right after an emoji ("❤️"), ZWNJ or ZWJ
+ * between letters of a script that uses them, vowel marks after the first letter included
+ * (Persian "می‌خواهم", Indic half-forms and conjuncts).
  */
-const IN_PLACE = String.raw`(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200D(?=\p{Extended_Pictographic})|(?<=\p{Emoji})[\uFE0E\uFE0F]|(?<=${ZWNJ_SCRIPT})\u200C(?=${ZWNJ_SCRIPT})`;
+const IN_PLACE = String.raw`(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200D(?=\p{Extended_Pictographic})|(?<=\p{Emoji})[\uFE0E\uFE0F]|(?<=${ZWNJ_SCRIPT}\p{M}*)[\u200C\u200D](?=${ZWNJ_SCRIPT})`;
 
 const NAME_SCAN = new RegExp(`(${IN_PLACE})|${HIDDEN}`, "gu");
 const STRICT_SCAN = new RegExp(HIDDEN, "u");
@@ -44,3 +45,6 @@ export function hasHiddenCharacters(text: string, { strict = false } = {}): bool
 export function stripHiddenCharacters(text: string): string {
   return text.replace(NAME_SCAN, (_, kept: string | undefined) => kept ?? "");
 }
+
+/** What a name holding hidden characters is told (the name fields' shared refinement). */
+export const HIDDEN_IN_NAME_MESSAGE = "use letters, digits, spaces and punctuation: no control, bidi or zero-width characters";

@@ -3,11 +3,18 @@ import { z } from "zod";
 import type { WriteCtx } from "../http/operation";
 import { athleteProfiles, users } from "../db/schema";
 import { isValidTimezone } from "../time/local";
+import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
 import { getAthleteProfile } from "./get-athlete-profile";
 import { requireAthleteActor } from "./reach";
 
 export const UpdateProfileInput = z.strictObject({
-  name: z.string().trim().min(1, "enter your name").max(100, "use at most 100 characters").optional(),
+  name: z
+    .string()
+    .trim()
+    .min(1, "enter your name")
+    .max(100, "use at most 100 characters")
+    .refine((name) => !hasHiddenCharacters(name), HIDDEN_IN_NAME_MESSAGE)
+    .optional(),
   timezone: z
     .string()
     .refine(isValidTimezone, { message: "must be an IANA timezone name", params: { code: "invalid_enum_value" } })

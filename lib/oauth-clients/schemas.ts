@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { hasHiddenCharacters } from "../text";
+import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
 import { Instant } from "../http/schemas";
 import { MAX_REDIRECT_URIS, MAX_URI_LENGTH, pageUrlProblem, tooLongRedirectUri } from "./redirect-uris";
 
@@ -13,7 +13,7 @@ const AppName = z
   .trim()
   .min(1, "give the app a name")
   .max(100, "use at most 100 characters")
-  .refine((name) => !hasHiddenCharacters(name), "use letters, digits, spaces and punctuation: no control, bidi or zero-width characters");
+  .refine((name) => !hasHiddenCharacters(name), HIDDEN_IN_NAME_MESSAGE);
 
 const RedirectUriList = z
   // Said with the URI it is about: the list's field errors are shown together, under the box.

@@ -276,6 +276,10 @@ describe("dynamic client registration (RFC 7591)", () => {
       }
     };
     expect(refusal({ client_name: "X", redirect_uris: ["https://*.example.com/cb"] })).toMatchObject({ error: "invalid_redirect_uri", description: expect.stringMatching(/a \* in its host/) });
+    // Nor one that reads as another than it is: spaces, a newline, a backslash, no // before the host, a host in other letters, a hidden character.
+    for (const uri of [" https://x.example/cb", "https://x.example/c\nb", "https:\\\\x.example\\cb", "https:x.example/cb", "https://x\uFF0Eexample/cb", "https://x.example/\u200Bcb"]) {
+      expect(refusal({ client_name: "X", redirect_uris: [uri] }), JSON.stringify(uri)).toMatchObject({ error: "invalid_redirect_uri" });
+    }
     // Nor a name whose characters turn around or hide the words shown beside it.
     for (const name of ["Claude\u202e ,ia.edualc morf", "Clau\u200bde", "Desk\u2066Assistant"]) {
       expect(refusal({ client_name: name, redirect_uris: ["https://x.example/cb"] }), JSON.stringify(name)).toMatchObject({

@@ -6,6 +6,8 @@ import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
 import { SignUpRateLimited, signUpFrom } from "./people";
+import { SignUpInput } from "./schemas";
+import { UpdateProfileInput } from "../athletes/update-profile";
 
 const api = setupApi();
 
@@ -33,5 +35,17 @@ describe("signUpFrom: sign-up is limited per source address", () => {
     expect(await countRows(users, eq(users.email, refused.email))).toBe(0);
 
     await expect(signUpFrom(db, newcomer(), "203.0.113.10")).resolves.toMatchObject({ id: expect.any(String) });
+  });
+});
+
+describe("a person's name", () => {
+  it("refuses what would turn it around or hide a lookalike (bidi, zero-width, NUL), at sign-up and in the profile, and keeps an emoji sequence", () => {
+    const base = { email: "n@example.com", password: "a-long-password" };
+    for (const name of ["Eve\u202Egnp.exe", "Zed\u200B", "A\u0000B"]) {
+      expect(SignUpInput.safeParse({ ...base, name }).success, JSON.stringify(name)).toBe(false);
+      expect(UpdateProfileInput.safeParse({ name }).success, JSON.stringify(name)).toBe(false);
+    }
+    expect(SignUpInput.safeParse({ ...base, name: "Ava 👩\u200D💻" }).success).toBe(true);
+    expect(UpdateProfileInput.safeParse({ name: "Ava Lind" }).success).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Instant } from "../http/schemas";
-import { hasHiddenCharacters } from "../text";
+import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
 
 // The console's view of teams: unlike the public API (schemas.ts), it shows invitations
 // that have not been accepted, because the people managing them need to see them.
@@ -12,7 +12,7 @@ export const CreateTeamInput = z.strictObject({
     .min(1, "give the team a name")
     .max(100)
     // Shown to the athletes it invites: a bidi override would make it read as another team's.
-    .refine((name) => !hasHiddenCharacters(name), "use letters, digits, spaces and punctuation: no control, bidi or zero-width characters"),
+    .refine((name) => !hasHiddenCharacters(name), HIDDEN_IN_NAME_MESSAGE),
 });
 
 export const InviteAthleteInput = z.strictObject({

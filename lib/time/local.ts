@@ -19,14 +19,46 @@ export function isValidLocalDateTime(s: string): boolean {
   return Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 60;
 }
 
-let zones: Set<string> | undefined;
+/**
+ * Zones IANA renamed whose old name is the one ICU (and so `Intl.supportedValuesOf`) still
+ * lists: the old name, then today's. Both are taken (a profile may hold either; ICU and
+ * PostgreSQL read both); the picker offers today's, which is the one people look for.
+ */
+const RENAMED_ZONES: Record<string, string> = {
+  "Africa/Asmera": "Africa/Asmara",
+  "America/Buenos_Aires": "America/Argentina/Buenos_Aires",
+  "America/Catamarca": "America/Argentina/Catamarca",
+  "America/Coral_Harbour": "America/Atikokan",
+  "America/Cordoba": "America/Argentina/Cordoba",
+  "America/Godthab": "America/Nuuk",
+  "America/Indianapolis": "America/Indiana/Indianapolis",
+  "America/Jujuy": "America/Argentina/Jujuy",
+  "America/Louisville": "America/Kentucky/Louisville",
+  "America/Mendoza": "America/Argentina/Mendoza",
+  "Asia/Calcutta": "Asia/Kolkata",
+  "Asia/Katmandu": "Asia/Kathmandu",
+  "Asia/Rangoon": "Asia/Yangon",
+  "Asia/Saigon": "Asia/Ho_Chi_Minh",
+  "Atlantic/Faeroe": "Atlantic/Faroe",
+  "Europe/Kiev": "Europe/Kyiv",
+  "Pacific/Enderbury": "Pacific/Kanton",
+  "Pacific/Ponape": "Pacific/Pohnpei",
+  "Pacific/Truk": "Pacific/Chuuk",
+};
+
+let picker: string[] | undefined;
+let accepted: Set<string> | undefined;
+
+/** The zones to pick from: every zone ICU knows, under today's IANA name, sorted. */
 export function timezones(): string[] {
-  return [...(zones ??= new Set(["UTC", ...Intl.supportedValuesOf("timeZone")]))];
+  return (picker ??= ["UTC", ...new Set(Intl.supportedValuesOf("timeZone").map((z) => RENAMED_ZONES[z] ?? z))].sort((a, b) =>
+    a === "UTC" ? -1 : b === "UTC" ? 1 : a.localeCompare(b),
+  ));
 }
 
 export function isValidTimezone(tz: string): boolean {
-  zones ??= new Set(["UTC", ...Intl.supportedValuesOf("timeZone")]);
-  return zones.has(tz);
+  accepted ??= new Set(["UTC", ...Intl.supportedValuesOf("timeZone"), ...Object.values(RENAMED_ZONES)]);
+  return accepted.has(tz);
 }
 
 /** The wall-clock time in `tz` at instant `at`, as `YYYY-MM-DDTHH:MM:SS`. */

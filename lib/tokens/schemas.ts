@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { hasHiddenCharacters } from "../text";
+import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
 import { ScopeSchema } from "../auth/scopes";
 
 export const PAT_EXPIRY_DAYS = [7, 30, 90, 365] as const;
@@ -13,7 +13,7 @@ export const CreatePatInput = z.strictObject({
     .min(1, "give the token a name")
     .max(PAT_NAME_MAX_LENGTH, `use at most ${PAT_NAME_MAX_LENGTH} characters`)
     // Shown in the token list beside its last characters: a bidi override would make it read as another.
-    .refine((name) => !hasHiddenCharacters(name), "use letters, digits, spaces and punctuation: no control, bidi or zero-width characters"),
+    .refine((name) => !hasHiddenCharacters(name), HIDDEN_IN_NAME_MESSAGE),
   scopes: z.array(ScopeSchema).min(1, "choose at least one scope").max(20, "choose at most 20 scopes"),
   /** Days until it expires, or null for a token that lasts until revoked. */
   expires_in_days: z.union([z.literal(7), z.literal(30), z.literal(90), z.literal(365)]).nullable(),
