@@ -5,6 +5,16 @@ type ScopeLine = { name: string; plain: string };
 /** The scopes that read an athlete's own data: a coach's token reads their athletes' with them. */
 const ATHLETE_DATA_SCOPES = new Set(["athlete.read", "activities.read", "metrics.read", "location.read"]);
 
+/**
+ * An app's name in the service's own sentence: isolated, so that no character of it can turn
+ * the words around it; set apart, so that a name imitating those words ("…, from claude.ai,
+ * wants…") reads as the name it is; clipped by its heading, so that stacked marks stay inside the card.
+ */
+function AppNameShown({ name }: { name: string }) {
+  // Inline (a block would put a space into the heading's accessible name); the heading clips.
+  return <bdi className="rounded bg-slate-100 px-1 [box-decoration-break:clone] [overflow-wrap:anywhere]">{name}</bdi>;
+}
+
 function Shell({ children }: { children: React.ReactNode }) {
   return (
     <main className="flex min-h-screen items-center justify-center px-4 py-12">
@@ -32,7 +42,9 @@ export function AuthorizeError({ message }: { message: string }) {
 export function ReturnToApp({ appName, message, returnUrl, returnHost }: { appName: string; message: string; returnUrl: string; returnHost: string }) {
   return (
     <Shell>
-      <h1 className="text-xl font-semibold">{appName} sent a request that cannot be used</h1>
+      <h1 className="overflow-hidden text-xl font-semibold">
+        <AppNameShown name={appName} /> sent a request that cannot be used
+      </h1>
       <p className="mt-3 text-sm text-slate-700">{message}</p>
       <p className="mt-3 text-sm text-slate-600">Nothing was shared. Only go back if you trust the site you came from.</p>
       <p className="mt-4 text-sm">
@@ -75,9 +87,8 @@ export function ConsentScreen({
           // eslint-disable-next-line @next/next/no-img-element -- an app's own logo, any host
           <img src={app.logoUrl} alt="" width={48} height={48} className="h-12 w-12 rounded-md border border-slate-200 object-cover" />
         )}
-        <h1 className="text-xl font-semibold">
-          {/* Isolated, so that no character of a name can turn the service's own words around it. */}
-          <bdi>{app.name}</bdi>
+        <h1 className="overflow-hidden text-xl font-semibold">
+          <AppNameShown name={app.name} />
           {app.unreviewedFrom && <span className="font-normal">, from {app.unreviewedFrom},</span>} wants to access your account
           {forAssistant && <span className="font-normal"> as an assistant</span>}
         </h1>
