@@ -368,3 +368,28 @@ function uniqueRun(): Buffer {
     `<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="e2e" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>Coach view run</name><type>running</type><trkseg>${points}</trkseg></trk></gpx>`,
   );
 }
+
+test("a file with hundreds of laps shows the first 50 until the athlete asks for all, from one button that keeps the focus", async ({ browser }) => {
+  const { buildFit, rideRecords } = await import("../lib/files/testing/fit-files");
+  const laps = Array.from({ length: 120 }, (_, i) => ({ start: i * 10, elapsed: 10, distance: 80 }));
+  const bytes = Buffer.from(buildFit([{ sport: "cycling", start: 0, elapsed: 1_200, records: rideRecords(0, 1_200), laps }]));
+  const { page, context } = await signUpNewPerson(browser, "Lapo");
+  try {
+    await page.goto("/activities");
+    await dropFiles(page, [{ name: "laps.fit", bytes, type: "application/octet-stream" }]);
+    const row = page.getByTestId("upload-row").filter({ hasText: "laps.fit" });
+    await expect(page.getByRole("progressbar", { name: "laps.fit upload progress" })).toHaveAttribute("aria-valuetext", "Done", { timeout: 30_000 });
+    await row.getByRole("link").click();
+    const table = page.getByRole("table", { name: "Laps" });
+    await expect(table.locator("tbody tr")).toHaveCount(50);
+    const more = page.getByRole("button", { name: "Show all 120 laps" });
+    await more.click();
+    await expect(table.locator("tbody tr")).toHaveCount(120);
+    const fewer = page.getByRole("button", { name: "Show the first 50 laps" });
+    await expect(fewer).toBeFocused();
+    await fewer.click();
+    await expect(table.locator("tbody tr")).toHaveCount(50);
+  } finally {
+    await context.close();
+  }
+});

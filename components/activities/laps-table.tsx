@@ -1,8 +1,15 @@
+"use client";
+
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
 import type { LapWire } from "./files-api";
 import type { speedReading } from "./chart-series";
 import { formatDuration, formatElevation, hzToBpm, type Units } from "./units";
 
 type Column = { header: string; show: boolean; cell: (l: LapWire) => string; numeric: boolean };
+
+/** Laps shown until the athlete asks for all: a file with a lap every few seconds has thousands, and the page's summary comes after them. */
+export const LAPS_SHOWN_FIRST = 50;
 
 /**
  * The file's laps in the athlete's units; a column appears only if some lap has a value for it.
@@ -12,6 +19,8 @@ type Column = { header: string; show: boolean; cell: (l: LapWire) => string; num
  * moving time, or one that paused.
  */
 export function LapsTable({ laps, speed, distance, units }: { laps: LapWire[]; speed: ReturnType<typeof speedReading>; distance: (m: number) => string; units: Units }) {
+  const [showAll, setShowAll] = useState(false);
+  const shown = showAll ? laps : laps.slice(0, LAPS_SHOWN_FIRST);
   const any = (f: (l: LapWire) => unknown) => laps.some((l) => f(l) !== null && f(l) !== undefined);
   const dash = <T,>(v: T | null, f: (v: T) => string) => (v === null ? "—" : f(v));
   const all: Column[] = [
@@ -39,37 +48,45 @@ export function LapsTable({ laps, speed, distance, units }: { laps: LapWire[]; s
 
   if (laps.length === 0) return <p className="text-sm text-slate-600">No laps.</p>;
   return (
-    // Wide tables scroll sideways on a phone rather than squeeze their numbers.
-    <div className="-mx-4 overflow-x-auto px-4" tabIndex={0} role="region" aria-label="Laps, scrollable">
-      <table className="w-full min-w-max text-sm tabular-nums">
-        <caption className="sr-only">Laps</caption>
-        <thead>
-          <tr className="border-b border-slate-200 text-left text-xs text-slate-600">
-            {columns.map((c) => (
-              <th key={c.header} scope="col" className={`px-2 py-2 font-medium ${c.numeric ? "text-right" : ""}`}>
-                {c.header}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {laps.map((l) => (
-            <tr key={l.index}>
-              {columns.map((c, i) =>
-                i === 0 ? (
-                  <th key={c.header} scope="row" className="px-2 py-2 text-right font-medium text-slate-900">
-                    {c.cell(l)}
-                  </th>
-                ) : (
-                  <td key={c.header} className="px-2 py-2 text-right text-slate-800">
-                    {c.cell(l)}
-                  </td>
-                ),
-              )}
+    <>
+      {/* Wide tables scroll sideways on a phone rather than squeeze their numbers. */}
+      <div className="-mx-4 overflow-x-auto px-4" tabIndex={0} role="region" aria-label="Laps, scrollable">
+        <table className="w-full min-w-max text-sm tabular-nums">
+          <caption className="sr-only">Laps</caption>
+          <thead>
+            <tr className="border-b border-slate-200 text-left text-xs text-slate-600">
+              {columns.map((c) => (
+                <th key={c.header} scope="col" className={`px-2 py-2 font-medium ${c.numeric ? "text-right" : ""}`}>
+                  {c.header}
+                </th>
+              ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {shown.map((l) => (
+              <tr key={l.index}>
+                {columns.map((c, i) =>
+                  i === 0 ? (
+                    <th key={c.header} scope="row" className="px-2 py-2 text-right font-medium text-slate-900">
+                      {c.cell(l)}
+                    </th>
+                  ) : (
+                    <td key={c.header} className="px-2 py-2 text-right text-slate-800">
+                      {c.cell(l)}
+                    </td>
+                  ),
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {laps.length > LAPS_SHOWN_FIRST && (
+        // One button that stays where it is, so the keyboard stays on it either way.
+        <Button variant="secondary" className="mt-3" aria-expanded={showAll} onClick={() => setShowAll((v) => !v)}>
+          {showAll ? `Show the first ${LAPS_SHOWN_FIRST} laps` : `Show all ${laps.length.toLocaleString("en")} laps`}
+        </Button>
+      )}
+    </>
   );
 }
