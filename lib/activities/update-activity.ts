@@ -76,33 +76,33 @@ export async function updateActivity({
     throw new ApiError("athlete_not_reachable", "Only the athlete who owns an activity can change it.");
   }
   assertPairsInOrder(input, existing);
-  const set: Partial<typeof activities.$inferInsert> = { updatedAt: new Date() };
+  // Only what differs from the row as stored (a measure compared as it rounds): a change that
+  // gives every field the value it has (an app sending the activity back as it read it, say)
+  // changes nothing, so it writes nothing, emits no `activity.updated` and keeps `updated_at`.
+  const set: Partial<typeof activities.$inferInsert> = {};
   for (const [field, column] of Object.entries(COLUMNS) as [keyof typeof COLUMNS, (typeof COLUMNS)[keyof typeof COLUMNS]][]) {
-    const value = input[field];
-    if (value === undefined) continue;
-    (set as Record<string, unknown>)[column] = field === "start_local" && typeof value === "string" ? value.replace("T", " ") : value;
+    const sent = input[field];
+    if (sent === undefined) continue;
+    const value = field === "start_local" && typeof sent === "string" ? sent.replace("T", " ") : sent;
+    if (!sameStored(column, value, existing[column])) (set as Record<string, unknown>)[column] = value;
   }
   // The average speed a create derives from distance and time (createActivity) follows them
   // when they change, unless the change names a speed itself: /v1 and the console's edit agree.
-  // Sent with the value it has, a distance or time changes nothing, so neither does the speed.
-  const sentChanged = <K extends "distance_m" | "moving_time_s" | "elapsed_time_s">(field: K) =>
-    input[field] !== undefined && !sameStored(COLUMNS[field], input[field], existing[COLUMNS[field]]);
   const { distance_m, moving_time_s, elapsed_time_s } = input;
-  if (input.average_speed_mps === undefined && (sentChanged("distance_m") || sentChanged("moving_time_s") || sentChanged("elapsed_time_s"))) {
+  if (input.average_speed_mps === undefined && ("distanceM" in set || "movingTimeS" in set || "elapsedTimeS" in set)) {
     const distance = distance_m !== undefined ? distance_m : existing.distanceM;
     const moving = moving_time_s !== undefined ? moving_time_s : existing.movingTimeS;
     const time = moving ?? elapsed_time_s ?? existing.elapsedTimeS;
     const timeField = moving != null ? "moving_time_s" : "elapsed_time_s";
     const blamed = distance_m !== undefined ? "distance_m" : moving_time_s !== undefined ? "moving_time_s" : "elapsed_time_s";
-    set.averageSpeedMps = derivedAverageSpeed(distance, time, timeField, blamed);
+    const speed = derivedAverageSpeed(distance, time, timeField, blamed);
+    if (!sameStored("averageSpeedMps", speed, existing.averageSpeedMps)) set.averageSpeedMps = speed;
   }
-  // A change that gives every field the value it has (an app sending the activity back as it
-  // read it, say) changes nothing: no write, no `activity.updated`, the same `updated_at`.
-  const changed = (Object.keys(set) as (keyof typeof set)[]).filter((column) => column !== "updatedAt" && !sameStored(column, set[column], existing[column]));
-  if (changed.length === 0) return toActivityWire(existing);
+  if (Object.keys(set).length === 0) return toActivityWire(existing);
+  set.updatedAt = new Date();
   // A file's UTC offset belongs to the start it recorded: a start moved by hand is read in the
   // athlete's timezone, as a hand-recorded one is (the export's instant, export-activity.ts).
-  if (changed.includes("startLocal")) set.utcOffsetS = null;
+  if ("startLocal" in set) set.utcOffsetS = null;
   // The activity was found above, so its change and its event go out together (one round trip).
   const [[row]] = await Promise.all([
     ctx.db.update(activities).set(set).where(eq(activities.id, activityId)).returning(),
