@@ -15,13 +15,14 @@ export async function leaveTeam({ ctx, teamId }: { ctx: WriteCtx; teamId: string
   const userId = ctx.actor.userId;
   // The team's row first, in every leave: two coaches leaving at once take their turns on it,
   // where locking their own rows first would hold one each and deadlock on the other's.
-  await ctx.db.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId)).for("update");
-  const [mine] = await ctx.db
-    .select({ role: teamMemberships.role, teamName: teams.name })
-    .from(teamMemberships)
-    .innerJoin(teams, eq(teams.id, teamMemberships.teamId))
-    .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, userId), eq(teamMemberships.status, "active")));
-  if (!mine) throw new ApiError("not_found", "You are not a member of that team (any more).");
+  const [team] = await ctx.db.select({ name: teams.name }).from(teams).where(eq(teams.id, teamId)).for("update");
+  const [mine] = team
+    ? await ctx.db
+        .select({ role: teamMemberships.role })
+        .from(teamMemberships)
+        .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, userId), eq(teamMemberships.status, "active")))
+    : [];
+  if (!team || !mine) throw new ApiError("not_found", "You are not a member of that team (any more).");
   if (mine.role !== "athlete") {
     // Read under the team's lock: another coach's leave has committed or waits its turn.
     const runners = await ctx.db
@@ -29,7 +30,7 @@ export async function leaveTeam({ ctx, teamId }: { ctx: WriteCtx; teamId: string
       .from(teamMemberships)
       .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.status, "active"), inArray(teamMemberships.role, ["coach", "admin"])));
     if (!runners.some((r) => r.userId !== userId)) {
-      throw new ApiError("conflict", `You are the only coach of ${mine.teamName}: a team needs one. Its athletes can leave it themselves.`);
+      throw new ApiError("conflict", `You are the only coach of ${team.name}: a team needs one. Its athletes can leave it themselves.`);
     }
   }
   await ctx.db.delete(teamMemberships).where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, userId)));
