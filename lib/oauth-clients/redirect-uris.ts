@@ -22,13 +22,29 @@ const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
  * - `https:`, or `http:` on a loopback IP literal                @see RFC 8252 §7.3, §8.3; RFC 9700 §2.6
  * - private-use schemes in reverse-domain form, for public apps  @see RFC 8252 §7.1, §8.4
  */
+/**
+ * Why `uri` would not read as what it matches, or null: a redirect URI is kept and compared as
+ * written, and shown to the athlete. Refused: spaces, hidden characters (lib/text.ts), a
+ * backslash (a browser reads `https:\\host\\cb` as https://host/cb), an http(s) host not
+ * right after `//` (`https:///cb` parses with the host "cb"), and a host not in ASCII
+ * (`https://a.example∕cb`, a division slash, reads as a.example/cb but is a.xn--examplecb-…).
+ * Shared by the console's apps and self-registered clients (client-metadata.ts).
+ */
+export function uriReadingProblem(uri: string): string | null {
+  if (/\s/.test(uri)) return "must not contain spaces";
+  if (hasHiddenCharacters(uri, { strict: true })) return "must not contain control, bidi or zero-width characters";
+  if (uri.includes("\\")) return "must not contain backslashes";
+  if (/^https?:/i.test(uri) && !/^https?:\/\/[^/?#]/i.test(uri)) return "must name its host right after the scheme, as https://example.com/callback";
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(uri)?.[1];
+  if (authority && /[^\x21-\x7e]/.test(authority)) return "must write its host in ASCII (xn--… for a name in other letters)";
+  return null;
+}
+
 export function redirectUriProblem(uri: string, kind: AppKind): string | null {
   if (uri.length === 0) return "is empty";
   if (uri.length > MAX_URI_LENGTH) return `is longer than ${MAX_URI_LENGTH} characters`;
-  if (/\s/.test(uri)) return "must not contain spaces";
-  if (hasHiddenCharacters(uri, { strict: true })) return "must not contain control, bidi or zero-width characters";
-  // A browser reads `https:\\host\\cb` as https://host/cb: what is registered must read as what it matches.
-  if (uri.includes("\\")) return "must not contain backslashes";
+  const unreadable = uriReadingProblem(uri);
+  if (unreadable) return unreadable;
   if (uri.includes("*")) return "must not contain wildcards: register each redirect URI exactly";
   if (uri.includes("#")) return "must not contain a fragment (#…)";
   if (!SCHEME.test(uri)) return "must be an absolute URI, such as https://example.com/callback";
@@ -41,12 +57,6 @@ export function redirectUriProblem(uri: string, kind: AppKind): string | null {
   if (url.username || url.password) return "must not contain a user name or password";
   const scheme = url.protocol.slice(0, -1).toLowerCase();
 
-  // `https://a.example∕cb` (a division slash) reads as a.example/cb, but its host is
-  // a.xn--examplecb-…: a host is written as it is resolved, in ASCII (xn-- for a Unicode name).
-  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(uri)?.[1];
-  if (authority && /[^\x21-\x7e]/.test(authority)) return "must write its host in ASCII (xn--… for a name in other letters)";
-  // `https:///cb` parses with the host "cb": the host must follow the two slashes.
-  if ((scheme === "https" || scheme === "http") && !/^https?:\/\/[^/?#]/i.test(uri)) return "must name its host right after the scheme, as https://example.com/callback";
   if (scheme === "https") {
     if (!url.hostname) return "must name a host";
     return null;

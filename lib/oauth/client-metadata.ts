@@ -4,6 +4,7 @@ import type { Db } from "../db/client";
 import { oauthClients } from "../db/schema";
 import { getEnv } from "../env";
 import { unstorableText } from "../http/validation";
+import { uriReadingProblem } from "../oauth-clients/redirect-uris";
 import { hasHiddenCharacters } from "../text";
 import { sendOutbound } from "../webhooks/outbound";
 import { announceClientChange, type OAuthClient } from "./client-cache";
@@ -47,16 +48,10 @@ function isLoopbackHttp(u: URL): boolean {
 export function unreviewedRedirectUriFault(uri: unknown): string | null {
   if (typeof uri !== "string") return "is not text";
   if (uri.length > 2000) return "is longer than 2000 characters";
-  // Kept and matched as written, and shown: what the URL parser would drop or rewrite
-  // (spaces, a newline, a backslash, a host in other letters such as a full-width dot) must
-  // not be in it, nor anything hidden.
-  // (A NUL or a lone surrogate is left to the check of what is stored, which names the member.)
-  const shown = uri.replace(/[\u0000\uD800-\uDFFF]/g, "");
-  if (/\s/.test(shown) || hasHiddenCharacters(shown, { strict: true })) return "holds spaces, control, bidi or zero-width characters";
-  if (uri.includes("\\")) return "holds a backslash, which a browser reads as a slash";
-  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(uri)?.[1];
-  if (authority === undefined) return "does not name its host right after the scheme, as https://example.com/callback";
-  if (/[^\x21-\x7e]/.test(authority)) return "does not write its host in ASCII (xn--… for a name in other letters)";
+  // Read as written (uriReadingProblem); a NUL or a lone surrogate is left to the check of what
+  // is stored, which names the member.
+  const unreadable = uriReadingProblem(uri.replace(/[\u0000\uD800-\uDFFF]/g, ""));
+  if (unreadable) return unreadable;
   const u = URL.parse(uri);
   if (!u || !(u.protocol === "https:" || isLoopbackHttp(u))) return "is not an https:// URL or an http:// loopback URL (127.0.0.1, [::1], localhost)";
   // RFC 6749 §3.1.2: the endpoint URI MUST NOT include a fragment component, even an empty one
