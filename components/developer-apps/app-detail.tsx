@@ -9,7 +9,7 @@ import { useFocusBack } from "@/components/ui/focus-back";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
-import { FocusedNotice } from "@/components/ui/focused-notice";
+import { FocusedNotice, useOutcome } from "@/components/ui/focused-notice";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import type { AppWithSecret, DeveloperApp } from "@/lib/oauth-clients/schemas";
@@ -32,9 +32,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
   });
   const [editing, setEditing] = useState(false);
   const { openerRef, close: cancelForm } = useFocusBack<HTMLButtonElement>(editing, () => setEditing(false));
-  // Numbered, so that each outcome is a new notice and takes the focus, the same words twice too.
-  const [notice, setNoticeState] = useState<{ id: number; text: string } | null>(null);
-  const setNotice = (text: string | null) => setNoticeState((n) => (text === null ? null : { id: (n?.id ?? 0) + 1, text }));
+  const [notice, setNotice] = useOutcome();
   const [rotated, setRotated] = useState<string | null>(null);
 
   const save = useMutation({

@@ -1,11 +1,10 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { FocusedNotice } from "@/components/ui/focused-notice";
+import { FocusedNotice, useOutcome } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
 import type { Invitation, Membership, MyMemberships } from "@/lib/teams/console-schemas";
 import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay } from "./shared";
@@ -14,20 +13,18 @@ import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay } from "./sh
 export function InvitationsPanel() {
   const qc = useQueryClient();
   const mine = useQuery({ queryKey: MEMBERSHIPS_KEY, queryFn: () => consoleFetch<MyMemberships>("/api/console/memberships") });
-  // Numbered, so that each outcome is a new notice and takes the focus, the same words twice too.
-  const [outcome, setOutcome] = useState<{ id: number; text: string } | null>(null);
+  const [outcome, say] = useOutcome();
   const respond = useMutation({
     mutationFn: ({ invitation, accept }: { invitation: Invitation; accept: boolean }) =>
       consoleFetch<Membership | null>(`/api/console/invitations/${encodeURIComponent(invitation.team_id)}`, {
         method: accept ? "POST" : "DELETE",
       }),
     onSuccess: (_, { invitation, accept }) => {
-      setOutcome((o) => ({
-        id: (o?.id ?? 0) + 1,
-        text: accept
+      say(
+        accept
           ? `You joined ${invitation.team_name}. Its coaches can now see your profile, activities and metrics.`
           : `You declined the invitation to ${invitation.team_name}.`,
-      }));
+      );
       void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY });
       void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
     },
@@ -38,13 +35,11 @@ export function InvitationsPanel() {
   const leave = useMutation({
     mutationFn: (team: Membership) => consoleFetch<null>(`/api/console/memberships/${encodeURIComponent(team.team_id)}`, { method: "DELETE" }),
     onSuccess: (_, team) => {
-      setOutcome((o) => ({
-        id: (o?.id ?? 0) + 1,
-        text:
-          team.role === "athlete"
-            ? `You left ${team.team_name}. Its coaches can no longer see your profile, activities or metrics.`
-            : `You left ${team.team_name}. You no longer see its athletes' data.`,
-      }));
+      say(
+        team.role === "athlete"
+          ? `You left ${team.team_name}. Its coaches can no longer see your profile, activities or metrics.`
+          : `You left ${team.team_name}. You no longer see its athletes' data.`,
+      );
       void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY });
       void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
     },

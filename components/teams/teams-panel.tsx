@@ -9,7 +9,7 @@ import { Card } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { formatInstant } from "@/components/ui/format";
 import { FormError } from "@/components/ui/form-error";
-import { FocusedNotice } from "@/components/ui/focused-notice";
+import { FocusedNotice, useOutcome } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
 import type { CoachedTeam, RosterEntry } from "@/lib/teams/console-schemas";
 import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay } from "./shared";
@@ -45,7 +45,7 @@ function TeamCard({ team }: { team: CoachedTeam }) {
   const active = team.members.filter((m) => m.status === "active").length;
   const invited = team.members.length - active;
   // One click, as "Disconnect" and "Leave" are: the athlete can be invited again.
-  const [done, setDone] = useState<{ id: number; text: string } | null>(null);
+  const [done, say] = useOutcome();
   const remove = useMutation({
     mutationFn: (m: RosterEntry) =>
       consoleFetch<null>(
@@ -55,21 +55,13 @@ function TeamCard({ team }: { team: CoachedTeam }) {
         { method: "DELETE" },
       ),
     onSuccess: (_, m) => {
-      setDone((d) => ({
-        id: (d?.id ?? 0) + 1,
-        text: m.athlete_id
-          ? `Removed ${m.name ?? m.email} from ${team.name}. You can no longer see their data.`
-          : `Withdrew the invitation to ${m.email}.`,
-      }));
+      say(m.athlete_id ? `Removed ${m.name ?? m.email} from ${team.name}. You can no longer see their data.` : `Withdrew the invitation to ${m.email}.`);
       void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
     },
     onError: (err, m) => {
       // Gone already (they left, or another coach was first): what the coach wanted, said so.
       if (isGone(err)) {
-        setDone((d) => ({
-          id: (d?.id ?? 0) + 1,
-          text: m.athlete_id ? `${m.name ?? m.email} is no longer on ${team.name}.` : `The invitation to ${m.email} is no longer open.`,
-        }));
+        say(m.athlete_id ? `${m.name ?? m.email} is no longer on ${team.name}.` : `The invitation to ${m.email} is no longer open.`);
       }
       void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
     },

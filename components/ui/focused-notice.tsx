@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, type ComponentProps } from "react";
+import { useEffect, useRef, useState, type ComponentProps } from "react";
 import { Notice } from "./notice";
 
 /**
@@ -19,4 +19,13 @@ export function FocusedNotice(props: ComponentProps<typeof Notice>) {
       <Notice {...props} />
     </div>
   );
+}
+
+/**
+ * The outcome a FocusedNotice says, numbered so that each one is a new notice (its `key`) and
+ * takes the focus, the same words twice too. `say(null)` clears it.
+ */
+export function useOutcome(): [{ id: number; text: string } | null, (text: string | null) => void] {
+  const [outcome, setOutcome] = useState<{ id: number; text: string } | null>(null);
+  return [outcome, (text) => setOutcome((o) => (text === null ? null : { id: (o?.id ?? 0) + 1, text }))];
 }
