@@ -1,9 +1,10 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client";
 import { teamMemberships } from "../db/schema";
 import type { AthleteActor } from "../auth/actor";
 import { ApiError } from "../http/errors";
+import { coachesNow } from "../teams/coaching";
 
 const viewer = alias(teamMemberships, "viewer");
 const target = alias(teamMemberships, "target");
@@ -21,8 +22,7 @@ export async function canReach(db: Db, viewerId: string, athleteId: string): Pro
     .where(
       and(
         eq(viewer.userId, viewerId),
-        inArray(viewer.role, ["coach", "admin"]),
-        eq(viewer.status, "active"),
+        coachesNow(viewer),
         eq(target.userId, athleteId),
         eq(target.status, "active"),
       ),

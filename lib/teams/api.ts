@@ -1,10 +1,11 @@
-import { and, asc, eq, gt, inArray, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
 import { teamMemberships, teams, users } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { decodeIdCursor, page } from "../http/pagination";
 import { requireAthleteActor } from "../athletes/reach";
+import { coachesNow, coachingRole } from "./coaching";
 import type { PageQuery } from "./schemas";
 
 type Page = z.output<typeof PageQuery>;
@@ -14,8 +15,7 @@ export async function listTeams({ ctx, query }: { ctx: Ctx; query: Page }) {
   requireAthleteActor(ctx.actor);
   const where: SQL[] = [
     eq(teamMemberships.userId, ctx.actor.userId),
-    eq(teamMemberships.status, "active"),
-    inArray(teamMemberships.role, ["coach", "admin"]),
+    coachesNow(),
   ];
   if (query.cursor) where.push(gt(teams.id, decodeIdCursor(query.cursor, "team")));
   const rows = await ctx.db
@@ -26,7 +26,7 @@ export async function listTeams({ ctx, query }: { ctx: Ctx; query: Page }) {
     .orderBy(asc(teams.id))
     .limit(query.limit + 1);
   const p = page(rows, query.limit, (r) => [r.id]);
-  return { data: p.data.map((r) => ({ ...r, role: r.role as "coach" | "admin" })), next_cursor: p.next_cursor };
+  return { data: p.data.map((r) => ({ ...r, role: coachingRole(r.role) })), next_cursor: p.next_cursor };
 }
 
 /** A team's active members, for a coach or admin of it; 403 `team_not_reachable` otherwise. */
@@ -39,8 +39,7 @@ export async function listTeamMembers({ ctx, teamId, query }: { ctx: Ctx; teamId
       and(
         eq(teamMemberships.teamId, teamId),
         eq(teamMemberships.userId, ctx.actor.userId),
-        eq(teamMemberships.status, "active"),
-        inArray(teamMemberships.role, ["coach", "admin"]),
+        coachesNow(),
       ),
     );
   if (!mine) throw new ApiError("team_not_reachable", `This token's owner does not coach or administer team ${teamId}.`);

@@ -1,7 +1,8 @@
-import { and, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client";
 import { teamMemberships, teams } from "../db/schema";
+import { coachesNow } from "./coaching";
 
 const member = alias(teamMemberships, "member");
 
@@ -16,7 +17,7 @@ export async function coachedTeamsSummary(db: Db, userId: string): Promise<{ id:
     .from(teamMemberships)
     .innerJoin(teams, eq(teams.id, teamMemberships.teamId))
     .leftJoin(member, and(eq(member.teamId, teamMemberships.teamId), eq(member.status, "active"), ne(member.userId, userId)))
-    .where(and(eq(teamMemberships.userId, userId), eq(teamMemberships.status, "active"), inArray(teamMemberships.role, ["coach", "admin"])))
+    .where(and(eq(teamMemberships.userId, userId), coachesNow()))
     .groupBy(teams.id, teams.name)
     .orderBy(teams.name);
   return rows.filter((r) => r.members > 0);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Instant } from "../http/schemas";
 import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
+import { COACHING_ROLES } from "./coaching";
 
 // The console's view of teams: unlike the public API (schemas.ts), it shows invitations
 // that have not been accepted, because the people managing them need to see them.
@@ -44,7 +45,7 @@ export type RosterEntry = z.output<typeof RosterEntry>;
 export const CoachedTeam = z.object({
   id: z.string(),
   name: z.string(),
-  role: z.enum(["coach", "admin"]),
+  role: z.enum(COACHING_ROLES),
   members: z.array(RosterEntry),
 });
 export type CoachedTeam = z.output<typeof CoachedTeam>;

@@ -4,6 +4,7 @@ import { teamMemberships, teams, users } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
 import { coachedTeamName } from "./invite-athlete";
+import { coachesNow } from "./coaching";
 
 /**
  * The signed-in person leaves a team they belong to. From the commit on, the team's coaches
@@ -28,7 +29,7 @@ export async function leaveTeam({ ctx, teamId }: { ctx: WriteCtx; teamId: string
     const runners = await ctx.db
       .select({ userId: teamMemberships.userId })
       .from(teamMemberships)
-      .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.status, "active"), inArray(teamMemberships.role, ["coach", "admin"])));
+      .where(and(eq(teamMemberships.teamId, teamId), coachesNow()));
     if (!runners.some((r) => r.userId !== userId)) {
       throw new ApiError("conflict", `You are the only coach of ${team.name}: a team needs one. Its athletes can leave it themselves.`);
     }

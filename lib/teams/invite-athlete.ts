@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { WriteCtx } from "../http/operation";
 import type { Db } from "../db/client";
@@ -7,6 +7,7 @@ import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
 import type { InviteAthleteInput, RosterEntry } from "./console-schemas";
 import { rosterEntry } from "./roster-entry";
+import { coachesNow } from "./coaching";
 
 /**
  * The team's name, if `userId` is an active coach or admin of it; 403 otherwise, also for
@@ -21,8 +22,7 @@ export async function coachedTeamName(db: Db, userId: string, teamId: string, do
       and(
         eq(teamMemberships.teamId, teamId),
         eq(teamMemberships.userId, userId),
-        eq(teamMemberships.status, "active"),
-        inArray(teamMemberships.role, ["coach", "admin"]),
+        coachesNow(),
       ),
     );
   if (!row) throw new ApiError("team_not_reachable", `Only a coach or admin of team ${teamId} may ${doing}.`);

@@ -4,6 +4,7 @@ import { teamMemberships, teams, users } from "../db/schema";
 import { requireAthleteActor } from "../athletes/reach";
 import type { CoachedTeam } from "./console-schemas";
 import { rosterEntry } from "./roster-entry";
+import { coachesNow, coachingRole } from "./coaching";
 
 const ROLE_ORDER = { coach: 0, admin: 1, athlete: 2 } as const;
 
@@ -21,8 +22,7 @@ export async function listCoachedTeams({ ctx }: { ctx: Ctx }): Promise<CoachedTe
     .where(
       and(
         eq(teamMemberships.userId, ctx.actor.userId),
-        eq(teamMemberships.status, "active"),
-        inArray(teamMemberships.role, ["coach", "admin"]),
+        coachesNow(),
       ),
     )
     .orderBy(asc(teams.name), asc(teams.id));
@@ -35,7 +35,7 @@ export async function listCoachedTeams({ ctx }: { ctx: Ctx }): Promise<CoachedTe
   return mine.map((t) => ({
     id: t.id,
     name: t.name,
-    role: t.role as CoachedTeam["role"],
+    role: coachingRole(t.role),
     members: roster
       .filter((r) => r.membership.teamId === t.id)
       .map(({ membership, name, email }) => rosterEntry(membership, { name, email }))

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { Cursor, Instant, Limit, listOf } from "../http/schemas";
+import { COACHING_ROLES } from "./coaching";
 
 export const Team = z
   .object({
     id: z.string().meta({ example: "team_9pQ2mN4rT1vB8kL3pZaX9c" }),
     name: z.string(),
-    role: z.enum(["coach", "admin"]).meta({ description: "The caller's role in the team." }),
+    role: z.enum(COACHING_ROLES).meta({ description: "The caller's role in the team." }),
   })
   .meta({ id: "Team" });
 
