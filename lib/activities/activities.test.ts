@@ -650,6 +650,23 @@ describe("PATCH /v1/activities/{activity_id}", () => {
     const res = await patch({ distance_m: 30_000 });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ distance_m: 30_000, max_speed_mps: 4 });
+    // A maximum sent alone is not held to that derived average either, as a create's is not;
+    // an average the change states is held to it.
+    const lower = await patch({ max_speed_mps: 3.5 });
+    expect(lower.status).toBe(200);
+    expect(await lower.json()).toMatchObject({ average_speed_mps: 16.667, max_speed_mps: 3.5 });
+    const stated = await patch({ average_speed_mps: 3.6 });
+    expect(stated.status).toBe(400);
+    expect((await stated.json()).errors).toEqual([
+      { field: "average_speed_mps", code: "invalid_parameter_combination", detail: "max_speed_mps must not be below average_speed_mps: 3.6 m/s against the activity's 3.5 m/s" },
+    ]);
+    // A created average derived from distance and moving time: a maximum below it is taken later
+    // as it would have been in the create.
+    const b = await record(token, { elapsed_time_s: 1000, moving_time_s: 900, distance_m: 3000, max_speed_mps: 5 });
+    expect(b.average_speed_mps).toBe(3.333);
+    const later = await api.call(token, "PATCH", `/v1/activities/${b.id}`, { body: { max_speed_mps: 1 } });
+    expect(later.status).toBe(200);
+    expect(await later.json()).toMatchObject({ average_speed_mps: 3.333, max_speed_mps: 1 });
   });
 
   it("holds an average speed it derives from distance and time to the 100 m/s any speed may be, naming the member sent; nothing changed", async () => {

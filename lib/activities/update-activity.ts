@@ -29,12 +29,14 @@ const COLUMNS = {
 /**
  * The schema checks the pairs a change sends whole (ORDERED_PAIRS); one that sends either member
  * is checked here against the activity's stored other. A change that names neither leaves them
- * as they are.
+ * as they are. An average speed the activity has from its distance and time, which the service
+ * derived (`averageDerived`), is not held to a maximum sent alone, as a create does not hold it.
  */
-function assertPairsInOrder(input: z.output<typeof UpdateActivityInput>, existing: typeof activities.$inferSelect): void {
+function assertPairsInOrder(input: z.output<typeof UpdateActivityInput>, existing: typeof activities.$inferSelect, averageDerived: boolean): void {
   for (const pair of ORDERED_PAIRS) {
     const sent = { lower: input[pair.lower], upper: input[pair.upper] };
     if (sent.lower === undefined && sent.upper === undefined) continue;
+    if (pair.lower === "average_speed_mps" && sent.lower === undefined && averageDerived) continue;
     const value = (side: "lower" | "upper") => (sent[side] !== undefined ? sent[side] : existing[COLUMNS[pair[side]]]) as number | null;
     if (inOrder(value("lower"), value("upper"))) continue;
     const words = (side: "lower" | "upper") => `${sent[side] !== undefined ? "" : "the activity's "}${value(side)} ${pair.unit}`;
@@ -45,6 +47,11 @@ function assertPairsInOrder(input: z.output<typeof UpdateActivityInput>, existin
       errors: [{ field, code: "invalid_parameter_combination", detail }],
     });
   }
+}
+
+/** Distance over time, as `derivedAverageSpeed` takes it, with no bound: null when either is unknown. */
+function speedOver(distanceM: number | null, timeS: number | null): number | null {
+  return distanceM == null || timeS == null || timeS <= 0 ? null : distanceM / timeS;
 }
 
 /** Whether `value` would be stored as `stored` is: compared as the column writes them (a measure rounds). */
@@ -75,7 +82,6 @@ export async function updateActivity({
   if (existing.athleteId !== actor.userId) {
     throw new ApiError("athlete_not_reachable", "Only the athlete who owns an activity can change it.");
   }
-  assertPairsInOrder(input, existing);
   // Only what differs from the row as stored (a measure compared as it rounds): a change that
   // gives every field the value it has (an app sending the activity back as it read it, say)
   // changes nothing, so it writes nothing, emits no `activity.updated` and keeps `updated_at`.
@@ -98,6 +104,13 @@ export async function updateActivity({
     const speed = derivedAverageSpeed(distance, time, timeField, blamed);
     if (!sameStored("averageSpeedMps", speed, existing.averageSpeedMps)) set.averageSpeedMps = speed;
   }
+  // Whether the average the activity will have is the one its distance and time give, whoever
+  // set it: one derived above, or one kept from a create or change that derived it.
+  const final = <K extends keyof typeof set & keyof typeof existing>(k: K) => (k in set ? set[k] : existing[k]) as (typeof existing)[K];
+  const averageDerived =
+    input.average_speed_mps === undefined &&
+    sameStored("averageSpeedMps", speedOver(final("distanceM"), final("movingTimeS") ?? final("elapsedTimeS")), final("averageSpeedMps"));
+  assertPairsInOrder(input, existing, averageDerived);
   if (Object.keys(set).length === 0) return toActivityWire(existing);
   set.updatedAt = new Date();
   // A file's UTC offset belongs to the start it recorded: a start moved by hand is read in the
