@@ -410,6 +410,26 @@ describe("404 and 405", () => {
       expect(((await import(file)) as { OPTIONS?: unknown }).OPTIONS, file).toBeTypeOf("function");
     }
   });
+
+  it("405 method_not_allowed with Allow on the public documents too (discovery metadata, the signing keys), which GET still serves", async () => {
+    const paths = ["/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource/v1", "/.well-known/oauth-protected-resource/mcp", "/oauth/jwks"];
+    for (const path of paths) {
+      for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+        const res = await fetch(`${api.url}${path}`, { method, body: method === "DELETE" ? undefined : "{}" });
+        await expectProblem(res, 405, "method_not_allowed");
+        expect(res.headers.get("allow"), `${method} ${path}`).toBe("GET, HEAD, OPTIONS");
+        expect(res.headers.get("access-control-allow-origin"), `${method} ${path}`).toBe("*");
+      }
+      const options = await fetch(`${api.url}${path}`, { method: "OPTIONS" });
+      expect(options.status, `OPTIONS ${path}`).toBe(204);
+      expect(options.headers.get("allow"), `OPTIONS ${path}`).toBe("GET, HEAD, OPTIONS");
+      const get = await fetch(`${api.url}${path}`);
+      expect(get.status, path).toBe(200);
+      expect(get.headers.get("access-control-allow-origin"), path).toBe("*");
+      expect(get.headers.get("cache-control"), path).toMatch(/^public, max-age=\d+$/);
+      expect(Object.keys(await get.json()).length, path).toBeGreaterThan(0);
+    }
+  });
 });
 
 describe("413: bodies over 1 MiB", () => {

@@ -1,10 +1,6 @@
 // GET /.well-known/oauth-authorization-server: RFC 8414 metadata, public and cacheable.
 import { getEnv } from "@/lib/env";
 import { authorizationServerMetadata } from "@/lib/oauth/discovery";
-import { knownLengthJson } from "@/lib/http/known-length";
+import { publicDocument } from "@/lib/http/public-document";
 
-export function GET() {
-  return knownLengthJson(authorizationServerMetadata(getEnv()), {
-    headers: { "Cache-Control": "public, max-age=3600", "Access-Control-Allow-Origin": "*" },
-  });
-}
+export const { GET, OPTIONS, POST, PUT, PATCH, DELETE } = publicDocument("public, max-age=3600", () => authorizationServerMetadata(getEnv()));

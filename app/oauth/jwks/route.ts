@@ -1,9 +1,5 @@
 // GET /oauth/jwks: the public keys that verify access tokens.
 import { servedJwks } from "@/lib/oauth/keys";
-import { knownLengthJson } from "@/lib/http/known-length";
+import { publicDocument } from "@/lib/http/public-document";
 
-export async function GET() {
-  return knownLengthJson(await servedJwks(), {
-    headers: { "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" },
-  });
-}
+export const { GET, OPTIONS, POST, PUT, PATCH, DELETE } = publicDocument("public, max-age=300", servedJwks);

@@ -1,10 +1,6 @@
 // GET /.well-known/oauth-protected-resource/mcp: RFC 9728 metadata for {base_url}/mcp (CONTRACT §12).
 import { getEnv } from "@/lib/env";
 import { protectedResourceMetadata } from "@/lib/oauth/discovery";
-import { knownLengthJson } from "@/lib/http/known-length";
+import { publicDocument } from "@/lib/http/public-document";
 
-export function GET() {
-  return knownLengthJson(protectedResourceMetadata(getEnv(), "mcp"), {
-    headers: { "Cache-Control": "public, max-age=3600", "Access-Control-Allow-Origin": "*" },
-  });
-}
+export const { GET, OPTIONS, POST, PUT, PATCH, DELETE } = publicDocument("public, max-age=3600", () => protectedResourceMetadata(getEnv(), "mcp"));

@@ -1,0 +1,21 @@
+import { getEnv } from "../env";
+import { allowAnyOrigin, anyOriginAnswer } from "./cors";
+import { ApiError } from "./errors";
+import { knownLengthJson } from "./known-length";
+import { problemResponse } from "./problem";
+
+const ALLOW = "GET, HEAD, OPTIONS";
+
+/**
+ * A route file's exports for a public JSON document every origin may read (discovery metadata,
+ * the token-signing keys): GET (and HEAD, which Next.js answers from it) with `cacheControl`;
+ * OPTIONS with `Allow`; and for any other method the 405 problem with `Allow` that SPEC §7 asks
+ * of a path that does not serve a method (Next.js's own 405 has neither).
+ */
+export function publicDocument(cacheControl: string, document: () => unknown) {
+  const GET = async () => knownLengthJson(await document(), { headers: allowAnyOrigin(new Headers({ "Cache-Control": cacheControl })) });
+  const notAllowed = (req: Request) =>
+    anyOriginAnswer(problemResponse(getEnv().baseUrl, new ApiError("method_not_allowed", `${req.method} is not served here; this path serves ${ALLOW}.`, { headers: { Allow: ALLOW } })));
+  const OPTIONS = () => new Response(null, { status: 204, headers: allowAnyOrigin(new Headers({ Allow: ALLOW })) });
+  return { GET, OPTIONS, POST: notAllowed, PUT: notAllowed, PATCH: notAllowed, DELETE: notAllowed };
+}
