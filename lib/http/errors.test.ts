@@ -121,6 +121,19 @@ describe("400: malformed requests", () => {
       const bb = await expectProblem(b, 400, "invalid_date");
       expect(bb.errors).toEqual([expect.objectContaining({ field: "start_local", code: "invalid_date" })]);
     }
+    // A real day outside the years served is refused saying so, not called unreal; a day that
+    // is not real in its own year (0100 was no leap year) is called unreal.
+    for (const [date, detail] of [
+      ["1899-12-31", "must be in the years 1900 to 2200"],
+      ["9999-12-31", "must be in the years 1900 to 2200"],
+      ["0100-02-29", "must be a real date in YYYY-MM-DD form"],
+    ] as const) {
+      const q = await api.call(token, "GET", `/v1/athletes/me/activities?end=${date}`);
+      expect((await expectProblem(q, 400, "invalid_date")).errors, date).toEqual([{ field: "end", code: "invalid_date", detail }]);
+      const b = await api.call(token, "POST", "/v1/athletes/me/activities", { body: { ...RUN, start_local: `${date}T07:30:00` } });
+      expect((await expectProblem(b, 400, "invalid_date")).errors, date).toEqual([expect.objectContaining({ field: "start_local", detail: detail.replace("real date in YYYY-MM-DD form", "real local time in YYYY-MM-DDTHH:MM:SS form, without an offset") })]);
+    }
+    expect((await api.call(token, "GET", "/v1/athletes/me/activities?start=1900-01-01&end=2200-12-31")).status).toBe(200);
   });
 
   it("invalid_enum_value for an unknown sport_type, in the body and in the query", async () => {

@@ -1,23 +1,27 @@
 import { z } from "zod";
-import { isValidLocalDate, isValidLocalDateTime } from "../time/local";
+import { FIRST_YEAR, inServedYears, isRealLocalDate, isRealLocalDateTime, LAST_YEAR } from "../time/local";
 import type { ProblemCode } from "./errors";
+
+const YEARS_MESSAGE = `must be in the years ${FIRST_YEAR} to ${LAST_YEAR}`;
 
 export const LocalDate = z
   .string()
   // `abort`: an object's checks across its fields (`end` after `start`) then do not run on a
   // date that is not one, which would add a second, wrong error to the one that says so.
-  .refine(isValidLocalDate, { message: "must be a real date in YYYY-MM-DD form", params: { code: "invalid_date" }, abort: true })
-  .meta({ description: "A local calendar date, `YYYY-MM-DD`.", example: "2026-03-01", format: "date" });
+  .refine(isRealLocalDate, { message: "must be a real date in YYYY-MM-DD form", params: { code: "invalid_date" }, abort: true })
+  .refine(inServedYears, { message: YEARS_MESSAGE, params: { code: "invalid_date" }, abort: true })
+  .meta({ description: `A local calendar date, \`YYYY-MM-DD\`, in the years ${FIRST_YEAR} to ${LAST_YEAR}.`, example: "2026-03-01", format: "date" });
 
 export const LocalDateTime = z
   .string()
-  .refine(isValidLocalDateTime, {
+  .refine(isRealLocalDateTime, {
     message: "must be a real local time in YYYY-MM-DDTHH:MM:SS form, without an offset",
     params: { code: "invalid_date" },
     abort: true,
   })
+  .refine(inServedYears, { message: YEARS_MESSAGE, params: { code: "invalid_date" }, abort: true })
   .meta({
-    description: "Local wall-clock time with no offset, read against the athlete's `timezone`.",
+    description: `Local wall-clock time with no offset, read against the athlete's \`timezone\`, in the years ${FIRST_YEAR} to ${LAST_YEAR}.`,
     example: "2026-03-01T07:30:00",
     pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$",
   });

@@ -1,22 +1,44 @@
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATETIME_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 
+/** The years a local date or time may name: past any activity or filter a person means, within every database's range. */
+export const FIRST_YEAR = 1900;
+export const LAST_YEAR = 2200;
+
 function isRealDay(y: number, m: number, d: number): boolean {
-  if (y < 1900 || y > 2200 || m < 1 || m > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+  if (m < 1 || m > 12 || d < 1) return false;
+  const monthEnd = new Date(0);
+  monthEnd.setUTCFullYear(y, m, 0); // not Date.UTC, which reads years 0–99 as 1900–1999
+  return d <= monthEnd.getUTCDate();
 }
 
-/** `YYYY-MM-DD` naming a day that exists (2026-02-30 does not). */
-export function isValidLocalDate(s: string): boolean {
+/** `YYYY-MM-DD` naming a day that exists (2026-02-30 does not), in any year. */
+export function isRealLocalDate(s: string): boolean {
   const m = DATE_RE.exec(s);
   return !!m && isRealDay(Number(m[1]), Number(m[2]), Number(m[3]));
 }
 
-/** `YYYY-MM-DDTHH:MM:SS`, no offset: wall-clock time read against the athlete's timezone. */
-export function isValidLocalDateTime(s: string): boolean {
+/** `YYYY-MM-DDTHH:MM:SS`, no offset, naming a day that exists, in any year. */
+export function isRealLocalDateTime(s: string): boolean {
   const m = DATETIME_RE.exec(s);
   if (!m || !isRealDay(Number(m[1]), Number(m[2]), Number(m[3]))) return false;
   return Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 60;
+}
+
+/** Whether a date or time that starts `YYYY` is in FIRST_YEAR..LAST_YEAR. */
+export function inServedYears(s: string): boolean {
+  const y = Number(s.slice(0, 4));
+  return y >= FIRST_YEAR && y <= LAST_YEAR;
+}
+
+/** `YYYY-MM-DD` naming a day that exists (2026-02-30 does not), FIRST_YEAR to LAST_YEAR. */
+export function isValidLocalDate(s: string): boolean {
+  return isRealLocalDate(s) && inServedYears(s);
+}
+
+/** `YYYY-MM-DDTHH:MM:SS`, no offset: wall-clock time read against the athlete's timezone. */
+export function isValidLocalDateTime(s: string): boolean {
+  return isRealLocalDateTime(s) && inServedYears(s);
 }
 
 /**
