@@ -142,6 +142,11 @@ describe("summarize and formatX", () => {
     expect(formatX(3725, "time", "metric")).toBe("1:02:05");
     expect(formatX(12.345, "distance", "imperial")).toBe("12.3 mi");
   });
+
+  it("puts a long recording into words (more values than a call takes as arguments)", () => {
+    const values = Array.from({ length: 300_000 }, (_, i) => 120 + (i % 41));
+    expect(summarize({ key: "heart_rate", values, format: (v) => `${v} bpm` })).toMatch(/^from 12\d bpm to 1[56]\d bpm, average /);
+  });
 });
 
 describe("summarize says what the chart draws", () => {

@@ -325,8 +325,13 @@ export function summarize(channel: Pick<Channel, "values" | "format" | "key">): 
   if (vs.length === 1) return `one value, ${channel.format(vs[0]!)}`;
   const [lo, hi] = chartRange(channel)!;
   const shown = vs.filter((v) => v >= lo && v <= hi);
-  const min = Math.min(...shown);
-  const max = Math.max(...shown);
+  // A loop, not Math.min(...shown): a long activity's values are more arguments than a call may take.
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of shown) {
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
   if (channel.key === "pace") {
     // Stops (paces slower than the chart's range) are left out of the average too: they are not running.
     const moving = vs.filter((v) => v <= hi);

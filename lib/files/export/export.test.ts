@@ -124,6 +124,16 @@ describe("FIT export", () => {
     console.info(`exportFit: 4-hour ride, ${a.streams.size} records, ${(bytes.length / 1e6).toFixed(2)} MB in ${ms.toFixed(0)} ms`);
     expect(decodeFit(bytes).recordMesgs).toHaveLength(a.streams.size);
   });
+
+  it("writes a 30-hour one-lap recording at 1 Hz in every format (more points than a call takes as arguments)", () => {
+    // No laps of its own: the export writes one lap holding every point.
+    const a = { ...syntheticActivity({ hours: 30, seed: 9 }), laps: [] };
+    expect(a.streams.size).toBeGreaterThan(100_000);
+    const tcx = exportTcx(a);
+    expect(tcx.split("<Trackpoint>").length - 1).toBeGreaterThanOrEqual(a.streams.size);
+    expect(exportGpx(a).split("<trkpt ").length - 1).toBeGreaterThanOrEqual(a.streams.size);
+    expect(decodeFit(exportFit(a)).recordMesgs).toHaveLength(a.streams.size);
+  });
 });
 
 const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@", removeNSPrefix: true, parseTagValue: false, isArray: (n) => ["trkpt", "Lap", "Trackpoint"].includes(n) });

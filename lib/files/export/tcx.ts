@@ -93,7 +93,8 @@ export function exportTcx(a: ExportInput): string {
       // only a time says when it ended, as TCX has nowhere else to say it.
       points.push(`     <Trackpoint><Time>${isoTime(new Date(a.startTime.getTime() + Math.round(end * 1000)))}</Time></Trackpoint>\n`);
     }
-    if (points.length) out.push("    <Track>\n", ...points, "    </Track>\n");
+    // Joined, not spread into push(): a day at 1 Hz is more arguments than a call may take.
+    if (points.length) out.push("    <Track>\n", points.join(""), "    </Track>\n");
     if (lap.averageSpeedMps != null || lap.averagePowerW != null) {
       out.push("    <Extensions><ns3:LX>");
       if (lap.averageSpeedMps != null) out.push(`<ns3:AvgSpeed>${num(lap.averageSpeedMps, 3)}</ns3:AvgSpeed>`);
