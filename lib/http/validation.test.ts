@@ -26,6 +26,30 @@ describe("parseWith", () => {
     expect(refusal({ id: "\u0000" }, "path").message).toMatch(/path parameters/);
   });
 
+  it("lists at most 20 problems, each unknown member's name cut to 200 characters, and says how many more there are", () => {
+    const many = Object.fromEntries(Array.from({ length: 80_000 }, (_, i) => [`k${i}`, 1]));
+    const strict = z.strictObject({ name: z.string() });
+    const refused = (input: unknown) => {
+      try {
+        parseWith(strict, input, "body");
+      } catch (err) {
+        if (err instanceof ApiError) return err;
+        throw err;
+      }
+      throw new Error("accepted");
+    };
+    const e = refused({ name: "x", ...many });
+    expect(e.errors).toHaveLength(20);
+    expect(e.errors![0]).toEqual({ field: "k0", code: "invalid_request", detail: "is not a known field" });
+    expect(e.message).toMatch(/; and 79980 more$/);
+    expect(e.message.length).toBeLessThan(2_000);
+    const long = refused({ name: "x", ["y".repeat(1_000_000)]: 1 });
+    expect(long.errors![0]!.field.length).toBeLessThanOrEqual(200);
+    const nul = refused(Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`n${i}\u0000`, 1])));
+    expect(nul.errors).toHaveLength(20);
+    expect(nul.message).toMatch(/, and 4980 more$/);
+  });
+
   it("accepts what it can store, astral characters included", () => {
     expect(parseWith(Body, { name: "🏃‍♀️ Løp \u202e" }, "body")).toEqual({ name: "🏃‍♀️ Løp \u202e" });
   });

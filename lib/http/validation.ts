@@ -1,13 +1,22 @@
 import type { z } from "zod";
+import { printableExcerpt } from "../text";
 import { ApiError, isProblemCode, type FieldError, type ProblemCode } from "./errors";
 
+/**
+ * How many of a request's problems a 400 lists (`errors` and its detail), and how many
+ * characters of an unknown member's name it repeats: a body of 80,000 unknown members, or one
+ * member with a 1 MB name, would otherwise be answered with a problem many times its size.
+ */
+export const MAX_LISTED_ERRORS = 20;
+const MAX_FIELD_CHARS = 200;
+
 /** Maps zod issues to CONTRACT §3's field errors and picks the problem's code. */
-export function validationError(error: z.ZodError, where: "body" | "query" | "path" | "arguments"): ApiError {
-  const errors: FieldError[] = tightestBounds(error.issues).flatMap((issue) => {
+export function validationError(error: z.ZodError, where: "body" | "query" | "path" | "arguments", { listed = MAX_LISTED_ERRORS } = {}): ApiError {
+  const all: FieldError[] = tightestBounds(error.issues).flatMap((issue) => {
     // An unknown member is its own bad field: name it, not the object that holds it.
     if (issue.code === "unrecognized_keys") {
       return issue.keys.map((key) => ({
-        field: [...issue.path, key].join("."),
+        field: [...issue.path, key.length > MAX_FIELD_CHARS ? printableExcerpt(key.slice(0, MAX_FIELD_CHARS * 2), MAX_FIELD_CHARS) : key].join("."),
         code: "invalid_request" as const,
         detail: "is not a known field",
       }));
@@ -22,9 +31,11 @@ export function validationError(error: z.ZodError, where: "body" | "query" | "pa
     const within = where === "query" && issue.path.length > 1 ? `item ${typeof issue.path[1] === "number" ? issue.path[1] + 1 : String(issue.path[1])}: ` : "";
     return { field, code, detail: within + issue.message };
   });
-  const codes = new Set(errors.map((e) => e.code));
-  const code: ProblemCode = codes.size === 1 ? errors[0]!.code : "invalid_request";
-  const summary = errors.map((e) => `${e.field}: ${e.detail}`).join("; ");
+  const codes = new Set(all.map((e) => e.code));
+  const code: ProblemCode = codes.size === 1 ? all[0]!.code : "invalid_request";
+  const errors = all.length > listed ? all.slice(0, listed) : all;
+  const more = all.length - errors.length;
+  const summary = errors.map((e) => `${e.field}: ${e.detail}`).join("; ") + (more ? `; and ${more} more` : "");
   const what = where === "body" ? "The request body is" : where === "arguments" ? "The arguments are" : `The ${where} parameters are`;
   return new ApiError(code, `${what} invalid: ${summary}`, {
     errors,
@@ -98,12 +109,14 @@ export const missingIsRequired = (issue: { code: string; input?: unknown }): str
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where: "body" | "query" | "path"): z.output<S> {
   const unstorable = unstorableText(input);
   if (unstorable.length) {
-    const errors: FieldError[] = unstorable.map((field) => ({
-      field: (field || where).replace(/[^\x20-\x7e]/g, "?"),
+    const errors: FieldError[] = unstorable.slice(0, MAX_LISTED_ERRORS).map((field) => ({
+      field: (field || where).slice(0, MAX_FIELD_CHARS).replace(/[^\x20-\x7e]/g, "?"),
       code: "invalid_request",
       detail: "must be Unicode text without NUL characters",
     }));
-    throw new ApiError("invalid_request", `${where === "body" ? "The request body contains" : `The ${where} parameters contain`} text that is not valid Unicode or holds a NUL character: ${errors.map((e) => e.field).join(", ")}`, { errors });
+    const more = unstorable.length - errors.length;
+    const named = errors.map((e) => e.field).join(", ") + (more ? `, and ${more} more` : "");
+    throw new ApiError("invalid_request", `${where === "body" ? "The request body contains" : `The ${where} parameters contain`} text that is not valid Unicode or holds a NUL character: ${named}`, { errors });
   }
   const r = schema.safeParse(input, { error: missingIsRequired });
   if (!r.success) throw validationError(r.error, where);

@@ -236,7 +236,7 @@ function invalidCall(request: JSONRPCRequest | undefined, { tool, args, unstorab
     const names = unstorable.map((p) => (p || "arguments").replace(/[^\x20-\x7e]/g, "?"));
     text = `${prefix}${listed(names, ", ")} must be Unicode text without NUL characters.`;
   } else {
-    const fields = validationError(args.error!, "arguments").errors ?? [];
+    const fields = validationError(args.error!, "arguments", { listed: Infinity }).errors ?? [];
     text = `${prefix}${listed(fields.map((f) => `${f.field}: ${f.detail}`), "; ")}.`;
   }
   return { json: JSON.stringify({ result: toolResult({ ok: false, text }), jsonrpc: "2.0", id: request.id }) };
