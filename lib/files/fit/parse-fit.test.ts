@@ -4,7 +4,7 @@ import { parseActivityFile } from "../parse";
 import { exportFit } from "../export";
 import { SERVICE_APPLICATION_ID } from "../export/fit-messages";
 import { syntheticActivity } from "../synthetic";
-import { frameFit } from "./frame";
+import { frameFit, MAX_FIT_MESSAGES } from "./frame";
 import { parseFit } from "./parse-fit";
 import { FILE_START, buildFit, buildPoolSwim, rideRecords, type LengthSpec } from "../testing/fit-files";
 import { concat, flipped, sample, sampleFiles, utf8 } from "../testing/samples";
@@ -26,7 +26,50 @@ function errorOf(bytes: Uint8Array): FileError {
 
 const EDGE = "garmin-edge-500-activity.fit";
 
+/** A FIT file of a file_id and `n` two-byte heart-rate records, each with a compressed timestamp: the smallest data messages there are. */
+function tinyRecords(n: number): Uint8Array {
+  const head = [
+    0x40, 0, 0, 0, 0, 1, 4, 4, 0x86, // definition: local 0 = file_id, time_created (uint32)
+    0x00, 0, 0, 0, 0x40, // file_id
+    0x41, 0, 0, 20, 0, 2, 253, 4, 0x86, 3, 1, 2, // definition: local 1 = record, timestamp and heart_rate
+    0x01, 0, 0, 0, 0x40, 120, // a record that states the time
+    0x42, 0, 0, 20, 0, 1, 3, 1, 2, // definition: local 2 = record, heart_rate alone
+  ];
+  const data = new Uint8Array(head.length + n * 2);
+  data.set(head);
+  for (let i = 0; i < n; i++) {
+    data[head.length + i * 2] = 0x80 | (2 << 5) | ((i + 1) & 0x1f);
+    data[head.length + i * 2 + 1] = 100 + (i % 80);
+  }
+  const file = new Uint8Array(14 + data.length + 2);
+  file.set([14, 0x20, 0x8a, 0x08], 0);
+  new DataView(file.buffer).setUint32(4, data.length, true);
+  file.set([0x2e, 0x46, 0x49, 0x54, 0, 0], 8);
+  file.set(data, 14);
+  const crc = CrcCalculator.calculateCRC(file, 0, 14 + data.length);
+  file[14 + data.length] = crc & 0xff;
+  file[15 + data.length] = crc >> 8;
+  return file;
+}
+
 describe("damaged FIT files", () => {
+  it("more data messages than an upload may hold (MAX_FIT_MESSAGES) fail while framed, before the decoder makes an object of each", () => {
+    const few = frameFit(tinyRecords(1_000));
+    expect(few.files).toHaveLength(1);
+    const e = (() => {
+      try {
+        frameFit(tinyRecords(MAX_FIT_MESSAGES));
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(e).toBeInstanceOf(FileError);
+    expect(e).toMatchObject({ code: "invalid_file", message: `The FIT file holds more than 800,000 messages, more than this service reads from one upload (about nine days of one-second records).` });
+    // Two chained files count together.
+    const half = tinyRecords(MAX_FIT_MESSAGES / 2);
+    expect(() => frameFit(concat(half, half))).toThrow(/more than 800,000 messages/);
+  });
+
   const good = sample("fit", EDGE);
   const dataSize = new DataView(good.buffer, good.byteOffset).getUint32(4, true);
   const headerSize = good[0]!;

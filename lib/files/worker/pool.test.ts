@@ -243,6 +243,29 @@ describe("a worker that dies", () => {
   });
 });
 
+describe("order", () => {
+  it("an export waiting goes ahead of uploads waiting to be read (after the task in hand and earlier exports)", async () => {
+    const pool = testPool();
+    const done: string[] = [];
+    const track = (name: string, p: Promise<unknown>) => p.then(() => done.push(name));
+    const gpx = read("gpx/blue_hills.gpx");
+    const activity = syntheticActivity({ hours: 0.2, seed: 5 });
+    await pool.run({ op: "spin", ms: 1 }); // a worker is up
+    const busy = track("busy", pool.run({ op: "spin", ms: 300 }));
+    await vi.waitFor(() => expect({ waiting: pool.waiting, free: pool.hasFreeWorker }).toEqual({ waiting: 0, free: false }));
+    const all = [
+      busy,
+      track("upload 1", pool.run({ op: "prepare", content: gpx, kind: "gpx" })),
+      track("upload 2", pool.run({ op: "prepareUpload", bytes: gpx, kind: "gpx" })),
+      track("export 1", pool.run({ op: "export", format: "gpx", input: activity })),
+      track("export 2", pool.run({ op: "export", format: "tcx", input: activity })),
+      track("upload 3", pool.run({ op: "prepare", content: gpx, kind: "gpx" })),
+    ];
+    await Promise.all(all);
+    expect(done).toEqual(["busy", "export 1", "export 2", "upload 1", "upload 2", "upload 3"]);
+  });
+});
+
 describe("warm-up", () => {
   it("prewarm starts a worker before any task; it warms up without an error between tasks and takes the first task", async () => {
     const pool = testPool({ warmUpSteps: 3 });

@@ -128,6 +128,11 @@ export class FileWorkerPool {
    * workers are up, one of them is free and nothing waits. (Work that is only worth doing when
    * it costs nobody a wait, such as an upload's early parse, asks this first.)
    */
+  /** Tasks given and not yet handed to a worker. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
   get hasFreeWorker(): boolean {
     return !this.closed && !this.fallback && this.queue.length === 0 && this.slots.some((s) => s.online && s.job === null);
   }
@@ -138,7 +143,13 @@ export class FileWorkerPool {
       return Promise.reject(new FileWorkBusyError());
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, task, bytes, resolve, reject });
+      const job = { id: this.nextId++, task, bytes, resolve, reject };
+      // An export answers a person waiting on a download; reading an upload is background
+      // work the processor does in turns. So an export waits only for the task in hand and
+      // the exports before it, never for a queue of uploads (one athlete's burst of files).
+      const behind = ANSWERS.has(task.op) ? this.queue.findIndex((j) => !ANSWERS.has(j.task.op)) : -1;
+      if (behind < 0) this.queue.push(job);
+      else this.queue.splice(behind, 0, job);
       this.queuedBytes += bytes;
       void this.pump();
     });
@@ -396,6 +407,9 @@ export async function resolveWorkerFile(): Promise<string> {
   if (!bundleIsFresh(root, cached)) await bundleFileWorker(root, cached);
   return cached;
 }
+
+/** The tasks a request waits on (a download), which go ahead of the uploads' reading in the queue. */
+const ANSWERS: ReadonlySet<Task["op"]> = new Set(["export", "exportStored"]);
 
 export const DEFAULT_POOL_OPTIONS: Omit<PoolOptions, "size"> = {
   workerFile: () => resolveWorkerFile(),
