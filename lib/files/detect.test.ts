@@ -1,6 +1,6 @@
 import { crc32, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { MAX_FILE_BYTES, inspectUpload, type Inspected } from "./detect";
+import { MAX_FILE_BYTES, inspectUpload, inspectUploadOffThread, type Inspected } from "./detect";
 import { parseActivityFile } from "./parse";
 import { concat, sample, sampleFiles, utf8 } from "./testing/samples";
 
@@ -162,6 +162,40 @@ describe("gzip", () => {
     if (!r.ok) return;
     expect(Buffer.from(r.content).equals(Buffer.from(original))).toBe(true);
     expect(parseActivityFile(r.content, kind)).toEqual(parseActivityFile(original, kind));
+  });
+
+  it("inspectUploadOffThread answers as inspectUpload does, whole, damaged, with junk after it, too large, or not a kind it reads", async () => {
+    const gz = gzipSync(sample("gpx", "blue_hills.gpx"));
+    const fit = gzipSync(sample("fit", "garmin-edge-500-activity.fit"));
+    const corrupt = Uint8Array.from(fit);
+    corrupt[Math.floor(corrupt.length / 2)]! ^= 0xff;
+    const cases: [string, Uint8Array][] = [
+      ["whole", gz],
+      ["two members", concat(gz, gzipSync(utf8("<!-- more -->")))],
+      ["cut off", gz.subarray(0, Math.floor(gz.length / 2))],
+      ["corrupt", corrupt],
+      ["junk after it", concat(fit, utf8("junk"))],
+      ["a bomb past 25 MiB", gzipSync(new Uint8Array(MAX_FILE_BYTES + 1).fill(0x20))],
+      ["no kind it reads", gzipSync(utf8("hello"))],
+      ["not gzip", sample("tcx", "sample.tcx")],
+    ];
+    for (const [what, bytes] of cases) expect(await inspectUploadOffThread(bytes), what).toEqual(inspectUpload(bytes));
+  });
+
+  it("inspectUploadOffThread decompresses off the calling thread: the event loop turns while a 25 MiB gzip is read", async () => {
+    const bytes = gzipSync(concat(utf8(`<?xml version="1.0"?>`), new Uint8Array(MAX_FILE_BYTES - 100).fill(0x20), utf8("<gpx></gpx>")));
+    let turns = 0;
+    let spinning = true;
+    const spin = () => {
+      if (!spinning) return;
+      turns++;
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    const r = await inspectUploadOffThread(bytes);
+    spinning = false;
+    expect(r).toMatchObject({ ok: true, kind: "gpx", gzip: true });
+    expect(turns).toBeGreaterThan(0);
   });
 
   it("a truncated gzip of a recognisable file is invalid_file, saying it is cut off", () => {

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { uploadFiles, uploads } from "../db/schema";
@@ -7,7 +6,7 @@ import { assertSelf, requireAthleteActor } from "../athletes/reach";
 import { ApiError } from "../http/errors";
 import type { WriteCtx } from "../http/operation";
 import { newId } from "../ids";
-import { inspectUpload } from "../files/detect";
+import { inspectUploadOffThread } from "../files/detect";
 import type { FileKind } from "../files/types";
 import type { ReceivedFile } from "./multipart";
 import { MAX_UPLOAD_BYTES, type CreateUploadFields } from "./schemas";
@@ -26,22 +25,24 @@ export type PreparedUpload = {
   contentSha256: string;
 };
 
-function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+/** SHA-256 in hex, computed on libuv's thread pool (WebCrypto's digest), not the request thread. */
+async function sha256(bytes: Uint8Array): Promise<string> {
+  return Buffer.from(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)).toString("hex");
 }
 
 /**
  * Recognises the file from its content (CONTRACT §11: FIT header, XML root; gzip around either)
- * and hashes it as received and as decompressed. CPU work on up to 25 MiB, so it runs before
- * the transaction opens (`before`): no connection is held while it runs.
+ * and hashes it as received and as decompressed. Up to 25 MiB of work, so it runs before the
+ * transaction opens (`before`), no connection held; the decompression and the hashing run on
+ * libuv's thread pool (inspectUploadOffThread), so eight gzip bombs at once no longer hold
+ * every other caller's request for seconds.
  */
-export function prepareUpload(file: ReceivedFile | undefined): PreparedUpload {
+export async function prepareUpload(file: ReceivedFile | undefined): Promise<PreparedUpload> {
   if (!file) {
     const detail = "An upload needs its file in a `file` part of the multipart body.";
     throw new ApiError("invalid_request", detail, { errors: [{ field: "file", code: "invalid_request", detail }] });
   }
-  const inspected = inspectUpload(file.bytes);
-  const receivedSha256 = sha256(file.bytes);
+  const [inspected, receivedSha256] = await Promise.all([inspectUploadOffThread(file.bytes), sha256(file.bytes)]);
   if (!inspected.ok && inspected.reason === "invalid_file") {
     // A FIT, GPX or TCX file whose gzip is cut off or corrupt is a damaged file of a kind this
     // service reads: taken (202), and its processing fails as `invalid_file` with these words
@@ -61,7 +62,7 @@ export function prepareUpload(file: ReceivedFile | undefined): PreparedUpload {
     fileName: file.name,
     bytes: file.bytes,
     receivedSha256,
-    contentSha256: inspected.gzip ? sha256(inspected.content) : receivedSha256,
+    contentSha256: inspected.gzip ? await sha256(inspected.content) : receivedSha256,
   };
 }
 

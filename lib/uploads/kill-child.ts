@@ -14,7 +14,7 @@ const db = handle.db;
 const out = (line: string) => process.stdout.write(line + "\n");
 
 const athlete = await signUp(db, { email: `kill-${Date.now()}@example.test`, name: "Kill", password: "correct horse battery" }, { hasSubscription: true });
-const file = prepareUpload({ name: "ride.fit", bytes: readFileSync(process.env.CHILD_FILE!) });
+const file = await prepareUpload({ name: "ride.fit", bytes: readFileSync(process.env.CHILD_FILE!) });
 const upload = await inWriteCtx({ db, actor: { kind: "session", userId: athlete.id } }, (ctx) => createUpload({ ctx, athleteId: athlete.id, fields: {}, file }));
 out(`uploaded ${upload.id} ${athlete.id}`);
 startUploadProcessor({

@@ -7,7 +7,7 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   POST: handle(
     createUploadOp,
     ({ ctx, rawParams, body, prepared }) =>
-      createUpload({ ctx, athleteId: String(rawParams.athlete_id), fields: body, file: prepared as ReturnType<typeof prepareUpload> }),
+      createUpload({ ctx, athleteId: String(rawParams.athlete_id), fields: body, file: prepared as Awaited<ReturnType<typeof prepareUpload>> }),
     { before: async ({ file }) => prepareUpload(file) },
   ),
 });
