@@ -769,7 +769,10 @@ export function finishActivity(input: {
     throw new FileError("invalid_file", `The file declares ${fmt(input.laps.length)} laps in one activity; at most ${fmt(LIMITS.lapsPerActivity)} are accepted.`);
   }
   const laps: Lap[] = [];
-  const sorted = [...input.laps].filter((l) => Number.isFinite(l.startS)).sort((a, b) => a.startS - b.startS);
+  // A lap that starts after its activity ended is none of its laps (a TCX lap whose StartTime
+  // says 2099 beside trackpoints of 2026 came out at an offset of 72 years, lasting 0 s).
+  const activityEnd = startS + totals.elapsedTimeS;
+  const sorted = [...input.laps].filter((l) => Number.isFinite(l.startS) && l.startS <= activityEnd).sort((a, b) => a.startS - b.startS);
   for (let i = 0; i < sorted.length; ) {
     let j = i + 1;
     while (j < sorted.length && sorted[j]!.startS === sorted[i]!.startS) j++;

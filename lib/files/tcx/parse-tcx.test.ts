@@ -57,6 +57,21 @@ describe("TCX", () => {
     ]);
   });
 
+  it("a lap whose StartTime is after the activity's end (2099 beside trackpoints of 2024) is none of its laps", () => {
+    const [a] = parse(
+      tcx(
+        `<Activity Sport="Running"><Id>2024-01-01T10:00:00Z</Id>` +
+          lap("2024-01-01T10:00:00Z", 100, 300, tp("2024-01-01T10:00:00Z") + tp("2024-01-01T10:01:40Z")) +
+          lap("2099-01-01T00:00:00Z", 60, 66, tp("2024-01-01T10:02:00Z") + tp("2024-01-01T10:03:00Z")) +
+          `</Activity>`,
+      ),
+    );
+    expect(a!.totals.elapsedTimeS).toBe(180);
+    expect(a!.laps.map((l) => [l.startOffsetS, l.elapsedTimeS])).toEqual([[0, 180]]);
+    const [alone] = parse(tcx(`<Activity Sport="Running"><Id>2024-01-01T10:00:00Z</Id>` + lap("2099-01-01T00:00:00Z", 60, 66, tp("2024-01-01T10:00:00Z") + tp("2024-01-01T10:00:59Z")) + `</Activity>`));
+    expect(alone!.laps.map((l) => [l.startOffsetS, l.elapsedTimeS])).toEqual([[0, 59]]);
+  });
+
   it("trackpoint extensions under any prefix: TPX Speed, Watts, RunCadence", () => {
     const ext = (p: string) => `<Extensions><${p}TPX><${p}Speed>3.5</${p}Speed><${p}Watts>210</${p}Watts><${p}RunCadence>88</${p}RunCadence></${p}TPX></Extensions>`;
     const [a] = parse(
