@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { dateRangeListQuery, Instant, LocalDateTime, listOf } from "../http/schemas";
+import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
 
 export const SPORT_TYPES = [
   "run", "trail_run", "ride", "virtual_ride", "swim", "walk", "hike", "row", "ski", "strength", "yoga", "other",
@@ -92,9 +93,16 @@ const measurements = {
   energy_j: nonNegative(100_000_000).nullable().optional(),
 };
 
+/**
+ * An activity's name as a person or an app gives it: shown to the athlete's coaches and apps, so
+ * no bidi override or zero-width character that would make it read as something else (team,
+ * app and person names refuse them too; a file's own name is cleaned of them, cleanName).
+ */
+export const ActivityName = z.string().trim().min(1).max(200).refine((name) => !hasHiddenCharacters(name), HIDDEN_IN_NAME_MESSAGE);
+
 export const CreateActivityInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(200),
+    name: ActivityName,
     sport_type: SportType,
     start_local: LocalDateTime,
     elapsed_time_s: seconds.min(1),
@@ -105,7 +113,7 @@ export const CreateActivityInput = z
 
 export const UpdateActivityInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(200).optional(),
+    name: ActivityName.optional(),
     sport_type: SportType.optional(),
     start_local: LocalDateTime.optional(),
     elapsed_time_s: seconds.min(1).optional(),

@@ -153,6 +153,8 @@ describe("sample checks", () => {
     expect(cleanName("  Morning\u0000 run\n\t ")).toBe("Morning run");
     expect(cleanName("   ")).toBeNull();
     expect([...cleanName("🏃".repeat(300))!]).toHaveLength(200);
+    // Hidden characters go, as an upload's file name's do; a ZWJ inside an emoji stays.
+    expect(cleanName("ride\u202etif.exe \u200bLøp 🏃\u200d♀️")).toBe("ridetif.exe Løp 🏃\u200d♀️");
   });
 
   it("a declared total outside the limits is replaced by the samples' own", () => {

@@ -1,6 +1,7 @@
 import type { SportType } from "../activities/schemas";
 import type { z } from "zod";
 import { FileError, type Lap, type ParsedActivity, type ScalarStreamKey, type Streams, type Totals } from "./types";
+import { stripHiddenCharacters } from "../text";
 
 // Everything a file states is checked here before it is trusted: each sample value against the
 // range a body or a device can produce, each total against the limits a manual activity has
@@ -858,10 +859,10 @@ function nullTotals(): Omit<Totals, "elapsedTimeS"> {
   };
 }
 
-/** A name fit for the activity's `name` (1 to 200 characters, no control characters), or null. */
+/** A name fit for the activity's `name` (1 to 200 characters, no control or hidden characters: ActivityName), or null. */
 export function cleanName(name: string | null | undefined): string | null {
   if (typeof name !== "string") return null;
-  const s = name.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim();
+  const s = stripHiddenCharacters(name.replace(/[\u0000-\u001f\u007f]+/g, " ")).replace(/\s+/g, " ").trim();
   if (!s) return null;
   return [...s].slice(0, 200).join("");
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SportType } from "../activities/schemas";
+import { ActivityName, SportType } from "../activities/schemas";
 import { Instant } from "../http/schemas";
 import { FILE_KINDS } from "../files/types";
 
@@ -41,7 +41,7 @@ export type UploadWire = z.input<typeof Upload>;
  */
 export const CreateUploadFields = z
   .strictObject({
-    name: z.string().trim().min(1).max(200).optional().meta({ description: "The activity's name; default: the file's own, else e.g. \"Morning Run\"." }),
+    name: ActivityName.optional().meta({ description: "The activity's name; default: the file's own, else e.g. \"Morning Run\"." }),
     sport_type: SportType.optional().meta({ description: "Overrides the sport the file names." }),
     external_id: z
       .string()
