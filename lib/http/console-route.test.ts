@@ -202,7 +202,7 @@ describe("console routes: path parameters", () => {
 
   it("answer a 404 problem for a console path that does not exist", async () => {
     const me = await signedIn();
-    for (const path of ["/api/console/nothing-here", "/api/console/apps/x/y/z/w"]) {
+    for (const path of ["/api/console/nothing-here", "/api/console/apps/x/y/z/w", "/api/console", "/api/console/activities/%2e%2e"]) {
       const res = await consoleCall(me.cookie, "GET", path);
       expect(res.status, path).toBe(404);
       expect(res.headers.get("content-type")).toBe("application/problem+json");
