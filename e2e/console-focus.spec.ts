@@ -6,21 +6,32 @@ import { DEMO_PASSWORD, signUpNewPerson } from "./helpers";
 
 const focusIsOnBody = (page: import("@playwright/test").Page) => page.evaluate(() => document.activeElement === document.body);
 
-test("a failed submit keeps the focus on the button that sent it (token, profile, sign-in), and the message is in words", async ({ browser, page }) => {
+test("a failed submit moves the focus to the first field it refused, which says why (token name and scopes, profile, sign-up); a refusal of no field keeps it on the button (sign-in)", async ({ browser, page }) => {
   const { page: mine, context } = await signUpNewPerson(browser, "Fiona");
   try {
-    // A token with no name: Create stays focused while the request runs and after it fails.
+    // A token with no name: the focus goes to the name, which is described by its error.
     await mine.goto("/settings/tokens");
     await mine.getByRole("button", { name: "Create token" }).click();
     const create = mine.getByRole("button", { name: "Create", exact: true });
     await create.focus();
     await mine.keyboard.press("Enter");
     await expect(mine.getByLabel("Token name")).toHaveAccessibleDescription("give the token a name");
-    await expect(create).toBeFocused();
+    await expect(mine.getByLabel("Token name")).toBeFocused();
     // The name field holds no more than the service takes.
     await expect(mine.getByLabel("Token name")).toHaveAttribute("maxlength", "100");
 
-    // A profile with its name cleared: Save stays focused; the message is not zod's.
+    // Named, with no scope chosen: the first scope's box takes the focus and reads the group's error.
+    await mine.getByLabel("Token name").fill("no scopes");
+    for (const box of await mine.getByRole("checkbox").all()) await box.uncheck();
+    await create.focus();
+    await mine.keyboard.press("Enter");
+    const firstScope = mine.getByRole("checkbox").first();
+    await expect(firstScope).toBeFocused();
+    await expect(firstScope).toHaveAttribute("aria-invalid", "true");
+    await expect(firstScope).toHaveAccessibleDescription("choose at least one scope");
+    await expect(mine.getByRole("group", { name: "Scopes" })).toHaveAccessibleDescription("choose at least one scope");
+
+    // A profile with its name cleared: the focus goes to Name; the message is not zod's.
     await mine.goto("/settings/profile");
     await mine.getByLabel("Name").fill("");
     const save = mine.getByRole("button", { name: "Save" });
@@ -28,10 +39,22 @@ test("a failed submit keeps the focus on the button that sent it (token, profile
     await mine.keyboard.press("Enter");
     await expect(mine.getByLabel("Name")).toHaveAccessibleDescription("enter your name");
     await expect(mine.getByText(/Too small|expected string/)).toHaveCount(0);
-    await expect(save).toBeFocused();
+    await expect(mine.getByLabel("Name")).toBeFocused();
+    // A hint stays linked beside an error: the timezone select is described by it.
+    await expect(mine.getByLabel("Timezone")).toHaveAccessibleDescription(/wall-clock time/);
   } finally {
     await context.close();
   }
+
+  // Sign-up with a short password: the focus goes to Password, described by its error and its hint.
+  await page.goto("/signup");
+  await page.getByLabel("Name").fill("Short Password");
+  await page.getByLabel("Email").fill(`short-${Date.now()}@example.test`);
+  await page.getByLabel("Password").fill("short");
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await expect(page.getByLabel("Password")).toBeFocused();
+  await expect(page.getByLabel("Password")).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByLabel("Password")).toHaveAccessibleDescription(/At least 8 characters\./);
 
   // A wrong password: Sign in stays focused, and the refusal is said.
   await page.goto("/signin");

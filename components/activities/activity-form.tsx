@@ -4,6 +4,7 @@ import { useState, type InputHTMLAttributes } from "react";
 import { ConsoleApiError } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Field, SelectField } from "@/components/ui/field";
+import { Form } from "@/components/ui/form";
 import { Notice } from "@/components/ui/notice";
 import { FIELD_OF, formErrorsFromApi, readForm, type ActivityInput, type FormErrors, type FormField, type FormValues } from "./activity-form-values";
 import { SPORT_LABELS, SPORTS, type SportType } from "./sport";
@@ -44,8 +45,10 @@ export function ActivityForm({ initial, units, pending, error, onSubmit, onCance
   const decimal = { type: "text", inputMode: "decimal", autoComplete: "off" } as const;
 
   return (
-    <form
+    <Form
       noValidate
+      // The form's own check, else the service's answer: a new one on each failed submit.
+      failure={Object.keys(local).length > 0 ? local : apiError}
       className="space-y-5"
       onSubmit={(e) => {
         e.preventDefault();
@@ -107,6 +110,6 @@ export function ActivityForm({ initial, units, pending, error, onSubmit, onCance
           Cancel
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useActionState } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
+import { Form } from "@/components/ui/form";
 import { Notice } from "@/components/ui/notice";
 
 /** What a sign-in or sign-up action answers the form with: what to show, and what to fill back in. */
@@ -27,7 +28,7 @@ export function AuthForm({ mode, action, callbackUrl, demo, error }: Props) {
   const signup = mode === "signup";
   const suffix = callbackUrl ? `?callbackUrl=${encodeURIComponent(callbackUrl)}` : "";
   return (
-    <form action={formAction} className="space-y-4" noValidate>
+    <Form action={formAction} failure={state} className="space-y-4" noValidate>
       {state.error && <Notice tone="error">{state.error}</Notice>}
       {callbackUrl && <input type="hidden" name="callbackUrl" value={callbackUrl} />}
       {signup && (
@@ -73,6 +74,6 @@ export function AuthForm({ mode, action, callbackUrl, demo, error }: Props) {
           <code>dev@example.com</code> (developer of the demo apps), each with password <code>demo-password</code>.
         </p>
       )}
-    </form>
+    </Form>
   );
 }

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
+import { Form } from "@/components/ui/form";
 import { FormError } from "@/components/ui/form-error";
 import { ConsoleApiError } from "@/components/console/api";
 import { RedirectUrisField } from "./redirect-uris-field";
@@ -46,8 +47,9 @@ export function AppForm({
   const uriErrors = redirectUriErrors(fields);
 
   return (
-    <form
+    <Form
       noValidate
+      failure={error}
       className="space-y-4"
       onSubmit={(e) => {
         e.preventDefault();
@@ -116,7 +118,7 @@ export function AppForm({
           Cancel
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }
 

@@ -6,6 +6,7 @@ import { ConsoleApiError, consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field, SelectField } from "@/components/ui/field";
+import { Form } from "@/components/ui/form";
 import { FormError } from "@/components/ui/form-error";
 import { Notice } from "@/components/ui/notice";
 import type { AthleteWire } from "@/lib/athletes/schemas";
@@ -50,8 +51,9 @@ function ProfileForm({ profile, timezones }: { profile: AthleteWire; timezones: 
   };
 
   return (
-    <form
+    <Form
       noValidate
+      failure={save.error}
       className="max-w-lg space-y-5"
       onSubmit={(e) => {
         e.preventDefault();
@@ -75,11 +77,11 @@ function ProfileForm({ profile, timezones }: { profile: AthleteWire; timezones: 
         <p className="text-sm font-medium text-slate-700">Email</p>
         <p className="text-sm text-slate-600">{profile.email}</p>
       </div>
-      <div className="space-y-1">
-        <SelectField
+      <SelectField
           label="Timezone"
           value={timezone}
           error={fields.timezone}
+          hint="Activity times are the wall-clock time where you were; this zone is how apps read them."
           onChange={(e) => {
             setTimezone(e.target.value);
             changed();
@@ -91,8 +93,6 @@ function ProfileForm({ profile, timezones }: { profile: AthleteWire; timezones: 
             </option>
           ))}
         </SelectField>
-        <p className="text-xs text-slate-500">Activity times are the wall-clock time where you were; this zone is how apps read them.</p>
-      </div>
       <fieldset className="space-y-2">
         <legend className="text-sm font-medium text-slate-700">Units</legend>
         {fields.uses_metric_units && <p className="text-sm text-red-700">{fields.uses_metric_units}</p>}
@@ -130,6 +130,6 @@ function ProfileForm({ profile, timezones }: { profile: AthleteWire; timezones: 
       <Button type="submit" disabled={save.isPending}>
         Save
       </Button>
-    </form>
+    </Form>
   );
 }

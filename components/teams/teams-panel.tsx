@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { formatInstant } from "@/components/ui/format";
+import { Form } from "@/components/ui/form";
 import { FormError } from "@/components/ui/form-error";
 import { FocusedNotice, useOutcome } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
@@ -153,8 +154,9 @@ function InviteForm({ team }: { team: CoachedTeam }) {
   });
   const fieldError = invite.error instanceof ConsoleApiError ? invite.error.fields.email : undefined;
   return (
-    <form
+    <Form
       noValidate
+      failure={invite.error}
       className="mt-4 space-y-3 border-t border-slate-100 pt-4"
       onSubmit={(e) => {
         e.preventDefault();
@@ -188,7 +190,7 @@ function InviteForm({ team }: { team: CoachedTeam }) {
           Invite athlete
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }
 
@@ -210,8 +212,9 @@ function CreateTeamCard() {
   const fields = create.error instanceof ConsoleApiError ? create.error.fields : {};
   return (
     <Card title="New team">
-      <form
+      <Form
         noValidate
+        failure={create.error}
         className="space-y-3"
         onSubmit={(e) => {
           e.preventDefault();
@@ -232,7 +235,7 @@ function CreateTeamCard() {
         <Button type="submit" disabled={create.isPending} className="w-full sm:w-auto lg:w-full">
           Create team
         </Button>
-      </form>
+      </Form>
     </Card>
   );
 }

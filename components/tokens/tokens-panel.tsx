@@ -6,8 +6,9 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { useFocusBack } from "@/components/ui/focus-back";
 import { FOCUSABLE_ROW, useFocusableRows } from "@/components/ui/focusable-rows";
-import { Field, SelectField } from "@/components/ui/field";
+import { ChoiceGroup, Field, SelectField } from "@/components/ui/field";
 import { FocusedNotice } from "@/components/ui/focused-notice";
+import { Form } from "@/components/ui/form";
 import { FormError } from "@/components/ui/form-error";
 import { Notice } from "@/components/ui/notice";
 import { ConsoleApiError, consoleFetch } from "@/components/console/api";
@@ -172,7 +173,8 @@ function CreateTokenForm({
   });
   const fields = create.error instanceof ConsoleApiError ? create.error.fields : {};
   return (
-    <form
+    <Form
+      failure={create.error}
       className="mb-6 space-y-4 rounded-md border border-slate-200 p-4"
       onSubmit={(e) => {
         e.preventDefault();
@@ -190,26 +192,27 @@ function CreateTokenForm({
         placeholder="e.g. training export script"
         autoFocus
       />
-      <fieldset>
-        <legend className="text-sm font-medium text-slate-700">Scopes</legend>
-        {fields.scopes && <p className="text-sm text-red-700">{fields.scopes}</p>}
-        <div className="mt-2 grid gap-2 sm:grid-cols-2">
-          {scopes.map((s) => (
-            <label key={s.name} className="flex items-start gap-2 rounded border border-slate-200 p-2 text-sm">
-              <input
-                type="checkbox"
-                className="mt-0.5"
-                checked={chosen.includes(s.name)}
-                onChange={(e) => setChosen((c) => (e.target.checked ? [...c, s.name] : c.filter((x) => x !== s.name)))}
-              />
-              <span>
-                <span className="font-mono text-xs">{s.name}</span>
-                <span className="block text-slate-600">{s.plain}</span>
-              </span>
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <ChoiceGroup legend="Scopes" error={fields.scopes}>
+        {(boxProps) => (
+          <div className="mt-2 grid gap-2 sm:grid-cols-2">
+            {scopes.map((s) => (
+              <label key={s.name} className="flex items-start gap-2 rounded border border-slate-200 p-2 text-sm">
+                <input
+                  type="checkbox"
+                  className="mt-0.5"
+                  {...boxProps}
+                  checked={chosen.includes(s.name)}
+                  onChange={(e) => setChosen((c) => (e.target.checked ? [...c, s.name] : c.filter((x) => x !== s.name)))}
+                />
+                <span>
+                  <span className="font-mono text-xs">{s.name}</span>
+                  <span className="block text-slate-600">{s.plain}</span>
+                </span>
+              </label>
+            ))}
+          </div>
+        )}
+      </ChoiceGroup>
       <SelectField label="Expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
         <option value="none">No expiry</option>
         <option value="7">7 days</option>
@@ -225,6 +228,6 @@ function CreateTokenForm({
           Cancel
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

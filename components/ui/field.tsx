@@ -3,7 +3,34 @@ import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttribu
 const control =
   "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30 aria-[invalid=true]:border-red-400";
 
-/** A labelled input with its error below it; the label is the accessible name. */
+/**
+ * What a control says besides its name: its error (first, the thing to act on) and its hint,
+ * both kept on the page and both named by `aria-describedby`, so a screen reader reads them
+ * when the control takes the focus (a failed submit moves it there: components/ui/form.tsx).
+ */
+function described(id: string, error: ReactNode, hint: ReactNode) {
+  const ids = [error ? `${id}-error` : null, hint ? `${id}-hint` : null].filter(Boolean).join(" ");
+  return { "aria-invalid": error ? true : undefined, "aria-describedby": ids || undefined } as const;
+}
+
+function Below({ id, error, hint }: { id: string; error?: ReactNode; hint?: ReactNode }) {
+  return (
+    <>
+      {hint && (
+        <p id={`${id}-hint`} className="text-xs text-slate-500">
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p id={`${id}-error`} className="text-sm text-red-700 [overflow-wrap:anywhere]">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** A labelled input with its hint and error below it; the label is the accessible name. */
 export function Field({
   label,
   error,
@@ -16,19 +43,8 @@ export function Field({
       <label htmlFor={id} className="block text-sm font-medium text-slate-700">
         {label}
       </label>
-      <input
-        id={id}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
-        className={control}
-        {...props}
-      />
-      {hint && !error && <p className="text-xs text-slate-500">{hint}</p>}
-      {error && (
-        <p id={`${id}-error`} className="text-sm text-red-700">
-          {error}
-        </p>
-      )}
+      <input id={id} {...described(id, error, hint)} className={control} {...props} />
+      <Below id={id} error={error} hint={hint} />
     </div>
   );
 }
@@ -36,19 +52,49 @@ export function Field({
 export function SelectField({
   label,
   error,
+  hint,
   children,
   ...props
-}: SelectHTMLAttributes<HTMLSelectElement> & { label: string; error?: string }) {
+}: SelectHTMLAttributes<HTMLSelectElement> & { label: string; error?: string; hint?: ReactNode }) {
   const id = useId();
   return (
     <div className="space-y-1">
       <label htmlFor={id} className="block text-sm font-medium text-slate-700">
         {label}
       </label>
-      <select id={id} aria-invalid={error ? true : undefined} className={control} {...props}>
+      <select id={id} {...described(id, error, hint)} className={control} {...props}>
         {children}
       </select>
-      {error && <p className="text-sm text-red-700">{error}</p>}
+      <Below id={id} error={error} hint={hint} />
     </div>
+  );
+}
+
+/**
+ * A group of checkboxes under a legend, with the group's error below them. The error describes
+ * the group and each box (which says it is invalid), so the box a failed submit focuses reads it.
+ * `children` gets the props to spread on each box.
+ */
+export function ChoiceGroup({
+  legend,
+  error,
+  children,
+}: {
+  legend: string;
+  error?: string;
+  children: (boxProps: { "aria-invalid"?: true; "aria-describedby"?: string }) => ReactNode;
+}) {
+  const id = useId();
+  const boxProps = described(id, error, null);
+  return (
+    <fieldset aria-describedby={boxProps["aria-describedby"]}>
+      <legend className="text-sm font-medium text-slate-700">{legend}</legend>
+      {children(boxProps)}
+      {error && (
+        <p id={`${id}-error`} className="mt-1 text-sm text-red-700">
+          {error}
+        </p>
+      )}
+    </fieldset>
   );
 }

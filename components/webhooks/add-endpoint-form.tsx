@@ -6,6 +6,7 @@ import { consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
+import { Form } from "@/components/ui/form";
 import type { SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
 import { EndpointProblem, EventChoices, VerifyTokenField, endpointFieldErrors } from "./endpoint-fields";
 import { EVENT_OPTIONS, webhooksPath } from "./shared";
@@ -44,8 +45,9 @@ export function AddEndpointForm({
   const fields = endpointFieldErrors(create.error);
 
   return (
-    <form
+    <Form
       noValidate
+      failure={create.error}
       className="space-y-4"
       onSubmit={(e) => {
         e.preventDefault();
@@ -86,6 +88,6 @@ export function AddEndpointForm({
           Cancel
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

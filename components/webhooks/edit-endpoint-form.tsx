@@ -5,6 +5,7 @@ import { useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
+import { Form } from "@/components/ui/form";
 import type { Subscription, UpdatedSubscription } from "@/lib/webhooks/subscriptions/schemas";
 import { EndpointProblem, EventChoices, VerifyTokenField, endpointFieldErrors } from "./endpoint-fields";
 
@@ -35,8 +36,9 @@ export function EditEndpointForm({
   const fields = endpointFieldErrors(save.error);
 
   return (
-    <form
+    <Form
       noValidate
+      failure={save.error}
       className="space-y-4"
       onSubmit={(e) => {
         e.preventDefault();
@@ -78,6 +80,6 @@ export function EditEndpointForm({
           Cancel
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

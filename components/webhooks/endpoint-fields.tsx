@@ -1,7 +1,7 @@
 "use client";
 
 import { ConsoleApiError } from "@/components/console/api";
-import { Field } from "@/components/ui/field";
+import { ChoiceGroup, Field } from "@/components/ui/field";
 import { FormError } from "@/components/ui/form-error";
 import { Notice } from "@/components/ui/notice";
 import { EVENT_OPTIONS } from "./shared";
@@ -34,28 +34,29 @@ export function VerifyTokenField({ value, onChange, error, hint }: { value: stri
 /** The event types an endpoint receives, one checkbox each with what it means and the scope it needs. */
 export function EventChoices({ events, onChange, error }: { events: string[]; onChange: (events: string[]) => void; error?: string }) {
   return (
-    <fieldset>
-      <legend className="text-sm font-medium text-slate-700">Events</legend>
-      <div className="mt-2 grid gap-2 sm:grid-cols-2">
-        {EVENT_OPTIONS.map(({ type: t, label, scope }) => (
-          <label key={t} className="flex cursor-pointer items-start gap-2 rounded-md border border-slate-200 p-2 text-sm">
-            <input
-              type="checkbox"
-              className="mt-0.5"
-              checked={events.includes(t)}
-              onChange={(e) => onChange(e.target.checked ? [...events, t] : events.filter((x) => x !== t))}
-            />
-            <span>
-              <span className="font-mono text-xs">{t}</span>
-              <span className="block text-xs text-slate-600">
-                {label}
-                {scope && ` Needs ${scope}.`}
+    <ChoiceGroup legend="Events" error={error}>
+      {(boxProps) => (
+        <div className="mt-2 grid gap-2 sm:grid-cols-2">
+          {EVENT_OPTIONS.map(({ type: t, label, scope }) => (
+            <label key={t} className="flex cursor-pointer items-start gap-2 rounded-md border border-slate-200 p-2 text-sm">
+              <input
+                type="checkbox"
+                className="mt-0.5"
+                {...boxProps}
+                checked={events.includes(t)}
+                onChange={(e) => onChange(e.target.checked ? [...events, t] : events.filter((x) => x !== t))}
+              />
+              <span>
+                <span className="font-mono text-xs">{t}</span>
+                <span className="block text-xs text-slate-600">
+                  {label}
+                  {scope && ` Needs ${scope}.`}
+                </span>
               </span>
-            </span>
-          </label>
-        ))}
-      </div>
-      {error && <p className="mt-1 text-sm text-red-700">{error}</p>}
-    </fieldset>
+            </label>
+          ))}
+        </div>
+      )}
+    </ChoiceGroup>
   );
 }
