@@ -314,6 +314,8 @@ test("the demo app walks the flow in a browser, and refuses to exchange a code t
     await page.goto(back.toString());
     await page.getByRole("button", { name: "Exchange code" }).click();
     await expect(page.getByText("Exchanged: the app redeemed the code")).toBeVisible();
+    // The answers scroll in their boxes: each is a named region the keyboard reaches.
+    await expect(page.getByRole("region", { name: "POST /oauth/token: answer, scrollable" })).toHaveAttribute("tabindex", "0");
   } finally {
     await context.close();
   }

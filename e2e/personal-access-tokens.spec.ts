@@ -28,6 +28,10 @@ test("a new person signs up, creates a token, sees it once, uses it, revokes it,
   await expect(page.getByText("It is shown only once")).toBeVisible();
   // The form and its Create button are gone: the keyboard goes on from the shown-once token.
   await expect(page.locator(":focus")).toHaveText("Copy it now. It is shown only once and cannot be recovered.");
+  // The example request scrolls sideways on a narrow screen: the keyboard can reach it.
+  const example = page.getByRole("region", { name: "Example request, scrollable" });
+  await expect(example).toContainText(token);
+  await expect(example).toHaveAttribute("tabindex", "0");
 
   const me = await request.get("/v1/athletes/me", { headers: bearer(token) });
   expect(me.status()).toBe(200);

@@ -112,6 +112,10 @@ test("a developer subscribes an endpoint, an athlete's new activity is delivered
     await expect(attempt).toContainText("Status 204");
     await expect(attempt).toContainText(`Service-Event-Id: ${event.id}`);
     await expect(attempt).toContainText(first.body);
+    // The event and the answer scroll in their boxes: each is a named region the keyboard reaches.
+    await expect(row.getByRole("region", { name: "Event JSON, scrollable" })).toContainText(event.id!);
+    await expect(row.getByRole("region", { name: "Event JSON, scrollable" })).toHaveAttribute("tabindex", "0");
+    await expect(attempt.getByRole("region", { name: "Attempt 1 response body, scrollable" })).toHaveAttribute("tabindex", "0");
 
     // Filters: it is among the succeeded, not the failed.
     await item.getByRole("button", { name: "Failed", exact: true }).click();

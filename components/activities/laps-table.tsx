@@ -5,6 +5,7 @@ import { Button } from "@/components/ui/button";
 import type { LapWire } from "./files-api";
 import type { speedReading } from "./chart-series";
 import { formatDuration, formatElevation, hzToBpm, type Units } from "./units";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 type Column = { header: string; show: boolean; cell: (l: LapWire) => string; numeric: boolean };
 
@@ -50,7 +51,7 @@ export function LapsTable({ laps, speed, distance, units }: { laps: LapWire[]; s
   return (
     <>
       {/* Wide tables scroll sideways on a phone rather than squeeze their numbers. */}
-      <div className="-mx-4 overflow-x-auto px-4" tabIndex={0} role="region" aria-label="Laps, scrollable">
+      <ScrollRegion label="Laps" className="-mx-4 overflow-x-auto px-4">
         <table className="w-full min-w-max text-sm tabular-nums">
           <caption className="sr-only">Laps</caption>
           <thead>
@@ -80,7 +81,7 @@ export function LapsTable({ laps, speed, distance, units }: { laps: LapWire[]; s
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
       {laps.length > LAPS_SHOWN_FIRST && (
         // One button that stays where it is, so the keyboard stays on it either way.
         <Button variant="secondary" className="mt-3" aria-expanded={showAll} onClick={() => setShowAll((v) => !v)}>

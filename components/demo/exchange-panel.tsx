@@ -4,6 +4,7 @@ import { useActionState } from "react";
 import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
 import type { ExchangeState, HttpResult } from "@/lib/demo-client/demo-client";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 function Json({ title, result }: { title: string; result: HttpResult }) {
   const ok = result.status >= 200 && result.status < 300;
@@ -13,9 +14,9 @@ function Json({ title, result }: { title: string; result: HttpResult }) {
         {title}{" "}
         <span className={`ml-1 rounded px-1.5 py-0.5 text-xs ${ok ? "bg-emerald-50 text-emerald-700" : "bg-red-50 text-red-700"}`}>{result.status}</span>
       </h3>
-      <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-3 text-xs text-slate-100">
+      <ScrollRegion as="pre" label={`${title}: answer`} className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-3 text-xs text-slate-100">
         {JSON.stringify(result.body, null, 2)}
-      </pre>
+      </ScrollRegion>
     </section>
   );
 }

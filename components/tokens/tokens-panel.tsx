@@ -16,6 +16,7 @@ import { useSubmissionKey } from "@/components/console/submission-key";
 import { CopyButton } from "@/components/ui/copy-button";
 import { formatInstant } from "@/components/ui/format";
 import { PAT_NAME_MAX_LENGTH, type PatSummary } from "@/lib/tokens/schemas";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 type Props = { scopes: { name: string; plain: string }[]; apiBaseUrl: string };
 
@@ -55,9 +56,9 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
               <CopyButton text={created.token} />
             </div>
             <p className="text-sm text-slate-600">Try it:</p>
-            <pre className="overflow-x-auto rounded bg-slate-900 p-3 text-xs text-slate-100">
+            <ScrollRegion as="pre" label="Example request" className="overflow-x-auto rounded bg-slate-900 p-3 text-xs text-slate-100">
               {`curl -H "Authorization: Bearer ${created.token}" \\\n  ${apiBaseUrl}/athletes/me`}
-            </pre>
+            </ScrollRegion>
             <Button
               variant="secondary"
               onClick={() => {

@@ -8,6 +8,7 @@ import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import type { Delivery, DeliveryAttempt } from "@/lib/webhooks/subscriptions/schemas";
 import { NOT_SENT_LABELS, deliveriesKey, subscriptionPath } from "./shared";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 function Attempt({ a }: { a: DeliveryAttempt }) {
   return (
@@ -41,9 +42,9 @@ function Attempt({ a }: { a: DeliveryAttempt }) {
               <p className="text-sm">
                 Status <span className={`font-mono font-semibold ${a.response_status! < 300 ? "text-emerald-700" : "text-red-700"}`}>{a.response_status}</span>
               </p>
-              <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 text-xs">
+              <ScrollRegion as="pre" label={`Attempt ${a.attempt} response body`} className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 text-xs">
                 {a.response_body_excerpt ? a.response_body_excerpt : <span className="text-slate-500">(empty body)</span>}
-              </pre>
+              </ScrollRegion>
             </>
           ) : (
             <p className="text-sm text-red-700">
@@ -103,7 +104,9 @@ export function DeliveryDetail({
       {redeliver.error && <Notice tone="error">{redeliver.error.message}</Notice>}
       <section className="space-y-1">
         <h4 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Event</h4>
-        <pre className="overflow-x-auto rounded bg-slate-100 p-2 text-xs">{JSON.stringify(delivery.event, null, 2)}</pre>
+        <ScrollRegion as="pre" label="Event JSON" className="overflow-x-auto rounded bg-slate-100 p-2 text-xs">
+          {JSON.stringify(delivery.event, null, 2)}
+        </ScrollRegion>
       </section>
       {delivery.attempts.length === 0 ? (
         <p className="text-sm text-slate-600">Not sent yet{delivery.next_attempt_at ? `; due ${formatInstant(delivery.next_attempt_at)}` : ""}.</p>
