@@ -74,3 +74,18 @@ test("the consent screen has no serious accessibility violation", async ({ page,
   await expect(page.getByRole("button", { name: "Allow" })).toBeVisible();
   await expectNoSeriousViolations(page, "consent screen");
 });
+
+test("the console's first Tab stop is a visible \"Skip to content\" link that takes the keyboard to the page's main landmark", async ({ page }) => {
+  await signIn(page, "ava@example.com");
+  await page.goto("/settings/profile");
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  await page.keyboard.press("Tab");
+  const skip = page.getByRole("link", { name: "Skip to content" });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("main")).toBeFocused();
+  await page.keyboard.press("Tab");
+  // The next stop is inside the page, past the header's links.
+  expect(await page.evaluate(() => !!document.activeElement?.closest("main"))).toBe(true);
+});

@@ -11,6 +11,13 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
   return (
     <Providers>
       <UploadQueueProvider>
+        {/* The first stop of the keyboard: past the header and its navigation, to the page itself. */}
+        <a
+          href="#main"
+          className="sr-only rounded-md bg-white px-3 py-2 text-sm font-medium text-brand-700 shadow focus:not-sr-only focus:absolute focus:left-4 focus:top-3 focus:z-50 focus:outline-none focus:ring-2 focus:ring-brand-500"
+        >
+          Skip to content
+        </a>
         <header className="border-b border-slate-200 bg-white">
           <div className="mx-auto flex max-w-5xl flex-col gap-3 px-4 py-3">
             <div className="flex items-center justify-between gap-3">
@@ -30,7 +37,10 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
           </div>
         </header>
         <SessionEndedBanner />
-        <main className="mx-auto max-w-5xl px-4 py-8">{children}</main>
+        {/* tabIndex -1: the skip link moves the focus here, not just the scroll position. */}
+        <main id="main" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-8 focus:outline-none">
+          {children}
+        </main>
       </UploadQueueProvider>
     </Providers>
   );
