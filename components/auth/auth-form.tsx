@@ -60,11 +60,11 @@ export function AuthForm({ mode, action, callbackUrl, demo, error }: Props) {
       <p className="text-center text-sm text-slate-600">
         {signup ? (
           <>
-            Have an account? <Link className="font-medium text-brand-600 hover:underline" href={`/signin${suffix}`}>Sign in</Link>
+            Have an account? <Link className="font-medium text-brand-700 underline hover:text-brand-600" href={`/signin${suffix}`}>Sign in</Link>
           </>
         ) : (
           <>
-            New here? <Link className="font-medium text-brand-600 hover:underline" href={`/signup${suffix}`}>Create an account</Link>
+            New here? <Link className="font-medium text-brand-700 underline hover:text-brand-600" href={`/signup${suffix}`}>Create an account</Link>
           </>
         )}
       </p>

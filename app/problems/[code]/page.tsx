@@ -34,7 +34,7 @@ export default async function ProblemPage({ params }: Props) {
       <p className="mt-6 leading-relaxed text-slate-700">{p.about}</p>
       <p className="mt-6 text-sm text-slate-600">
         Errors are RFC 9457 problem documents (<code>application/problem+json</code>). Branch on <code>code</code>; <code>detail</code> is
-        prose and may change. See the <Link href="/docs" className="text-brand-600 hover:underline">API reference</Link>.
+        prose and may change. See the <Link href="/docs" className="text-brand-700 underline hover:text-brand-600">API reference</Link>.
       </p>
     </main>
   );
