@@ -25,7 +25,7 @@ async function expectNoSeriousViolations(page: Page, what: string) {
   expect((await page.request.get(new URL(icon!, page.url()).href)).status(), `${what}'s icon`).toBe(200);
 }
 
-const PUBLIC_PAGES = ["/signin", "/signup", "/docs"];
+const PUBLIC_PAGES = ["/signin", "/signup", "/docs", "/problems", "/problems/not_found"];
 for (const path of PUBLIC_PAGES) {
   test(`${path} has no serious accessibility violation`, async ({ page }) => {
     await page.goto(path);
@@ -88,4 +88,13 @@ test("the console's first Tab stop is a visible \"Skip to content\" link that ta
   await page.keyboard.press("Tab");
   // The next stop is inside the page, past the header's links.
   expect(await page.evaluate(() => !!document.activeElement?.closest("main"))).toBe(true);
+});
+
+test("on a 375 px phone the problem types fit the screen: their table scrolls in a region the keyboard reaches", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto("/problems");
+  const region = page.getByRole("region", { name: "Problem types, scrollable" });
+  await expect(region).toHaveAttribute("tabindex", "0");
+  await expect(region.getByRole("columnheader", { name: "Title" })).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
 });
