@@ -301,15 +301,29 @@ test("GPX is offered only for an activity with positions, and an activity delete
     await expect(formats.getByRole("link", { name: "FIT", exact: true })).toBeVisible();
     await expect(formats.getByRole("link", { name: "GPX", exact: true })).toHaveCount(0);
 
-    // The run, deleted in another tab while its page is open here.
+    // The run, deleted in another tab while its page is open here, on a phone.
+    await page.setViewportSize({ width: 375, height: 740 });
     await page.goto(runHref);
     await expect(page.getByRole("img", { name: "Route" })).toBeVisible();
+    // Each chart's legend wraps to two rows on a phone; its box grows with it, so the cursor's
+    // values (the last row) are not clipped.
+    const charts = page.getByRole("img", { name: / against (time|distance)/ });
+    await expect(charts.first().locator(".u-legend")).toBeVisible();
+    for (const chart of await charts.all()) {
+      const [box, legend] = await Promise.all([chart.boundingBox(), chart.locator(".u-legend").boundingBox()]);
+      expect(legend!.y + legend!.height).toBeLessThanOrEqual(box!.y + box!.height + 0.5);
+    }
     const deleted = await page.evaluate(async (href) => (await fetch(`/api/console${href}`, { method: "DELETE" })).status, runHref);
     expect(deleted).toBe(200);
 
     await page.getByRole("button", { name: "Download" }).click();
     await page.getByRole("link", { name: "FIT", exact: true }).click();
-    await expect(page.getByText("This activity is not here any more: it was deleted, so there is nothing to download.")).toBeVisible();
+    const gone = page.getByText("This activity is not here any more: it was deleted, so there is nothing to download.");
+    await expect(gone).toBeVisible();
+    // Inside the phone's screen, not hanging off its left edge under a button near the middle.
+    const notice = (await gone.boundingBox())!;
+    expect(notice.x).toBeGreaterThanOrEqual(0);
+    expect(notice.x + notice.width).toBeLessThanOrEqual(375);
     await expect(page.getByText(/act_\w+ was not found/)).toHaveCount(0);
     await page.keyboard.press("Escape");
 

@@ -73,59 +73,64 @@ export function DownloadMenu({ activityId, gpx = true }: { activityId: string; g
   }, [shown]);
 
   return (
-    <div ref={root} className="relative">
-      <Button
-        ref={button}
-        variant="secondary"
-        aria-expanded={open}
-        aria-controls={menuId}
-        aria-busy={download.isPending}
-        onClick={() => {
-          setProblem(null);
-          setOpen((o) => !o);
-        }}
-      >
-        Download
-        {download.isPending ? (
-          <svg aria-hidden width="10" height="10" viewBox="0 0 10 10" className="animate-spin">
-            <path d="M5 1a4 4 0 1 1-4 4" fill="none" stroke="currentColor" strokeWidth="1.5" />
-          </svg>
-        ) : (
-          <svg aria-hidden width="10" height="10" viewBox="0 0 10 10" className={open ? "rotate-180" : ""}>
-            <path d="M1 3l4 4 4-4" fill="none" stroke="currentColor" strokeWidth="1.5" />
-          </svg>
-        )}
-      </Button>
-      <ul
-        id={menuId}
-        hidden={!open}
-        aria-label="Download formats"
-        className="absolute right-0 z-10 mt-1 w-48 rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg"
-      >
-        {EXPORT_FORMATS.filter((f) => gpx || f.format !== "gpx").map((f) => (
-          <li key={f.format}>
-            <a
-              href={consolePaths.export(activityId, f.format)}
-              download
-              aria-disabled={download.isPending || undefined}
-              onClick={(e) => {
-                // Ctrl-, Cmd-, Shift- and Alt-clicks keep the browser's own meaning (new tab, window, save).
-                if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
-                e.preventDefault();
-                setOpen(false);
-                // The item is about to be hidden: the button keeps the focus, as after Escape.
-                button.current?.focus();
-                if (!download.isPending) download.mutate(f.format);
-              }}
-              className="block px-3 py-2 text-slate-800 hover:bg-slate-100 focus:bg-slate-100 focus:outline-none aria-disabled:text-slate-400"
-            >
-              {f.label}
-            </a>
-          </li>
-        ))}
-      </ul>
+    <div ref={root} className="sm:relative">
+      <div className="relative">
+        <Button
+          ref={button}
+          variant="secondary"
+          aria-expanded={open}
+          aria-controls={menuId}
+          aria-busy={download.isPending}
+          onClick={() => {
+            setProblem(null);
+            setOpen((o) => !o);
+          }}
+        >
+          Download
+          {download.isPending ? (
+            <svg aria-hidden width="10" height="10" viewBox="0 0 10 10" className="animate-spin">
+              <path d="M5 1a4 4 0 1 1-4 4" fill="none" stroke="currentColor" strokeWidth="1.5" />
+            </svg>
+          ) : (
+            <svg aria-hidden width="10" height="10" viewBox="0 0 10 10" className={open ? "rotate-180" : ""}>
+              <path d="M1 3l4 4 4-4" fill="none" stroke="currentColor" strokeWidth="1.5" />
+            </svg>
+          )}
+        </Button>
+        <ul
+          id={menuId}
+          hidden={!open}
+          aria-label="Download formats"
+          className="absolute right-0 z-10 mt-1 w-48 rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg"
+        >
+          {EXPORT_FORMATS.filter((f) => gpx || f.format !== "gpx").map((f) => (
+            <li key={f.format}>
+              <a
+                href={consolePaths.export(activityId, f.format)}
+                download
+                aria-disabled={download.isPending || undefined}
+                onClick={(e) => {
+                  // Ctrl-, Cmd-, Shift- and Alt-clicks keep the browser's own meaning (new tab, window, save).
+                  if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+                  e.preventDefault();
+                  setOpen(false);
+                  // The item is about to be hidden: the button keeps the focus, as after Escape.
+                  button.current?.focus();
+                  if (!download.isPending) download.mutate(f.format);
+                }}
+                className="block px-3 py-2 text-slate-800 hover:bg-slate-100 focus:bg-slate-100 focus:outline-none aria-disabled:text-slate-400"
+              >
+                {f.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </div>
       {problem && (
-        <div className="absolute right-0 z-10 mt-1 w-72">
+        // Under the button, right-aligned, from a small screen up; on a phone the button may sit
+        // anywhere in its row, so the notice spans the screen less its margins (this wrapper is
+        // not positioned there) rather than hanging off its left edge.
+        <div className="absolute inset-x-4 z-10 mt-1 sm:inset-x-auto sm:right-0 sm:w-72">
           <Notice tone="error">{problem}</Notice>
         </div>
       )}

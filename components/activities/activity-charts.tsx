@@ -276,7 +276,9 @@ function Chart({
         role="img"
         aria-label={`${channel.label} against ${against}${summary ? `: ${summary}` : ""}`}
         className="w-full overflow-hidden"
-        style={{ height: PLOT_HEIGHT + LEGEND_HEIGHT }}
+        // Room for the plot and a one-row legend before uPlot loads; a legend that wraps (on a
+        // phone) grows the box rather than being clipped with the cursor's values.
+        style={{ minHeight: PLOT_HEIGHT + LEGEND_HEIGHT }}
       />
     </figure>
   );
