@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { authorizeLink, signIn } from "./helpers";
+import { authorizeLink, createToken, signIn, signUpNewPerson } from "./helpers";
 
 // Every page a person uses, checked by axe-core in Chromium against WCAG 2.x A and AA and axe's
 // best practices: none may have a serious or critical violation. The pages are the console's,
@@ -97,4 +97,32 @@ test("on a 375 px phone the problem types fit the screen: their table scrolls in
   await expect(region).toHaveAttribute("tabindex", "0");
   await expect(region.getByRole("columnheader", { name: "Title" })).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+});
+
+test("names of one long word (a token's, an activity's) wrap on a 375 px phone instead of widening the page", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Wren");
+  try {
+    await page.setViewportSize({ width: 375, height: 740 });
+    const long = `Supercalifragilistic_${"x".repeat(74)}`;
+    const fits = async (what: string) => expect(await page.evaluate(() => document.documentElement.scrollWidth), what).toBeLessThanOrEqual(375);
+
+    await createToken(page, long, ["athlete.read"]);
+    await page.getByRole("button", { name: "Done" }).click();
+    await expect(page.getByRole("listitem", { name: long })).toBeVisible();
+    await fits("/settings/tokens");
+
+    await page.goto("/activities");
+    await page.getByRole("button", { name: "Record activity" }).click();
+    await page.getByLabel("Name").fill(long);
+    await page.getByLabel("Duration").fill("30:00");
+    await page.getByRole("button", { name: "Save" }).click();
+    const link = page.getByRole("list", { name: "Activities" }).getByRole("link", { name: long });
+    await expect(link).toBeVisible();
+    await fits("/activities");
+    await link.click();
+    await expect(page.getByRole("heading", { level: 1, name: long })).toBeVisible();
+    await fits("the activity's page");
+  } finally {
+    await context.close();
+  }
 });

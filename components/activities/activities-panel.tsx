@@ -161,7 +161,7 @@ function ActivityRow({ activity: a, units }: { activity: ActivityWire; units: Un
   return (
     <li className="relative px-4 py-3 hover:bg-slate-50">
       <div className="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between sm:gap-4">
-        <div className="min-w-0">
+        <div className="min-w-0 [overflow-wrap:anywhere]">
           <Link href={`/activities/${a.id}`} className="font-medium text-slate-900 after:absolute after:inset-0 hover:text-brand-700">
             {a.name}
           </Link>

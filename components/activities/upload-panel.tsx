@@ -243,7 +243,8 @@ function UploadRow({
       <div className="mt-2">
         <ProgressBar label={`${file.name} upload progress`} value={bar.value} valueText={bar.text} tone={bar.tone} />
       </div>
-      <div className="mt-2 text-sm">
+      {/* Activity names can be one long word: they wrap rather than widen the page. */}
+      <div className="mt-2 text-sm [overflow-wrap:anywhere]">
         {status === "succeeded" && mentions.length > 0 && (
           <p className="text-slate-800">
             {mentions.length === 1 ? "Created " : `Created ${mentions.length} activities: `}

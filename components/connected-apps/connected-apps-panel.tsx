@@ -91,7 +91,7 @@ function ConnectedAppCard({
           <AppLogo name={a.name} url={a.kind === "assistant" ? null : a.logo_url} size={44} />
           <div className="min-w-0 flex-1 space-y-2">
             <div>
-              <h2 className="font-semibold">
+              <h2 className="font-semibold [overflow-wrap:anywhere]">
                 <bdi>{a.name}</bdi>
                 {a.host && <span className="font-normal text-slate-600"> from {a.host}</span>}
               </h2>

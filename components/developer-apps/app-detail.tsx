@@ -196,7 +196,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
                   <Item label="Name">
                     <span className="flex items-center gap-2">
                       <AppLogo name={a.name} url={a.logo_url} size={28} />
-                      {a.name}
+                      <span className="min-w-0 [overflow-wrap:anywhere]">{a.name}</span>
                     </span>
                   </Item>
                   <Item label="Redirect URIs">

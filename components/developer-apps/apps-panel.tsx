@@ -112,7 +112,7 @@ export function DeveloperAppsPanel() {
                 <AppLogo name={a.name} url={a.logo_url} />
                 <div className="min-w-0 flex-1 space-y-0.5">
                   <p className="flex flex-wrap items-center gap-x-2 gap-y-1">
-                    <Link href={`/developers/apps/${encodeURIComponent(a.client_id)}`} className="font-medium text-brand-700 hover:underline">
+                    <Link href={`/developers/apps/${encodeURIComponent(a.client_id)}`} className="min-w-0 font-medium text-brand-700 [overflow-wrap:anywhere] hover:underline">
                       {a.name}
                     </Link>
                     <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">{KIND_LABELS[a.kind]}</span>

@@ -27,7 +27,7 @@ export function AppUsagePanel({ clientId, usageUrl }: { clientId: string; usageU
 
   return (
     <>
-      <Link href={`/developers/apps/${encodeURIComponent(clientId)}`} className="mb-3 inline-block text-sm text-brand-600 hover:underline">
+      <Link href={`/developers/apps/${encodeURIComponent(clientId)}`} className="mb-3 inline-block max-w-full text-sm text-brand-600 [overflow-wrap:anywhere] hover:underline">
         ← {app.data?.name ?? "App"}
       </Link>
       <PageHeader

@@ -118,7 +118,7 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
                   aria-label={t.name}
                 >
                   <div className="min-w-0 space-y-1">
-                    <p className="font-medium">
+                    <p className="font-medium [overflow-wrap:anywhere]">
                       {t.name}{" "}
                       <span
                         className={`ml-1 rounded px-1.5 py-0.5 text-xs ${state === "Active" ? "bg-emerald-50 text-emerald-700" : "bg-slate-100 text-slate-600"}`}
