@@ -126,3 +126,20 @@ test("names of one long word (a token's, an activity's) wrap on a 375 px phone i
     await context.close();
   }
 });
+
+test("an unknown address answers 404 with the console's not-found page: a main landmark, a heading, a title and a way home", async ({ page }) => {
+  const res = await page.goto("/some-unknown-path");
+  expect(res?.status()).toBe(404);
+  await expect(page).toHaveTitle("Page not found · Athlete Activity Service");
+  await expect(page.getByRole("main").getByRole("heading", { level: 1, name: "Page not found" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Go to your activities" })).toHaveAttribute("href", "/activities");
+  await expectNoSeriousViolations(page, "/some-unknown-path");
+});
+
+test("a developer app that is not there says so under a heading, in the page's title too", async ({ page }) => {
+  await signIn(page, "dev@example.com");
+  await page.goto("/developers/apps/no-such-app");
+  await expect(page.getByRole("heading", { level: 1, name: "App not found" })).toBeVisible();
+  await expect(page.getByText("You have no app with client_id no-such-app.")).toBeVisible();
+  await expect(page).toHaveTitle("App not found · Athlete Activity Service");
+});

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { useFocusBack } from "@/components/ui/focus-back";
 import { Button } from "@/components/ui/button";
@@ -69,16 +69,21 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
   });
 
   const a = app.data;
+  const missing = app.error instanceof ConsoleApiError && app.error.status === 404;
+  // The page's title is the static "App" until the app loads; an app that is not there says so.
+  useEffect(() => {
+    if (missing) document.title = "App not found · Athlete Activity Service";
+  }, [missing]);
   return (
     <>
       <Link href="/developers/apps" className="mb-3 inline-block text-sm text-brand-600 hover:underline">
         ← All apps
       </Link>
       {app.isPending && <p className="text-sm text-slate-500">Loading…</p>}
-      {app.error && (
-        <Notice tone="error">
-          {app.error instanceof ConsoleApiError && app.error.status === 404 ? `You have no app with client_id ${clientId}.` : app.error.message}
-        </Notice>
+      {missing ? (
+        <PageHeader title="App not found" description={<span className="[overflow-wrap:anywhere]">You have no app with client_id {clientId}.</span>} />
+      ) : (
+        app.error && <Notice tone="error">{app.error.message}</Notice>
       )}
       {a && (
         <>
