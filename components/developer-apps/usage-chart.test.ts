@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { niceMax } from "./usage-chart";
+import { niceMax, shortDay, usageSummary } from "./usage-chart";
 
 describe("niceMax", () => {
   it("is a round ceiling close above the highest bar, with a whole-number midpoint", () => {
@@ -17,5 +17,18 @@ describe("niceMax", () => {
       expect(top).toBeLessThan(n * 1.6);
       expect(top % 2).toBe(0);
     }
+  });
+});
+
+describe("usageSummary", () => {
+  it("counts requests in words that agree with the number", () => {
+    expect(usageSummary([])).toBe("0 requests in total.");
+    expect(usageSummary([{ date: "2026-11-30", requests: 0 }])).toBe("0 requests in total.");
+    expect(usageSummary([{ date: "2026-11-29", requests: 0 }, { date: "2026-11-30", requests: 1 }])).toBe(
+      `1 request in total; the busiest day was ${shortDay("2026-11-30")} with 1 request.`,
+    );
+    expect(usageSummary([{ date: "2026-11-29", requests: 1200 }, { date: "2026-11-30", requests: 3 }])).toBe(
+      `1,203 requests in total; the busiest day was ${shortDay("2026-11-29")} with 1,200 requests.`,
+    );
   });
 });

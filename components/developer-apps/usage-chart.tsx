@@ -23,6 +23,18 @@ export function shortDay(date: string): string {
   return new Date(`${date}T00:00:00Z`).toLocaleDateString(undefined, { day: "numeric", month: "short", timeZone: "UTC" });
 }
 
+/** "1 request", "2 requests". */
+function requests(n: number): string {
+  return `${n.toLocaleString("en")} ${n === 1 ? "request" : "requests"}`;
+}
+
+/** What the chart says to a screen reader: the total, and the busiest day if there was one. */
+export function usageSummary(days: Day[]): string {
+  const total = days.reduce((s, d) => s + d.requests, 0);
+  const peak = days.reduce((best, d) => (d.requests > best.requests ? d : best), days[0] ?? { date: "", requests: 0 });
+  return `${requests(total)} in total${peak.requests > 0 ? `; the busiest day was ${shortDay(peak.date)} with ${requests(peak.requests)}` : ""}.`;
+}
+
 /** The width of an element, followed as it changes; null until measured. */
 function useWidth() {
   const ref = useRef<HTMLDivElement>(null);
@@ -46,8 +58,6 @@ export function UsageChart({ days }: { days: Day[] }) {
   const [box, width] = useWidth();
   const W = width ?? 720;
   const max = niceMax(Math.max(0, ...days.map((d) => d.requests)));
-  const total = days.reduce((s, d) => s + d.requests, 0);
-  const peak = days.reduce((best, d) => (d.requests > best.requests ? d : best), days[0] ?? { date: "", requests: 0 });
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
   const slot = plotW / Math.max(1, days.length);
@@ -58,10 +68,7 @@ export function UsageChart({ days }: { days: Day[] }) {
   const chart = (
     <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img" aria-labelledby={`${id}-title ${id}-desc`} className="block text-slate-500">
       <title id={`${id}-title`}>Requests per day, last {days.length} days</title>
-      <desc id={`${id}-desc`}>
-        {total} requests in total
-        {peak.requests > 0 ? `; the busiest day was ${shortDay(peak.date)} with ${peak.requests}` : ""}.
-      </desc>
+      <desc id={`${id}-desc`}>{usageSummary(days)}</desc>
       {[0, max / 2, max].map((t) => (
         <g key={t}>
           <line x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} stroke="currentColor" strokeOpacity={t === 0 ? 0.5 : 0.15} />
@@ -82,7 +89,7 @@ export function UsageChart({ days }: { days: Day[] }) {
               rx={1.5}
               className={i === last ? "fill-brand-500" : "fill-brand-600/70"}
             >
-              <title>{`${shortDay(d.date)}: ${d.requests.toLocaleString()} ${d.requests === 1 ? "request" : "requests"}`}</title>
+              <title>{`${shortDay(d.date)}: ${requests(d.requests)}`}</title>
             </rect>
             {/* A label a week, counted back from today so the last one never crowds another. */}
             {(last - i) % 7 === 0 && (
