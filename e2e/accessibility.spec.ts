@@ -107,7 +107,7 @@ test("names of one long word (a token's, an activity's) wrap on a 375 px phone i
     const fits = async (what: string) => expect(await page.evaluate(() => document.documentElement.scrollWidth), what).toBeLessThanOrEqual(375);
 
     await createToken(page, long, ["athlete.read"]);
-    await page.getByRole("button", { name: "Done" }).click();
+    await page.getByRole("button", { name: "Done", exact: true }).click();
     await expect(page.getByRole("listitem", { name: long })).toBeVisible();
     await fits("/settings/tokens");
 

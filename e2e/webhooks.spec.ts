@@ -64,7 +64,7 @@ test("a developer subscribes an endpoint, an athlete's new activity is delivered
     expect(hooks.handshakes[0]!.get("hub.mode")).toBe("subscribe");
     const secret = (await devPage.getByTestId("signing-secret").textContent())!.trim();
     expect(secret).toMatch(/^whsec_[0-9A-Za-z]{38}$/);
-    await devPage.getByRole("button", { name: "Done" }).click();
+    await devPage.getByRole("button", { name: "Done", exact: true }).click();
     const item = devPage.getByRole("listitem", { name: hooks.url });
     await expect(item).toContainText("Active");
     await expect(item.getByTestId("consecutive-failures")).toHaveText("0 consecutive failures");
@@ -164,7 +164,7 @@ test("a developer rotates an endpoint's signing secret and deletes the endpoint,
     // "Done" goes away with the secret: the new endpoint's item takes the focus, not the page's top.
     const item = page.getByRole("listitem", { name: url });
     await expect(item).toBeVisible();
-    await page.getByRole("button", { name: "Done" }).click();
+    await page.getByRole("button", { name: "Done", exact: true }).click();
     await expect(page.getByTestId("signing-secret")).toHaveCount(0);
     await expect(item).toBeFocused();
 
@@ -177,7 +177,7 @@ test("a developer rotates an endpoint's signing secret and deletes the endpoint,
     expect(second).toMatch(/^whsec_[0-9A-Za-z]{38}$/);
     expect(second).not.toBe(first);
     // …and after the rotated secret's "Done", the focus is back on the endpoint.
-    await page.getByRole("button", { name: "Done" }).click();
+    await page.getByRole("button", { name: "Done", exact: true }).click();
     await expect(page.getByTestId("signing-secret")).toHaveCount(0);
     await expect(item).toBeFocused();
 
@@ -208,7 +208,7 @@ test("a developer edits an endpoint's events and URL in place: a new URL answers
     const url = `${hooks.url}/${randomBytes(3).toString("hex")}`;
     await page.getByLabel("Endpoint URL").fill(url);
     await page.getByRole("button", { name: "Add endpoint" }).click();
-    await page.getByRole("button", { name: "Done" }).click();
+    await page.getByRole("button", { name: "Done", exact: true }).click();
     const item = page.getByRole("listitem", { name: url });
     await expect(item).toContainText("activity.created");
 
