@@ -9,13 +9,15 @@ describe("hasHiddenCharacters", () => {
   });
 
   it("lets the joiners stand where writing needs them: ZWJ in an emoji sequence, ZWNJ between letters of other scripts", () => {
-    for (const text of ["👩\u200D💻 Coding", "Run 🏃🏽\u200D♀️", "می\u200Cخواهم", "مِ\u200Cی", "क्\u200Cष", "क्\u200Dष", "plain name"]) {
+    const scotland = "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}";
+    for (const text of ["👩\u200D💻 Coding", "Run 🏃🏽\u200D♀️", "می\u200Cخواهم", "مِ\u200Cی", "क्\u200Cष", "क्\u200Dष", "plain name", `Run ${scotland}`]) {
       expect(hasHiddenCharacters(text), JSON.stringify(text)).toBe(false);
     }
   });
 
   it("finds the joiners where they would hide a lookalike: between Latin letters, or leading an emoji", () => {
-    for (const text of ["ex\u200Dample", "ex\u200Cample", "\u200D👩", "a\u200D👩", "東京\u200Cランナーズ", "Հ\u200Cօ"]) {
+    // Tags hide text unless they spell a flag after the black flag.
+    for (const text of ["ex\u200Dample", "ex\u200Cample", "\u200D👩", "a\u200D👩", "東京\u200Cランナーズ", "Հ\u200Cօ", "Run \u{E0067}\u{E0062}", "🏃\u{E0067}\u{E007F}"]) {
       expect(hasHiddenCharacters(text), JSON.stringify(text)).toBe(true);
     }
   });

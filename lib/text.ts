@@ -23,12 +23,13 @@ const HIDDEN = String.raw`[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_
 const ZWNJ_SCRIPT = String.raw`[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}]`;
 
 /**
- * In a name, the few hidden characters writing needs where they hide nothing: ZWJ inside an
+ * In a name, the few hidden characters writing needs where they hide nothing: the tags of a
+ * subdivision flag after its black flag ("🏴" + g b s c t + cancel tag: Scotland's), ZWJ inside an
  * emoji sequence ("👩‍💻"), a variation selector right after an emoji ("❤️"), ZWNJ or ZWJ
  * between letters of a script that uses them, vowel marks after the first letter included
  * (Persian "می‌خواهم", Indic half-forms and conjuncts).
  */
-const IN_PLACE = String.raw`(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200D(?=\p{Extended_Pictographic})|(?<=\p{Emoji})[\uFE0E\uFE0F]|(?<=${ZWNJ_SCRIPT}\p{M}*)[\u200C\u200D](?=${ZWNJ_SCRIPT})`;
+const IN_PLACE = String.raw`(?<=\u{1F3F4}[\u{E0020}-\u{E007E}]*)[\u{E0020}-\u{E007F}]|(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200D(?=\p{Extended_Pictographic})|(?<=\p{Emoji})[\uFE0E\uFE0F]|(?<=${ZWNJ_SCRIPT}\p{M}*)[\u200C\u200D](?=${ZWNJ_SCRIPT})`;
 
 const NAME_SCAN = new RegExp(`(${IN_PLACE})|${HIDDEN}`, "gu");
 const STRICT_SCAN = new RegExp(HIDDEN, "u");

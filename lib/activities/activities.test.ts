@@ -428,9 +428,15 @@ describe("POST /v1/athletes/me/activities", () => {
       expect((await res.json()).errors).toEqual([expect.objectContaining({ field: "name", code: "invalid_request" })]);
     }
     expect(await countRows(activities, eq(activities.athleteId, p.id))).toBe(0);
-    const ok = await record(token, { name: "Løp 🏃\u200d♀️" });
+    const ok = await record(token, { name: "Løp 🏃\u200d♀️ 🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}" });
     const renamed = await api.call(token, "PATCH", `/v1/activities/${ok.id}`, { body: { name: "x\u202ey" } });
     expect(renamed.status).toBe(400);
+    expect((await renamed.json()).errors).toEqual([expect.objectContaining({ field: "name", code: "invalid_request" })]);
+    // A name stored before these rules, sent back as it was read, is no change: not refused.
+    await (await api.db()).execute(sql`update activities set name = ${"Old\u200bname"} where id = ${ok.id}`);
+    const same = await api.call(token, "PATCH", `/v1/activities/${ok.id}`, { body: { name: "Old\u200bname", distance_m: 1000 } });
+    expect(same.status).toBe(200);
+    expect(await same.json()).toMatchObject({ name: "Old\u200bname", distance_m: 1000 });
   });
 
   it("refuses to record for anyone else, a coach's member included: 403 and nothing written", async () => {

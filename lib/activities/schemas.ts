@@ -113,7 +113,9 @@ export const CreateActivityInput = z
 
 export const UpdateActivityInput = z
   .strictObject({
-    name: ActivityName.optional(),
+    // Its hidden characters are checked by updateActivity, against the stored name: a name
+    // recorded before ActivityName, sent back as it was read, is no change and is not refused.
+    name: z.string().trim().min(1).max(200).optional().meta({ description: "Without control, bidi or zero-width characters (an emoji's own are writing)." }),
     sport_type: SportType.optional(),
     start_local: LocalDateTime.optional(),
     elapsed_time_s: seconds.min(1).optional(),

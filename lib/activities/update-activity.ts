@@ -7,6 +7,7 @@ import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
 import { findReachableActivity, activityNotFound } from "./get-activity";
 import { inOrder, ORDERED_PAIRS, type UpdateActivityInput } from "./schemas";
+import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
 import { toActivityWire } from "./to-wire";
 import { derivedAverageSpeed } from "./create-activity";
 
@@ -111,6 +112,11 @@ export async function updateActivity({
     input.average_speed_mps === undefined &&
     sameStored("averageSpeedMps", speedOver(final("distanceM"), final("movingTimeS") ?? final("elapsedTimeS")), final("averageSpeedMps"));
   assertPairsInOrder(input, existing, averageDerived);
+  if (input.name !== undefined && input.name !== existing.name && hasHiddenCharacters(input.name)) {
+    throw new ApiError("invalid_request", `The request body is invalid: name: ${HIDDEN_IN_NAME_MESSAGE}`, {
+      errors: [{ field: "name", code: "invalid_request", detail: HIDDEN_IN_NAME_MESSAGE }],
+    });
+  }
   if (Object.keys(set).length === 0) return toActivityWire(existing);
   set.updatedAt = new Date();
   // A file's UTC offset belongs to the start it recorded: a start moved by hand is read in the

@@ -772,7 +772,7 @@ export function finishActivity(input: {
   const laps: Lap[] = [];
   // A lap that starts after its activity ended is none of its laps (a TCX lap whose StartTime
   // says 2099 beside trackpoints of 2026 came out at an offset of 72 years, lasting 0 s).
-  const activityEnd = startS + totals.elapsedTimeS;
+  const activityEnd = Math.max(startS + totals.elapsedTimeS, samples.t[n - 1]!);
   const sorted = [...input.laps].filter((l) => Number.isFinite(l.startS) && l.startS <= activityEnd).sort((a, b) => a.startS - b.startS);
   for (let i = 0; i < sorted.length; ) {
     let j = i + 1;

@@ -1,5 +1,5 @@
 import { getEnv } from "../env";
-import { allowAnyOrigin, anyOriginAnswer } from "./cors";
+import { allowAnyOrigin, anyOriginAnswer, preflightFields } from "./cors";
 import { ApiError } from "./errors";
 import { knownLengthJson } from "./known-length";
 import { problemResponse } from "./problem";
@@ -16,6 +16,7 @@ export function publicDocument(cacheControl: string, document: () => unknown) {
   const GET = async () => knownLengthJson(await document(), { headers: allowAnyOrigin(new Headers({ "Cache-Control": cacheControl })) });
   const notAllowed = (req: Request) =>
     anyOriginAnswer(problemResponse(getEnv().baseUrl, new ApiError("method_not_allowed", `${req.method} is not served here; this path serves ${ALLOW}.`, { headers: { Allow: ALLOW } })));
-  const OPTIONS = () => new Response(null, { status: 204, headers: allowAnyOrigin(new Headers({ Allow: ALLOW })) });
+  // A browser's preflight too: an MCP client in a page sends MCP-Protocol-Version with its GET.
+  const OPTIONS = () => new Response(null, { status: 204, headers: allowAnyOrigin(new Headers({ Allow: ALLOW, ...preflightFields("GET, HEAD", "Authorization, MCP-Protocol-Version") })) });
   return { GET, OPTIONS, POST: notAllowed, PUT: notAllowed, PATCH: notAllowed, DELETE: notAllowed };
 }

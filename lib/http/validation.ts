@@ -31,9 +31,10 @@ export function validationError(error: z.ZodError, where: "body" | "query" | "pa
     const within = where === "query" && issue.path.length > 1 ? `item ${typeof issue.path[1] === "number" ? issue.path[1] + 1 : String(issue.path[1])}: ` : "";
     return { field, code, detail: within + issue.message };
   });
-  const codes = new Set(all.map((e) => e.code));
-  const code: ProblemCode = codes.size === 1 ? all[0]!.code : "invalid_request";
   const errors = all.length > listed ? all.slice(0, listed) : all;
+  // The problem's code is the listed errors' one when they share it, so it matches what is shown.
+  const codes = new Set(errors.map((e) => e.code));
+  const code: ProblemCode = codes.size === 1 ? errors[0]!.code : "invalid_request";
   const more = all.length - errors.length;
   const summary = errors.map((e) => `${e.field}: ${e.detail}`).join("; ") + (more ? `; and ${more} more` : "");
   const what = where === "body" ? "The request body is" : where === "arguments" ? "The arguments are" : `The ${where} parameters are`;

@@ -6,12 +6,18 @@ import { teamMemberships } from "../db/schema";
 export const COACHING_ROLES = ["coach", "admin"] as const;
 export type CoachingRole = (typeof COACHING_ROLES)[number];
 
+/** `teamMemberships`' status and role columns, or an alias's: typed by what they hold, so another table's `status` does not fit. */
+type MembershipColumns = {
+  status: AnyPgColumn<{ data: (typeof teamMemberships.status)["_"]["data"] }>;
+  role: AnyPgColumn<{ data: (typeof teamMemberships.role)["_"]["data"] }>;
+};
+
 /**
  * The one condition for "coaches this team now": a membership row that is active, as coach or
  * admin. Every reach check, team list and coach-only write asks it of `teamMemberships` or of an
  * alias of it (`canReach` joins the table to itself).
  */
-export function coachesNow(m: { status: AnyPgColumn; role: AnyPgColumn } = teamMemberships): SQL {
+export function coachesNow(m: MembershipColumns = teamMemberships): SQL {
   return and(eq(m.status, "active"), inArray(m.role, [...COACHING_ROLES]))!;
 }
 

@@ -264,6 +264,19 @@ describe("order", () => {
     await Promise.all(all);
     expect(done).toEqual(["busy", "export 1", "export 2", "upload 1", "upload 2", "upload 3"]);
   });
+
+  it("an upload waiting lets at most 8 exports go ahead of it: a stream of exports never starves it", async () => {
+    const pool = testPool();
+    const done: string[] = [];
+    const activity = syntheticActivity({ hours: 0.05, seed: 5 });
+    await pool.run({ op: "spin", ms: 1 }); // a worker is up
+    const busy = pool.run({ op: "spin", ms: 300 });
+    await vi.waitFor(() => expect({ waiting: pool.waiting, free: pool.hasFreeWorker }).toEqual({ waiting: 0, free: false }));
+    const all = [busy, pool.run({ op: "prepare", content: read("gpx/run.gpx"), kind: "gpx" }).then(() => done.push("upload"))];
+    for (let i = 1; i <= 10; i++) all.push(pool.run({ op: "export", format: "gpx", input: activity }).then(() => done.push(`export ${i}`)));
+    await Promise.all(all);
+    expect(done).toEqual([...Array.from({ length: 8 }, (_, i) => `export ${i + 1}`), "upload", "export 9", "export 10"]);
+  });
 });
 
 describe("warm-up", () => {

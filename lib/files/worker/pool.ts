@@ -75,6 +75,8 @@ type Job = {
   bytes: number;
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
+  /** How many answers (ANSWERS) went ahead of it while it waited. */
+  passed: number;
 };
 
 type Slot = { worker: ChildProcess; exited: Promise<void>; job: Job | null; timer: NodeJS.Timeout | null; online: boolean; stderr: string };
@@ -123,16 +125,16 @@ export class FileWorkerPool {
     return this.slots.some((s) => s.online) ? "worker" : "idle";
   }
 
-  /**
-   * Whether a task given now would start at once in a worker process, off the calling thread:
-   * workers are up, one of them is free and nothing waits. (Work that is only worth doing when
-   * it costs nobody a wait, such as an upload's early parse, asks this first.)
-   */
   /** Tasks given and not yet handed to a worker. */
   get waiting(): number {
     return this.queue.length;
   }
 
+  /**
+   * Whether a task given now would start at once in a worker process, off the calling thread:
+   * workers are up, one of them is free and nothing waits. (Work that is only worth doing when
+   * it costs nobody a wait, such as an upload's early parse, asks this first.)
+   */
   get hasFreeWorker(): boolean {
     return !this.closed && !this.fallback && this.queue.length === 0 && this.slots.some((s) => s.online && s.job === null);
   }
@@ -143,13 +145,20 @@ export class FileWorkerPool {
       return Promise.reject(new FileWorkBusyError());
     }
     return new Promise((resolve, reject) => {
-      const job = { id: this.nextId++, task, bytes, resolve, reject };
+      const job: Job = { id: this.nextId++, task, bytes, resolve, reject, passed: 0 };
       // An export answers a person waiting on a download; reading an upload is background
-      // work the processor does in turns. So an export waits only for the task in hand and
-      // the exports before it, never for a queue of uploads (one athlete's burst of files).
-      const behind = ANSWERS.has(task.op) ? this.queue.findIndex((j) => !ANSWERS.has(j.task.op)) : -1;
-      if (behind < 0) this.queue.push(job);
-      else this.queue.splice(behind, 0, job);
+      // work the processor does in turns. So an export goes ahead of the uploads waiting, but
+      // no upload is passed more than MAX_PASSED times: a steady stream of exports never keeps
+      // one from being read.
+      let at = this.queue.length;
+      if (ANSWERS.has(task.op)) {
+        at = 0;
+        this.queue.forEach((j, i) => {
+          if (ANSWERS.has(j.task.op) || j.passed >= MAX_PASSED) at = i + 1;
+        });
+        for (let i = at; i < this.queue.length; i++) this.queue[i]!.passed++;
+      }
+      this.queue.splice(at, 0, job);
       this.queuedBytes += bytes;
       void this.pump();
     });
@@ -410,6 +419,8 @@ export async function resolveWorkerFile(): Promise<string> {
 
 /** The tasks a request waits on (a download), which go ahead of the uploads' reading in the queue. */
 const ANSWERS: ReadonlySet<Task["op"]> = new Set(["export", "exportStored"]);
+/** How many of those a waiting upload lets go ahead of it, at most. */
+const MAX_PASSED = 8;
 
 export const DEFAULT_POOL_OPTIONS: Omit<PoolOptions, "size"> = {
   workerFile: () => resolveWorkerFile(),
