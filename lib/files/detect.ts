@@ -65,18 +65,18 @@ export function inspectUpload(bytes: Uint8Array): Inspected {
 
 /**
  * inspectUpload with a gzip file's usual case, one or more whole members and nothing after
- * them, decompressed on libuv's thread pool rather than the calling thread. What zlib refuses
- * there (damage, junk after the last member) is inspected as inspectUpload does, on this thread:
- * the same answer either way.
+ * them, decompressed on libuv's thread pool rather than the calling thread. Null for what zlib
+ * refuses there (damage, junk after the last member), which inspectUpload reads member by
+ * member: the caller has that done off its thread too (inspectUploadInWorker).
  */
-export async function inspectUploadOffThread(bytes: Uint8Array): Promise<Inspected> {
+export async function inspectUploadOffThread(bytes: Uint8Array): Promise<Inspected | null> {
   if (bytes.length > MAX_FILE_BYTES || !isGzip(bytes)) return inspectUpload(bytes);
   let content: Uint8Array;
   try {
     content = await gunzipAsync(bytes, { maxOutputLength: MAX_FILE_BYTES });
   } catch (e) {
     if (isBufferTooLarge(e)) return tooLarge("The file is larger than 25 MiB once decompressed.");
-    return inspectUpload(bytes);
+    return null;
   }
   try {
     const kind = recognise(content);

@@ -7,6 +7,8 @@ import { ApiError } from "../http/errors";
 import type { WriteCtx } from "../http/operation";
 import { newId } from "../ids";
 import { inspectUploadOffThread } from "../files/detect";
+import { inspectUploadInWorker } from "../files/worker/pool";
+import type { InspectedSummary } from "../files/worker/protocol";
 import type { FileKind } from "../files/types";
 import type { ReceivedFile } from "./multipart";
 import { MAX_UPLOAD_BYTES, type CreateUploadFields } from "./schemas";
@@ -25,6 +27,32 @@ export type PreparedUpload = {
   contentSha256: string;
 };
 
+/**
+ * Two uploads' inspections at a time in a process: each may hold its 25 MiB decompressed and a
+ * copy for the digest, and a gzip bomb's body is only kilobytes, so the body budget does not
+ * bound them (16 bombs at once took 531 MB).
+ */
+const inspecting = limit(2);
+
+function limit(n: number) {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    async run<T>(work: () => Promise<T>): Promise<T> {
+      // A waiter is handed the slot of the one that ends, so no newcomer slips in between.
+      if (running >= n) await new Promise<void>((go) => waiting.push(go));
+      else running++;
+      try {
+        return await work();
+      } finally {
+        const next = waiting.shift();
+        if (next) next();
+        else running--;
+      }
+    },
+  };
+}
+
 /** SHA-256 in hex, computed on libuv's thread pool (WebCrypto's digest), not the request thread. */
 async function sha256(bytes: Uint8Array): Promise<string> {
   return Buffer.from(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)).toString("hex");
@@ -42,7 +70,12 @@ export async function prepareUpload(file: ReceivedFile | undefined): Promise<Pre
     const detail = "An upload needs its file in a `file` part of the multipart body.";
     throw new ApiError("invalid_request", detail, { errors: [{ field: "file", code: "invalid_request", detail }] });
   }
-  const [inspected, receivedSha256] = await Promise.all([inspectUploadOffThread(file.bytes), sha256(file.bytes)]);
+  const [quick, receivedSha256] = await inspecting.run(() => Promise.all([inspectUploadOffThread(file.bytes), sha256(file.bytes)]));
+  const inspected: InspectedSummary = quick
+    ? quick.ok
+      ? { ok: true, kind: quick.kind, gzip: quick.gzip, contentSha256: quick.gzip ? await inspecting.run(() => sha256(quick.content)) : receivedSha256 }
+      : quick
+    : await inspectUploadInWorker(file.bytes);
   if (!inspected.ok && inspected.reason === "invalid_file") {
     // A FIT, GPX or TCX file whose gzip is cut off or corrupt is a damaged file of a kind this
     // service reads: taken (202), and its processing fails as `invalid_file` with these words
@@ -62,7 +95,7 @@ export async function prepareUpload(file: ReceivedFile | undefined): Promise<Pre
     fileName: file.name,
     bytes: file.bytes,
     receivedSha256,
-    contentSha256: inspected.gzip ? await sha256(inspected.content) : receivedSha256,
+    contentSha256: inspected.contentSha256,
   };
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +19,7 @@ import {
   diedOfItsTask,
   exportOffThread,
   exportStoredOffThread,
+  inspectUploadInWorker,
   FileWorkBusyError,
   FileWorkerError,
   FileWorkerPool,
@@ -145,6 +147,19 @@ describe("prepareUploadOffThread", () => {
     const got = await rejection(prepareUploadOffThread(damaged, "gpx"));
     expect(got).toBeInstanceOf(FileError);
     expect({ code: (got as FileError).code, message: got.message }).toEqual({ code: "invalid_file", message: inspected.ok ? "" : inspected.detail });
+  });
+});
+
+describe("inspectUploadInWorker", () => {
+  it("answers as inspectUpload does, with the content's SHA-256 for the content: junk after a gzip bomb, damage, a good gzip", async () => {
+    const bomb = gzipSync(new TextEncoder().encode(`<?xml version="1.0"?>${" ".repeat(5_000_000)}<gpx></gpx>`));
+    const corrupt = Uint8Array.from(gzipSync(read("fit/garmin-edge-500-activity.fit")));
+    corrupt[Math.floor(corrupt.length / 2)]! ^= 0xff;
+    for (const bytes of [new Uint8Array([...bomb, 0x4a]), corrupt, gzipSync(read("gpx/run.gpx")), read("tcx/sample.tcx")]) {
+      const direct = inspectUpload(bytes);
+      const expected = direct.ok ? { ok: true, kind: direct.kind, gzip: direct.gzip, contentSha256: createHash("sha256").update(direct.content).digest("hex") } : direct;
+      expect(await inspectUploadInWorker(bytes)).toEqual(expected);
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import { errorText, log } from "../../log";
 import type { ExportInput } from "../export/types";
 import { FileError, type FileKind } from "../types";
 import { BUILT_WORKER, bundleFileWorker, bundleIsFresh, CACHED_WORKER } from "./bundle";
-import { READY, type ExportFormat, type PreparedActivity, type Reply, type StoredExportInput, type Task, type Warmed, type WireError } from "./protocol";
+import { READY, type ExportFormat, type InspectedSummary, type PreparedActivity, type Reply, type StoredExportInput, type Task, type Warmed, type WireError } from "./protocol";
 import { runTask } from "./run-task";
 
 export type { ExportFormat, PreparedActivity, StoredExportInput } from "./protocol";
@@ -418,7 +418,7 @@ export async function resolveWorkerFile(): Promise<string> {
 }
 
 /** The tasks a request waits on (a download), which go ahead of the uploads' reading in the queue. */
-const ANSWERS: ReadonlySet<Task["op"]> = new Set(["export", "exportStored"]);
+const ANSWERS: ReadonlySet<Task["op"]> = new Set(["export", "exportStored", "inspect"]);
 /** How many of those a waiting upload lets go ahead of it, at most. */
 const MAX_PASSED = 8;
 
@@ -491,6 +491,15 @@ export async function prepareActivitiesOffThread(content: Uint8Array, kind: File
  */
 export async function prepareUploadOffThread(bytes: Uint8Array, kind: FileKind): Promise<PreparedActivity[]> {
   return (await pool().run({ op: "prepareUpload", bytes, kind }, bytes.byteLength)) as PreparedActivity[];
+}
+
+/**
+ * inspectUpload off the request thread, for a gzip upload that zlib's one-stream gunzip refused
+ * (junk after its end, damage): reading it member by member is up to 25 MiB of inflating and
+ * checksums, which one appended byte would otherwise put on the request thread.
+ */
+export async function inspectUploadInWorker(bytes: Uint8Array): Promise<InspectedSummary> {
+  return (await pool().run({ op: "inspect", bytes }, bytes.byteLength)) as InspectedSummary;
 }
 
 /** A generated file (exportFit, exportGpx or exportTcx) made off the request thread. */

@@ -1,3 +1,4 @@
+import type { Inspected } from "../detect";
 import type { ExportInput } from "../export/types";
 import type { FileErrorCode, FileKind, ParsedActivity, StreamKey } from "../types";
 
@@ -10,6 +11,9 @@ export type PreparedActivity = Omit<ParsedActivity, "streams"> & {
 
 export type ExportFormat = "fit" | "gpx" | "tcx";
 
+/** inspectUpload's answer as the worker sends it back: the content's SHA-256 in place of the content. */
+export type InspectedSummary = Exclude<Inspected, { ok: true }> | { ok: true; kind: FileKind; gzip: boolean; contentSha256: string };
+
 /** What a stored activity's export is made from, with the streams still encoded, so only the worker decodes them. */
 export type StoredExportInput = Omit<ExportInput, "streams"> & { streamsData: Uint8Array };
 
@@ -18,6 +22,7 @@ export type Task =
   | { op: "prepareUpload"; bytes: Uint8Array; kind: FileKind }
   | { op: "export"; format: ExportFormat; input: ExportInput }
   | { op: "exportStored"; format: ExportFormat; input: StoredExportInput }
+  | { op: "inspect"; bytes: Uint8Array }
   // Only the pool's tests send these: they prove that a dying worker fails one task and is replaced.
   | { op: "exit" }
   | { op: "exhaustMemory" }

@@ -1,10 +1,11 @@
+import { createHash } from "node:crypto";
 import { inspectUpload } from "../detect";
 import { exportFit, exportGpx, exportTcx } from "../export/index";
 import type { ExportInput } from "../export/types";
 import { parseActivityFile } from "../parse";
 import { decodeStreams, encodeStreams } from "../stream-codec";
 import { FileError, STREAM_KEYS, type FileKind, type StreamKey } from "../types";
-import type { ExportFormat, PreparedActivity, Task } from "./protocol";
+import type { ExportFormat, InspectedSummary, PreparedActivity, Task } from "./protocol";
 
 /** Parses a file and encodes each activity's streams as they are stored. */
 export function prepareActivities(content: Uint8Array, kind: FileKind): PreparedActivity[] {
@@ -26,6 +27,13 @@ export function prepareUpload(bytes: Uint8Array, kind: FileKind): PreparedActivi
   return prepareActivities(inspected.content, kind);
 }
 
+/** inspectUpload, with the content's SHA-256 in place of the content (which need not travel back). */
+export function inspectSummary(bytes: Uint8Array): InspectedSummary {
+  const r = inspectUpload(bytes);
+  if (!r.ok) return r;
+  return { ok: true, kind: r.kind, gzip: r.gzip, contentSha256: createHash("sha256").update(r.content).digest("hex") };
+}
+
 /** A generated file as bytes. */
 export function exportBytes(format: ExportFormat, input: ExportInput): Uint8Array {
   if (format === "fit") return exportFit(input);
@@ -41,6 +49,8 @@ export function runTask(task: Task): unknown {
       return prepareUpload(task.bytes, task.kind);
     case "export":
       return exportBytes(task.format, task.input);
+    case "inspect":
+      return inspectSummary(task.bytes);
     case "exportStored": {
       const { streamsData, ...rest } = task.input;
       return exportBytes(task.format, { ...rest, streams: decodeStreams(streamsData) });
