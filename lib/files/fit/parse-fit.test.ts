@@ -56,9 +56,11 @@ describe("damaged FIT files", () => {
   it("more data messages than an upload may hold (MAX_FIT_MESSAGES) fail while framed, before the decoder makes an object of each", () => {
     const few = frameFit(tinyRecords(1_000));
     expect(few.files).toHaveLength(1);
+    // The file_id and the record that states the time, then the rest: exactly the limit is read.
+    expect(frameFit(tinyRecords(MAX_FIT_MESSAGES - 2)).files).toHaveLength(1);
     const e = (() => {
       try {
-        frameFit(tinyRecords(MAX_FIT_MESSAGES));
+        frameFit(tinyRecords(MAX_FIT_MESSAGES - 1));
       } catch (err) {
         return err;
       }
