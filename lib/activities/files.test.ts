@@ -12,6 +12,7 @@ import type { Scope } from "../auth/scopes";
 import { ActivityStreams, LapList } from "./file-schemas";
 import { sessionCookieFor } from "../auth/test-session";
 import { contentDisposition } from "../http/file-body";
+import { closeFileWorkers, DEFAULT_POOL_OPTIONS, fileWorkerIsFree, runOnSharedPool } from "../files/worker/pool";
 
 const api = setupApi();
 
@@ -390,6 +391,31 @@ describe("GET /v1/activities/{activity_id}/export", () => {
       expect(res.headers.get("content-disposition")).toContain(`filename="Morning-Ride-2026-03-01.${format}"`);
       expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
     }
+  });
+
+  it("answers 503 service_unavailable with Retry-After while the file workers' queue is full, and the export once it is not", async () => {
+    const ava = await api.person();
+    const { activityId } = await uploaded(ava.id);
+    const token = await api.pat(ava.id, READ_ALL);
+    const gpx = () => api.call(token, "GET", `/v1/activities/${activityId}/export?format=gpx`);
+    expect((await gpx()).status).toBe(200); // the worker is up
+    expect(fileWorkerIsFree()).toBe(true);
+    // One task holds the worker until the pool is closed; one waiting fills the queue's byte budget.
+    const held = [
+      runOnSharedPool({ op: "spin", ms: 120_000 }).catch((e: unknown) => e),
+      runOnSharedPool({ op: "spin", ms: 1 }, DEFAULT_POOL_OPTIONS.maxQueuedBytes).catch((e: unknown) => e),
+    ];
+    try {
+      const res = await gpx();
+      const body = await problem(res, 503, "service_unavailable");
+      expect(body.detail).toBe("The service is busy reading other files; try again shortly.");
+      expect(res.headers.get("retry-after")).toBe("5");
+      expect(res.headers.get("request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      await closeFileWorkers();
+      await Promise.all(held);
+    }
+    expect((await gpx()).status).toBe(200);
   });
 
   it("has no GPX for an activity that recorded no positions, saying which formats it has", async () => {

@@ -24,3 +24,12 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * True when `err` says of itself that the same request can succeed shortly (`retriable: true`):
+ * the service was too busy, nothing is wrong with the request (the file workers' full queue,
+ * FileWorkBusyError). Such an error answers 503 with `Retry-After`, never 500.
+ */
+export function isRetriable(err: unknown): err is Error & { retriable: true } {
+  return err instanceof Error && (err as { retriable?: unknown }).retriable === true;
+}

@@ -29,7 +29,7 @@ export const PROBLEM_CODES = {
   idempotency_key_reused: { status: 422, title: "Idempotency key reused", about: "This `Idempotency-Key` was already used with a different request body. Use a new key for a new request." },
   rate_limited: { status: 429, title: "Rate limited", about: "A rate limit was exceeded. Retry after the number of seconds in `Retry-After`; the `RateLimit` headers show the windows." },
   internal_error: { status: 500, title: "Internal error", about: "The service failed. The `trace_id` member identifies the failure in the service's log." },
-  service_unavailable: { status: 503, title: "Service unavailable", about: "The service cannot take the request right now: the database cannot be reached, or too many large uploads are arriving at once. Retry after the number of seconds in `Retry-After`." },
+  service_unavailable: { status: 503, title: "Service unavailable", about: "The service cannot take the request right now: the database cannot be reached, too many large uploads are arriving at once, or the file workers have too much waiting. Retry after the number of seconds in `Retry-After`." },
 } as const satisfies Record<string, { status: number; title: string; about: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

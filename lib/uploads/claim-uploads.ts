@@ -110,6 +110,18 @@ export async function releaseUploadClaim(db: Db, uploadId: string, delayS: numbe
     .where(and(eq(uploads.id, uploadId), eq(uploads.status, "processing")));
 }
 
+/**
+ * Puts a claim back as if it had not been taken, to be claimed again after `delayS`: the processor
+ * could not start on the upload (the file workers' queue was full), which is neither the file's
+ * fault nor a processor's death, so it counts as neither a failure nor a claim.
+ */
+export async function deferUploadClaim(db: Db, uploadId: string, delayS: number): Promise<void> {
+  await db
+    .update(uploads)
+    .set({ claimedUntil: sql`now() + make_interval(secs => ${delayS})`, attempts: sql`greatest(${uploads.attempts} - 1, 0)` })
+    .where(and(eq(uploads.id, uploadId), eq(uploads.status, "processing")));
+}
+
 /** Extends a claim still in force (the upload still processing), while its processor works on it. */
 export async function renewUploadClaim(db: Db, uploadId: string, leaseS = UPLOAD_LEASE_S): Promise<void> {
   await db

@@ -57,7 +57,8 @@ export function startUploadProcessor(opts: UploadProcessorOptions): UploadProces
           await requestsFirst();
           const [claimed] = await claimUploads(db, { limit: 1, leaseS: opts.leaseS });
           if (!claimed) break;
-          await processUpload(db, claimed, opts);
+          // Deferred: the file workers are full, so the next upload would be too; wait a poll.
+          if ((await processUpload(db, claimed, opts)) === "deferred") break;
           await new Promise<void>((r) => setImmediate(r));
         }
       } catch (err) {

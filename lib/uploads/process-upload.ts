@@ -8,7 +8,8 @@ import { FileError } from "../files/types";
 import { prepareUploadOffThread, type PreparedActivity } from "../files/worker/pool";
 import { takeEarlyParse } from "./early-parse";
 import { errorText, log } from "../log";
-import { MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS, releaseUploadClaim, renewUploadClaim, retryDelayS, UPLOAD_LEASE_S, type ClaimedUpload } from "./claim-uploads";
+import { isRetriable } from "../http/db-errors";
+import { deferUploadClaim, MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS, releaseUploadClaim, renewUploadClaim, retryDelayS, UPLOAD_LEASE_S, type ClaimedUpload } from "./claim-uploads";
 import { failUpload, saveParsedActivities, type UploadOutcome } from "./save-parsed-activities";
 
 export type ProcessOptions = {
@@ -44,6 +45,9 @@ async function parseStoredFile(db: Db, uploadId: string): Promise<PreparedActivi
   return prepareUploadOffThread(file.bytes, file.dataType);
 }
 
+/** How long an upload waits after the file workers' queue was full (FileWorkBusyError). */
+export const BUSY_DELAY_S = 5;
+
 /** What a failed upload says once its processing failed MAX_UPLOAD_ATTEMPTS times. */
 const GIVEN_UP = `The file could not be processed (${MAX_UPLOAD_ATTEMPTS} attempts failed). Check that it opens in the app that recorded it, or send it again later.`;
 
@@ -58,8 +62,9 @@ const GIVEN_UP = `The file could not be processed (${MAX_UPLOAD_ATTEMPTS} attemp
  *
  * Reading the file (gunzip, parse, encode the streams) runs in the file worker process
  * (lib/files/worker), one file at a time, so requests on this thread are served meanwhile.
- * A worker that dies or runs out of memory on a file fails it as `invalid_file`; a full queue
- * is retried like any other unexpected error.
+ * A worker that dies or runs out of memory on a file fails it as `invalid_file`. A full queue
+ * (FileWorkBusyError) is no failure: the upload is put back, uncounted, for BUSY_DELAY_S, so
+ * other callers' exports and uploads never use up a good file's attempts.
  */
 export async function processUpload(db: Db, claimed: ClaimedUpload, opts: ProcessOptions = {}): Promise<UploadOutcome> {
   const leaseS = opts.leaseS ?? UPLOAD_LEASE_S;
@@ -110,6 +115,11 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
     });
     return outcome;
   } catch (err) {
+    if (isRetriable(err)) {
+      log.warn("file workers busy; upload deferred", { upload_id: claimed.id, delay_s: BUSY_DELAY_S });
+      await deferUploadClaim(db, claimed.id, BUSY_DELAY_S).catch(() => {});
+      return "deferred";
+    }
     log.error("upload processing failed; it will be retried", {
       upload_id: claimed.id,
       attempt: claimed.attempts,

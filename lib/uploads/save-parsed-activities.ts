@@ -9,7 +9,8 @@ import { SportType } from "../activities/schemas";
 import { defaultActivityName } from "./name-activity";
 
 type UploadRow = typeof uploads.$inferSelect;
-export type UploadOutcome = "succeeded" | "failed" | "already_finished";
+/** How processing a claimed upload ended; "deferred": not started (the file workers were too busy), claimed again later. */
+export type UploadOutcome = "succeeded" | "failed" | "already_finished" | "deferred";
 
 /** Laps in one insert: 12 parameters each, well under the 65,534 a statement holds. */
 const LAPS_PER_INSERT = 2_000;

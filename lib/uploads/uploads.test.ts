@@ -17,14 +17,14 @@ import { Activity } from "../activities/schemas";
 import { localDateTimeIn } from "../time/local";
 import { Upload } from "./schemas";
 import { claimUploads, MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS } from "./claim-uploads";
-import { processUpload } from "./process-upload";
+import { BUSY_DELAY_S, processUpload } from "./process-upload";
 import { lockFile, saveParsedActivities } from "./save-parsed-activities";
 import { buildFit, rideRecords } from "../files/testing/fit-files";
 import { inTransaction } from "../db/transaction";
 import { rowsOf } from "../db/client";
 import { uploadBodyBudget } from "./body-budget";
 import { startUploadProcessor, type UploadProcessor } from "./local-processor";
-import { closeFileWorkers, fileWorkerIsFree, FileWorkerError, prepareUploadOffThread, runOnSharedPool } from "../files/worker/pool";
+import { closeFileWorkers, DEFAULT_POOL_OPTIONS, fileWorkerIsFree, FileWorkerError, prepareUploadOffThread, runOnSharedPool } from "../files/worker/pool";
 import { prepareUpload } from "../files/worker/run-task";
 import { beginEarlyParse, earlyBytesKept, earlyParsesKept, EARLY_MAX_BYTES, EARLY_MAX_KEPT_BYTES, takeEarlyParse } from "./early-parse";
 
@@ -869,6 +869,41 @@ describe("early parse: a free file worker reads the file while it is stored (ear
       await busy;
     }
     expect(earlyBytesKept()).toBe(before);
+  }));
+
+  it("an upload claimed while the file workers' queue is full is put back uncounted, and succeeds once they have room", processorStopped(async () => {
+    const a = await athlete();
+    await freeWorker();
+    // One task holds the worker until the pool is closed; one waiting fills the queue's byte budget.
+    const held = [
+      runOnSharedPool({ op: "spin", ms: 120_000 }).catch((e: unknown) => e),
+      runOnSharedPool({ op: "spin", ms: 1 }, DEFAULT_POOL_OPTIONS.maxQueuedBytes).catch((e: unknown) => e),
+    ];
+    const db = await api.db();
+    let up: UploadWire;
+    try {
+      up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
+      // More busy claims than a file may fail or be cut short: none of them counts.
+      for (let i = 0; i <= Math.max(MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS); i++) {
+        await db.update(uploads).set({ claimedUntil: null }).where(eq(uploads.id, up.id));
+        const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
+        expect(await processUpload(db, claim!)).toBe("deferred");
+      }
+      const [row] = await db.select().from(uploads).where(eq(uploads.id, up.id));
+      expect(row).toMatchObject({ status: "processing", attempts: 0, failures: 0 });
+      const waitS = (row!.claimedUntil!.getTime() - Date.now()) / 1000;
+      expect(waitS).toBeGreaterThan(BUSY_DELAY_S - 2);
+      expect(waitS).toBeLessThanOrEqual(BUSY_DELAY_S + 1);
+      // Not claimable until then.
+      expect(await claimUploads(db, { limit: 1, uploadId: up.id })).toEqual([]);
+    } finally {
+      await closeFileWorkers();
+      await Promise.all(held);
+    }
+    await db.update(uploads).set({ claimedUntil: null }).where(eq(uploads.id, up.id));
+    const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
+    expect(await processUpload(db, claim!)).toBe("succeeded");
+    expect(await activitiesOf(a.id)).toBe(1);
   }));
 });
 

@@ -528,9 +528,12 @@ export function fileWorkerIsFree(): boolean {
   return holder[SHARED]?.pool.hasFreeWorker ?? false;
 }
 
-/** Runs a task on the shared pool as given (tests: a long `spin` keeps its worker busy until the pool is closed). */
-export function runOnSharedPool(task: Task): Promise<unknown> {
-  return pool().run(task);
+/**
+ * Runs a task on the shared pool as given (tests: a long `spin` keeps its worker busy until the
+ * pool is closed; one of `bytes` up to DEFAULT_POOL_OPTIONS.maxQueuedBytes fills its queue).
+ */
+export function runOnSharedPool(task: Task, bytes = 0): Promise<unknown> {
+  return pool().run(task, bytes);
 }
 
 /** Where the shared pool runs tasks (tests check that it is a worker). */
