@@ -148,6 +148,8 @@ test("an athlete uploads two files, opens one with its route and charts, downloa
     await expect(fitRow.getByRole("link")).toHaveCount(0);
 
     await page.goto(fitHref);
+    await expect(page.getByRole("heading", { level: 1, name: "Activity not found" })).toBeVisible();
+    await expect(page).toHaveTitle("Activity not found · Athlete Activity Service");
     await expect(page.getByText("This activity is not here: it was deleted, or the address is wrong.")).toBeVisible();
   } finally {
     await context.close();

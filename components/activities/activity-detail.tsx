@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { useProfile } from "@/components/profile/use-profile";
 import { Button } from "@/components/ui/button";
@@ -82,6 +82,11 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
   });
 
   const a = activity.data;
+  const missing = activity.error instanceof ConsoleApiError && activity.error.status === 404;
+  // The page's title is the static "Activity" until it loads; an activity that is not there says so.
+  useEffect(() => {
+    if (missing) document.title = "Activity not found · Athlete Activity Service";
+  }, [missing]);
   const units = profile.data ? unitsOf(profile.data.uses_metric_units) : null;
   // Instants read in the athlete's zone, as start_local does (CONTRACT §9); no zone set is UTC to the service too.
   const timeZone = profile.data?.timezone ?? "UTC";
@@ -112,7 +117,7 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
         </Link>
       )}
       <PageHeader
-        title={a?.name ?? "Activity"}
+        title={a?.name ?? (missing ? "Activity not found" : "Activity")}
         description={
           a
             ? [owner, SPORT_LABELS[a.sport_type], formatLocal(a.start_local, { dateStyle: "full", timeStyle: "short" })].filter(Boolean).join(" · ")
@@ -144,7 +149,7 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
         {(activity.isPending || profile.isPending) && <p className="text-sm text-slate-500">Loading…</p>}
         {activity.error && (
           <Notice tone="error">
-            {activity.error instanceof ConsoleApiError && activity.error.status === 404 ? ACTIVITY_NOT_HERE : activity.error.message}
+            {missing ? ACTIVITY_NOT_HERE : activity.error.message}
           </Notice>
         )}
         {profile.error && <Notice tone="error">{profile.error.message}</Notice>}
