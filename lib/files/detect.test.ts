@@ -164,7 +164,7 @@ describe("gzip", () => {
     expect(parseActivityFile(r.content, kind)).toEqual(parseActivityFile(original, kind));
   });
 
-  it("inspectUploadOffThread answers as inspectUpload does, whole, too large or not a kind it reads; null for what zlib's one stream refuses (damaged, junk after it)", async () => {
+  it("inspectUploadOffThread answers as inspectUpload does, whole, too large or not a kind it reads; null for what zlib's one stream refuses (damaged, junk after it) and for a prolog past 256 KiB", async () => {
     const gz = gzipSync(sample("gpx", "blue_hills.gpx"));
     const fit = gzipSync(sample("fit", "garmin-edge-500-activity.fit"));
     const corrupt = Uint8Array.from(fit);
@@ -178,13 +178,15 @@ describe("gzip", () => {
       ["a bomb past 25 MiB", gzipSync(new Uint8Array(MAX_FILE_BYTES + 1).fill(0x20))],
       ["no kind it reads", gzipSync(utf8("hello"))],
       ["not gzip", sample("tcx", "sample.tcx")],
+      ["a root after 256 KiB of comment", gzipSync(concat(utf8(`<?xml version="1.0"?><!--${" ".repeat(256 * 1024)}-->`), sample("gpx", "blue_hills.gpx")))],
+      ["a root after 200 KiB of whitespace", gzipSync(concat(new Uint8Array(200 * 1024).fill(0x20), sample("gpx", "blue_hills.gpx")))],
     ];
-    const refused = new Set(["cut off", "corrupt", "junk after it"]);
+    const refused = new Set(["cut off", "corrupt", "junk after it", "a root after 256 KiB of comment"]);
     for (const [what, bytes] of cases) expect(await inspectUploadOffThread(bytes), what).toEqual(refused.has(what) ? null : inspectUpload(bytes));
   });
 
   it("inspectUploadOffThread decompresses off the calling thread: the event loop turns while a 25 MiB gzip is read", async () => {
-    const bytes = gzipSync(concat(utf8(`<?xml version="1.0"?>`), new Uint8Array(MAX_FILE_BYTES - 100).fill(0x20), utf8("<gpx></gpx>")));
+    const bytes = gzipSync(concat(utf8(`<?xml version="1.0"?><gpx>`), new Uint8Array(MAX_FILE_BYTES - 100).fill(0x20), utf8("</gpx>")));
     let turns = 0;
     let spinning = true;
     const spin = () => {

@@ -1,7 +1,7 @@
 import { promisify } from "node:util";
 import { constants, crc32, gunzip as gunzipCallback, gunzipSync, inflateRawSync } from "node:zlib";
 import type { FileKind } from "./types";
-import { xmlRootName } from "./xml";
+import { xmlRootName, xmlRootNameWithin } from "./xml";
 
 /** The largest file accepted, as received and after decompression (CONTRACT §11: 413 past it). */
 export const MAX_FILE_BYTES = 25 * 1024 * 1024;
@@ -18,17 +18,33 @@ const HEAD_BYTES = 64 * 1024;
 
 /** The kind a file's content shows, or null: FIT by its header, GPX and TCX by their XML root. */
 export function recognise(content: Uint8Array): FileKind | null {
-  // ".FIT" at bytes 8–11 marks a FIT file; the header size byte is checked when it is read, so a
-  // FIT file with a damaged header is a damaged FIT file, not an unknown kind.
-  if (content.length >= 12 && content[8] === 0x2e && content[9] === 0x46 && content[10] === 0x49 && content[11] === 0x54) {
-    return "fit";
-  }
   // However much precedes the root (comments, whitespace, a DOCTYPE): the whole file is looked at.
-  const root = xmlRootName(content);
+  return isFit(content) ? "fit" : xmlKind(xmlRootName(content));
+}
+
+/**
+ * recognise looking at no more than the first `maxBytes` of an XML prolog: undefined when it
+ * goes on past them. A gzip of a few kilobytes can hold 25 MiB of whitespace or comment before
+ * its root, about 100 ms to scan; that is left to the file worker, off the request thread.
+ */
+export function recogniseWithin(content: Uint8Array, maxBytes: number): FileKind | null | undefined {
+  if (isFit(content)) return "fit";
+  const root = xmlRootNameWithin(content, maxBytes);
+  return root === undefined ? undefined : xmlKind(root);
+}
+
+// ".FIT" at bytes 8–11 marks a FIT file; the header size byte is checked when it is read, so a
+// FIT file with a damaged header is a damaged FIT file, not an unknown kind.
+const isFit = (b: Uint8Array) => b.length >= 12 && b[8] === 0x2e && b[9] === 0x46 && b[10] === 0x49 && b[11] === 0x54;
+
+function xmlKind(root: string | null): FileKind | null {
   if (root === "gpx") return "gpx";
   if (root === "TrainingCenterDatabase") return "tcx";
   return null;
 }
+
+/** How much of a decompressed upload's XML prolog is read on the request thread (recogniseWithin): a device's is a few hundred bytes. */
+const PROLOG_ON_THREAD_BYTES = 256 * 1024;
 
 const isGzip = (b: Uint8Array) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
 
@@ -67,7 +83,8 @@ export function inspectUpload(bytes: Uint8Array): Inspected {
  * inspectUpload with a gzip file's usual case, one or more whole members and nothing after
  * them, decompressed on libuv's thread pool rather than the calling thread. Null for what zlib
  * refuses there (damage, junk after the last member), which inspectUpload reads member by
- * member: the caller has that done off its thread too (inspectUploadInWorker).
+ * member, and for content whose XML prolog goes on past PROLOG_ON_THREAD_BYTES: the caller has
+ * those read off its thread too (inspectUploadInWorker).
  */
 export async function inspectUploadOffThread(bytes: Uint8Array): Promise<Inspected | null> {
   if (bytes.length > MAX_FILE_BYTES || !isGzip(bytes)) return inspectUpload(bytes);
@@ -79,7 +96,8 @@ export async function inspectUploadOffThread(bytes: Uint8Array): Promise<Inspect
     return null;
   }
   try {
-    const kind = recognise(content);
+    const kind = recogniseWithin(content, PROLOG_ON_THREAD_BYTES);
+    if (kind === undefined) return null;
     return kind ? { ok: true, kind, gzip: true, content } : { ok: false, reason: "unsupported_file_type", detail: UNSUPPORTED };
   } catch {
     return { ok: false, reason: "unsupported_file_type", detail: UNSUPPORTED };

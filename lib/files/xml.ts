@@ -187,7 +187,16 @@ const NAME_CHARS = 300;
  * first character, in the first slice.
  */
 export function xmlRootName(bytes: Uint8Array): string | null {
-  return scanProlog(bytes).root;
+  return scanProlog(bytes).root ?? null;
+}
+
+/**
+ * xmlRootName looking no further than the first `maxBytes` (rounded up to a whole slice):
+ * undefined when the prolog goes on past them, so a caller on a thread others wait on can have
+ * the rest read elsewhere.
+ */
+export function xmlRootNameWithin(bytes: Uint8Array, maxBytes: number): string | null | undefined {
+  return scanProlog(bytes, maxBytes).root;
 }
 
 /**
@@ -195,11 +204,13 @@ export function xmlRootName(bytes: Uint8Array): string | null {
  * DOCTYPE is when the prolog holds one whole and the root follows (else null: two DOCTYPEs, or
  * one that never ends, are left for sax to refuse).
  */
-function scanProlog(bytes: Uint8Array): { root: string | null; doctype: Span | null } {
+function scanProlog(bytes: Uint8Array, maxBytes = Infinity): { root: string | null | undefined; doctype: Span | null } {
   const { decoder, skip } = decoderFor(bytes);
   const prolog = new PrologScanner();
   let root: string | null | undefined;
-  for (let at = skip; at < bytes.byteLength && root === undefined; at += SNIFF_SLICE_BYTES) {
+  let at = skip;
+  for (; at < bytes.byteLength && root === undefined; at += SNIFF_SLICE_BYTES) {
+    if (at - skip >= maxBytes) return { root: undefined, doctype: null };
     root = prolog.scan(decoder.decode(bytes.subarray(at, Math.min(at + SNIFF_SLICE_BYTES, bytes.byteLength)), { stream: true }), false);
   }
   root ??= prolog.scan(decoder.decode(), true) ?? null;

@@ -420,6 +420,20 @@ describe("POST /v1/athletes/me/uploads", () => {
     expect(await countRows(uploads)).toBe(before);
   });
 
+  it("a gzip whose root follows a megabyte of comment is recognised off the request thread, with the outcome it would have had", async () => {
+    const a = await athlete();
+    const comment = `<?xml version="1.0" encoding="UTF-8"?><!--${" ".repeat(1024 * 1024)}-->`;
+    const gpx = sample("gpx/run.gpx").toString("utf8").replace(/^<\?xml[^>]*\?>/, comment);
+    const up = await send(a.token, gzipSync(gpx), "run.gpx.gz");
+    expect(up).toMatchObject({ data_type: "gpx" });
+    expect(await settled(a.token, up.id)).toMatchObject({ status: "succeeded" });
+    const before = await countRows(uploads);
+    const res = await post(a.token, form([{ name: "file", file: gzipSync(`${comment}<kml/>`), fileName: "x.gz" }]));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: "unsupported_file_type" });
+    expect(await countRows(uploads)).toBe(before);
+  });
+
   it("refuses malformed forms with 400 naming the problem: no file, two files, unknown parts and fields, bad values, not multipart", async () => {
     const a = await athlete();
     const gpx = sample("gpx/run.gpx");
