@@ -7,6 +7,7 @@ import { registerApp } from "../oauth-clients/register-app";
 import { setupApi } from "../testing/fixtures";
 import { decideAuthorization } from "./authorize";
 import { MAX_FORM_BYTES } from "./endpoint";
+import { resetEnvForTests } from "../env";
 import { TOKEN_LIMIT_MAX_WINDOWS, TokenEndpointLimiter } from "./token-limit";
 
 // POST /oauth/token and /oauth/revoke as an attacker drives them: floods that name someone
@@ -74,11 +75,19 @@ async function expectOAuthError(res: Response, status: number, error: string) {
 
 const session = (userId: string) => ({ db, actor: { kind: "session" as const, userId } });
 
-/** A public app and one athlete's refresh token for it, obtained through the real flow. */
-async function publicAppWithAthlete(name: string) {
+/**
+ * A public app and one athlete's refresh token for it, obtained through the real flow. With
+ * `clientId`, the app is given that id before anyone connects (a metadata document's URL is up
+ * to 512 characters).
+ */
+async function publicAppWithAthlete(name: string, clientId?: string) {
   const developer = await api.person();
   const redirectUri = "http://127.0.0.1:7000/cb";
   const { app } = await inWriteCtx(session(developer.id), (ctx) => registerApp({ ctx, input: { name, kind: "public", redirect_uris: [redirectUri] } }));
+  if (clientId) {
+    await db.execute(sql`update oauth_clients set client_id = ${clientId} where client_id = ${app.client_id}`);
+    app.client_id = clientId;
+  }
   const athlete = await api.person();
   const verifier = oauth.generateRandomCodeVerifier();
   const step = await decideAuthorization(
@@ -128,6 +137,27 @@ describe("the token endpoint counts a request against the client it proves, and 
     // code exchange and this refresh), each flooding address its own 14 failures.
     await waitFor(async () => (await counter(`oauth-token-client:${app.clientId}`)) === 2);
     await waitFor(async () => (await counter("oauth-token-addr:198.51.100.7")) === 14);
+  });
+
+  it("a client id of hundreds of characters has one window: its proven requests fill the one its next request is checked against", { timeout: 120_000 }, async () => {
+    process.env.RATE_LIMIT_OAUTH_TOKEN = "5";
+    resetEnvForTests();
+    try {
+      await startOfMinute(30);
+      const app = await publicAppWithAthlete("Long Id", `https://assistant.example/${"c".repeat(300)}/client.json`);
+      // The code exchange was the first proven request; four refreshes fill the window.
+      let refreshToken = app.refreshToken;
+      for (let i = 0; i < 4; i++) {
+        const res = await post("/oauth/token", { grant_type: "refresh_token", refresh_token: refreshToken, client_id: app.clientId }, { "x-forwarded-for": `192.0.2.${70 + i}` });
+        expect(res.status, `refresh ${i + 1}`).toBe(200);
+        refreshToken = ((await res.json()) as { refresh_token: string }).refresh_token;
+      }
+      const over = await post("/oauth/token", { grant_type: "refresh_token", refresh_token: refreshToken, client_id: app.clientId }, { "x-forwarded-for": "192.0.2.80" });
+      await expectOAuthError(over, 429, "slow_down");
+    } finally {
+      delete process.env.RATE_LIMIT_OAUTH_TOKEN;
+      resetEnvForTests();
+    }
   });
 
   it("a confidential client's window counts only requests with its valid secret: a wrong secret counts against the address", { timeout: 120_000 }, async () => {
