@@ -56,6 +56,10 @@ test("/teams (coach) has no serious accessibility violation", async ({ page }) =
   await signIn(page, "cora@example.com");
   await page.goto("/teams");
   await expectNoSeriousViolations(page, "/teams");
+  // A member's activities, reached from the roster.
+  await page.getByRole("link", { name: "Ava Lind" }).first().click();
+  await expect(page.getByRole("list", { name: "Ava Lind’s activities" }).getByRole("listitem").first()).toBeVisible();
+  await expectNoSeriousViolations(page, "a team member's activities");
 });
 
 const DEVELOPER_PAGES = ["/developers/apps", "/developers/apps/demo-training-log", "/developers/apps/demo-training-log/webhooks", "/developers/apps/demo-training-log/usage"];

@@ -339,7 +339,7 @@ test("GPX is offered only for an activity with positions, and an activity delete
   }
 });
 
-test("a coach sees whose activity a team member's is, may download it, and neither edits nor deletes it", async ({ browser }) => {
+test("a coach reaches a team member's activities from the roster, sees whose activity it is, may download it, and neither edits nor deletes it", async ({ browser }) => {
   // Ava, on Cora's team (the demo world), uploads a run of her own.
   const athlete = await browser.newContext();
   const coach = await browser.newContext();
@@ -354,7 +354,21 @@ test("a coach sees whose activity a team member's is, may download it, and neith
 
     const view = await coach.newPage();
     await signIn(view, "cora@example.com");
-    await view.goto(href);
+    // From the team's roster to Ava's activities, and to this one.
+    await view.goto("/teams");
+    await view.getByRole("link", { name: "Ava Lind" }).first().click();
+    await expect(view.getByRole("heading", { level: 1, name: "Ava Lind’s activities" })).toBeVisible();
+    await expect(view).toHaveTitle("Ava Lind’s activities · Athlete Activity Service");
+    // The run is dated 2024: Ava's newer activities come first, 20 at a time.
+    const link = view.getByRole("list", { name: "Ava Lind’s activities" }).locator(`a[href="${href}"]`);
+    for (let page = 0; page < 20 && (await link.count()) === 0; page++) {
+      const more = view.getByRole("button", { name: "Load more" });
+      const shown = await view.getByRole("list", { name: "Ava Lind’s activities" }).getByRole("listitem").count();
+      await more.click();
+      await expect(view.getByRole("list", { name: "Ava Lind’s activities" }).getByRole("listitem")).not.toHaveCount(shown);
+    }
+    await link.click();
+    await expect(view).toHaveURL(href);
     await expect(view.getByRole("heading", { level: 1, name: "Coach view run" })).toBeVisible();
     await expect(view.getByText("Ava Lind’s activity", { exact: false })).toBeVisible();
     // Back is to the coach's teams, where Ava is: her activity is in no list of the coach's own.

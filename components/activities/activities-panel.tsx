@@ -148,7 +148,8 @@ export function ActivitiesPanel() {
   );
 }
 
-function ActivityRow({ activity: a, units }: { activity: ActivityWire; units: Units }) {
+/** One activity in a list: its name (a link to its page), sport, start and three figures. */
+export function ActivityRow({ activity: a, units }: { activity: ActivityWire; units: Units }) {
   // The same three columns on every row, so they line up down the list.
   const stats = [
     { label: "Distance", value: a.distance_m !== null ? formatDistance(a.distance_m, units) : "—" },

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConsoleApiError, consoleFetch } from "@/components/console/api";
@@ -114,7 +115,16 @@ function MemberRow({ member: m, busy, onRemove }: { member: RosterEntry; busy: b
   return (
     <li className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-4 py-3" aria-label={m.name ?? m.email}>
       <div className="min-w-0">
-        <p className="truncate font-medium">{m.name ?? m.email}</p>
+        {/* An athlete who accepted: their activities are the coach's to see. */}
+        {m.status === "active" && m.role === "athlete" && m.athlete_id ? (
+          <p className="truncate font-medium">
+            <Link href={`/teams/athletes/${encodeURIComponent(m.athlete_id)}`} className="text-brand-700 underline hover:text-brand-600">
+              {m.name ?? m.email}
+            </Link>
+          </p>
+        ) : (
+          <p className="truncate font-medium">{m.name ?? m.email}</p>
+        )}
         {/* An invitation shows only the email the coach typed, until it is accepted. */}
         {m.name && <p className="truncate text-xs text-slate-500">{m.email}</p>}
       </div>

@@ -362,3 +362,36 @@ describe("a team's name", () => {
     expect(await listCoachedTeams(await api.as(coach.id))).toEqual([]);
   });
 });
+
+describe("a coach's view of a team member's activities (GET /api/console/athletes/{athlete_id}/activities)", () => {
+  it("lists an active member's activities as /v1 does for their coach; nobody else, and no one once they left", async () => {
+    const coach = await api.person();
+    const athlete = await api.person();
+    const stranger = await api.person();
+    const teamId = await api.team(coach.id, [athlete.id]);
+    const own = await api.pat(athlete.id);
+    for (const [i, start] of ["2026-10-05T07:00:00", "2026-10-07T07:00:00"].entries()) {
+      const res = await api.call(own, "POST", "/v1/athletes/me/activities", {
+        body: { name: `Run ${i}`, sport_type: "run", start_local: start, elapsed_time_s: 3600, moving_time_s: 3500, distance_m: 10_000 },
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+    }
+    const path = `/api/console/athletes/${athlete.id}/activities`;
+    const first = await asPerson(coach.id, "GET", `${path}?limit=1`);
+    expect(first.status, await first.clone().text()).toBe(200);
+    const page = (await first.json()) as { data: { name: string }[]; next_cursor: string | null };
+    const v1 = await api.call(await api.pat(coach.id, ["activities.read"]), "GET", `/v1/athletes/${athlete.id}/activities?limit=1`);
+    expect(page).toEqual(await v1.json());
+    expect(page.data.map((a) => a.name)).toEqual(["Run 1"]);
+    const rest = (await (await asPerson(coach.id, "GET", `${path}?cursor=${encodeURIComponent(page.next_cursor!)}`)).json()) as typeof page;
+    expect(rest.data.map((a) => a.name)).toEqual(["Run 0"]);
+
+    // Someone on none of the athlete's teams is refused as /v1 refuses them.
+    expect((await asPerson(stranger.id, "GET", path)).status).toBe(403);
+    // Invalid input is the usual 400.
+    expect((await asPerson(coach.id, "GET", `${path}?limit=0`)).status).toBe(400);
+    // Once the athlete leaves, the coach no longer sees their list.
+    expect((await asPerson(athlete.id, "DELETE", `/api/console/memberships/${teamId}`)).status).toBe(200);
+    expect((await asPerson(coach.id, "GET", path)).status).toBe(403);
+  });
+});

@@ -1,0 +1,13 @@
+// GET /api/console/athletes/{athlete_id}/activities?cursor=: a team member's activities, newest first, for their coach (reach as /v1's).
+import { listActivities } from "@/lib/activities/list-activities";
+import { ActivityList, ListActivitiesQuery } from "@/lib/activities/schemas";
+import { route } from "@/lib/http/api-route";
+import { consoleHandler, pathParams } from "@/lib/http/console-route";
+
+const params = pathParams("athlete_id");
+
+export const { GET, POST, PUT, PATCH, DELETE } = route({
+  GET: consoleHandler({ method: "GET", params, query: ListActivitiesQuery, response: { status: 200, schema: ActivityList } }, ({ ctx, params, query }) =>
+    listActivities({ ctx, athleteId: params.athlete_id, query }),
+  ),
+});
