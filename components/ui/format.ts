@@ -1,7 +1,17 @@
 /**
- * An instant in the viewer's locale, e.g. "21 Nov 2026, 14:05": in `timeZone` when given (an
- * athlete's own data reads in their zone, CONTRACT §9), else in the browser's.
+ * An instant in the viewer's locale, with its zone named, e.g. "21 Nov 2026, 14:05 CET": in
+ * `timeZone` when given (an athlete's own data reads in their zone, CONTRACT §9), else in the
+ * browser's. Named, because both appear in the console and may differ (a profile zone set to
+ * home, a browser abroad).
  */
 export function formatInstant(iso: string, timeZone?: string): string {
-  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short", timeZone });
+  return new Date(iso).toLocaleString(undefined, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+    timeZone,
+  });
 }
