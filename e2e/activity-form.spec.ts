@@ -34,3 +34,15 @@ test("a max heart rate below the average and a moving time over the duration are
     await context.close();
   }
 });
+
+test("a new account's timezone is the browser's, so its times read as the athlete's own from the start", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Tui", { timezoneId: "Pacific/Auckland" });
+  try {
+    await page.goto("/settings/profile");
+    await expect(page.getByLabel("Timezone")).toHaveValue("Pacific/Auckland");
+    await page.goto("/activities");
+    await expect(page.getByText("times are local (Pacific/Auckland)")).toBeVisible();
+  } finally {
+    await context.close();
+  }
+});

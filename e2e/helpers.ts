@@ -33,9 +33,9 @@ export function bearer(token: string) {
 export const NEW_PERSON_PASSWORD = "a-long-password";
 
 /** Signs up a new person in a browser context of their own; they come back signed in. */
-export async function signUpNewPerson(browser: Browser, name: string) {
+export async function signUpNewPerson(browser: Browser, name: string, options: Parameters<Browser["newContext"]>[0] = {}) {
   const email = `${name.toLowerCase()}-${Date.now()}-${randomBytes(3).toString("hex")}@example.test`;
-  const context = await browser.newContext();
+  const context = await browser.newContext(options);
   const page = await context.newPage();
   await page.goto("/signup");
   await page.getByLabel("Name").fill(name);

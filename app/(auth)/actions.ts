@@ -14,6 +14,7 @@ import { EmailTakenError, SignUpRateLimited } from "@/lib/people/people";
 import { SignInInput, SignUpInput } from "@/lib/people/schemas";
 import { safeReturnPath } from "@/lib/http/safe-redirect";
 import { errorText, log } from "@/lib/log";
+import { isValidTimezone } from "@/lib/time/local";
 
 function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -53,8 +54,12 @@ export async function signUpAction(_prev: FormState, form: FormData): Promise<Fo
   const values = { name: raw.name, email: raw.email };
   const parsed = SignUpInput.safeParse(raw);
   if (!parsed.success) return { fieldErrors: fieldErrors(parsed.error.issues), values };
+  // The browser's zone, for the profile's first one (CONTRACT §9: times read in it); one this
+  // service does not know is left unset, as it would be without it: never a reason to refuse.
+  const zone = String(form.get("timezone") ?? "");
+  const profile = isValidTimezone(zone) ? { timezone: zone } : {};
   try {
-    await signUpFromForm(parsed.data, actionClientAddress(await headers()));
+    await signUpFromForm(parsed.data, actionClientAddress(await headers()), profile);
   } catch (err) {
     if (err instanceof EmailTakenError) return { fieldErrors: { email: err.message }, values };
     if (err instanceof SignUpRateLimited) return { error: err.message, values };

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useActionState } from "react";
+import { useActionState, useSyncExternalStore } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Form } from "@/components/ui/form";
@@ -23,14 +23,20 @@ type Props = {
   error?: string;
 };
 
+const noChanges = () => () => {};
+/** The browser's IANA zone (none on the server's render), so a new account's times start out in it. */
+const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone ?? "";
+
 export function AuthForm({ mode, action, callbackUrl, demo, error }: Props) {
   const [state, formAction, pending] = useActionState(action, { error });
   const signup = mode === "signup";
+  const zone = useSyncExternalStore(noChanges, browserZone, () => "");
   const suffix = callbackUrl ? `?callbackUrl=${encodeURIComponent(callbackUrl)}` : "";
   return (
     <Form action={formAction} failure={state} className="space-y-4" noValidate>
       {state.error && <Notice tone="error">{state.error}</Notice>}
       {callbackUrl && <input type="hidden" name="callbackUrl" value={callbackUrl} />}
+      {signup && zone && <input type="hidden" name="timezone" value={zone} />}
       {signup && (
         <Field label="Name" name="name" autoComplete="name" maxLength={100} defaultValue={state.values?.name} error={state.fieldErrors?.name} required />
       )}

@@ -66,10 +66,15 @@ export class SignUpRateLimited extends Error {
  * §10's, as for the API) before the password is hashed, so no one can make the service run
  * argon2 for them without limit.
  */
-export async function signUpFrom(db: Db, input: z.output<typeof SignUpInput>, address: string): Promise<Person> {
+export async function signUpFrom(
+  db: Db,
+  input: z.output<typeof SignUpInput>,
+  address: string,
+  profile: Partial<typeof athleteProfiles.$inferInsert> = {},
+): Promise<Person> {
   const source = await consumeRateLimit(db, `signup-addr:${address}`);
   if (source.exceeded) throw new SignUpRateLimited(source.exceeded.resetS);
-  return signUp(db, input);
+  return signUp(db, input, profile);
 }
 
 // Verifying against this when the email is unknown keeps both paths equally slow.
