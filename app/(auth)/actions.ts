@@ -14,7 +14,6 @@ import { EmailTakenError, SignUpRateLimited } from "@/lib/people/people";
 import { SignInInput, SignUpInput } from "@/lib/people/schemas";
 import { safeReturnPath } from "@/lib/http/safe-redirect";
 import { errorText, log } from "@/lib/log";
-import { isValidTimezone } from "@/lib/time/local";
 
 function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -50,16 +49,13 @@ export async function signUpAction(_prev: FormState, form: FormData): Promise<Fo
     name: String(form.get("name") ?? ""),
     email: String(form.get("email") ?? ""),
     password: String(form.get("password") ?? ""),
+    timezone: String(form.get("timezone") ?? ""),
   };
   const values = { name: raw.name, email: raw.email };
   const parsed = SignUpInput.safeParse(raw);
   if (!parsed.success) return { fieldErrors: fieldErrors(parsed.error.issues), values };
-  // The browser's zone, for the profile's first one (CONTRACT §9: times read in it); one this
-  // service does not know is left unset, as it would be without it: never a reason to refuse.
-  const zone = String(form.get("timezone") ?? "");
-  const profile = isValidTimezone(zone) ? { timezone: zone } : {};
   try {
-    await signUpFromForm(parsed.data, actionClientAddress(await headers()), profile);
+    await signUpFromForm(parsed.data, actionClientAddress(await headers()));
   } catch (err) {
     if (err instanceof EmailTakenError) return { fieldErrors: { email: err.message }, values };
     if (err instanceof SignUpRateLimited) return { error: err.message, values };

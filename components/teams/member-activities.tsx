@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
-import { ActivityRow } from "@/components/activities/activities-panel";
+import { ActivityRow } from "@/components/activities/activity-row";
 import { unitsOf } from "@/components/activities/units";
 import { useProfile } from "@/components/profile/use-profile";
 import { Button } from "@/components/ui/button";

@@ -5,6 +5,8 @@ import { eq } from "drizzle-orm";
 import { activities, uploads } from "@/lib/db/schema";
 import { setupApi } from "@/lib/testing/fixtures";
 import { processUploadFn, UPLOAD_RECEIVED } from "./process-upload";
+import { closeFileWorkers, DEFAULT_POOL_OPTIONS, fileWorkerIsFree, prepareUploadOffThread, runOnSharedPool } from "@/lib/files/worker/pool";
+import { BUSY_DELAY_S } from "@/lib/uploads/process-upload";
 
 const api = setupApi();
 
@@ -61,5 +63,36 @@ describe("process-upload (Inngest)", () => {
       order.push(...done.map((d) => d.id).filter((d) => !order.includes(d) && [first, second, theirs].includes(d)));
     }
     expect(order).toEqual([first, theirs, second]);
+  });
+
+  it("an upload claimed while the file workers' queue is full is put back, and an event to take it again is sent for when its wait ends", async () => {
+    await (await api.db()).update(uploads).set({ status: "failed" }).where(eq(uploads.status, "processing"));
+    const a = await api.person();
+    await prepareUploadOffThread(new Uint8Array(readFileSync("/work/shared/samples/gpx/run.gpx")), "gpx");
+    expect(fileWorkerIsFree()).toBe(true);
+    // One task holds the worker until the pool is closed; one waiting fills the queue's byte budget.
+    const held = [
+      runOnSharedPool({ op: "spin", ms: 120_000 }).catch((e: unknown) => e),
+      runOnSharedPool({ op: "spin", ms: 1 }, DEFAULT_POOL_OPTIONS.maxQueuedBytes).catch((e: unknown) => e),
+    ];
+    try {
+      const id = await upload(await api.pat(a.id), "/work/shared/samples/gpx/run.gpx");
+      const before = Date.now();
+      const t = new InngestTestEngine({
+        function: processUploadFn,
+        events: [{ name: UPLOAD_RECEIVED, data: { upload_id: id } }],
+        steps: [{ id: "retry-when-free", handler: () => ({ ids: [] }) }],
+      });
+      const { result, ctx } = await t.execute();
+      expect(result).toEqual({ outcome: "deferred", upload_id: id });
+      expect(ctx.step.sendEvent).toHaveBeenCalledWith("retry-when-free", { name: UPLOAD_RECEIVED, data: { upload_id: id }, ts: expect.any(Number) });
+      const sent = (ctx.step.sendEvent.mock.calls[0] as [string, { ts: number }])[1];
+      expect(sent.ts).toBeGreaterThanOrEqual(before + BUSY_DELAY_S * 1000);
+      const [row] = await (await api.db()).select().from(uploads).where(eq(uploads.id, id));
+      expect(row).toMatchObject({ status: "processing", attempts: 0, failures: 0 });
+    } finally {
+      await closeFileWorkers();
+      await Promise.all(held);
+    }
   });
 });

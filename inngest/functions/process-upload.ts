@@ -1,7 +1,7 @@
 import { getDb, type Db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { claimUploads, listProcessingUploads } from "@/lib/uploads/claim-uploads";
-import { processUpload } from "@/lib/uploads/process-upload";
+import { BUSY_DELAY_S, processUpload } from "@/lib/uploads/process-upload";
 import { listenForUploads, onUploadWake } from "@/lib/uploads/wake";
 import { inngest } from "../client";
 
@@ -34,11 +34,19 @@ export const processUploadFn = inngest.createFunction(
   async ({ event, step }) => {
     const uploadId = (event.data as UploadReceivedData | undefined)?.upload_id;
     if (uploadId) {
-      return step.run("process", async () => {
+      const processed = await step.run("process", async () => {
         const db = await getDb();
         const [claimed] = await claimUploads(db, { limit: 1 });
-        return claimed ? { outcome: await processUpload(db, claimed) } : { outcome: "not-claimed" as const };
+        if (!claimed) return { outcome: "not-claimed" as const };
+        const outcome = await processUpload(db, claimed);
+        return outcome === "deferred" ? { outcome, upload_id: claimed.id } : { outcome };
       });
+      // The file workers were full: the upload is put back for BUSY_DELAY_S, and taken again
+      // then, not at the minute's sweep.
+      if ("upload_id" in processed) {
+        await step.sendEvent("retry-when-free", { ...uploadReceived(processed.upload_id), ts: Date.now() + BUSY_DELAY_S * 1000 });
+      }
+      return processed;
     }
     const waiting = await step.run("find-waiting", async () => listProcessingUploads(await getDb(), SWEEP_LIMIT));
     if (waiting.length) await step.sendEvent("dispatch-waiting", waiting.map(uploadReceived));

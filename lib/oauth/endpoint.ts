@@ -10,6 +10,7 @@ import { requestStarted } from "../http/requests-first";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { decodeBasic } from "./client-auth";
 import { checkResourceRepeats } from "./authorize-checks";
+import { MAX_CLIENT_ID_CHARS } from "./client-metadata";
 import { tokenEndpointLimiter, type OverLimit, type TokenLimitWindow } from "./token-limit";
 
 /** The largest form the OAuth endpoints read; a token request is a few hundred bytes. */
@@ -66,8 +67,11 @@ function claimedClientId(req: Request, form: URLSearchParams): string {
   return authorization ? (decodeBasic(authorization)?.id ?? "") : (form.get("client_id") ?? "");
 }
 
-/** The longest client id a window's key holds; the gate and the count cut an id alike, so both name one window. */
-const WINDOW_ID_CHARS = 600;
+/**
+ * The longest client id a window's key holds: one past the longest a client may have, so no two
+ * real ids share a window; the gate and the count cut an id alike, so both name one window.
+ */
+const WINDOW_ID_CHARS = MAX_CLIENT_ID_CHARS + 1;
 
 /**
  * Called by a handler once the request has proved which client sent it: a confidential

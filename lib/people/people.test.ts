@@ -49,3 +49,22 @@ describe("a person's name", () => {
     expect(UpdateProfileInput.safeParse({ name: "Ava Lind" }).success).toBe(true);
   });
 });
+
+describe("a new account's timezone (the browser's, sent by the sign-up form)", () => {
+  it("is kept when the service knows it, and left at the default (UTC), never refused, when it does not", async () => {
+    const db = await api.db();
+    for (const [sent, kept] of [
+      ["Pacific/Auckland", "Pacific/Auckland"],
+      ["Asia/Calcutta", "Asia/Calcutta"],
+      ["Mars/Olympus_Mons", "UTC"],
+      ["", "UTC"],
+      [undefined, "UTC"],
+    ] as const) {
+      const parsed = SignUpInput.safeParse({ ...newcomer(), timezone: sent });
+      expect(parsed.success, String(sent)).toBe(true);
+      const person = await signUpFrom(db, parsed.data!, "203.0.113.20");
+      const profile = (await (await api.call(await api.pat(person.id, ["athlete.read"]), "GET", "/v1/athletes/me")).json()) as { timezone: string };
+      expect(profile.timezone, String(sent)).toBe(kept);
+    }
+  });
+});

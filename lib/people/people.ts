@@ -1,13 +1,12 @@
 import "server-only";
 import { hash, verify } from "@node-rs/argon2";
 import { eq } from "drizzle-orm";
-import type { z } from "zod";
 import type { Db } from "../db/client";
 import { inTransaction, type Tx } from "../db/transaction";
 import { athleteProfiles, users } from "../db/schema";
 import { consumeRateLimit } from "../http/rate-limit";
 import { newId } from "../ids";
-import type { SignUpInput } from "./schemas";
+import type { SignUp } from "./schemas";
 
 // argon2id with OWASP's recommended minimum (19 MiB, 2 passes).
 const ARGON2 = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -48,7 +47,7 @@ async function createPerson(tx: Tx, person: NewPerson, profile: Partial<typeof a
  */
 export async function signUp(
   db: Db,
-  input: z.output<typeof SignUpInput>,
+  input: SignUp,
   profile: Partial<typeof athleteProfiles.$inferInsert> = {},
 ): Promise<Person> {
   const passwordHash = await hashPassword(input.password);
@@ -66,15 +65,10 @@ export class SignUpRateLimited extends Error {
  * §10's, as for the API) before the password is hashed, so no one can make the service run
  * argon2 for them without limit.
  */
-export async function signUpFrom(
-  db: Db,
-  input: z.output<typeof SignUpInput>,
-  address: string,
-  profile: Partial<typeof athleteProfiles.$inferInsert> = {},
-): Promise<Person> {
+export async function signUpFrom(db: Db, input: SignUp, address: string): Promise<Person> {
   const source = await consumeRateLimit(db, `signup-addr:${address}`);
   if (source.exceeded) throw new SignUpRateLimited(source.exceeded.resetS);
-  return signUp(db, input, profile);
+  return signUp(db, input, input.timezone ? { timezone: input.timezone } : {});
 }
 
 // Verifying against this when the email is unknown keeps both paths equally slow.

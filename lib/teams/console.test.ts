@@ -388,8 +388,13 @@ describe("a coach's view of a team member's activities (GET /api/console/athlete
 
     // Someone on none of the athlete's teams is refused as /v1 refuses them.
     expect((await asPerson(stranger.id, "GET", path)).status).toBe(403);
-    // Invalid input is the usual 400.
+    // Invalid input is the usual 400; an id no athlete can have is refused as one not reached,
+    // as /v1 refuses it (ids cannot be probed, SPEC §4.1).
     expect((await asPerson(coach.id, "GET", `${path}?limit=0`)).status).toBe(400);
+    const long = await asPerson(coach.id, "GET", `/api/console/athletes/${"a".repeat(65)}/activities`);
+    const v1Long = await api.call(await api.pat(coach.id, ["activities.read"]), "GET", `/v1/athletes/${"a".repeat(65)}/activities`);
+    expect([long.status, ((await long.json()) as { code: string }).code]).toEqual([403, "athlete_not_reachable"]);
+    expect(v1Long.status).toBe(403);
     // Once the athlete leaves, the coach no longer sees their list.
     expect((await asPerson(athlete.id, "DELETE", `/api/console/memberships/${teamId}`)).status).toBe(200);
     expect((await asPerson(coach.id, "GET", path)).status).toBe(403);

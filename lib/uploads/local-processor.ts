@@ -42,6 +42,7 @@ export function startUploadProcessor(opts: UploadProcessorOptions): UploadProces
   const loop = async () => {
     while (!stopped) {
       const pass = passes.begin();
+      // A pass that failed, or deferred an upload, did not find the queue empty: not idle.
       let failed = false;
       try {
         const db = await getDb();
@@ -58,7 +59,10 @@ export function startUploadProcessor(opts: UploadProcessorOptions): UploadProces
           const [claimed] = await claimUploads(db, { limit: 1, leaseS: opts.leaseS });
           if (!claimed) break;
           // Deferred: the file workers are full, so the next upload would be too; wait a poll.
-          if ((await processUpload(db, claimed, opts)) === "deferred") break;
+          if ((await processUpload(db, claimed, opts)) === "deferred") {
+            failed = true;
+            break;
+          }
           await new Promise<void>((r) => setImmediate(r));
         }
       } catch (err) {

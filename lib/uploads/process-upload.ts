@@ -24,14 +24,15 @@ export type ProcessOptions = {
 
 /**
  * What the upload's early parse (early-parse.ts) gave: its activities, or the file's error. A
- * failure that is not the file's (a full queue, the pool closing) is logged and the file is read
- * back instead (undefined).
+ * full queue is rethrown, so the upload is deferred at once rather than read back only to meet
+ * the same queue. Another failure that is not the file's (the pool closing) is logged and the
+ * file is read back instead (undefined).
  */
 async function earlyOutcome(uploadId: string, early: Promise<PreparedActivity[]>): Promise<PreparedActivity[] | undefined> {
   try {
     return await early;
   } catch (err) {
-    if (err instanceof FileError) throw err;
+    if (err instanceof FileError || isRetriable(err)) throw err;
     log.warn("early parse failed; reading the upload's file back", { upload_id: uploadId, error: errorText(err) });
     return undefined;
   }

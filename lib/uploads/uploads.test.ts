@@ -420,7 +420,7 @@ describe("POST /v1/athletes/me/uploads", () => {
     expect(await countRows(uploads)).toBe(before);
   });
 
-  it("a gzip whose root follows a megabyte of comment is recognised off the request thread, with the outcome it would have had", async () => {
+  it("a gzip whose root follows a megabyte of comment is taken, or refused, as it would be with a short prolog (detect.test.ts: such a prolog is read in the file worker)", async () => {
     const a = await athlete();
     const comment = `<?xml version="1.0" encoding="UTF-8"?><!--${" ".repeat(1024 * 1024)}-->`;
     const gpx = sample("gpx/run.gpx").toString("utf8").replace(/^<\?xml[^>]*\?>/, comment);
@@ -903,11 +903,14 @@ describe("early parse: a free file worker reads the file while it is stored (ear
         const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
         expect(await processUpload(db, claim!)).toBe("deferred");
       }
-      const [row] = await db.select().from(uploads).where(eq(uploads.id, up.id));
+      const [row] = await db
+        .select({ status: uploads.status, attempts: uploads.attempts, failures: uploads.failures, waitS: sql<number>`extract(epoch from ${uploads.claimedUntil} - now())::float8` })
+        .from(uploads)
+        .where(eq(uploads.id, up.id));
       expect(row).toMatchObject({ status: "processing", attempts: 0, failures: 0 });
-      const waitS = (row!.claimedUntil!.getTime() - Date.now()) / 1000;
-      expect(waitS).toBeGreaterThan(BUSY_DELAY_S - 2);
-      expect(waitS).toBeLessThanOrEqual(BUSY_DELAY_S + 1);
+      // Put back for BUSY_DELAY_S from the last claim (the database's clock on both sides).
+      expect(Number(row!.waitS)).toBeGreaterThan(0);
+      expect(Number(row!.waitS)).toBeLessThanOrEqual(BUSY_DELAY_S);
       // Not claimable until then.
       expect(await claimUploads(db, { limit: 1, uploadId: up.id })).toEqual([]);
     } finally {

@@ -1,10 +1,12 @@
-// GET /api/console/athletes/{athlete_id}/activities?cursor=: a team member's activities, newest first, for their coach (reach as /v1's).
+// GET /api/console/athletes/{athlete_id}/activities?cursor=: a team member's activities, newest first, for their coach (reach and input as /v1's).
+import { z } from "zod";
 import { listActivities } from "@/lib/activities/list-activities";
 import { ActivityList, ListActivitiesQuery } from "@/lib/activities/schemas";
 import { route } from "@/lib/http/api-route";
-import { consoleHandler, pathParams } from "@/lib/http/console-route";
+import { consoleHandler } from "@/lib/http/console-route";
+import { AthleteIdParam } from "@/lib/http/schemas";
 
-const params = pathParams("athlete_id");
+const params = z.strictObject({ athlete_id: AthleteIdParam });
 
 export const { GET, POST, PUT, PATCH, DELETE } = route({
   GET: consoleHandler({ method: "GET", params, query: ListActivitiesQuery, response: { status: 200, schema: ActivityList } }, ({ ctx, params, query }) =>
