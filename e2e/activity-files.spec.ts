@@ -371,8 +371,8 @@ test("a coach reaches a team member's activities from the roster, sees whose act
     await expect(view).toHaveURL(href);
     await expect(view.getByRole("heading", { level: 1, name: "Coach view run" })).toBeVisible();
     await expect(view.getByText("Ava Lind’s activity", { exact: false })).toBeVisible();
-    // Back is to the coach's teams, where Ava is: her activity is in no list of the coach's own.
-    await expect(view.getByRole("link", { name: "← Your teams" })).toHaveAttribute("href", "/teams");
+    // Back is to Ava's activities, reached from the coach's teams: her activity is in no list of the coach's own.
+    await expect(view.getByRole("link", { name: "← Ava Lind’s activities" })).toHaveAttribute("href", /^\/teams\/athletes\/ath_/);
     await expect(view.getByRole("link", { name: "← All activities" })).toHaveCount(0);
     await expect(view.getByRole("button", { name: "Edit" })).toHaveCount(0);
     await expect(view.getByRole("button", { name: "Delete" })).toHaveCount(0);

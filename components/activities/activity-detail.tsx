@@ -106,10 +106,13 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
 
   return (
     <>
-      {/* A team member's activity is in no list of the coach's own: back is to the teams, where the member is. */}
+      {/* A team member's activity is in no list of the coach's own: back is to the member's list, reached from the teams. */}
       {othersActivity ? (
-        <Link href="/teams" className="mb-3 inline-block text-sm text-brand-600 hover:underline">
-          ← Your teams
+        <Link
+          href={ownerName ? `/teams/athletes/${encodeURIComponent(a.athlete_id)}` : "/teams"}
+          className="mb-3 inline-block text-sm text-brand-600 hover:underline"
+        >
+          {ownerName ? `← ${ownerName}’s activities` : "← Your teams"}
         </Link>
       ) : (
         <Link href="/activities" className="mb-3 inline-block text-sm text-brand-600 hover:underline">
