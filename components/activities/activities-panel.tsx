@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
@@ -19,12 +19,8 @@ import { UploadPanel } from "./upload-panel";
 import { WeeklyVolumeChart } from "./weekly-volume-chart";
 import { localToday } from "@/lib/time/local";
 import { unitsOf } from "./units";
-import { ActivityRow } from "./activity-row";
+import { ActivityList, useActivityPages } from "./activity-list";
 
-type ActivityPage = { data: ActivityWire[]; next_cursor: string | null };
-
-// A phone screen's worth of rows, a few times over; "Load more" brings the next page.
-const PAGE_SIZE = 20;
 
 /** The athlete's own activities, newest first, with a form to record one by hand. */
 export function ActivitiesPanel() {
@@ -41,13 +37,8 @@ export function ActivitiesPanel() {
     if (deleted) qc.removeQueries({ queryKey: DELETED_NOTICE_KEY, exact: true });
   }, [deleted, qc]);
 
-  const list = useInfiniteQuery({
-    queryKey: ACTIVITIES_KEY,
-    queryFn: ({ pageParam }) =>
-      consoleFetch<ActivityPage>(`/api/console/activities?limit=${PAGE_SIZE}${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ""}`),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.next_cursor,
-  });
+  const pages = useActivityPages(ACTIVITIES_KEY, "/api/console/activities");
+  const { list, activities } = pages;
 
   const submission = useSubmissionKey();
   const create = useMutation({
@@ -62,7 +53,6 @@ export function ActivitiesPanel() {
   });
 
   const units = profile.data ? unitsOf(profile.data.uses_metric_units) : null;
-  const activities = list.data?.pages.flatMap((p) => p.data) ?? [];
 
   return (
     <div className="space-y-6">
@@ -129,20 +119,7 @@ export function ActivitiesPanel() {
         {list.data && units && activities.length === 0 && (
           <p className="text-sm text-slate-600">No activities yet. Upload files from your watch or bike computer, record one by hand, or connect an app that uploads them.</p>
         )}
-        {units && activities.length > 0 && (
-          <ul className="-mx-4 divide-y divide-slate-100" aria-label="Activities">
-            {activities.map((a) => (
-              <ActivityRow key={a.id} activity={a} units={units} />
-            ))}
-          </ul>
-        )}
-        {list.hasNextPage && (
-          <div className="mt-4 flex justify-center">
-            <Button variant="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-              Load more
-            </Button>
-          </div>
-        )}
+        {units && <ActivityList pages={pages} units={units} label="Activities" />}
       </Card>
     </div>
   );
