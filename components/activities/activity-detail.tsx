@@ -9,9 +9,8 @@ import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
 import { useFocusBack } from "@/components/ui/focus-back";
 import { Notice } from "@/components/ui/notice";
-import { COACHED_TEAMS_KEY } from "@/components/teams/shared";
+import { coachedAthlete, useCoachedTeams } from "@/components/teams/shared";
 import type { ActivityWire } from "@/lib/activities/schemas";
-import type { CoachedTeam } from "@/lib/teams/console-schemas";
 import { DeleteActivity, DownloadMenu } from "./activity-actions";
 import { ActivityCharts } from "./activity-charts";
 import { ACTIVITY_NOT_HERE, describeSaveProblem } from "./activity-problems";
@@ -93,12 +92,8 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
   const mine = !!a && !!profile.data && a.athlete_id === profile.data.id;
   // A team member's, seen by their coach: whose it is comes from the coach's rosters.
   const othersActivity = !!a && !!profile.data && !mine;
-  const teams = useQuery({
-    queryKey: COACHED_TEAMS_KEY,
-    queryFn: () => consoleFetch<CoachedTeam[]>("/api/console/teams"),
-    enabled: othersActivity,
-  });
-  const ownerName = othersActivity ? teams.data?.flatMap((t) => t.members).find((m) => m.athlete_id === a.athlete_id)?.name : null;
+  const teams = useCoachedTeams({ enabled: othersActivity });
+  const ownerName = othersActivity ? coachedAthlete(teams.data, a.athlete_id)?.name : null;
   const owner = othersActivity && (ownerName ? `${ownerName}’s activity` : teams.isPending ? null : "A team member’s activity");
   const fromFile = a?.source === "upload";
   const streams = useQuery(streamsQuery(activityId, fromFile));

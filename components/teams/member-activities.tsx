@@ -1,17 +1,14 @@
 "use client";
 
 import Link from "next/link";
-import { useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
-import { ConsoleApiError, consoleFetch } from "@/components/console/api";
+import { ConsoleApiError } from "@/components/console/api";
 import { ActivityList, useActivityPages } from "@/components/activities/activity-list";
 import { unitsOf } from "@/components/activities/units";
 import { useProfile } from "@/components/profile/use-profile";
 import { Card, PageHeader } from "@/components/ui/card";
 import { Notice } from "@/components/ui/notice";
-import type { CoachedTeam } from "@/lib/teams/console-schemas";
-import { COACHED_TEAMS_KEY } from "./shared";
-
+import { coachedAthlete, useCoachedTeams } from "./shared";
 
 /** What a coach is told for an athlete they do not reach (never on a team of theirs, or no longer). */
 export const MEMBER_NOT_REACHED = "You do not coach this athlete: they are on none of your teams, or have left.";
@@ -22,10 +19,10 @@ export const MEMBER_NOT_REACHED = "You do not coach this athlete: they are on no
  */
 export function MemberActivities({ athleteId }: { athleteId: string }) {
   const profile = useProfile();
-  const teams = useQuery({ queryKey: COACHED_TEAMS_KEY, queryFn: () => consoleFetch<CoachedTeam[]>("/api/console/teams") });
+  const teams = useCoachedTeams();
   const pages = useActivityPages(["athlete-activities", athleteId], `/api/console/athletes/${encodeURIComponent(athleteId)}/activities`);
   const { list, activities } = pages;
-  const member = teams.data?.flatMap((t) => t.members.map((m) => ({ ...m, team: t.name }))).find((m) => m.athlete_id === athleteId && m.status === "active");
+  const member = coachedAthlete(teams.data, athleteId);
   const name = member?.name ?? member?.email;
   const notReached = list.error instanceof ConsoleApiError && (list.error.status === 404 || list.error.status === 403);
   useEffect(() => {

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConsoleApiError, consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
@@ -14,11 +14,11 @@ import { FormError } from "@/components/ui/form-error";
 import { FocusedNotice, useOutcome } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
 import type { CoachedTeam, RosterEntry } from "@/lib/teams/console-schemas";
-import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay } from "./shared";
+import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay, useCoachedTeams } from "./shared";
 
 /** The teams the person coaches, each with its roster and an invite form, and a form to start one. */
 export function TeamsPanel() {
-  const teams = useQuery({ queryKey: COACHED_TEAMS_KEY, queryFn: () => consoleFetch<CoachedTeam[]>("/api/console/teams") });
+  const teams = useCoachedTeams();
   return (
     <div className="grid gap-6 lg:grid-cols-3 lg:items-start">
       <div className="space-y-6 lg:col-span-2">

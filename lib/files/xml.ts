@@ -208,8 +208,7 @@ function scanProlog(bytes: Uint8Array, maxBytes = Infinity): { root: string | nu
   const { decoder, skip } = decoderFor(bytes);
   const prolog = new PrologScanner();
   let root: string | null | undefined;
-  let at = skip;
-  for (; at < bytes.byteLength && root === undefined; at += SNIFF_SLICE_BYTES) {
+  for (let at = skip; at < bytes.byteLength && root === undefined; at += SNIFF_SLICE_BYTES) {
     if (at - skip >= maxBytes) return { root: undefined, doctype: null };
     root = prolog.scan(decoder.decode(bytes.subarray(at, Math.min(at + SNIFF_SLICE_BYTES, bytes.byteLength)), { stream: true }), false);
   }

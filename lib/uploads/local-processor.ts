@@ -42,8 +42,8 @@ export function startUploadProcessor(opts: UploadProcessorOptions): UploadProces
   const loop = async () => {
     while (!stopped) {
       const pass = passes.begin();
-      // A pass that failed, or deferred an upload, did not find the queue empty: not idle.
-      let failed = false;
+      // Idle: the pass found no upload left to claim (not one that failed, or deferred one).
+      let idle = true;
       try {
         const db = await getDb();
         if (opts.listen !== false && !listening) {
@@ -60,16 +60,16 @@ export function startUploadProcessor(opts: UploadProcessorOptions): UploadProces
           if (!claimed) break;
           // Deferred: the file workers are full, so the next upload would be too; wait a poll.
           if ((await processUpload(db, claimed, opts)) === "deferred") {
-            failed = true;
+            idle = false;
             break;
           }
           await new Promise<void>((r) => setImmediate(r));
         }
       } catch (err) {
-        failed = true;
+        idle = false;
         log.warn("upload processor pass failed; retrying", { error: String(err) });
       }
-      if (!failed) passes.endedIdle(pass);
+      if (idle) passes.endedIdle(pass);
       if (!stopped) await signal.wait(Date.now() + pollMs);
     }
   };
