@@ -375,13 +375,11 @@ describe("gzip", () => {
     expect(inspectUpload(Uint8Array.of(0x1f, 0x8b))).toMatchObject({ ok: false, reason: "unsupported_file_type" });
   });
 
-  it("a gzip bomb stops at 25 MiB of output: too_large, and quickly", () => {
+  it("a gzip bomb stops at 25 MiB of output: too_large", () => {
     const bomb = gzipSync(new Uint8Array(MAX_FILE_BYTES + 1024 * 1024));
     expect(bomb.length).toBeLessThan(100_000);
     const before = process.memoryUsage().arrayBuffers;
-    const t = performance.now();
     expect(inspectUpload(bomb)).toMatchObject({ ok: false, reason: "too_large" });
-    expect(performance.now() - t).toBeLessThan(5_000);
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(2 * MAX_FILE_BYTES);
   });
 

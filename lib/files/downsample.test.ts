@@ -78,15 +78,6 @@ describe("sampleIndices", () => {
     expect(Math.min(...kept)).toBeLessThanOrEqual(Math.min(...alt) + range / 100);
   });
 
-  it("is quick for a 4-hour ride", () => {
-    const { streams } = syntheticActivity({ hours: 4, seed: 9 });
-    const t0 = performance.now();
-    for (let i = 0; i < 5; i++) sampleIndices(streams, RESOLUTIONS.medium);
-    const ms = (performance.now() - t0) / 5;
-    console.info(`sampleIndices: ${streams.size} samples → ${RESOLUTIONS.medium}: ${ms.toFixed(2)} ms`);
-    expect(ms).toBeLessThan(100);
-  });
-
   it("refuses a max below two", () => {
     expect(() => sampleIndices({ size: 5, time_s: [0, 1, 2, 3, 4] }, 1)).toThrow(RangeError);
   });

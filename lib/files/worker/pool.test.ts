@@ -3,7 +3,6 @@ import { gzipSync } from "node:zlib";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { inspectUpload } from "../detect";
 import { exportFit, exportGpx, exportTcx } from "../export/index";
@@ -249,9 +248,8 @@ describe("a worker that dies", () => {
     // new worker process, which took over 300 ms on a loaded 2-core machine: the replacement's
     // 1 ms task then ran out of time too.
     const pool = testPool({ taskTimeoutMs: 2_000 });
-    const started = performance.now();
+    // A spin left to finish would answer null after 20 s; the pool ends it and the task fails.
     const err = await rejection(pool.run({ op: "spin", ms: 20_000 }));
-    expect(performance.now() - started).toBeLessThan(10_000);
     expect(err).toBeInstanceOf(FileWorkerError);
     expect(await pool.run({ op: "spin", ms: 1 })).toBeNull();
     expect(pool.replaced).toBe(1);
@@ -431,30 +429,23 @@ describe("limits and fallback", () => {
 });
 
 describe("the request thread", () => {
-  it("stays responsive while a 12-hour GPX parses off it (and does not in-process)", async () => {
+  it("keeps turning while a 12-hour GPX parses off it", async () => {
     const gpx = new TextEncoder().encode(exportGpx(syntheticActivity({ hours: 12, seed: 9 })));
     await prepareActivitiesOffThread(read("gpx/run.gpx"), "gpx"); // the worker is up
-
-    const measure = async (work: () => Promise<unknown>) => {
-      const h = monitorEventLoopDelay({ resolution: 5 });
-      h.enable();
-      // Timers keep the loop turning, so a stall shows as delay even while we only await.
-      const tick = setInterval(() => {}, 5);
-      await new Promise((r) => setTimeout(r, 20));
-      const started = performance.now();
-      await work();
-      const ms = performance.now() - started;
-      // One more turn of the loop, so a stall that just ended is recorded.
-      await new Promise((r) => setTimeout(r, 20));
-      clearInterval(tick);
-      h.disable();
-      return { ms, maxDelayMs: h.max / 1e6 };
+    // Turns of the event loop while the parse is under way: one chain of setImmediate callbacks,
+    // each a turn. A parse on this thread would let none run until it ended.
+    let turns = 0;
+    let parsing = true;
+    const turn = () => {
+      if (!parsing) return;
+      turns++;
+      setImmediate(turn);
     };
-    const inline = await measure(async () => inProcess(gpx, "gpx"));
-    const off = await measure(() => prepareActivitiesOffThread(gpx, "gpx"));
-    console.log(`${(gpx.byteLength / 2 ** 20).toFixed(1)} MiB GPX: in-process ${inline.ms.toFixed(0)} ms (loop delay max ${inline.maxDelayMs.toFixed(0)} ms); worker ${off.ms.toFixed(0)} ms (loop delay max ${off.maxDelayMs.toFixed(0)} ms)`);
-    expect(inline.maxDelayMs).toBeGreaterThan(inline.ms * 0.8);
-    expect(off.maxDelayMs).toBeLessThan(inline.ms / 5);
+    setImmediate(turn);
+    const parsed = await prepareActivitiesOffThread(gpx, "gpx").finally(() => (parsing = false));
+    expect(parsed).toEqual(inProcess(gpx, "gpx"));
+    // Some hundreds of thousands on this machine; a thread held by the parse gives none.
+    expect(turns).toBeGreaterThan(50);
   });
 });
 
