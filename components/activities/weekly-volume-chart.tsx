@@ -8,7 +8,7 @@ import type { TrainingSummaryWire } from "@/lib/activities/training-summary";
 import { SPORT_LABELS, type SportType } from "./sport";
 import { formatDistance, formatDuration, fromMeters, UNIT_LABELS, type Units } from "./units";
 import { SUMMARY_KEY } from "./query-keys";
-import { labelledOnPhone, sportsByTime, weekBars, type WeekBar } from "./weekly-volume";
+import { distanceTicks, labelledOnPhone, sportsByTime, weekBars, type WeekBar } from "./weekly-volume";
 
 // Distinct in hue and in lightness, so the stacks read apart in grey too; the legend and the
 // table name every sport in words.
@@ -20,6 +20,11 @@ const SPORT_COLOURS = ["#1d4ed8", "#f59e0b", "#047857", "#be185d", "#6d28d9", "#
 const WIDTH = 640;
 const HEIGHT = 160;
 const GAP = 6;
+/** Room above the tallest bar, so the top line and its figure are not cut at the card's edge. */
+const HEAD = 4;
+
+/** Where a distance (in the bars' scale) sits, from the top of the drawing. */
+const yOf = (value: number, top: number) => HEIGHT - (value / top) * (HEIGHT - HEAD);
 
 function shortDate(date: string): string {
   return new Date(`${date}T00:00:00Z`).toLocaleDateString("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
@@ -37,7 +42,11 @@ export function WeeklyVolumeChart({ units, today }: { units: Units; today: strin
   const sports = sportsByTime(bars);
   if (!sports.length) return null;
   const colour = (s: SportType) => SPORT_COLOURS[sports.indexOf(s) % SPORT_COLOURS.length]!;
-  const max = Math.max(...bars.map((b) => b.total_m), 1);
+  // The bars are scaled to the distance axis's top line, a round figure in the reader's units.
+  const metersPerUnit = 1 / fromMeters(1, units);
+  const ticks = distanceTicks(fromMeters(Math.max(...bars.map((b) => b.total_m)), units));
+  const topUnits = ticks.at(-1)!;
+  const max = topUnits * metersPerUnit;
   const barWidth = (WIDTH - GAP * (bars.length - 1)) / bars.length;
   const totalKm = bars.reduce((n, b) => n + b.total_m, 0);
   const totalS = bars.reduce((n, b) => n + b.total_s, 0);
@@ -45,12 +54,24 @@ export function WeeklyVolumeChart({ units, today }: { units: Units; today: strin
 
   return (
     <Card title="Last 12 weeks">
-      <figure>
+      <figure className="grid grid-cols-[2.25rem_minmax(0,1fr)] gap-x-2">
+        {/* The distance axis's figures, as text beside the drawing (which is stretched), each at its line. */}
+        <div aria-hidden="true" className="relative h-36 text-right text-xs tabular-nums text-slate-600 sm:h-48">
+          {ticks.map((t) => (
+            <span key={t} className="absolute right-0 -translate-y-1/2 leading-none" style={{ top: `${(yOf(t, topUnits) / HEIGHT) * 100}%` }}>
+              {t.toLocaleString("en-GB")}
+            </span>
+          ))}
+        </div>
         <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none" className="block h-36 w-full sm:h-48" role="img" aria-label={label}>
+          {ticks.slice(1).map((t) => (
+            <line key={t} x1={0} x2={WIDTH} y1={yOf(t, topUnits)} y2={yOf(t, topUnits)} stroke="#e2e8f0" vectorEffect="non-scaling-stroke" />
+          ))}
           {bars.map((b, i) => (
             <WeekColumn key={b.start} bar={b} x={i * (barWidth + GAP)} width={barWidth} max={max} sports={sports} colour={colour} units={units} />
           ))}
         </svg>
+        <div aria-hidden="true" />
         {/* One column a week, spaced as the bars are; the table below says the same in words. A date
             wider than its bar stays centred under it (a flex box overflows both ways), but the
             outer two keep to the chart's edges. */}
@@ -70,7 +91,7 @@ export function WeeklyVolumeChart({ units, today }: { units: Units; today: strin
             </span>
           ))}
         </div>
-        <figcaption className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-700">
+        <figcaption className="col-start-2 mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-700">
           {sports.map((s) => (
             <span key={s} className="inline-flex items-center gap-1">
               <span aria-hidden="true" className="inline-block h-3 w-3 rounded-sm" style={{ background: colour(s) }} />
@@ -114,7 +135,7 @@ export function WeeklyVolumeChart({ units, today }: { units: Units; today: strin
 function WeekColumn(props: { bar: WeekBar; x: number; width: number; max: number; sports: SportType[]; colour: (s: SportType) => string; units: Units }) {
   const { bar, x, width, max, sports, colour, units } = props;
   const parts = sports.map((s) => bar.sports.find((p) => p.sport === s)).filter((p) => p !== undefined);
-  const heights = parts.map((p) => (p.distance_m / max) * (HEIGHT - 4));
+  const heights = parts.map((p) => (p.distance_m / max) * (HEIGHT - HEAD));
   // Each part sits on the ones before it.
   const tops = heights.map((_, i) => HEIGHT - heights.slice(0, i + 1).reduce((n, h) => n + h, 0));
   const stacked = parts.map((p, i) => <rect key={p.sport} x={x} y={tops[i]} width={width} height={Math.max(heights[i]!, 0)} fill={colour(p.sport)} />);

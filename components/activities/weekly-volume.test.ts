@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { labelledOnPhone, sportsByTime, weekBars } from "./weekly-volume";
+import { distanceTicks, labelledOnPhone, sportsByTime, weekBars } from "./weekly-volume";
 
 describe("the weekly volume chart's bars", () => {
   const summary = {
@@ -38,5 +38,36 @@ describe("the weekly volume chart's dates on a phone", () => {
   it("labels every third week, the current one included, so twelve dates do not crowd a narrow screen", () => {
     const shown = Array.from({ length: 12 }, (_, i) => i).filter((i) => labelledOnPhone(i, 12));
     expect(shown).toEqual([2, 5, 8, 11]);
+  });
+});
+
+describe("the weekly volume chart's distance axis", () => {
+  it.each([
+    [42.3, [0, 20, 40, 60]],
+    [40, [0, 10, 20, 30, 40]],
+    [7.5, [0, 2, 4, 6, 8]],
+    [0.35, [0, 0.1, 0.2, 0.3, 0.4]],
+    [130, [0, 50, 100, 150]],
+    [1, [0, 0.5, 1]],
+  ])("for a longest week of %s, reads %j", (max, ticks) => {
+    expect(distanceTicks(max)).toEqual(ticks);
+  });
+
+  it("has a top line at or above the longest week, at most five lines, evenly spaced, for any distance", () => {
+    for (let max = 0.01; max < 5000; max *= 1.37) {
+      const ticks = distanceTicks(max);
+      expect(ticks[0]).toBe(0);
+      expect(ticks.at(-1)!).toBeGreaterThanOrEqual(max);
+      expect(ticks.length).toBeLessThanOrEqual(5);
+      expect(ticks.length).toBeGreaterThanOrEqual(2);
+      const step = ticks[1]! - ticks[0]!;
+      for (let i = 1; i < ticks.length; i++) expect(ticks[i]! - ticks[i - 1]!).toBeCloseTo(step, 9);
+      // Not a scale whose top is more than twice the longest week.
+      expect(ticks.at(-2)!).toBeLessThan(max);
+    }
+  });
+
+  it("draws an empty chart's axis to 1", () => {
+    expect(distanceTicks(0)).toEqual([0, 1]);
   });
 });

@@ -36,3 +36,17 @@ export const PHONE_LABEL_STEP = 3;
 export function labelledOnPhone(i: number, count: number, step = PHONE_LABEL_STEP): boolean {
   return (count - 1 - i) % step === 0;
 }
+
+/**
+ * The distance axis: round values from 0 up to the first at or above `max` (in the reader's
+ * units), a step of 1, 2 or 5 times a power of ten, at most `most` steps. The bars are scaled to
+ * the last value, so the top line is a figure someone can read a bar against.
+ */
+export function distanceTicks(max: number, most = 4): number[] {
+  if (!(max > 0)) return [0, 1];
+  const raw = max / most;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s * most >= max)!;
+  const count = Math.ceil(max / step - 1e-9);
+  return Array.from({ length: count + 1 }, (_, i) => Number((i * step).toPrecision(12)));
+}
