@@ -127,6 +127,38 @@ describe("sample checks", () => {
     );
   });
 
+  it("a glitch at either end that would make the activity last over 30 days is dropped, not the file", () => {
+    const hour = Array.from({ length: 3_601 }, (_, i) => ({ at: i, speed: 3 }));
+    const finish = (b: SampleBuilder) => finishActivity({ sport: "run", name: null, samples: b, declared: {}, laps: [], ordinal: 1 });
+    // The last sample 300 days late.
+    const late = build([...hour, { at: 300 * 86_400, speed: 3 }]);
+    const a = finish(late);
+    expect(a.totals.elapsedTimeS).toBe(3_600);
+    expect(a.streams.size).toBe(3_601);
+    expect(late.dropped).toBe(1);
+    // The first two a year early, a pause among them.
+    const early = new SampleBuilder(new SampleBudget());
+    early.push({ t: T0 - 365 * 86_400, speedMps: 3 });
+    early.pause();
+    early.push({ t: T0 - 365 * 86_400 + 1, speedMps: 3 });
+    for (const s of hour) {
+      if (s.at === 1_800) early.pause();
+      early.push({ t: T0 + s.at, speedMps: 3 });
+    }
+    const b = finish(early);
+    expect(b.totals.elapsedTimeS).toBe(3_600);
+    expect(b.streams.time_s[0]).toBe(0);
+    expect(b.streams.size).toBe(3_601);
+    expect([...early.breaks]).toEqual([1_800]);
+    expect(early.dropped).toBe(2);
+    // Two recordings 40 days apart, each more than a few samples: not a glitch, and the file fails as before.
+    const apart = build([...hour, ...Array.from({ length: 20 }, (_, i) => ({ at: 40 * 86_400 + i }))]);
+    expect(() => finish(apart)).toThrow("The activity lasts 40 days; an activity can last at most 30.");
+    // Within 30 days, a sample 20 days on is the activity's own (a watch left running), and stays.
+    const within = build([...hour, { at: 20 * 86_400 }]);
+    expect(finish(within).totals.elapsedTimeS).toBe(20 * 86_400);
+  });
+
   it("a late sample, or a second recording spliced on, is what is dropped when nothing jumped ahead", () => {
     const late = build([...Array.from({ length: 101 }, (_, i) => ({ at: i })), { at: 95 }]);
     expect(late.size).toBe(101);

@@ -258,6 +258,42 @@ export class SampleBuilder {
   }
 
   /**
+   * A glitch at either end has nothing after (or before) it to show it up as `dropJumpedAhead`
+   * does: a last sample stamped 300 days late, or a first one a year early, would make the
+   * activity last longer than any can, and fail the file. When the samples span more than
+   * `maxSpanS`, at most JUMPED_AHEAD_MAX samples at the end, after a forward gap of over JUMP_S
+   * seconds, are dropped if that brings the span within it; else the same at the start. Two
+   * real recordings far apart (more than a few samples on each side) stay, and fail as they did.
+   */
+  dropStrayEnds(maxSpanS: number): void {
+    const t = this.t;
+    const n = t.length;
+    if (n < 2 || t[n - 1]! - t[0]! <= maxSpanS) return;
+    for (let j = n - 1; j >= Math.max(1, n - JUMPED_AHEAD_MAX); j--) {
+      if (t[j]! - t[j - 1]! > JUMP_S && t[j - 1]! - t[0]! <= maxSpanS) return this.keep(0, j);
+    }
+    for (let j = 1; j <= Math.min(JUMPED_AHEAD_MAX, n - 1); j++) {
+      if (t[j]! - t[j - 1]! > JUMP_S && t[n - 1]! - t[j]! <= maxSpanS) return this.keep(j, n);
+    }
+  }
+
+  /** Keeps samples `from` to `to` (exclusive), the pauses among them with them. */
+  private keep(from: number, to: number): void {
+    const n = this.t.length;
+    this.dropped += n - (to - from);
+    const cut = <T,>(xs: T[]) => {
+      xs.copyWithin(0, from, to);
+      xs.length = to - from;
+    };
+    cut(this.t);
+    cut(this.latlng);
+    for (const k of SCALAR_CHANNELS) cut(this.ch[k]);
+    const breaks = [...this.breaks];
+    this.breaks.clear();
+    for (const b of breaks) if (b > from && b < to) this.breaks.add(b - from);
+  }
+
+  /**
    * The streams: `time_s` from the first sample, a channel only where the file recorded at least
    * one value of it. Without a distance channel but with positions, distance is the cumulative
    * great-circle length of the track.
@@ -749,6 +785,9 @@ export function finishActivity(input: {
     // below would have a first sample to count from.
     throw refusedTimesError(samples.budget) ?? noActivityData("The file holds no timed samples, so there is no activity to make.");
   }
+  // A file that itself says the activity lasted longer than any may is taken at its word.
+  const declaredElapsed = input.declared.elapsedTimeS;
+  if (!(declaredElapsed != null && declaredElapsed > LIMITS.elapsedS)) samples.dropStrayEnds(LIMITS.elapsedS);
   const streams = samples.streams();
   const n = streams.size;
   const t0 = samples.t[0]!;

@@ -233,6 +233,15 @@ describe("FIT activities built with the SDK's encoder", () => {
     expect(a!.streams.time_s[601]).toBe(900);
   });
 
+  it("a last record stamped 300 days late, in a file without a session, is dropped rather than failing the file", () => {
+    const records = rideRecords(0, 3600);
+    const glitch = { ...records.at(-1)!, at: 300 * 86_400 };
+    const [a] = parseFitBytes(buildFit([{ sport: "cycling", start: 0, elapsed: 3600, records: [...records, glitch] }], { withSessions: false }));
+    expect(a!.totals.elapsedTimeS).toBe(3600);
+    expect(a!.streams.size).toBe(3601);
+    expect(a!.totals.distanceM).toBe(3600 * 8);
+  });
+
   it("a file of records without a session gives one activity computed from the samples", () => {
     const records = rideRecords(0, 3600);
     const [a] = parseFitBytes(buildFit([{ sport: "cycling", start: 0, elapsed: 3600, records }], { withSessions: false }));
