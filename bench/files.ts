@@ -141,14 +141,20 @@ function treeMemory(root: number): { rss: number; pss: number } {
   const stack = [root];
   while (stack.length) {
     const pid = stack.pop()!;
-    try {
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      const pss = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
-      if (rss) total.rss += Number(rss[1]) * 1024;
-      if (pss) total.pss += Number(pss[1]) * 1024;
-    } catch {
-      // exited
-    }
+    const read = (file: string, field: RegExp): number | null => {
+      try {
+        const m = field.exec(readFileSync(`/proc/${pid}/${file}`, "utf8"));
+        return m ? Number(m[1]) * 1024 : null;
+      } catch {
+        return null; // exited
+      }
+    };
+    const rss = read("status", /VmRSS:\s+(\d+) kB/);
+    const pss = read("smaps_rollup", /^Pss:\s+(\d+) kB/m);
+    // The launcher is there for the whole run: without its figure this kernel does not give one.
+    if (pid === root && pss === null) throw new Error(`no Pss in /proc/${pid}/smaps_rollup: the memory figure needs Linux 4.14 or later`);
+    total.rss += rss ?? 0;
+    total.pss += pss ?? 0;
     stack.push(...(children.get(pid) ?? []));
   }
   return total;

@@ -6,7 +6,7 @@ import { Card } from "@/components/ui/card";
 import { Notice } from "@/components/ui/notice";
 import type { TrainingSummaryWire } from "@/lib/activities/training-summary";
 import { SPORT_LABELS, type SportType } from "./sport";
-import { formatDistance, formatDuration, fromMeters, UNIT_LABELS, type Units } from "./units";
+import { formatDistance, formatDuration, fromMeters, toMeters, UNIT_LABELS, type Units } from "./units";
 import { SUMMARY_KEY } from "./query-keys";
 import { distanceTicks, labelledOnPhone, sportsByTime, weekBars, type WeekBar } from "./weekly-volume";
 
@@ -43,10 +43,11 @@ export function WeeklyVolumeChart({ units, today }: { units: Units; today: strin
   if (!sports.length) return null;
   const colour = (s: SportType) => SPORT_COLOURS[sports.indexOf(s) % SPORT_COLOURS.length]!;
   // The bars are scaled to the distance axis's top line, a round figure in the reader's units.
-  const metersPerUnit = 1 / fromMeters(1, units);
   const ticks = distanceTicks(fromMeters(Math.max(...bars.map((b) => b.total_m)), units));
   const topUnits = ticks.at(-1)!;
-  const max = topUnits * metersPerUnit;
+  // As many decimals as the step between the figures needs (0.0002 km has four).
+  const figureDigits = Math.max(0, -Math.floor(Math.log10(ticks[1]! - ticks[0]!) + 1e-9));
+  const max = toMeters(topUnits, units);
   const barWidth = (WIDTH - GAP * (bars.length - 1)) / bars.length;
   const totalKm = bars.reduce((n, b) => n + b.total_m, 0);
   const totalS = bars.reduce((n, b) => n + b.total_s, 0);
@@ -59,7 +60,7 @@ export function WeeklyVolumeChart({ units, today }: { units: Units; today: strin
         <div aria-hidden="true" className="relative h-36 text-right text-xs tabular-nums text-slate-600 sm:h-48">
           {ticks.map((t) => (
             <span key={t} className="absolute right-0 -translate-y-1/2 leading-none" style={{ top: `${(yOf(t, topUnits) / HEIGHT) * 100}%` }}>
-              {t.toLocaleString("en-GB")}
+              {t.toLocaleString("en-GB", { maximumFractionDigits: figureDigits })}
             </span>
           ))}
         </div>

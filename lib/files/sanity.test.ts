@@ -151,6 +151,26 @@ describe("sample checks", () => {
     expect(b.streams.size).toBe(3_601);
     expect([...early.breaks]).toEqual([1_800]);
     expect(early.dropped).toBe(2);
+    // One at each end.
+    const both = build([{ at: -400 * 86_400 }, ...hour, { at: 300 * 86_400 }]);
+    expect(finish(both).totals.elapsedTimeS).toBe(3_600);
+    expect(both.dropped).toBe(2);
+    // A lap the file began at the early stray begins with what is left, and so does the start it declared.
+    const lapped = build([{ at: -365 * 86_400, speed: 3 }, ...hour]);
+    const withLap = finishActivity({
+      sport: "run",
+      name: null,
+      startS: T0 - 365 * 86_400,
+      samples: lapped,
+      declared: {},
+      laps: [{ startS: T0 - 365 * 86_400, totals: { distanceM: 10_800 } }],
+      ordinal: 1,
+    });
+    expect(withLap.startTime.getTime()).toBe(T0 * 1000);
+    expect(withLap.laps).toHaveLength(1);
+    expect(withLap.laps[0]).toMatchObject({ startOffsetS: 0, elapsedTimeS: 3_600 });
+    // Two points 31 days apart: neither outnumbers the other, so neither is taken for a stray.
+    expect(() => finish(build([{ at: 0 }, { at: 31 * 86_400 }]))).toThrow("lasts 31 days");
     // Two recordings 40 days apart, each more than a few samples: not a glitch, and the file fails as before.
     const apart = build([...hour, ...Array.from({ length: 20 }, (_, i) => ({ at: 40 * 86_400 + i }))]);
     expect(() => finish(apart)).toThrow("The activity lasts 40 days; an activity can last at most 30.");

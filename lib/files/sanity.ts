@@ -166,6 +166,8 @@ export class SampleBuilder {
   /** Indices where a new segment starts after a pause (GPX trkseg, a timer stop): not moving time. */
   readonly breaks = new Set<number>();
   dropped = 0;
+  /** Samples dropped from the start as strays (dropStrayEnds): what the file put at them begins after. */
+  strayLeading = 0;
   private pendingBreak = false;
   private readonly latest = latestS();
 
@@ -261,20 +263,32 @@ export class SampleBuilder {
    * A glitch at either end has nothing after (or before) it to show it up as `dropJumpedAhead`
    * does: a last sample stamped 300 days late, or a first one a year early, would make the
    * activity last longer than any can, and fail the file. When the samples span more than
-   * `maxSpanS`, at most JUMPED_AHEAD_MAX samples at the end, after a forward gap of over JUMP_S
-   * seconds, are dropped if that brings the span within it; else the same at the start. Two
-   * real recordings far apart (more than a few samples on each side) stay, and fail as they did.
+   * `maxSpanS`, up to JUMPED_AHEAD_MAX samples at the end and up to as many at the start, each
+   * group beyond a forward gap of over JUMP_S seconds, are dropped if that brings the span within
+   * it, fewest first, and only while what stays outnumbers what goes. Two real recordings far
+   * apart (more than a few samples on each side) stay, and fail as they did. How many were
+   * dropped from the start is added to `strayLeading`.
    */
   dropStrayEnds(maxSpanS: number): void {
     const t = this.t;
     const n = t.length;
     if (n < 2 || t[n - 1]! - t[0]! <= maxSpanS) return;
-    for (let j = n - 1; j >= Math.max(1, n - JUMPED_AHEAD_MAX); j--) {
-      if (t[j]! - t[j - 1]! > JUMP_S && t[j - 1]! - t[0]! <= maxSpanS) return this.keep(0, j);
+    // Where the recording may be cut: just after the strays at its start, just before those at its end.
+    const froms = [0];
+    for (let j = 1; j <= Math.min(JUMPED_AHEAD_MAX, n - 1); j++) if (t[j]! - t[j - 1]! > JUMP_S) froms.push(j);
+    const tos = [n];
+    for (let j = n - 1; j >= Math.max(1, n - JUMPED_AHEAD_MAX); j--) if (t[j]! - t[j - 1]! > JUMP_S) tos.push(j);
+    let best: [number, number] | null = null;
+    for (const from of froms) {
+      for (const to of tos) {
+        const kept = to - from;
+        if (kept < 1 || 2 * kept <= n || t[to - 1]! - t[from]! > maxSpanS) continue;
+        if (!best || kept > best[1] - best[0]) best = [from, to];
+      }
     }
-    for (let j = 1; j <= Math.min(JUMPED_AHEAD_MAX, n - 1); j++) {
-      if (t[j]! - t[j - 1]! > JUMP_S && t[n - 1]! - t[j]! <= maxSpanS) return this.keep(j, n);
-    }
+    if (!best) return;
+    this.keep(best[0], best[1]);
+    this.strayLeading += best[0];
   }
 
   /** Keeps samples `from` to `to` (exclusive), the pauses among them with them. */
@@ -788,10 +802,22 @@ export function finishActivity(input: {
   // A file that itself says the activity lasted longer than any may is taken at its word.
   const declaredElapsed = input.declared.elapsedTimeS;
   if (!(declaredElapsed != null && declaredElapsed > LIMITS.elapsedS)) samples.dropStrayEnds(LIMITS.elapsedS);
+  const strays = samples.strayLeading > 0;
   const streams = samples.streams();
   const n = streams.size;
   const t0 = samples.t[0]!;
-  const startS = input.startS != null && Number.isFinite(input.startS) ? input.startS : t0;
+  // With strays dropped from the start, a start or a lap the file put among them begins with what
+  // is left (a lap wholly among them is none of the activity's), its end where it was.
+  const declaredStart = input.startS != null && Number.isFinite(input.startS) ? input.startS : t0;
+  const startS = strays ? Math.max(declaredStart, t0) : declaredStart;
+  const declaredLaps =
+    strays
+      ? input.laps.flatMap((l): DeclaredLap[] => {
+          if (!(l.startS < t0)) return [l];
+          const end = declaredEndOf(l);
+          return end !== null && end <= t0 ? [] : [{ ...l, startS: t0, endS: end }];
+        })
+      : input.laps;
   const computed = summarize(streams, samples.breaks, 0, n - 1);
   const recorded = recordedChannels(streams);
   const totals = merge(withoutUnrecorded(input.declared, recorded), computed);
@@ -812,7 +838,7 @@ export function finishActivity(input: {
   // A lap that starts after its activity ended is none of its laps (a TCX lap whose StartTime
   // says 2099 beside trackpoints of 2026 came out at an offset of 72 years, lasting 0 s).
   const activityEnd = Math.max(startS + totals.elapsedTimeS, samples.t[n - 1]!);
-  const sorted = [...input.laps].filter((l) => Number.isFinite(l.startS) && l.startS <= activityEnd).sort((a, b) => a.startS - b.startS);
+  const sorted = [...declaredLaps].filter((l) => Number.isFinite(l.startS) && l.startS <= activityEnd).sort((a, b) => a.startS - b.startS);
   for (let i = 0; i < sorted.length; ) {
     let j = i + 1;
     while (j < sorted.length && sorted[j]!.startS === sorted[i]!.startS) j++;

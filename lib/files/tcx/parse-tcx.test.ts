@@ -32,6 +32,16 @@ describe("TCX", () => {
     expect(a!.totals.energyJ).toBeNull();
   });
 
+  it("a last trackpoint stamped 300 days late is dropped rather than failing the file", () => {
+    const points = Array.from({ length: 61 }, (_, i) => tp(new Date(Date.UTC(2024, 0, 1, 10, 0, i * 10)).toISOString())).join("");
+    const [a] = parse(
+      tcx(`<Activity Sport="Running"><Id>2024-01-01T10:00:00Z</Id>` + lap("2024-01-01T10:00:00Z", 600, 1800, points + tp("2024-10-27T10:10:00Z")) + `</Activity>`),
+    );
+    expect(a!.totals.elapsedTimeS).toBe(600);
+    expect(a!.streams.size).toBe(61);
+    expect(a!.laps).toHaveLength(1);
+  });
+
   it("laps give the totals: moving time is the sum of TotalTimeSeconds, heart rate weighted by lap time", () => {
     const [a] = parse(
       tcx(

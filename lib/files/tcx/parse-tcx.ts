@@ -162,6 +162,8 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
     if (activities.length >= LIMITS.activitiesPerFile) {
       throw new FileError("invalid_file", `The TCX file holds more than ${LIMITS.activitiesPerFile} activities; at most ${LIMITS.activitiesPerFile} are read from one file.`);
     }
+    // Strays at the ends first (finishActivity would, but the elapsed time below is read from the samples).
+    builder.dropStrayEnds(LIMITS.elapsedS);
     const t0 = builder.t[0]!;
     const lastSample = builder.t[builder.size - 1]!;
     // TotalTimeSeconds is timer time; a lap's elapsed time runs to the next lap's start (laps
