@@ -141,23 +141,25 @@ function treeMemory(root: number): { rss: number; pss: number } {
   const stack = [root];
   while (stack.length) {
     const pid = stack.pop()!;
-    const read = (file: string, field: RegExp): number | null => {
-      try {
-        const m = field.exec(readFileSync(`/proc/${pid}/${file}`, "utf8"));
-        return m ? Number(m[1]) * 1024 : null;
-      } catch {
-        return null; // exited
-      }
-    };
-    const rss = read("status", /VmRSS:\s+(\d+) kB/);
-    const pss = read("smaps_rollup", /^Pss:\s+(\d+) kB/m);
+    const rss = procKiB(pid, "status", /VmRSS:\s+(\d+) kB/);
+    const pss = procKiB(pid, "smaps_rollup", /^Pss:\s+(\d+) kB/m);
     // The launcher is there for the whole run: without its figure this kernel does not give one.
     if (pid === root && pss === null) throw new Error(`no Pss in /proc/${pid}/smaps_rollup: the memory figure needs Linux 4.14 or later`);
-    total.rss += rss ?? 0;
-    total.pss += pss ?? 0;
+    total.rss += (rss ?? 0) * 1024;
+    total.pss += (pss ?? 0) * 1024;
     stack.push(...(children.get(pid) ?? []));
   }
   return total;
+}
+
+/** A figure in kB from a file of /proc/<pid>, or null when the process has exited or the file lacks it. */
+function procKiB(pid: number, file: string, field: RegExp): number | null {
+  try {
+    const m = field.exec(readFileSync(`/proc/${pid}/${file}`, "utf8"));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
 }
 
 function listProcs(): { pid: number; ppid: number }[] {

@@ -244,16 +244,10 @@ export class SampleBuilder {
       if (this.t[j - 1]! > t) continue;
       // t[j - 1] <= t < t[j]: the samples from j on are all later than t.
       if (this.t[j]! - this.t[j - 1]! <= JUMP_S) return false;
-      this.dropped += n - j;
-      this.t.length = j;
-      this.latlng.length = j;
-      for (const k of SCALAR_CHANNELS) this.ch[k].length = j;
-      for (const b of this.breaks) {
-        if (b < j) continue;
-        this.breaks.delete(b);
-        // A pause before the first dropped sample is a pause before the sample that replaces it.
-        if (b === j) this.pendingBreak = true;
-      }
+      // A pause before the first dropped sample is a pause before the sample that replaces it.
+      const pausedAtCut = this.breaks.has(j);
+      this.keep(0, j);
+      if (pausedAtCut) this.pendingBreak = true;
       return true;
     }
     return false;
@@ -291,12 +285,13 @@ export class SampleBuilder {
     this.strayLeading += best[0];
   }
 
-  /** Keeps samples `from` to `to` (exclusive), the pauses among them with them. */
+  /** Keeps samples `from` to `to` (exclusive), the pauses among them with them; the rest count as dropped. */
   private keep(from: number, to: number): void {
     const n = this.t.length;
     this.dropped += n - (to - from);
     const cut = <T,>(xs: T[]) => {
-      xs.copyWithin(0, from, to);
+      // From the start, a cut is a truncation: no copy (dropJumpedAhead cuts so, perhaps often).
+      if (from > 0) xs.copyWithin(0, from, to);
       xs.length = to - from;
     };
     cut(this.t);
@@ -802,16 +797,16 @@ export function finishActivity(input: {
   // A file that itself says the activity lasted longer than any may is taken at its word.
   const declaredElapsed = input.declared.elapsedTimeS;
   if (!(declaredElapsed != null && declaredElapsed > LIMITS.elapsedS)) samples.dropStrayEnds(LIMITS.elapsedS);
-  const strays = samples.strayLeading > 0;
+  const droppedLeading = samples.strayLeading > 0;
   const streams = samples.streams();
   const n = streams.size;
   const t0 = samples.t[0]!;
   // With strays dropped from the start, a start or a lap the file put among them begins with what
   // is left (a lap wholly among them is none of the activity's), its end where it was.
   const declaredStart = input.startS != null && Number.isFinite(input.startS) ? input.startS : t0;
-  const startS = strays ? Math.max(declaredStart, t0) : declaredStart;
+  const startS = droppedLeading ? Math.max(declaredStart, t0) : declaredStart;
   const declaredLaps =
-    strays
+    droppedLeading
       ? input.laps.flatMap((l): DeclaredLap[] => {
           if (!(l.startS < t0)) return [l];
           const end = declaredEndOf(l);
