@@ -53,6 +53,12 @@ describe("readForm", () => {
       max_hr: "Must be zero or more.",
     });
   });
+
+  it("says a duration of zero is too short, and takes a moving time of zero", () => {
+    const values = { ...emptyFormValues("UTC"), name: "Zero", duration: "0", moving_time: "0:00", distance: "0" };
+    expect(readForm(values, "metric").errors).toEqual({ duration: "Must be longer than zero." });
+    expect(readForm({ ...values, duration: "30" }, "metric").input).toMatchObject({ elapsed_time_s: 1800, moving_time_s: 0, distance_m: 0 });
+  });
 });
 
 describe("emptyFormValues", () => {

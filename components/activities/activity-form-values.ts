@@ -200,6 +200,7 @@ export function readForm(v: FormValues, units: Units): { input: ActivityInput; e
     }
     const s = parseDuration(text);
     if (s === null) errors[field] = "Use h:mm:ss, m:ss or a number of minutes.";
+    else if (s === 0 && required) errors[field] = "Must be longer than zero.";
     return s;
   };
 

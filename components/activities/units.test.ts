@@ -78,7 +78,11 @@ describe("durations", () => {
   });
 
   it("refuses what is not a duration", () => {
-    for (const bad of ["", "abc", "1:60", "1:60:00", "0", "0:00", "-5", "1:2:3:4"]) expect(parseDuration(bad)).toBeNull();
+    for (const bad of ["", "abc", "1:60", "1:60:00", "-5", "1:2:3:4"]) expect(parseDuration(bad)).toBeNull();
+  });
+
+  it("reads zero as zero, for the form to judge", () => {
+    for (const zero of ["0", "0:00", "0:00:00", "0.001"]) expect(parseDuration(zero)).toBe(0);
   });
 });
 

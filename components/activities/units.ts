@@ -72,21 +72,20 @@ export function formatDuration(totalS: number): string {
 }
 
 /**
- * A duration typed by a person: `h:mm:ss`, `m:ss`, or a bare number of minutes. Null when it
- * is none of these (or zero), so the form can say so before anything is sent.
+ * A duration typed by a person: `h:mm:ss`, `m:ss`, or a bare number of minutes, in seconds. Null
+ * when it is none of these, so the form can say so before anything is sent; zero is read as
+ * zero, and the form says whether a field may be zero.
  */
 export function parseDuration(text: string): number | null {
   const t = text.trim();
   if (/^\d+(\.\d+)?$/.test(t)) {
-    const s = Math.round(Number(t) * 60);
-    return s > 0 ? s : null;
+    return Math.round(Number(t) * 60);
   }
   const m = /^(?:(\d+):)?(\d{1,2}):(\d{1,2})$/.exec(t);
   if (!m) return null;
   const [h, min, sec] = [Number(m[1] ?? 0), Number(m[2]), Number(m[3])];
   if (sec >= 60 || (m[1] !== undefined && min >= 60)) return null;
-  const s = h * 3600 + min * 60 + sec;
-  return s > 0 ? s : null;
+  return h * 3600 + min * 60 + sec;
 }
 
 export function formatDistance(m: number, units: Units): string {
