@@ -104,6 +104,15 @@ describe("GET /v1/app/events", () => {
     const p2 = await list(a.token, `?limit=3&after=${p1.next_cursor}`);
     expect(p2.data.map((e) => e.id)).toEqual(expected.slice(3));
     expect(p2.next_cursor).toBeNull();
+    // By the name every other list pages with, too (a client paging all lists alike got page 1 forever).
+    expect((await list(a.token, `?limit=3&cursor=${p1.next_cursor}`)).data.map((e) => e.id)).toEqual(expected.slice(3));
+    expect((await list(a.token, `?cursor=${expected[1]}`)).data.map((e) => e.id)).toEqual(expected.slice(2));
+    const twoNames = await api.call(a.token, "GET", `/v1/app/events?after=${expected[1]}&cursor=${p1.next_cursor}`);
+    expect(twoNames.status).toBe(400);
+    expect(await twoNames.json()).toMatchObject({ code: "invalid_parameter_combination", errors: [{ field: "cursor", code: "invalid_parameter_combination" }] });
+    const junk = await api.call(a.token, "GET", "/v1/app/events?cursor=x");
+    expect(junk.status).toBe(400);
+    expect(await junk.json()).toMatchObject({ code: "invalid_cursor", errors: [{ field: "cursor", code: "invalid_cursor" }] });
     expect((await list(a.token, `?after=${expected[1]}`)).data.map((e) => e.id)).toEqual(expected.slice(2));
     expect((await list(a.token, `?after=${expected.at(-1)}`)).data).toEqual([]);
     // A cursor of the outbox position alone (as issued before events carried their transaction) still goes on from its event.

@@ -17,10 +17,10 @@ export const APP_EVENTS_DAYS = 30;
 type Position = { xact: string; seq: number };
 
 /**
- * `after` is a cursor this list issued or an event id; either way, an outbox position. A cursor
+ * `after` (or `cursor`, named as `field`) is a cursor this list issued or an event id; either way, an outbox position. A cursor
  * of one `seq` alone (issued before events carried their transaction) names its event's place.
  */
-async function afterPosition(ctx: Ctx, appId: string, after: string): Promise<Position> {
+async function afterPosition(ctx: Ctx, appId: string, after: string, field: "after" | "cursor"): Promise<Position> {
   const at = async (where: SQL, refusal: ApiError): Promise<Position> => {
     const [row] = await ctx.db.select({ xact: events.xact, seq: events.seq }).from(events).where(where).limit(1);
     if (!row) throw refusal;
@@ -32,12 +32,12 @@ async function afterPosition(ctx: Ctx, appId: string, after: string): Promise<Po
     return at(
       and(eq(events.id, after), sentTo(appId, SUBSCRIBABLE_EVENT_TYPES))!,
       new ApiError("invalid_cursor", `No event ${after}.`, {
-        errors: [{ field: "after", code: "invalid_cursor", detail: "not an event id or cursor from this API" }],
+        errors: [{ field, code: "invalid_cursor", detail: "not an event id or cursor from this API" }],
       }),
     );
   }
   const badCursor = new ApiError("invalid_cursor", "The cursor is not one this API returned.", {
-    errors: [{ field: "after", code: "invalid_cursor", detail: "not an event id or cursor from this API" }],
+    errors: [{ field, code: "invalid_cursor", detail: "not an event id or cursor from this API" }],
   });
   let parts: string[];
   try {
@@ -103,7 +103,8 @@ export async function listAppEvents({
   const appId = await appIdOf(ctx, clientId);
   const subs = await ctx.db.select({ events: webhookSubscriptions.events }).from(webhookSubscriptions).where(eq(webhookSubscriptions.clientId, appId));
   const covered = SUBSCRIBABLE_EVENT_TYPES.filter((t) => subs.some((s) => s.events.includes(t)));
-  const after = query.after ? await afterPosition(ctx, appId, query.after) : null;
+  const given = query.after ?? query.cursor;
+  const after = given ? await afterPosition(ctx, appId, given, query.after !== undefined ? "after" : "cursor") : null;
   if (!covered.length) return { data: [], next_cursor: null };
   const rows = await ctx.db
     .select()
