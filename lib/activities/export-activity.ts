@@ -87,7 +87,7 @@ export async function exportActivity({ ctx, activityId, format }: { ctx: Ctx; ac
   }
 
   const [stored] = await ctx.db
-    .select({ data: activityStreams.data, keys: activityStreams.keys })
+    .select({ data: activityStreams.data, keys: activityStreams.keys, firstSampleOffsetS: activityStreams.firstSampleOffsetS })
     .from(activityStreams)
     .where(eq(activityStreams.activityId, activityId))
     .limit(1);
@@ -103,6 +103,8 @@ export async function exportActivity({ ctx, activityId, format }: { ctx: Ctx; ac
   const bytes = await exportStoredOffThread(format, {
     sport: sportType as z.output<typeof SportType>,
     startTime: new Date(startEpochS * 1000),
+    // Where the samples begin after that start (a FIT session that started before its first record).
+    firstSampleOffsetS: stored.firstSampleOffsetS,
     name,
     totals,
     streamsData: stored.data,

@@ -895,9 +895,12 @@ export function finishActivity(input: {
       averagePowerW: totals.averagePowerW,
     });
   }
+  const startTime = new Date(Math.round(startS * 1000));
   return {
     sport: input.sport,
-    startTime: new Date(Math.round(startS * 1000)),
+    startTime,
+    // From the start as kept (to the millisecond), so the first sample's instant is exactly the start plus this.
+    firstSampleOffsetS: round3(t0 - startTime.getTime() / 1000),
     name: cleanName(input.name),
     totals,
     streams,

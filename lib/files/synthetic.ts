@@ -124,6 +124,7 @@ export function syntheticActivity(opts: { hours: number; hz?: number; sport?: "r
   return {
     sport,
     startTime: new Date(Date.UTC(2026, 5, 1 + (seed % 28), 6, 30, 0)),
+    firstSampleOffsetS: 0,
     name: ride ? "Morning ride <hills & fjords>" : "Easy run \"by the river\"",
     totals: {
       elapsedTimeS: whole.elapsedTimeS,

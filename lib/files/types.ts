@@ -65,6 +65,11 @@ export type ParsedActivity = {
   sport: z.output<typeof SportType>;
   /** The start instant (UTC): a FIT session's `start_time`, else the first timed sample. */
   startTime: Date;
+  /**
+   * Seconds from `startTime` to the first sample, the instant `time_s` and the laps'
+   * `startOffsetS` count from: more than 0 where a FIT session starts before its first record.
+   */
+  firstSampleOffsetS: number;
   /** The file's own name for it (GPX `<name>`, TCX `<Notes>`), if any. */
   name: string | null;
   totals: Totals;

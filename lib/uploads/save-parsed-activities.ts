@@ -143,6 +143,12 @@ export async function saveParsedActivities(tx: Tx, keys: UploadKeys, parsed: Pre
     const id = newId("act");
     const sport = sportOverride ?? p.sport;
     const startLocal = localDateTimeIn(timezone, p.startTime);
+    // Whole minutes, as every timezone's offset is: `start_local` drops the instant's fraction of a second.
+    const utcOffsetS = Math.round((Date.parse(`${startLocal}Z`) - p.startTime.getTime()) / 60_000) * 60;
+    // The first sample counted from the start as stored (`start_local` less `utc_offset_s`, whole
+    // seconds, as exports read it back), so that start plus this is the sample's instant exactly.
+    const storedStartMs = Date.parse(`${startLocal}Z`) - utcOffsetS * 1000;
+    const firstSampleOffsetS = finite(Math.round(p.firstSampleOffsetS * 1000 + p.startTime.getTime() - storedStartMs) / 1000) ?? 0;
     const t = p.totals;
     writes.push(
       tx
@@ -165,12 +171,13 @@ export async function saveParsedActivities(tx: Tx, keys: UploadKeys, parsed: Pre
           energyJ: finite(t.energyJ),
           source: "upload",
           uploadId: upload.id,
-          // Whole minutes, as every timezone's offset is: `start_local` drops the instant's fraction of a second.
-          utcOffsetS: Math.round((Date.parse(`${startLocal}Z`) - p.startTime.getTime()) / 60_000) * 60,
+          utcOffsetS,
         })
         .execute(),
     );
-    writes.push(tx.insert(activityStreams).values({ activityId: id, size: p.streamsSize, keys: p.streamKeys, data: p.streamsData }).execute());
+    writes.push(
+      tx.insert(activityStreams).values({ activityId: id, size: p.streamsSize, keys: p.streamKeys, data: p.streamsData, firstSampleOffsetS }).execute(),
+    );
     if (p.laps.length) {
       const laps = p.laps.map((l, index) => ({
         activityId: id,

@@ -82,6 +82,10 @@ export const uploadFiles = pgTable("upload_files", {
 /**
  * An activity's samples, every channel in one compact value (lib/files/stream-codec.ts): one
  * row per activity, read with one query. `keys` lists the channels it holds.
+ * `first_sample_offset_s`: seconds from the activity's start as it is stored (`start_local`, whole
+ * seconds, less `utc_offset_s`) to its first sample, from which `time_s` and the laps'
+ * `start_offset_s` count; more than 0 where a FIT session starts before its first record. Rows
+ * stored before it was kept read 0, what exports assumed until then.
  */
 export const activityStreams = pgTable("activity_streams", {
   activityId: text("activity_id")
@@ -90,6 +94,7 @@ export const activityStreams = pgTable("activity_streams", {
   size: integer("size").notNull(),
   keys: text("keys").array().notNull(),
   data: bytea("data").notNull(),
+  firstSampleOffsetS: measure("first_sample_offset_s", PRECISION.duration).notNull().default(0),
 });
 
 /** An activity's laps from its file (CONTRACT §11); `index` counts from 0. */

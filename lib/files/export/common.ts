@@ -1,11 +1,38 @@
+import type { Lap } from "../types";
 import type { ExportInput } from "./types";
 
 /** A gap between samples this long (seconds) is written as a pause: the timer stopped. */
 export const PAUSE_GAP_S = 30;
 
+/** Seconds from the activity's start to sample `i` (its `time_s` counts from the first sample, which may come after the start). */
+export function sampleOffsetS(a: ExportInput, i: number): number {
+  return a.firstSampleOffsetS + a.streams.time_s[i]!;
+}
+
+/** Seconds from the activity's start to its last sample; 0 without samples. */
+export function lastSampleOffsetS(a: ExportInput): number {
+  return a.streams.size ? sampleOffsetS(a, a.streams.size - 1) : 0;
+}
+
+/** The instant `s` seconds after the activity's start, to the millisecond. */
+export function afterStart(a: ExportInput, s: number): Date {
+  return new Date(a.startTime.getTime() + Math.round(s * 1000));
+}
+
 /** The instant of sample `i`. */
 export function sampleTime(a: ExportInput, i: number): Date {
-  return new Date(a.startTime.getTime() + Math.round(a.streams.time_s[i]! * 1000));
+  return afterStart(a, sampleOffsetS(a, i));
+}
+
+/**
+ * Seconds from the activity's start to the start of a lap. `startOffsetS` counts from the first
+ * sample, and finishActivity makes it 0 for a lap that began before that sample (a FIT lap that
+ * began with its session, a record or more before the first record): such a lap begins at the
+ * activity's start, where the elapsed time it kept was counted from. No lap begins before the
+ * activity's start.
+ */
+export function lapStartOffsetS(a: ExportInput, lap: Pick<Lap, "startOffsetS">): number {
+  return lap.startOffsetS === 0 ? 0 : Math.max(0, a.firstSampleOffsetS + lap.startOffsetS);
 }
 
 /** An instant as RFC 3339 UTC, with milliseconds only when there are some. */

@@ -88,6 +88,8 @@ function toInput(m: Mesgs): ExportInput | null {
   return {
     sport: "other",
     startTime: start,
+    // time_s counts from the session's start here, not from the first record.
+    firstSampleOffsetS: 0,
     name: "sample",
     // Energy as the activity keeps it: the calories the device gives (total_work is the
     // mechanical work, written from the power samples).

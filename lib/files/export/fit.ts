@@ -1,7 +1,7 @@
 import { CrcCalculator, Encoder, Profile } from "@garmin/fitsdk";
 import type { Lap, Totals } from "../types";
 import { mechanicalWorkJ } from "../sanity";
-import { at, PAUSE_GAP_S, perMinute } from "./common";
+import { at, lapStartOffsetS, lastSampleOffsetS, PAUSE_GAP_S, perMinute } from "./common";
 import {
   ByteSink,
   developerValue,
@@ -127,7 +127,9 @@ const FILE_HEADER_SIZE = 14;
 export function exportFit(a: ExportInput): Uint8Array {
   const { streams, totals } = a;
   const start = a.startTime.getTime();
-  const lastS = streams.size ? streams.time_s[streams.size - 1]! : 0;
+  const lastS = lastSampleOffsetS(a);
+  // The instant `time_s` counts from: the first sample, which may come after the session's start.
+  const origin = start + Math.round(a.firstSampleOffsetS * 1000);
   const elapsed = Math.max(totals.elapsedTimeS, lastS);
   const end = start + elapsed * 1000;
   const [sport, subSport] = FIT_SPORT[a.sport];
@@ -213,11 +215,11 @@ export function exportFit(a: ExportInput): Uint8Array {
   let prevSecond = -Infinity;
   let prevS = 0;
   for (let i = 0; i < streams.size; i++) {
-    const ms = start + streams.time_s[i]! * 1000;
+    const ms = origin + streams.time_s[i]! * 1000;
     const second = fitTime(ms);
     if (second <= prevSecond) continue;
     if (i > 0 && streams.time_s[i]! - prevS >= PAUSE_GAP_S) {
-      events.write({ timestamp: fitTime(start + prevS * 1000), event: timer, eventType: stop, eventGroup: 0 });
+      events.write({ timestamp: fitTime(origin + prevS * 1000), event: timer, eventType: stop, eventGroup: 0 });
       events.write({ timestamp: second, event: timer, eventType: startType, eventGroup: 0 });
     }
     prevSecond = second;
@@ -248,7 +250,7 @@ export function exportFit(a: ExportInput): Uint8Array {
   }
 
   const closing: object[] = laps.map((lap, index) => {
-    const lapStart = start + lap.startOffsetS * 1000;
+    const lapStart = start + lapStartOffsetS(a, lap) * 1000;
     return defined({
       mesgNum: M.LAP!,
       messageIndex: index,

@@ -1,4 +1,4 @@
-import { at, isoTime, num, perMinute, sampleTime, xmlText } from "./common";
+import { afterStart, at, isoTime, lastSampleOffsetS, num, perMinute, sampleTime, xmlText } from "./common";
 import type { ExportInput } from "./types";
 
 /*
@@ -90,7 +90,7 @@ export function exportGpx(a: ExportInput): string {
         }),
       );
     }
-    const last = streams.time_s[streams.size - 1]!;
+    const last = lastSampleOffsetS(a);
     const endDistance = totals.distanceM == null ? null : (firstDistance ?? 0) + totals.distanceM;
     // The stored total is kept to 0.1 m (lib/db/schema/measure.ts): a gap it rounding explains
     // is no distance to add, and a point a second later would lengthen the activity read back.
@@ -101,7 +101,7 @@ export function exportGpx(a: ExportInput): string {
       // the distance reaches further, that costs at most a second of elapsed time, which the
       // importer keeps in whole seconds anyway; a distance short by the gap would not be.
       const end = Math.max(totals.elapsedTimeS, last + 1);
-      out.push(point(known, true, new Date(a.startTime.getTime() + Math.round(end * 1000)), { dist: further ? endDistance : null }));
+      out.push(point(known, true, afterStart(a, end), { dist: further ? endDistance : null }));
     }
   }
   out.push("  </trkseg>\n </trk>\n</gpx>\n");

@@ -20,7 +20,15 @@ const SAMPLES = SAMPLES_DIR;
 const enc = new TextEncoder();
 
 function asInput(p: ParsedActivity): ExportInput {
-  return { sport: p.sport, startTime: p.startTime, name: p.name ?? "Activity", totals: p.totals, streams: p.streams, laps: p.laps };
+  return {
+    sport: p.sport,
+    startTime: p.startTime,
+    firstSampleOffsetS: p.firstSampleOffsetS,
+    name: p.name ?? "Activity",
+    totals: p.totals,
+    streams: p.streams,
+    laps: p.laps,
+  };
 }
 
 const reparse = {
@@ -36,7 +44,7 @@ function carried(s: Streams, format: FileKind): Streams {
   return out;
 }
 
-/** Samples a format can hold: FIT keeps one record per whole second. */
+/** Samples a format can hold: FIT keeps one record per whole second. `startMs`: the first sample's instant. */
 function holdable(s: Streams, format: FileKind, startMs: number): Streams {
   const keep: number[] = [];
   let lastSecond = -Infinity;
@@ -109,15 +117,22 @@ function withoutEndMarker(s: Streams, size: number): Streams {
 function checkRoundTrip(original: ExportInput, format: FileKind) {
   const [back, ...more] = reparse[format](original);
   expect(more).toHaveLength(0);
-  const expected = holdable(original.streams, format, original.startTime.getTime());
-  expect(back!.startTime.getTime()).toBe(original.startTime.getTime() + Math.round(expected.time_s[0]! * 1000));
+  const startMs = original.startTime.getTime();
+  const firstMs = startMs + Math.round(original.firstSampleOffsetS * 1000);
+  const expected = holdable(original.streams, format, firstMs);
+  // A FIT file keeps the session's start, in whole seconds; GPX and TCX start with their first point.
+  const backFirstMs = firstMs + Math.round(expected.time_s[0]! * 1000);
+  const backStartMs = format === "fit" ? Math.round(startMs / 1000) * 1000 : backFirstMs;
+  expect(back!.startTime.getTime()).toBe(backStartMs);
+  expect(back!.firstSampleOffsetS).toBe((backFirstMs - backStartMs) / 1000);
   const shift = (s: Streams) => ({ ...s, time_s: s.time_s.map((t) => t - s.time_s[0]!) });
   expect(present(coarse(carried(withoutEndMarker(back!.streams, expected.size), format), format))).toEqual(
     present(coarse(carried(shift(expected), format), format)),
   );
   // Elapsed time: every format carries the activity's own (a session's, laps' spans), TCX and
-  // GPX with a last point at its end. The importer keeps whole seconds.
-  const elapsed = Math.max(original.totals.elapsedTimeS, original.streams.time_s.at(-1)!);
+  // GPX with a last point at its end, counted from their first point. The importer keeps whole seconds.
+  const elapsedFromStart = Math.max(original.totals.elapsedTimeS, original.firstSampleOffsetS + original.streams.time_s.at(-1)!);
+  const elapsed = format === "fit" ? elapsedFromStart : elapsedFromStart - original.firstSampleOffsetS;
   expect(Math.abs(back!.totals.elapsedTimeS - elapsed)).toBeLessThanOrEqual(1);
   const t = original.totals;
   const b = back!.totals;
@@ -143,6 +158,10 @@ function checkRoundTrip(original: ExportInput, format: FileKind) {
     expect(back!.laps.map((l) => l.startOffsetS)).toEqual(
       (original.laps.length ? original.laps : [{ startOffsetS: 0 }]).map((l) => Math.round(l.startOffsetS)),
     );
+    // Each lap as long as it was, a first lap that began with the session before the first sample too.
+    if (original.laps.length) {
+      expect(back!.laps.map((l) => roundTo(l.elapsedTimeS, PRECISION.duration))).toEqual(original.laps.map((l) => roundTo(l.elapsedTimeS, PRECISION.duration)));
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Lap } from "../types";
-import { at, isoTime, num, perMinute, sampleTime, xmlText } from "./common";
+import { afterStart, at, isoTime, lapStartOffsetS, lastSampleOffsetS, num, perMinute, sampleTime, xmlText } from "./common";
 import type { ExportInput } from "./types";
 
 /*
@@ -40,7 +40,7 @@ const bpm = (hz: number | null) => (hz == null || perMinute(hz) < 1 || perMinute
 /** A TCX v2 document with the activity's laps, their totals and points. */
 export function exportTcx(a: ExportInput): string {
   const { streams, totals } = a;
-  const last = streams.size ? streams.time_s[streams.size - 1]! : 0;
+  const last = lastSampleOffsetS(a);
   const end = Math.max(totals.elapsedTimeS, last);
   const laps: Lap[] = a.laps.length ? a.laps : [{ ...totals, startOffsetS: 0, elapsedTimeS: Math.max(totals.elapsedTimeS, last) }];
   const timer = laps.reduce((s, l) => s + (l.movingTimeS ?? l.elapsedTimeS), 0);
@@ -51,7 +51,7 @@ export function exportTcx(a: ExportInput): string {
   let i = 0;
   laps.forEach((lap, k) => {
     const lapTimer = lap.movingTimeS ?? lap.elapsedTimeS;
-    const lapStart = new Date(a.startTime.getTime() + Math.round(lap.startOffsetS * 1000));
+    const lapStart = afterStart(a, lapStartOffsetS(a, lap));
     const hrAvg = bpm(lap.averageHeartRateHz);
     const hrMax = bpm(lap.maxHeartRateHz);
     out.push(`   <Lap StartTime="${isoTime(lapStart)}">\n`);
@@ -91,7 +91,7 @@ export function exportTcx(a: ExportInput): string {
     if (k === laps.length - 1 && streams.size && end - last >= 1) {
       // The activity went on past its last sample (a session's own elapsed time): a point with
       // only a time says when it ended, as TCX has nowhere else to say it.
-      points.push(`     <Trackpoint><Time>${isoTime(new Date(a.startTime.getTime() + Math.round(end * 1000)))}</Time></Trackpoint>\n`);
+      points.push(`     <Trackpoint><Time>${isoTime(afterStart(a, end))}</Time></Trackpoint>\n`);
     }
     // Joined, not spread into push(): a day at 1 Hz is more arguments than a call may take.
     if (points.length) out.push("    <Track>\n", points.join(""), "    </Track>\n");

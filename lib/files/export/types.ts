@@ -6,6 +6,8 @@ import type { Lap, Streams, Totals } from "../types";
 export type ExportInput = {
   sport: z.output<typeof SportType>;
   startTime: Date;
+  /** Seconds from `startTime` to the first sample, from which `time_s` and the laps' `startOffsetS` count (ParsedActivity). */
+  firstSampleOffsetS: number;
   name: string;
   totals: Totals;
   streams: Streams;

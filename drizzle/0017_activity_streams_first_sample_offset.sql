@@ -1,0 +1,1 @@
+ALTER TABLE "activity_streams" ADD COLUMN "first_sample_offset_s" double precision DEFAULT 0 NOT NULL;
