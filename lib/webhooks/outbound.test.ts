@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { refusedUrl, startReceiver, type Receiver } from "../testing/webhook-receiver";
-import { isPublicAddress, RESPONSE_EXCERPT_BYTES, sendOutbound } from "./outbound";
+import { isPublicAddress, mayConnectTo, RESPONSE_EXCERPT_BYTES, sendOutbound } from "./outbound";
 
 const receivers: Receiver[] = [];
 afterAll(() => Promise.all(receivers.map((r) => r.close())));
@@ -40,6 +40,35 @@ describe("sendOutbound (CONTRACT §7: 10 s, no redirects, 4 KiB, connect-time ad
     expect(isPublicAddress("::7f00:1")).toBe(false);
     expect(isPublicAddress("::808:808")).toBe(false);
     expect(isPublicAddress("2606:4700:4700::1111")).toBe(true);
+  });
+
+  it("never reaches link-local or a cloud's metadata service, even with private networks allowed: the delivery log would show what it answered", async () => {
+    const metadata = [
+      "http://169.254.169.254/latest/meta-data/iam/security-credentials/",
+      "http://[::ffff:169.254.169.254]/latest",
+      "http://[fe80::1]/hook",
+      "http://[fd00:ec2::254]/latest",
+      "http://100.100.100.200/latest/meta-data",
+      "http://168.63.129.16/machine",
+    ];
+    for (const url of metadata) {
+      expect(await post(url, { allowPrivate: true }), url).toMatchObject({ outcome: "not_sent", error: "blocked_address", detail: expect.stringContaining("link-local or cloud metadata") });
+    }
+    for (const [address, allowPrivate, may] of [
+      ["127.0.0.1", true, true],
+      ["10.1.2.3", true, true],
+      ["fd00::1", true, true],
+      ["100.64.0.1", true, true],
+      ["127.0.0.1", false, false],
+      ["93.184.216.34", false, true],
+      ["169.254.0.1", true, false],
+      ["fe80::abcd", true, false],
+      ["FD00:EC2:0:0:0:0:0:254", true, false],
+      ["168.63.129.16", false, false],
+      ["not an address", true, false],
+    ] as const) {
+      expect(mayConnectTo(address, allowPrivate), `${address} ${allowPrivate}`).toBe(may);
+    }
   });
 
   it("sends over https:// only unless private networks are allowed, whenever the URL was stored", async () => {

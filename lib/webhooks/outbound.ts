@@ -39,15 +39,47 @@ class BlockedAddress extends Error {
   code = "BLOCKED_ADDRESS";
 }
 
+/** `address` parsed, an IPv4-mapped IPv6 address as the IPv4 address it reaches; null when it is none. */
+function parsedAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (!ipaddr.isValid(address)) return null;
+  const ip = ipaddr.parse(address);
+  return ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
+}
+
 /** Public unicast only; loopback, private, link-local, CGNAT, multicast and reserved ranges are not. */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  const ip = parsedAddress(address);
+  if (!ip) return false;
   // `::a.b.c.d`, the deprecated IPv4-compatible form (RFC 4291 §2.5.5.1), which ipaddr.js calls
   // unicast: no public host has such an address, and a stack that still maps it reaches a.b.c.d.
   if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return false;
   return ip.range() === "unicast";
+}
+
+/**
+ * Where clouds answer a machine's own questions: its instance metadata and credentials. Beside
+ * all of link-local (169.254.169.254 for most of them), AWS's IPv6 address (unique-local),
+ * Alibaba's (in the CGNAT range) and Azure's wire server (a public address).
+ */
+const CLOUD_METADATA_ADDRESSES = new Set(["fd00:ec2::254", "100.100.100.200", "168.63.129.16"].map((a) => ipaddr.parse(a).toNormalizedString()));
+
+/**
+ * Whether a request the service makes for a user may connect to `address`. Public unicast
+ * addresses, and loopback and private ones too while private networks are allowed (CONTRACT
+ * §1), but never link-local or a cloud's metadata service: allowed, a webhook's delivery log
+ * (which shows the start of every answer) would read the machine's cloud credentials back to
+ * whoever registered the URL.
+ */
+export function mayConnectTo(address: string, allowPrivate: boolean): boolean {
+  const ip = parsedAddress(address);
+  if (!ip) return false;
+  if (ip.range() === "linkLocal" || CLOUD_METADATA_ADDRESSES.has(ip.toNormalizedString())) return false;
+  return allowPrivate || isPublicAddress(address);
+}
+
+/** Why `mayConnectTo` refused an IP literal, in words. */
+export function addressRefusal(address: string, allowPrivate: boolean): string {
+  return allowPrivate ? `${address} is a link-local or cloud metadata address` : `${address} is not a public address`;
 }
 
 /**
@@ -60,9 +92,11 @@ function dispatcher(allowPrivate: boolean, timeoutMs: number): Agent {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return (callback as (e: Error) => void)(err);
       const list = addresses as dns.LookupAddress[];
-      const allowed = allowPrivate ? list : list.filter((a) => isPublicAddress(a.address));
+      const allowed = list.filter((a) => mayConnectTo(a.address, allowPrivate));
       if (!allowed.length) {
-        return (callback as (e: Error) => void)(new BlockedAddress(`${hostname} resolves only to non-public addresses`));
+        return (callback as (e: Error) => void)(
+          new BlockedAddress(`${hostname} resolves only to ${allowPrivate ? "link-local or cloud metadata" : "non-public"} addresses`),
+        );
       }
       if ((options as dns.LookupOptions).all) return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, allowed);
       return (callback as (e: null, a: string, f: number) => void)(null, allowed[0]!.address, allowed[0]!.family);
@@ -134,8 +168,8 @@ export async function sendOutbound(opts: {
   }
   // An IP literal never reaches the lookup above: check it here.
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (net.isIP(host) && !opts.allowPrivate && !isPublicAddress(host)) {
-    return { outcome: "not_sent", error: "blocked_address", detail: `${host} is not a public address`, durationMs: done() };
+  if (net.isIP(host) && !mayConnectTo(host, opts.allowPrivate)) {
+    return { outcome: "not_sent", error: "blocked_address", detail: addressRefusal(host, opts.allowPrivate), durationMs: done() };
   }
   // The scheme is checked when sending too, not only when the URL was stored: one stored while
   // private networks were allowed (CONTRACT §1) may not go out over plain HTTP once they are not.

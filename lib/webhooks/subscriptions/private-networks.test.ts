@@ -94,6 +94,20 @@ describe("WEBHOOKS_ALLOW_PRIVATE_NETWORKS's default (CONTRACT §1)", () => {
     expect(r.seen).toHaveLength(1);
   });
 
+  it("allows no link-local or cloud metadata URL even then: 400 invalid_webhook_url, and nothing is contacted", async () => {
+    settings({ DATABASE_URL: undefined, WEBHOOKS_ALLOW_PRIVATE_NETWORKS: undefined, BASE_URL: api.url });
+    expect(getEnv().webhooksAllowPrivateNetworks).toBe(true);
+    const token = await appToken();
+    for (const url of ["http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/latest/meta-data/"]) {
+      const res = await api.call(token, "POST", "/v1/app/webhooks", { body: { url, events: ["activity.created"] } });
+      expect(res.status, url).toBe(400);
+      expect(await res.json(), url).toMatchObject({
+        code: "invalid_webhook_url",
+        errors: [{ field: "url", code: "invalid_webhook_url", detail: expect.stringContaining("is a link-local or cloud metadata address") }],
+      });
+    }
+  });
+
   it("counts as loopback only the BASE_URLs CONTRACT §1 lists: localhost, 127.0.0.0/8, [::1]", () => {
     for (const [baseUrl, loopback] of [
       ["http://localhost:3000", true],

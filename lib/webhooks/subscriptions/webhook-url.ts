@@ -2,14 +2,15 @@ import "server-only";
 import dns from "node:dns/promises";
 import net from "node:net";
 import { ApiError } from "../../http/errors";
-import { isPublicAddress } from "../outbound";
+import { addressRefusal, mayConnectTo } from "../outbound";
 import { hasHiddenCharacters } from "../../text";
 
 export const MAX_WEBHOOK_URL_LENGTH = 2000;
 
 /**
  * Why `raw` cannot be a subscription URL, or null. `https://` only and no loopback or private
- * IP literal unless private networks are allowed (then `http://` too); no credentials, no
+ * IP literal unless private networks are allowed (then `http://` too), and never a link-local
+ * or cloud metadata one (outbound.ts, `mayConnectTo`); no credentials, no
  * fragment, no control, bidi or zero-width characters, at most 2000 characters. Host names are checked by `checkWebhookUrl`.
  */
 export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | null {
@@ -29,7 +30,7 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
   if (raw.includes("#")) return "must not have a fragment";
   const host = u.hostname.replace(/^\[|\]$/g, "");
   if (!host) return "must name a host";
-  if (!allowPrivate && net.isIP(host) && !isPublicAddress(host)) return `${host} is not a public address`;
+  if (net.isIP(host) && !mayConnectTo(host, allowPrivate)) return addressRefusal(host, allowPrivate);
   return null;
 }
 
@@ -48,10 +49,10 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
   const problem = webhookUrlProblem(raw, allowPrivate);
   if (problem) throw invalid(problem);
   const host = new URL(raw).hostname.replace(/^\[|\]$/g, "");
-  if (!allowPrivate && !net.isIP(host)) {
+  if (!net.isIP(host)) {
     const addresses = await dns.lookup(host, { all: true }).catch(() => null);
-    if (addresses?.length && !addresses.some((a) => isPublicAddress(a.address))) {
-      throw invalid(`resolves only to non-public addresses (${host})`);
+    if (addresses?.length && !addresses.some((a) => mayConnectTo(a.address, allowPrivate))) {
+      throw invalid(`resolves only to ${allowPrivate ? "link-local or cloud metadata" : "non-public"} addresses (${host})`);
     }
   }
   return raw;
