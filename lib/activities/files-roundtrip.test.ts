@@ -2,6 +2,7 @@ import { SAMPLES_DIR } from "../files/testing/samples";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
+import { Decoder, Stream } from "@garmin/fitsdk";
 import { eq } from "drizzle-orm";
 import { setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
@@ -169,6 +170,63 @@ describe("every sample activity read back through streams, laps and export", () 
       }
     });
   }
+});
+
+/** The messages fitsdk's Decoder reads from a FIT file. */
+function decodeFit(bytes: Uint8Array) {
+  const { messages } = new Decoder(Stream.fromByteArray(Array.from(bytes))).read();
+  return messages as Record<string, Record<string, unknown>[] | undefined>;
+}
+const instants = (mesgs: Record<string, unknown>[] | undefined, field: string) => (mesgs ?? []).map((m) => (m[field] as Date).toISOString());
+
+describe("a FIT session that starts before its first record", () => {
+  // garmin-edge-500-activity.fit: the session starts at 13:00:21Z, its first record at 13:00:22Z,
+  // and its first lap with the session (sample-activity.fit likewise). time_s and the laps'
+  // start_offset_s count from that record; the exports used to count them from the session's
+  // start, a second early, and a FIT export read back made the first lap's 2,595.7 s 2,595.
+  it.each(["garmin-edge-500-activity.fit", "sample-activity.fit"])("%s: every sample and lap exported at the instant the file gave it; the FIT export reads back the same laps and streams", async (name) => {
+    const owner = await api.person({ timezone: TZ });
+    const token = await api.pat(owner.id);
+    const bytes = readFileSync(path.join(SAMPLES, "fit", name));
+    const file = decodeFit(bytes);
+    const firstRecord = (file.recordMesgs![0]!.timestamp as Date).toISOString();
+    expect(instants(file.sessionMesgs, "startTime")[0]! < firstRecord).toBe(true);
+    const done = await upload(token, bytes, name);
+    expect(done.status).toBe("succeeded");
+    const id = done.activity_ids[0]!;
+    const exported = async (format: string) => ok(token, `/v1/activities/${id}/export?format=${format}`);
+
+    const fitBytes = new Uint8Array(await (await exported("fit")).arrayBuffer());
+    const fit = decodeFit(fitBytes);
+    expect(instants(fit.recordMesgs, "timestamp")[0]).toBe(firstRecord);
+    // Every record at an instant the file has a record at, one per sample.
+    const written = instants(fit.recordMesgs, "timestamp");
+    expect(written).toHaveLength((await streamsOf(token, id)).size);
+    const recorded = new Set(instants(file.recordMesgs, "timestamp"));
+    expect(written.filter((t) => !recorded.has(t))).toEqual([]);
+    expect(instants(fit.lapMesgs, "startTime")).toEqual(instants(file.lapMesgs, "startTime"));
+    expect(instants(fit.sessionMesgs, "startTime")).toEqual(instants(file.sessionMesgs, "startTime"));
+
+    const firstTime = (xml: string, element: string) => new RegExp(`<${element}[ >][^]*?<Time>([^<]+)</Time>`, "i").exec(xml)?.[1];
+    const gpx = await (await exported("gpx")).text();
+    expect(new Date(/<trkpt [^>]*>(?:<ele>[^<]*<\/ele>)?<time>([^<]+)<\/time>/.exec(gpx)![1]!).toISOString()).toBe(firstRecord);
+    const tcx = await (await exported("tcx")).text();
+    expect(new Date(firstTime(tcx, "Trackpoint")!).toISOString()).toBe(firstRecord);
+    // TCX: the activity and its first lap begin with the session, before the first point.
+    expect(new Date(/<Id>([^<]+)<\/Id>/.exec(tcx)![1]!).toISOString()).toBe(instants(file.sessionMesgs, "startTime")[0]);
+    expect([...tcx.matchAll(/<Lap StartTime="([^"]+)"/g)].map((m) => new Date(m[1]!).toISOString())).toEqual(instants(file.lapMesgs, "startTime"));
+
+    const other = await api.person({ timezone: TZ });
+    const otherToken = await api.pat(other.id);
+    const again = await upload(otherToken, fitBytes, "again.fit");
+    expect(again.status, JSON.stringify(again.error)).toBe("succeeded");
+    const copyId = again.activity_ids[0]!;
+    const lapsOf = async (t: string, a: string) => LapList.parse(await (await ok(t, `/v1/activities/${a}/laps`)).json()).data;
+    const laps = await lapsOf(token, id);
+    expect(await lapsOf(otherToken, copyId)).toEqual(laps);
+    expect(await streamsOf(otherToken, copyId)).toEqual({ ...(await streamsOf(token, id)), activity_id: copyId });
+    expect((await activityOf(otherToken, copyId)).start_local).toBe((await activityOf(token, id)).start_local);
+  });
 });
 
 describe("deleting uploaded activities", () => {
