@@ -229,6 +229,28 @@ describe("a FIT session that starts before its first record", () => {
   });
 });
 
+describe("an activity that starts within a second", () => {
+  // start_local keeps whole seconds: a GPX track whose first point is at 08:00:00.700Z is stored
+  // as starting at 08:00:00, and its samples are counted from the point itself, 0.7 s later.
+  it("exports its samples at their instants, to the millisecond", async () => {
+    const owner = await api.person({ timezone: TZ });
+    const token = await api.pat(owner.id);
+    const times = ["2026-03-02T08:00:00.700Z", "2026-03-02T08:00:01.700Z", "2026-03-02T08:00:03.200Z", "2026-03-02T08:00:05Z"];
+    const pts = times.map((t, i) => `<trkpt lat="${59.9 + i * 1e-4}" lon="10.7"><time>${t}</time></trkpt>`);
+    const bytes = new TextEncoder().encode(
+      `<?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>${pts.join("")}</trkseg></trk></gpx>`,
+    );
+    const done = await upload(token, bytes, "fraction.gpx");
+    expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+    const id = done.activity_ids[0]!;
+    const exported = async (format: string) => (await ok(token, `/v1/activities/${id}/export?format=${format}`)).text();
+    const gpxTimes = [...(await exported("gpx")).matchAll(/<trkpt [^>]*><time>([^<]+)<\/time>/g)].map((m) => new Date(m[1]!).toISOString());
+    expect(gpxTimes).toEqual(times.map((t) => new Date(t).toISOString()));
+    const tcxTimes = [...(await exported("tcx")).matchAll(/<Trackpoint><Time>([^<]+)<\/Time>/g)].map((m) => new Date(m[1]!).toISOString());
+    expect(tcxTimes).toEqual(times.map((t) => new Date(t).toISOString()));
+  });
+});
+
 describe("deleting uploaded activities", () => {
   it("drops the file with the last activity, and the same file can then be uploaded again", async () => {
     const owner = await api.person({ timezone: TZ });
