@@ -24,6 +24,18 @@ describe("sample checks", () => {
     expect(a.totals.elevationGainM!).toBeLessThan(55);
   });
 
+  it("keeps where the first sample falls after the start: from the start to the millisecond, 0 without a start of the file's own", () => {
+    const samples = [{ at: 2.25 }, { at: 3.25 }, { at: 10 }];
+    const declaredLap = { startS: T0 + 0.5, totals: { elapsedTimeS: 9.5 } };
+    const a = finishActivity({ sport: "ride", startS: T0 + 0.5, name: null, samples: build(samples), declared: { elapsedTimeS: 9.5 }, laps: [declaredLap], ordinal: 1 });
+    expect(a.startTime.getTime()).toBe((T0 + 0.5) * 1000);
+    expect(a.firstSampleOffsetS).toBe(1.75);
+    expect(a.streams.time_s).toEqual([0, 1, 7.75]);
+    // The lap that began with the session, before the first sample, counts from that sample at 0 and keeps its length.
+    expect(a.laps.map((l) => [l.startOffsetS, l.elapsedTimeS])).toEqual([[0, 9.5]]);
+    expect(finishActivity({ sport: "ride", name: null, samples: build(samples), declared: {}, laps: [], ordinal: 1 }).firstSampleOffsetS).toBe(0);
+  });
+
   it("moving time leaves out the stretches standing still", () => {
     const samples: { at: number; alt?: number; speed?: number }[] = [];
     for (let i = 0; i <= 100; i++) samples.push({ at: i, speed: i >= 40 && i < 70 ? 0 : 3 });
