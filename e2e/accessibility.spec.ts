@@ -103,7 +103,7 @@ test("on a 375 px phone the problem types fit the screen: their table scrolls in
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
 });
 
-test("names of one long word (a token's, an activity's) wrap on a 375 px phone instead of widening the page", async ({ browser }) => {
+test("names of one long word (a token's, an activity's, an app's) wrap on a 375 px phone instead of widening the page", async ({ browser }) => {
   const { page, context } = await signUpNewPerson(browser, "Wren");
   try {
     await page.setViewportSize({ width: 375, height: 740 });
@@ -126,6 +126,17 @@ test("names of one long word (a token's, an activity's) wrap on a 375 px phone i
     await link.click();
     await expect(page.getByRole("heading", { level: 1, name: long })).toBeVisible();
     await fits("the activity's page");
+
+    await page.goto("/developers/apps");
+    await page.getByRole("button", { name: "Register app" }).click();
+    await page.getByLabel("App name").fill(long);
+    await page.getByLabel("Redirect URIs").fill("https://wren.example/callback");
+    await page.getByRole("button", { name: "Register", exact: true }).click();
+    await page.getByRole("button", { name: "Done", exact: true }).click();
+    await fits("/developers/apps");
+    await page.getByRole("listitem", { name: long }).getByRole("link", { name: long }).click();
+    await expect(page.getByRole("button", { name: "Delete app" })).toBeVisible();
+    await fits("the app's page");
   } finally {
     await context.close();
   }

@@ -6,16 +6,17 @@ import { DEMO_PASSWORD, signUpNewPerson } from "./helpers";
 
 const focusIsOnBody = (page: import("@playwright/test").Page) => page.evaluate(() => document.activeElement === document.body);
 
-test("a failed submit moves the focus to the first field it refused, which says why (token name and scopes, profile, sign-up); a refusal of no field keeps it on the button (sign-in)", async ({ browser, page }) => {
+test("a failed submit moves the focus to the first field it refused, which says why in a sentence (token name and scopes, profile, redirect URIs, sign-up); a refusal of no field keeps it on the button (sign-in)", async ({ browser, page }) => {
   const { page: mine, context } = await signUpNewPerson(browser, "Fiona");
   try {
-    // A token with no name: the focus goes to the name, which is described by its error.
+    // A token with no name: the focus goes to the name, which is described by its error, said as
+    // a sentence though the service gives a fragment (as every field detail it gives).
     await mine.goto("/settings/tokens");
     await mine.getByRole("button", { name: "Create token" }).click();
     const create = mine.getByRole("button", { name: "Create", exact: true });
     await create.focus();
     await mine.keyboard.press("Enter");
-    await expect(mine.getByLabel("Token name")).toHaveAccessibleDescription("give the token a name");
+    await expect(mine.getByLabel("Token name")).toHaveAccessibleDescription("Give the token a name.");
     await expect(mine.getByLabel("Token name")).toBeFocused();
     // The name field holds no more than the service takes.
     await expect(mine.getByLabel("Token name")).toHaveAttribute("maxlength", "100");
@@ -28,8 +29,8 @@ test("a failed submit moves the focus to the first field it refused, which says 
     const firstScope = mine.getByRole("checkbox").first();
     await expect(firstScope).toBeFocused();
     await expect(firstScope).toHaveAttribute("aria-invalid", "true");
-    await expect(firstScope).toHaveAccessibleDescription("choose at least one scope");
-    await expect(mine.getByRole("group", { name: "Scopes" })).toHaveAccessibleDescription("choose at least one scope");
+    await expect(firstScope).toHaveAccessibleDescription("Choose at least one scope.");
+    await expect(mine.getByRole("group", { name: "Scopes" })).toHaveAccessibleDescription("Choose at least one scope.");
 
     // A profile with its name cleared: the focus goes to Name; the message is not zod's.
     await mine.goto("/settings/profile");
@@ -37,11 +38,19 @@ test("a failed submit moves the focus to the first field it refused, which says 
     const save = mine.getByRole("button", { name: "Save" });
     await save.focus();
     await mine.keyboard.press("Enter");
-    await expect(mine.getByLabel("Name")).toHaveAccessibleDescription("enter your name");
+    await expect(mine.getByLabel("Name")).toHaveAccessibleDescription("Enter your name.");
     await expect(mine.getByText(/Too small|expected string/)).toHaveCount(0);
     await expect(mine.getByLabel("Name")).toBeFocused();
     // A hint stays linked beside an error: the timezone select is described by it.
     await expect(mine.getByLabel("Timezone")).toHaveAccessibleDescription(/wall-clock time/);
+
+    // A redirect URI the service refuses is named in quotes, in a sentence.
+    await mine.goto("/developers/apps");
+    await mine.getByRole("button", { name: "Register app" }).click();
+    await mine.getByLabel("App name").fill("Fiona's app");
+    await mine.getByLabel("Redirect URIs").fill("not a url");
+    await mine.getByRole("button", { name: "Register", exact: true }).click();
+    await expect(mine.getByLabel("Redirect URIs")).toHaveAccessibleDescription(/"not a url" must not contain spaces\.$/);
   } finally {
     await context.close();
   }

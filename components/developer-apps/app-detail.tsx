@@ -238,8 +238,8 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
 
             <Card title="Delete app">
               <div className="space-y-3 text-sm">
-                <p className="text-slate-600">
-                  Deleting {a.name} disconnects every athlete who authorized it
+                <p className="text-slate-600 [overflow-wrap:anywhere]">
+                  Deleting <bdi>{a.name}</bdi> disconnects every athlete who authorized it
                   {a.connected_athletes > 0 && ` (${a.connected_athletes} now)`}: its access and refresh tokens stop working at once. This cannot be
                   undone.
                 </p>

@@ -1,4 +1,5 @@
 import { useId } from "react";
+import { asSentence } from "@/components/ui/format";
 
 /** Redirect URIs, one per line, with the rules stated under the box and the server's complaints below it. */
 export function RedirectUrisField({
@@ -49,7 +50,7 @@ export function RedirectUrisField({
         <ul id={`${id}-error`} className="space-y-0.5 text-sm text-red-700">
           {errors.map((e) => (
             <li key={e} className="break-words">
-              {e}
+              {asSentence(e)}
             </li>
           ))}
         </ul>

@@ -1,4 +1,5 @@
 import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from "react";
+import { asSentence } from "./format";
 
 const control =
   "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30 aria-[invalid=true]:border-red-400";
@@ -23,7 +24,7 @@ function Below({ id, error, hint }: { id: string; error?: ReactNode; hint?: Reac
       )}
       {error && (
         <p id={`${id}-error`} className="text-sm text-red-700 [overflow-wrap:anywhere]">
-          {error}
+          {typeof error === "string" ? asSentence(error) : error}
         </p>
       )}
     </>
@@ -92,7 +93,7 @@ export function ChoiceGroup({
       {children(boxProps)}
       {error && (
         <p id={`${id}-error`} className="mt-1 text-sm text-red-700">
-          {error}
+          {asSentence(error)}
         </p>
       )}
     </fieldset>

@@ -1,4 +1,5 @@
 import { ConsoleApiError } from "@/components/console/api";
+import { asSentence } from "./format";
 import { Notice } from "./notice";
 
 /**
@@ -24,11 +25,5 @@ export function formErrorLines(error: Error | null, shown: readonly string[]): s
   if (!(error instanceof ConsoleApiError) || Object.keys(error.fields).length === 0) return [error.message];
   return Object.entries(error.fields)
     .filter(([field]) => !shown.some((s) => field === s || field.startsWith(`${s}.`)))
-    .map(([, detail]) => sentence(detail));
-}
-
-/** "give the token a name" → "Give the token a name." */
-function sentence(detail: string): string {
-  const s = detail.charAt(0).toUpperCase() + detail.slice(1);
-  return /[.!?]$/.test(s) ? s : `${s}.`;
+    .map(([, detail]) => asSentence(detail));
 }

@@ -15,3 +15,13 @@ export function formatInstant(iso: string, timeZone?: string): string {
     timeZone,
   });
 }
+
+/**
+ * A message as a sentence: "give the token a name" → "Give the token a name." The service's
+ * field details are fragments (`must be at most 100 characters`), which the console shows on
+ * their own, under a field or in a form's notice.
+ */
+export function asSentence(detail: string): string {
+  const s = detail.charAt(0).toUpperCase() + detail.slice(1);
+  return /[.!?…]$/.test(s) ? s : `${s}.`;
+}

@@ -105,7 +105,7 @@ export function assertValidRedirectUris(uris: readonly string[], kind: AppKind, 
   }
   trimmed.forEach((uri, i) => {
     const problem = registered.includes(uri) ? null : redirectUriProblem(uri, kind);
-    if (problem) errors.push({ field: `redirect_uris.${i}`, code: "invalid_request", detail: `${uri} ${problem}` });
+    if (problem) errors.push({ field: `redirect_uris.${i}`, code: "invalid_request", detail: `${JSON.stringify(uri)} ${problem}` });
   });
   if (errors.length) {
     throw new ApiError("invalid_request", `The redirect URIs are invalid: ${errors.map((e) => e.detail).join("; ")}`, { errors });
