@@ -29,10 +29,10 @@ export function sampleTime(a: ExportInput, i: number): Date {
  * sample, and finishActivity makes it 0 for a lap that began before that sample (a FIT lap that
  * began with its session, a record or more before the first record): such a lap begins at the
  * activity's start, where the elapsed time it kept was counted from. No lap begins before the
- * activity's start.
+ * activity's start. `firstSampleOffsetS`: the activity's, or where a format puts its first sample.
  */
-export function lapStartOffsetS(a: ExportInput, lap: Pick<Lap, "startOffsetS">): number {
-  return lap.startOffsetS === 0 ? 0 : Math.max(0, a.firstSampleOffsetS + lap.startOffsetS);
+export function lapStartOffsetS(lap: Pick<Lap, "startOffsetS">, firstSampleOffsetS: number): number {
+  return lap.startOffsetS === 0 ? 0 : Math.max(0, firstSampleOffsetS + lap.startOffsetS);
 }
 
 /** An instant as RFC 3339 UTC, with milliseconds only when there are some. */

@@ -1,7 +1,7 @@
 import { CrcCalculator, Encoder, Profile } from "@garmin/fitsdk";
 import type { Lap, Totals } from "../types";
 import { mechanicalWorkJ } from "../sanity";
-import { at, lapStartOffsetS, lastSampleOffsetS, PAUSE_GAP_S, perMinute } from "./common";
+import { at, lapStartOffsetS, PAUSE_GAP_S, perMinute } from "./common";
 import {
   ByteSink,
   developerValue,
@@ -127,9 +127,13 @@ const FILE_HEADER_SIZE = 14;
 export function exportFit(a: ExportInput): Uint8Array {
   const { streams, totals } = a;
   const start = a.startTime.getTime();
-  const lastS = lastSampleOffsetS(a);
-  // The instant `time_s` counts from: the first sample, which may come after the session's start.
-  const origin = start + Math.round(a.firstSampleOffsetS * 1000);
+  // Where the first sample falls after the session's start (a device's session that started a
+  // record or more before its first one), in the whole seconds FIT keeps: a GPX or TCX activity's
+  // first sample a fraction of a second after its start (kept in whole seconds) stays in the
+  // start's second, so the session still ends by its last record as the activity's elapsed time does.
+  const firstS = Math.floor(a.firstSampleOffsetS);
+  const lastS = firstS + (streams.size ? streams.time_s[streams.size - 1]! : 0);
+  const origin = start + firstS * 1000;
   const elapsed = Math.max(totals.elapsedTimeS, lastS);
   const end = start + elapsed * 1000;
   const [sport, subSport] = FIT_SPORT[a.sport];
@@ -250,7 +254,7 @@ export function exportFit(a: ExportInput): Uint8Array {
   }
 
   const closing: object[] = laps.map((lap, index) => {
-    const lapStart = start + lapStartOffsetS(a, lap) * 1000;
+    const lapStart = start + lapStartOffsetS(lap, firstS) * 1000;
     return defined({
       mesgNum: M.LAP!,
       messageIndex: index,

@@ -118,7 +118,8 @@ function checkRoundTrip(original: ExportInput, format: FileKind) {
   const [back, ...more] = reparse[format](original);
   expect(more).toHaveLength(0);
   const startMs = original.startTime.getTime();
-  const firstMs = startMs + Math.round(original.firstSampleOffsetS * 1000);
+  // FIT keeps whole seconds: its records count from the whole second the first sample falls in after the start.
+  const firstMs = startMs + (format === "fit" ? Math.floor(original.firstSampleOffsetS) * 1000 : Math.round(original.firstSampleOffsetS * 1000));
   const expected = holdable(original.streams, format, firstMs);
   // A FIT file keeps the session's start, in whole seconds; GPX and TCX start with their first point.
   const backFirstMs = firstMs + Math.round(expected.time_s[0]! * 1000);

@@ -51,7 +51,7 @@ export function exportTcx(a: ExportInput): string {
   let i = 0;
   laps.forEach((lap, k) => {
     const lapTimer = lap.movingTimeS ?? lap.elapsedTimeS;
-    const lapStart = afterStart(a, lapStartOffsetS(a, lap));
+    const lapStart = afterStart(a, lapStartOffsetS(lap, a.firstSampleOffsetS));
     const hrAvg = bpm(lap.averageHeartRateHz);
     const hrMax = bpm(lap.maxHeartRateHz);
     out.push(`   <Lap StartTime="${isoTime(lapStart)}">\n`);
