@@ -4,6 +4,19 @@ import type { ExportInput } from "./types";
 /** A gap between samples this long (seconds) is written as a pause: the timer stopped. */
 export const PAUSE_GAP_S = 30;
 
+/**
+ * The activity as GPX and TCX write it. Read back, a GPX or TCX activity starts at its first
+ * point (CONTRACT §11), so that point goes within the activity's first second (the start is kept
+ * to the second), at the fraction of a second the first sample fell at: the copy then starts,
+ * lasts and laps as the activity does. A FIT session that started whole seconds before its first
+ * record (garmin-edge-500-activity.fit: 13:00:21 and 13:00:22) comes out with its points and laps
+ * those seconds early; only FIT, which says where the session began beside its records, puts them
+ * where the device did (fit.ts).
+ */
+export function firstPointAtStart(a: ExportInput): ExportInput {
+  return { ...a, firstSampleOffsetS: a.firstSampleOffsetS - Math.floor(a.firstSampleOffsetS) };
+}
+
 /** Seconds from the activity's start to sample `i` (its `time_s` counts from the first sample, which may come after the start). */
 export function sampleOffsetS(a: ExportInput, i: number): number {
   return a.firstSampleOffsetS + a.streams.time_s[i]!;

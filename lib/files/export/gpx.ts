@@ -1,4 +1,4 @@
-import { afterStart, at, isoTime, lastSampleOffsetS, num, perMinute, sampleTime, xmlText } from "./common";
+import { afterStart, at, firstPointAtStart, isoTime, lastSampleOffsetS, num, perMinute, sampleTime, xmlText } from "./common";
 import type { ExportInput } from "./types";
 
 /*
@@ -55,7 +55,8 @@ const NAMESPACES =
   'http://www.cluetrust.com/XML/GPXDATA/1/0 http://www.cluetrust.com/Schemas/gpxdata10.xsd"';
 
 /** A GPX 1.1 document of the activity's track. */
-export function exportGpx(a: ExportInput): string {
+export function exportGpx(activity: ExportInput): string {
+  const a = firstPointAtStart(activity);
   const { streams, totals } = a;
   const name = xmlText(a.name);
   const out: string[] = [

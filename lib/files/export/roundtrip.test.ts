@@ -118,8 +118,12 @@ function checkRoundTrip(original: ExportInput, format: FileKind) {
   const [back, ...more] = reparse[format](original);
   expect(more).toHaveLength(0);
   const startMs = original.startTime.getTime();
-  // FIT keeps whole seconds: its records count from the whole second the first sample falls in after the start.
-  const firstMs = startMs + (format === "fit" ? Math.floor(original.firstSampleOffsetS) * 1000 : Math.round(original.firstSampleOffsetS * 1000));
+  // FIT keeps whole seconds: its records count from the whole second the first sample falls in
+  // after the start. GPX and TCX start at their first point, which they put within the start's
+  // second (firstPointAtStart).
+  const offset = original.firstSampleOffsetS;
+  const written = format === "fit" ? offset : offset - Math.floor(offset);
+  const firstMs = startMs + (format === "fit" ? Math.floor(offset) * 1000 : Math.round(written * 1000));
   const expected = holdable(original.streams, format, firstMs);
   // A FIT file keeps the session's start, in whole seconds; GPX and TCX start with their first point.
   const backFirstMs = firstMs + Math.round(expected.time_s[0]! * 1000);
@@ -132,8 +136,8 @@ function checkRoundTrip(original: ExportInput, format: FileKind) {
   );
   // Elapsed time: every format carries the activity's own (a session's, laps' spans), TCX and
   // GPX with a last point at its end, counted from their first point. The importer keeps whole seconds.
-  const elapsedFromStart = Math.max(original.totals.elapsedTimeS, original.firstSampleOffsetS + original.streams.time_s.at(-1)!);
-  const elapsed = format === "fit" ? elapsedFromStart : elapsedFromStart - original.firstSampleOffsetS;
+  const elapsedFromStart = Math.max(original.totals.elapsedTimeS, written + original.streams.time_s.at(-1)!);
+  const elapsed = format === "fit" ? elapsedFromStart : elapsedFromStart - written;
   expect(Math.abs(back!.totals.elapsedTimeS - elapsed)).toBeLessThanOrEqual(1);
   const t = original.totals;
   const b = back!.totals;

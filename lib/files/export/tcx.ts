@@ -1,5 +1,5 @@
 import type { Lap } from "../types";
-import { afterStart, at, isoTime, lapStartOffsetS, lastSampleOffsetS, num, perMinute, sampleTime, xmlText } from "./common";
+import { afterStart, at, firstPointAtStart, isoTime, lapStartOffsetS, lastSampleOffsetS, num, perMinute, sampleTime, xmlText } from "./common";
 import type { ExportInput } from "./types";
 
 /*
@@ -38,7 +38,8 @@ const HEADER =
 const bpm = (hz: number | null) => (hz == null || perMinute(hz) < 1 || perMinute(hz) > 255 ? null : perMinute(hz));
 
 /** A TCX v2 document with the activity's laps, their totals and points. */
-export function exportTcx(a: ExportInput): string {
+export function exportTcx(activity: ExportInput): string {
+  const a = firstPointAtStart(activity);
   const { streams, totals } = a;
   const last = lastSampleOffsetS(a);
   const end = Math.max(totals.elapsedTimeS, last);
