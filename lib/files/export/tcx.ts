@@ -4,12 +4,14 @@ import type { ExportInput } from "./types";
 
 /*
  * TCX v2 (TrainingCenterDatabasev2.xsd, elements in its sequence order) with Garmin's
- * ActivityExtension v2: TPX for each point's speed and watts, LX for each lap's average speed
+ * ActivityExtension v2: TPX for each point's speed, watts and (a run's or a walk's) cadence, LX for each lap's average speed
  * and watts. A lap's TotalTimeSeconds is its timer (moving) time, as devices write it; its
  * points are the samples from its start to the next lap's. TCX has no temperature, and no
  * elapsed time but its points': an activity that ended after its last sample gets a last
  * point with only a time.
  */
+
+const FOOT_SPORTS = new Set<ExportInput["sport"]>(["run", "trail_run", "walk", "hike"]);
 
 const TCX_SPORT: Record<ExportInput["sport"], "Running" | "Biking" | "Other"> = {
   run: "Running",
@@ -41,6 +43,10 @@ const bpm = (hz: number | null) => (hz == null || perMinute(hz) < 1 || perMinute
 export function exportTcx(activity: ExportInput): string {
   const a = firstPointAtStart(activity);
   const { streams, totals } = a;
+  // A run's or a walk's cadence is steps (of one foot, as devices count them) a minute, which TCX
+  // keeps in the extension's RunCadence: its own Cadence is a crank's, and Garmin's tools and
+  // Strava read a runner's there.
+  const onFoot = FOOT_SPORTS.has(a.sport);
   const last = lastSampleOffsetS(a);
   const end = Math.max(totals.elapsedTimeS, last);
   const laps: Lap[] = a.laps.length ? a.laps : [{ ...totals, startOffsetS: 0, elapsedTimeS: Math.max(totals.elapsedTimeS, last) }];
@@ -77,13 +83,17 @@ export function exportTcx(activity: ExportInput): string {
       if (dist != null) pt += `<DistanceMeters>${num(dist, 2)}</DistanceMeters>`;
       const hr = bpm(at(heart_rate_hz, i));
       if (hr != null) pt += `<HeartRateBpm><Value>${hr}</Value></HeartRateBpm>`;
-      const cad = at(cadence_hz, i);
-      if (cad != null && perMinute(cad) <= 254) pt += `<Cadence>${perMinute(cad)}</Cadence>`;
+      const c = at(cadence_hz, i);
+      const cad = c != null && perMinute(c) <= 254 ? perMinute(c) : null;
+      if (cad != null && !onFoot) pt += `<Cadence>${cad}</Cadence>`;
       const speed = at(speed_mps, i);
       const watts = at(power_w, i);
-      if (speed != null || watts != null) {
+      const runCadence = onFoot ? cad : null;
+      if (speed != null || runCadence != null || watts != null) {
+        // TrackpointExtension_t's order: Speed, RunCadence, Watts.
         pt += "<Extensions><ns3:TPX>";
         if (speed != null) pt += `<ns3:Speed>${num(speed, 3)}</ns3:Speed>`;
+        if (runCadence != null) pt += `<ns3:RunCadence>${runCadence}</ns3:RunCadence>`;
         if (watts != null && watts >= 0 && watts <= 65535) pt += `<ns3:Watts>${Math.round(watts)}</ns3:Watts>`;
         pt += "</ns3:TPX></Extensions>";
       }
