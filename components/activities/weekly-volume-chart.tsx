@@ -26,8 +26,9 @@ const HEAD = 4;
 /** Where a distance (in the bars' scale) sits, from the top of the drawing. */
 const yOf = (value: number, top: number) => HEIGHT - (value / top) * (HEIGHT - HEAD);
 
+/** A week's first day as the reader writes dates (the list and the usage chart do the same). */
 function shortDate(date: string): string {
-  return new Date(`${date}T00:00:00Z`).toLocaleDateString("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString(undefined, { day: "numeric", month: "short", timeZone: "UTC" });
 }
 
 /** The last 12 weeks' distance by sport, as stacked bars, with the same figures as a table. */
@@ -60,7 +61,7 @@ export function WeeklyVolumeChart({ units, today }: { units: Units; today: strin
         <div aria-hidden="true" className="relative h-36 text-right text-xs tabular-nums text-slate-600 sm:h-48">
           {ticks.map((t) => (
             <span key={t} className="absolute right-0 -translate-y-1/2 leading-none" style={{ top: `${(yOf(t, topUnits) / HEIGHT) * 100}%` }}>
-              {t.toLocaleString("en-GB", { maximumFractionDigits: figureDigits })}
+              {t.toLocaleString(undefined, { maximumFractionDigits: figureDigits })}
             </span>
           ))}
         </div>
