@@ -18,5 +18,8 @@ describe("asSentence", () => {
     expect(asSentence('"not a url" must not contain spaces')).toBe('"not a url" must not contain spaces.');
     expect(asSentence("Enter a name.")).toBe("Enter a name.");
     expect(asSentence("Is this it?")).toBe("Is this it?");
+    // What a detail is about keeps its own letters.
+    expect(asSentence("fe80::1 is a link-local or cloud metadata address")).toBe("fe80::1 is a link-local or cloud metadata address.");
+    expect(asSentence("example.com resolves only to non-public addresses")).toBe("example.com resolves only to non-public addresses.");
   });
 });

@@ -22,6 +22,7 @@ export function formatInstant(iso: string, timeZone?: string): string {
  * their own, under a field or in a form's notice.
  */
 export function asSentence(detail: string): string {
-  const s = detail.charAt(0).toUpperCase() + detail.slice(1);
+  // Only a word: a detail may begin with what it is about, written as it must be (`fe80::1 is …`).
+  const s = /^[a-z]+(\s|$)/.test(detail) ? detail.charAt(0).toUpperCase() + detail.slice(1) : detail;
   return /[.!?…]$/.test(s) ? s : `${s}.`;
 }

@@ -151,7 +151,7 @@ async function fetchDocument(url: string): Promise<{ doc: Document; ttlS: number
   });
   if (r.outcome === "not_sent") {
     const why: Record<string, string> = {
-      blocked_address: "its address is not a public one",
+      blocked_address: r.detail,
       dns: "its host name does not resolve",
       connection_refused: "its server refused the connection",
       timeout: `its server did not answer within ${FETCH_TIMEOUT_MS / 1000} s`,

@@ -140,13 +140,19 @@ describe("client metadata documents", () => {
       const person = await api.person();
       // An https URL on a loopback name: a metadata document URL, but its address is not public.
       const step = await prepareAuthorization(db, params("https://localhost:9/client.json"), [], person.id);
-      expectErrorPage(step, /its address is not a public one/);
+      expectErrorPage(step, /localhost resolves only to non-public addresses/);
       // An http URL is not a metadata document at all here: an unknown client.
       expectErrorPage(await prepareAuthorization(db, params(`${base}/never-stored.json`), [], person.id), /not registered here/);
     } finally {
       process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
       resetEnvForTests();
     }
+  });
+
+  it("at a cloud's metadata address are refused even where private networks are allowed, saying so", async () => {
+    const person = await api.person();
+    const step = await prepareAuthorization(db, params("https://169.254.169.254/client.json"), [], person.id);
+    expectErrorPage(step, /169\.254\.169\.254 is a link-local or cloud metadata address/);
   });
 
   it("are fetched once while fresh: a whole authorization and a second one cost no request; an expired one is fetched again", async () => {

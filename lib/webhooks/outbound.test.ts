@@ -54,6 +54,9 @@ describe("sendOutbound (CONTRACT §7: 10 s, no redirects, 4 KiB, connect-time ad
     for (const url of metadata) {
       expect(await post(url, { allowPrivate: true }), url).toMatchObject({ outcome: "not_sent", error: "blocked_address", detail: expect.stringContaining("link-local or cloud metadata") });
     }
+    // Refused for what it is, whichever rule would also refuse it: a public address that is a metadata service, a private one that is not.
+    expect(await post("https://168.63.129.16/machine", { allowPrivate: false })).toMatchObject({ detail: "168.63.129.16 is a link-local or cloud metadata address" });
+    expect(await post("https://10.1.2.3/hook", { allowPrivate: false })).toMatchObject({ detail: "10.1.2.3 is not a public address" });
     for (const [address, allowPrivate, may] of [
       ["127.0.0.1", true, true],
       ["10.1.2.3", true, true],
@@ -65,6 +68,14 @@ describe("sendOutbound (CONTRACT §7: 10 s, no redirects, 4 KiB, connect-time ad
       ["fe80::abcd", true, false],
       ["FD00:EC2:0:0:0:0:0:254", true, false],
       ["168.63.129.16", false, false],
+      ["fd20:ce::254", true, false],
+      // 169.254.169.254 inside IPv6: IPv4-compatible, translated, NAT64, 6to4, Teredo.
+      ["::169.254.169.254", true, false],
+      ["::ffff:0:a9fe:a9fe", true, false],
+      ["64:ff9b::a9fe:a9fe", true, false],
+      ["2002:a9fe:a9fe::1", true, false],
+      ["2001:0:4136:e378:8000:63bf:5601:5601", true, false],
+      ["64:ff9b::a00:1", true, true],
       ["not an address", true, false],
     ] as const) {
       expect(mayConnectTo(address, allowPrivate), `${address} ${allowPrivate}`).toBe(may);

@@ -58,10 +58,34 @@ export function isPublicAddress(address: string): boolean {
 
 /**
  * Where clouds answer a machine's own questions: its instance metadata and credentials. Beside
- * all of link-local (169.254.169.254 for most of them), AWS's IPv6 address (unique-local),
- * Alibaba's (in the CGNAT range) and Azure's wire server (a public address).
+ * all of link-local (169.254.169.254 for most of them), AWS's and Google's IPv6 addresses
+ * (unique-local), Alibaba's (in the CGNAT range) and Azure's wire server (a public address).
  */
-const CLOUD_METADATA_ADDRESSES = new Set(["fd00:ec2::254", "100.100.100.200", "168.63.129.16"].map((a) => ipaddr.parse(a).toNormalizedString()));
+const CLOUD_METADATA_ADDRESSES = new Set(
+  ["fd00:ec2::254", "fd20:ce::254", "100.100.100.200", "168.63.129.16"].map((a) => ipaddr.parse(a).toNormalizedString()),
+);
+
+/**
+ * The IPv4 address an IPv6 one carries inside it, where a stack or a gateway may reach that
+ * address through it: IPv4-compatible (`::a.b.c.d`), translated (`::ffff:0:a.b.c.d`), NAT64
+ * (`64:ff9b::a.b.c.d`), 6to4 (`2002:AABB:CCDD::`) and Teredo (the client's, inverted).
+ */
+function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const p = ip.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  const range = ip.range();
+  if (range === "rfc6145" || range === "rfc6052" || p.slice(0, 6).every((x) => x === 0)) return v4(p[6]!, p[7]!);
+  if (range === "6to4") return v4(p[1]!, p[2]!);
+  if (range === "teredo") return v4(~p[6]! & 0xffff, ~p[7]! & 0xffff);
+  return null;
+}
+
+/** A link-local address or a cloud's metadata service, itself or inside an IPv6 address. */
+function isMachineLocal(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (ip.range() === "linkLocal" || CLOUD_METADATA_ADDRESSES.has(ip.toNormalizedString())) return true;
+  const inner = ip.kind() === "ipv6" ? embeddedIPv4(ip as ipaddr.IPv6) : null;
+  return inner !== null && isMachineLocal(inner);
+}
 
 /**
  * Whether a request the service makes for a user may connect to `address`. Public unicast
@@ -72,14 +96,23 @@ const CLOUD_METADATA_ADDRESSES = new Set(["fd00:ec2::254", "100.100.100.200", "1
  */
 export function mayConnectTo(address: string, allowPrivate: boolean): boolean {
   const ip = parsedAddress(address);
-  if (!ip) return false;
-  if (ip.range() === "linkLocal" || CLOUD_METADATA_ADDRESSES.has(ip.toNormalizedString())) return false;
+  if (!ip || isMachineLocal(ip)) return false;
   return allowPrivate || isPublicAddress(address);
 }
 
-/** Why `mayConnectTo` refused an IP literal, in words. */
-export function addressRefusal(address: string, allowPrivate: boolean): string {
-  return allowPrivate ? `${address} is a link-local or cloud metadata address` : `${address} is not a public address`;
+/** Why a name none of whose `addresses` may be connected to is refused, in words. */
+export function nameRefusal(hostname: string, addresses: readonly { address: string }[]): string {
+  const local = addresses.every((a) => {
+    const ip = parsedAddress(a.address);
+    return ip !== null && isMachineLocal(ip);
+  });
+  return `${hostname} resolves only to ${local ? "link-local or cloud metadata" : "non-public"} addresses`;
+}
+
+/** Why `mayConnectTo` refuses `address`, in words: which of its rules it broke. */
+export function addressRefusal(address: string): string {
+  const ip = parsedAddress(address);
+  return ip && isMachineLocal(ip) ? `${address} is a link-local or cloud metadata address` : `${address} is not a public address`;
 }
 
 /**
@@ -93,11 +126,7 @@ function dispatcher(allowPrivate: boolean, timeoutMs: number): Agent {
       if (err) return (callback as (e: Error) => void)(err);
       const list = addresses as dns.LookupAddress[];
       const allowed = list.filter((a) => mayConnectTo(a.address, allowPrivate));
-      if (!allowed.length) {
-        return (callback as (e: Error) => void)(
-          new BlockedAddress(`${hostname} resolves only to ${allowPrivate ? "link-local or cloud metadata" : "non-public"} addresses`),
-        );
-      }
+      if (!allowed.length) return (callback as (e: Error) => void)(new BlockedAddress(nameRefusal(hostname, list)));
       if ((options as dns.LookupOptions).all) return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, allowed);
       return (callback as (e: null, a: string, f: number) => void)(null, allowed[0]!.address, allowed[0]!.family);
     });
@@ -169,7 +198,7 @@ export async function sendOutbound(opts: {
   // An IP literal never reaches the lookup above: check it here.
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (net.isIP(host) && !mayConnectTo(host, opts.allowPrivate)) {
-    return { outcome: "not_sent", error: "blocked_address", detail: addressRefusal(host, opts.allowPrivate), durationMs: done() };
+    return { outcome: "not_sent", error: "blocked_address", detail: addressRefusal(host), durationMs: done() };
   }
   // The scheme is checked when sending too, not only when the URL was stored: one stored while
   // private networks were allowed (CONTRACT §1) may not go out over plain HTTP once they are not.

@@ -268,6 +268,15 @@ describe("TCX export", () => {
     expect(atPrecision(back)).toEqual(atPrecision(carried as Streams));
   });
 
+  it("keeps a ride's cadence in Trackpoint's own Cadence, a crank's", () => {
+    const ride = syntheticActivity({ hours: 0.05, seed: 3 });
+    expect(ride.sport).toBe("ride");
+    expect(ride.streams.cadence_hz?.some((c) => c != null)).toBe(true);
+    const text = exportTcx(ride);
+    expect(text).toContain("<Cadence>");
+    expect(text).not.toContain("RunCadence");
+  });
+
   it("gives a lap without samples in its span no Track (the schema's Track_t needs a Trackpoint), and reads back its laps", () => {
     // A lap shorter than the recording interval, just before the second lap: no sample in it.
     const next = a.laps[1]!.startOffsetS;

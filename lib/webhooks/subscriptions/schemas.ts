@@ -11,7 +11,7 @@ export const DeliveryIdParams = SubscriptionIdParams.extend({
 /** Checked by the verbs (`webhook-url.ts`), which answer `invalid_webhook_url` with a field error. */
 const WebhookUrl = z.string().trim().min(1, "give the endpoint's URL").meta({
   description:
-    "The endpoint that receives deliveries: `https://`, resolving to public addresses, no credentials, no fragment, at most 2000 characters. (A service run with `WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true` also takes `http://` and private addresses.)",
+    "The endpoint that receives deliveries: `https://`, resolving to public addresses, no credentials, no fragment, at most 2000 characters; never a link-local address or a cloud's metadata service (169.254.169.254 and the like). (A service run with `WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true` also takes `http://`, loopback and private addresses.)",
   example: "https://hooks.example.com/aas",
 });
 

@@ -2,7 +2,7 @@ import "server-only";
 import dns from "node:dns/promises";
 import net from "node:net";
 import { ApiError } from "../../http/errors";
-import { addressRefusal, mayConnectTo } from "../outbound";
+import { addressRefusal, mayConnectTo, nameRefusal } from "../outbound";
 import { hasHiddenCharacters } from "../../text";
 
 export const MAX_WEBHOOK_URL_LENGTH = 2000;
@@ -30,7 +30,7 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
   if (raw.includes("#")) return "must not have a fragment";
   const host = u.hostname.replace(/^\[|\]$/g, "");
   if (!host) return "must name a host";
-  if (net.isIP(host) && !mayConnectTo(host, allowPrivate)) return addressRefusal(host, allowPrivate);
+  if (net.isIP(host) && !mayConnectTo(host, allowPrivate)) return addressRefusal(host);
   return null;
 }
 
@@ -51,9 +51,7 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
   const host = new URL(raw).hostname.replace(/^\[|\]$/g, "");
   if (!net.isIP(host)) {
     const addresses = await dns.lookup(host, { all: true }).catch(() => null);
-    if (addresses?.length && !addresses.some((a) => mayConnectTo(a.address, allowPrivate))) {
-      throw invalid(`resolves only to ${allowPrivate ? "link-local or cloud metadata" : "non-public"} addresses (${host})`);
-    }
+    if (addresses?.length && !addresses.some((a) => mayConnectTo(a.address, allowPrivate))) throw invalid(nameRefusal(host, addresses));
   }
   return raw;
 }
