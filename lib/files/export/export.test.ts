@@ -100,20 +100,57 @@ describe("FIT export", () => {
     });
   }
 
-  it("writes nothing for a channel the activity lacks, and one record per second", () => {
+  it("writes nothing for a channel the activity lacks, and a record for each sample of a 2 Hz recording, two in a second", () => {
     const a = syntheticActivity({ hours: 0.1, hz: 2, seed: 4 });
     const indoor: ExportInput = { ...a, sport: "virtual_ride", streams: { ...a.streams, latlng: undefined }, laps: [] };
     delete indoor.streams.latlng;
-    const m = decodeFit(exportFit(indoor));
+    const bytes = exportFit(indoor);
+    const m = decodeFit(bytes);
     expect(m.sessionMesgs![0]!.subSport).toBe("virtualActivity");
     expect(m.recordMesgs!.some((r) => r.positionLat != null)).toBe(false);
-    const seconds = m.recordMesgs!.map((r) => (r.timestamp as Date).getTime() / 1000);
-    expect(new Set(seconds).size).toBe(seconds.length);
-    expect(seconds.length).toBe(new Set(a.streams.time_s.map((t) => Math.round(t))).size);
-    expect(seconds.length).toBeLessThan(a.streams.size);
+    // Each record's whole second, and in the service's timestamp_ms (developer field 9) the milliseconds after it.
+    const t0 = a.startTime.getTime();
+    expect(m.recordMesgs!.map((r) => ((r.timestamp as Date).getTime() - t0) / 1000)).toEqual(a.streams.time_s.map(Math.floor));
+    expect(m.recordMesgs!.map((r) => (r.developerFields as Record<number, number>)[9])).toEqual(a.streams.time_s.map((t) => Math.round((t % 1) * 1000)));
+    expect(parseActivityFile(bytes, "fit")[0]!.streams.time_s).toEqual(a.streams.time_s);
     // Without laps, one lap covering the activity.
     expect(m.lapMesgs).toHaveLength(1);
     expect(m.lapMesgs![0]!.totalElapsedTime).toBe(a.totals.elapsedTimeS);
+  });
+
+  it("times a sample within a second exactly: its record's timestamp the whole second, timestamp_ms the milliseconds after it", () => {
+    // As a GPX or TCX upload has them: tour_hr.tcx's 36.000, 36.571 and 37.000 (three in two
+    // seconds), Friday-Evening-Run.gpx's 5.503, and a pause (a timer stop and start) after 7.25.
+    const base = syntheticActivity({ hours: 0.1, seed: 7 });
+    const time_s = [0, 0.571, 1, 5.503, 7.25, 60.999, 61.5, 62];
+    const pick = <T,>(v: T[] | undefined) => v && time_s.map((_, i) => v[i]!);
+    const streams: Streams = { size: time_s.length, time_s };
+    for (const key of ["latlng", "distance_m", "altitude_m", "speed_mps", "heart_rate_hz", "cadence_hz", "power_w", "temperature_c"] as const) {
+      const v = pick(base.streams[key] as unknown[] | undefined);
+      if (v) (streams as Record<string, unknown>)[key] = v;
+    }
+    const a: ExportInput = { ...base, firstSampleOffsetS: 2.7, streams, totals: { ...base.totals, elapsedTimeS: 64.7, movingTimeS: 11.25 }, laps: [] };
+    const bytes = exportFit(a);
+    const m = decodeFit(bytes);
+    // What another tool reads: the whole seconds, counted from the start's second plus the first
+    // sample's whole seconds after it (firstSampleOffsetS 2.7: records from 2 s on).
+    const t0 = a.startTime.getTime() + 2000;
+    expect(m.recordMesgs!.map((r) => ((r.timestamp as Date).getTime() - t0) / 1000)).toEqual([0, 0, 1, 5, 7, 60, 61, 62]);
+    expect(m.recordMesgs!.map((r) => (r.developerFields as Record<number, number>)[9])).toEqual([0, 571, 0, 503, 250, 999, 500, 0]);
+    const described = m.fieldDescriptionMesgs!.find((d) => d.fieldDefinitionNumber === 9)!;
+    expect(described).toMatchObject({ fieldName: "timestamp_ms", units: "ms", fitBaseTypeId: 0x84, scale: 1 });
+    // It replaces no native field, so its description names none.
+    expect(described.nativeMesgNum).toBeUndefined();
+    expect(described.nativeFieldNum).toBeUndefined();
+    // The pause's stop no earlier than the record before it (7.25 s), its start at the record after it.
+    const timer = m.eventMesgs!.filter((e) => e.event === "timer").map((e) => [e.eventType, ((e.timestamp as Date).getTime() - t0) / 1000]);
+    expect(timer.slice(1, 3)).toEqual([["stop", 8], ["start", 60]]);
+    // The service reads every sample back at its time.
+    const [back] = parseActivityFile(bytes, "fit");
+    expect(back!.streams.time_s).toEqual(time_s);
+    expect(back!.streams.heart_rate_hz).toEqual(streams.heart_rate_hz);
+    expect(back!.firstSampleOffsetS).toBe(2);
+    expect(back!.streams.size).toBe(time_s.length);
   });
 
   it("writes every record of a 4-hour ride", () => {

@@ -24,6 +24,13 @@ import { Profile } from "@garmin/fitsdk";
  * (native_mesg_num and native_field_num, FIT's way to say "this is that field"), in that field's
  * units. Other tools read the native fields as before; the service's importer
  * (lib/files/fit/parse-fit.ts) prefers the developer field, for this application id only.
+ *
+ * A record's timestamp is whole seconds: where a sample falls within a second (a GPX or TCX
+ * upload's, at 5.503 s), the record carries the whole second it falls in as its timestamp and,
+ * in the developer field timestamp_ms, the milliseconds after it (as FIT's own timestamp_ms fields
+ * of other messages do). That field refines no native field by replacing it, so its description
+ * names none; the importer adds it to the timestamp, for this application id only. Samples that
+ * share a whole second then each have a record of their own, in time order.
  */
 
 /** The record fields the export writes, in the order they are written. */
@@ -63,8 +70,8 @@ const BASE_TYPES = {
 } as const;
 
 /** A base type a developer field of the service is written in: the integer ones above, and float64 (written by the Encoder only, for energy). */
-type DeveloperBaseType = "sint16" | "sint32" | "uint32" | "float64";
-const DEVELOPER_BASE_TYPE_CODE: Record<DeveloperBaseType, number> = { sint16: 0x83, sint32: 0x85, uint32: 0x86, float64: 0x89 };
+type DeveloperBaseType = "sint16" | "uint16" | "sint32" | "uint32" | "float64";
+const DEVELOPER_BASE_TYPE_CODE: Record<DeveloperBaseType, number> = { sint16: 0x83, uint16: 0x84, sint32: 0x85, uint32: 0x86, float64: 0x89 };
 
 type ProfileField = { num: number; name: string; baseType: string; scale: number | number[]; offset: number | number[]; components: unknown[] };
 
@@ -119,9 +126,9 @@ export type DeveloperField = {
   /** field_definition_number, and the Encoder's key for it. */
   readonly num: number;
   readonly mesgNum: number;
-  /** The native field it refines, as fitsdk names it. */
-  readonly native: string;
-  readonly nativeNum: number;
+  /** The native field it stands for, as fitsdk names it; null for one that stands for none (timestamp_ms). */
+  readonly native: string | null;
+  readonly nativeNum: number | null;
   /** field_name (the native field's FIT name) and units (the native field's). */
   readonly fieldName: string;
   readonly units: string;
@@ -147,6 +154,18 @@ function developerField(num: number, kind: "record" | "lap" | "session", native:
   };
 }
 
+/** The developer field of a record's milliseconds after its whole-second timestamp (0–999). */
+const recordTimestampMs = (num: number): DeveloperField => ({
+  num,
+  mesgNum: 20,
+  native: null,
+  nativeNum: null,
+  fieldName: "timestamp_ms",
+  units: "ms",
+  baseType: "uint16",
+  scale: 1,
+});
+
 /**
  * The developer fields the export writes, each only where the activity has the value. Each
  * holds the precision the service keeps (README, lib/db/schema/measure.ts) in the native
@@ -154,7 +173,7 @@ function developerField(num: number, kind: "record" | "lap" | "session", native:
  * total to 0.0001 Hz, 0.006 bpm, which 1/250 bpm holds (FIT's scale is one byte: 1/1000 bpm
  * cannot be said; 1/250 bpm errs at most 0.002 bpm, 0.00003 Hz, under half the 0.0001 Hz
  * kept); power to 0.1 W; energy to 1 J, which no byte-sized scale of kcal holds (1 kcal is
- * 4,184 J), so a float64 of kcal.
+ * 4,184 J), so a float64 of kcal; a sample's time to 1 ms (time_s), in timestamp_ms.
  */
 export const SERVICE_DEVELOPER_FIELDS = {
   recordAltitude: developerField(0, "record", "enhancedAltitude", "sint32", 100),
@@ -166,6 +185,7 @@ export const SERVICE_DEVELOPER_FIELDS = {
   lapAvgHeartRate: developerField(6, "lap", "avgHeartRate", "uint32", 250),
   lapMaxHeartRate: developerField(7, "lap", "maxHeartRate", "uint32", 250),
   lapAvgPower: developerField(8, "lap", "avgPower", "uint32", 10),
+  recordTimestampMs: recordTimestampMs(9),
 } as const satisfies Record<string, DeveloperField>;
 
 /** The service's developer_data_id message. */
@@ -187,8 +207,7 @@ export function fieldDescriptionMesg(f: DeveloperField) {
     scale: f.scale,
     offset: 0,
     units: f.units,
-    nativeMesgNum: f.mesgNum,
-    nativeFieldNum: f.nativeNum,
+    ...(f.nativeNum === null ? {} : { nativeMesgNum: f.mesgNum, nativeFieldNum: f.nativeNum }),
   };
 }
 
@@ -199,6 +218,7 @@ export function encoderFieldDescriptions(fields: readonly DeveloperField[]) {
 
 const DEVELOPER_RANGE: Record<DeveloperBaseType, [number, number]> = {
   sint16: [-0x8000, 0x7ffe],
+  uint16: [0, 0xfffe],
   sint32: [-0x80000000, 0x7ffffffe],
   uint32: [0, 0xfffffffe],
   float64: [-Number.MAX_VALUE, Number.MAX_VALUE],

@@ -28,13 +28,15 @@ const nullOrRound = (work: number | null) => (work === null ? null : within(Math
  * applies each field's scale and offset from the profile, except the records and the pauses'
  * timer events (./fit-messages.ts writes those, from the same profile).
  *
- * What FIT can hold decides what survives: timestamps are whole seconds (a sample finer than
- * that shares its second with the one before and is left out), heart rate in whole bpm, cadence
- * in 1/128 rpm, power in watts. The native fields keep altitude in 0.2 m steps, temperature in
- * whole °C, and the laps' and session's heart rates in whole bpm, power in whole watts and
- * energy in whole kcal: beside each, a developer field of the service's own application holds
- * the value as the service keeps it (1 cm, 0.1 °C, 0.0001 Hz, 0.1 W, 1 J), for the service's
- * importer to read back exactly (./fit-messages.ts, SERVICE_DEVELOPER_FIELDS).
+ * What FIT can hold decides what survives: timestamps are whole seconds, heart rate in whole
+ * bpm, cadence in 1/128 rpm, power in watts. A sample within a second has the whole second as its
+ * record's timestamp and the milliseconds after it in the service's developer field timestamp_ms,
+ * so samples that share a second each keep a record of their own, at their exact time. The
+ * native fields keep altitude in 0.2 m steps, temperature in whole °C, and the laps' and
+ * session's heart rates in whole bpm, power in whole watts and energy in whole kcal: beside
+ * each, a developer field of the service's own application holds the value as the service keeps
+ * it (1 cm, 0.1 °C, 0.0001 Hz, 0.1 W, 1 J), for the service's importer to read back exactly
+ * (./fit-messages.ts, SERVICE_DEVELOPER_FIELDS).
  */
 
 const FIT_EPOCH_MS = 631065600000;
@@ -133,7 +135,10 @@ export function exportFit(a: ExportInput): Uint8Array {
   // start's second, so the session still ends by its last record as the activity's elapsed time does.
   const firstS = Math.floor(a.firstSampleOffsetS);
   const lastS = firstS + (streams.size ? streams.time_s[streams.size - 1]! : 0);
-  const origin = start + firstS * 1000;
+  // Each sample's instant in milliseconds since the FIT epoch, from the start's whole second (as
+  // the session's start_time keeps it): time_s is kept to the millisecond, so this is exact.
+  const originMs = (fitTime(start) + firstS) * 1000;
+  const sampleMs = (i: number) => originMs + Math.round(streams.time_s[i]! * 1000);
   const elapsed = Math.max(totals.elapsedTimeS, lastS);
   const end = start + elapsed * 1000;
   const [sport, subSport] = FIT_SPORT[a.sport];
@@ -165,9 +170,13 @@ export function exportFit(a: ExportInput): Uint8Array {
     [DEV.sessionAvgPower, totals.averagePowerW],
     [DEV.sessionTotalCalories, totals.energyJ == null ? null : totals.energyJ / KCAL_J],
   ]);
-  const recordDeveloperFields: Partial<Record<"recordAltitude" | "recordTemperature", DeveloperField>> = {};
+  const recordDeveloperFields: Partial<Record<"recordAltitude" | "recordTemperature" | "recordTimestampMs", DeveloperField>> = {};
   if (altitude_m) recordDeveloperFields.recordAltitude = DEV.recordAltitude;
   if (temperature_c) recordDeveloperFields.recordTemperature = DEV.recordTemperature;
+  // Only an activity with a sample within a second: one timed in whole seconds has records as before.
+  let fractional = false;
+  for (let i = 0; i < streams.size && !fractional; i++) fractional = sampleMs(i) % 1000 !== 0;
+  if (fractional) recordDeveloperFields.recordTimestampMs = DEV.recordTimestampMs;
   const written = new Set<number>([...lapDeveloperFields, sessionDeveloperFields].flatMap((d) => Object.keys(d ?? {}).map(Number)));
   const used = Object.values(DEV).filter((f) => written.has(f.num) || Object.values(recordDeveloperFields).includes(f));
 
@@ -214,19 +223,20 @@ export function exportFit(a: ExportInput): Uint8Array {
   const records = new MesgWriter(sink, "record", RECORD_FIELDS.filter((f) => carried[f]), recordDeveloperFields);
   const events = new MesgWriter(sink, "event", EVENT_FIELDS);
   const [timer, stop, startType] = [enumValue("event", "timer"), enumValue("eventType", "stop"), enumValue("eventType", "start")];
-  const values = {} as Record<RecordField | "recordAltitude" | "recordTemperature", number | null>;
+  const values = {} as Record<RecordField | "recordAltitude" | "recordTemperature" | "recordTimestampMs", number | null>;
 
-  let prevSecond = -Infinity;
+  let prevMs = -Infinity;
   let prevS = 0;
   for (let i = 0; i < streams.size; i++) {
-    const ms = origin + streams.time_s[i]! * 1000;
-    const second = fitTime(ms);
-    if (second <= prevSecond) continue;
+    const ms = sampleMs(i);
+    if (ms <= prevMs) continue;
+    const second = Math.floor(ms / 1000);
     if (i > 0 && streams.time_s[i]! - prevS >= PAUSE_GAP_S) {
-      events.write({ timestamp: fitTime(origin + prevS * 1000), event: timer, eventType: stop, eventGroup: 0 });
+      // The stop no earlier than the last record's exact time, so a reader sees the pause after it.
+      events.write({ timestamp: Math.ceil(prevMs / 1000), event: timer, eventType: stop, eventGroup: 0 });
       events.write({ timestamp: second, event: timer, eventType: startType, eventGroup: 0 });
     }
-    prevSecond = second;
+    prevMs = ms;
     prevS = streams.time_s[i]!;
     const p = latlng?.[i];
     const alt = within(at(altitude_m, i), -500, 12_000);
@@ -250,6 +260,7 @@ export function exportFit(a: ExportInput): Uint8Array {
     values.temperature = within(temperature == null ? null : Math.round(temperature), -127, 127);
     values.recordAltitude = alt;
     values.recordTemperature = temperature;
+    values.recordTimestampMs = ms - second * 1000;
     records.write(values);
   }
 

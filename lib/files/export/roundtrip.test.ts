@@ -44,26 +44,12 @@ function carried(s: Streams, format: FileKind): Streams {
   return out;
 }
 
-/** Samples a format can hold: FIT keeps one record per whole second. `startMs`: the first sample's instant. */
-function holdable(s: Streams, format: FileKind, startMs: number): Streams {
-  const keep: number[] = [];
-  let lastSecond = -Infinity;
-  for (let i = 0; i < s.size; i++) {
-    if (format === "fit") {
-      const sec = Math.round((startMs + Math.round(s.time_s[i]! * 1000)) / 1000);
-      if (sec <= lastSecond) continue;
-      lastSecond = sec;
-    }
-    keep.push(i);
-  }
-  // FIT's timestamps are whole seconds.
-  const time = (i: number) => (format === "fit" ? Math.round((startMs + Math.round(s.time_s[i]! * 1000)) / 1000) - startMs / 1000 : s.time_s[i]!);
-  const out: Streams = { size: keep.length, time_s: keep.map(time) };
-  for (const key of ["latlng", "distance_m", "altitude_m", "speed_mps", "heart_rate_hz", "cadence_hz", "power_w", "temperature_c"] as const) {
-    const v = s[key] as unknown[] | undefined;
-    if (v) (out as Record<string, unknown>)[key] = keep.map((i) => v[i]);
-  }
-  return out;
+/**
+ * Samples a format can hold: every one, at its time to the millisecond (FIT: a record's whole
+ * second and, in the service's timestamp_ms, the milliseconds after it).
+ */
+function holdable(s: Streams): Streams {
+  return { ...s, time_s: s.time_s.map((t) => Math.round(t * 1000) / 1000) };
 }
 
 /**
@@ -118,13 +104,13 @@ function checkRoundTrip(original: ExportInput, format: FileKind) {
   const [back, ...more] = reparse[format](original);
   expect(more).toHaveLength(0);
   const startMs = original.startTime.getTime();
-  // FIT keeps whole seconds: its records count from the whole second the first sample falls in
-  // after the start. GPX and TCX start at their first point, which they put within the start's
-  // second (firstPointAtStart).
+  // FIT's session keeps whole seconds: its records count from the whole second the first sample
+  // falls in after the start (the start's own second, as the session's start_time keeps it). GPX
+  // and TCX start at their first point, which they put within the start's second (firstPointAtStart).
   const offset = original.firstSampleOffsetS;
   const written = format === "fit" ? offset : offset - Math.floor(offset);
-  const firstMs = startMs + (format === "fit" ? Math.floor(offset) * 1000 : Math.round(written * 1000));
-  const expected = holdable(original.streams, format, firstMs);
+  const firstMs = format === "fit" ? (Math.round(startMs / 1000) + Math.floor(offset)) * 1000 : startMs + Math.round(written * 1000);
+  const expected = holdable(original.streams);
   // A FIT file keeps the session's start, in whole seconds; GPX and TCX start with their first point.
   const backFirstMs = firstMs + Math.round(expected.time_s[0]! * 1000);
   const backStartMs = format === "fit" ? Math.round(startMs / 1000) * 1000 : backFirstMs;

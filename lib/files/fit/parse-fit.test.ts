@@ -832,6 +832,40 @@ describe("developer fields of the service's own application", () => {
     );
     expect(powerOf(redeclared)).toEqual([100]);
   });
+
+  /**
+   * Records at whole seconds 0, 0, 1, 2, …, 10 (two in the first second) carrying developer
+   * field 9, timestamp_ms (uint16, ms) as the service's export describes it, of `applicationId`:
+   * 0 and 571 in the first second, 503 in each after.
+   */
+  function timestampMsFile(applicationId: readonly number[]): Uint8Array {
+    const developerDataIdMesg = { mesgNum: Profile.MesgNum.DEVELOPER_DATA_ID, developerDataIndex: 0, applicationId: [...applicationId], applicationVersion: 1 };
+    const fieldDescriptionMesg = { mesgNum: Profile.MesgNum.FIELD_DESCRIPTION, developerDataIndex: 0, fieldDefinitionNumber: 9, fitBaseTypeId: 0x84, fieldName: "timestamp_ms", units: "ms", scale: 1, offset: 0 };
+    const e = new Encoder({ fieldDescriptions: { 9: { developerDataIdMesg, fieldDescriptionMesg } } } as never);
+    const at = (s: number) => new Date(FILE_START.getTime() + s * 1000);
+    e.writeMesg({ mesgNum: Profile.MesgNum.FILE_ID, type: "activity", manufacturer: "development", product: 0, timeCreated: FILE_START, serialNumber: 1 } as never);
+    e.writeMesg(developerDataIdMesg as never);
+    e.writeMesg(fieldDescriptionMesg as never);
+    const records: [number, number][] = [[0, 0], [0, 571], ...Array.from({ length: 10 }, (_, i): [number, number] => [i + 1, 503])];
+    records.forEach(([s, ms], i) => e.writeMesg({ mesgNum: Profile.MesgNum.RECORD, timestamp: at(s), heartRate: 100 + i, developerFields: { 9: ms } } as never));
+    e.writeMesg({ mesgNum: Profile.MesgNum.SESSION, timestamp: at(12), startTime: at(0), totalElapsedTime: 12, totalTimerTime: 12, sport: "running" } as never);
+    return e.close();
+  }
+
+  it("times a record to the millisecond from the service's timestamp_ms, each of several in one second its own sample", () => {
+    const [a] = parseFitBytes(timestampMsFile(SERVICE_APPLICATION_ID));
+    expect(a!.streams.time_s).toEqual([0, 0.571, ...Array.from({ length: 10 }, (_, i) => i + 1.503)]);
+    expect(a!.streams.heart_rate_hz!.map((hz) => Math.round(hz! * 60))).toEqual(Array.from({ length: 12 }, (_, i) => 100 + i));
+  });
+
+  it("leaves another application's field of that number and name alone: its records keep their whole seconds", () => {
+    for (const applicationId of [OTHER_APPLICATION, SERVICE_APPLICATION_ID.map((b, i) => (i === 15 ? b ^ 1 : b))]) {
+      const [a] = parseFitBytes(timestampMsFile(applicationId));
+      // The two records of the first second are one sample, as two records of one second always were.
+      expect(a!.streams.time_s).toEqual(Array.from({ length: 11 }, (_, i) => i));
+      expect(Math.round(a!.streams.heart_rate_hz![0]! * 60)).toBe(100);
+    }
+  });
 });
 
 describe("components are expanded only where the reader needs them", () => {

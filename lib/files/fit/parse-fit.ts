@@ -3,7 +3,7 @@ import { FileError, type ParsedActivity } from "../types";
 import { LIMITS, SampleBudget, SampleBuilder, finishActivity, noActivityData, type Declared, type DeclaredLap } from "../sanity";
 import { fitSport } from "../sport";
 import { FIT_EPOCH_S, frameFit, profileFields } from "./frame";
-import { isServiceApplicationId } from "../export/fit-messages";
+import { isServiceApplicationId, SERVICE_DEVELOPER_FIELDS } from "../export/fit-messages";
 
 type Mesg = Record<string, unknown>;
 
@@ -88,8 +88,24 @@ const MESG_NAMES: Record<string, number> = { record: 20, lap: 19, session: 18 };
 const FIELD_DESCRIPTION_MESG = 206;
 const DEVELOPER_DATA_ID_MESG = 207;
 
-/** `own`: the description is this service's application's (its exact value of the native field). */
-type StandIn = { mesg: number; field: string; scale: number; offset: number; own: boolean };
+/**
+ * `own`: the description is this service's application's (its exact value of the native field).
+ * `adds`: the value is added to the native field instead of replacing it (the service's
+ * timestamp_ms, the milliseconds after a record's whole-second timestamp).
+ */
+type StandIn = { mesg: number; field: string; scale: number; offset: number; own: boolean; adds?: true };
+
+const OWN_TIMESTAMP_MS = SERVICE_DEVELOPER_FIELDS.recordTimestampMs;
+
+/**
+ * The service's own timestamp_ms, known by its field number within the service's application
+ * (another application's field of that number or name is its own business): a record's time is
+ * its timestamp plus that many milliseconds, which orders the records that share a second.
+ */
+function ownTimestampMs(description: Mesg): StandIn | null {
+  if (num(description.fieldDefinitionNumber) !== OWN_TIMESTAMP_MS.num) return null;
+  return { mesg: OWN_TIMESTAMP_MS.mesgNum, field: "timestamp", scale: 1000, offset: 0, own: true, adds: true };
+}
 
 /**
  * The field a developer field stands in for, if its description names one the reader takes
@@ -121,7 +137,8 @@ function standInFor(description: Mesg, own: boolean): StandIn | null {
  * A description of this service's own application (its developer_data_id's application_id is
  * SERVICE_APPLICATION_ID, ../export/fit-messages.ts) is the exact value of the native field the
  * service's FIT export rounded (altitude to 0.2 m, a session's heart rate to whole bpm, …): its
- * value replaces the native one even where that is present and not 0. Which developer_data_index
+ * value replaces the native one even where that is present and not 0; its timestamp_ms is added
+ * to a record's timestamp, so the record is timed to the millisecond. Which developer_data_index
  * is the service's is known from the developer_data_id messages as they come (an index declared
  * again for another application is no longer the service's).
  */
@@ -138,6 +155,11 @@ function standInListener(): (mesgNum: number, m: Mesg) => void {
       for (let i = 0; i < list.length; i++) {
         const s = list[i]!;
         const native = m[s.field];
+        if (s.adds) {
+          const v = num(dev[s.key]);
+          if (v !== null && v >= 0 && v < s.scale && typeof native === "number") m[s.field] = native + v / s.scale;
+          continue;
+        }
         if (!s.own && native !== undefined && native !== 0) continue;
         const v = num(dev[s.key]);
         if (v !== null) m[s.field] = v / s.scale - s.offset;
@@ -146,7 +168,8 @@ function standInListener(): (mesgNum: number, m: Mesg) => void {
       const key = num(m.key);
       if (key === null) return;
       const index = num(m.developerDataIndex);
-      const s = standInFor(m, index !== null && ownIndices.has(index));
+      const own = index !== null && ownIndices.has(index);
+      const s = (own ? ownTimestampMs(m) : null) ?? standInFor(m, own);
       if (s) byKey.set(key, s);
       else if (!byKey.delete(key)) return;
       active = {};
