@@ -359,6 +359,12 @@ test("a coach reaches a team member's activities from the roster, sees whose act
     await view.getByRole("link", { name: "Ava Lind" }).first().click();
     await expect(view.getByRole("heading", { level: 1, name: "Ava Lind’s activities" })).toBeVisible();
     await expect(view).toHaveTitle("Ava Lind’s activities · Athlete Activity Service");
+    // The route's static title, applied after the page's own (as Next.js may on a client-side
+    // navigation, which once left "Athlete" standing), gives way to it.
+    await view.evaluate(() => {
+      document.title = "Athlete · Athlete Activity Service";
+    });
+    await expect(view).toHaveTitle("Ava Lind’s activities · Athlete Activity Service");
     // The run is dated 2024: Ava's newer activities come first, 20 at a time.
     const link = view.getByRole("list", { name: "Ava Lind’s activities" }).locator(`a[href="${href}"]`);
     for (let page = 0; page < 20 && (await link.count()) === 0; page++) {
@@ -370,6 +376,8 @@ test("a coach reaches a team member's activities from the roster, sees whose act
     await link.click();
     await expect(view).toHaveURL(href);
     await expect(view.getByRole("heading", { level: 1, name: "Coach view run" })).toBeVisible();
+    // Her name's title went with her list.
+    await expect(view).not.toHaveTitle(/Ava Lind’s activities/);
     await expect(view.getByText("Ava Lind’s activity", { exact: false })).toBeVisible();
     // Back is to Ava's activities, reached from the coach's teams: her activity is in no list of the coach's own.
     await expect(view.getByRole("link", { name: "← Ava Lind’s activities" })).toHaveAttribute("href", /^\/teams\/athletes\/ath_/);

@@ -2,8 +2,9 @@
 
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
+import { useDocumentTitle } from "@/components/console/document-title";
 import { useProfile } from "@/components/profile/use-profile";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
@@ -83,9 +84,7 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
   const a = activity.data;
   const missing = activity.error instanceof ConsoleApiError && activity.error.status === 404;
   // The page's title is the static "Activity" until it loads; an activity that is not there says so.
-  useEffect(() => {
-    if (missing) document.title = "Activity not found · Athlete Activity Service";
-  }, [missing]);
+  useDocumentTitle(missing ? "Activity not found" : null);
   const units = profile.data ? unitsOf(profile.data.uses_metric_units) : null;
   // Instants read in the athlete's zone, as start_local does (CONTRACT §9); no zone set is UTC to the service too.
   const timeZone = profile.data?.timezone ?? "UTC";

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { useFocusBack } from "@/components/ui/focus-back";
 import { Button } from "@/components/ui/button";
@@ -17,6 +17,7 @@ import { AppForm, type AppFormValues } from "./app-form";
 import { AppLogo } from "./app-logo";
 import { SecretReveal } from "./secret-reveal";
 import { APPS_KEY, KIND_LABELS, appChanges, appKey, appPath } from "./shared";
+import { useDocumentTitle } from "@/components/console/document-title";
 
 type Endpoints = { authorize: string; token: string; discovery: string; api: string };
 
@@ -71,9 +72,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
   const a = app.data;
   const missing = app.error instanceof ConsoleApiError && app.error.status === 404;
   // The page's title is the static "App" until the app loads; an app that is not there says so.
-  useEffect(() => {
-    if (missing) document.title = "App not found · Athlete Activity Service";
-  }, [missing]);
+  useDocumentTitle(missing ? "App not found" : null);
   return (
     <>
       <Link href="/developers/apps" className="mb-3 inline-block text-sm text-brand-600 hover:underline">

@@ -1,7 +1,6 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect } from "react";
 import { ConsoleApiError } from "@/components/console/api";
 import { ActivityList, useActivityPages } from "@/components/activities/activity-list";
 import { unitsOf } from "@/components/activities/units";
@@ -9,6 +8,7 @@ import { useProfile } from "@/components/profile/use-profile";
 import { Card, PageHeader } from "@/components/ui/card";
 import { Notice } from "@/components/ui/notice";
 import { coachedAthlete, useCoachedTeams } from "./shared";
+import { useDocumentTitle } from "@/components/console/document-title";
 
 /** What a coach is told for an athlete they do not reach (never on a team of theirs, or no longer). */
 export const MEMBER_NOT_REACHED = "You do not coach this athlete: they are on none of your teams, or have left.";
@@ -25,10 +25,7 @@ export function MemberActivities({ athleteId }: { athleteId: string }) {
   const member = coachedAthlete(teams.data, athleteId);
   const name = member?.name ?? member?.email;
   const notReached = list.error instanceof ConsoleApiError && (list.error.status === 404 || list.error.status === 403);
-  useEffect(() => {
-    if (name) document.title = `${name}’s activities · Athlete Activity Service`;
-    else if (notReached) document.title = "Athlete not found · Athlete Activity Service";
-  }, [name, notReached]);
+  useDocumentTitle(name ? `${name}’s activities` : notReached ? "Athlete not found" : null);
   const units = profile.data ? unitsOf(profile.data.uses_metric_units) : null;
 
   return (
