@@ -113,6 +113,12 @@ describe("GET /v1/app/events", () => {
     const junk = await api.call(a.token, "GET", "/v1/app/events?cursor=x");
     expect(junk.status).toBe(400);
     expect(await junk.json()).toMatchObject({ code: "invalid_cursor", errors: [{ field: "cursor", code: "invalid_cursor" }] });
+    // Longer than any cursor the API issues: invalid_cursor, as every list's cursor (Cursor in lib/http/schemas.ts).
+    for (const name of ["cursor", "after"]) {
+      const long = await api.call(a.token, "GET", `/v1/app/events?${name}=${"a".repeat(501)}`);
+      expect(long.status).toBe(400);
+      expect(await long.json()).toMatchObject({ code: "invalid_cursor", errors: [{ field: name, code: "invalid_cursor" }] });
+    }
     expect((await list(a.token, `?after=${expected[1]}`)).data.map((e) => e.id)).toEqual(expected.slice(2));
     expect((await list(a.token, `?after=${expected.at(-1)}`)).data).toEqual([]);
     // A cursor of the outbox position alone (as issued before events carried their transaction) still goes on from its event.

@@ -1,21 +1,13 @@
 import { z } from "zod";
 import { WebhookEvent } from "../events/catalog";
-import { Limit } from "../http/schemas";
+import { Cursor, Limit } from "../http/schemas";
 
 export const ListAppEventsQuery = z
   .object({
-    after: z
-      .string()
-      .max(500)
-      .optional()
-      .meta({ description: "A `next_cursor` from the previous page, or an event `id`: the events after it. Omit to start 30 days ago." }),
+    after: Cursor.meta({ description: "A `next_cursor` from the previous page, or an event `id`: the events after it. Omit to start 30 days ago." }),
     // Every other list pages with `cursor` (CONTRACT §5), and a client that pages them all alike
     // sends it here too: ignored, it would be given the first page again and again.
-    cursor: z
-      .string()
-      .max(500)
-      .optional()
-      .meta({ description: "The same as `after`, by the name every other list pages with. Send one of the two." }),
+    cursor: Cursor.meta({ description: "The same as `after`, by the name every other list pages with. Send one of the two." }),
     limit: Limit,
   })
   .refine((q) => q.after === undefined || q.cursor === undefined, {

@@ -143,11 +143,12 @@ export async function saveParsedActivities(tx: Tx, keys: UploadKeys, parsed: Pre
     const id = newId("act");
     const sport = sportOverride ?? p.sport;
     const startLocal = localDateTimeIn(timezone, p.startTime);
+    const localMs = Date.parse(`${startLocal}Z`);
     // Whole minutes, as every timezone's offset is: `start_local` drops the instant's fraction of a second.
-    const utcOffsetS = Math.round((Date.parse(`${startLocal}Z`) - p.startTime.getTime()) / 60_000) * 60;
+    const utcOffsetS = Math.round((localMs - p.startTime.getTime()) / 60_000) * 60;
     // The first sample counted from the start as stored (`start_local` less `utc_offset_s`, whole
     // seconds, as exports read it back), so that start plus this is the sample's instant exactly.
-    const storedStartMs = Date.parse(`${startLocal}Z`) - utcOffsetS * 1000;
+    const storedStartMs = localMs - utcOffsetS * 1000;
     const firstSampleOffsetS = finite(Math.round(p.firstSampleOffsetS * 1000 + p.startTime.getTime() - storedStartMs) / 1000) ?? 0;
     const t = p.totals;
     writes.push(

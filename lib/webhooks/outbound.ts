@@ -49,7 +49,10 @@ function parsedAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
 /** Public unicast only; loopback, private, link-local, CGNAT, multicast and reserved ranges are not. */
 export function isPublicAddress(address: string): boolean {
   const ip = parsedAddress(address);
-  if (!ip) return false;
+  return ip !== null && isPublicIp(ip);
+}
+
+function isPublicIp(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   // `::a.b.c.d`, the deprecated IPv4-compatible form (RFC 4291 §2.5.5.1), which ipaddr.js calls
   // unicast: no public host has such an address, and a stack that still maps it reaches a.b.c.d.
   if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return false;
@@ -87,6 +90,11 @@ function isMachineLocal(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   return inner !== null && isMachineLocal(inner);
 }
 
+function isMachineLocalAddress(address: string): boolean {
+  const ip = parsedAddress(address);
+  return ip !== null && isMachineLocal(ip);
+}
+
 /**
  * Whether a request the service makes for a user may connect to `address`. Public unicast
  * addresses, and loopback and private ones too while private networks are allowed (CONTRACT
@@ -97,22 +105,18 @@ function isMachineLocal(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
 export function mayConnectTo(address: string, allowPrivate: boolean): boolean {
   const ip = parsedAddress(address);
   if (!ip || isMachineLocal(ip)) return false;
-  return allowPrivate || isPublicAddress(address);
+  return allowPrivate || isPublicIp(ip);
 }
 
 /** Why a name none of whose `addresses` may be connected to is refused, in words. */
 export function nameRefusal(hostname: string, addresses: readonly { address: string }[]): string {
-  const local = addresses.every((a) => {
-    const ip = parsedAddress(a.address);
-    return ip !== null && isMachineLocal(ip);
-  });
+  const local = addresses.every((a) => isMachineLocalAddress(a.address));
   return `${hostname} resolves only to ${local ? "link-local or cloud metadata" : "non-public"} addresses`;
 }
 
 /** Why `mayConnectTo` refuses `address`, in words: which of its rules it broke. */
 export function addressRefusal(address: string): string {
-  const ip = parsedAddress(address);
-  return ip && isMachineLocal(ip) ? `${address} is a link-local or cloud metadata address` : `${address} is not a public address`;
+  return isMachineLocalAddress(address) ? `${address} is a link-local or cloud metadata address` : `${address} is not a public address`;
 }
 
 /**
