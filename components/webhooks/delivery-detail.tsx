@@ -6,7 +6,7 @@ import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
-import type { Delivery, DeliveryAttempt } from "@/lib/webhooks/subscriptions/schemas";
+import { ATTEMPT_INTERRUPTED, type Delivery, type DeliveryAttempt } from "@/lib/webhooks/subscriptions/schemas";
 import { NOT_SENT_LABELS, deliveriesKey, subscriptionPath } from "./shared";
 import { ScrollRegion } from "@/components/ui/scroll-region";
 
@@ -19,7 +19,12 @@ function Attempt({ a }: { a: DeliveryAttempt }) {
       <div className="grid gap-3 lg:grid-cols-2">
         <section className="min-w-0 space-y-1">
           <h4 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Request</h4>
-          {a.request_body === "" && Object.keys(a.request_headers).length === 0 ? (
+          {a.error === ATTEMPT_INTERRUPTED ? (
+            <p className="text-sm text-slate-600">
+              Not recorded: the service stopped during this attempt. The endpoint may have received it; the next attempt sends it again with the same
+              Service-Event-Id.
+            </p>
+          ) : a.request_body === "" && Object.keys(a.request_headers).length === 0 ? (
             <p className="text-sm text-slate-600">Nothing was sent: the request could not be prepared.</p>
           ) : (
             <>

@@ -1,5 +1,5 @@
 import { EVENT_KINDS, EVENT_SCOPES, SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "@/lib/events/catalog";
-import type { ListDeliveriesQuery } from "@/lib/webhooks/subscriptions/schemas";
+import { ATTEMPT_INTERRUPTED, type ListDeliveriesQuery } from "@/lib/webhooks/subscriptions/schemas";
 
 export type DeliveryFilter = NonNullable<ListDeliveriesQuery["status"]> | "all";
 
@@ -38,6 +38,7 @@ export const NOT_SENT_LABELS: Record<string, string> = {
   tls: "TLS handshake failed",
   invalid_url: "URL not usable",
   network: "Network error",
+  [ATTEMPT_INTERRUPTED]: "Interrupted: the service stopped before it recorded an answer",
 };
 
 /** How long a delivery log waits between refreshes while it is the only one open. */

@@ -409,3 +409,11 @@ export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
+
+/**
+ * A database instant (microseconds) as the first millisecond not before it: a wake-up set
+ * for a truncated instant would come a fraction early and find nothing due.
+ */
+export function notBefore(v: string | Date): Date {
+  return new Date(new Date(v).getTime() + 1);
+}

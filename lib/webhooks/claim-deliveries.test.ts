@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { eq, inArray } from "drizzle-orm";
+import { asc, eq, inArray, sql } from "drizzle-orm";
 import { createActivity } from "../activities/create-activity";
-import { webhookDeliveries, webhookSubscriptions } from "../db/schema";
+import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { setupApi } from "../testing/fixtures";
 import { webhookRows } from "../testing/webhook-rows";
 import { claimDelivery, claimDueDeliveries, type ClaimedDelivery } from "./claim-deliveries";
@@ -9,7 +9,8 @@ import { MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
 import { requeueDeliveries } from "./subscriptions/requeue";
 import { CLAIM_LEASE_S, claimLease } from "./claim-lease";
 import { fanOutEvents } from "./fan-out";
-import { recordAttempt } from "./record-attempt";
+import { recordAttempt, recordInterrupted } from "./record-attempt";
+import { ATTEMPT_INTERRUPTED as INTERRUPTED } from "./subscriptions/schemas";
 import { inWriteCtx } from "../http/operation";
 
 // The claim rules every runner shares (the local runner's batch claim, the Inngest runner's
@@ -132,6 +133,70 @@ describe("claim leases (issue 9: a killed worker's claims are free again within 
       again = await claimDelivery(db, ids[0]!);
     }
     expect(again.state).toBe("claimed");
+  });
+
+  /** Lets the delivery's claim run out now, as a killed worker's does CLAIM_LEASE_S after its last renewal. */
+  async function lapse(deliveryId: string) {
+    const db = await api.db();
+    await db.update(webhookDeliveries).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(webhookDeliveries.id, deliveryId));
+  }
+  const attemptsOf = async (deliveryId: string) =>
+    (await api.db()).select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(asc(webhookAttempts.attempt));
+
+  it("the attempt a lapsed claim cut short is in the log, as interrupted, before the delivery is attempted again (both runners' claims)", async () => {
+    const { ids } = await subscriptionWith(2);
+    const db = await api.db();
+    const [one, named] = ids as [string, string];
+    const before = new Date(Date.now() - 1000);
+    expect((await claimDueDeliveries(db, { limit: 10 })).map((d) => d.id).sort()).toEqual([...ids].sort());
+    // The local runner's batch claim, then the Inngest runner's claim of one named delivery.
+    await lapse(one);
+    const again = await claimDueDeliveries(db, { limit: 10 });
+    expect(again.map((d) => [d.id, d.attemptCount])).toEqual([[one, 1]]);
+    await lapse(named);
+    const c = await claimDelivery(db, named);
+    expect(c.state === "claimed" && c.delivery.attemptCount).toBe(1);
+
+    for (const id of ids) {
+      const [cut, ...rest] = await attemptsOf(id);
+      expect(rest).toEqual([]);
+      expect(cut).toMatchObject({ attempt: 1, outcome: "not_sent", error: INTERRUPTED, responseStatus: null, requestBody: "", requestHeaders: {} });
+      // From the first claim to the end of its lease.
+      expect(cut!.startedAt.getTime()).toBeGreaterThanOrEqual(before.getTime());
+      expect(cut!.durationMs).toBeGreaterThanOrEqual(0);
+    }
+
+    // The attempt that follows is the second, and the delivery counts both.
+    await succeed(again[0]!);
+    expect((await attemptsOf(one)).map((a) => [a.attempt, a.outcome, a.responseStatus])).toEqual([
+      [1, "not_sent", null],
+      [2, "response", 204],
+    ]);
+    const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, one));
+    expect(row).toMatchObject({ status: "succeeded", attemptCount: 2, lockedUntil: null });
+  });
+
+  it("an interrupted attempt does not count towards the subscription's failure streak", async () => {
+    const { sub, ids } = await subscriptionWith(1);
+    const db = await api.db();
+    await claimDueDeliveries(db, { limit: 10 });
+    await lapse(ids[0]!);
+    expect((await claimDueDeliveries(db, { limit: 10 })).map((d) => d.attemptCount)).toEqual([1]);
+    const [s] = await db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, sub.id));
+    expect(s).toMatchObject({ consecutiveFailures: 0, status: "active" });
+  });
+
+  it("a claim that was not lapsed (recorded, or never claimed) logs nothing; a count that moved since the claim read it logs nothing", async () => {
+    const { ids } = await subscriptionWith(1);
+    const db = await api.db();
+    const [first] = await claimDueDeliveries(db, { limit: 10 });
+    expect(first!.attemptCount).toBe(0);
+    expect(await attemptsOf(ids[0]!)).toEqual([]);
+    // The slow worker recorded after all, between the claim's read and the interrupted record.
+    await db.update(webhookDeliveries).set({ attemptCount: 1 }).where(eq(webhookDeliveries.id, ids[0]!));
+    const recorded = await recordInterrupted(db, [{ deliveryId: ids[0]!, attemptCount: 0, claimedAt: new Date(), lapsedAt: new Date() }]);
+    expect(recorded.size).toBe(0);
+    expect(await attemptsOf(ids[0]!)).toEqual([]);
   });
 });
 

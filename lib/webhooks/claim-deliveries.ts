@@ -1,15 +1,16 @@
 import { and, eq, sql, type Placeholder, type SQL, type SQLWrapper } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { bareColumn, compiledStatement, rowsOf, type Db } from "../db/client";
+import { bareColumn, compiledStatement, notBefore, rowsOf, type Db } from "../db/client";
 import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { CLAIM_LEASE_S } from "./claim-lease";
+import { recordInterrupted } from "./record-attempt";
 import { claimable, deliverable, failing, isFailing, leased, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
 
 /** A delivery held by one worker until `lockedUntil`, with what it needs to be sent. */
 export type ClaimedDelivery = {
   id: string;
   subscriptionId: string;
-  /** Attempts made before this one. */
+  /** Attempts made before this one (an attempt a lapsed claim cut short among them: record-attempt.ts `recordInterrupted`). */
   attemptCount: number;
   /**
    * Claimed as its failing subscription's one probe. A delivery claimed while the subscription
@@ -23,14 +24,6 @@ export type ClaimedDelivery = {
   previousSecretExpiresAt: Date | null;
   event: { id: string; type: string; athleteId: string; objectId: string; objectType: string; occurredAt: Date } | null;
 };
-
-/**
- * A database instant (microseconds) as the first millisecond not before it: a wake-up set
- * for a truncated instant would come a fraction early and find nothing due.
- */
-export function notBefore(v: string | Date): Date {
-  return new Date(new Date(v).getTime() + 1);
-}
 
 // Typed SQL: every column below comes from the schema, through these aliases.
 const d = alias(webhookDeliveries, "d");
@@ -71,14 +64,18 @@ function eligible(o: Selection): SQL {
     : o.deliveryId
       ? sql`and ${s.id} = (select ${x.subscriptionId} from ${webhookDeliveries} ${x} where ${x.id} = ${o.deliveryId})`
       : sql``;
+  // A claimable delivery that has a lease is one whose claim lapsed: its worker died (or could
+  // not record) after the claim, perhaps mid-request. What the claim knew of it (when it was
+  // claimed: the claim sets updated_at, renewals do not) goes to the log as an interrupted attempt.
+  const lapse = sql`${d.lockedUntil} as lapsed_until, case when ${d.lockedUntil} is not null then ${d.updatedAt} end as claimed_at`;
   const room = o.claim ? sql`${MAX_IN_FLIGHT_PER_SUBSCRIPTION} - (select count(*) from (${inFlightOfS}) f)::int` : sql`${o.limit}::int`;
   return sql`
     healthy as (
-      select h.id from (
+      select h.id, h.lapsed_until, h.claimed_at from (
         select ${s.id} as id, ${room} as free from ${webhookSubscriptions} ${s}
         where ${deliverable(s)} and not ${failing(s)} ${onlySub}) r
       cross join lateral (
-        select ${d.id} as id, ${d.nextAttemptAt} as next_attempt_at, ${d.eventSeq} as event_seq
+        select ${d.id} as id, ${d.nextAttemptAt} as next_attempt_at, ${d.eventSeq} as event_seq, ${lapse}
         from ${webhookDeliveries} ${d}
         where ${d.subscriptionId} = r.id and ${claimable(d, overdue)} ${onlyDelivery}
         order by ${d.eventSeq}
@@ -87,9 +84,9 @@ function eligible(o: Selection): SQL {
       order by h.next_attempt_at, h.event_seq
       limit ${o.limit}),
     heads as (
-      select h.id from ${webhookSubscriptions} ${s}
+      select h.id, h.lapsed_until, h.claimed_at from ${webhookSubscriptions} ${s}
       cross join lateral (
-        select ${d.id} as id, ${claimable(d, overdue)} as ok from ${webhookDeliveries} ${d}
+        select ${d.id} as id, ${claimable(d, overdue)} as ok, ${lapse} from ${webhookDeliveries} ${d}
         where ${d.subscriptionId} = ${s.id} and ${d.status} = 'pending'
         order by ${d.eventSeq} limit 1) h
       where ${deliverable(s)} and ${failing(s)} ${onlySub} and h.ok ${o.deliveryId ? sql`and h.id = ${o.deliveryId}` : sql``}
@@ -116,7 +113,15 @@ export async function claimDueDeliveries(
 ): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
   const values = { limit: opts.limit, leaseS: opts.leaseS ?? CLAIM_LEASE_S, deliveryId: opts.deliveryId };
-  return claimedRows(await (opts.deliveryId === undefined ? claimBatch : claimOne)(db, values));
+  const claimed = claimedRows(await (opts.deliveryId === undefined ? claimBatch : claimOne)(db, values));
+  const lapsed = claimed.filter((c) => c.lapsed);
+  if (lapsed.length === 0) return claimed.map((c) => c.delivery);
+  // Each claim that lapsed goes to the log before the delivery is attempted again.
+  const counts = await recordInterrupted(
+    db,
+    lapsed.map((c) => ({ deliveryId: c.delivery.id, attemptCount: c.delivery.attemptCount, claimedAt: c.lapsed!.claimedAt, lapsedAt: c.lapsed!.until })),
+  );
+  return claimed.map((c) => ({ ...c.delivery, attemptCount: counts.get(c.delivery.id) ?? c.delivery.attemptCount }));
 }
 
 /** The claim, in its two shapes (any due deliveries; one named delivery), each compiled once. */
@@ -126,8 +131,9 @@ const claimStatement = (one: boolean) => () => sql`
     update ${webhookDeliveries} ${d}
     set ${bareColumn(webhookDeliveries.lockedUntil)} = now() + make_interval(secs => ${sql.placeholder("leaseS")}),
       ${bareColumn(webhookDeliveries.updatedAt)} = now()
-    where ${d.id} in (select id from healthy union all select id from heads) and ${claimable(d)}
-    returning ${d.id} as id)
+    from (select * from healthy union all select * from heads) l
+    where ${d.id} = l.id and ${claimable(d)}
+    returning ${d.id} as id, l.lapsed_until, l.claimed_at)
   ${loadClaimed}`;
 const claimBatch = compiledStatement("webhook_claim", claimStatement(false));
 const claimOne = compiledStatement("webhook_claim_one", claimStatement(true));
@@ -212,14 +218,17 @@ const loadClaimed = sql`
     ${failing(s)} as probe, ${s.url} as url, ${s.secretSealed} as secret_sealed,
     ${s.previousSecretSealed} as previous_secret_sealed, ${s.previousSecretExpiresAt} as previous_secret_expires_at,
     ${e.id} as event_id, ${e.type} as type, ${e.athleteId} as athlete_id, ${e.objectId} as object_id,
-    ${e.objectType} as object_type, ${e.occurredAt} as occurred_at
+    ${e.objectType} as object_type, ${e.occurredAt} as occurred_at, c.lapsed_until, c.claimed_at
   from claimed c
   join ${webhookDeliveries} ${d} on ${d.id} = c.id
   join ${webhookSubscriptions} ${s} on ${s.id} = ${d.subscriptionId}
   left join ${events} ${e} on ${e.id} = ${d.eventId}
   order by ${d.eventSeq}`;
 
-function claimedRows(result: unknown): ClaimedDelivery[] {
+/** A claimed row, and when the claim before this one (which lapsed) was made and ran out, if it did. */
+type Claimed = { delivery: ClaimedDelivery; lapsed: { claimedAt: Date; until: Date } | null };
+
+function claimedRows(result: unknown): Claimed[] {
   type Row = {
     id: string;
     subscription_id: string;
@@ -235,8 +244,12 @@ function claimedRows(result: unknown): ClaimedDelivery[] {
     object_id: string | null;
     object_type: string | null;
     occurred_at: string | Date | null;
+    lapsed_until: string | Date | null;
+    claimed_at: string | Date | null;
   };
   return rowsOf<Row>(result).map((r) => ({
+    lapsed: r.lapsed_until === null ? null : { until: new Date(r.lapsed_until), claimedAt: new Date(r.claimed_at ?? r.lapsed_until) },
+    delivery: {
     id: r.id,
     subscriptionId: r.subscription_id,
     attemptCount: Number(r.attempt_count),
@@ -249,5 +262,6 @@ function claimedRows(result: unknown): ClaimedDelivery[] {
       r.event_id === null
         ? null // its event row is gone: the attempt is recorded as not sent
         : { id: r.event_id, type: r.type!, athleteId: r.athlete_id!, objectId: r.object_id!, objectType: r.object_type!, occurredAt: new Date(r.occurred_at!) },
+    },
   }));
 }

@@ -5,7 +5,8 @@ import { createInterface } from "node:readline";
 import { asc, eq } from "drizzle-orm";
 import { createChildDatabase } from "../testing/db";
 import { CLAIM_LEASE_S } from "./claim-lease";
-import { events, webhookDeliveries } from "../db/schema";
+import { events, webhookAttempts, webhookDeliveries } from "../db/schema";
+import { ATTEMPT_INTERRUPTED as INTERRUPTED } from "./subscriptions/schemas";
 import { startReceiver } from "../testing/webhook-receiver";
 
 /**
@@ -125,6 +126,15 @@ describe("kill and restart", () => {
       const deliveries = await handle.db.select().from(webhookDeliveries);
       expect(deliveries).toHaveLength(WRITES);
       expect(deliveries.every((d) => d.status === "succeeded")).toBe(true);
+      // The log keeps the attempt the kill cut short (the receiver had it), then the one answered.
+      for (const d of deliveries) {
+        const log = await handle.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, d.id)).orderBy(asc(webhookAttempts.attempt));
+        expect(log.map((a) => [a.attempt, a.outcome, a.error, a.responseStatus]), d.id).toEqual([
+          [1, "not_sent", INTERRUPTED, null],
+          [2, "response", null, 200],
+        ]);
+        expect(d.attemptCount).toBe(2);
+      }
     } finally {
       await handle.close();
     }

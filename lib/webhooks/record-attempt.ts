@@ -1,11 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { bareColumn, compiledStatement, perDatabase, rowsOf, type Db } from "../db/client";
+import { bareColumn, compiledStatement, notBefore, perDatabase, rowsOf, type Db } from "../db/client";
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
 import type { OutboundResult } from "./outbound";
-import { notBefore } from "./claim-deliveries";
 import { afterFailure, deliverable } from "./policy";
+import { ATTEMPT_INTERRUPTED } from "./subscriptions/schemas";
 
 export type AttemptRecorded = {
   /** The delivery's status after this attempt. */
@@ -231,6 +231,52 @@ export const recordSuccessesStatement = compiledStatement(
       returning ${ws.id} as id)
     select d.id, d.subscription_id, d.attempt_count as attempt, d.subscription_id in (select id from s) as recovered from d`,
 );
+
+
+/**
+ * Records the attempts that lapsed claims cut short, as the claim that takes each delivery
+ * again finds them (claim-deliveries.ts): a worker claimed the delivery and died, or could not
+ * record what happened, perhaps after the endpoint had the request. Each goes to the log as an
+ * attempt, `not_sent` with `error` "interrupted", started when it was claimed and lasting until
+ * its lease ran out; what was sent is not known, so its request is left empty. It counts as an
+ * attempt (a delivery whose sending kills its worker each time still ends after MAX_ATTEMPTS)
+ * but not towards its subscription's failure streak: nothing says the endpoint failed.
+ *
+ * One statement for all of them. A delivery whose count moved since the claim read it (its
+ * worker was only slow, and recorded the attempt after all) is left as it is. Returns each
+ * recorded delivery's new attempt count.
+ */
+export async function recordInterrupted(
+  db: Db,
+  items: readonly { deliveryId: string; attemptCount: number; claimedAt: Date; lapsedAt: Date }[],
+): Promise<Map<string, number>> {
+  const input = JSON.stringify(
+    items.map((i) => ({
+      delivery_id: i.deliveryId,
+      attempt_id: newId("wha"),
+      attempt_count: i.attemptCount,
+      started_at: i.claimedAt.toISOString(),
+      duration_ms: Math.max(0, Math.round(i.lapsedAt.getTime() - i.claimedAt.getTime())),
+    })),
+  );
+  const rows = rowsOf<{ id: string; attempt_count: number }>(
+    await db.execute(sql`
+      with i as (
+        select * from json_to_recordset(${input}::json) as x(delivery_id text, attempt_id text, attempt_count int, started_at timestamptz, duration_ms int)),
+      d as (
+        update ${webhookDeliveries} ${w}
+        set ${bareColumn(webhookDeliveries.attemptCount)} = ${w.attemptCount} + 1
+        from i where ${w.id} = i.delivery_id and ${w.status} = 'pending' and ${w.attemptCount} = i.attempt_count
+        returning ${w.id} as id, ${w.attemptCount} as attempt_count),
+      a as (
+        insert into ${A} (${bareColumn(A.id)}, ${bareColumn(A.deliveryId)}, ${bareColumn(A.attempt)}, ${bareColumn(A.startedAt)}, ${bareColumn(A.durationMs)}, ${bareColumn(A.outcome)},
+          ${bareColumn(A.responseStatus)}, ${bareColumn(A.responseBodyExcerpt)}, ${bareColumn(A.error)}, ${bareColumn(A.requestHeaders)}, ${bareColumn(A.requestBody)})
+        select i.attempt_id, d.id, d.attempt_count, i.started_at, i.duration_ms, 'not_sent', null, null, ${ATTEMPT_INTERRUPTED}, '{}'::jsonb, ''
+        from d join i on i.delivery_id = d.id)
+      select id, attempt_count from d`),
+  );
+  return new Map(rows.map((r) => [r.id, Number(r.attempt_count)]));
+}
 
 /** PostgreSQL text cannot hold NUL. */
 function excerpt(body: string): string {

@@ -116,6 +116,13 @@ export type HandshakeReport = z.output<typeof HandshakeReport>;
 
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 
+/**
+ * The `error` of an attempt a lapsed claim cut short: the service stopped (or could not record
+ * the answer) while the attempt was in flight. The endpoint may have had the request; what was
+ * sent is not known, so its request is empty. The next attempt sends the same event again.
+ */
+export const ATTEMPT_INTERRUPTED = "interrupted";
+
 export const DeliveryAttempt = z
   .object({
     attempt: z.number().int().min(1),
@@ -127,9 +134,14 @@ export const DeliveryAttempt = z
     error: z
       .string()
       .nullable()
-      .meta({ description: "For `not_sent`: `dns`, `connection_refused`, `connection_reset`, `timeout`, `tls`, `blocked_address` or `network`." }),
-    request_headers: z.record(z.string(), z.string()).meta({ description: "The headers sent, `Service-Signature` included." }),
-    request_body: z.string().meta({ description: "The exact body sent (the bytes signed)." }),
+      .meta({
+        description:
+          "For `not_sent`: `dns`, `connection_refused`, `connection_reset`, `timeout`, `tls`, `blocked_address`, `invalid_url` or `network`; or `interrupted`: the service stopped while the attempt was in flight, so no answer was recorded (the endpoint may have had the request; the next attempt sends the same event again).",
+      }),
+    request_headers: z
+      .record(z.string(), z.string())
+      .meta({ description: "The headers sent, `Service-Signature` included; empty when nothing was sent or, for an `interrupted` attempt, nothing is known of it." }),
+    request_body: z.string().meta({ description: "The exact body sent (the bytes signed); empty when nothing was sent or nothing is known of it." }),
   })
   .meta({ id: "WebhookDeliveryAttempt" });
 export type DeliveryAttempt = z.output<typeof DeliveryAttempt>;
