@@ -12,8 +12,8 @@ import { bearer, createToken, signIn, signUpNewPerson } from "./helpers";
 
 type Received = { headers: http.IncomingHttpHeaders; body: string };
 
-/** The developer's endpoint on loopback: answers the handshake, records every delivery. */
-async function endpoint() {
+/** The developer's endpoint on loopback: answers the handshake, records every delivery (answering `status(body)`, 204 by default). */
+async function endpoint(status: (body: string) => number = () => 204) {
   const deliveries: Received[] = [];
   const handshakes: URLSearchParams[] = [];
   const server = http.createServer((req, res) => {
@@ -28,7 +28,7 @@ async function endpoint() {
     req.on("data", (c: string) => (body += c));
     req.on("end", () => {
       deliveries.push({ headers: req.headers, body });
-      res.writeHead(204).end();
+      res.writeHead(status(body)).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -135,6 +135,69 @@ test("a developer subscribes an endpoint, an athlete's new activity is delivered
     expect(verifyWebhookSignature(second.body, second.headers["service-signature"] as string, secret)).toMatchObject({ ok: true });
     await expect(row.getByRole("listitem", { name: "Attempt 2" })).toContainText("Status 204", { timeout: 10_000 });
 
+    await athlete.context.close();
+    await dev.close();
+  } finally {
+    await hooks.close();
+  }
+});
+
+test("a delivery that failed because the athlete disconnected the app says so in the developer's log", async ({ browser, request, baseURL }) => {
+  // The endpoint fails this athlete's activity, so its delivery waits for a retry when the athlete disconnects.
+  let activityId = "";
+  const hooks = await endpoint((body) => ((JSON.parse(body) as { object_id: string }).object_id === activityId ? 500 : 204));
+  try {
+    const dev = await browser.newContext();
+    const devPage = await dev.newPage();
+    await signIn(devPage, "dev@example.com");
+    await devPage.goto("/developers/apps/demo-training-log/webhooks");
+    await devPage.getByRole("button", { name: "Add endpoint" }).click();
+    const url = `${hooks.url}/${randomBytes(3).toString("hex")}`;
+    await devPage.getByLabel("Endpoint URL").fill(url);
+    await devPage.getByRole("button", { name: "Add endpoint" }).click();
+    await expect(devPage.getByText(`Verified: ${url} answered the handshake`)).toBeVisible();
+    await devPage.getByRole("button", { name: "Done", exact: true }).click();
+    const item = devPage.getByRole("listitem", { name: url });
+
+    const athlete = await signUpNewPerson(browser, "Noor");
+    const authorize = new URLSearchParams({
+      client_id: "demo-training-log",
+      redirect_uri: `${baseURL}/demo/callback`,
+      response_type: "code",
+      scope: "activities.read",
+      code_challenge: createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url"),
+      code_challenge_method: "S256",
+      state: randomBytes(8).toString("hex"),
+    });
+    await athlete.page.goto(`/oauth/authorize?${authorize}`);
+    await athlete.page.getByRole("button", { name: "Allow" }).click();
+    await athlete.page.waitForURL(/\/demo\/callback\?/);
+    const pat = await createToken(athlete.page, "withdrawn delivery", ["activities.write"]);
+    const created = await request.post("/v1/athletes/me/activities", {
+      headers: bearer(pat),
+      data: { name: "Canal loop", sport_type: "run", start_local: "2026-03-02T07:30:00", elapsed_time_s: 1500 },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    activityId = ((await created.json()) as { id: string }).id;
+    const mine = () => hooks.deliveries.find((d) => (JSON.parse(d.body) as { object_id: string }).object_id === activityId);
+    await expect.poll(() => mine() !== undefined, { timeout: 15_000 }).toBe(true);
+    const deliveryId = mine()!.headers["service-delivery-id"] as string;
+
+    // Answered 500, it waits for its retry; the athlete disconnects the app meanwhile.
+    await athlete.page.goto("/settings/apps");
+    await athlete.page.getByRole("listitem", { name: "Demo Training Log" }).getByRole("button", { name: "Disconnect" }).click();
+    await expect(athlete.page.getByText("Disconnected Demo Training Log")).toBeVisible();
+
+    // The log shows it failed, and the delivery says why: no further attempt will come.
+    await item.getByRole("button", { name: "Failed", exact: true }).click();
+    const row = item.getByRole("listitem", { name: `Delivery ${deliveryId}` });
+    await expect(row).toContainText("failed", { timeout: 10_000 });
+    await row.getByRole("button", { name: /activity\.created/ }).click();
+    await expect(row).toContainText("Failed: the athlete disconnected the app, so their events no longer go to it.");
+    await expect(row.getByRole("listitem", { name: "Attempt 1" })).toContainText("Status 500");
+
+    await item.getByRole("button", { name: "Delete" }).click();
+    await expect(devPage.getByRole("listitem", { name: url })).toHaveCount(0);
     await athlete.context.close();
     await dev.close();
   } finally {

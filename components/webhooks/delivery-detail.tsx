@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import { ATTEMPT_INTERRUPTED, type Delivery, type DeliveryAttempt } from "@/lib/webhooks/subscriptions/schemas";
-import { NOT_SENT_LABELS, deliveriesKey, subscriptionPath } from "./shared";
+import { FAILURE_REASON_LABELS, attemptOutcome, deliveriesKey, subscriptionPath } from "./shared";
 import { ScrollRegion } from "@/components/ui/scroll-region";
 
 function Attempt({ a }: { a: DeliveryAttempt }) {
@@ -53,7 +53,7 @@ function Attempt({ a }: { a: DeliveryAttempt }) {
             </>
           ) : (
             <p className="text-sm text-red-700">
-              Not sent: {NOT_SENT_LABELS[a.error ?? ""] ?? "no answer"} <span className="font-mono text-xs text-slate-500">({a.error})</span>
+              {attemptOutcome(a)} <span className="font-mono text-xs text-slate-500">({a.error})</span>
             </p>
           )}
         </section>
@@ -113,8 +113,15 @@ export function DeliveryDetail({
           {JSON.stringify(delivery.event, null, 2)}
         </ScrollRegion>
       </section>
+      {delivery.status === "failed" && delivery.failure_reason && (
+        <p className="text-sm text-red-700">
+          {delivery.attempts.length === 0 ? "Not sent" : "Failed"}: {FAILURE_REASON_LABELS[delivery.failure_reason]}.
+        </p>
+      )}
       {delivery.attempts.length === 0 ? (
-        <p className="text-sm text-slate-600">Not sent yet{delivery.next_attempt_at ? `; due ${formatInstant(delivery.next_attempt_at)}` : ""}.</p>
+        delivery.status === "pending" && (
+          <p className="text-sm text-slate-600">Not sent yet{delivery.next_attempt_at ? `; due ${formatInstant(delivery.next_attempt_at)}` : ""}.</p>
+        )
       ) : (
         <ol className="space-y-2" aria-label="Attempts">
           {delivery.attempts.map((a) => (

@@ -8,7 +8,7 @@ import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import type { Delivery } from "@/lib/webhooks/subscriptions/schemas";
 import { DeliveryDetail } from "./delivery-detail";
-import { NOT_SENT_LABELS, deliveriesKey, deliveryLogPollMs, openDeliveryLog, subscriptionPath, type DeliveryFilter } from "./shared";
+import { deliveriesKey, deliveryLogPollMs, deliveryOutcome, openDeliveryLog, subscriptionPath, type DeliveryFilter } from "./shared";
 
 const FILTERS: { value: DeliveryFilter; label: string }[] = [
   { value: "all", label: "All" },
@@ -22,14 +22,6 @@ const STATUS_TONES: Record<Delivery["status"], string> = {
   succeeded: "bg-emerald-50 text-emerald-700",
   failed: "bg-red-50 text-red-700",
 };
-
-/** The last attempt in a few words: its answer's status, or why there was none. */
-export function lastOutcome(d: Delivery): string {
-  const last = d.attempts.at(-1);
-  if (!last) return "Not sent yet";
-  if (last.outcome === "not_sent") return `Not sent: ${NOT_SENT_LABELS[last.error ?? ""] ?? last.error ?? "no answer"}`;
-  return `HTTP ${last.response_status}`;
-}
 
 /** A subscription's deliveries, newest first, refreshed while shown (every 3 s when it is the only log open). */
 export function DeliveryLog({ clientId, subscriptionId, subscriptionActive }: { clientId: string; subscriptionId: string; subscriptionActive: boolean }) {
@@ -93,7 +85,7 @@ export function DeliveryLog({ clientId, subscriptionId, subscriptionActive }: { 
                     <span className="break-all font-mono text-xs text-slate-500">{d.event?.id}</span>
                   </span>
                   <span className="text-xs text-slate-500 sm:text-right">
-                    {lastOutcome(d)} · {d.attempt_count} {d.attempt_count === 1 ? "attempt" : "attempts"} · {formatInstant(d.created_at)}
+                    {deliveryOutcome(d)} · {d.attempt_count} {d.attempt_count === 1 ? "attempt" : "attempts"} · {formatInstant(d.created_at)}
                   </span>
                 </button>
                 {open && (

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { EVENT_KINDS, SUBSCRIBABLE_EVENT_TYPES } from "@/lib/events/catalog";
-import { CreateSubscriptionInput } from "@/lib/webhooks/subscriptions/schemas";
+import { ATTEMPT_INTERRUPTED, CreateSubscriptionInput, type DeliveryAttempt } from "@/lib/webhooks/subscriptions/schemas";
 import { CONSOLE_LIMIT_SCALE } from "@/lib/http/console-route";
 import { getEnv } from "@/lib/env";
-import { EVENT_OPTIONS, deliveryLogPollMs, openDeliveryLog } from "./shared";
+import { EVENT_OPTIONS, deliveryLogPollMs, deliveryOutcome, openDeliveryLog } from "./shared";
 
 describe("the console's event options", () => {
   it("offer every kind a subscription may ask for, each with its catalog description and scope", () => {
@@ -39,5 +39,41 @@ describe("the delivery logs' refreshes", () => {
     expect(deliveryLogPollMs()).toBe(6000);
     for (const close of closers) close();
     expect(deliveryLogPollMs()).toBe(3000);
+  });
+});
+
+describe("a delivery's outcome in the log", () => {
+  const base = { id: "whd_1", subscription_id: "whs_1", event: null, next_attempt_at: null, created_at: "2026-12-01T00:00:00.000Z", failure_reason: null } as const;
+  const attempt = (over: Partial<DeliveryAttempt>): DeliveryAttempt => ({
+    attempt: 1,
+    started_at: "2026-12-01T00:00:00.000Z",
+    duration_ms: 5,
+    outcome: "response",
+    response_status: 204,
+    response_body_excerpt: "",
+    error: null,
+    request_headers: {},
+    request_body: "",
+    ...over,
+  });
+
+  it("says why a delivery failed that was never sent, and that a pending one is not sent yet", () => {
+    expect(deliveryOutcome({ ...base, status: "failed", attempt_count: 0, attempts: [], failure_reason: "athlete_disconnected" })).toBe(
+      "Not sent: the athlete disconnected the app, so their events no longer go to it",
+    );
+    expect(deliveryOutcome({ ...base, status: "failed", attempt_count: 0, attempts: [], failure_reason: "subscription_disabled" })).toBe(
+      "Not sent: the endpoint was disabled before it was sent",
+    );
+    expect(deliveryOutcome({ ...base, status: "pending", attempt_count: 0, attempts: [] })).toBe("Not sent yet");
+  });
+
+  it("gives the last attempt's answer, or why none came, an interrupted attempt included", () => {
+    expect(deliveryOutcome({ ...base, status: "failed", attempt_count: 1, attempts: [attempt({ response_status: 500 })], failure_reason: "attempts_exhausted" })).toBe("HTTP 500");
+    expect(
+      deliveryOutcome({ ...base, status: "pending", attempt_count: 1, attempts: [attempt({ outcome: "not_sent", response_status: null, error: ATTEMPT_INTERRUPTED })] }),
+    ).toBe("Interrupted: the service stopped before it recorded an answer");
+    expect(deliveryOutcome({ ...base, status: "pending", attempt_count: 1, attempts: [attempt({ outcome: "not_sent", response_status: null, error: "dns" })] })).toBe(
+      "Not sent: Host name not found",
+    );
   });
 });

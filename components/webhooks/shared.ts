@@ -1,5 +1,5 @@
 import { EVENT_KINDS, EVENT_SCOPES, SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "@/lib/events/catalog";
-import { ATTEMPT_INTERRUPTED, type ListDeliveriesQuery } from "@/lib/webhooks/subscriptions/schemas";
+import { ATTEMPT_INTERRUPTED, type Delivery, type DeliveryAttempt, type DeliveryFailureReason, type ListDeliveriesQuery } from "@/lib/webhooks/subscriptions/schemas";
 
 export type DeliveryFilter = NonNullable<ListDeliveriesQuery["status"]> | "all";
 
@@ -38,8 +38,28 @@ export const NOT_SENT_LABELS: Record<string, string> = {
   tls: "TLS handshake failed",
   invalid_url: "URL not usable",
   network: "Network error",
-  [ATTEMPT_INTERRUPTED]: "Interrupted: the service stopped before it recorded an answer",
 };
+
+/** An attempt's outcome in a few words: its answer's status, why none came, or that its record was lost. */
+export function attemptOutcome(a: DeliveryAttempt): string {
+  if (a.outcome === "response") return `HTTP ${a.response_status}`;
+  if (a.error === ATTEMPT_INTERRUPTED) return "Interrupted: the service stopped before it recorded an answer";
+  return `Not sent: ${NOT_SENT_LABELS[a.error ?? ""] ?? a.error ?? "no answer"}`;
+}
+
+/** Why a delivery failed, in words (a sentence's end: "Failed: …"). */
+export const FAILURE_REASON_LABELS: Record<DeliveryFailureReason, string> = {
+  attempts_exhausted: "every attempt failed",
+  subscription_disabled: "the endpoint was disabled before it was sent",
+  athlete_disconnected: "the athlete disconnected the app, so their events no longer go to it",
+};
+
+/** A delivery's state in a few words: its last attempt's outcome, or why it was never sent. */
+export function deliveryOutcome(d: Delivery): string {
+  const last = d.attempts.at(-1);
+  if (!last) return d.status === "failed" ? `Not sent: ${d.failure_reason ? FAILURE_REASON_LABELS[d.failure_reason] : "it failed"}` : "Not sent yet";
+  return attemptOutcome(last);
+}
 
 /** How long a delivery log waits between refreshes while it is the only one open. */
 export const DELIVERY_LOG_POLL_MS = 3000;

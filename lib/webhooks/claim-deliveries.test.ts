@@ -221,7 +221,10 @@ describe("a delivery queued again by hand (redeliver, re-enable)", () => {
     // Its 20 attempts used: the last failure was final.
     await db.update(webhookDeliveries).set({ attemptCount: MAX_ATTEMPTS - 1 }).where(eq(webhookDeliveries.id, ids[0]!));
     expect(await fail(ids[0]!, sub.id)).toBe("failed");
+    const reason = async () => (await db.select({ r: webhookDeliveries.failureReason }).from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[0]!)))[0]!.r;
+    expect(await reason()).toBe("attempts_exhausted");
     await requeueDeliveries(db, eq(webhookDeliveries.id, ids[0]!));
+    expect(await reason()).toBeNull();
     // Sent again and failing again, it waits for its next retry instead of failing at once.
     expect(await fail(ids[0]!, sub.id)).toBe("pending");
     const [d] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[0]!));

@@ -242,6 +242,8 @@ describe("retries, the failure streak and disabling (SPEC §3, §6.4, CONTRACT �
     expect(rx.requests).toHaveLength(20);
     const ds = await deliveriesOf(sub.id);
     expect(ds.map((d) => d.status)).toEqual(["failed", "failed", "failed"]);
+    // Each says why, the two never sent too: the log shows them failed with no attempt.
+    expect(ds.map((d) => d.failureReason)).toEqual(["subscription_disabled", "subscription_disabled", "subscription_disabled"]);
     expect(ds.reduce((n, d) => n + d.attemptCount, 0)).toBe(20);
     // Nothing more is sent once disabled, new events included: a pass that began after the
     // write has fanned it out (to no delivery of this subscription) and claimed what was due.

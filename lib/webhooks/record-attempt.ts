@@ -132,7 +132,7 @@ async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null
       await tx.update(webhookDeliveries).set({ attemptCount: attempt }).where(eq(webhookDeliveries.id, a.deliveryId));
       await tx
         .update(webhookDeliveries)
-        .set({ status: "failed", lockedUntil: null, updatedAt: sql`now()` })
+        .set({ status: "failed", failureReason: "subscription_disabled", lockedUntil: null, updatedAt: sql`now()` })
         .where(and(eq(webhookDeliveries.subscriptionId, a.subscriptionId), eq(webhookDeliveries.status, "pending")));
       return { ...done, status: "failed", subscriptionDisabled: true };
     }
@@ -144,7 +144,7 @@ async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null
     if (next.retryInS === null) {
       await tx
         .update(webhookDeliveries)
-        .set({ status: "failed", attemptCount: attempt, lockedUntil: null, updatedAt: sql`now()` })
+        .set({ status: "failed", failureReason: "attempts_exhausted", attemptCount: attempt, lockedUntil: null, updatedAt: sql`now()` })
         .where(eq(webhookDeliveries.id, a.deliveryId));
       return { ...done, status: "failed" };
     }
@@ -211,7 +211,7 @@ export const recordSuccessesStatement = compiledStatement(
       for no key update of ${ls}),
     d as (
       update ${webhookDeliveries} ${w}
-      set ${bareColumn(webhookDeliveries.status)} = 'succeeded', ${bareColumn(webhookDeliveries.attemptCount)} = ${w.attemptCount} + 1,
+      set ${bareColumn(webhookDeliveries.status)} = 'succeeded', ${bareColumn(webhookDeliveries.failureReason)} = null, ${bareColumn(webhookDeliveries.attemptCount)} = ${w.attemptCount} + 1,
         ${bareColumn(webhookDeliveries.lockedUntil)} = null, ${bareColumn(webhookDeliveries.updatedAt)} = now()
       -- The key list as an array too: joined to the recordset alone, whose size the planner
       -- takes for 100 rows, the table was read whole while it had fewer than some 20,000.

@@ -29,7 +29,8 @@ export async function withdrawDeliveries(tx: Db, { clientId, athleteId }: { clie
   const rows = rowsOf<{ id: string }>(
     await tx.execute(sql`
       update ${d}
-      set ${bareColumn(d.status)} = 'failed', ${bareColumn(d.lockedUntil)} = null, ${bareColumn(d.updatedAt)} = now()
+      set ${bareColumn(d.status)} = 'failed', ${bareColumn(d.failureReason)} = 'athlete_disconnected',
+        ${bareColumn(d.lockedUntil)} = null, ${bareColumn(d.updatedAt)} = now()
       where ${d.status} = 'pending'
         and ${d.subscriptionId} in (select ${webhookSubscriptions.id} from ${webhookSubscriptions} where ${webhookSubscriptions.clientId} = ${clientId})
         and ${d.eventId} in (select ${events.id} from ${events} where ${events.athleteId} = ${athleteId})

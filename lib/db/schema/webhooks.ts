@@ -50,6 +50,12 @@ export const webhookDeliveries = pgTable(
      */
     requeuedAtAttempt: integer("requeued_at_attempt").notNull().default(0),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Why a `failed` delivery failed: its attempts ran out, its subscription was disabled (after
+     * 20 failures or by the developer), or the athlete disconnected the app before it was sent.
+     * Null otherwise (a delivery queued again, or succeeded, has none).
+     */
+    failureReason: text("failure_reason", { enum: ["attempts_exhausted", "subscription_disabled", "athlete_disconnected"] }),
     /** A worker holds the delivery until this instant; a crashed worker's hold simply lapses. */
     lockedUntil: timestamp("locked_until", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),

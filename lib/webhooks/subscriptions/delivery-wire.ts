@@ -63,6 +63,7 @@ export async function toDeliveriesWire(db: Db, rows: DeliveryRow[]): Promise<Del
       subscription_id: d.subscriptionId,
       event: e ? eventPayload(e) : null,
       status: d.status,
+      failure_reason: d.status === "failed" ? d.failureReason : null,
       attempt_count: d.attemptCount,
       next_attempt_at: d.status === "pending" ? d.nextAttemptAt.toISOString() : null,
       created_at: d.createdAt.toISOString(),

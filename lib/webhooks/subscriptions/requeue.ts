@@ -18,6 +18,7 @@ export async function requeueDeliveries(db: Db, where: SQL): Promise<DeliveryRow
     .update(webhookDeliveries)
     .set({
       status: "pending",
+      failureReason: null,
       nextAttemptAt: sql`now()`,
       // Sent again, it gets the whole retry schedule: its attempts so far do not count against it.
       requeuedAtAttempt: sql`${webhookDeliveries.attemptCount}`,

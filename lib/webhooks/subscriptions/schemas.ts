@@ -115,6 +115,8 @@ export const HandshakeReport = z
 export type HandshakeReport = z.output<typeof HandshakeReport>;
 
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
+export const DELIVERY_FAILURE_REASONS = ["attempts_exhausted", "subscription_disabled", "athlete_disconnected"] as const;
+export type DeliveryFailureReason = (typeof DELIVERY_FAILURE_REASONS)[number];
 
 /**
  * The `error` of an attempt a lapsed claim cut short: the service stopped (or could not record
@@ -154,7 +156,11 @@ export const Delivery = z
     status: z.enum(DELIVERY_STATUSES).meta({
       description: "`pending` until an attempt succeeds (`succeeded`) or it fails for good (`failed`: attempts used up, or the subscription was disabled).",
     }),
-    attempt_count: z.number().int().min(0).meta({ description: "Attempts made; 0 means never sent yet." }),
+    failure_reason: z.enum(DELIVERY_FAILURE_REASONS).nullable().meta({
+      description:
+        "Why a `failed` delivery failed: `attempts_exhausted` (all 20 attempts failed), `subscription_disabled` (its subscription was disabled while it was pending: after 20 consecutive failures, or by the app's developer) or `athlete_disconnected` (the athlete disconnected the app before it was sent: their events no longer go to it). Null unless `failed`.",
+    }),
+    attempt_count: z.number().int().min(0).meta({ description: "Attempts made; 0 means never sent." }),
     next_attempt_at: Instant.nullable().meta({ description: "When the next attempt is due, while `pending`; otherwise null. While the subscription is failing, only its oldest pending delivery is tried: the others wait for it to succeed, whatever this says." }),
     created_at: Instant,
     attempts: z.array(DeliveryAttempt).meta({ description: "Every attempt, oldest first." }),

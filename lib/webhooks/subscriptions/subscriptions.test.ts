@@ -582,7 +582,7 @@ describe("PATCH /v1/app/webhooks/{id}", () => {
     const pending = await delivery(sub.id);
     const res = await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { status: "disabled" } });
     expect(Subscription.parse(await res.json())).toMatchObject({ status: "disabled", disabled_reason: expect.stringContaining("developer") });
-    expect((await deliveryRow(pending.delivery.id)).status).toBe("failed");
+    expect(await deliveryRow(pending.delivery.id)).toMatchObject({ status: "failed", failureReason: "subscription_disabled" });
   });
 });
 
@@ -757,7 +757,11 @@ describe("deliveries", () => {
     await db.update(webhookDeliveries).set({ status: "succeeded" }).where(eq(webhookDeliveries.id, sent.id));
 
     await inWriteCtx((await api.as(person.id)).ctx, (ctx) => disconnectApp({ ctx, grantId }));
-    expect(await deliveryRow(waiting.id)).toMatchObject({ status: "failed", attemptCount: 2 });
+    expect(await deliveryRow(waiting.id)).toMatchObject({ status: "failed", attemptCount: 2, failureReason: "athlete_disconnected" });
+    // The log says why it failed.
+    const shown = await api.call(app.token, "GET", `/v1/app/webhooks/${sub.id}/deliveries/${waiting.id}`);
+    expect(await shown.json()).toMatchObject({ status: "failed", failure_reason: "athlete_disconnected", attempt_count: 2 });
+    expect(await (await api.call(app.token, "GET", `/v1/app/webhooks/${sub.id}/deliveries/${sent.id}`)).json()).toMatchObject({ status: "succeeded", failure_reason: null });
     await expectProblem(await redeliver(sent.id), 409, "conflict");
     await expectProblem(await redeliver(waiting.id), 409, "conflict");
     expect((await deliveryRow(sent.id)).status).toBe("succeeded");

@@ -77,7 +77,7 @@ export async function updateSubscription({
   if (disable) {
     await ctx.db
       .update(webhookDeliveries)
-      .set({ status: "failed", updatedAt: now })
+      .set({ status: "failed", failureReason: "subscription_disabled", updatedAt: now })
       .where(and(eq(webhookDeliveries.subscriptionId, id), eq(webhookDeliveries.status, "pending")));
   }
   let redelivered: number | undefined;
