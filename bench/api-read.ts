@@ -9,7 +9,7 @@ import os from "node:os";
 import { databaseUrl, BENCH_DB } from "./lib/database";
 import { CpuMeter, cpuPerRequest, cpuText, measured, type CpuUse } from "./lib/cpu";
 import { atRate, getJson, sequential, throughput, type RateResult, type Target } from "./lib/load";
-import { throughputInTurns, TURN_S } from "./lib/turns";
+import { throughputInTurns, TURN_S, warmUpInTurns } from "./lib/turns";
 import { check, checkEvery, type ScenarioReport } from "./lib/report";
 import type { Scenario } from "./lib/scenario";
 import { startBare, startService } from "./lib/servers";
@@ -65,9 +65,8 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
     const activity: Target = { url: `${service.server.url}/v1/activities/${firstPage.data[0]!.id}`, headers: auth(typical) };
     const timed = { ...targets, activity };
 
-    // Next.js loads route modules lazily and V8 optimises hot code: warm both sides first.
-    log("warming up…");
-    for (const t of Object.values(timed)) await throughput(t, { connections: opts.connections, durationS: 3 });
+    // Next.js loads route modules lazily and V8 optimises hot code: warm every side first.
+    await warmUpInTurns(meter, log, timed, opts.connections);
 
     // Max throughput, in turns within each round so drift (thermal, other tenants) hits all alike.
     const rounds = await throughputInTurns(meter, log, timed, opts, (r, key, result) => note(`${key} round ${r}`, result));

@@ -22,7 +22,7 @@ import { CpuMeter, mainThreadTicks, statFields, ticksMs, type CpuUse } from "./l
 import { connect, databaseUrl, type Sql } from "./lib/database";
 import { WORK_CHANNEL } from "../lib/events/channel";
 import { atRate, throughput, type Target } from "./lib/load";
-import { throughputInTurns } from "./lib/turns";
+import { throughputInTurns, warmUpInTurns } from "./lib/turns";
 import { CACHE_DIR } from "./lib/paths";
 import { check, checkEvery, type ScenarioReport } from "./lib/report";
 import type { Scenario } from "./lib/scenario";
@@ -336,7 +336,7 @@ async function run(opts: Parameters<Scenario["run"]>[0], log: (s: string) => voi
       medium: { url: streamsUrl("medium"), headers: { Authorization: `Bearer ${rider.token}` } },
     } satisfies Record<string, Target>;
     const connections = Math.min(opts.connections, 16);
-    for (const t of Object.values(targets)) await throughput(t, { connections, durationS: 2 });
+    await warmUpInTurns(meter, log, targets, connections);
     const rounds = await throughputInTurns(meter, log, targets, { connections, durationS: opts.durationS, rounds: opts.rounds }, (r, key, res) =>
       cpuNotes.push({ what: `${key} round ${r}`, cpu: res.cpu }),
     );

@@ -6,6 +6,21 @@ import { throughput, type Target, type ThroughputResult } from "./load";
  * one-second sampling tick). */
 export const TURN_S = 2;
 
+/**
+ * Seconds of saturation each target gets before the measured rounds, in turns as the rounds
+ * run. A fresh Next.js server keeps getting faster for a minute or more under load, the bare
+ * baseline more slowly than the service: with 3 s each, the bare app was still cold in every
+ * round and the ratios favoured the service (bench/README.md, "The bare handler is slower than
+ * `/me` in the bench").
+ */
+export const WARMUP_S = 40;
+
+/** Warms every target for WARMUP_S seconds of its own, in turns; nothing is reported. */
+export async function warmUpInTurns<K extends string>(meter: CpuMeter, log: (s: string) => void, targets: Record<K, Target>, connections: number): Promise<void> {
+  log(`warming up (${WARMUP_S} s each, in turns)…`);
+  await throughputInTurns(meter, log, targets, { connections, durationS: WARMUP_S, rounds: 1, quietLog: true });
+}
+
 type Turn = ThroughputResult & { cpu?: CpuUse };
 export type TurnsResult = Turn & { turns: number[] };
 
@@ -25,7 +40,15 @@ export async function throughputInTurns<K extends string>(
   meter: CpuMeter,
   log: (s: string) => void,
   targets: Record<K, Target>,
-  opts: { connections: number; durationS: number; rounds: number; turnS?: number; label?: (key: K) => string },
+  opts: {
+    connections: number;
+    durationS: number;
+    rounds: number;
+    turnS?: number;
+    label?: (key: K) => string;
+    /** Log nothing per round (a warm-up). */
+    quietLog?: boolean;
+  },
   onRound?: (round: number, key: K, result: TurnsResult) => void,
 ): Promise<Record<K, TurnsResult[]>> {
   const keys = Object.keys(targets) as K[];
@@ -49,10 +72,12 @@ export async function throughputInTurns<K extends string>(
     for (const key of keys) {
       const result = combine(slices[key]);
       rounds[key].push(result);
-      log(
-        `round ${r}/${opts.rounds} ${label(key).padEnd(width)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s` +
-          `  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms; ${cpuText(result.cpu)}; turns ${result.turns.join(" / ")})`,
-      );
+      if (!opts.quietLog) {
+        log(
+          `round ${r}/${opts.rounds} ${label(key).padEnd(width)} ${Math.round(result.rps).toLocaleString("en").padStart(6)} req/s` +
+            `  (p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms; ${cpuText(result.cpu)}; turns ${result.turns.join(" / ")})`,
+        );
+      }
       onRound?.(r, key, result);
     }
   }

@@ -113,9 +113,10 @@ export function DeliveryDetail({
           {JSON.stringify(delivery.event, null, 2)}
         </ScrollRegion>
       </section>
-      {delivery.status === "failed" && delivery.failure_reason && (
+      {delivery.status === "failed" && (
         <p className="text-sm text-red-700">
-          {delivery.attempts.length === 0 ? "Not sent" : "Failed"}: {FAILURE_REASON_LABELS[delivery.failure_reason]}.
+          {delivery.attempts.length === 0 ? "Not sent" : "Failed"}
+          {delivery.failure_reason ? `: ${FAILURE_REASON_LABELS[delivery.failure_reason]}.` : " (its reason was not recorded)."}
         </p>
       )}
       {delivery.attempts.length === 0 ? (

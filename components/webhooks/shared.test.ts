@@ -62,9 +62,11 @@ describe("a delivery's outcome in the log", () => {
       "Not sent: the athlete disconnected the app, so their events no longer go to it",
     );
     expect(deliveryOutcome({ ...base, status: "failed", attempt_count: 0, attempts: [], failure_reason: "subscription_disabled" })).toBe(
-      "Not sent: the endpoint was disabled before it was sent",
+      "Not sent: the endpoint was disabled",
     );
     expect(deliveryOutcome({ ...base, status: "pending", attempt_count: 0, attempts: [] })).toBe("Not sent yet");
+    // Failed before reasons were kept.
+    expect(deliveryOutcome({ ...base, status: "failed", attempt_count: 0, attempts: [] })).toBe("Not sent: it failed");
   });
 
   it("gives the last attempt's answer, or why none came, an interrupted attempt included", () => {

@@ -49,8 +49,8 @@ export function attemptOutcome(a: DeliveryAttempt): string {
 
 /** Why a delivery failed, in words (a sentence's end: "Failed: …"). */
 export const FAILURE_REASON_LABELS: Record<DeliveryFailureReason, string> = {
-  attempts_exhausted: "every attempt failed",
-  subscription_disabled: "the endpoint was disabled before it was sent",
+  attempts_exhausted: "its attempts ran out",
+  subscription_disabled: "the endpoint was disabled",
   athlete_disconnected: "the athlete disconnected the app, so their events no longer go to it",
 };
 

@@ -135,10 +135,13 @@ describe("claim leases (issue 9: a killed worker's claims are free again within 
     expect(again.state).toBe("claimed");
   });
 
-  /** Lets the delivery's claim run out now, as a killed worker's does CLAIM_LEASE_S after its last renewal. */
+  /** Makes the delivery's claim one made 6 s ago that ran out 1 s ago, as a killed worker's does CLAIM_LEASE_S after its last renewal. */
   async function lapse(deliveryId: string) {
     const db = await api.db();
-    await db.update(webhookDeliveries).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(webhookDeliveries.id, deliveryId));
+    await db
+      .update(webhookDeliveries)
+      .set({ updatedAt: sql`now() - interval '6 seconds'`, lockedUntil: sql`now() - interval '1 second'` })
+      .where(eq(webhookDeliveries.id, deliveryId));
   }
   const attemptsOf = async (deliveryId: string) =>
     (await api.db()).select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(asc(webhookAttempts.attempt));
@@ -147,7 +150,6 @@ describe("claim leases (issue 9: a killed worker's claims are free again within 
     const { ids } = await subscriptionWith(2);
     const db = await api.db();
     const [one, named] = ids as [string, string];
-    const before = new Date(Date.now() - 1000);
     expect((await claimDueDeliveries(db, { limit: 10 })).map((d) => d.id).sort()).toEqual([...ids].sort());
     // The local runner's batch claim, then the Inngest runner's claim of one named delivery.
     await lapse(one);
@@ -161,9 +163,11 @@ describe("claim leases (issue 9: a killed worker's claims are free again within 
       const [cut, ...rest] = await attemptsOf(id);
       expect(rest).toEqual([]);
       expect(cut).toMatchObject({ attempt: 1, outcome: "not_sent", error: INTERRUPTED, responseStatus: null, requestBody: "", requestHeaders: {} });
-      // From the first claim to the end of its lease.
-      expect(cut!.startedAt.getTime()).toBeGreaterThanOrEqual(before.getTime());
-      expect(cut!.durationMs).toBeGreaterThanOrEqual(0);
+      // From the lapsed claim (6 s ago) to the end of its lease (1 s ago).
+      expect(Date.now() - cut!.startedAt.getTime()).toBeGreaterThanOrEqual(5_000);
+      expect(Date.now() - cut!.startedAt.getTime()).toBeLessThan(30_000);
+      expect(cut!.durationMs).toBeGreaterThanOrEqual(4_500);
+      expect(cut!.durationMs).toBeLessThanOrEqual(5_500);
     }
 
     // The attempt that follows is the second, and the delivery counts both.
@@ -174,6 +178,35 @@ describe("claim leases (issue 9: a killed worker's claims are free again within 
     ]);
     const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, one));
     expect(row).toMatchObject({ status: "succeeded", attemptCount: 2, lockedUntil: null });
+  });
+
+  it("a delivery whose attempts run out by interruptions fails as attempts_exhausted and is not sent again (a send that kills its worker every time)", async () => {
+    const { ids } = await subscriptionWith(1);
+    const db = await api.db();
+    await claimDueDeliveries(db, { limit: 10 });
+    // Queued again by hand at attempt 5, so its 20 are counted from there: 19 used.
+    await db.update(webhookDeliveries).set({ attemptCount: 5 + MAX_ATTEMPTS - 1, requeuedAtAttempt: 5 }).where(eq(webhookDeliveries.id, ids[0]!));
+    await lapse(ids[0]!);
+    expect(await claimDueDeliveries(db, { limit: 10 })).toEqual([]);
+    const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[0]!));
+    expect(row).toMatchObject({ status: "failed", failureReason: "attempts_exhausted", attemptCount: 5 + MAX_ATTEMPTS, lockedUntil: null });
+    expect((await attemptsOf(ids[0]!)).map((a) => [a.attempt, a.error])).toEqual([[5 + MAX_ATTEMPTS, INTERRUPTED]]);
+    // One attempt short of the end, it is sent again.
+    const next = await subscriptionWith(1);
+    await claimDueDeliveries(db, { limit: 10 });
+    await db.update(webhookDeliveries).set({ attemptCount: MAX_ATTEMPTS - 2 }).where(eq(webhookDeliveries.id, next.ids[0]!));
+    await lapse(next.ids[0]!);
+    expect((await claimDueDeliveries(db, { limit: 10 })).map((d) => [d.id, d.attemptCount])).toEqual([[next.ids[0], MAX_ATTEMPTS - 1]]);
+  });
+
+  it("a worker taking back what it still attempts itself (its own lease ran out while it stalled) logs no interruption", async () => {
+    const { ids } = await subscriptionWith(1);
+    const db = await api.db();
+    await claimDueDeliveries(db, { limit: 10 });
+    await lapse(ids[0]!);
+    const again = await claimDueDeliveries(db, { limit: 10, stillHeld: (id) => id === ids[0] });
+    expect(again.map((d) => [d.id, d.attemptCount])).toEqual([[ids[0], 0]]);
+    expect(await attemptsOf(ids[0]!)).toEqual([]);
   });
 
   it("an interrupted attempt does not count towards the subscription's failure streak", async () => {

@@ -109,19 +109,31 @@ function eligible(o: Selection): SQL {
  */
 export async function claimDueDeliveries(
   db: Db,
-  opts: { limit: number; leaseS?: number; deliveryId?: string },
+  opts: {
+    limit: number;
+    leaseS?: number;
+    deliveryId?: string;
+    /**
+     * Deliveries this worker is still attempting itself (its own lease ran out while it
+     * stalled): not interrupted, so not logged as such; the attempt in flight records itself.
+     */
+    stillHeld?: (deliveryId: string) => boolean;
+  },
 ): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
   const values = { limit: opts.limit, leaseS: opts.leaseS ?? CLAIM_LEASE_S, deliveryId: opts.deliveryId };
   const claimed = claimedRows(await (opts.deliveryId === undefined ? claimBatch : claimOne)(db, values));
-  const lapsed = claimed.filter((c) => c.lapsed);
+  const lapsed = claimed.filter((c) => c.lapsed && !opts.stillHeld?.(c.delivery.id));
   if (lapsed.length === 0) return claimed.map((c) => c.delivery);
-  // Each claim that lapsed goes to the log before the delivery is attempted again.
-  const counts = await recordInterrupted(
+  // Each claim that lapsed goes to the log before the delivery is attempted again; one whose
+  // attempts that used up is not attempted again.
+  const recorded = await recordInterrupted(
     db,
     lapsed.map((c) => ({ deliveryId: c.delivery.id, attemptCount: c.delivery.attemptCount, claimedAt: c.lapsed!.claimedAt, lapsedAt: c.lapsed!.until })),
   );
-  return claimed.map((c) => ({ ...c.delivery, attemptCount: counts.get(c.delivery.id) ?? c.delivery.attemptCount }));
+  return claimed
+    .filter((c) => recorded.get(c.delivery.id)?.status !== "failed")
+    .map((c) => ({ ...c.delivery, attemptCount: recorded.get(c.delivery.id)?.attemptCount ?? c.delivery.attemptCount }));
 }
 
 /** The claim, in its two shapes (any due deliveries; one named delivery), each compiled once. */

@@ -166,7 +166,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
         // While busy, claim a quarter of the slots at a time rather than one per answer: the
         // claim statement costs about the same whatever it takes.
         const worthIt = room > 0 && (slots.size === 0 || room >= Math.ceil(concurrency / 4));
-        const claimed = worthIt ? await claimDueDeliveries(db, { limit: room, leaseS: opts.leaseS }) : [];
+        const claimed = worthIt ? await claimDueDeliveries(db, { limit: room, leaseS: opts.leaseS, stillHeld: (id) => lease.holds(id) }) : [];
         for (const d of claimed) {
           // Still being attempted here (its lease ran out while this process stalled, and the
           // claim just renewed it): the attempt in flight will record it.

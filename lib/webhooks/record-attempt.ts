@@ -4,7 +4,7 @@ import { bareColumn, compiledStatement, notBefore, perDatabase, rowsOf, type Db 
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
 import type { OutboundResult } from "./outbound";
-import { afterFailure, deliverable } from "./policy";
+import { afterFailure, deliverable, MAX_ATTEMPTS } from "./policy";
 import { ATTEMPT_INTERRUPTED } from "./subscriptions/schemas";
 
 export type AttemptRecorded = {
@@ -239,17 +239,19 @@ export const recordSuccessesStatement = compiledStatement(
  * record what happened, perhaps after the endpoint had the request. Each goes to the log as an
  * attempt, `not_sent` with `error` "interrupted", started when it was claimed and lasting until
  * its lease ran out; what was sent is not known, so its request is left empty. It counts as an
- * attempt (a delivery whose sending kills its worker each time still ends after MAX_ATTEMPTS)
- * but not towards its subscription's failure streak: nothing says the endpoint failed.
+ * attempt (a delivery whose sending kills its worker each time fails after MAX_ATTEMPTS, as
+ * `attempts_exhausted`) but not towards its subscription's failure streak: nothing says the
+ * endpoint failed.
  *
  * One statement for all of them. A delivery whose count moved since the claim read it (its
- * worker was only slow, and recorded the attempt after all) is left as it is. Returns each
- * recorded delivery's new attempt count.
+ * worker was only slow, and recorded the attempt just now) is left as it is. A worker that was
+ * only slow and records later still adds its own record: the log then shows that one request
+ * twice, first as interrupted. Returns each recorded delivery's new attempt count and status.
  */
 export async function recordInterrupted(
   db: Db,
   items: readonly { deliveryId: string; attemptCount: number; claimedAt: Date; lapsedAt: Date }[],
-): Promise<Map<string, number>> {
+): Promise<Map<string, { attemptCount: number; status: "pending" | "failed" }>> {
   const input = JSON.stringify(
     items.map((i) => ({
       delivery_id: i.deliveryId,
@@ -259,23 +261,30 @@ export async function recordInterrupted(
       duration_ms: Math.max(0, Math.round(i.lapsedAt.getTime() - i.claimedAt.getTime())),
     })),
   );
-  const rows = rowsOf<{ id: string; attempt_count: number }>(
+  // The last of its attempts (counted since it was last queued again, as afterFailure counts)
+  // fails it, as a failed last attempt would: nothing says the endpoint failed, but a delivery
+  // whose sending kills its worker every time must end.
+  const last = sql`${w.attemptCount} + 1 - ${w.requeuedAtAttempt} >= ${MAX_ATTEMPTS}`;
+  const rows = rowsOf<{ id: string; attempt_count: number; status: "pending" | "failed" }>(
     await db.execute(sql`
       with i as (
         select * from json_to_recordset(${input}::json) as x(delivery_id text, attempt_id text, attempt_count int, started_at timestamptz, duration_ms int)),
       d as (
         update ${webhookDeliveries} ${w}
-        set ${bareColumn(webhookDeliveries.attemptCount)} = ${w.attemptCount} + 1
+        set ${bareColumn(webhookDeliveries.attemptCount)} = ${w.attemptCount} + 1,
+          ${bareColumn(webhookDeliveries.status)} = case when ${last} then 'failed' else ${w.status} end,
+          ${bareColumn(webhookDeliveries.failureReason)} = case when ${last} then 'attempts_exhausted' else ${w.failureReason} end,
+          ${bareColumn(webhookDeliveries.lockedUntil)} = case when ${last} then null else ${w.lockedUntil} end
         from i where ${w.id} = i.delivery_id and ${w.status} = 'pending' and ${w.attemptCount} = i.attempt_count
-        returning ${w.id} as id, ${w.attemptCount} as attempt_count),
+        returning ${w.id} as id, ${w.attemptCount} as attempt_count, ${w.status} as status),
       a as (
         insert into ${A} (${bareColumn(A.id)}, ${bareColumn(A.deliveryId)}, ${bareColumn(A.attempt)}, ${bareColumn(A.startedAt)}, ${bareColumn(A.durationMs)}, ${bareColumn(A.outcome)},
           ${bareColumn(A.responseStatus)}, ${bareColumn(A.responseBodyExcerpt)}, ${bareColumn(A.error)}, ${bareColumn(A.requestHeaders)}, ${bareColumn(A.requestBody)})
         select i.attempt_id, d.id, d.attempt_count, i.started_at, i.duration_ms, 'not_sent', null, null, ${ATTEMPT_INTERRUPTED}, '{}'::jsonb, ''
         from d join i on i.delivery_id = d.id)
-      select id, attempt_count from d`),
+      select id, attempt_count, status from d`),
   );
-  return new Map(rows.map((r) => [r.id, Number(r.attempt_count)]));
+  return new Map(rows.map((r) => [r.id, { attemptCount: Number(r.attempt_count), status: r.status }]));
 }
 
 /** PostgreSQL text cannot hold NUL. */

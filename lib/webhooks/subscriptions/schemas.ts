@@ -154,11 +154,12 @@ export const Delivery = z
     subscription_id: z.string(),
     event: WebhookEvent.nullable().meta({ description: "The event delivered (the body of every attempt)." }),
     status: z.enum(DELIVERY_STATUSES).meta({
-      description: "`pending` until an attempt succeeds (`succeeded`) or it fails for good (`failed`: attempts used up, or the subscription was disabled).",
+      description:
+        "`pending` until an attempt succeeds (`succeeded`) or it fails for good (`failed`: attempts used up, the subscription disabled, or the athlete disconnected the app; `failure_reason` says which).",
     }),
     failure_reason: z.enum(DELIVERY_FAILURE_REASONS).nullable().meta({
       description:
-        "Why a `failed` delivery failed: `attempts_exhausted` (all 20 attempts failed), `subscription_disabled` (its subscription was disabled while it was pending: after 20 consecutive failures, or by the app's developer) or `athlete_disconnected` (the athlete disconnected the app before it was sent: their events no longer go to it). Null unless `failed`.",
+        "Why a `failed` delivery failed: `attempts_exhausted` (its 20 attempts since it was last queued ran out), `subscription_disabled` (its subscription was disabled while it was pending: after 20 consecutive failures, or by the app's developer) or `athlete_disconnected` (the athlete disconnected the app before it was delivered: their events no longer go to it). Null unless `failed`, and for deliveries that failed before the service kept reasons.",
     }),
     attempt_count: z.number().int().min(0).meta({ description: "Attempts made; 0 means never sent." }),
     next_attempt_at: Instant.nullable().meta({ description: "When the next attempt is due, while `pending`; otherwise null. While the subscription is failing, only its oldest pending delivery is tried: the others wait for it to succeed, whatever this says." }),
