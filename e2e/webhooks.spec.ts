@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { verifyWebhookSignature } from "../lib/webhooks/signature";
 import { bearer, createToken, signIn, signUpNewPerson } from "./helpers";
 
@@ -38,6 +38,17 @@ async function endpoint(status: (body: string) => number = () => 204) {
     handshakes,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Adds an endpoint at a fresh path of `hooks` on the webhooks page, through its handshake, and closes the secret; its list item. */
+async function addEndpoint(page: Page, hooks: { url: string }) {
+  await page.getByRole("button", { name: "Add endpoint" }).click();
+  const url = `${hooks.url}/${randomBytes(3).toString("hex")}`;
+  await page.getByLabel("Endpoint URL").fill(url);
+  await page.getByRole("button", { name: "Add endpoint" }).click();
+  await expect(page.getByText(`Verified: ${url} answered the handshake`)).toBeVisible();
+  await page.getByRole("button", { name: "Done", exact: true }).click();
+  return { url, item: page.getByRole("listitem", { name: url }) };
 }
 
 test("a developer subscribes an endpoint, an athlete's new activity is delivered signed and logged, and the developer redelivers it", async ({
@@ -151,13 +162,7 @@ test("a delivery that failed because the athlete disconnected the app says so in
     const devPage = await dev.newPage();
     await signIn(devPage, "dev@example.com");
     await devPage.goto("/developers/apps/demo-training-log/webhooks");
-    await devPage.getByRole("button", { name: "Add endpoint" }).click();
-    const url = `${hooks.url}/${randomBytes(3).toString("hex")}`;
-    await devPage.getByLabel("Endpoint URL").fill(url);
-    await devPage.getByRole("button", { name: "Add endpoint" }).click();
-    await expect(devPage.getByText(`Verified: ${url} answered the handshake`)).toBeVisible();
-    await devPage.getByRole("button", { name: "Done", exact: true }).click();
-    const item = devPage.getByRole("listitem", { name: url });
+    const { url, item } = await addEndpoint(devPage, hooks);
 
     const athlete = await signUpNewPerson(browser, "Noor");
     const authorize = new URLSearchParams({
@@ -267,12 +272,7 @@ test("a developer edits an endpoint's events and URL in place: a new URL answers
     const page = await dev.newPage();
     await signIn(page, "dev@example.com");
     await page.goto("/developers/apps/demo-training-log/webhooks");
-    await page.getByRole("button", { name: "Add endpoint" }).click();
-    const url = `${hooks.url}/${randomBytes(3).toString("hex")}`;
-    await page.getByLabel("Endpoint URL").fill(url);
-    await page.getByRole("button", { name: "Add endpoint" }).click();
-    await page.getByRole("button", { name: "Done", exact: true }).click();
-    const item = page.getByRole("listitem", { name: url });
+    const { url, item } = await addEndpoint(page, hooks);
     await expect(item).toContainText("activity.created");
 
     // Cancel gives the focus back to Edit.
