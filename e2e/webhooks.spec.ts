@@ -1,9 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
 import { verifyWebhookSignature } from "../lib/webhooks/signature";
-import { bearer, createToken, signIn, signUpNewPerson } from "./helpers";
+import { authorizeLink, bearer, createToken, signIn, signUpNewPerson } from "./helpers";
 
 // The webhook journey in a real browser: a developer subscribes an endpoint for the Demo
 // Training Log app, an athlete who authorized the app records an activity, the delivery
@@ -82,17 +82,7 @@ test("a developer subscribes an endpoint, an athlete's new activity is delivered
 
     // An athlete authorizes the app to read activities, then records one with a token.
     const athlete = await signUpNewPerson(browser, "Iris");
-    const verifier = randomBytes(32).toString("base64url");
-    const authorize = new URLSearchParams({
-      client_id: "demo-training-log",
-      redirect_uri: `${baseURL}/demo/callback`,
-      response_type: "code",
-      scope: "activities.read",
-      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-      code_challenge_method: "S256",
-      state: randomBytes(8).toString("hex"),
-    });
-    await athlete.page.goto(`/oauth/authorize?${authorize}`);
+    await athlete.page.goto(authorizeLink("demo-training-log", `${baseURL}/demo/callback`, ["activities.read"]).url);
     await athlete.page.getByRole("button", { name: "Allow" }).click();
     await athlete.page.waitForURL(/\/demo\/callback\?/);
     const pat = await createToken(athlete.page, "webhook journey", ["activities.write"]);
@@ -165,16 +155,7 @@ test("a delivery that failed because the athlete disconnected the app says so in
     const { url, item } = await addEndpoint(devPage, hooks);
 
     const athlete = await signUpNewPerson(browser, "Noor");
-    const authorize = new URLSearchParams({
-      client_id: "demo-training-log",
-      redirect_uri: `${baseURL}/demo/callback`,
-      response_type: "code",
-      scope: "activities.read",
-      code_challenge: createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url"),
-      code_challenge_method: "S256",
-      state: randomBytes(8).toString("hex"),
-    });
-    await athlete.page.goto(`/oauth/authorize?${authorize}`);
+    await athlete.page.goto(authorizeLink("demo-training-log", `${baseURL}/demo/callback`, ["activities.read"]).url);
     await athlete.page.getByRole("button", { name: "Allow" }).click();
     await athlete.page.waitForURL(/\/demo\/callback\?/);
     const pat = await createToken(athlete.page, "withdrawn delivery", ["activities.write"]);
