@@ -125,8 +125,8 @@ export async function claimDueDeliveries(
   const claimed = claimedRows(await (opts.deliveryId === undefined ? claimBatch : claimOne)(db, values));
   const lapsed = claimed.filter((c) => c.lapsed && !opts.stillHeld?.(c.delivery.id));
   if (lapsed.length === 0) return claimed.map((c) => c.delivery);
-  // Each claim that lapsed goes to the log before the delivery is attempted again; one whose
-  // attempts that used up is not attempted again.
+  // Each claim that lapsed goes to the log before the delivery is attempted again; a delivery
+  // whose last attempt that was is not attempted again.
   const recorded = await recordInterrupted(
     db,
     lapsed.map((c) => ({ deliveryId: c.delivery.id, attemptCount: c.delivery.attemptCount, claimedAt: c.lapsed!.claimedAt, lapsedAt: c.lapsed!.until })),
@@ -262,18 +262,18 @@ function claimedRows(result: unknown): Claimed[] {
   return rowsOf<Row>(result).map((r) => ({
     lapsed: r.lapsed_until === null ? null : { until: new Date(r.lapsed_until), claimedAt: new Date(r.claimed_at ?? r.lapsed_until) },
     delivery: {
-    id: r.id,
-    subscriptionId: r.subscription_id,
-    attemptCount: Number(r.attempt_count),
-    probe: r.probe,
-    url: r.url,
-    secretSealed: r.secret_sealed,
-    previousSecretSealed: r.previous_secret_sealed,
-    previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,
-    event:
-      r.event_id === null
-        ? null // its event row is gone: the attempt is recorded as not sent
-        : { id: r.event_id, type: r.type!, athleteId: r.athlete_id!, objectId: r.object_id!, objectType: r.object_type!, occurredAt: new Date(r.occurred_at!) },
+      id: r.id,
+      subscriptionId: r.subscription_id,
+      attemptCount: Number(r.attempt_count),
+      probe: r.probe,
+      url: r.url,
+      secretSealed: r.secret_sealed,
+      previousSecretSealed: r.previous_secret_sealed,
+      previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,
+      event:
+        r.event_id === null
+          ? null // its event row is gone: the attempt is recorded as not sent
+          : { id: r.event_id, type: r.type!, athleteId: r.athlete_id!, objectId: r.object_id!, objectType: r.object_type!, occurredAt: new Date(r.occurred_at!) },
     },
   }));
 }

@@ -232,7 +232,6 @@ export const recordSuccessesStatement = compiledStatement(
     select d.id, d.subscription_id, d.attempt_count as attempt, d.subscription_id in (select id from s) as recovered from d`,
 );
 
-
 /**
  * Records the attempts that lapsed claims cut short, as the claim that takes each delivery
  * again finds them (claim-deliveries.ts): a worker claimed the delivery and died, or could not
