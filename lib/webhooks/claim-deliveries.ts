@@ -125,8 +125,8 @@ export async function claimDueDeliveries(
   const claimed = claimedRows(await (opts.deliveryId === undefined ? claimBatch : claimOne)(db, values));
   const lapsed = claimed.filter((c) => c.lapsed && !opts.stillHeld?.(c.delivery.id));
   if (lapsed.length === 0) return claimed.map((c) => c.delivery);
-  // Each claim that lapsed goes to the log before the delivery is attempted again; a delivery
-  // whose last attempt that was is not attempted again.
+  // Each claim that lapsed goes to the log before the delivery is attempted again. If the lost
+  // attempt was the delivery's last, the delivery has failed and is not attempted again.
   const recorded = await recordInterrupted(
     db,
     lapsed.map((c) => ({ deliveryId: c.delivery.id, attemptCount: c.delivery.attemptCount, claimedAt: c.lapsed!.claimedAt, lapsedAt: c.lapsed!.until })),
