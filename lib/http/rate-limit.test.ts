@@ -202,7 +202,7 @@ describe("429 rate_limited", () => {
     expect(await writeCounts()).toEqual(counts);
   });
 
-  it("with both windows used up, Retry-After waits for the one that reopens last (the day's, but in its last quarter hour)", async () => {
+  it("with both windows used up, Retry-After waits for the one that reopens last, and names it", async () => {
     process.env.RATE_LIMIT_DAILY = String(LIMIT);
     resetEnvForTests();
     try {
@@ -215,6 +215,26 @@ describe("429 rate_limited", () => {
       expect([w["15min"]!.r, w.daily!.r]).toEqual([0, 0]);
       expect(Number(res.headers.get("retry-after"))).toBe(Math.max(w["15min"]!.t, w.daily!.t));
       expect(((await res.json()) as { detail: string }).detail).toContain(w.daily!.t >= w["15min"]!.t ? "daily" : "15min");
+    } finally {
+      delete process.env.RATE_LIMIT_DAILY;
+      resetEnvForTests();
+    }
+  });
+
+  it.each([
+    ["at midday, the day's", "2026-03-01T12:07:30Z", "daily", 11 * 3600 + 52 * 60 + 30],
+    ["in the day's last quarter hour, when both reopen at midnight, still the day's", "2026-03-01T23:50:00Z", "daily", 600],
+  ])("with both windows used up %s is the one named", async (_when, at, name, resetS) => {
+    process.env.RATE_LIMIT_DAILY = String(LIMIT);
+    resetEnvForTests();
+    try {
+      const db = await api.db();
+      const bucket = `test-both:${randomBytes(6).toString("hex")}`;
+      const nowMs = Date.parse(at);
+      for (let i = 0; i < LIMIT; i++) expect((await consumeRateLimit(db, bucket, nowMs)).exceeded).toBeUndefined();
+      const over = await consumeRateLimit(db, bucket, nowMs);
+      expect(over.windows.every((w) => w.used > w.limit)).toBe(true);
+      expect(over.exceeded).toMatchObject({ name, resetS });
     } finally {
       delete process.env.RATE_LIMIT_DAILY;
       resetEnvForTests();

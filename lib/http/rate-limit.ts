@@ -166,8 +166,10 @@ function rateLimitResult(counts: readonly number[], nowMs: number, scale = 1): R
     };
   });
   // With both windows used up, the one that reopens last: `Retry-After` is when a request can succeed.
+  // In the day's last quarter hour both reopen at midnight; the daily one (the longer, later in
+  // WINDOWS) is named then, as it is the limit the caller has really run into.
   const over = windows.filter((w) => w.used > w.limit);
-  return { windows, exceeded: over.length ? over.reduce((a, b) => (b.resetS > a.resetS ? b : a)) : undefined };
+  return { windows, exceeded: over.length ? over.reduce((a, b) => (b.resetS >= a.resetS ? b : a)) : undefined };
 }
 
 /** The windows as a counting statement's `windows` parameter: each one's suffix, start and place. */
