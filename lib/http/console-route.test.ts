@@ -1,9 +1,10 @@
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { sessionCookieFor } from "../auth/test-session";
 import { activities, oauthClients, teams, webhookSubscriptions } from "../db/schema";
 import { resetEnvForTests } from "../env";
+import { awayFromWindowEdge } from "../testing/clock";
 import { setupApi } from "../testing/fixtures";
 import { sendEndlessBody } from "../testing/endless-body";
 import { countRows } from "../testing/rows";
@@ -105,6 +106,9 @@ describe("console routes: adding a webhook endpoint sent again after a lost answ
 });
 
 describe("console routes: a window per signed-in person (CONTRACT §10)", () => {
+  // Each test fills a 15-minute window and expects the next request refused.
+  beforeEach(() => awayFromWindowEdge());
+
   it("answers 429 rate_limited with Retry-After once a person used their window (CONSOLE_LIMIT_SCALE times an app's); another person is not affected", async () => {
     limitTo(2);
     const me = await signedIn();

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "../env";
+import { awayFromWindowEdge } from "../testing/clock";
 import { setupApi } from "../testing/fixtures";
 import { writeCounts } from "../testing/rows";
 import { eq, sql } from "drizzle-orm";
@@ -33,10 +34,7 @@ afterAll(() => {
 
 // The windows are fixed 15-minute slots: a test straddling a slot's end would see its count
 // reset halfway. Start each test well inside a slot.
-beforeEach(async () => {
-  const toEdge = 900_000 - (Date.now() % 900_000);
-  if (toEdge < 5_000) await new Promise((r) => setTimeout(r, toEdge + 100));
-});
+beforeEach(() => awayFromWindowEdge());
 
 type Window = { r: number; t: number };
 

@@ -11,6 +11,7 @@ import { inWriteCtx } from "../http/operation";
 import { issueAccessToken } from "../oauth/access-token";
 import { disconnectApp } from "../oauth-grants/disconnect-app";
 import { SAMPLES_DIR } from "../files/testing/samples";
+import { awayFromWindowEdge } from "../testing/clock";
 import { setupApi } from "../testing/fixtures";
 import { startUploadProcessor, type UploadProcessor } from "../uploads/local-processor";
 import { log } from "../log";
@@ -250,6 +251,7 @@ describe("the MCP server", () => {
 
     const person = await api.person();
     const pat = await api.pat(person.id);
+    await awayFromWindowEdge();
     const first = await api.call(pat, "GET", "/v1/athletes/me");
     const remaining = (r: Response) => Number(/r=(\d+)/.exec(r.headers.get("ratelimit") ?? "")?.[1]);
     const viaMcp = await post(pat, { jsonrpc: "2.0", id: 1, method: "tools/list" });

@@ -7,6 +7,7 @@ import type { Db } from "../db/client";
 import { oauthClients, oauthGrants } from "../db/schema";
 import { resetEnvForTests } from "../env";
 import { newId } from "../ids";
+import { awayFromWindowEdge } from "../testing/clock";
 import { setupApi } from "../testing/fixtures";
 import { decideAuthorization, prepareAuthorization, type AuthorizationStep } from "./authorize";
 import { metadataTtlS, REFUSED_DOCUMENT_TTL_MS } from "./client-metadata";
@@ -224,6 +225,10 @@ async function register(body: unknown) {
 }
 
 describe("dynamic client registration (RFC 7591)", () => {
+  // Registrations are counted per address in clock hours, and the tests below share one count up
+  // to the refusal: begin them well inside an hour.
+  beforeAll(() => awayFromWindowEdge(3_600_000, 60_000), 70_000);
+
   it("registers a public client and answers 201 with every member, then the client can be authorized for /mcp", async () => {
     const res = await register({ client_name: "Desk Assistant", redirect_uris: ["http://localhost/callback"], grant_types: ["authorization_code", "refresh_token"] });
     expect(res.status).toBe(201);

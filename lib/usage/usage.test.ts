@@ -5,6 +5,7 @@ import { oauthClients, oauthGrants, oauthTokenFamilies } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { consumeRateLimit } from "../http/rate-limit";
 import { issueAccessToken, issueAppAccessToken } from "../oauth/access-token";
+import { awayFromWindowEdge } from "../testing/clock";
 import { setupApi } from "../testing/fixtures";
 import { getAppUsage } from "./get-app-usage";
 import { AppUsage } from "./schemas";
@@ -92,6 +93,8 @@ describe("GET /v1/app/usage", () => {
   it("answers a client-credentials token with its own app's usage, this request included", async () => {
     const clientId = await registeredApp();
     const other = await registeredApp();
+    // The counts below and the request's own must fall in one 15-minute window.
+    await awayFromWindowEdge();
     await count(clientId, 4, Date.now());
     await count(other, 10, Date.now());
     const token = await appToken(clientId);
@@ -102,7 +105,10 @@ describe("GET /v1/app/usage", () => {
     const body = AppUsage.parse(await res.json());
     expect(body.client_id).toBe(clientId);
     expect(body.days).toHaveLength(30);
-    expect(body.days.at(-1)).toEqual({ date: new Date().toISOString().slice(0, 10), requests: 5 });
+    // Today as the service saw it: the day the daily window that resets next began.
+    const daily = body.windows.find((w) => w.name === "daily")!;
+    const today = new Date(Date.parse(daily.resets_at) - 86_400_000).toISOString().slice(0, 10);
+    expect(body.days.at(-1)).toEqual({ date: today, requests: 5 });
     expect(body.windows.map((w) => w.used)).toEqual([5, 5]);
     // The headers and the body tell the same story.
     expect(res.headers.get("ratelimit")).toMatch(/^"15min";r=595;t=\d+, "daily";r=29995;t=\d+$/);
