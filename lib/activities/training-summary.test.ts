@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { refusal, setupApi } from "../testing/fixtures";
-import { localDateTimeIn } from "../time/local";
+import { addDays, localDateTimeIn, mondayOf } from "../time/local";
 import { SummaryQuery, trainingSummary } from "./training-summary";
 
 const api = setupApi();
@@ -47,6 +47,28 @@ describe("trainingSummary", () => {
     const monday = new Date(`${today}T00:00:00Z`);
     monday.setUTCDate(monday.getUTCDate() - ((monday.getUTCDay() + 6) % 7));
     expect(got.periods[0]!.start).toBe(monday.toISOString().slice(0, 10));
+  });
+
+  it("runs a range given only its start to today, and one given only its end back over 12 whole periods", async () => {
+    const ava = await api.person({ timezone: "UTC" });
+    const pat = await api.pat(ava.id);
+    const today = localDateTimeIn("UTC", new Date()).slice(0, 10);
+    for (const day of [addDays(today, -300), addDays(today, -150), today]) await record(pat, `${day}T07:00:00`);
+    const { ctx } = await api.as(ava.id);
+    const summary = (query: Record<string, string>) => trainingSummary({ ctx, athleteId: "me", query: SummaryQuery.parse(query) });
+
+    const fromStart = await summary({ start: addDays(today, -300) });
+    expect(fromStart.periods.map((p) => p.start)).toEqual([addDays(today, -300), addDays(today, -150), today].map(mondayOf));
+    // A start after today is an empty range.
+    expect((await summary({ start: addDays(today, 10) })).periods).toEqual([]);
+
+    // The last day included is a Wednesday: its week and the eleven before, each whole.
+    const wednesday = addDays(mondayOf(addDays(today, -200)), 2);
+    const firstDay = addDays(mondayOf(wednesday), -77);
+    await record(pat, `${firstDay}T07:00:00`);
+    await record(pat, `${addDays(firstDay, -1)}T07:00:00`);
+    const toEnd = await summary({ end: addDays(wednesday, 1) });
+    expect(toEnd.periods.map((p) => [p.start, p.count])).toEqual([[firstDay, 1]]);
   });
 
   it("follows the reach rules and bounds the range", async () => {

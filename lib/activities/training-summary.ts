@@ -10,8 +10,10 @@ import { SportType } from "./schemas";
 
 export const SummaryQuery = z
   .object({
-    start: LocalDate.optional().meta({ description: "First local date included (the athlete's timezone). Default: the first day of the 12th period back." }),
-    end: LocalDate.optional().meta({ description: "Local date at which the range ends, excluded. Default: tomorrow, so today is included." }),
+    start: LocalDate.optional().meta({
+      description: "First local date included (the athlete's timezone). Default: the first day of the 11th period before the one that holds the range's last day, so 12 periods are covered.",
+    }),
+    end: LocalDate.optional().meta({ description: "Local date at which the range ends, excluded. Default: tomorrow in the athlete's timezone, so today is included." }),
     group_by: z.enum(["week", "month"]).default("week").meta({ description: "`week` (weeks start on Monday) or `month`." }),
   })
   // As the lists have it.
@@ -42,14 +44,13 @@ function periodStart(date: string, groupBy: "week" | "month"): string {
   return groupBy === "month" ? `${date.slice(0, 8)}01` : mondayOf(date);
 }
 
-/** The default range: the current period and the eleven before it, in the athlete's calendar. */
-function defaultRange(today: string, groupBy: "week" | "month"): { start: string; end: string } {
-  const end = addDays(today, 1);
-  const current = periodStart(today, groupBy);
-  if (groupBy === "week") return { start: addDays(current, -7 * (DEFAULT_PERIODS - 1)), end };
+/** The default start: the first day of the period holding `lastDay` and of the eleven before it. */
+function defaultStart(lastDay: string, groupBy: "week" | "month"): string {
+  const current = periodStart(lastDay, groupBy);
+  if (groupBy === "week") return addDays(current, -7 * (DEFAULT_PERIODS - 1));
   const d = new Date(`${current}T00:00:00Z`);
   d.setUTCMonth(d.getUTCMonth() - (DEFAULT_PERIODS - 1));
-  return { start: d.toISOString().slice(0, 10), end };
+  return d.toISOString().slice(0, 10);
 }
 
 /**
@@ -68,15 +69,18 @@ export async function trainingSummary({
 }): Promise<TrainingSummaryWire> {
   requireAthleteActor(ctx.actor);
   const id = await resolveReachableAthlete(ctx.db, ctx.actor, athleteId);
+  // A range open at one end runs to today (included) or back 12 periods, as it does when both
+  // are left out: never cut short to a span the caller did not ask for.
   let { start, end } = query;
-  const span = query.group_by === "week" ? 7 * DEFAULT_PERIODS : 366;
-  if (!start && !end) {
+  if (!end) {
     const [profile] = await ctx.db.select({ timezone: athleteProfiles.timezone }).from(athleteProfiles).where(eq(athleteProfiles.userId, id));
-    ({ start, end } = defaultRange(localToday(profile?.timezone ?? "UTC"), query.group_by));
-  } else if (!start) start = addDays(end!, -span);
-  else if (!end) end = addDays(start, span);
-  if (end! < start!) throw new ApiError("invalid_parameter_combination", "end must not be before start.");
-  if ((Date.parse(end!) - Date.parse(start!)) / 86_400_000 > MAX_DAYS) {
+    end = addDays(localToday(profile?.timezone ?? "UTC"), 1);
+    // A start after today is an empty range, not an end before it.
+    if (start && start > end) end = start;
+  }
+  start ??= defaultStart(addDays(end, -1), query.group_by);
+  if (end < start) throw new ApiError("invalid_parameter_combination", "end must not be before start.");
+  if ((Date.parse(end) - Date.parse(start)) / 86_400_000 > MAX_DAYS) {
     throw new ApiError("invalid_parameter_combination", `A summary covers at most ${MAX_DAYS} days; narrow start and end.`);
   }
   // date_trunc('week') starts weeks on Monday (ISO 8601), as the contract does.
