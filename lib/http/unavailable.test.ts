@@ -10,6 +10,7 @@ import { writeCounts } from "../testing/rows";
 import { serveOverWire } from "../testing/pglite-wire";
 import { startTcpProxy, type TcpProxy } from "../testing/tcp-proxy";
 import { generateToken } from "../tokens/format";
+import { handleMcpRequest } from "../mcp/handler";
 
 const api = setupApi();
 
@@ -146,6 +147,33 @@ describe("503 when the database cannot be reached", () => {
     for (let i = 0; i < 10; i++) expect((await api.call(token, "GET", "/v1/athletes/me/activities")).status).toBe(200);
     const writes = await Promise.all(Array.from({ length: 10 }, () => api.call(token, "POST", "/v1/athletes/me/activities", { body: RUN })));
     expect(writes.map((r) => r.status)).toEqual(Array(10).fill(201));
+  });
+});
+
+describe("an MCP tool whose query finds the database gone", () => {
+  it("is answered 503 service_unavailable with Retry-After, not as a tool's error: on the direct path and on the SDK's", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id);
+    const created = await api.call(token, "POST", "/v1/athletes/me/activities", { body: RUN });
+    const { id } = (await created.json()) as { id: string };
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_activity", arguments: { id } } });
+    const ways = [
+      () => fetch(`${api.url}/mcp`, { method: "POST", headers, body }),
+      () => handleMcpRequest(new Request(`${api.url}/mcp`, { method: "POST", headers, body }), { direct: false }),
+    ];
+    for (const send of ways) {
+      // The token's lookup goes through; the activity's id is first sent by the tool's own query.
+      const cut = proxy.cutAt(id);
+      const during = await send();
+      await cut;
+      proxy.restore();
+      await expectUnavailable(during);
+      // The pool may take a request or two to reconnect (those answer 503 as well); then the tool answers.
+      await expect.poll(async () => (await send()).status, { timeout: 10_000 }).toBe(200);
+      const after = await send();
+      expect(((await after.json()) as { result: { structuredContent: { id: string } } }).result.structuredContent.id).toBe(id);
+    }
   });
 });
 

@@ -25,6 +25,7 @@ import { dropRestAfterAnswer, readJsonBody } from "../http/body";
 import { isRawJson } from "../http/raw-json";
 import { requestStarted } from "../http/requests-first";
 import { ApiError } from "../http/errors";
+import { isDatabaseUnavailable, isRetriable } from "../http/db-errors";
 import { printableExcerpt } from "../text";
 import { missingIsRequired, unstorableText, validationError } from "../http/validation";
 import type { RateLimitResult } from "../http/rate-limit";
@@ -90,7 +91,8 @@ function unknownTool(message: unknown): { id: unknown; name: string } | undefine
   if (m?.method !== "tools/call" || m.id === undefined) return undefined;
   const name = m.params?.name;
   if (typeof name === "string" && MCP_TOOLS.some((t) => t.name === name)) return undefined;
-  return { id: m.id, name: typeof name === "string" ? name : String(JSON.stringify(name ?? null)) };
+  // Named back in at most 200 printable characters, as argument names are (`invalidCall`).
+  return { id: m.id, name: printableExcerpt(typeof name === "string" ? name : String(JSON.stringify(name ?? null)), 200) };
 }
 
 /** A JSON-RPC error answering request `id` (HTTP 200: the transport carried it; the request failed). */
@@ -124,13 +126,16 @@ type ToolAnswer = { ok: true; json: string } | { ok: false; text: string };
 /**
  * Runs a tool with arguments its input schema has already parsed. What /v1 answers with a
  * problem (not found, not reachable, a bad range) is the tool's error, in the same words; a
- * failure of the service is logged and named by the trace id.
+ * failure of the service is logged and named by the trace id. A database out of reach (or a
+ * service too busy) is thrown on, to be answered 503 with `Retry-After` as /v1 answers it
+ * (CONTRACT §3): the client can tell a moment's outage from a fault and try again.
  */
 async function runTool(tool: McpTool, ctx: Ctx, args: Record<string, unknown>, traceId: string): Promise<ToolAnswer> {
   try {
     const value = await tool.run(ctx, args);
     return { ok: true, json: isRawJson(value) ? value.text : JSON.stringify(value) };
   } catch (err) {
+    if (isDatabaseUnavailable(err) || isRetriable(err)) throw err;
     if (err instanceof ApiError && err.status < 500) return { ok: false, text: err.message };
     log.error("mcp tool failed", { trace_id: traceId, tool: tool.name, error: errorText(err) });
     return { ok: false, text: `The service failed. Quote trace id ${traceId} when reporting it.` };
@@ -150,8 +155,12 @@ function toolResult(answer: ToolAnswer): CallToolResult {
  */
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-/** A server with the tools the token's scopes allow: `tools/list` shows only those. */
-function serverFor(ctx: Ctx, traceId: string): McpServer {
+/**
+ * A server with the tools the token's scopes allow: `tools/list` shows only those. The SDK
+ * answers whatever a tool throws as a tool error; an outage `runTool` throws on is kept in
+ * `outage` instead, for `sdkAnswer` to answer 503.
+ */
+function serverFor(ctx: Ctx, traceId: string, outage: { err?: unknown }): McpServer {
   // Tools declared whatever the token allows: `tools/list` for a token that allows none answers
   // an empty list (the SDK sets its tool handlers up only with a capability or a first tool).
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, jsonSchemaValidator, capabilities: { tools: {} } });
@@ -160,7 +169,14 @@ function serverFor(ctx: Ctx, traceId: string): McpServer {
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { readOnlyHint: true, openWorldHint: false } },
-      async (args: Record<string, unknown>) => toolResult(await runTool(tool, ctx, args, traceId)),
+      async (args: Record<string, unknown>) => {
+        try {
+          return toolResult(await runTool(tool, ctx, args, traceId));
+        } catch (err) {
+          outage.err = err;
+          throw err;
+        }
+      },
     );
   }
   // The SDK declares `listChanged: true` with its first tool; a server that answers each POST on
@@ -303,11 +319,13 @@ function originRefused(req: Request): boolean {
  * stateless transport, which also answers the headers it refuses.
  */
 async function sdkAnswer(req: Request, body: unknown, ctx: Ctx, traceId: string, rl: RateLimitResult | undefined): Promise<Response> {
-  const server = serverFor(ctx, traceId);
+  const outage: { err?: unknown } = {};
+  const server = serverFor(ctx, traceId, outage);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
     const answer = await transport.handleRequest(req, { parsedBody: body });
+    if (outage.err) throw outage.err;
     const headers = baseHeaders(traceId, rl);
     answer.headers.forEach((v, k) => headers.set(k, v));
     // A JSON answer (enableJsonResponse) is whole: read here, it goes out with its length, and
@@ -376,7 +394,8 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     // Looked for only when the call names no tool of this server's.
     const unknown = toolCall ? undefined : unknownTool(body);
     if (unknown) return jsonRpcError(unknown.id, -32602, `Unknown tool: ${unknown.name}. tools/list names the tools this token may call.`, baseHeaders(traceId, rl));
-    const lacking = toolCall && missingScopes(toolCall, actor);
+    // A notification is never answered, so it needs no scope: the SDK accepts it with 202.
+    const lacking = request && toolCall && missingScopes(toolCall, actor);
     if (lacking) throw stepUp(actor, lacking.tool, lacking.missing);
     const invalid = toolCall && invalidCall(request, toolCall);
     if (invalid) {

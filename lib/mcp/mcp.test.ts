@@ -193,6 +193,10 @@ describe("the MCP server", () => {
     expect(metrics.headers.get("www-authenticate")).toBe(
       `Bearer error="insufficient_scope", scope="athlete.read activities.read metrics.read", resource_metadata="${api.url}/.well-known/oauth-protected-resource/mcp"`,
     );
+    // As a notification the same call is never answered, so it needs no scope: taken, 202.
+    const notified = await post(token, { jsonrpc: "2.0", method: "tools/call", params: { name: "list_metrics", arguments: {} } });
+    expect(notified.status).toBe(202);
+    expect(notified.headers.get("www-authenticate")).toBeNull();
     const where = await post(token, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_activity_streams", arguments: { id: "act_x", keys: "latlng" } } });
     expect(where.status).toBe(403);
     expect(where.headers.get("www-authenticate")).toContain(`scope="athlete.read activities.read location.read"`);
@@ -498,6 +502,11 @@ describe("the MCP server", () => {
     const unknown = await post(pat, { jsonrpc: "2.0", id: "u1", method: "tools/call", params: { name: "no_such_tool", arguments: {} } });
     expect(unknown.status).toBe(200);
     expect(await unknown.json()).toMatchObject({ jsonrpc: "2.0", id: "u1", error: { code: -32602, message: expect.stringContaining("no_such_tool") } });
+    // A name of a megabyte is not echoed back whole.
+    const huge = await post(pat, { jsonrpc: "2.0", id: "u2", method: "tools/call", params: { name: "x".repeat(900_000), arguments: {} } });
+    const hugeAnswer = (await huge.json()) as { error: { code: number; message: string } };
+    expect(hugeAnswer.error.code).toBe(-32602);
+    expect(hugeAnswer.error.message.length).toBeLessThan(400);
 
     // A misspelt argument is named, not dropped (the call would answer for `me` instead).
     const misspelt = (await (await post(pat, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_profile", arguments: { athleteId: "ath_x" } } })).json()) as {
