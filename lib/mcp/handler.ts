@@ -82,6 +82,17 @@ function malformedParams(request: JSONRPCRequest): string | undefined {
 }
 
 /**
+ * The id of a message shaped as a request (`"jsonrpc": "2.0"`, a string or integer id, a
+ * method, params an object if sent), whatever its params hold; undefined for anything else.
+ */
+function envelopeId(body: unknown): string | number | undefined {
+  const m = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | null;
+  if (typeof m !== "object" || m === null || Array.isArray(m) || m.jsonrpc !== "2.0" || typeof m.method !== "string") return undefined;
+  if (m.params !== undefined && (typeof m.params !== "object" || m.params === null || Array.isArray(m.params))) return undefined;
+  return typeof m.id === "string" || Number.isInteger(m.id) ? (m.id as string | number) : undefined;
+}
+
+/**
  * A `tools/call` naming no tool this server has: a protocol error (-32602, MCP 2025-11-25
  * "Error Handling"), not a tool result. A known tool the token's scopes do not allow is a 403
  * step-up instead (CONTRACT §12).
@@ -376,11 +387,19 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
       return transportError(400, -32600, "Invalid Request: send one JSON-RPC message per request; batches are not accepted (MCP 2025-11-25).", baseHeaders(traceId, rl));
     }
     // A request with an id, as nearly every message is; a notification is the SDK's to answer.
-    const request = JSONRPCRequestSchema.safeParse(body).data;
+    const parsed = JSONRPCRequestSchema.safeParse(body);
+    const request = parsed.data;
     // JSON that is no JSON-RPC message at all (no method, `params` neither object nor array, …)
     // is an Invalid Request (JSON-RPC 2.0 §5.1, -32600); the SDK's transport would call it a
-    // Parse error (-32700), which is for text that is not JSON.
+    // Parse error (-32700), which is for text that is not JSON. A request whose envelope is
+    // right but whose params the SDK's schema refuses (a malformed `_meta`) is Invalid params
+    // (-32602), answered with its id.
     if (!request && !JSONRPCMessageSchema.safeParse(body).success) {
+      const id = envelopeId(body);
+      if (id !== undefined && parsed.error) {
+        const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join(".")}: ${i.message}`);
+        return jsonRpcError(id, -32602, `Invalid params for ${(body as { method: string }).method}: ${issues.join("; ")}.`, baseHeaders(traceId, rl));
+      }
       return transportError(
         400,
         -32600,

@@ -584,6 +584,12 @@ describe("the MCP server", () => {
     }
     // A well-formed notification is still taken (202, no body), as MCP has it.
     expect((await post(pat, { jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+    // A request whose envelope is right but whose `_meta` is not: Invalid params, with its id.
+    for (const _meta of [{ progressToken: {} }, null]) {
+      const res = await post(pat, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "get_profile", arguments: {}, _meta } });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32602, message: expect.stringMatching(/^Invalid params for tools\/call: params\._meta/) } });
+    }
   });
 
   it("refuses a request from a web page of another origin (403), and serves this service's own", async () => {
