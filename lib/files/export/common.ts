@@ -80,3 +80,57 @@ export function at(values: (number | null)[] | undefined, i: number): number | n
   const v = values?.[i];
   return v == null || !Number.isFinite(v) ? null : v;
 }
+
+/** Bytes of each chunk `Utf8Out` writes into. */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * A text document written as UTF-8 while it is made, into chunks of 1 MiB. A GPX or TCX of a
+ * week-long activity is hundreds of MB of XML: kept as a string per point and then joined, it
+ * was held twice on the heap, as strings, and took a 1 GiB file worker past its limit. Here the
+ * heap holds only the point being written; the text is held once, as bytes.
+ */
+export class Utf8Out {
+  private readonly chunks: Uint8Array[] = [];
+  private chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
+  private used = 0;
+  private total = 0;
+
+  /** Appends each part's text. */
+  push(...parts: string[]): void {
+    for (const s of parts) {
+      // UTF-8 takes at most 3 bytes per UTF-16 unit.
+      if (this.used + s.length * 3 > this.chunk.length) {
+        this.seal();
+        if (s.length * 3 > CHUNK_BYTES) {
+          const big = Buffer.from(s, "utf8");
+          this.chunks.push(big);
+          this.total += big.byteLength;
+          continue;
+        }
+      }
+      this.used += this.chunk.write(s, this.used, "utf8");
+    }
+  }
+
+  /** The document's bytes, in one array of exactly their length. */
+  bytes(): Uint8Array {
+    this.seal();
+    const out = new Uint8Array(this.total);
+    let at = 0;
+    for (const c of this.chunks) {
+      out.set(c, at);
+      at += c.byteLength;
+    }
+    return out;
+  }
+
+  /** Keeps what the current chunk holds and starts a new one. */
+  private seal(): void {
+    if (this.used === 0) return;
+    this.chunks.push(this.chunk.subarray(0, this.used));
+    this.total += this.used;
+    this.chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
+    this.used = 0;
+  }
+}

@@ -1,4 +1,4 @@
-import { afterStart, at, firstPointAtStart, isoTime, lastSampleOffsetS, num, perMinute, sampleTime, xmlText } from "./common";
+import { afterStart, at, firstPointAtStart, isoTime, lastSampleOffsetS, num, perMinute, sampleTime, Utf8Out, xmlText } from "./common";
 import type { ExportInput } from "./types";
 
 /*
@@ -54,17 +54,18 @@ const NAMESPACES =
   "http://www.garmin.com/xmlschemas/PowerExtension/v1 http://www8.garmin.com/xmlschemas/PowerExtensionv1.xsd " +
   'http://www.cluetrust.com/XML/GPXDATA/1/0 http://www.cluetrust.com/Schemas/gpxdata10.xsd"';
 
-/** A GPX 1.1 document of the activity's track. */
-export function exportGpx(activity: ExportInput): string {
+/** A GPX 1.1 document of the activity's track, as UTF-8. */
+export function exportGpx(activity: ExportInput): Uint8Array {
   const a = firstPointAtStart(activity);
   const { streams, totals } = a;
   const name = xmlText(a.name);
-  const out: string[] = [
+  const out = new Utf8Out();
+  out.push(
     '<?xml version="1.0" encoding="UTF-8"?>\n',
     `<gpx version="1.1" creator="Athlete Activity Service" ${NAMESPACES}>\n`,
     ` <metadata><name>${name}</name><time>${isoTime(a.startTime)}</time></metadata>\n`,
     ` <trk>\n  <name>${name}</name>\n  <type>${GPX_TYPE[a.sport]}</type>\n  <trkseg>\n`,
-  ];
+  );
   const { latlng, altitude_m, distance_m, speed_mps, heart_rate_hz, cadence_hz, power_w, temperature_c } = streams;
   const firstFix = latlng ? latlng.findIndex((p) => p != null) : -1;
   if (firstFix >= 0) {
@@ -106,7 +107,7 @@ export function exportGpx(activity: ExportInput): string {
     }
   }
   out.push("  </trkseg>\n </trk>\n</gpx>\n");
-  return out.join("");
+  return out.bytes();
 }
 
 type PointValues = Partial<Record<"ele" | "atemp" | "hr" | "cad" | "watts" | "dist" | "speed", number | null>>;

@@ -18,6 +18,6 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
 
 /** A generated file of the activity, as the export endpoint sends it. */
 export function exportActivity(format: ExportFormat, a: ExportInput): { bytes: Uint8Array; contentType: string; extension: string } {
-  const bytes = format === "fit" ? exportFit(a) : Buffer.from(format === "gpx" ? exportGpx(a) : exportTcx(a), "utf8");
+  const bytes = format === "fit" ? exportFit(a) : format === "gpx" ? exportGpx(a) : exportTcx(a);
   return { bytes, contentType: EXPORT_CONTENT_TYPES[format], extension: format };
 }

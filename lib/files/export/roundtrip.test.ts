@@ -17,7 +17,6 @@ import { exportFit, exportGpx, exportTcx, type ExportInput } from "./index";
  */
 
 const SAMPLES = SAMPLES_DIR;
-const enc = new TextEncoder();
 
 function asInput(p: ParsedActivity): ExportInput {
   return {
@@ -33,8 +32,8 @@ function asInput(p: ParsedActivity): ExportInput {
 
 const reparse = {
   fit: (a: ExportInput) => parseActivityFile(exportFit(a), "fit"),
-  gpx: (a: ExportInput) => parseActivityFile(enc.encode(exportGpx(a)), "gpx"),
-  tcx: (a: ExportInput) => parseActivityFile(enc.encode(exportTcx(a)), "tcx"),
+  gpx: (a: ExportInput) => parseActivityFile(exportGpx(a), "gpx"),
+  tcx: (a: ExportInput) => parseActivityFile(exportTcx(a), "tcx"),
 };
 
 /** Only the channels a format carries (TCX: no temperature). */

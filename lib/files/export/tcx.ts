@@ -1,5 +1,5 @@
 import type { Lap } from "../types";
-import { afterStart, at, firstPointAtStart, isoTime, lapStartOffsetS, lastSampleOffsetS, num, perMinute, sampleTime, xmlText } from "./common";
+import { afterStart, at, firstPointAtStart, isoTime, lapStartOffsetS, lastSampleOffsetS, num, perMinute, sampleTime, Utf8Out, xmlText } from "./common";
 import type { ExportInput } from "./types";
 
 /*
@@ -39,8 +39,8 @@ const HEADER =
 /** Heart rate as TCX's HeartRateInBeatsPerMinute_t (1–255 bpm), or null. */
 const bpm = (hz: number | null) => (hz == null || perMinute(hz) < 1 || perMinute(hz) > 255 ? null : perMinute(hz));
 
-/** A TCX v2 document with the activity's laps, their totals and points. */
-export function exportTcx(activity: ExportInput): string {
+/** A TCX v2 document with the activity's laps, their totals and points, as UTF-8. */
+export function exportTcx(activity: ExportInput): Uint8Array {
   const a = firstPointAtStart(activity);
   const { streams, totals } = a;
   // A run's or a walk's cadence is steps (of one foot, as devices count them) a minute, which TCX
@@ -54,7 +54,8 @@ export function exportTcx(activity: ExportInput): string {
   const kcal = totals.energyJ == null ? 0 : totals.energyJ / 4184;
   const { latlng, altitude_m, distance_m, heart_rate_hz, cadence_hz, speed_mps, power_w } = streams;
 
-  const out: string[] = [HEADER, ` <Activities>\n  <Activity Sport="${TCX_SPORT[a.sport]}">\n   <Id>${isoTime(a.startTime)}</Id>\n`];
+  const out = new Utf8Out();
+  out.push(HEADER, ` <Activities>\n  <Activity Sport="${TCX_SPORT[a.sport]}">\n   <Id>${isoTime(a.startTime)}</Id>\n`);
   let i = 0;
   laps.forEach((lap, k) => {
     const lapTimer = lap.movingTimeS ?? lap.elapsedTimeS;
@@ -71,7 +72,13 @@ export function exportTcx(activity: ExportInput): string {
     out.push(`    <Intensity>Active</Intensity>\n    <TriggerMethod>Manual</TriggerMethod>\n`);
     // A lap with no sample in its span (closed after the last record, or shorter than the
     // recording interval) has no Track: the schema's Track_t needs at least one Trackpoint.
-    const points: string[] = [];
+    // Points are written as they are made, the Track opened before the first.
+    let track = false;
+    const point = (text: string) => {
+      if (!track) out.push("    <Track>\n");
+      track = true;
+      out.push(text);
+    };
     const next = laps[k + 1];
     for (; i < streams.size && (next === undefined || streams.time_s[i]! < next.startOffsetS); i++) {
       let pt = `     <Trackpoint><Time>${isoTime(sampleTime(a, i))}</Time>`;
@@ -97,15 +104,14 @@ export function exportTcx(activity: ExportInput): string {
         if (watts != null && watts >= 0 && watts <= 65535) pt += `<ns3:Watts>${Math.round(watts)}</ns3:Watts>`;
         pt += "</ns3:TPX></Extensions>";
       }
-      points.push(pt, "</Trackpoint>\n");
+      point(`${pt}</Trackpoint>\n`);
     }
     if (k === laps.length - 1 && streams.size && end - last >= 1) {
       // The activity went on past its last sample (a session's own elapsed time): a point with
       // only a time says when it ended, as TCX has nowhere else to say it.
-      points.push(`     <Trackpoint><Time>${isoTime(afterStart(a, end))}</Time></Trackpoint>\n`);
+      point(`     <Trackpoint><Time>${isoTime(afterStart(a, end))}</Time></Trackpoint>\n`);
     }
-    // Joined, not spread into push(): a day at 1 Hz is more arguments than a call may take.
-    if (points.length) out.push("    <Track>\n", points.join(""), "    </Track>\n");
+    if (track) out.push("    </Track>\n");
     if (lap.averageSpeedMps != null || lap.averagePowerW != null) {
       out.push("    <Extensions><ns3:LX>");
       if (lap.averageSpeedMps != null) out.push(`<ns3:AvgSpeed>${num(lap.averageSpeedMps, 3)}</ns3:AvgSpeed>`);
@@ -116,5 +122,5 @@ export function exportTcx(activity: ExportInput): string {
   });
   if (a.name) out.push(`   <Notes>${xmlText(a.name)}</Notes>\n`);
   out.push("  </Activity>\n </Activities>\n</TrainingCenterDatabase>\n");
-  return out.join("");
+  return out.bytes();
 }

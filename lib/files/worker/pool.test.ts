@@ -166,24 +166,37 @@ describe("exportOffThread", () => {
   const activity = syntheticActivity({ hours: 1, seed: 3 });
   it("makes the same FIT, GPX and TCX bytes as in-process", async () => {
     expect(Buffer.from(await exportOffThread("fit", activity)).equals(Buffer.from(exportFit(activity)))).toBe(true);
-    expect(new TextDecoder().decode(await exportOffThread("gpx", activity))).toBe(exportGpx(activity));
-    expect(new TextDecoder().decode(await exportOffThread("tcx", activity))).toBe(exportTcx(activity));
+    expect(new TextDecoder().decode(await exportOffThread("gpx", activity))).toBe(new TextDecoder().decode(exportGpx(activity)));
+    expect(new TextDecoder().decode(await exportOffThread("tcx", activity))).toBe(new TextDecoder().decode(exportTcx(activity)));
   });
   it("from stored (encoded) streams, the same as exporting the decoded streams", async () => {
     const streamsData = encodeStreams(activity.streams);
     const { streams: _, ...rest } = activity;
     const got = await exportStoredOffThread("gpx", { ...rest, streamsData });
-    expect(new TextDecoder().decode(got)).toBe(exportGpx({ ...activity, streams: decodeStreams(streamsData) }));
+    expect(new TextDecoder().decode(got)).toBe(new TextDecoder().decode(exportGpx({ ...activity, streams: decodeStreams(streamsData) })));
   });
 });
 
 describe("a worker that dies", () => {
   it("a 16 MiB GPX is read within a 64 MB heap (the whole-document reader needed 180 MB): GPX and TCX are read as a stream, never as a whole document", async () => {
     const pool = testPool({ maxHeapMb: 64 });
-    const big = new TextEncoder().encode(exportGpx(syntheticActivity({ hours: 12, seed: 5 })));
+    const big = exportGpx(syntheticActivity({ hours: 12, seed: 5 }));
     expect(big.byteLength).toBeGreaterThan(15 * 2 ** 20);
     const got = (await pool.run({ op: "prepare", content: big, kind: "gpx" })) as { streamsSize: number }[];
     expect(got.map((a) => a.streamsSize)).toEqual(inProcess(big, "gpx").map((a) => a.streamsSize));
+    expect(pool.replaced).toBe(0);
+  });
+
+  it("a day's GPX and TCX (34 and 36 MB) are written within a 64 MB heap, from stored streams: the text is written as bytes while it is made (a string per point, joined, needed more than 96 MB)", async () => {
+    const pool = testPool({ maxHeapMb: 64 });
+    const { streams, ...rest } = syntheticActivity({ hours: 24, seed: 5 });
+    const input = { ...rest, streamsData: encodeStreams(streams) };
+    for (const format of ["gpx", "tcx"] as const) {
+      const got = (await pool.run({ op: "exportStored", format, input })) as Uint8Array;
+      expect(got.byteLength).toBeGreaterThan(30 * 2 ** 20);
+      const text = new TextDecoder().decode(got.subarray(got.byteLength - 200));
+      expect(text).toMatch(format === "gpx" ? /<\/gpx>\n$/ : /<\/TrainingCenterDatabase>\n$/);
+    }
     expect(pool.replaced).toBe(0);
   });
 
@@ -191,7 +204,7 @@ describe("a worker that dies", () => {
     const pool = testPool({ maxHeapMb: 16 });
     // A 24-hour GPX at 1 Hz, some 32 MiB: reading it needs more than a 16 MiB heap. (A 32 MiB heap
     // was enough once the codec stopped building a pair per sample to choose the stored samples.)
-    const big = new TextEncoder().encode(exportGpx(syntheticActivity({ hours: 24, seed: 5 })));
+    const big = exportGpx(syntheticActivity({ hours: 24, seed: 5 }));
     const got = await rejection(pool.run({ op: "prepare", content: big, kind: "gpx" }));
     expect(got).toBeInstanceOf(FileError);
     expect((got as FileError).code).toBe("invalid_file");
@@ -216,7 +229,7 @@ describe("a worker that dies", () => {
     const pool = testPool();
     await pool.run({ op: "prepare", content: read("gpx/run.gpx"), kind: "gpx" });
     const [pid] = pool.pids;
-    const big = new TextEncoder().encode(exportGpx(syntheticActivity({ hours: 4, seed: 3 })));
+    const big = exportGpx(syntheticActivity({ hours: 4, seed: 3 }));
     const task = rejection(pool.run({ op: "prepare", content: big, kind: "gpx" }));
     // A SIGKILL the pool did not send (a service manager's final stop, a person's kill -9).
     process.kill(pid!, "SIGKILL");
@@ -430,7 +443,7 @@ describe("limits and fallback", () => {
 
 describe("the request thread", () => {
   it("keeps turning while a 12-hour GPX parses off it", async () => {
-    const gpx = new TextEncoder().encode(exportGpx(syntheticActivity({ hours: 12, seed: 9 })));
+    const gpx = exportGpx(syntheticActivity({ hours: 12, seed: 9 }));
     await prepareActivitiesOffThread(read("gpx/run.gpx"), "gpx"); // the worker is up
     // Turns of the event loop while the parse is under way: one chain of setImmediate callbacks,
     // each a turn. A parse on this thread would let none run until it ended.

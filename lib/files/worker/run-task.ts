@@ -37,7 +37,7 @@ export function inspectSummary(bytes: Uint8Array): InspectedSummary {
 /** A generated file as bytes. */
 export function exportBytes(format: ExportFormat, input: ExportInput): Uint8Array {
   if (format === "fit") return exportFit(input);
-  return new TextEncoder().encode(format === "gpx" ? exportGpx(input) : exportTcx(input));
+  return format === "gpx" ? exportGpx(input) : exportTcx(input);
 }
 
 /** Runs one task and returns its result. Shared by the worker process and the in-process fallback. */
