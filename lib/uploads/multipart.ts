@@ -107,6 +107,9 @@ async function readForm(
         fieldNameSize: 100,
         headerPairs: 20,
       },
+      // The file part is the file whether or not it names one (RFC 7578 §4.2: a filename is
+      // optional; `curl -F 'file=<run.gpx'` sends none), so its bytes are kept as they came.
+      isPartAFile: (name, _type, fileName) => fileName !== undefined || name === spec.fileField,
     });
   } catch (err) {
     throw badForm(`The multipart body cannot be read: ${(err as Error).message}.`);
@@ -121,18 +124,19 @@ async function readForm(
   let fileDone: Promise<void> = Promise.resolve();
 
   bb.on("field", (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
-    if (name === spec.fileField) return refuse(badForm(`\`${name}\` must be a file part (with a filename), not a text field.`, name));
     if (Object.hasOwn(fields, name)) return refuse(badForm(`The field \`${name}\` is sent more than once.`, name));
     if (valueTruncated) return refuse(badForm(`The field \`${name}\` is longer than ${maxFieldBytes} bytes.`, name));
     fields[name] = value;
   });
-  bb.on("file", (name: string, stream: BusboyFileStream, filename: string | undefined) => {
+  bb.on("file", (name: string | undefined, stream: BusboyFileStream, filename: string | undefined) => {
     if (name !== spec.fileField || file) {
       stream.resume();
       return refuse(
-        file && name === spec.fileField
-          ? badForm(`Send one \`${spec.fileField}\` part per upload.`, name)
-          : badForm(`Unknown file part \`${name}\`: the file goes in the \`${spec.fileField}\` part.`, name),
+        name === undefined
+          ? badForm(`A file part without a name: the file goes in the \`${spec.fileField}\` part.`)
+          : file && name === spec.fileField
+            ? badForm(`Send one \`${spec.fileField}\` part per upload.`, name)
+            : badForm(`Unknown file part \`${name}\`: the file goes in the \`${spec.fileField}\` part.`, name),
       );
     }
     const received: ReceivedFile = { name: cleanFileName(filename), bytes: Buffer.alloc(0) };

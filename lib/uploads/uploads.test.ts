@@ -56,7 +56,7 @@ function form(parts: Part[]): FormData {
   return f;
 }
 
-async function post(token: string | null, body: FormData | string, headers: Record<string, string> = {}, url = "/v1/athletes/me/uploads"): Promise<Response> {
+async function post(token: string | null, body: FormData | string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}, url = "/v1/athletes/me/uploads"): Promise<Response> {
   const res = await fetch(api.url + url, {
     method: "POST",
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
@@ -457,6 +457,26 @@ describe("POST /v1/athletes/me/uploads", () => {
       expect(problem.errors?.map((e) => e.field.replace(/^body\./, "")), JSON.stringify(problem)).toContain(field);
     }
     expect(await countRows(uploads)).toBe(before);
+
+    // A file part without a name is named as such, not as `undefined`.
+    const nameless = await post(a.token, '--b\r\nContent-Disposition: form-data; filename="a.gpx"\r\n\r\n<gpx/>\r\n--b--\r\n', { "content-type": "multipart/form-data; boundary=b" });
+    expect(nameless.status).toBe(400);
+    expect(await nameless.json()).toMatchObject({ code: "invalid_request", detail: "A file part without a name: the file goes in the `file` part." });
+    expect(await countRows(uploads)).toBe(before);
+  });
+
+  it("takes a `file` part sent without a filename (as `curl -F 'file=<ride.fit'` sends it), its bytes as they came", async () => {
+    const a = await athlete();
+    const fit = sample("fit/garmin-edge-500-activity.fit");
+    const body = Buffer.concat([Buffer.from('--b\r\nContent-Disposition: form-data; name="file"\r\n\r\n'), fit, Buffer.from("\r\n--b--\r\n")]);
+    const res = await post(a.token, body, { "content-type": "multipart/form-data; boundary=b" });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const up = Upload.parse(await res.json());
+    expect(up).toMatchObject({ data_type: "fit" });
+    const done = await settled(a.token, up.id);
+    expect(done).toMatchObject({ status: "succeeded" });
+    const original = await api.call(a.token, "GET", `/v1/activities/${done.activity_id}/export?format=original`);
+    expect(Buffer.from(await original.arrayBuffer()).equals(fit)).toBe(true);
   });
 
   it("needs activities.write (403 insufficient_scope) and a token (401), and writes only for `me`", async () => {
