@@ -292,12 +292,13 @@ describe("the limiter's memory while the database refuses its syncs", () => {
 });
 
 describe("other methods on the OAuth endpoints", () => {
-  it("answer 405 with Allow: POST and an RFC 6749 error body", async () => {
-    for (const path of ["/oauth/token", "/oauth/revoke"]) {
+  it("answer 405 with Allow: POST and an RFC 6749 error body, which a browser app of any origin may read", async () => {
+    for (const path of ["/oauth/token", "/oauth/revoke", "/oauth/register"]) {
       for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
-        const res = await fetch(api.url + path, { method });
+        const res = await fetch(api.url + path, { method, headers: { origin: "https://app.example" } });
         expect(res.status, `${method} ${path}`).toBe(405);
         expect(res.headers.get("allow")).toBe("POST");
+        expect(res.headers.get("access-control-allow-origin"), `${method} ${path}`).toBe("*");
         expect(await res.json()).toMatchObject({ error: "invalid_request" });
       }
     }

@@ -7,6 +7,7 @@ import { isDatabaseUnavailable } from "../http/db-errors";
 import { clientAddress } from "../http/client-address";
 import { readBodyUpTo } from "../http/body";
 import { requestStarted } from "../http/requests-first";
+import { anyOriginAnswer } from "../http/cors";
 import { OAuthError, oauthErrorResponse } from "./errors";
 import { decodeBasic } from "./client-auth";
 import { checkResourceRepeats } from "./authorize-checks";
@@ -142,7 +143,9 @@ export function oauthEndpoint(fn: (db: Db, req: Request, form: URLSearchParams, 
  * (Next.js's own 405 has none), so an OAuth client reads it as it reads every other refusal.
  */
 export function oauthMethodNotAllowed(req: Request): Response {
-  return oauthErrorResponse(
-    new OAuthError("invalid_request", `${req.method} is not served here; send the request with POST.`, 405, { Allow: "POST" }),
+  // These endpoints answer every origin (their POST is wrapped in forAnyOrigin), so a browser
+  // app that used the wrong method can read why too.
+  return anyOriginAnswer(
+    oauthErrorResponse(new OAuthError("invalid_request", `${req.method} is not served here; send the request with POST.`, 405, { Allow: "POST" })),
   );
 }

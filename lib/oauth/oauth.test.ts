@@ -455,6 +455,19 @@ describe("authorization codes", () => {
     await expectOAuthError(res, 400, "invalid_request");
   });
 
+  it("refuse an exchange without redirect_uri with invalid_request (RFC 6749 §4.1.3), and leave the code unused", async () => {
+    const person = await api.person();
+    const authorized = await approve(trainingLog, person.id);
+    const res = await post(
+      "/oauth/token",
+      { grant_type: "authorization_code", code: authorized.callback.get("code")!, code_verifier: authorized.verifier },
+      { authorization: basic("demo-training-log", DEMO_CONFIDENTIAL_SECRET) },
+    );
+    expect(await res.clone().json()).toMatchObject({ error_description: expect.stringContaining("redirect_uri") });
+    await expectOAuthError(res, 400, "invalid_request");
+    expect(await exchange(trainingLog, authorized)).toMatchObject({ access_token: expect.any(String) });
+  });
+
   it("issued to one client are refused to another with invalid_grant (RFC 6749 §4.1.3)", async () => {
     const person = await api.person();
     const forLog = await approve(trainingLog, person.id);

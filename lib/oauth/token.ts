@@ -119,6 +119,9 @@ async function exchangeCode(db: Db, client: OAuthClient, form: URLSearchParams, 
   const verifier = form.get("code_verifier");
   if (!code) throw new OAuthError("invalid_request", "code is required.");
   if (!verifier) throw new OAuthError("invalid_request", "code_verifier is required (PKCE).");
+  // Every authorization request here names its redirect_uri, so the exchange must name it too
+  // (RFC 6749 §4.1.3): a request without it is malformed, and leaves the code unused.
+  if (!form.get("redirect_uri")) throw new OAuthError("invalid_request", "redirect_uri is required: the one the authorization request named.");
   if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new OAuthError("invalid_request", "code_verifier must be 43 to 128 unreserved characters.");
   const codeHash = sha256Hex(code);
 
