@@ -20,6 +20,12 @@ export const webhookSubscriptions = pgTable(
     /** After a rotation the old secret also signs until this instant (24 hours). */
     previousSecretSealed: text("previous_secret_sealed"),
     previousSecretExpiresAt: timestamp("previous_secret_expires_at", { withTimezone: true }),
+    /**
+     * The `verify_token` the app chose (creation, or an update that sent one), sealed: every later
+     * handshake (a new URL, re-enabling) sends it again, so an endpoint that checks it can be
+     * re-enabled from the console. Null when the app chose none: each handshake generates one.
+     */
+    verifyTokenSealed: text("verify_token_sealed"),
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
     /** When the current streak of failures began; null while healthy. */
     failingSince: timestamp("failing_since", { withTimezone: true }),

@@ -43,7 +43,14 @@ export async function createSubscription({
   const secret = generateToken("webhookSecret");
   const [row] = await ctx.db
     .insert(webhookSubscriptions)
-    .values({ id: newSubscriptionId(), clientId: appId, url, events: input.events, secretSealed: seal(secret) })
+    .values({
+      id: newSubscriptionId(),
+      clientId: appId,
+      url,
+      events: input.events,
+      secretSealed: seal(secret),
+      verifyTokenSealed: input.verify_token === undefined ? null : seal(input.verify_token),
+    })
     .returning();
   return { ...toSubscriptionWire(row!), secret };
 }

@@ -26,7 +26,7 @@ const VerifyToken = z
   .min(1)
   .max(200)
   .regex(/^[\x21-\x7e]+$/, "must be visible ASCII characters")
-  .meta({ description: "Sent as `hub.verify_token` in the handshake, so the endpoint can tell the request is its own. Generated when omitted; not stored." });
+  .meta({ description: "Sent as `hub.verify_token` in the handshake, so the endpoint can tell the request is its own. Kept (sealed) and sent again in every later handshake (a new URL, re-enabling) until an update sends another; when the app never sent one, each handshake generates one." });
 
 export const CreateSubscriptionInput = z
   .strictObject({ url: WebhookUrl, events: EventTypes, verify_token: VerifyToken.optional() })

@@ -539,6 +539,39 @@ describe("PATCH /v1/app/webhooks/{id}", () => {
     expect(r.seen.length).toBe(seen + 1);
   });
 
+  it("sends the verify_token the app chose in every later handshake (re-enabling, a new URL), until an update sends another; it is kept sealed", async () => {
+    const app = await registeredApp();
+    // An endpoint that answers only its own token, as a Strava-style receiver does.
+    let expected = "my-secret-token";
+    const checking = (s: Seen, res: http.ServerResponse) =>
+      s.url.searchParams.get("hub.verify_token") === expected ? echo(s, res) : res.writeHead(403).end("bad token");
+    const first = await receiver(checking);
+    const created = await api.call(app.token, "POST", "/v1/app/webhooks", { body: { url: first.url, events: ["activity.created"], verify_token: expected } });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const sub = SubscriptionWithSecret.parse(await created.json());
+    const row = await subscriptionRow(sub.id);
+    expect(row!.verifyTokenSealed).not.toBeNull();
+    expect(row!.verifyTokenSealed).not.toContain(expected);
+
+    await setSubscription(sub.id, { status: "disabled", consecutiveFailures: 20, failingSince: new Date(), disabledAt: new Date(), disabledReason: "20 consecutive failed deliveries" });
+    // The console's Re-enable sends only the status.
+    const reenabled = await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { status: "active" } });
+    expect(reenabled.status, await reenabled.clone().text()).toBe(200);
+    expect(first.seen.map((s) => s.url.searchParams.get("hub.verify_token"))).toEqual([expected, expected]);
+
+    const second = await receiver(checking);
+    expect((await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { url: second.url } })).status).toBe(200);
+    expect(second.seen.map((s) => s.url.searchParams.get("hub.verify_token"))).toEqual([expected]);
+
+    // A new token replaces it for the handshakes after.
+    expected = "rotated-token";
+    const third = await receiver(checking);
+    expect((await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { url: third.url, verify_token: expected } })).status).toBe(200);
+    const fourth = await receiver(checking);
+    expect((await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { url: fourth.url } })).status).toBe(200);
+    expect(fourth.seen.map((s) => s.url.searchParams.get("hub.verify_token"))).toEqual(["rotated-token"]);
+  });
+
   it("re-enables and redelivers: every delivery failed since the streak began is pending again, due now; older and succeeded ones stay", async () => {
     const app = await registeredApp();
     const sub = await subscribe(app, (await receiver()).url);

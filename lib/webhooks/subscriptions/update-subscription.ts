@@ -8,6 +8,15 @@ import { allowPrivateNetworks, appIdOf, loadSubscription, toSubscriptionWire, ty
 import { requeueDeliveries } from "./requeue";
 import type { UpdateSubscriptionInput, UpdatedSubscription } from "./schemas";
 import { checkWebhookUrl } from "./webhook-url";
+import { seal, unseal } from "../../crypto/seal";
+
+/**
+ * The `hub.verify_token` of an update's handshake: the one the update sends, else the one the
+ * app chose before (kept sealed), else none (the handshake generates one).
+ */
+function verifyTokenFor(input: UpdateSubscriptionInput, row: SubscriptionRow): string | undefined {
+  return input.verify_token ?? (row.verifyTokenSealed === null ? undefined : unseal(row.verifyTokenSealed));
+}
 
 export const DISABLED_BY_DEVELOPER = "Disabled by the app's developer.";
 
@@ -55,7 +64,7 @@ export async function updateSubscription({
   const newUrl = input.url !== undefined && input.url !== before.url ? await checkWebhookUrl(input.url, allowPrivate) : undefined;
   let verified = verifiedUrl !== undefined && verifiedUrl === (newUrl ?? before.url);
   const verify = async () => {
-    await verifyEndpoint(newUrl ?? before.url, { verifyToken: input.verify_token, allowPrivate });
+    await verifyEndpoint(newUrl ?? before.url, { verifyToken: verifyTokenFor(input, before), allowPrivate });
     verified = true;
   };
   // The handshake runs before the row is locked, so deliveries are not held up while it waits.
@@ -70,6 +79,8 @@ export async function updateSubscription({
   const set: Partial<typeof webhookSubscriptions.$inferInsert> = { updatedAt: now };
   if (newUrl) set.url = newUrl;
   if (input.events) set.events = input.events;
+  // A token the update sends is the one later handshakes send.
+  if (input.verify_token !== undefined) set.verifyTokenSealed = seal(input.verify_token);
   if (reenable) Object.assign(set, { status: "active", consecutiveFailures: 0, failingSince: null, disabledAt: null, disabledReason: null });
   if (disable) Object.assign(set, { status: "disabled", disabledAt: now, disabledReason: DISABLED_BY_DEVELOPER });
   const [row] = await ctx.db.update(webhookSubscriptions).set(set).where(eq(webhookSubscriptions.id, id)).returning();
@@ -108,6 +119,6 @@ export async function verifyUpdatedSubscription({
   const allowPrivate = allowPrivateNetworks();
   const url = input.url !== undefined && input.url !== current.url ? await checkWebhookUrl(input.url, allowPrivate) : current.url;
   if (url === current.url && !(input.status === "active" && current.status === "disabled")) return undefined;
-  await verifyEndpoint(url, { verifyToken: input.verify_token, allowPrivate });
+  await verifyEndpoint(url, { verifyToken: verifyTokenFor(input, current), allowPrivate });
   return url;
 }
