@@ -132,6 +132,14 @@ describe("GET /v1/app/events", () => {
     const foreign = await api.call(b.token, "GET", `/v1/app/events?after=${expected[1]}`);
     expect(foreign.status).toBe(400);
     expect(await foreign.json()).toMatchObject({ code: "invalid_cursor", detail: `No event ${expected[1]}.` });
+
+    // The id of a test event the app was sent (the last id a receiver saw, after "Send test
+    // event") is a place to go on from too; another app's test event is not.
+    const test = await event("webhook.test", "", new Date(), { clientId: a.clientId, objectType: "webhook_subscription" });
+    const last = await event("activity.created", reads!.id, new Date());
+    expect((await list(a.token, `?after=${test}`)).data.map((e) => e.id)).toEqual([last]);
+    expect((await list(a.token)).data.map((e) => e.id)).not.toContain(test);
+    expect((await api.call(b.token, "GET", `/v1/app/events?after=${test}`)).status).toBe(400);
   });
 
   it("judges a scope as fan-out does: one added since an event does not reach back to it", async () => {

@@ -1,11 +1,11 @@
-import { and, asc, eq, gte, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
 import { events, webhookSubscriptions } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { decodeCursor, page } from "../http/pagination";
 import { appIdOf } from "../webhooks/subscriptions/owned-subscription";
-import { APP_ADDRESSED_EVENT_TYPES, EVENT_SCOPES, SUBSCRIBABLE_EVENT_TYPES, type WebhookEvent } from "../events/catalog";
+import { APP_ADDRESSED_EVENT_TYPES, EVENT_SCOPES, SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE, type WebhookEvent } from "../events/catalog";
 import { entitledAt } from "../webhooks/entitlement";
 import { eventPayload } from "../webhooks/payload";
 import { outboxHorizon } from "./outbox-horizon";
@@ -28,9 +28,11 @@ async function afterPosition(ctx: Ctx, appId: string, after: string, field: "aft
   };
   if (after.startsWith("evt_")) {
     // Only an event of this app's: another app's event id is refused as one that does not
-    // exist (answering it would tell whether it does).
+    // exist (answering it would tell whether it does). The app's own test events are its too
+    // (they arrive signed, with their id): a place to go on from, though never listed.
+    const ownTest = and(eq(events.type, TEST_EVENT_TYPE), eq(events.clientId, appId))!;
     return at(
-      and(eq(events.id, after), sentTo(appId, SUBSCRIBABLE_EVENT_TYPES))!,
+      and(eq(events.id, after), or(sentTo(appId, SUBSCRIBABLE_EVENT_TYPES), ownTest))!,
       new ApiError("invalid_cursor", `No event ${after}.`, {
         errors: [{ field, code: "invalid_cursor", detail: "not an event id or cursor from this API" }],
       }),
