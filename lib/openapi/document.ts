@@ -6,7 +6,7 @@ import { PROBLEM_CODES, type ProblemCode } from "../http/errors";
 import type { Operation } from "../http/operation";
 import type { FileAnswer } from "../http/file-body";
 import { SCOPES } from "../auth/scopes";
-import { SIGNATURE_HEADER } from "../webhooks/signature";
+import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER } from "../webhooks/signature";
 import { HandshakeReport } from "../webhooks/subscriptions/schemas";
 import { OPERATIONS } from "./operations";
 import { MCP_TOOLS } from "../mcp/tools";
@@ -183,6 +183,8 @@ function webhookDeliveries(): ZodOpenApiPathsObject {
         requestParams: {
           header: z.object({
             [SIGNATURE_HEADER]: z.string().meta({ description: "`t=<unix>,v1=<hex>`: HMAC-SHA256 of `<t>.<raw body>` with the subscription's secret (one `v1` per live secret)." }),
+            [EVENT_ID_HEADER]: z.string().meta({ description: "The event's id (`evt_…`), the same on every retry and redelivery: deduplicate on it." }),
+            [DELIVERY_ID_HEADER]: z.string().meta({ description: "The delivery's id (`whd_…`), as the delivery log shows it." }),
           }),
         },
         requestBody: {

@@ -5,7 +5,7 @@ import type { ClaimedDelivery } from "./claim-deliveries";
 import { sendOutbound, type OutboundResult } from "./outbound";
 import { serializePayload } from "./payload";
 import { recordAttempt, type Attempt, type AttemptRecorded } from "./record-attempt";
-import { SIGNATURE_HEADER, signatureHeader } from "./signature";
+import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from "./signature";
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -29,8 +29,8 @@ export function buildDeliveryRequest(d: ClaimedDelivery, now: Date = new Date())
     headers: {
       "Content-Type": "application/json",
       [SIGNATURE_HEADER]: signatureHeader(secrets, t, body),
-      "Service-Event-Id": d.event.id,
-      "Service-Delivery-Id": d.id,
+      [EVENT_ID_HEADER]: d.event.id,
+      [DELIVERY_ID_HEADER]: d.id,
       "User-Agent": "AthleteActivityService-Webhooks/1",
     },
     body,

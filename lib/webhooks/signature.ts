@@ -1,6 +1,9 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 export const SIGNATURE_HEADER = "Service-Signature";
+/** The delivery's other headers of CONTRACT §7: the event's id (the same on every retry) and the delivery's. */
+export const EVENT_ID_HEADER = "Service-Event-Id";
+export const DELIVERY_ID_HEADER = "Service-Delivery-Id";
 export const SIGNATURE_TOLERANCE_S = 300;
 
 /** Lowercase hex HMAC-SHA256 of `<t>.<raw body>` (SPEC §6.3). */

@@ -9,6 +9,7 @@ import { setupApi } from "../../testing/fixtures";
 import { handshakeThen, type Received, type Receiver } from "../../testing/webhook-receiver";
 import { runnerForFile } from "../../testing/webhook-runner";
 import { verifyWebhookSignature } from "../signature";
+import { openApiDocument } from "../../openapi/document";
 import { Delivery, SubscriptionWithSecret, UpdatedSubscription } from "./schemas";
 import { inWriteCtx } from "../../http/operation";
 
@@ -48,6 +49,12 @@ describe("with the local runner", () => {
     expect(JSON.parse(first!.body)).toEqual(queued.event);
     expect(queued.event).toMatchObject({ type: "webhook.test", athlete_id: a.ownerId, object_id: sub.id });
     expect(first!.headers["service-delivery-id"]).toBe(queued.id);
+    // Every header the OpenAPI document's webhook entry declares is on the real delivery.
+    const declared = (openApiDocument(api.url) as unknown as { webhooks: Record<string, { post: { parameters?: { in: string; name: string }[] } }> })
+      .webhooks["webhook.test"]!.post.parameters!.filter((p) => p.in === "header")
+      .map((p) => p.name.toLowerCase());
+    expect(declared.length).toBeGreaterThanOrEqual(3);
+    for (const name of declared) expect(first!.headers[name], name).toBeTruthy();
     expect(verifyWebhookSignature(first!.body, first!.headers["service-signature"] as string, sub.secret)).toMatchObject({ ok: true });
 
     await expect

@@ -115,12 +115,13 @@ export const sendTestEventOp = defineOperation({
   operationId: "sendWebhookTestEvent",
   summary: "Send a test event",
   description:
-    "Queues a signed delivery of a `webhook.test` event to this subscription only, whatever `events` it covers, through the normal pipeline: it is retried and appears in the delivery log like any other. Its `athlete_id` is the id of the app's owner (the developer account that registered the app, not one of its athletes), `object_type` is `webhook_subscription` and `object_id` this subscription's id. A disabled subscription answers 409 `conflict`.",
+    "Queues a signed delivery of a `webhook.test` event to this subscription only, whatever `events` it covers, through the normal pipeline: it is retried and appears in the delivery log like any other. Its `athlete_id` is the id of the app's owner (the developer account that registered the app, not one of its athletes), `object_type` is `webhook_subscription` and `object_id` this subscription's id. A disabled subscription answers 409 `conflict`. Accepts `Idempotency-Key`: a retried request with the same key answers the same delivery and sends no second event.",
   tag: TAG,
   auth: "app",
   params: SubscriptionIdParams,
+  idempotent: true,
   response: { status: 202, description: "The delivery, queued.", schema: Delivery },
-  errors: ["not_found", "conflict"],
+  errors: ["not_found", "conflict", "idempotency_key_in_use", "idempotency_key_reused"],
 });
 
 export const listDeliveriesOp = defineOperation({

@@ -845,6 +845,19 @@ describe("POST /v1/app/webhooks/{id}/send-test-event", () => {
     const log = DeliveryList.parse(await (await api.call(app.token, "GET", `/v1/app/webhooks/${sub.id}/deliveries`)).json());
     expect(log.data.map((x) => x.id)).toEqual([d.id]);
   });
+
+  it("accepts Idempotency-Key: a retried request answers the same delivery and sends no second event", async () => {
+    const app = await registeredApp();
+    const sub = await subscribe(app, (await receiver()).url, ["metric.created"]);
+    const send = () => api.call(app.token, "POST", `/v1/app/webhooks/${sub.id}/send-test-event`, { headers: { "idempotency-key": "test-once" } });
+    const first = await send();
+    expect(first.status).toBe(202);
+    const again = await send();
+    expect(again.status).toBe(202);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(Delivery.parse(await again.json()).id).toBe(Delivery.parse(await first.json()).id);
+    expect(await countRows(webhookDeliveries, eq(webhookDeliveries.subscriptionId, sub.id))).toBe(1);
+  });
 });
 
 describe("the console's verbs", () => {
