@@ -198,6 +198,24 @@ describe("the token endpoint counts a request against the client it proves, and 
     expect(elsewhere.status).toBe(200);
   });
 
+  it("/oauth/revoke counts a proven client in a window of its own: revoking many tokens does not spend the token endpoint's", { timeout: 120_000 }, async () => {
+    process.env.RATE_LIMIT_OAUTH_TOKEN = "5";
+    resetEnvForTests();
+    try {
+      await startOfMinute(30);
+      const developer = await api.person();
+      const { app, client_secret } = await inWriteCtx(session(developer.id), (ctx) => registerApp({ ctx, input: { name: "Signs out", kind: "confidential", redirect_uris: ["https://out.example/cb"] } }));
+      const auth = { authorization: basic(app.client_id, client_secret!), "x-forwarded-for": "192.0.2.90" };
+      for (let i = 0; i < 5; i++) expect((await post("/oauth/revoke", { token: `aas_rt_gone${i}` }, auth)).status, `revoke ${i + 1}`).toBe(200);
+      await expectOAuthError(await post("/oauth/revoke", { token: "aas_rt_one-more" }, auth), 429, "slow_down");
+      // The token endpoint's window for the same client is untouched.
+      expect((await post("/oauth/token", { grant_type: "client_credentials" }, auth)).status).toBe(200);
+    } finally {
+      delete process.env.RATE_LIMIT_OAUTH_TOKEN;
+      resetEnvForTests();
+    }
+  });
+
   it("/oauth/revoke counts the same way: unknown tokens against the address, not the public client", { timeout: 120_000 }, async () => {
     await startOfMinute();
     const app = await publicAppWithAthlete("Revoked Often");

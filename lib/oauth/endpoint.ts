@@ -97,7 +97,15 @@ function slowDown(over: OverLimit): Response {
  * public client's id, which anyone can read, cannot spend that client's window. A client whose
  * window its own proven requests filled is refused before any work, by the id it claims.
  */
-export function oauthEndpoint(fn: (db: Db, req: Request, form: URLSearchParams, prove: ProveClient) => Promise<Response>) {
+export function oauthEndpoint(
+  fn: (db: Db, req: Request, form: URLSearchParams, prove: ProveClient) => Promise<Response>,
+  /**
+   * The prefix of the proven client's window. Revocation has its own (`oauth-revoke-client`):
+   * an app revoking many tokens (signing its users out) must not spend the window its token
+   * requests need. Failures count against the one window per address that both share.
+   */
+  clientBucket = "oauth-token-client",
+) {
   return async (req: Request): Promise<Response> => {
     // Counted while it is answered, so bulk work waits (lib/http/requests-first.ts).
     const answered = requestStarted();
@@ -107,7 +115,7 @@ export function oauthEndpoint(fn: (db: Db, req: Request, form: URLSearchParams, 
       const limit = getEnv().rateLimitOAuthToken;
       const startedAt = Date.now();
       const address: TokenLimitWindow = { bucket: `oauth-token-addr:${clientAddress(req)}`, windowS: 60, limit };
-      const clientWindow = (clientId: string): TokenLimitWindow => ({ bucket: `oauth-token-client:${clientId.slice(0, WINDOW_ID_CHARS)}`, windowS: 60, limit });
+      const clientWindow = (clientId: string): TokenLimitWindow => ({ bucket: `${clientBucket}:${clientId.slice(0, WINDOW_ID_CHARS)}`, windowS: 60, limit });
 
       const overAddress = limiter.hit(address, startedAt);
       if (overAddress) return slowDown(overAddress);

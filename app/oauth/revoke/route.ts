@@ -7,7 +7,7 @@ export const POST = forAnyOrigin(
   oauthEndpoint(async (db, req, form, prove) => {
     await revokeToken(db, req.headers.get("authorization"), form, prove);
     return new Response(null, { status: 200, headers: { "Cache-Control": "no-store" } });
-  }),
+  }, "oauth-revoke-client"),
 );
 
 // A browser app asks first (lib/http/cors.ts).
