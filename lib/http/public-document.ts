@@ -1,6 +1,7 @@
 import { getEnv } from "../env";
 import { allowAnyOrigin, anyOriginAnswer, preflightFields } from "./cors";
 import { ApiError } from "./errors";
+import { isDatabaseUnavailable } from "./db-errors";
 import { knownLengthJson } from "./known-length";
 import { problemResponse } from "./problem";
 
@@ -13,7 +14,19 @@ const ALLOW = "GET, HEAD, OPTIONS";
  * of a path that does not serve a method (Next.js's own 405 has neither).
  */
 export function publicDocument(cacheControl: string, document: () => unknown) {
-  const GET = async () => knownLengthJson(await document(), { headers: allowAnyOrigin(new Headers({ "Cache-Control": cacheControl })) });
+  const GET = async () => {
+    let body: unknown;
+    try {
+      body = await document();
+    } catch (err) {
+      // The signing keys are read from the database: while it cannot be reached, 503 with
+      // Retry-After, as /v1 and /oauth/token answer, not a bare 500.
+      if (!isDatabaseUnavailable(err)) throw err;
+      const unavailable = new ApiError("service_unavailable", "The database cannot be reached. Retry shortly.", { headers: { "Retry-After": "5", "Cache-Control": "no-store" } });
+      return anyOriginAnswer(problemResponse(getEnv().baseUrl, unavailable));
+    }
+    return knownLengthJson(body, { headers: allowAnyOrigin(new Headers({ "Cache-Control": cacheControl })) });
+  };
   const notAllowed = (req: Request) =>
     anyOriginAnswer(problemResponse(getEnv().baseUrl, new ApiError("method_not_allowed", `${req.method} is not served here; this path serves ${ALLOW}.`, { headers: { Allow: ALLOW } })));
   // A browser's preflight too: an MCP client in a page sends MCP-Protocol-Version with its GET.

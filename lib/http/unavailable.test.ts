@@ -11,6 +11,7 @@ import { serveOverWire } from "../testing/pglite-wire";
 import { startTcpProxy, type TcpProxy } from "../testing/tcp-proxy";
 import { generateToken } from "../tokens/format";
 import { handleMcpRequest } from "../mcp/handler";
+import { resetKeyCacheForTests } from "../oauth/keys";
 
 const api = setupApi();
 
@@ -147,6 +148,25 @@ describe("503 when the database cannot be reached", () => {
     for (let i = 0; i < 10; i++) expect((await api.call(token, "GET", "/v1/athletes/me/activities")).status).toBe(200);
     const writes = await Promise.all(Array.from({ length: 10 }, () => api.call(token, "POST", "/v1/athletes/me/activities", { body: RUN })));
     expect(writes.map((r) => r.status)).toEqual(Array(10).fill(201));
+  });
+});
+
+describe("the token-signing keys while the database is gone", () => {
+  it("answer 503 service_unavailable with Retry-After on a process that has not read them yet, and are served once it is back", async () => {
+    resetKeyCacheForTests();
+    proxy.cut();
+    let during: Response;
+    try {
+      during = await fetch(`${api.url}/oauth/jwks`, { headers: { origin: "https://app.example" } });
+    } finally {
+      proxy.restore();
+    }
+    expect(during.status).toBe(503);
+    expect(during.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
+    expect(during.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await during.json()).toMatchObject({ code: "service_unavailable" });
+    await expect.poll(async () => (await fetch(`${api.url}/oauth/jwks`)).status, { timeout: 10_000 }).toBe(200);
+    expect(((await (await fetch(`${api.url}/oauth/jwks`)).json()) as { keys: unknown[] }).keys.length).toBeGreaterThan(0);
   });
 });
 
