@@ -14,7 +14,7 @@ import { requireScopes } from "../auth/require-scope";
 import { resourceMetadataUrl } from "../oauth/resources";
 import { MCP_DEFAULT_SCOPES } from "../oauth/discovery";
 import type { TokenResource } from "../db/schema";
-import { isDatabaseUnavailable, isRetriable } from "./db-errors";
+import { databaseUnavailableError, isDatabaseUnavailable, isRetriable } from "./db-errors";
 import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWindow } from "./rate-limit";
 import { readJsonBody } from "./body";
 import { isRawJson } from "./raw-json";
@@ -69,10 +69,7 @@ export function errorToResponse(err: unknown, req: Request, traceId: string, rl?
   }
   if (isDatabaseUnavailable(err)) {
     log.warn("database unavailable", { trace_id: traceId, error: String(err) });
-    headers.set("Retry-After", "5");
-    return problemResponse(env.baseUrl, new ApiError("service_unavailable", "The database cannot be reached. Retry shortly."), {
-      headers,
-    });
+    return problemResponse(env.baseUrl, databaseUnavailableError(), { headers });
   }
   if (isRetriable(err)) {
     log.warn("busy", { trace_id: traceId, error: err.message });

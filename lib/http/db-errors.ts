@@ -1,3 +1,5 @@
+import { ApiError } from "./errors";
+
 const CONNECTION_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
@@ -14,6 +16,11 @@ const CONNECTION_CODES = new Set([
   "57P03", // cannot_connect_now
   "53300", // too_many_connections
 ]);
+
+/** The problem answering a request while the database cannot be reached: 503, retry in 5 s. */
+export function databaseUnavailableError(): ApiError {
+  return new ApiError("service_unavailable", "The database cannot be reached. Retry shortly.", { headers: { "Retry-After": "5" } });
+}
 
 /** True when `err` (or its cause) says the database could not be reached, not that a query was wrong. */
 export function isDatabaseUnavailable(err: unknown): boolean {

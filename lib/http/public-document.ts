@@ -1,7 +1,7 @@
 import { getEnv } from "../env";
 import { allowAnyOrigin, anyOriginAnswer, preflightFields } from "./cors";
 import { ApiError } from "./errors";
-import { isDatabaseUnavailable } from "./db-errors";
+import { databaseUnavailableError, isDatabaseUnavailable } from "./db-errors";
 import { knownLengthJson } from "./known-length";
 import { problemResponse } from "./problem";
 
@@ -19,11 +19,10 @@ export function publicDocument(cacheControl: string, document: () => unknown) {
     try {
       body = await document();
     } catch (err) {
-      // The signing keys are read from the database: while it cannot be reached, 503 with
-      // Retry-After, as /v1 and /oauth/token answer, not a bare 500.
+      // A document read from the database (the signing keys): while it cannot be reached, 503
+      // with Retry-After, as /v1 and /oauth/token answer, not a bare 500.
       if (!isDatabaseUnavailable(err)) throw err;
-      const unavailable = new ApiError("service_unavailable", "The database cannot be reached. Retry shortly.", { headers: { "Retry-After": "5", "Cache-Control": "no-store" } });
-      return anyOriginAnswer(problemResponse(getEnv().baseUrl, unavailable));
+      return anyOriginAnswer(problemResponse(getEnv().baseUrl, databaseUnavailableError(), { headers: { "Cache-Control": "no-store" } }));
     }
     return knownLengthJson(body, { headers: allowAnyOrigin(new Headers({ "Cache-Control": cacheControl })) });
   };

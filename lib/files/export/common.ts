@@ -116,13 +116,7 @@ export class Utf8Out {
   /** The document's bytes, in one array of exactly their length. */
   bytes(): Uint8Array {
     this.seal();
-    const out = new Uint8Array(this.total);
-    let at = 0;
-    for (const c of this.chunks) {
-      out.set(c, at);
-      at += c.byteLength;
-    }
-    return out;
+    return Buffer.concat(this.chunks, this.total);
   }
 
   /** Keeps what the current chunk holds and starts a new one. */

@@ -16,8 +16,12 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   tcx: "application/vnd.garmin.tcx+xml",
 };
 
+/** A generated file as bytes. */
+export function exportBytes(format: ExportFormat, a: ExportInput): Uint8Array {
+  return format === "fit" ? exportFit(a) : format === "gpx" ? exportGpx(a) : exportTcx(a);
+}
+
 /** A generated file of the activity, as the export endpoint sends it. */
 export function exportActivity(format: ExportFormat, a: ExportInput): { bytes: Uint8Array; contentType: string; extension: string } {
-  const bytes = format === "fit" ? exportFit(a) : format === "gpx" ? exportGpx(a) : exportTcx(a);
-  return { bytes, contentType: EXPORT_CONTENT_TYPES[format], extension: format };
+  return { bytes: exportBytes(format, a), contentType: EXPORT_CONTENT_TYPES[format], extension: format };
 }

@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
 import { inspectUpload } from "../detect";
-import { exportFit, exportGpx, exportTcx } from "../export/index";
-import type { ExportInput } from "../export/types";
+import { exportBytes } from "../export/index";
 import { parseActivityFile } from "../parse";
 import { decodeStreams, encodeStreams } from "../stream-codec";
 import { FileError, STREAM_KEYS, type FileKind, type StreamKey } from "../types";
-import type { ExportFormat, InspectedSummary, PreparedActivity, Task } from "./protocol";
+import type { InspectedSummary, PreparedActivity, Task } from "./protocol";
 
 /** Parses a file and encodes each activity's streams as they are stored. */
 export function prepareActivities(content: Uint8Array, kind: FileKind): PreparedActivity[] {
@@ -32,12 +31,6 @@ export function inspectSummary(bytes: Uint8Array): InspectedSummary {
   const r = inspectUpload(bytes);
   if (!r.ok) return r;
   return { ok: true, kind: r.kind, gzip: r.gzip, contentSha256: createHash("sha256").update(r.content).digest("hex") };
-}
-
-/** A generated file as bytes. */
-export function exportBytes(format: ExportFormat, input: ExportInput): Uint8Array {
-  if (format === "fit") return exportFit(input);
-  return format === "gpx" ? exportGpx(input) : exportTcx(input);
 }
 
 /** Runs one task and returns its result. Shared by the worker process and the in-process fallback. */
