@@ -12,6 +12,8 @@ import { fanOutEvents } from "./fan-out";
 import { recordAttempt, recordInterrupted } from "./record-attempt";
 import { ATTEMPT_INTERRUPTED as INTERRUPTED } from "./subscriptions/schemas";
 import { inWriteCtx } from "../http/operation";
+import { endGrant } from "../oauth-grants/end-grant";
+import { inTransaction } from "../db/transaction";
 
 // The claim rules every runner shares (the local runner's batch claim, the Inngest runner's
 // claim of one named delivery), against the real database.
@@ -269,5 +271,85 @@ describe("a delivery queued again by hand (redeliver, re-enable)", () => {
     // And it fails for good after as many attempts as a new delivery has.
     await db.update(webhookDeliveries).set({ attemptCount: 2 * MAX_ATTEMPTS - 1 }).where(eq(webhookDeliveries.id, ids[0]!));
     expect(await fail(ids[0]!, sub.id)).toBe("failed");
+  });
+});
+
+describe("a delivery that fails while its attempt is out stays in flight until the attempt records", () => {
+  /** A failing subscription (one failure counted) with a pending delivery of each of two athletes' events, the first athlete's oldest. */
+  async function failingWithTwoAthletes() {
+    const db = await api.db();
+    const clientId = await rows.app();
+    const sub = await rows.subscribe(clientId, "http://127.0.0.1:9/hook", ["activity.created"]);
+    const athletes = [await api.person(), await api.person()];
+    const grants: string[] = [];
+    for (const a of athletes) {
+      grants.push(await rows.grant(clientId, a.id, ["activities.read"]));
+      const ctx = { db, actor: { kind: "session" as const, userId: a.id } };
+      await inWriteCtx(ctx, (ctx) => createActivity({ ctx, athleteId: a.id, input: { name: "Run", sport_type: "run", start_local: "2025-03-01T07:00:00", elapsed_time_s: 600 } }));
+      while ((await fanOutEvents(db)).events > 0);
+    }
+    const ids = (await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, sub.id)).orderBy(webhookDeliveries.eventSeq)).map(
+      (r) => r.id,
+    );
+    expect(ids).toHaveLength(2);
+    await db.update(webhookSubscriptions).set({ consecutiveFailures: 1, failingSince: sql`now()` }).where(eq(webhookSubscriptions.id, sub.id));
+    return { db, sub, athletes, grants, ids };
+  }
+
+  async function failed(deliveryId: string, subscriptionId: string) {
+    return recordAttempt(await api.db(), {
+      deliveryId,
+      subscriptionId,
+      startedAt: new Date(),
+      requestHeaders: {},
+      requestBody: "{}",
+      result: { outcome: "response", status: 500, contentType: null, bodyExcerpt: "", bodyComplete: true, bodyError: null, cacheControl: null, expires: null, durationMs: 1 },
+      probe: true,
+    });
+  }
+
+  it("a failing subscription's probe withdrawn mid-attempt (the athlete disconnected) still holds the one probe's place: the next waits for its record", async () => {
+    const { db, sub, athletes, grants, ids } = await failingWithTwoAthletes();
+    const [probe] = await claimDueDeliveries(db, { limit: 10 });
+    expect(probe).toMatchObject({ id: ids[0], probe: true });
+    const lease = claimLease(async () => db, { leaseS: 60 });
+    lease.hold(ids[0]!);
+    // The first athlete disconnects the app while the probe is out.
+    await inTransaction(db, (tx) => endGrant(tx, grants[0]!, athletes[0]!.id));
+    const [withdrawn] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[0]!));
+    expect(withdrawn).toMatchObject({ status: "failed", failureReason: "athlete_disconnected" });
+    // Its worker's renewals keep the hold of the attempt still out.
+    await lease.renew();
+    const [renewed] = await db.select({ at: webhookDeliveries.lockedUntil }).from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[0]!));
+    expect(renewed!.at!.getTime()).toBeGreaterThan(Date.now() + 30_000);
+    // One probe at a time: the second athlete's delivery is not claimed while the first is out.
+    expect(of(await claimDueDeliveries(db, { limit: 10 }), sub.id)).toEqual([]);
+    expect((await claimDelivery(db, ids[1]!)).state).not.toBe("claimed");
+    // Requeued by hand meanwhile (the app still reaches the second athlete only), nothing changes for the first.
+    await requeueDeliveries(db, eq(webhookDeliveries.id, ids[0]!));
+    expect(of(await claimDueDeliveries(db, { limit: 10 }), sub.id)).toEqual([]);
+    // The attempt records: it stays withdrawn, its lease ends, and the next probe goes.
+    expect(await failed(ids[0]!, sub.id)).toMatchObject({ status: "failed" });
+    lease.stop();
+    const [settled] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[0]!));
+    expect(settled).toMatchObject({ status: "failed", failureReason: "athlete_disconnected", lockedUntil: null, attemptCount: 1 });
+    expect(of(await claimDueDeliveries(db, { limit: 10 }), sub.id).map((d) => ({ id: d.id, probe: d.probe }))).toEqual([{ id: ids[1], probe: true }]);
+  });
+
+  it("deliveries failed by a disable mid-attempt keep their holds: re-enabled and redelivered, one still out is not sent twice at once", async () => {
+    const { db, sub, ids } = await failingWithTwoAthletes();
+    await db.update(webhookSubscriptions).set({ consecutiveFailures: 0, failingSince: null }).where(eq(webhookSubscriptions.id, sub.id));
+    const claimed = of(await claimDueDeliveries(db, { limit: 10 }), sub.id);
+    expect(claimed.map((d) => d.id)).toEqual(ids);
+    // The first attempt's failure is the 20th in a row: the subscription is disabled and the other delivery, still out, fails with it.
+    await db.update(webhookSubscriptions).set({ consecutiveFailures: 19, failingSince: sql`now()` }).where(eq(webhookSubscriptions.id, sub.id));
+    expect(await failed(ids[0]!, sub.id)).toMatchObject({ status: "failed", subscriptionDisabled: true });
+    const [other] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[1]!));
+    expect(other).toMatchObject({ status: "failed", failureReason: "subscription_disabled" });
+    expect(other!.lockedUntil!.getTime()).toBeGreaterThan(Date.now());
+    // Re-enabled and both redelivered while the second attempt is still out: only the first goes.
+    await db.update(webhookSubscriptions).set({ status: "active", consecutiveFailures: 0, failingSince: null, disabledAt: null }).where(eq(webhookSubscriptions.id, sub.id));
+    await requeueDeliveries(db, inArray(webhookDeliveries.id, ids));
+    expect(of(await claimDueDeliveries(db, { limit: 10 }), sub.id).map((d) => d.id)).toEqual([ids[0]]);
   });
 });

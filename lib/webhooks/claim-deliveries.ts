@@ -31,8 +31,12 @@ const x = alias(webhookDeliveries, "x");
 const s = alias(webhookSubscriptions, "s");
 const e = alias(events, "e");
 
-/** Deliveries of subscription `s` held by a worker now. */
-const inFlightOfS = sql`select 1 from ${webhookDeliveries} ${x} where ${x.subscriptionId} = ${s.id} and ${x.status} = 'pending' and ${leased(x)}`;
+/**
+ * Deliveries of subscription `s` held by a worker now, whatever their status: one that failed
+ * while its attempt was out (the athlete disconnected, the subscription was disabled) keeps its
+ * lease until that attempt is recorded, so a failing subscription's next probe waits for it.
+ */
+const inFlightOfS = sql`select 1 from ${webhookDeliveries} ${x} where ${x.subscriptionId} = ${s.id} and ${x.lockedUntil} is not null and ${leased(x)}`;
 
 type Selection = {
   limit: number | Placeholder;

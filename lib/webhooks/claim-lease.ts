@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { webhookDeliveries } from "../db/schema";
 import { log } from "../log";
@@ -24,8 +24,9 @@ export type ClaimLease = {
 
 /**
  * The renewals of one worker's claims: one statement for all it holds. Only a claim still in
- * place is extended (`locked_until` set, the delivery pending), so a renewal that runs after an
- * attempt was recorded (which clears the claim) never puts a hold back. Should renewals stop
+ * place is extended (`locked_until` set, whatever the status: a delivery withdrawn or failed
+ * while its attempt is out stays held until the attempt records), so a renewal that runs after
+ * an attempt was recorded (which clears the claim) never puts a hold back. Should renewals stop
  * while the worker lives (the database unreachable longer than the lease), another worker may
  * send the delivery too: delivery stays at least once, never less.
  */
@@ -44,7 +45,7 @@ export function claimLease(db: () => Promise<Db>, opts: { leaseS?: number } = {}
         await (await db())
           .update(webhookDeliveries)
           .set({ lockedUntil: sql`now() + make_interval(secs => ${leaseS})` })
-          .where(and(inArray(webhookDeliveries.id, ids), eq(webhookDeliveries.status, "pending"), isNotNull(webhookDeliveries.lockedUntil)));
+          .where(and(inArray(webhookDeliveries.id, ids), isNotNull(webhookDeliveries.lockedUntil)));
       } catch (err) {
         log.warn("webhook claims not renewed; retrying", { deliveries: ids.length, error: String(err) });
       } finally {

@@ -132,13 +132,16 @@ async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null
       await tx.update(webhookDeliveries).set({ attemptCount: attempt }).where(eq(webhookDeliveries.id, a.deliveryId));
       await tx
         .update(webhookDeliveries)
-        .set({ status: "failed", failureReason: "subscription_disabled", lockedUntil: null, updatedAt: sql`now()` })
+        .set({ status: "failed", failureReason: "subscription_disabled", updatedAt: sql`now()` })
         .where(and(eq(webhookDeliveries.subscriptionId, a.subscriptionId), eq(webhookDeliveries.status, "pending")));
+      // This attempt is over; the others of the subscription still out keep their leases until they record.
+      await tx.update(webhookDeliveries).set({ lockedUntil: null }).where(eq(webhookDeliveries.id, a.deliveryId));
       return { ...done, status: "failed", subscriptionDisabled: true };
     }
     if (d.status !== "pending") {
-      // Already settled elsewhere (a disable, or a duplicate send that succeeded): only count.
-      await tx.update(webhookDeliveries).set({ attemptCount: attempt, updatedAt: sql`now()` }).where(eq(webhookDeliveries.id, a.deliveryId));
+      // Already settled elsewhere (a disable, a withdrawal, or a duplicate send that succeeded):
+      // only count, and end the lease the attempt held.
+      await tx.update(webhookDeliveries).set({ attemptCount: attempt, lockedUntil: null, updatedAt: sql`now()` }).where(eq(webhookDeliveries.id, a.deliveryId));
       return { ...done, status: d.status };
     }
     if (next.retryInS === null) {

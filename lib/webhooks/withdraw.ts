@@ -21,6 +21,7 @@ export const deliveryStillReaches: SQL = sql`exists (
  * In the transaction that ends athlete `athleteId`'s authorization of app `clientId`: the app's
  * deliveries of that athlete's events not yet sent fail unsent, since events stop together with
  * the access (SPEC §6.2). Waiting retries are not sent; an attempt under way when this commits
+ * keeps its lease (it is still in flight: a failing subscription's next probe waits for it) and
  * records its own outcome. `athlete.deauthorized` itself is addressed to the app and stays.
  * Answers how many were withdrawn.
  */
@@ -29,8 +30,7 @@ export async function withdrawDeliveries(tx: Db, { clientId, athleteId }: { clie
   const rows = rowsOf<{ id: string }>(
     await tx.execute(sql`
       update ${d}
-      set ${bareColumn(d.status)} = 'failed', ${bareColumn(d.failureReason)} = 'athlete_disconnected',
-        ${bareColumn(d.lockedUntil)} = null, ${bareColumn(d.updatedAt)} = now()
+      set ${bareColumn(d.status)} = 'failed', ${bareColumn(d.failureReason)} = 'athlete_disconnected', ${bareColumn(d.updatedAt)} = now()
       where ${d.status} = 'pending'
         and ${d.subscriptionId} in (select ${webhookSubscriptions.id} from ${webhookSubscriptions} where ${webhookSubscriptions.clientId} = ${clientId})
         and ${d.eventId} in (select ${events.id} from ${events} where ${events.athleteId} = ${athleteId})

@@ -75,7 +75,9 @@ export const webhookDeliveries = pgTable(
     // or a failing one's probe) and those in flight (the cap), whatever its backlog. Nothing
     // reads pending deliveries by due time alone, so no index on it costs every insert.
     index("webhook_deliveries_pending_sub_seq_idx").on(t.subscriptionId, t.eventSeq).where(sql`${t.status} = 'pending'`),
-    index("webhook_deliveries_pending_sub_lock_idx").on(t.subscriptionId, t.lockedUntil).where(sql`${t.status} = 'pending'`),
+    // The deliveries a worker holds (policy.ts `leased`), whatever their status: one withdrawn or
+    // failed while its attempt is out is still in flight until that attempt is recorded.
+    index("webhook_deliveries_held_sub_lock_idx").on(t.subscriptionId, t.lockedUntil).where(sql`${t.lockedUntil} is not null`),
   ],
 );
 

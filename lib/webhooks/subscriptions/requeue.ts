@@ -22,7 +22,7 @@ export async function requeueDeliveries(db: Db, where: SQL): Promise<DeliveryRow
       nextAttemptAt: sql`now()`,
       // Sent again, it gets the whole retry schedule: its attempts so far do not count against it.
       requeuedAtAttempt: sql`${webhookDeliveries.attemptCount}`,
-      lockedUntil: sql`case when ${webhookDeliveries.status} = 'pending' and ${webhookDeliveries.lockedUntil} > now() then ${webhookDeliveries.lockedUntil} end`,
+      lockedUntil: sql`case when ${webhookDeliveries.lockedUntil} > now() then ${webhookDeliveries.lockedUntil} end`,
       updatedAt: sql`now()`,
     })
     .where(and(where, deliveryStillReaches))

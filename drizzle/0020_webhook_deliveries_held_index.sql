@@ -1,0 +1,2 @@
+DROP INDEX "webhook_deliveries_pending_sub_lock_idx";--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_held_sub_lock_idx" ON "webhook_deliveries" USING btree ("subscription_id","locked_until") WHERE "webhook_deliveries"."locked_until" is not null;
