@@ -55,6 +55,8 @@ export function checkRedirectUri(client: OAuthClient, redirectUri: string | unde
         if (r.protocol !== "http:" || r.hostname !== asked.hostname) continue;
         r.port = asked.port;
         if (r.href === redirectUri) return redirectUri;
+        // Port 80 written out is a port too (any port, RFC 8252 §7.3), though the parser drops it.
+        if (asked.port === "" && `${r.origin}:80${r.href.slice(r.origin.length)}` === redirectUri) return redirectUri;
       }
     }
   }

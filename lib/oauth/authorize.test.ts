@@ -424,6 +424,13 @@ describe("checkRedirectUri for a loopback redirect on any port (RFC 8252 §7.3)"
   it("takes the registered URI with another port, as a string exactly", () => {
     expect(checkRedirectUri(client, "http://127.0.0.1:5555/callback")).toBe("http://127.0.0.1:5555/callback");
     expect(checkRedirectUri(client, "http://127.0.0.1/callback")).toBe("http://127.0.0.1/callback");
+    // Port 80 written out, which a URL parser drops: still a port, still the redirect_uri as sent.
+    expect(checkRedirectUri(client, "http://127.0.0.1:80/callback")).toBe("http://127.0.0.1:80/callback");
+    const v6 = { ...client, redirectUris: ["http://[::1]:8976/callback"] } as OAuthClient;
+    expect(checkRedirectUri(v6, "http://[::1]:80/callback")).toBe("http://[::1]:80/callback");
+    for (const uri of ["http://127.0.0.1:80/other", "http://127.0.0.1:080/callback", "http://127.0.0.1:80/callback?x=1"]) {
+      expect(() => checkRedirectUri(client, uri), uri).toThrow(UnsafeToRedirect);
+    }
   });
 
   it("refuses what a URL parser would make equal: a trailing NUL or space, userinfo, dot segments, another case", () => {
