@@ -34,9 +34,19 @@ const bool = z
   .enum(["true", "false", "1", "0"])
   .transform((v) => v === "true" || v === "1");
 
+/** A whole number written in plain decimal digits (`Number()` would also take `0x5`, `1e1` and ` 10 `). */
+const digits = () =>
+  z
+    .string()
+    .regex(/^\d{1,15}$/, "must be a whole number in decimal digits (0-9)")
+    .transform(Number);
+
+/** The most a retry may wait: a year (PostgreSQL's intervals, and any sensible schedule, end long before 1e23 seconds). */
+const MAX_RETRY_WAIT_S = 365 * 86_400;
+
 const EnvSchema = z.object({
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-  BASE_URL: z.url().optional(),
+  PORT: digits().pipe(z.number().min(1).max(65535)).default(3000),
+  BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional(),
   /** The address the server listens on (scripts/server.mjs): unset, loopback only for a loopback BASE_URL, else every interface. */
   HOST: z.string().min(1).optional(),
   DATABASE_URL: z.string().min(1).optional(),
@@ -46,14 +56,15 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_SCHEDULE_S: z
     .string()
     .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, "comma-separated seconds")
+    .refine((v) => v.split(",").every((x) => Number(x) <= MAX_RETRY_WAIT_S), `each wait at most ${MAX_RETRY_WAIT_S} seconds (a year)`)
     .optional(),
   DELIVERY_RUNNER: z.enum(["local", "inngest"]).default("local"),
-  RATE_LIMIT_15MIN: z.coerce.number().int().positive().default(600),
-  RATE_LIMIT_DAILY: z.coerce.number().int().positive().default(30_000),
-  RATE_LIMIT_OAUTH_TOKEN: z.coerce.number().int().positive().default(600),
+  RATE_LIMIT_15MIN: digits().pipe(z.number().positive()).default(600),
+  RATE_LIMIT_DAILY: digits().pipe(z.number().positive()).default(30_000),
+  RATE_LIMIT_OAUTH_TOKEN: digits().pipe(z.number().positive()).default(600),
   AUTH_SECRET: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-  FILE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
+  FILE_WORKERS: digits().pipe(z.number().max(16)).default(1),
   TRUSTED_PROXIES: z
     .string()
     .refine((v) => parseRanges(v) !== undefined, "comma-separated addresses, CIDR ranges, `loopback` or `private`")

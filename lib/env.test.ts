@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { getEnv, resetEnvForTests } from "./env";
+
+// The settings of CONTRACT §1 and the README's Configuration: a bad value stops the service
+// with a message naming it, never a value the operator did not write.
+
+const saved = { ...process.env };
+
+function envWith(vars: Record<string, string>) {
+  resetEnvForTests();
+  for (const [k, v] of Object.entries(vars)) process.env[k] = v;
+  try {
+    return getEnv();
+  } finally {
+    for (const k of Object.keys(vars)) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  }
+}
+
+afterEach(() => resetEnvForTests());
+
+describe("settings read as numbers", () => {
+  it("take plain decimal digits", () => {
+    const env = envWith({ PORT: "3100", RATE_LIMIT_15MIN: "5", RATE_LIMIT_DAILY: "10", RATE_LIMIT_OAUTH_TOKEN: "7", FILE_WORKERS: "0" });
+    expect(env).toMatchObject({ port: 3100, rateLimit15Min: 5, rateLimitDaily: 10, rateLimitOAuthToken: 7, fileWorkers: 0 });
+  });
+
+  it.each([
+    ["RATE_LIMIT_15MIN", "0x5"],
+    ["RATE_LIMIT_DAILY", "1e1"],
+    ["RATE_LIMIT_15MIN", " 10 "],
+    ["RATE_LIMIT_OAUTH_TOKEN", "0b11"],
+    ["FILE_WORKERS", "2.0"],
+    ["PORT", "0x50"],
+    ["RATE_LIMIT_15MIN", "0"],
+    ["FILE_WORKERS", "17"],
+  ])("refuse %s=%j, naming it", (name, value) => {
+    expect(() => envWith({ [name]: value })).toThrow(new RegExp(`Invalid configuration:[\\s\\S]*${name}`));
+  });
+});
+
+describe("WEBHOOK_RETRY_SCHEDULE_S", () => {
+  it("takes comma-separated seconds, and refuses a wait no interval holds", () => {
+    expect(envWith({ WEBHOOK_RETRY_SCHEDULE_S: "1,2.5,30" }).webhookRetryScheduleS).toEqual([1, 2.5, 30]);
+    expect(() => envWith({ WEBHOOK_RETRY_SCHEDULE_S: "1,99999999999999999999999" })).toThrow(/WEBHOOK_RETRY_SCHEDULE_S: each wait at most/);
+  });
+});
+
+describe("BASE_URL", () => {
+  it("is an http:// or https:// URL", () => {
+    expect(envWith({ BASE_URL: "https://api.example.com/" }).baseUrl).toBe("https://api.example.com");
+    for (const bad of ["ftp://x", "javascript:alert(1)", "localhost:3000"]) {
+      expect(() => envWith({ BASE_URL: bad }), bad).toThrow(/BASE_URL: must be an http:\/\/ or https:\/\/ URL/);
+    }
+  });
+});
