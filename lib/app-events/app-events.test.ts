@@ -118,6 +118,10 @@ describe("GET /v1/app/events", () => {
       const long = await api.call(a.token, "GET", `/v1/app/events?${name}=${"a".repeat(501)}`);
       expect(long.status).toBe(400);
       expect(await long.json()).toMatchObject({ code: "invalid_cursor", errors: [{ field: name, code: "invalid_cursor" }] });
+      // Empty, as a last page's null written out as "": refused, not page 1 again (a client would page forever).
+      const empty = await api.call(a.token, "GET", `/v1/app/events?${name}=`);
+      expect(empty.status, name).toBe(400);
+      expect(await empty.json()).toMatchObject({ code: "invalid_cursor", errors: [{ field: name, code: "invalid_cursor", detail: expect.stringContaining("empty") }] });
     }
     expect((await list(a.token, `?after=${expected[1]}`)).data.map((e) => e.id)).toEqual(expected.slice(2));
     expect((await list(a.token, `?after=${expected.at(-1)}`)).data).toEqual([]);

@@ -53,6 +53,9 @@ export const Limit = queryInteger({ min: 1, max: 200 })
 
 export const Cursor = z
   .string()
+  // Empty (`?cursor=`): a client that wrote a last page's null `next_cursor` as "" would
+  // otherwise get page 1 again, and page on forever. Stripe refuses an empty `starting_after` too.
+  .refine((c) => c.length > 0, { message: "is empty: leave it out for the first page", params: { code: "invalid_cursor" }, abort: true })
   // Longer than any cursor the API issues: not one of its cursors (CONTRACT §3 `invalid_cursor`).
   .refine((c) => c.length <= 500, { message: "is not one this API returned", params: { code: "invalid_cursor" }, abort: true })
   .optional()
