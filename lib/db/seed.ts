@@ -129,6 +129,22 @@ const PEOPLE: DemoPerson[] = [
 export class SeedRefused extends Error {}
 
 /**
+ * The demo confidential app's `{BASE_URL}/demo/callback` (CONTRACT §8) under the base URL the
+ * service runs at now: started again on another port or address, the demo world kept the
+ * first one, and "Start the demo" was refused as an unregistered redirect. The seeded callback
+ * (any `…/demo/callback`) is replaced where it stands; the app's other URIs are left as they are.
+ */
+async function demoAppFollowsBaseUrl(db: Db, baseUrl: string): Promise<void> {
+  const [app] = await db.select({ redirectUris: oauthClients.redirectUris }).from(oauthClients).where(eq(oauthClients.clientId, "demo-training-log"));
+  if (!app) return;
+  const callback = `${baseUrl}/demo/callback`;
+  const isDemoCallback = (uri: string) => URL.parse(uri)?.pathname === "/demo/callback";
+  if (app.redirectUris.includes(callback) || !app.redirectUris.some(isDemoCallback)) return;
+  const redirectUris = app.redirectUris.map((uri) => (isDemoCallback(uri) ? callback : uri)).filter((uri, i, all) => all.indexOf(uri) === i);
+  await db.update(oauthClients).set({ redirectUris, homepageUrl: callback }).where(eq(oauthClients.clientId, "demo-training-log"));
+}
+
+/**
  * CONTRACT §8's demo world. Refuses a database that already holds other people; does nothing
  * when the demo world is already there.
  */
@@ -137,7 +153,10 @@ export async function seedDemoWorld(db: Db, opts: { baseUrl: string; now?: Date 
   const [{ n }] = (await db.select({ n: count() }).from(users)) as [{ n: number }];
   if (Number(n) > 0) {
     const [ava] = await db.select({ id: users.id }).from(users).where(eq(users.email, "ava@example.com"));
-    if (ava) return "present";
+    if (ava) {
+      await demoAppFollowsBaseUrl(db, opts.baseUrl);
+      return "present";
+    }
     throw new SeedRefused("The database already holds people; the demo world is seeded only into an empty database.");
   }
   const passwordHash = await hashPassword(DEMO_PASSWORD);

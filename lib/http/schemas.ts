@@ -59,7 +59,7 @@ export const Cursor = z
   // Longer than any cursor the API issues: not one of its cursors (CONTRACT §3 `invalid_cursor`).
   .refine((c) => c.length <= 500, { message: "is not one this API returned", params: { code: "invalid_cursor" }, abort: true })
   .optional()
-  .meta({ description: "The `next_cursor` of the previous page.", maxLength: 500 });
+  .meta({ description: "The `next_cursor` of the previous page.", minLength: 1, maxLength: 500 });
 
 /** A range of local dates, `[start, end)`, either end optional. */
 type DateRange = { start?: string; end?: string };

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { setupApi } from "../testing/fixtures";
+import { oauthClients, users } from "./schema";
+import { seedDemoWorld } from "./seed";
+
+const api = setupApi();
+
+describe("the demo world on a service started again at another address (CONTRACT §8)", () => {
+  it("keeps Demo Training Log's {BASE_URL}/demo/callback the current base URL's, and seeds nothing twice", async () => {
+    const db = await api.db();
+    expect(await seedDemoWorld(db, { baseUrl: "http://localhost:3000" })).toBe("seeded");
+    const people = (await db.select({ id: users.id }).from(users)).length;
+    const redirectUris = async () =>
+      (await db.select({ r: oauthClients.redirectUris, home: oauthClients.homepageUrl }).from(oauthClients).where(eq(oauthClients.clientId, "demo-training-log")))[0];
+    expect(await redirectUris()).toEqual({ r: ["http://127.0.0.1:8976/callback", "http://localhost:3000/demo/callback"], home: "http://localhost:3000/demo/callback" });
+
+    expect(await seedDemoWorld(db, { baseUrl: "http://localhost:3312" })).toBe("present");
+    expect(await redirectUris()).toEqual({ r: ["http://127.0.0.1:8976/callback", "http://localhost:3312/demo/callback"], home: "http://localhost:3312/demo/callback" });
+    expect((await db.select({ id: users.id }).from(users)).length).toBe(people);
+
+    // A URI the developer added stays; the same address again changes nothing.
+    await db.update(oauthClients).set({ redirectUris: ["http://127.0.0.1:8976/callback", "http://localhost:3312/demo/callback", "https://log.example/cb"] }).where(eq(oauthClients.clientId, "demo-training-log"));
+    expect(await seedDemoWorld(db, { baseUrl: "https://demo.example" })).toBe("present");
+    expect((await redirectUris())!.r).toEqual(["http://127.0.0.1:8976/callback", "https://demo.example/demo/callback", "https://log.example/cb"]);
+  });
+});
