@@ -186,10 +186,21 @@ export function createFrontServer({ baseUrl: base, handle }) {
       return;
     }
     if (req.headers[REFUSED_HEADER] !== undefined) delete req.headers[REFUSED_HEADER];
-    const refused = refuseEarly(req, baseUrl());
-    // A method Next.js serves on an API path: the catch-all route answers the refusal, counted
-    // and with the RateLimit headers every `/v1` answer carries (CONTRACT §10).
-    if (refused?.handOn && SERVED_METHODS.has(req.method)) {
+    let refused = refuseEarly(req, baseUrl());
+    // A method no route serves (PROPFIND, TRACE …) on an API path the routes may see: the path's
+    // own route answers the 405, counted, with the RateLimit headers and the path's own `Allow`
+    // (route() in lib/http/api-route.ts). Next.js routes only the methods it knows, so the
+    // request reaches the route as OPTIONS, with the refusal (and the method sent) beside it.
+    if (refused?.handOn && refused.status === 405) {
+      const method = req.method;
+      req.method = "OPTIONS";
+      // A path no route may see as it is (an empty segment …): the catch-all's refusal of the path.
+      refused = refuseEarly(req, baseUrl());
+      if (!refused) req.headers[REFUSED_HEADER] = JSON.stringify({ code: "method_not_allowed", detail: `${method} is not served.`, method });
+    }
+    // Any other refusal on an API path: the catch-all route answers it, counted and with the
+    // RateLimit headers every `/v1` answer carries (CONTRACT §10).
+    if (refused?.handOn) {
       req.headers[REFUSED_HEADER] = JSON.stringify(refused.handOn);
       req.url = REFUSED_PATH;
     } else if (refused) {

@@ -12,13 +12,13 @@ import { REFUSED_HEADER, REFUSED_PATH } from "./refused-header.mjs";
 
 let server: http.Server;
 let port = 0;
-const seen: { url?: string; peer?: string | string[]; refused?: string | string[] }[] = [];
+const seen: { url?: string; peer?: string | string[]; refused?: string | string[]; method?: string }[] = [];
 
 beforeAll(async () => {
   server = createFrontServer({
     baseUrl: "http://service.test",
     handle: (req, res) => {
-      seen.push({ url: req.url, peer: req.headers[PEER_ADDRESS_HEADER], refused: req.headers[REFUSED_HEADER] });
+      seen.push({ url: req.url, peer: req.headers[PEER_ADDRESS_HEADER], refused: req.headers[REFUSED_HEADER], ...(req.method === "GET" ? {} : { method: req.method }) });
       res.writeHead(200, { "content-type": "text/plain" }).end("handled");
     },
   });
@@ -79,11 +79,29 @@ describe("the front server", () => {
     }
   });
 
-  it("refuses TRACE and CONNECT with 405 problems that name what is allowed, before any handler", async () => {
+  it("hands a method no route serves on an API path to the path's own route as OPTIONS, with the refusal and the method beside it", async () => {
+    for (const [method, sent, handed] of [
+      ["TRACE", "/v1/teams", "/v1/teams"],
+      ["PROPFIND", "/v1/athletes/me/?x=1", "/v1/athletes/me?x=1"],
+    ]) {
+      const before = seen.length;
+      await send(`${method} ${sent} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(seen.length).toBe(before + 1);
+      const got = seen.at(-1)!;
+      expect({ ...got, refused: JSON.parse(String(got.refused)) }).toEqual({
+        url: handed,
+        peer: "127.0.0.1",
+        method: "OPTIONS",
+        refused: { code: "method_not_allowed", detail: `${method} is not served.`, method },
+      });
+    }
+    // A path no route may see as it is: the catch-all route answers what is wrong with the path.
+    await send(`MKCOL /v1/teams//members HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(seen.at(-1)).toMatchObject({ url: REFUSED_PATH, method: "OPTIONS", refused: JSON.stringify({ code: "not_found", detail: "The path has an empty segment: an id is missing." }) });
+  });
+
+  it("refuses TRACE and CONNECT with 405 problems that name what is allowed, before any handler, off the API's paths", async () => {
     const before = seen.length;
-    const trace = await send(`TRACE /v1/teams HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-    expect(trace).toMatchObject({ status: 405, type: "application/problem+json", body: { code: "method_not_allowed", status: 405, type: "http://service.test/problems/method_not_allowed" } });
-    expect(trace.allow).toContain("GET");
     const connect = await send(`CONNECT /v1/teams HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(connect).toMatchObject({ status: 405, body: { code: "method_not_allowed" } });
     const oauth = await send(`TRACE /oauth/token HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);

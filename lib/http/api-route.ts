@@ -450,9 +450,15 @@ export function route(handlers: Partial<Record<HttpMethod, RouteHandler>>): Rout
     answerWithoutOperation(req, new ApiError("method_not_allowed", `${req.method} is not served here; this path serves ${allow}.`), {
       Allow: allow,
     });
-  // Also a browser's preflight: what a browser app may send here (lib/http/cors.ts).
-  const options: RouteHandler = (req) =>
-    answerWithoutOperation(req, null, { Allow: allow, ...preflightFields(allow, "Authorization, Content-Type, Idempotency-Key") });
+  // Also a browser's preflight: what a browser app may send here (lib/http/cors.ts). And a
+  // method no route serves (PROPFIND …), which the front server hands on as OPTIONS.
+  const options: RouteHandler = (req) => {
+    const unserved = refusedByFrontServer(req);
+    if (unserved?.code === "method_not_allowed") {
+      return answerWithoutOperation(req, new ApiError("method_not_allowed", `${unserved.method} is not served here; this path serves ${allow}.`), { Allow: allow });
+    }
+    return answerWithoutOperation(req, null, { Allow: allow, ...preflightFields(allow, "Authorization, Content-Type, Idempotency-Key") });
+  };
   return { ...(Object.fromEntries(ROUTE_METHODS.map((m) => [m, handlers[m] ?? notAllowed])) as Record<HttpMethod, RouteHandler>), OPTIONS: options };
 }
 
@@ -479,20 +485,28 @@ export function atFixedParams(handlers: RouteExports, params: Record<string, str
 }
 
 /** Unknown `/v1` paths: a problem 404, never an HTML page. */
-export const notFoundRoute: RouteHandler = (req) =>
-  answerWithoutOperation(req, refusedByFrontServer(req) ?? new ApiError("not_found", `No API endpoint at ${new URL(req.url).pathname}.`));
+export const notFoundRoute: RouteHandler = (req) => {
+  const refused = refusedByFrontServer(req);
+  // A method no route serves, at a path no route serves either: the path is what is wrong.
+  const told = refused && refused.code !== "method_not_allowed" ? new ApiError(refused.code, refused.detail) : undefined;
+  return answerWithoutOperation(req, told ?? new ApiError("not_found", `No API endpoint at ${new URL(req.url).pathname}.`));
+};
+
+type FrontRefusal = { code: "not_found" | "invalid_request"; detail: string } | { code: "method_not_allowed"; method: string };
 
 /**
- * The refusal the front server decided for a path no route may see (an empty segment, escapes
- * that are not UTF-8) and handed on here to be answered as every `/v1` answer is. The front
- * server removes the header from what clients send, so only it can set it.
+ * The refusal the front server decided for a request no route may see as it came (an empty
+ * segment, escapes that are not UTF-8: handed to the catch-all route; a method no route serves:
+ * handed to its path's route as OPTIONS) and handed on to be answered as every `/v1` answer is.
+ * The front server removes the header from what clients send, so only it can set it.
  */
-function refusedByFrontServer(req: Request): ApiError | undefined {
+function refusedByFrontServer(req: Request): FrontRefusal | undefined {
   const told = req.headers.get(REFUSED_HEADER);
   if (told === null) return undefined;
   try {
-    const { code, detail } = JSON.parse(told) as { code: unknown; detail: unknown };
-    if ((code === "not_found" || code === "invalid_request") && typeof detail === "string") return new ApiError(code, detail);
+    const { code, detail, method } = JSON.parse(told) as { code: unknown; detail: unknown; method: unknown };
+    if ((code === "not_found" || code === "invalid_request") && typeof detail === "string") return { code, detail };
+    if (code === "method_not_allowed" && typeof method === "string" && /^[A-Z-]{1,32}$/i.test(method)) return { code, method };
   } catch {
     // Not the front server's (a server started without it): the path's own answer.
   }

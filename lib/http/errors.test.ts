@@ -408,6 +408,11 @@ describe("404 and 405", () => {
         await expectProblem(res, 405, "method_not_allowed");
         expect(res.headers.get("allow"), `${method} ${path}`).toBe(allow);
       }
+      // A method no route serves (WebDAV's): the path's own 405, counted and headed like any answer.
+      const webdav = await api.call(token, "PROPFIND", path);
+      expect(await expectProblem(webdav, 405, "method_not_allowed"), `PROPFIND ${path}`).toMatchObject({ detail: `PROPFIND is not served here; this path serves ${allow}.` });
+      expect(webdav.headers.get("allow"), `PROPFIND ${path}`).toBe(allow);
+      expect(webdav.headers.get("ratelimit"), `PROPFIND ${path}`).toContain('"15min"');
       // OPTIONS names the same methods, and counts and carries the headers like any answer.
       const options = await api.call(token, "OPTIONS", path);
       expect(options.status, `OPTIONS ${path}`).toBe(204);
@@ -418,6 +423,10 @@ describe("404 and 405", () => {
       expect(options.headers.get("access-control-allow-methods"), `OPTIONS ${path}`).toBe(allow);
       expect(options.headers.get("access-control-allow-headers"), `OPTIONS ${path}`).toContain("Authorization");
     }
+    // At a path no route serves, the path is what is wrong.
+    const nowhere = await api.call(token, "MKCOL", "/v1/nothing/here");
+    await expectProblem(nowhere, 404, "not_found");
+    expect(nowhere.headers.get("ratelimit")).toContain('"15min"');
     // Every route file answers OPTIONS itself, not Next.js (whose answer lists every export).
     for (const file of routeFiles(path.resolve(__dirname, "../../app/v1"))) {
       expect(((await import(file)) as { OPTIONS?: unknown }).OPTIONS, file).toBeTypeOf("function");
