@@ -14,7 +14,7 @@ import { requireScopes } from "../auth/require-scope";
 import { resourceMetadataUrl } from "../oauth/resources";
 import { MCP_DEFAULT_SCOPES } from "../oauth/discovery";
 import type { TokenResource } from "../db/schema";
-import { databaseUnavailableError, isDatabaseUnavailable, isRetriable } from "./db-errors";
+import { databaseUnavailableError, isDatabaseUnavailable, isRetriable, RETRY_AFTER_S } from "./db-errors";
 import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWindow } from "./rate-limit";
 import { readJsonBody } from "./body";
 import { isRawJson } from "./raw-json";
@@ -64,7 +64,7 @@ export function errorToResponse(err: unknown, req: Request, traceId: string, rl?
   const headers = baseHeaders(traceId, rl);
   if (err instanceof ApiError) {
     if (err.status === 401) headers.set("WWW-Authenticate", unauthorizedChallenge(resource, err, req.headers.has("authorization")));
-    if (err.status === 503) headers.set("Retry-After", "5");
+    if (err.status === 503) headers.set("Retry-After", RETRY_AFTER_S);
     return problemResponse(env.baseUrl, err, { headers });
   }
   if (isDatabaseUnavailable(err)) {
@@ -73,7 +73,7 @@ export function errorToResponse(err: unknown, req: Request, traceId: string, rl?
   }
   if (isRetriable(err)) {
     log.warn("busy", { trace_id: traceId, error: err.message });
-    headers.set("Retry-After", "5");
+    headers.set("Retry-After", RETRY_AFTER_S);
     return problemResponse(env.baseUrl, new ApiError("service_unavailable", err.message), { headers });
   }
   log.error("unhandled error", {

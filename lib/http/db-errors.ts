@@ -17,9 +17,12 @@ const CONNECTION_CODES = new Set([
   "53300", // too_many_connections
 ]);
 
+/** The `Retry-After` of every 503 the service answers (the database unreachable, the service busy), in seconds. */
+export const RETRY_AFTER_S = "5";
+
 /** The problem answering a request while the database cannot be reached: 503, retry in 5 s. */
 export function databaseUnavailableError(): ApiError {
-  return new ApiError("service_unavailable", "The database cannot be reached. Retry shortly.", { headers: { "Retry-After": "5" } });
+  return new ApiError("service_unavailable", "The database cannot be reached. Retry shortly.", { headers: { "Retry-After": RETRY_AFTER_S } });
 }
 
 /** True when `err` (or its cause) says the database could not be reached, not that a query was wrong. */
