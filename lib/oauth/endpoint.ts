@@ -8,7 +8,7 @@ import { clientAddress } from "../http/client-address";
 import { readBodyUpTo } from "../http/body";
 import { requestStarted } from "../http/requests-first";
 import { anyOriginAnswer } from "../http/cors";
-import { OAuthError, oauthErrorResponse } from "./errors";
+import { oauthDatabaseUnavailable, OAuthError, oauthErrorResponse } from "./errors";
 import { decodeBasic } from "./client-auth";
 import { checkResourceRepeats } from "./authorize-checks";
 import { MAX_CLIENT_ID_CHARS } from "./client-metadata";
@@ -136,7 +136,7 @@ export function oauthEndpoint(
     } catch (err) {
       if (err instanceof OAuthError) return oauthErrorResponse(err);
       if (isDatabaseUnavailable(err)) {
-        return oauthErrorResponse(new OAuthError("temporarily_unavailable", "The database cannot be reached.", 503, { "Retry-After": "5" }));
+        return oauthErrorResponse(oauthDatabaseUnavailable());
       }
       log.error("oauth endpoint failed", { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       return oauthErrorResponse(new OAuthError("server_error", "The authorization server failed.", 500));

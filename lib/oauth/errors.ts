@@ -1,3 +1,4 @@
+import { RETRY_AFTER_S } from "../http/db-errors";
 import { knownLengthResponse } from "../http/known-length";
 
 /** RFC 6749 §5.2 and RFC 7009 §2.2.1 error codes, RFC 8707's invalid_target, and RFC 7591 §3.2.2's registration errors. */
@@ -36,4 +37,9 @@ export function oauthErrorResponse(err: OAuthError): Response {
     status: err.status,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store", Pragma: "no-cache", ...err.headers },
   });
+}
+
+/** The OAuth endpoints' answer while the database cannot be reached: 503, retry shortly. */
+export function oauthDatabaseUnavailable(): OAuthError {
+  return new OAuthError("temporarily_unavailable", "The database cannot be reached.", 503, { "Retry-After": RETRY_AFTER_S });
 }

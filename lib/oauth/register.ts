@@ -10,7 +10,7 @@ import { addToCounters } from "../http/rate-limit";
 import { HIDDEN_IN_NAME, unreviewedRedirectUriFault } from "./client-metadata";
 import { pruneUnusedClients } from "./unused-clients";
 import { hasHiddenCharacters } from "../text";
-import { OAuthError, oauthErrorResponse } from "./errors";
+import { oauthDatabaseUnavailable, OAuthError, oauthErrorResponse } from "./errors";
 import { knownLengthJson } from "../http/known-length";
 import { unstorableText } from "../http/validation";
 
@@ -170,7 +170,7 @@ export async function registrationEndpoint(req: Request): Promise<Response> {
     return knownLengthJson(await registerClient(db, body), { status: 201, headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
   } catch (err) {
     if (err instanceof OAuthError) return oauthErrorResponse(err);
-    if (isDatabaseUnavailable(err)) return oauthErrorResponse(new OAuthError("temporarily_unavailable", "The database cannot be reached.", 503, { "Retry-After": "5" }));
+    if (isDatabaseUnavailable(err)) return oauthErrorResponse(oauthDatabaseUnavailable());
     log.error("client registration failed", { error: errorText(err) });
     return oauthErrorResponse(new OAuthError("server_error", "The authorization server failed.", 500));
   }
