@@ -225,6 +225,13 @@ test("a developer rotates an endpoint's signing secret and deletes the endpoint,
     const second = (await rotated.textContent())!.trim();
     expect(second).toMatch(/^whsec_[0-9A-Za-z]{38}$/);
     expect(second).not.toBe(first);
+    // The page says what happened, above the new secret, and the focus goes there (it stayed on
+    // the button, far below the secret shown once). A second rotation says it again.
+    const said = page.getByText(`Rotated the signing secret of ${url}.`);
+    await expect(said.locator("xpath=ancestor::*[@tabindex='-1'][1]")).toBeFocused();
+    await item.getByRole("button", { name: "Rotate secret" }).click();
+    await expect(rotated).not.toHaveText(second);
+    await expect(said.locator("xpath=ancestor::*[@tabindex='-1'][1]")).toBeFocused();
     // …and after the rotated secret's "Done", the focus is back on the endpoint.
     await page.getByRole("button", { name: "Done", exact: true }).click();
     await expect(page.getByTestId("signing-secret")).toHaveCount(0);

@@ -9,7 +9,7 @@ import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
 import { useFocusBack } from "@/components/ui/focus-back";
 import { useFocusableRows } from "@/components/ui/focusable-rows";
-import { FocusedNotice } from "@/components/ui/focused-notice";
+import { FocusedNotice, useOutcome } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
 import type { DeveloperApp } from "@/lib/oauth-clients/schemas";
 import type { Subscription, SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
@@ -33,7 +33,8 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
   });
   const [adding, setAdding] = useState(false);
   /** What the latest add or delete of an endpoint did: verified, or deleted. */
-  const [outcome, setOutcome] = useState<string | null>(null);
+  // Numbered (useOutcome): the same words again, a second rotation say, are a new notice that takes the focus.
+  const [outcome, setOutcome] = useOutcome();
   const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
   const { rowRef, focusRow } = useFocusableRows();
   const { openerRef, close: cancelAdding } = useFocusBack<HTMLButtonElement>(adding, () => setAdding(false));
@@ -65,8 +66,8 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
       <div className="space-y-6">
         {subs.error && <Notice tone="error">{missing ? `You have no app with client_id ${clientId}.` : subs.error.message}</Notice>}
         {outcome && (
-          <FocusedNotice key={outcome} tone="success">
-            {outcome}
+          <FocusedNotice key={outcome.id} tone="success">
+            {outcome.text}
           </FocusedNotice>
         )}
         {revealed && (
@@ -116,7 +117,12 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
                 ref={rowRef(s.id)}
                 clientId={clientId}
                 sub={s}
-                onSecret={setRevealed}
+                onSecret={(r) => {
+                  // As after "Add endpoint": the page says what happened and takes the focus there,
+                  // above the new secret (the button pressed may be far below it).
+                  setOutcome(`Rotated the signing secret of ${r.url}. Copy the new secret below: it is shown only once.`);
+                  setRevealed(r);
+                }}
                 onDeleted={(url) => {
                   // What was said about this endpoint (verified, its secret) no longer holds.
                   setRevealed((r) => (r?.url === url ? null : r));

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { sha256Hex } from "../crypto/random";
-import { events, oauthClients, oauthGrants, oauthTokenFamilies, webhookSubscriptions } from "../db/schema";
+import { events, oauthClients, oauthGrants, oauthTokenFamilies, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
 import { issueAppAccessToken } from "../oauth/access-token";
 import { setupApi } from "../testing/fixtures";
@@ -157,6 +157,28 @@ describe("GET /v1/app/events", () => {
     await event("activity.created", athlete.id, new Date(Date.now() - 10 * HOUR)); // before activities.read was granted
     const after = await event("activity.created", athlete.id, new Date(Date.now() - HOUR));
     expect((await list(a.token)).data.map((e) => e.id)).toEqual([metric, after]);
+  });
+
+  it("keeps listing what the app was sent after a subscription narrows its kinds; a kind it no longer covers is not listed otherwise", async () => {
+    const a = await app(["activity.created", "activity.updated"]);
+    const athlete = await api.person();
+    await grant(a.clientId, athlete.id, ["activities.read"]);
+    const db = await api.db();
+    const [sub] = await db.select({ id: webhookSubscriptions.id }).from(webhookSubscriptions).where(eq(webhookSubscriptions.clientId, a.clientId));
+    const deliver = async (eventId: string) => {
+      const [e] = await db.select({ seq: events.seq }).from(events).where(eq(events.id, eventId));
+      await db.insert(webhookDeliveries).values({ id: newId("whd"), subscriptionId: sub!.id, eventId, eventSeq: e!.seq, status: "succeeded", attemptCount: 1 });
+    };
+    const sent = await event("activity.created", athlete.id, new Date(Date.now() - 3 * HOUR));
+    await deliver(sent);
+    const updated = await event("activity.updated", athlete.id, new Date(Date.now() - 2 * HOUR));
+    const test = await event("webhook.test", "", new Date(Date.now() - 2 * HOUR), { clientId: a.clientId, objectType: "webhook_subscription" });
+    await deliver(test);
+    expect((await list(a.token)).data.map((e) => e.id)).toEqual([sent, updated]);
+    // The app narrows the subscription to updates: the creation it was sent stays listed.
+    await db.update(webhookSubscriptions).set({ events: ["activity.updated"] }).where(eq(webhookSubscriptions.id, sub!.id));
+    await event("activity.created", athlete.id, new Date(Date.now() - HOUR)); // neither sent nor covered now
+    expect((await list(a.token)).data.map((e) => e.id)).toEqual([sent, updated]);
   });
 
   it("is empty for an app with no subscriptions", async () => {

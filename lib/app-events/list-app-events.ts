@@ -1,7 +1,7 @@
-import { and, asc, eq, gte, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Ctx } from "../auth/actor";
-import { events, webhookSubscriptions } from "../db/schema";
+import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { decodeCursor, page } from "../http/pagination";
 import { appIdOf } from "../webhooks/subscriptions/owned-subscription";
@@ -83,13 +83,25 @@ function sentTo(appId: string, types: readonly WebhookEvent["type"][]): SQL {
 }
 
 /**
+ * The events a delivery was made for to one of the app's subscriptions (sent, or queued to be):
+ * the app was sent them, whatever its subscriptions cover now. Test events aside.
+ */
+function deliveredTo(appId: string): SQL {
+  return sql`(${ne(events.type, TEST_EVENT_TYPE)} and exists (
+    select 1 from ${webhookDeliveries} where ${webhookDeliveries.eventSeq} = ${events.seq}
+      and ${webhookDeliveries.subscriptionId} in (select ${webhookSubscriptions.id} from ${webhookSubscriptions} where ${webhookSubscriptions.clientId} = ${appId})))`;
+}
+
+/**
  * CONTRACT §5: the events of the last 30 days that the app was or would have been sent,
- * oldest first, for reconciling after an outage. SPEC §6.2's three conditions: the kind is
- * covered by one of the app's subscriptions (active or disabled) now, and, as of when the event
- * occurred, the athlete had authorized the app and the grant carried the kind's scope. So the
- * events of an athlete who has since disconnected stay listed up to the disconnect (the app was
- * sent them), and none after it, also once they connect again. `athlete.deauthorized` events
- * addressed to the app count once the kind is covered. Test events (`webhook.test`) are not listed.
+ * oldest first, for reconciling after an outage. Would have been: SPEC §6.2's three
+ * conditions: the kind is covered by one of the app's subscriptions (active or disabled) now,
+ * and, as of when the event occurred, the athlete had authorized the app and the grant carried
+ * the kind's scope. So the events of an athlete who has since disconnected stay listed up to the
+ * disconnect (the app was sent them), and none after it, also once they connect again.
+ * `athlete.deauthorized` events addressed to the app count once the kind is covered. Was: every
+ * event one of its subscriptions has a delivery of, also of a kind no subscription covers any
+ * more (a subscription narrowed after it was sent). Test events (`webhook.test`) are not listed.
  */
 export async function listAppEvents({
   ctx,
@@ -119,8 +131,7 @@ export async function listAppEvents({
         // passes it by.
         sql`${events.xact} < ${outboxHorizon}`,
         gte(events.occurredAt, new Date(nowMs - APP_EVENTS_DAYS * 86_400_000)),
-        inArray(events.type, covered),
-        sentTo(appId, covered),
+        or(and(inArray(events.type, covered), sentTo(appId, covered)), deliveredTo(appId)),
       ),
     )
     .orderBy(asc(events.xact), asc(events.seq))
