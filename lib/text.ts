@@ -11,6 +11,17 @@ export function printableExcerpt(text: string, max: number): string {
 }
 
 /**
+ * The start of `text`, at most `max` UTF-16 code units (as a schema's `.max()` counts), cut
+ * between characters: never in the middle of an emoji's surrogate pair, which would leave a lone
+ * surrogate (stored, it reads back as U+FFFD).
+ */
+export function firstCharacters(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/**
  * A character text shown to people must not hold: a control, a format character (bidi
  * overrides and isolates, which make the text around it read backwards; zero-width characters,
  * which hide a lookalike), any other character Unicode says to draw as nothing (a combining

@@ -48,6 +48,21 @@ function resolvedPath(path) {
   }
 }
 
+/**
+ * A request whose target is a whole URL (`GET http://host/v1/athletes/me`, the absolute form a
+ * server must accept, RFC 9112 §3.2.2) as the path and query every rule here reads, with the
+ * URL's authority as `Host` (which the RFC says replaces the header). Read as it came, its
+ * `http://` made an empty path segment: a 404 for a path that exists.
+ */
+export function originForm(req) {
+  const target = req.url ?? "/";
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return;
+  const url = URL.parse(target);
+  if (!url || !/^https?:$/.test(url.protocol)) return;
+  req.url = url.pathname + url.search;
+  if (url.host) req.headers.host = url.host;
+}
+
 /** The methods any route serves; every other one (TRACE, CONNECT, PROPFIND …) is refused here. */
 const SERVED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const ALLOW = [...SERVED_METHODS].join(", ");
@@ -179,6 +194,7 @@ export function createFrontServer({ baseUrl: base, handle }) {
   // shape, and not at all once its answer has begun.
   const current = new WeakMap();
   const server = http.createServer({ ServerResponse: OneWriteResponse }, (req, res) => {
+    originForm(req);
     current.set(req.socket, { path: (req.url ?? "/").split("?")[0], res });
     // The authorization endpoint is a page, which Next.js answers OPTIONS for with a bare 400.
     if (req.method === "OPTIONS" && resolvedPath((req.url ?? "/").split("?")[0]) === "/oauth/authorize") {

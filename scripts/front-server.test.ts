@@ -42,6 +42,26 @@ describe("the front server", () => {
     expect(seen.at(-1)).toEqual({ url: "/v1/teams", peer: "127.0.0.1" });
   });
 
+  it("takes a whole URL as the request target (RFC 9112 §3.2.2) as its path and query, the URL's authority as Host", async () => {
+    const hosts: (string | undefined)[] = [];
+    const probe = createFrontServer({
+      baseUrl: "http://service.test",
+      handle: (req, res) => {
+        hosts.push(req.headers.host);
+        res.writeHead(200, { "content-type": "text/plain" }).end(req.url);
+      },
+    });
+    await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+    try {
+      const p = (probe.address() as AddressInfo).port;
+      const a = await sendRaw(p, Buffer.from(`GET http://svc.test:3000/v1/athletes/me?limit=2 HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n`, "latin1"));
+      expect(a.answered && { status: a.status, body: a.body.toString("utf8") }).toEqual({ status: 200, body: "/v1/athletes/me?limit=2" });
+      expect(hosts).toEqual(["svc.test:3000"]);
+    } finally {
+      await new Promise<void>((r) => probe.close(() => r()));
+    }
+  });
+
   it("never hands on a refusal a client wrote itself", async () => {
     await send(`GET /v1/teams HTTP/1.1\r\nHost: x\r\n${REFUSED_HEADER}: {"code":"not_found","detail":"forged"}\r\nConnection: close\r\n\r\n`);
     expect(seen.at(-1)).toEqual({ url: "/v1/teams", peer: "127.0.0.1" });

@@ -126,6 +126,10 @@ async function readForm(
   bb.on("field", (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
     if (Object.hasOwn(fields, name)) return refuse(badForm(`The field \`${name}\` is sent more than once.`, name));
     if (valueTruncated) return refuse(badForm(`The field \`${name}\` is longer than ${maxFieldBytes} bytes.`, name));
+    // Busboy decodes a field's bytes as UTF-8, each invalid sequence made U+FFFD: a name in
+    // Latin-1 ("L\xF8p") or a binary external_id would be kept altered, where every JSON body
+    // that is not UTF-8 is refused. U+FFFD is what broken text is made of, so it is refused too.
+    if (value.includes("\uFFFD")) return refuse(badForm(`The field \`${name}\` is not valid UTF-8.`, name));
     fields[name] = value;
   });
   bb.on("file", (name: string | undefined, stream: BusboyFileStream, filename: string | undefined) => {

@@ -458,11 +458,38 @@ describe("POST /v1/athletes/me/uploads", () => {
     }
     expect(await countRows(uploads)).toBe(before);
 
+    // Text fields that are not UTF-8 ("Løp" in Latin-1, a binary external_id) are refused, not kept with U+FFFD in them.
+    for (const [field, bytes] of [
+      ["name", "4cf870"],
+      ["external_id", "61ff62"],
+    ] as const) {
+      const body = Buffer.concat([
+        Buffer.from(`--b\r\nContent-Disposition: form-data; name="file"; filename="run.gpx"\r\n\r\n`),
+        gpx,
+        Buffer.from(`\r\n--b\r\nContent-Disposition: form-data; name="${field}"\r\n\r\n`),
+        Buffer.from(bytes, "hex"),
+        Buffer.from("\r\n--b--\r\n"),
+      ]);
+      const res = await post(a.token, new Uint8Array(body), { "content-type": "multipart/form-data; boundary=b" });
+      expect(res.status, field).toBe(400);
+      expect(await res.json()).toMatchObject({ code: "invalid_request", detail: `The field \`${field}\` is not valid UTF-8.`, errors: [{ field: expect.stringContaining(field) }] });
+    }
+    expect(await countRows(uploads)).toBe(before);
+
     // A file part without a name is named as such, not as `undefined`.
     const nameless = await post(a.token, '--b\r\nContent-Disposition: form-data; filename="a.gpx"\r\n\r\n<gpx/>\r\n--b--\r\n', { "content-type": "multipart/form-data; boundary=b" });
     expect(nameless.status).toBe(400);
     expect(await nameless.json()).toMatchObject({ code: "invalid_request", detail: "A file part without a name: the file goes in the `file` part." });
     expect(await countRows(uploads)).toBe(before);
+  });
+
+  it("cuts a file's long activity name at 200 between characters: an emoji across the cut is left out whole, not cut in half (a stored U+FFFD)", async () => {
+    const a = await athlete();
+    const long = `${"a".repeat(199)}🏃bbbbb`;
+    const gpx = Buffer.from(sample("gpx/run.gpx").toString("utf8").replace("<name>Untitled</name>", `<name>${long}</name>`));
+    const done = await settled(a.token, (await send(a.token, gpx, "long.gpx")).id);
+    expect(done.status).toBe("succeeded");
+    expect((await activity(a.token, done.activity_id!)).name).toBe("a".repeat(199));
   });
 
   it("takes a `file` part sent without a filename (as `curl -F 'file=<ride.fit'` sends it), its bytes as they came", async () => {
