@@ -4,9 +4,9 @@ import { FileError } from "./types";
 
 const T0 = Date.UTC(2024, 0, 1) / 1000;
 
-function build(samples: { at: number; alt?: number; speed?: number; lat?: number; lng?: number }[]) {
+function build(samples: { at: number; alt?: number; speed?: number; lat?: number; lng?: number; bpm?: number }[]) {
   const b = new SampleBuilder(new SampleBudget());
-  for (const s of samples) b.push({ t: T0 + s.at, altitudeM: s.alt, speedMps: s.speed, lat: s.lat, lng: s.lng });
+  for (const s of samples) b.push({ t: T0 + s.at, altitudeM: s.alt, speedMps: s.speed, lat: s.lat, lng: s.lng, heartRateBpm: s.bpm });
   return b;
 }
 
@@ -235,5 +235,29 @@ describe("sample checks", () => {
     expect(a.totals.maxSpeedMps).toBe(3);
     expect(a.totals.averageHeartRateHz).toBeNull();
     expect(a.totals.energyJ).toBeNull();
+  });
+
+  it("declared totals that contradict each other (a maximum below its average) give way to the samples' pair, else the maximum is left out", () => {
+    const samples: { at: number; speed?: number; bpm?: number }[] = [];
+    for (let i = 0; i <= 10; i++) samples.push({ at: i, speed: 2 + (i % 2), bpm: 120 + i });
+    const finish = (declared: Parameters<typeof finishActivity>[0]["declared"], b = build(samples)) =>
+      finishActivity({ sport: "run", name: null, samples: b, declared, laps: [], ordinal: 1 }).totals;
+    // Heart rate 250 average, 10 maximum: the samples' 125 and 130 bpm.
+    const hr = finish({ averageHeartRateHz: 250 / 60, maxHeartRateHz: 10 / 60 });
+    expect([hr.averageHeartRateHz! * 60, hr.maxHeartRateHz! * 60]).toEqual([expect.closeTo(125, 6), expect.closeTo(130, 6)]);
+    // A stated average speed above the stated maximum: distance over time and the samples' maximum,
+    // with a distance; without one (and the samples' maximum below the average too), the average alone.
+    const speed = finish({ averageSpeedMps: 2.5, maxSpeedMps: 2, distanceM: 25 });
+    expect([speed.averageSpeedMps, speed.maxSpeedMps]).toEqual([2.5, 3]);
+    const noDistance = finish({ averageSpeedMps: 5, maxSpeedMps: 4 });
+    expect([noDistance.averageSpeedMps, noDistance.maxSpeedMps]).toEqual([5, null]);
+    // No samples of the channel to fall back on: the average stays, the maximum goes.
+    const bare: { at: number }[] = [];
+    for (let i = 0; i <= 10; i++) bare.push({ at: i });
+    const alone = finish({ averageHeartRateHz: 3, maxHeartRateHz: 2 }, build(bare));
+    expect([alone.averageHeartRateHz, alone.maxHeartRateHz]).toEqual([3, null]);
+    // In order, the file's own are kept.
+    const kept = finish({ averageHeartRateHz: 2, maxHeartRateHz: 3 });
+    expect([kept.averageHeartRateHz, kept.maxHeartRateHz]).toEqual([2, 3]);
   });
 });

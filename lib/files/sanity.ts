@@ -719,23 +719,37 @@ function merge(declared: Declared, computed: ReturnType<typeof summarize>): Omit
   let moving = pick("movingTimeS");
   if (moving !== null && moving > elapsed) moving = elapsed;
   const distance = pick("distanceM");
-  let avgSpeed = d.averageSpeedMps ?? null;
-  if (avgSpeed === null && distance !== null) {
-    const time = moving || elapsed;
-    avgSpeed = time > 0 ? check(distance / time, 0, LIMITS.speedMps) : null;
-  }
+  const time = moving || elapsed;
+  const derivedSpeed = distance !== null && time > 0 ? check(distance / time, 0, LIMITS.speedMps) : null;
+  const avgSpeed = d.averageSpeedMps ?? derivedSpeed;
+  const speed = inOrderOr([d.averageSpeedMps ?? null, pick("maxSpeedMps")], [derivedSpeed, c.maxSpeedMps ?? null]);
+  const heartRate = inOrderOr([pick("averageHeartRateHz"), pick("maxHeartRateHz")], [c.averageHeartRateHz ?? null, c.maxHeartRateHz ?? null]);
   return {
     elapsedTimeS: elapsed,
     movingTimeS: moving,
     distanceM: distance,
     elevationGainM: pick("elevationGainM"),
-    averageSpeedMps: avgSpeed,
-    maxSpeedMps: pick("maxSpeedMps"),
-    averageHeartRateHz: pick("averageHeartRateHz"),
-    maxHeartRateHz: pick("maxHeartRateHz"),
+    // An average the file did not state, from distance over time, is not held to the maximum (as a manual activity's is not).
+    averageSpeedMps: d.averageSpeedMps != null ? speed[0] : avgSpeed,
+    maxSpeedMps: speed[1],
+    averageHeartRateHz: heartRate[0],
+    maxHeartRateHz: heartRate[1],
     averagePowerW: pick("averagePowerW"),
     energyJ: pick("energyJ"),
   };
+}
+
+/**
+ * An average and a maximum that hold together (the maximum not below the average, as the API
+ * holds a manual activity's: ORDERED_PAIRS). A file whose own totals say otherwise (a session
+ * with an average heart rate of 250 and a maximum of 10) contradicts itself: the samples' pair is
+ * taken instead where they have one that holds, else the average alone. Stored as the file said,
+ * the pair made every later change to either member a 400.
+ */
+function inOrderOr([average, max]: [number | null, number | null], [sampledAverage, sampledMax]: [number | null, number | null]): [number | null, number | null] {
+  if (average === null || max === null || average <= max) return [average, max];
+  if (sampledAverage !== null && sampledMax !== null && sampledAverage <= sampledMax) return [sampledAverage, sampledMax];
+  return [average, null];
 }
 
 /** A lap's length as its file states it: its elapsed time, else from its start to its end; -1 if neither. */
