@@ -67,3 +67,28 @@ test("files still waiting to be sent keep going while the athlete looks at anoth
     await context.close();
   }
 });
+
+test("files chosen before the page's script has run are sent once it runs, not left in the input", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Hale");
+  try {
+    // A slow connection: the page's script is held back until the files are chosen.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    await page.route("**/_next/static/chunks/**", async (route) => {
+      await gate;
+      await route.continue();
+    });
+    await page.goto("/activities", { waitUntil: "commit" });
+    const chooser = page.getByLabel("Choose files");
+    await chooser.waitFor({ state: "attached" });
+    await chooser.setInputFiles([6, 7].map((day) => ({ name: `early-${day}.gpx`, mimeType: "application/gpx+xml", buffer: gpxRun(day) })));
+    release();
+    for (const day of [6, 7]) {
+      await expect(page.getByRole("progressbar", { name: `early-${day}.gpx upload progress` })).toHaveAttribute("aria-valuetext", "Done", { timeout: 30_000 });
+    }
+    const list = page.getByRole("list", { name: "Activities" });
+    for (const day of [6, 7]) await expect(list.getByRole("link", { name: new RegExp(`Queue run ${day}\\b`) })).toBeVisible();
+  } finally {
+    await context.close();
+  }
+});

@@ -37,6 +37,19 @@ export function UploadPanel() {
     setNotice(left > 0 ? `Only the first ${MAX_FILES_AT_ONCE} files were taken; drop the rest afterwards.` : null);
   };
 
+  // Files chosen before the page's script ran (a slow connection; the input is named for a
+  // screen reader's browse mode, which can reach it first) fired their change event before
+  // React listened, and would be left in the input unsent: they are taken now.
+  useEffect(() => {
+    const el = input.current;
+    if (el?.files?.length) {
+      add(el.files);
+      el.value = "";
+    }
+    // Once, as the panel first appears.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
   // A file dropped beside the zone would make the browser leave the page to show it.
   useEffect(() => {
     const hasFiles = (e: globalThis.DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes("Files");
