@@ -53,6 +53,19 @@ async function succeed(d: Pick<ClaimedDelivery, "id" | "subscriptionId" | "probe
   });
 }
 
+/** Records a 500 for a claimed probe, as a runner does once it is answered. */
+async function answered500(deliveryId: string, subscriptionId: string) {
+  return recordAttempt(await api.db(), {
+    deliveryId,
+    subscriptionId,
+    startedAt: new Date(),
+    requestHeaders: {},
+    requestBody: "{}",
+    result: { outcome: "response", status: 500, contentType: null, bodyExcerpt: "", bodyComplete: true, bodyError: null, cacheControl: null, expires: null, durationMs: 1 },
+    probe: true,
+  });
+}
+
 const of = (claimed: ClaimedDelivery[], subscriptionId: string) => claimed.filter((d) => d.subscriptionId === subscriptionId);
 
 describe("deliveries in flight per subscription (issue 9: a hanging endpoint cannot take every slot)", () => {
@@ -238,16 +251,7 @@ describe("claim leases (issue 9: a killed worker's claims are free again within 
 describe("a delivery queued again by hand (redeliver, re-enable)", () => {
   /** Records a 500 for the delivery, as a runner does; the delivery's status after it. */
   async function fail(deliveryId: string, subscriptionId: string) {
-    const recorded = await recordAttempt(await api.db(), {
-      deliveryId,
-      subscriptionId,
-      startedAt: new Date(),
-      requestHeaders: {},
-      requestBody: "{}",
-      result: { outcome: "response", status: 500, contentType: null, bodyExcerpt: "", bodyComplete: true, bodyError: null, cacheControl: null, expires: null, durationMs: 1 },
-      probe: true,
-    });
-    return recorded!.status;
+    return (await answered500(deliveryId, subscriptionId))!.status;
   }
 
   it("gets the whole retry schedule again: a failure after it is retried, though the delivery had used all its attempts", async () => {
@@ -296,18 +300,6 @@ describe("a delivery that fails while its attempt is out stays in flight until t
     return { db, sub, athletes, grants, ids };
   }
 
-  async function failed(deliveryId: string, subscriptionId: string) {
-    return recordAttempt(await api.db(), {
-      deliveryId,
-      subscriptionId,
-      startedAt: new Date(),
-      requestHeaders: {},
-      requestBody: "{}",
-      result: { outcome: "response", status: 500, contentType: null, bodyExcerpt: "", bodyComplete: true, bodyError: null, cacheControl: null, expires: null, durationMs: 1 },
-      probe: true,
-    });
-  }
-
   it("a failing subscription's probe withdrawn mid-attempt (the athlete disconnected) still holds the one probe's place: the next waits for its record", async () => {
     const { db, sub, athletes, grants, ids } = await failingWithTwoAthletes();
     const [probe] = await claimDueDeliveries(db, { limit: 10 });
@@ -329,7 +321,7 @@ describe("a delivery that fails while its attempt is out stays in flight until t
     await requeueDeliveries(db, eq(webhookDeliveries.id, ids[0]!));
     expect(of(await claimDueDeliveries(db, { limit: 10 }), sub.id)).toEqual([]);
     // The attempt records: it stays withdrawn, its lease ends, and the next probe goes.
-    expect(await failed(ids[0]!, sub.id)).toMatchObject({ status: "failed" });
+    expect(await answered500(ids[0]!, sub.id)).toMatchObject({ status: "failed" });
     lease.stop();
     const [settled] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[0]!));
     expect(settled).toMatchObject({ status: "failed", failureReason: "athlete_disconnected", lockedUntil: null, attemptCount: 1 });
@@ -343,7 +335,7 @@ describe("a delivery that fails while its attempt is out stays in flight until t
     expect(claimed.map((d) => d.id)).toEqual(ids);
     // The first attempt's failure is the 20th in a row: the subscription is disabled and the other delivery, still out, fails with it.
     await db.update(webhookSubscriptions).set({ consecutiveFailures: 19, failingSince: sql`now()` }).where(eq(webhookSubscriptions.id, sub.id));
-    expect(await failed(ids[0]!, sub.id)).toMatchObject({ status: "failed", subscriptionDisabled: true });
+    expect(await answered500(ids[0]!, sub.id)).toMatchObject({ status: "failed", subscriptionDisabled: true });
     const [other] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[1]!));
     expect(other).toMatchObject({ status: "failed", failureReason: "subscription_disabled" });
     expect(other!.lockedUntil!.getTime()).toBeGreaterThan(Date.now());
