@@ -176,6 +176,27 @@ describe("console routes: a window per signed-in person (CONTRACT §10)", () => 
     }
   });
 
+  it("counts the Origin's scheme: https://host is not http://host's origin (a trusted proxy's X-Forwarded-Proto says which the browser used)", async () => {
+    const me = await signedIn();
+    const otherScheme = { origin: api.url.replace(/^http:/, "https:") };
+    const refused = await consoleCall(me.cookie, "POST", "/api/console/teams", { name: "Scheme" }, otherScheme);
+    expect(refused.status).toBe(400);
+    expect(await countRows(teams, eq(teams.createdBy, me.id))).toBe(0);
+    // Behind a proxy that ends TLS: the browser's https is the proxy's word, and its http would be another origin.
+    process.env.TRUSTED_PROXIES = "loopback";
+    resetEnvForTests();
+    try {
+      const proxied = await consoleCall(me.cookie, "POST", "/api/console/teams", { name: "Behind TLS" }, { ...otherScheme, "x-forwarded-proto": "https" });
+      expect(proxied.status, await proxied.clone().text()).toBe(201);
+      const plain = await consoleCall(me.cookie, "POST", "/api/console/teams", { name: "Plain" }, { origin: api.url, "x-forwarded-proto": "https" });
+      expect(plain.status).toBe(400);
+    } finally {
+      delete process.env.TRUSTED_PROXIES;
+      resetEnvForTests();
+    }
+    expect(await countRows(teams, eq(teams.createdBy, me.id))).toBe(1);
+  });
+
   it("refuses a cross-site write before counting it, so another site cannot spend someone's window", async () => {
     limitTo(3);
     const me = await signedIn();

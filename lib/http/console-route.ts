@@ -5,6 +5,7 @@ import type { Ctx } from "../auth/actor";
 import { sessionUserId } from "../auth/session";
 import { getDb } from "../db/client";
 import { ApiError } from "./errors";
+import { getEnv } from "../env";
 import { fromTrustedProxy } from "./client-address";
 import type { FileBody } from "./file-body";
 import type { RawJson } from "./raw-json";
@@ -23,18 +24,23 @@ export const CONSOLE_LIMIT_SCALE = 5;
 
 /**
  * Same-origin check for cookie-authenticated writes (OWASP CSRF: verify Origin, fall back
- * to Sec-Fetch-Site). A request with neither header is refused.
+ * to Sec-Fetch-Site). A request with neither header is refused. The Origin's scheme counts
+ * too where the service knows the one the browser used: a trusted proxy's X-Forwarded-Proto, else
+ * BASE_URL's for BASE_URL's own host (`http://host` is another origin than `https://host`).
  */
 export function assertSameOrigin(req: Request): void {
   const origin = req.headers.get("origin");
   // A proxy's X-Forwarded-Host names the host the browser used; a client's own is only its word.
-  const forwarded = fromTrustedProxy(req) ? req.headers.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
+  const trusted = fromTrustedProxy(req);
+  const forwarded = trusted ? req.headers.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
   const host = forwarded || req.headers.get("host");
   if (origin) {
-    try {
-      if (new URL(origin).host === host) return;
-    } catch {
-      // fall through to refusal
+    const from = URL.parse(origin);
+    if (from && from.host === host) {
+      const proto = trusted ? req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
+      const base = new URL(getEnv().baseUrl);
+      const scheme = proto ? `${proto}:` : base.host === host ? base.protocol : undefined;
+      if (scheme === undefined || from.protocol === scheme) return;
     }
   } else if (req.headers.get("sec-fetch-site") === "same-origin") {
     return;
