@@ -99,6 +99,9 @@ export function withoutTrailingSlash(url) {
   return (trimmed || "/") + (q === -1 ? "" : url.slice(q));
 }
 
+/** Paths whose routes answer a method no route serves themselves, with the path's own `Allow` (route() in lib/http/api-route.ts). */
+const OWN_405_PATHS = /^\/(v1|api\/console)(\/|$)/;
+
 /** Paths answered by route handlers, where a cross-origin POST is the API's business (CORS, its own checks). */
 const ROUTE_PATHS = /^\/(v1|mcp|api)(\/|$)|^\/oauth\/(token|revoke|register)(\/|$)/;
 
@@ -204,10 +207,10 @@ export function createFrontServer({ baseUrl: base, handle }) {
     if (req.headers[REFUSED_HEADER] !== undefined) delete req.headers[REFUSED_HEADER];
     let refused = refuseEarly(req, baseUrl());
     // A method no route serves (PROPFIND, TRACE …) on an API path the routes may see: the path's
-    // own route answers the 405, counted, with the RateLimit headers and the path's own `Allow`
+    // own route answers the 405 (on /v1 counted, with the RateLimit headers) with its own `Allow`
     // (route() in lib/http/api-route.ts). Next.js routes only the methods it knows, so the
     // request reaches the route as OPTIONS, with the refusal (and the method sent) beside it.
-    if (refused?.handOn && refused.status === 405) {
+    if (refused?.status === 405 && OWN_405_PATHS.test(resolvedPath((req.url ?? "/").split("?")[0]))) {
       const method = req.method;
       req.method = "OPTIONS";
       // A path no route may see as it is (an empty segment …): the catch-all's refusal of the path.

@@ -103,6 +103,7 @@ describe("the front server", () => {
     for (const [method, sent, handed] of [
       ["TRACE", "/v1/teams", "/v1/teams"],
       ["PROPFIND", "/v1/athletes/me/?x=1", "/v1/athletes/me?x=1"],
+      ["PROPFIND", "/api/console/profile", "/api/console/profile"],
     ]) {
       const before = seen.length;
       await send(`${method} ${sent} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
@@ -128,8 +129,8 @@ describe("the front server", () => {
     expect(oauth).toMatchObject({ status: 405, type: "application/json", body: { error: "invalid_request" } });
     const dotted = await send(`TRACE /v1/%2e%2e/oauth/token HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(dotted).toMatchObject({ status: 405, type: "application/json", body: { error: "invalid_request" } });
-    const webdav = await send(`PROPFIND /api/console/profile HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-    expect(webdav).toMatchObject({ status: 405, body: { code: "method_not_allowed" } });
+    const page405 = await send(`PROPFIND /settings/profile HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(page405).toMatchObject({ status: 405, body: { code: "method_not_allowed" } });
     // The authorization endpoint answers people: a page.
     const page = await send(`TRACE /oauth/authorize?client_id=x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(page.status).toBe(405);

@@ -443,23 +443,30 @@ export type RouteExports = Record<HttpMethod | "OPTIONS", RouteHandler>;
  * (Next.js's own 405 has no body), and OPTIONS: 204 with the same `Allow` and the rate-limit
  * headers every `/v1` answer carries (Next.js's own would list every method the file exports).
  */
-export function route(handlers: Partial<Record<HttpMethod, RouteHandler>>): RouteExports {
+export function route(handlers: Partial<Record<HttpMethod, RouteHandler>>, surface: "v1" | "console" = "v1"): RouteExports {
   const allowed = ROUTE_METHODS.filter((m) => handlers[m]);
   const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
-  const notAllowed: RouteHandler = (req) =>
-    answerWithoutOperation(req, new ApiError("method_not_allowed", `${req.method} is not served here; this path serves ${allow}.`), {
-      Allow: allow,
-    });
+  // The console's routes answer their own pages only: no CORS, and outside /v1's windows.
+  const answer = surface === "console" ? consoleAnswer : answerWithoutOperation;
+  const refuse = (req: Request, method: string) =>
+    answer(req, new ApiError("method_not_allowed", `${method} is not served here; this path serves ${allow}.`), { Allow: allow });
+  const notAllowed: RouteHandler = (req) => refuse(req, req.method);
   // Also a browser's preflight: what a browser app may send here (lib/http/cors.ts). And a
   // method no route serves (PROPFIND …), which the front server hands on as OPTIONS.
   const options: RouteHandler = (req) => {
     const unserved = refusedByFrontServer(req);
-    if (unserved?.code === "method_not_allowed") {
-      return answerWithoutOperation(req, new ApiError("method_not_allowed", `${unserved.method} is not served here; this path serves ${allow}.`), { Allow: allow });
-    }
-    return answerWithoutOperation(req, null, { Allow: allow, ...preflightFields(allow, "Authorization, Content-Type, Idempotency-Key") });
+    if (unserved?.code === "method_not_allowed") return refuse(req, unserved.method);
+    if (surface === "console") return answer(req, null, { Allow: allow });
+    return answer(req, null, { Allow: allow, ...preflightFields(allow, "Authorization, Content-Type, Idempotency-Key") });
   };
   return { ...(Object.fromEntries(ROUTE_METHODS.map((m) => [m, handlers[m] ?? notAllowed])) as Record<HttpMethod, RouteHandler>), OPTIONS: options };
+}
+
+/** A console route's answer that runs no operation (405, OPTIONS, an unknown path): no CORS, not counted in /v1's windows. */
+async function consoleAnswer(req: Request, err: ApiError | null, extraHeaders: Record<string, string> = {}): Promise<Response> {
+  const headers = baseHeaders(randomUUID());
+  for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
+  return err ? problemResponse(getEnv().baseUrl, err, { headers }) : new Response(null, { status: 204, headers });
 }
 
 /**
@@ -485,12 +492,17 @@ export function atFixedParams(handlers: RouteExports, params: Record<string, str
 }
 
 /** Unknown `/v1` paths: a problem 404, never an HTML page. */
-export const notFoundRoute: RouteHandler = (req) => {
+export const notFoundRoute: RouteHandler = (req) => answerWithoutOperation(req, notFoundError(req));
+
+/** Unknown `/api/console` paths: the same 404, as the console's answers are (no CORS, not counted in /v1's windows). */
+export const consoleNotFoundRoute: RouteHandler = (req) => consoleAnswer(req, notFoundError(req));
+
+function notFoundError(req: Request): ApiError {
   const refused = refusedByFrontServer(req);
   // A method no route serves, at a path no route serves either: the path is what is wrong.
   const told = refused && refused.code !== "method_not_allowed" ? new ApiError(refused.code, refused.detail) : undefined;
-  return answerWithoutOperation(req, told ?? new ApiError("not_found", `No API endpoint at ${new URL(req.url).pathname}.`));
-};
+  return told ?? new ApiError("not_found", `No API endpoint at ${new URL(req.url).pathname}.`);
+}
 
 type FrontRefusal = { code: "not_found" | "invalid_request"; detail: string } | { code: "method_not_allowed"; method: string };
 

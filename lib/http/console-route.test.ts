@@ -214,6 +214,26 @@ function endlessBody(path: string, headers: Record<string, string>, giveUpBytes:
   return sendEndlessBody(api.url + path, { headers, giveUpBytes, first: Buffer.from("{") });
 }
 
+describe("console routes: methods", () => {
+  it("answer a method a path does not serve, and OPTIONS, with the path's own Allow and no CORS (only the console's pages call them)", async () => {
+    const me = await signedIn();
+    const allow = "GET, PATCH, HEAD, OPTIONS";
+    const options = await consoleCall(me.cookie, "OPTIONS", "/api/console/profile");
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe(allow);
+    for (const method of ["PUT", "DELETE", "PROPFIND"]) {
+      const res = await consoleCall(me.cookie, method, "/api/console/profile", method === "PUT" ? { name: "x" } : undefined);
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get("allow"), method).toBe(allow);
+      expect(await res.json()).toMatchObject({ code: "method_not_allowed", detail: `${method} is not served here; this path serves ${allow}.` });
+    }
+    for (const res of [options, await consoleCall(me.cookie, "PUT", "/api/console/profile", { name: "x" }), await consoleCall(me.cookie, "GET", "/api/console/nothing")]) {
+      expect(res.headers.get("access-control-allow-origin")).toBeNull();
+      expect(res.headers.get("ratelimit")).toBeNull();
+    }
+  });
+});
+
 describe("console routes: path parameters", () => {
   it("answer an id PostgreSQL cannot store (a NUL) as an unknown id, 404 not_found, as /v1 does", async () => {
     const me = await signedIn();

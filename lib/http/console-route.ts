@@ -9,7 +9,7 @@ import { getEnv } from "../env";
 import { fromTrustedProxy } from "./client-address";
 import type { FileBody } from "./file-body";
 import type { RawJson } from "./raw-json";
-import { baseHeaders, beforeWrite, errorToResponse, idempotentWrite, jsonResponse, parseRequest, runVerb, setLocation, shapeResponse, type RouteHandler } from "./api-route";
+import { baseHeaders, beforeWrite, errorToResponse, idempotentWrite, jsonResponse, parseRequest, route, runVerb, setLocation, shapeResponse, type RouteExports, type RouteHandler } from "./api-route";
 import type { BeforeArgs, CtxFor, HandlerArgs, HttpMethod, RouteIo } from "./operation";
 import { consumeRateLimit, type RateLimitResult } from "./rate-limit";
 import { requestStarted, requestsFirst } from "./requests-first";
@@ -47,6 +47,15 @@ export function assertSameOrigin(req: Request): void {
   }
   // CONTRACT §3 has no code of its own for this: a request the console cannot accept as it came.
   throw new ApiError("invalid_request", "This change must come from the console's own pages (same origin).");
+}
+
+/**
+ * A console route file's exports (`route()`'s, for the console): its methods, a 405 with the
+ * path's `Allow` for the rest and for methods no route serves, and OPTIONS naming the same; no
+ * CORS (only the console's own pages call these), and not counted in /v1's windows.
+ */
+export function consoleRoute(handlers: Partial<Record<HttpMethod, RouteHandler>>): RouteExports {
+  return route(handlers, "console");
 }
 
 /**

@@ -1,10 +1,10 @@
 // Any other /api/console path: a 404 problem document, never an HTML page.
-import { notFoundRoute } from "@/lib/http/api-route";
+import { consoleNotFoundRoute } from "@/lib/http/api-route";
 
-export const GET = notFoundRoute;
-export const POST = notFoundRoute;
-export const PUT = notFoundRoute;
-export const PATCH = notFoundRoute;
-export const DELETE = notFoundRoute;
-export const HEAD = notFoundRoute;
-export const OPTIONS = notFoundRoute;
+export const GET = consoleNotFoundRoute;
+export const POST = consoleNotFoundRoute;
+export const PUT = consoleNotFoundRoute;
+export const PATCH = consoleNotFoundRoute;
+export const DELETE = consoleNotFoundRoute;
+export const HEAD = consoleNotFoundRoute;
+export const OPTIONS = consoleNotFoundRoute;

@@ -2,10 +2,9 @@
 import { createActivity } from "@/lib/activities/create-activity";
 import { listActivities } from "@/lib/activities/list-activities";
 import { Activity, ActivityList, CreateActivityInput, ListActivitiesQuery } from "@/lib/activities/schemas";
-import { route } from "@/lib/http/api-route";
-import { consoleHandler } from "@/lib/http/console-route";
+import { consoleHandler, consoleRoute } from "@/lib/http/console-route";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   GET: consoleHandler({ method: "GET", query: ListActivitiesQuery, response: { status: 200, schema: ActivityList } }, ({ ctx, query }) =>
     listActivities({ ctx, athleteId: "me", query }),
   ),

@@ -1,12 +1,11 @@
 // GET /api/console/apps: the apps the person owns; POST: register one (its secret shown once).
 import { z } from "zod";
-import { route } from "@/lib/http/api-route";
-import { consoleHandler } from "@/lib/http/console-route";
+import { consoleHandler, consoleRoute } from "@/lib/http/console-route";
 import { AppWithSecret, DeveloperApp, RegisterAppInput } from "@/lib/oauth-clients/schemas";
 import { listMyApps } from "@/lib/oauth-clients/list-my-apps";
 import { registerApp } from "@/lib/oauth-clients/register-app";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   GET: consoleHandler({ method: "GET", response: { status: 200, schema: z.array(DeveloperApp) } }, ({ ctx }) => listMyApps({ ctx })),
   POST: consoleHandler({ method: "POST", idempotent: true, body: RegisterAppInput, response: { status: 201, schema: AppWithSecret } }, ({ ctx, body }) =>
     registerApp({ ctx, input: body }),

@@ -2,10 +2,9 @@
 import { getAthleteProfile } from "@/lib/athletes/get-athlete-profile";
 import { Athlete } from "@/lib/athletes/schemas";
 import { UpdateProfileInput, updateProfile } from "@/lib/athletes/update-profile";
-import { route } from "@/lib/http/api-route";
-import { consoleHandler } from "@/lib/http/console-route";
+import { consoleHandler, consoleRoute } from "@/lib/http/console-route";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   GET: consoleHandler({ method: "GET", response: { status: 200, schema: Athlete } }, ({ ctx }) => getAthleteProfile({ ctx, athleteId: "me" })),
   PATCH: consoleHandler({ method: "PATCH", body: UpdateProfileInput, response: { status: 200, schema: Athlete } }, ({ ctx, body }) => updateProfile({ ctx, input: body })),
 });

@@ -1,11 +1,10 @@
 // POST /api/console/uploads: the signed-in athlete sends an activity file (multipart, as the API takes it).
-import { route } from "@/lib/http/api-route";
-import { consoleHandler } from "@/lib/http/console-route";
+import { consoleHandler, consoleRoute } from "@/lib/http/console-route";
 import { createUpload, prepareUpload } from "@/lib/uploads/create-upload";
 import { UPLOAD_MULTIPART } from "@/lib/uploads/operations";
 import { CreateUploadFields, Upload } from "@/lib/uploads/schemas";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   POST: consoleHandler(
     { method: "POST", body: CreateUploadFields, multipart: UPLOAD_MULTIPART, response: { status: 202, schema: Upload, location: (u) => `/api/console/uploads/${u.id}` } },
     async ({ file }) => prepareUpload(file),

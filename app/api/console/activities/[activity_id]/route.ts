@@ -3,13 +3,12 @@ import { getActivity } from "@/lib/activities/get-activity";
 import { Activity, UpdateActivityInput } from "@/lib/activities/schemas";
 import { updateActivity } from "@/lib/activities/update-activity";
 import { deleteActivity } from "@/lib/activities/delete-activity";
-import { route } from "@/lib/http/api-route";
-import { consoleHandler, pathParams } from "@/lib/http/console-route";
+import { consoleHandler, consoleRoute, pathParams } from "@/lib/http/console-route";
 import { z } from "zod";
 
 const params = pathParams("activity_id");
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   GET: consoleHandler({ method: "GET", params, response: { status: 200, schema: Activity } }, ({ ctx, params }) =>
     getActivity({ ctx, activityId: params.activity_id }),
   ),

@@ -2,10 +2,9 @@
 import { z } from "zod";
 import { exportActivity } from "@/lib/activities/export-activity";
 import { ExportQuery } from "@/lib/activities/file-schemas";
-import { route } from "@/lib/http/api-route";
-import { consoleHandler, pathParams } from "@/lib/http/console-route";
+import { consoleHandler, consoleRoute, pathParams } from "@/lib/http/console-route";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   GET: consoleHandler(
     // The answer is a file (FileBody), never JSON: no JSON schema admits anything.
     { method: "GET", params: pathParams("activity_id"), query: ExportQuery, response: { status: 200, schema: z.never() } },

@@ -1,6 +1,5 @@
 // GET /api/console/apps/{client_id}/webhooks: the app's subscriptions, for its owner; POST: subscribe after the handshake.
-import { route } from "@/lib/http/api-route";
-import { consoleHandler, pathParams } from "@/lib/http/console-route";
+import { consoleHandler, consoleRoute, pathParams } from "@/lib/http/console-route";
 import { createSubscription, verifyNewSubscription } from "@/lib/webhooks/subscriptions/create-subscription";
 import { listSubscriptions } from "@/lib/webhooks/subscriptions/list-subscriptions";
 import {
@@ -12,7 +11,7 @@ import {
 
 const params = pathParams("client_id");
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   GET: consoleHandler(
     { method: "GET", params, query: ListSubscriptionsQuery, response: { status: 200, schema: SubscriptionList } },
     ({ ctx, params, query }) => listSubscriptions({ ctx, clientId: params.client_id, query }),

@@ -2,13 +2,12 @@
 import { z } from "zod";
 import { listActivities } from "@/lib/activities/list-activities";
 import { ActivityList, ListActivitiesQuery } from "@/lib/activities/schemas";
-import { route } from "@/lib/http/api-route";
-import { consoleHandler } from "@/lib/http/console-route";
+import { consoleHandler, consoleRoute } from "@/lib/http/console-route";
 import { AthleteIdParam } from "@/lib/http/schemas";
 
 const params = z.strictObject({ athlete_id: AthleteIdParam });
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   GET: consoleHandler({ method: "GET", params, query: ListActivitiesQuery, response: { status: 200, schema: ActivityList } }, ({ ctx, params, query }) =>
     listActivities({ ctx, athleteId: params.athlete_id, query }),
   ),

@@ -1,10 +1,9 @@
 // POST /api/console/teams/{team_id}/invitations: invite an account to the team by email.
-import { route } from "@/lib/http/api-route";
-import { consoleHandler, pathParams } from "@/lib/http/console-route";
+import { consoleHandler, consoleRoute, pathParams } from "@/lib/http/console-route";
 import { InviteAthleteInput, RosterEntry } from "@/lib/teams/console-schemas";
 import { inviteAthlete } from "@/lib/teams/invite-athlete";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   POST: consoleHandler(
     { method: "POST", params: pathParams("team_id"), body: InviteAthleteInput, response: { status: 201, schema: RosterEntry } },
     ({ ctx, params, body }) => inviteAthlete({ ctx, teamId: params.team_id, input: body }),

@@ -1,7 +1,6 @@
 // GET|PATCH|DELETE /api/console/apps/{client_id}/webhooks/{id}: one subscription; PATCH changes, re-enables (and redelivers) or disables it.
 import { z } from "zod";
-import { route } from "@/lib/http/api-route";
-import { consoleHandler, pathParams } from "@/lib/http/console-route";
+import { consoleHandler, consoleRoute, pathParams } from "@/lib/http/console-route";
 import { deleteSubscription } from "@/lib/webhooks/subscriptions/delete-subscription";
 import { getSubscription } from "@/lib/webhooks/subscriptions/get-subscription";
 import { Subscription, UpdatedSubscription, UpdateSubscriptionInput } from "@/lib/webhooks/subscriptions/schemas";
@@ -10,7 +9,7 @@ import { wakingRunner } from "@/lib/webhooks/subscriptions/wake-after-commit";
 
 const params = pathParams("client_id", "id");
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   GET: consoleHandler({ method: "GET", params, response: { status: 200, schema: Subscription } }, ({ ctx, params }) =>
     getSubscription({ ctx, clientId: params.client_id, id: params.id }),
   ),

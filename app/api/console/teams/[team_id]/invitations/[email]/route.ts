@@ -1,10 +1,9 @@
 // DELETE /api/console/teams/{team_id}/invitations/{email}: withdraw an invitation not yet answered (answers null).
 import { z } from "zod";
-import { route } from "@/lib/http/api-route";
-import { consoleHandler, pathParams } from "@/lib/http/console-route";
+import { consoleHandler, consoleRoute, pathParams } from "@/lib/http/console-route";
 import { removeFromTeam } from "@/lib/teams/end-membership";
 
-export const { GET, POST, PUT, PATCH, DELETE } = route({
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   DELETE: consoleHandler(
     { method: "DELETE", params: pathParams("team_id", "email"), response: { status: 200, schema: z.null() } },
     ({ ctx, params }) => removeFromTeam({ ctx, teamId: params.team_id, member: { email: params.email } }),
