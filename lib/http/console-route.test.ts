@@ -43,6 +43,18 @@ function consoleCall(cookie: string, method: string, path: string, body?: unknow
   });
 }
 
+/** Runs `fn` with this test's loopback peer named in TRUSTED_PROXIES, as a proxy in front of the service. */
+async function behindTrustedProxy(fn: () => Promise<void>) {
+  process.env.TRUSTED_PROXIES = "loopback";
+  resetEnvForTests();
+  try {
+    await fn();
+  } finally {
+    delete process.env.TRUSTED_PROXIES;
+    resetEnvForTests();
+  }
+}
+
 function limitTo(n: number) {
   process.env.RATE_LIMIT_15MIN = String(n);
   resetEnvForTests();
@@ -165,15 +177,10 @@ describe("console routes: a window per signed-in person (CONTRACT §10)", () => 
     expect(refused.status).toBe(400);
     expect(await countRows(teams, eq(teams.createdBy, me.id))).toBe(0);
     // Through a proxy named in TRUSTED_PROXIES (this test's loopback peer), the header is the proxy's word.
-    process.env.TRUSTED_PROXIES = "loopback";
-    resetEnvForTests();
-    try {
+    await behindTrustedProxy(async () => {
       const proxied = await consoleCall(me.cookie, "POST", "/api/console/teams", { name: "Proxied" }, forged);
       expect(proxied.status, await proxied.clone().text()).toBe(201);
-    } finally {
-      delete process.env.TRUSTED_PROXIES;
-      resetEnvForTests();
-    }
+    });
   });
 
   it("counts the Origin's scheme: https://host is not http://host's origin (a trusted proxy's X-Forwarded-Proto says which the browser used)", async () => {
@@ -183,17 +190,12 @@ describe("console routes: a window per signed-in person (CONTRACT §10)", () => 
     expect(refused.status).toBe(400);
     expect(await countRows(teams, eq(teams.createdBy, me.id))).toBe(0);
     // Behind a proxy that ends TLS: the browser's https is the proxy's word, and its http would be another origin.
-    process.env.TRUSTED_PROXIES = "loopback";
-    resetEnvForTests();
-    try {
+    await behindTrustedProxy(async () => {
       const proxied = await consoleCall(me.cookie, "POST", "/api/console/teams", { name: "Behind TLS" }, { ...otherScheme, "x-forwarded-proto": "https" });
       expect(proxied.status, await proxied.clone().text()).toBe(201);
       const plain = await consoleCall(me.cookie, "POST", "/api/console/teams", { name: "Plain" }, { origin: api.url, "x-forwarded-proto": "https" });
       expect(plain.status).toBe(400);
-    } finally {
-      delete process.env.TRUSTED_PROXIES;
-      resetEnvForTests();
-    }
+    });
     expect(await countRows(teams, eq(teams.createdBy, me.id))).toBe(1);
   });
 
