@@ -5,10 +5,12 @@ test("an athlete leaves a team, and a coach removes an athlete and withdraws an 
   browser,
   request,
 }) => {
-  const coach = await signUpNewPerson(browser, "Coach");
-  const leaver = await signUpNewPerson(browser, "Lena");
-  const removed = await signUpNewPerson(browser, "Rui");
-  const invitee = await signUpNewPerson(browser, "Ida");
+  const [coach, leaver, removed, invitee] = await Promise.all([
+    signUpNewPerson(browser, "Coach"),
+    signUpNewPerson(browser, "Lena"),
+    signUpNewPerson(browser, "Rui"),
+    signUpNewPerson(browser, "Ida"),
+  ]);
   try {
     const name = `Leaving Squad ${Date.now()}`;
     await coach.page.goto("/teams");
