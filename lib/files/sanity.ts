@@ -1,7 +1,7 @@
 import type { SportType } from "../activities/schemas";
 import type { z } from "zod";
 import { FileError, type Lap, type ParsedActivity, type ScalarStreamKey, type Streams, type Totals } from "./types";
-import { stripHiddenCharacters } from "../text";
+import { firstCharacters, stripHiddenCharacters } from "../text";
 
 // Everything a file states is checked here before it is trusted: each sample value against the
 // range a body or a device can produce, each total against the limits a manual activity has
@@ -941,7 +941,8 @@ export function cleanName(name: string | null | undefined): string | null {
   if (typeof name !== "string") return null;
   const s = stripHiddenCharacters(name.replace(/[\u0000-\u001f\u007f]+/g, " ")).replace(/\s+/g, " ").trim();
   if (!s) return null;
-  return [...s].slice(0, 200).join("");
+  // Stripped again after the cut: a joiner the cut left at the end joins nothing.
+  return stripHiddenCharacters(firstCharacters(s, 200)).trimEnd();
 }
 
 /** The error for a file that holds no timed sample. */

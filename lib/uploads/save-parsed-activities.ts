@@ -7,7 +7,6 @@ import { newId } from "../ids";
 import { localDateTimeIn } from "../time/local";
 import { SportType } from "../activities/schemas";
 import { defaultActivityName } from "./name-activity";
-import { firstCharacters } from "../text";
 
 type UploadRow = typeof uploads.$inferSelect;
 /** How processing a claimed upload ended; "deferred": not started (the file workers were too busy), claimed again later. */
@@ -158,7 +157,7 @@ export async function saveParsedActivities(tx: Tx, keys: UploadKeys, parsed: Pre
         .values({
           id,
           athleteId: upload.athleteId,
-          name: firstCharacters(upload.nameOverride ?? p.name?.trim() ?? "", 200) || defaultActivityName(sport, startLocal),
+          name: upload.nameOverride ?? p.name ?? defaultActivityName(sport, startLocal),
           sportType: sport,
           startLocal: startLocal.replace("T", " "),
           elapsedTimeS: wholeSeconds(t.elapsedTimeS) ?? 0,
