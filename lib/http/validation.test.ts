@@ -85,6 +85,26 @@ describe("parseWith", () => {
     expect(wrong.errors?.some((e) => e.detail === "is required")).toBe(false);
   });
 
+  it("calls text that names no value of an enum invalid_enum_value, and a missing one or one of another type invalid_request", () => {
+    const Input = z.strictObject({ kind: z.enum(["a", "b"]) });
+    const codeFor = (input: unknown) => {
+      try {
+        parseWith(Input, input, "body");
+      } catch (err) {
+        if (err instanceof ApiError) return [err.code, err.errors?.[0]?.code];
+      }
+      throw new Error("accepted");
+    };
+    expect(codeFor({ kind: "c" })).toEqual(["invalid_enum_value", "invalid_enum_value"]);
+    expect(codeFor({ kind: "" })).toEqual(["invalid_enum_value", "invalid_enum_value"]);
+    for (const input of [{}, { kind: null }, { kind: 5 }, { kind: ["a"] }, { kind: { a: 1 } }]) {
+      expect(codeFor(input), JSON.stringify(input)).toEqual(["invalid_request", "invalid_request"]);
+    }
+    expect(() => parseWith(z.object({ keys: z.array(z.enum(["a"])) }), { keys: ["a", "z"] }, "query")).toThrow(
+      expect.objectContaining({ code: "invalid_enum_value" }),
+    );
+  });
+
   it("names a value past two bounds of one kind once, by the field's own bound", () => {
     const Input = z.object({ seconds: z.number().int().min(0).max(2_592_000), count: z.number().int().min(1), name: z.string().min(1).max(5) });
     let refusal: ApiError | undefined;

@@ -27,7 +27,9 @@ export function validationError(error: z.ZodError, where: "body" | "query" | "pa
     let code: ProblemCode = "invalid_request";
     const custom = (issue as { params?: { code?: string } }).params?.code;
     if (custom && isProblemCode(custom)) code = custom;
-    else if (issue.code === "invalid_value") code = "invalid_enum_value";
+    // An unknown value of an enum is text that names none of its values; a member left out, or
+    // of another type (`null`, a number, a list), is a malformed request, as for any field.
+    else if (issue.code === "invalid_value" && (!("input" in issue) || typeof issue.input === "string")) code = "invalid_enum_value";
     const within = where === "query" && issue.path.length > 1 ? `item ${typeof issue.path[1] === "number" ? issue.path[1] + 1 : String(issue.path[1])}: ` : "";
     return { field, code, detail: within + issue.message };
   });
@@ -119,7 +121,7 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where:
     const named = errors.map((e) => e.field).join(", ") + (more ? `, and ${more} more` : "");
     throw new ApiError("invalid_request", `${where === "body" ? "The request body contains" : `The ${where} parameters contain`} text that is not valid Unicode or holds a NUL character: ${named}`, { errors });
   }
-  const r = schema.safeParse(input, { error: missingIsRequired });
+  const r = schema.safeParse(input, { error: missingIsRequired, reportInput: true });
   if (!r.success) throw validationError(r.error, where);
   return r.data;
 }

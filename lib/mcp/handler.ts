@@ -56,7 +56,7 @@ function toolCallOf(message: unknown): ToolCall | undefined {
   if (m?.method !== "tools/call") return undefined;
   const tool = MCP_TOOLS.find((t) => t.name === m.params?.name);
   const raw = m.params?.arguments ?? {};
-  return tool && { tool, args: tool.input.safeParse(raw, { error: missingIsRequired }), unstorable: unstorableText(raw) };
+  return tool && { tool, args: tool.input.safeParse(raw, { error: missingIsRequired, reportInput: true }), unstorable: unstorableText(raw) };
 }
 
 /**
