@@ -56,7 +56,7 @@ export const updateActivityOp = defineOperation({
   path: "/v1/activities/{activity_id}",
   operationId: "updateActivity",
   summary: "Change an activity",
-  description: "Changes the fields sent (null clears a measurement) and emits `activity.updated`; a change that gives every field the value it has writes nothing and emits nothing. Only the activity's athlete may change it.",
+  description: "Changes the fields sent (null clears a measurement), and the average speed with distance or time unless the change sends one, and emits `activity.updated`; a change that gives every field the value it has writes nothing and emits nothing. Only the activity's athlete may change it.",
   tag: "Activities",
   auth: "athlete",
   scope: "activities.write",

@@ -79,7 +79,13 @@ const measurements = {
     .meta({ description: "Seconds spent moving: at most `elapsed_time_s` (in a change that leaves `elapsed_time_s` out, the activity's). `null` when not known." }),
   distance_m: nonNegative(1_000_000).nullable().optional(),
   elevation_gain_m: nonNegative(20_000).nullable().optional(),
-  average_speed_mps: nonNegative(MAX_SPEED_MPS).nullable().optional(),
+  average_speed_mps: nonNegative(MAX_SPEED_MPS)
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "Left out, it is `distance_m` over `moving_time_s` (else `elapsed_time_s`), and a change of any of those three that leaves it out derives it again: send it with the change to keep another.",
+    }),
   max_speed_mps: nonNegative(MAX_SPEED_MPS)
     .nullable()
     .optional()
