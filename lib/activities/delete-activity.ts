@@ -10,8 +10,8 @@ import { findReachableActivity, activityNotFound } from "./get-activity";
  * Deletes the actor's own activity with its streams and laps (their rows cascade) and emits
  * `activity.deleted` in the caller's transaction. A coach reads their athletes' activities but
  * does not delete them. When no activity made from the same upload remains, the stored file
- * goes too, so the athlete can upload it again (CONTRACT §11); the upload's record stays, for
- * whoever polls it.
+ * goes too, so the athlete can upload it again (CONTRACT §11), under the same `external_id` too;
+ * the upload's record stays, for whoever polls it.
  */
 export async function deleteActivity({ ctx, activityId }: { ctx: WriteCtx; activityId: string }): Promise<void> {
   requireAthleteActor(ctx.actor);
@@ -33,7 +33,13 @@ export async function deleteActivity({ ctx, activityId }: { ctx: WriteCtx; activ
     const remaining = others.length
       ? await ctx.db.select({ id: activities.id }).from(activities).where(inArray(activities.id, others)).limit(1)
       : [];
-    if (!remaining.length) await ctx.db.delete(uploadFiles).where(eq(uploadFiles.uploadId, upload.id));
+    // With its last activity gone, the upload lets go of its file and of its external_id, so a
+    // client that names the file by its own id can send it again under that id and have it made
+    // anew (a replay of the old upload would answer an activity that is no more).
+    if (!remaining.length) {
+      await ctx.db.delete(uploadFiles).where(eq(uploadFiles.uploadId, upload.id));
+      await ctx.db.update(uploads).set({ externalId: null }).where(eq(uploads.id, upload.id));
+    }
   }
   await appendEvent(ctx.db, { type: "activity.deleted", athleteId: actor.userId, objectId: activityId, objectType: "activity" });
 }

@@ -33,9 +33,10 @@ afterAll(async () => {
 type UploadWire = ReturnType<typeof Upload.parse>;
 type StreamsWire = ReturnType<typeof ActivityStreams.parse>;
 
-async function upload(token: string, bytes: Uint8Array, fileName: string): Promise<UploadWire> {
+async function upload(token: string, bytes: Uint8Array, fileName: string, fields: Record<string, string> = {}): Promise<UploadWire> {
   const form = new FormData();
   form.append("file", new Blob([new Uint8Array(bytes)]), fileName);
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
   const res = await fetch(`${api.url}/v1/athletes/me/uploads`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
   await expectWireShape("POST", "/v1/athletes/me/uploads", res);
   expect(res.status, await res.clone().text()).toBe(202);
@@ -267,5 +268,24 @@ describe("deleting uploaded activities", () => {
     const again = await upload(token, bytes, "sample.tcx");
     expect(again.status).toBe("succeeded");
     expect(Object.keys((await streamsOf(token, again.activity_ids[0]!)).streams).every((k) => (STREAM_KEYS as readonly string[]).includes(k))).toBe(true);
+  });
+
+  it("frees an upload's external_id with its last activity: the file sent again under it is made anew", async () => {
+    const owner = await api.person({ timezone: TZ });
+    const token = await api.pat(owner.id);
+    const bytes = readFileSync(path.join(SAMPLES, "tcx/sample.tcx"));
+    const first = await upload(token, bytes, "sample.tcx", { external_id: "watch-7" });
+    expect(first).toMatchObject({ status: "succeeded", external_id: "watch-7" });
+    // Replayed while its activity stands.
+    expect((await upload(token, bytes, "sample.tcx", { external_id: "watch-7" })).id).toBe(first.id);
+    for (const id of first.activity_ids) expect((await api.call(token, "DELETE", `/v1/activities/${id}`)).status).toBe(204);
+    const again = await upload(token, bytes, "sample.tcx", { external_id: "watch-7" });
+    expect(again.id).not.toBe(first.id);
+    expect(again).toMatchObject({ status: "succeeded", external_id: "watch-7", error: null });
+    expect((await api.call(token, "GET", `/v1/activities/${again.activity_id}`)).status).toBe(200);
+    // The old upload is still there to poll, without the id it gave up.
+    expect(await (await api.call(token, "GET", `/v1/uploads/${first.id}`)).json()).toMatchObject({ id: first.id, status: "succeeded", external_id: null });
+    // Its new holder keeps it while its activity stands.
+    expect((await upload(token, bytes, "sample.tcx", { external_id: "watch-7" })).id).toBe(again.id);
   });
 });

@@ -48,7 +48,10 @@ export const CreateUploadFields = z
       .min(1)
       .max(255)
       .optional()
-      .meta({ description: "The client's own id for the file: sending it again answers the first upload as it stands." }),
+      .meta({
+        description:
+          "The client's own id for the file: sending it again answers the first upload as it stands, until every activity made from that upload is deleted (then it names a new upload).",
+      }),
   })
   .meta({ id: "CreateUploadFields" });
 export type CreateUploadFields = z.output<typeof CreateUploadFields>;
