@@ -73,7 +73,7 @@ export const updateSubscriptionOp = defineOperation({
   path: "/v1/app/webhooks/{id}",
   operationId: "updateWebhookSubscription",
   summary: "Change, re-enable or disable a webhook subscription",
-  description: `Changes the members sent. A new \`url\` is verified before it replaces the old one. \`{"status": "active"}\` re-enables a disabled subscription after a fresh handshake and resets \`consecutive_failures\`, \`failing_since\` and \`disabled_at\`; add \`"redeliver_failed": true\` to also send again every delivery that failed since the first failure of the streak, except events of athletes who have since disconnected the app (the answer's \`redelivered\` counts them), each with the whole retry schedule again. \`{"status": "disabled"}\` stops deliveries; pending ones become \`failed\`. The service does not keep \`verify_token\`: send it again if the endpoint checks it. ${HANDSHAKE} If it fails nothing changes.`,
+  description: `Changes the members sent. A new \`url\` is verified before it replaces the old one. \`{"status": "active"}\` re-enables a disabled subscription after a fresh handshake and resets \`consecutive_failures\`, \`failing_since\` and \`disabled_at\`; add \`"redeliver_failed": true\` to also send again every delivery that failed since the first failure of the streak, except events of athletes who have since disconnected the app (the answer's \`redelivered\` counts them), each with the whole retry schedule again. \`{"status": "disabled"}\` stops deliveries; pending ones become \`failed\`. The \`verify_token\` kept from the create (sealed) goes with every later handshake; send one to replace it. ${HANDSHAKE} If it fails nothing changes.`,
   tag: TAG,
   auth: "app",
   params: SubscriptionIdParams,

@@ -216,6 +216,26 @@ describe("POST /v1/app/webhooks", () => {
     expect(JSON.stringify(got)).not.toContain("whsec_");
   });
 
+  it("keeps and shows the URL as it is requested, whatever the spelling it was sent in", async () => {
+    const app = await registeredApp();
+    const r = await receiver();
+    const { port } = new URL(r.url);
+    for (const [sent, called] of <[string, string][]>[
+      [`HTTP://0x7f.1:${port}/Up`, `http://127.0.0.1:${port}/Up`],
+      [`http://%31%32%37.0.0.1:${port}\\back`, `http://127.0.0.1:${port}/back`],
+      [`http://127.0.0.1:${port}/h ook?a=b c`, `http://127.0.0.1:${port}/h%20ook?a=b%20c`],
+      [`http://127.0.0.1:${port}`, `http://127.0.0.1:${port}/`],
+    ]) {
+      const res = await api.call(app.token, "POST", "/v1/app/webhooks", { body: { url: sent, events: ["activity.created"] } });
+      expect(res.status, sent).toBe(201);
+      const sub = SubscriptionWithSecret.parse(await res.json());
+      expect(sub.url).toBe(called);
+      expect((await subscriptionRow(sub.id))!.url).toBe(called);
+      // The handshake went where the subscription says.
+      expect(new URL(r.seen.at(-1)!.url.pathname, r.url).href).toBe(new URL(new URL(called).pathname, r.url).href);
+    }
+  });
+
   it("generates a verify token when none is sent", async () => {
     const app = await registeredApp();
     const r = await receiver();
@@ -485,8 +505,11 @@ describe("PATCH /v1/app/webhooks/{id}", () => {
     expect(second.seen).toHaveLength(1);
     expect(second.seen[0]!.url.searchParams.get("hub.verify_token")).toBe("again");
 
-    // The same URL again is not a new one.
+    // The same URL again is not a new one, nor is it in another spelling of the same address.
     await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { url: second.url } });
+    const respelled = second.url.replace("http://127.0.0.1", "HTTP://0x7f.1");
+    expect(respelled).not.toBe(second.url);
+    expect(Subscription.parse(await (await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { url: respelled } })).json()).url).toBe(second.url);
     expect(second.seen).toHaveLength(1);
     await expectProblem(await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { url: "ftp://x" } }), 400, "invalid_webhook_url");
   });

@@ -7,7 +7,7 @@ import { verifyEndpoint } from "../handshake";
 import { allowPrivateNetworks, appIdOf, loadSubscription, toSubscriptionWire, type SubscriptionRow } from "./owned-subscription";
 import { requeueDeliveries } from "./requeue";
 import type { UpdateSubscriptionInput, UpdatedSubscription } from "./schemas";
-import { checkWebhookUrl } from "./webhook-url";
+import { checkWebhookUrl, requestedUrl } from "./webhook-url";
 import { seal, unseal } from "../../crypto/seal";
 
 /**
@@ -61,7 +61,7 @@ export async function updateSubscription({
   const appId = await appIdOf(ctx, clientId);
   const before = await loadSubscription(ctx.db, appId, id);
   const allowPrivate = allowPrivateNetworks();
-  const newUrl = input.url !== undefined && input.url !== before.url ? await checkWebhookUrl(input.url, allowPrivate) : undefined;
+  const newUrl = input.url !== undefined && requestedUrl(input.url) !== before.url ? await checkWebhookUrl(input.url, allowPrivate) : undefined;
   let verified = verifiedUrl !== undefined && verifiedUrl === (newUrl ?? before.url);
   const verify = async () => {
     await verifyEndpoint(newUrl ?? before.url, { verifyToken: verifyTokenFor(input, before), allowPrivate });
@@ -117,7 +117,7 @@ export async function verifyUpdatedSubscription({
   const appId = await appIdOf(ctx, clientId);
   const current = await loadSubscription(ctx.db, appId, id);
   const allowPrivate = allowPrivateNetworks();
-  const url = input.url !== undefined && input.url !== current.url ? await checkWebhookUrl(input.url, allowPrivate) : current.url;
+  const url = input.url !== undefined && requestedUrl(input.url) !== current.url ? await checkWebhookUrl(input.url, allowPrivate) : current.url;
   if (url === current.url && !(input.status === "active" && current.status === "disabled")) return undefined;
   await verifyEndpoint(url, { verifyToken: verifyTokenFor(input, current), allowPrivate });
   return url;

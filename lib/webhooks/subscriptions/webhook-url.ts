@@ -53,5 +53,19 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
     const addresses = await dns.lookup(host, { all: true }).catch(() => null);
     if (addresses?.length && !addresses.some((a) => mayConnectTo(a.address, allowPrivate))) throw invalid(nameRefusal(host, addresses));
   }
-  return raw;
+  return requestedUrl(raw);
+}
+
+/**
+ * The URL as it is requested, which is what a subscription keeps and shows: `HTTP://Host:443`,
+ * `http://0x7f.1/hook` or a path with a backslash or a space are called as
+ * `https://host/`, `http://127.0.0.1/hook`, `/back` and `/h%20ook`, so the developer sees the
+ * address that is called. Text that is no URL is returned as it is (the check refuses it).
+ */
+export function requestedUrl(raw: string): string {
+  try {
+    return new URL(raw).href;
+  } catch {
+    return raw;
+  }
 }
