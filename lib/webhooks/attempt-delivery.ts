@@ -2,7 +2,7 @@ import "server-only";
 import type { Db } from "../db/client";
 import { unseal } from "../crypto/seal";
 import type { ClaimedDelivery } from "./claim-deliveries";
-import { sendOutbound, type OutboundResult } from "./outbound";
+import { sendOutbound, type NotSentReason, type OutboundResult } from "./outbound";
 import { serializePayload } from "./payload";
 import { recordAttempt, type Attempt, type AttemptRecorded } from "./record-attempt";
 import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from "./signature";
@@ -64,8 +64,14 @@ export async function sendAttempt(d: ClaimedDelivery, opts: DeliveryOptions): Pr
     // Nothing could be sent (the event is gone, a secret cannot be unsealed): a failed attempt.
     result = { outcome: "not_sent", error: "network", detail: String(err), durationMs: Date.now() - startedAt.getTime() };
   }
-  return { delivery: d, startedAt, request: request ?? { headers: {}, body: "" }, result };
+  // The log shows the request only where one went out: never for an address refused, a name
+  // that did not resolve, a connection refused or a TLS handshake that failed before it.
+  const sent = request && !(result.outcome === "not_sent" && NEVER_SENT.has(result.error));
+  return { delivery: d, startedAt, request: sent ? request! : { headers: {}, body: "" }, result };
 }
+
+/** Failures that end an attempt before a byte of its request is written. */
+const NEVER_SENT: ReadonlySet<NotSentReason> = new Set(["blocked_address", "invalid_url", "dns", "connection_refused", "tls"]);
 
 /**
  * What `recordAttempt` takes for a sent attempt. A crash between the send and the record leaves

@@ -216,7 +216,7 @@ describe("retries, the failure streak and disabling (SPEC §3, §6.4, CONTRACT �
     expect(failing.failingSince).toBeInstanceOf(Date);
     const [d] = await deliveriesOf(sub.id);
     const attempts = await attemptsOf(d!.id);
-    expect(attempts[0]).toMatchObject({ attempt: 1, outcome: "not_sent", error: "connection_refused", responseStatus: null });
+    expect(attempts[0]).toMatchObject({ attempt: 1, outcome: "not_sent", error: "connection_refused", responseStatus: null, requestHeaders: {}, requestBody: "" });
     const db = await api.db();
     await db.update(webhookSubscriptions).set({ url: rx.url }).where(eq(webhookSubscriptions.id, sub.id));
     await rx.waitFor((r) => r.length >= 1);

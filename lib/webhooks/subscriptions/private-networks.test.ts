@@ -184,7 +184,8 @@ describe("what an answer shows (issue 9)", () => {
     const [claimed] = (await claimDueDeliveries(db, { limit: 100 })).filter((d) => d.subscriptionId === sub.id);
     await attemptDelivery(db, claimed!, { allowPrivate: false });
     const [attempt] = await db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, claimed!.id));
-    expect(attempt).toMatchObject({ outcome: "not_sent", error: "blocked_address", responseStatus: null, responseBodyExcerpt: null });
+    // Nothing went out, so the log shows no request either.
+    expect(attempt).toMatchObject({ outcome: "not_sent", error: "blocked_address", responseStatus: null, responseBodyExcerpt: null, requestHeaders: {}, requestBody: "" });
     const [delivery] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, claimed!.id));
     expect(delivery).toMatchObject({ status: "pending", attemptCount: 1 });
     expect(r.seen).toHaveLength(0);
