@@ -136,6 +136,10 @@ describe("GET /v1/app/events", () => {
     const foreign = await api.call(b.token, "GET", `/v1/app/events?after=${expected[1]}`);
     expect(foreign.status).toBe(400);
     expect(await foreign.json()).toMatchObject({ code: "invalid_cursor", detail: `No event ${expected[1]}.` });
+    // Nor is its place in the outbox, written as a cursor of the old form.
+    const foreignPlace = await api.call(b.token, "GET", `/v1/app/events?after=${legacy}`);
+    expect(foreignPlace.status).toBe(400);
+    expect(await foreignPlace.json()).toMatchObject({ code: "invalid_cursor", errors: [{ field: "after", code: "invalid_cursor" }] });
 
     // The id of a test event the app was sent (the last id a receiver saw, after "Send test
     // event") is a place to go on from too; another app's test event is not.

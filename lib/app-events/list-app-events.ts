@@ -26,13 +26,13 @@ async function afterPosition(ctx: Ctx, appId: string, after: string, field: "aft
     if (!row) throw refusal;
     return row;
   };
+  // Only an event of this app's: another app's event id (or place) is refused as one that does
+  // not exist (answering it would tell whether it does). The app's own test events are its too
+  // (they arrive signed, with their id): a place to go on from, though never listed.
+  const ours = or(sentTo(appId, SUBSCRIBABLE_EVENT_TYPES), and(eq(events.type, TEST_EVENT_TYPE), eq(events.clientId, appId)))!;
   if (after.startsWith("evt_")) {
-    // Only an event of this app's: another app's event id is refused as one that does not
-    // exist (answering it would tell whether it does). The app's own test events are its too
-    // (they arrive signed, with their id): a place to go on from, though never listed.
-    const ownTest = and(eq(events.type, TEST_EVENT_TYPE), eq(events.clientId, appId))!;
     return at(
-      and(eq(events.id, after), or(sentTo(appId, SUBSCRIBABLE_EVENT_TYPES), ownTest))!,
+      and(eq(events.id, after), ours)!,
       new ApiError("invalid_cursor", `No event ${after}.`, {
         errors: [{ field, code: "invalid_cursor", detail: "not an event id or cursor from this API" }],
       }),
@@ -57,7 +57,7 @@ async function afterPosition(ctx: Ctx, appId: string, after: string, field: "aft
   if (parts.length === 1) {
     const seq = seqOf(parts[0]);
     if (seq === undefined) throw badCursor;
-    return at(eq(events.seq, seq), badCursor);
+    return at(and(eq(events.seq, seq), ours)!, badCursor);
   }
   const seq = seqOf(parts[1]);
   if (!/^\d{1,19}$/.test(parts[0]!) || seq === undefined) throw badCursor;
