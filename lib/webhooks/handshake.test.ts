@@ -118,6 +118,20 @@ describe("the verification handshake (SPEC §4.4, CONTRACT §7)", () => {
     expect(report.duration_ms).toBeLessThan(3000);
   });
 
+  it("reports a 200 whose body stops before its end as body_incomplete, with the status and what arrived", async () => {
+    const r = await receiver((_s, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"hub.challenge":"ab');
+      // and never ends it
+    });
+    const report = await runHandshake(r.url, { verifyToken: "t", allowPrivate: true, timeoutMs: 300 });
+    expect(report).toMatchObject({ outcome: "body_incomplete", status: 200, content_type: "application/json", body_excerpt: '{"hub.challenge":"ab', error: "timeout" });
+    const refused = (await verifyEndpoint(r.url, { allowPrivate: true, timeoutMs: 300 }).catch((e: unknown) => e)) as ApiError;
+    expect(refused.message).toBe(
+      'The verification handshake did not complete. The endpoint answered 200, but its body stopped before its end (it did not finish within 0.3 s), after `{"hub.challenge":"ab` (application/json).',
+    );
+  });
+
   it("reports a refused connection: not_sent, connection_refused", async () => {
     const server = http.createServer();
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

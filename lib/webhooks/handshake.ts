@@ -67,10 +67,8 @@ export async function runHandshake(
     allowPrivate: opts.allowPrivate,
     timeoutMs: opts.timeoutMs ?? HANDSHAKE_TIMEOUT_MS,
   });
-  // The challenge is in the body: one that did not arrive whole is no answer to check.
-  if (res.outcome === "not_sent" || res.bodyError !== null) {
-    const error = res.outcome === "not_sent" ? res.error : res.bodyError!;
-    return { outcome: "not_sent", status: null, content_type: null, body_excerpt: null, error, duration_ms: res.durationMs };
+  if (res.outcome === "not_sent") {
+    return { outcome: "not_sent", status: null, content_type: null, body_excerpt: null, error: res.error, duration_ms: res.durationMs };
   }
   // The whole answer read (4 KiB at most) is checked for the challenge; only a short,
   // printable start of it is reported.
@@ -78,10 +76,12 @@ export async function runHandshake(
     status: res.status,
     content_type: res.contentType,
     body_excerpt: printableExcerpt(res.bodyExcerpt),
-    error: null,
+    error: res.bodyError,
     duration_ms: res.durationMs,
   };
   if (res.status !== 200) return { outcome: "unexpected_status", ...answered };
+  // The challenge is in the body: a 200 whose body stopped before its end is no answer to check.
+  if (res.bodyError !== null) return { outcome: "body_incomplete", ...answered };
   const echo = echoesChallenge(res.bodyExcerpt, challenge);
   if (echo === "not_json") return { outcome: "not_json", ...answered };
   return { outcome: echo ? "verified" : "wrong_challenge", ...answered };
@@ -117,6 +117,8 @@ export function describeHandshake(r: HandshakeReport, timeoutMs = HANDSHAKE_TIME
       return `The endpoint answered ${r.status} instead of 200, with ${quote(r)}.`;
     case "not_json":
       return `The endpoint answered 200 but its body is not JSON of at most ${RESPONSE_EXCERPT_BYTES / 1024} KiB: ${quote(r)}. Answer {"hub.challenge": "<the challenge received>"}.`;
+    case "body_incomplete":
+      return `The endpoint answered 200, but its body stopped before its end (${r.error === "timeout" ? `it did not finish within ${timeoutMs / 1000} s` : (NOT_SENT_PROSE[r.error ?? ""] ?? r.error)}), after ${quote(r)}.`;
     case "wrong_challenge":
       return `The endpoint answered 200 with ${quote(r)}, whose "hub.challenge" is not the challenge sent. Echo the hub.challenge query parameter.`;
   }

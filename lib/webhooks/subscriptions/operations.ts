@@ -18,7 +18,7 @@ const TAG = "Webhooks";
 
 const HANDSHAKE =
   "The verification handshake runs inline: `GET {url}?hub.mode=subscribe&hub.challenge=<random>&hub.verify_token=<token>`, which must be answered within 5 seconds with status 200 and a JSON body holding `hub.challenge` equal to the challenge received (`{\"hub.challenge\": \"…\"}`). Redirects are not followed and the address is checked when connecting. " +
-  "If it does not complete, the answer is 400 `webhook_verification_failed`, `detail` says what the endpoint did, and the problem's `handshake` member gives it as data: `{outcome, status, content_type, body_excerpt, error, duration_ms}`, where `outcome` is `not_sent` (no answer: `error` is `timeout`, `connection_refused`, `blocked_address`, `dns`, `tls` …), `unexpected_status`, `not_json` or `wrong_challenge`. Of the answer's body only its first 200 printable characters are shown, and nothing of an address that is not allowed.";
+  "If it does not complete, the answer is 400 `webhook_verification_failed`, `detail` says what the endpoint did, and the problem's `handshake` member gives it as data: `{outcome, status, content_type, body_excerpt, error, duration_ms}`, where `outcome` is `not_sent` (no answer: `error` is `timeout`, `connection_refused`, `blocked_address`, `dns`, `tls` …), `unexpected_status`, `body_incomplete` (a 200 whose body stopped before its end: `error` says why), `not_json` or `wrong_challenge`. Of the answer's body only its first 200 printable characters are shown, and nothing of an address that is not allowed.";
 
 export const createSubscriptionOp = defineOperation({
   method: "POST",

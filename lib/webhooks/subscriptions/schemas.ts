@@ -89,8 +89,9 @@ export const SubscriptionList = listOf(Subscription, "WebhookSubscriptionList");
 /** What the endpoint did with a verification handshake: the `handshake` member of a `webhook_verification_failed` problem. */
 export const HandshakeReport = z
   .object({
-    outcome: z.enum(["verified", "not_sent", "unexpected_status", "not_json", "wrong_challenge"]).meta({
-      description: "`not_sent`: no HTTP answer (see `error`). `unexpected_status`: a status other than 200. `not_json`: a 200 whose body is not JSON (only the first 4 KiB is read). `wrong_challenge`: JSON without the challenge sent as `hub.challenge`.",
+    outcome: z.enum(["verified", "not_sent", "unexpected_status", "body_incomplete", "not_json", "wrong_challenge"]).meta({
+      description:
+        "`not_sent`: no HTTP answer (see `error`). `unexpected_status`: a status other than 200. `body_incomplete`: a 200 whose body stopped before its end (see `error`). `not_json`: a 200 whose body is not JSON (only the first 4 KiB is read). `wrong_challenge`: JSON without the challenge sent as `hub.challenge`.",
     }),
     status: z.number().int().nullable().meta({ description: "The status it answered with; null when no answer arrived." }),
     content_type: z
@@ -108,7 +109,10 @@ export const HandshakeReport = z
     error: z
       .string()
       .nullable()
-      .meta({ description: "For `not_sent`: `timeout`, `connection_refused`, `connection_reset`, `blocked_address`, `dns`, `tls`, `invalid_url` or `network`." }),
+      .meta({
+        description:
+          "For `not_sent`: `timeout`, `connection_refused`, `connection_reset`, `blocked_address`, `dns`, `tls`, `invalid_url` or `network`; for an answer whose body stopped before its end (`body_incomplete`, or `unexpected_status`), why it stopped; else null.",
+      }),
     duration_ms: z.number().int().min(0),
   })
   .meta({ id: "WebhookHandshake" });
