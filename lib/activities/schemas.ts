@@ -104,7 +104,13 @@ const measurements = {
  * no bidi override or zero-width character that would make it read as something else (team,
  * app and person names refuse them too; a file's own name is cleaned of them, cleanName).
  */
-export const ActivityName = z.string().trim().min(1).max(200).refine((name) => !hasHiddenCharacters(name), HIDDEN_IN_NAME_MESSAGE);
+export const ActivityName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((name) => !hasHiddenCharacters(name), HIDDEN_IN_NAME_MESSAGE)
+  .meta({ description: "Without control, bidi or zero-width characters (an emoji's own are writing)." });
 
 export const CreateActivityInput = z
   .strictObject({
@@ -129,7 +135,7 @@ export const UpdateActivityInput = z
   })
   .refine((v) => Object.keys(v).length > 0, { message: "must name at least one field to change" })
   .superRefine(checkPairsSent)
-  .meta({ id: "UpdateActivity" });
+  .meta({ id: "UpdateActivity", minProperties: 1 });
 
 export const ListActivitiesQuery = dateRangeListQuery("First local date included (the athlete's timezone).", {
   sport_type: SportType.optional(),

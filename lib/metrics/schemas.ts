@@ -25,7 +25,13 @@ export const Metric = z
 export type MetricWire = z.input<typeof Metric>;
 
 export const CreateMetricInput = z
-  .strictObject({ type: MetricType, value: z.number(), measured_local: LocalDateTime })
+  .strictObject({
+    type: MetricType,
+    value: z.number().meta({
+      description: `In the type's SI unit, within its bounds: ${METRIC_TYPES.map((t) => `\`${t}\` ${METRIC_BOUNDS[t][0]}–${METRIC_BOUNDS[t][1]}`).join(", ")}.`,
+    }),
+    measured_local: LocalDateTime,
+  })
   .superRefine((m, ctx) => {
     const [lo, hi] = METRIC_BOUNDS[m.type];
     if (m.value < lo || m.value > hi) {

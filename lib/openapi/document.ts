@@ -110,9 +110,10 @@ function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
   const responses: Record<string, ZodOpenApiResponseObject> = {
     [String(op.response.status)]: {
       description: op.response.description,
-      headers: op.response.location
-        ? RateLimitHeaders.extend({ Location: z.string().meta({ description: "Where to read what was made (an upload: poll it until it is done)." }) })
-        : RateLimitHeaders,
+      headers: RateLimitHeaders.extend({
+        ...(op.response.location ? { Location: z.string().meta({ description: "Where to read what was made (an upload: poll it until it is done)." }) } : {}),
+        ...(op.idempotent ? { "Idempotent-Replayed": z.literal("true").optional().meta({ description: "The first answer to this Idempotency-Key, given again." }) } : {}),
+      }),
       ...(op.response.schema ? { content: { "application/json": { schema: op.response.schema } } } : {}),
     },
   };
@@ -126,10 +127,15 @@ function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
       headers["WWW-Authenticate"] = codes.length > 1 ? challenge.optional() : challenge;
     }
     if (status === 405) headers.Allow = z.string();
-    if (status === 429 || status === 503) headers["Retry-After"] = z.string().meta({ description: "Seconds to wait." });
+    if (status === 429 || status === 503 || (status === 409 && codes.includes("idempotency_key_in_use"))) {
+      const wait = z.string().meta({ description: status === 409 ? "Seconds to wait (with `idempotency_key_in_use`)." : "Seconds to wait." });
+      headers["Retry-After"] = status === 409 && codes.length > 1 ? wait.optional() : wait;
+    }
+    // A refusal counted against the windows says where they stand, as a success does (CONTRACT §10).
+    for (const [name, schema] of Object.entries(RateLimitHeaders.shape)) headers[name] = schema.optional();
     responses[String(status)] = {
       description: `${(status === 413 && op.multipart ? `The file is larger than ${op.multipart.maxFileBytes / (1024 * 1024)} MiB, as sent or decompressed.` : STATUS_TEXT[status]) ?? ""} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
-      ...(Object.keys(headers).length ? { headers: z.object(headers) } : {}),
+      headers: z.object(headers),
       content: { "application/problem+json": { schema: problemSchema(codes) } },
     };
   }
@@ -138,8 +144,9 @@ function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
         "Idempotency-Key": z
           .string()
           .max(255)
+          .regex(/^[\x21-\x7e]+$/)
           .optional()
-          .meta({ description: "Makes retries safe: the same key and body within 24 hours returns the first answer (`Idempotent-Replayed: true`)." }),
+          .meta({ description: "Makes retries safe: the same key and body within 24 hours returns the first answer (`Idempotent-Replayed: true`). 1 to 255 visible ASCII characters (no spaces): a UUID, say." }),
       })
     : undefined;
   return {

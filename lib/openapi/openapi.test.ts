@@ -85,6 +85,29 @@ describe("/v1/openapi.json", () => {
     expect(res.headers.get("www-authenticate")).toBeNull();
   });
 
+  it("refuses in its schemas what the service refuses: an empty change, an Idempotency-Key with a space", async () => {
+    const doc = (await fetchDocument()) as Record<string, unknown> & { paths: Record<string, Record<string, { parameters?: { name: string; schema: object }[] }>> };
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(doc, "openapi");
+    const person = await api.person();
+    const token = await api.pat(person.id);
+    const created = (await (
+      await api.call(token, "POST", "/v1/athletes/me/activities", { body: { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 3000 } })
+    ).json()) as { id: string };
+    expect(ajv.validate({ $ref: "openapi#/components/schemas/UpdateActivity" }, {})).toBe(false);
+    expect((await api.call(token, "PATCH", `/v1/activities/${created.id}`, { body: {} })).status).toBe(400);
+    const keySchema = doc.paths["/v1/athletes/me/activities"]!.post!.parameters!.find((p) => p.name === "Idempotency-Key")!.schema;
+    for (const [key, status] of [["order 123", 400], ["order-123", 201]] as const) {
+      expect(ajv.validate(keySchema, key), key).toBe(status === 201);
+      const res = await api.call(token, "POST", "/v1/athletes/me/activities", {
+        body: { name: "Run", sport_type: "run", start_local: "2026-03-02T07:30:00", elapsed_time_s: 3000 },
+        headers: { "idempotency-key": key },
+      });
+      expect(res.status, key).toBe(status);
+    }
+  });
+
   it("matches real responses: profiles, lists, creations and problems", async () => {
     const doc = await fetchDocument();
     const coach = await api.person();
