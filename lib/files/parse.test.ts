@@ -293,4 +293,16 @@ describe("TCX samples", () => {
     expect(a!.streams.latlng).toBeUndefined();
     expect(a!.streams.heart_rate_hz).toEqual([121 / 60, 122 / 60]);
   });
+
+  it.each(["tour_hr.tcx", "bad.tcx"])("%s: the distance stream counts from the first trackpoint, whose device distance is 2,604.45 m", (name) => {
+    const [a] = parse("tcx", name);
+    const src = text("tcx", name);
+    const device = [...src.matchAll(/<Trackpoint>[\s\S]*?<DistanceMeters>([^<]+)</g)].map((m) => Number(m[1]));
+    expect(device[0]).toBeCloseTo(2604.45, 6);
+    const d = a!.streams.distance_m!;
+    expect(d[0]).toBe(0);
+    expect(d.at(-1)).toBeCloseTo(device.at(-1)! - device[0]!, 6);
+    // The laps' total, which counts from the lap's start 16 minutes before the first trackpoint, stays.
+    expect(a!.totals.distanceM).toBeCloseTo(6839.97, 2);
+  });
 });

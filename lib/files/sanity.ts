@@ -304,8 +304,9 @@ export class SampleBuilder {
 
   /**
    * The streams: `time_s` from the first sample, a channel only where the file recorded at least
-   * one value of it. Without a distance channel but with positions, distance is the cumulative
-   * great-circle length of the track.
+   * one value of it. `distance_m` counts from the activity's own start (`fromActivityStart`).
+   * Without a distance channel but with positions, distance is the cumulative great-circle length
+   * of the track.
    */
   streams(): Streams {
     const n = this.t.length;
@@ -320,6 +321,7 @@ export class SampleBuilder {
       if (this.ch[k].some((v) => v !== null)) out[k] = this.ch[k];
     }
     if (out.distance_m) out.distance_m = withoutDistanceFaults(this.t, out.distance_m);
+    if (out.distance_m) out.distance_m = fromActivityStart(out.distance_m);
     if (!out.distance_m && hasPos) out.distance_m = trackDistance(this.t, latlng, this.breaks);
     return out;
   }
@@ -508,6 +510,35 @@ function withoutDistanceFaults(t: number[], d: (number | null)[]): (number | nul
   }
   const cleaned: (number | null)[] = out ?? d;
   return cleaned.some((v) => v !== null) ? cleaned : undefined;
+}
+
+/**
+ * A device's distance counted from the activity's first sample, as `time_s` is: each value less
+ * the least the activity recorded, which is its first unless the device took a few metres back
+ * after it. A device counts from when it began recording, so a later session of a multisport
+ * FIT file (the ride after the swim) carried on from the legs before it, and a TCX file whose
+ * laps began before its first trackpoint (tour_hr.tcx) started its distance at 2,604 m, while
+ * the OpenAPI says distance_m is the distance covered since the start.
+ *
+ * Not the running distance where a FIT session began (the last record at or before its
+ * start_time), though that also counts the metres between start_time and the session's first
+ * record: `time_s` and the laps' `start_offset_s` count from the first sample, and distance_m
+ * from the same sample pairs 0 m with 0 s; GPX and TCX start at their first point and have no
+ * way to say metres covered before it, so a stream that began above 0 would not read back the
+ * same from their exports; and that record is another activity's (the leg before), whose fault
+ * or counter reset the session's own samples do not show. The least value rather than the first:
+ * a value below 0 no sample may hold (SAMPLE_RANGE) and no export writes, and counted from it
+ * again the stream is the same, so an export read back gives the same stream. A counter that
+ * resets to 0 within the activity (a lasting fall, kept as recorded) leaves it as it was.
+ *
+ * Totals and laps are unchanged: what samples cover is the difference of their values
+ * (`distanceCovered`), and a file's own totals are what it states.
+ */
+function fromActivityStart(d: (number | null)[]): (number | null)[] {
+  let least = Infinity;
+  for (const v of d) if (v !== null && v < least) least = v;
+  if (!(least > 0) || !Number.isFinite(least)) return d;
+  return d.map((v) => (v === null ? null : v - least));
 }
 
 /**

@@ -164,6 +164,28 @@ describe("FIT activities built with the SDK's encoder", () => {
     expect(activities[1]!.streams.power_w).toBeDefined();
   });
 
+  it("multisport: each activity's distance stream counts from its own start, though the device's distance runs on across the legs", () => {
+    // Two rides whose records carry one running distance: the second leg's from 5,000 m to 9,800 m.
+    const bytes = buildFit([
+      { sport: "cycling", start: 0, elapsed: 600, distance: 4800, records: rideRecords(0, 600) },
+      { sport: "cycling", start: 660, elapsed: 600, distance: 4800, records: rideRecords(660, 600, { distanceFrom: 5000 }), laps: [{ start: 660, elapsed: 300, distance: 2400 }, { start: 960, elapsed: 300, distance: 2400 }] },
+    ]);
+    const [first, second] = parseFitBytes(bytes);
+    for (const a of [first!, second!]) {
+      const d = a.streams.distance_m!;
+      expect([d[0], d[1], d.at(-1)]).toEqual([0, 8, 4800]);
+      expect(a.streams.time_s[0]).toBe(0);
+      expect(a.totals.distanceM).toBe(4800);
+    }
+    // The laps' distances are what each lap covered, as before.
+    expect(second!.laps.map((l) => [l.startOffsetS, l.distanceM])).toEqual([[0, 2400], [300, 2400]]);
+    expect(second!.streams.distance_m![300]).toBe(2400);
+    // Its FIT export read back is the same stream and distance.
+    const [back] = parseFitBytes(exportFit({ ...second!, name: "Ride" }));
+    expect(back!.streams.distance_m).toEqual(second!.streams.distance_m);
+    expect(back!.totals.distanceM).toBe(4800);
+  });
+
   it("chained FIT files (one after another in one upload) give their sessions in order; a cut one at the end is ignored", () => {
     const first = buildFit([{ sport: "running", start: 0, elapsed: 60, records: rideRecords(0, 60) }]);
     const second = buildFit([{ sport: "cycling", start: 120, elapsed: 60, records: rideRecords(120, 60) }]);
