@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { setupApi } from "../testing/fixtures";
 import { oauthClients, users } from "./schema";
+import { rowsOf } from "./client";
 import { seedDemoWorld } from "./seed";
 
 const api = setupApi();
@@ -23,5 +24,18 @@ describe("the demo world on a service started again at another address (CONTRACT
     await db.update(oauthClients).set({ redirectUris: ["http://127.0.0.1:8976/callback", "http://localhost:3312/demo/callback", "https://log.example/cb"] }).where(eq(oauthClients.clientId, "demo-training-log"));
     expect(await seedDemoWorld(db, { baseUrl: "https://demo.example" })).toBe("present");
     expect((await redirectUris())!.r).toEqual(["http://127.0.0.1:8976/callback", "https://demo.example/demo/callback", "https://log.example/cb"]);
+  });
+
+  it("records each demo activity after it ended, never before it started nor in the future", async () => {
+    const db = await api.db();
+    expect(["seeded", "present"]).toContain(await seedDemoWorld(db, { baseUrl: "http://localhost:3000" }));
+    const result = await db.execute(sql`
+      select count(*)::int as "all",
+        count(*) filter (where a.created_at < (a.start_local at time zone p.timezone) + make_interval(secs => a.elapsed_time_s))::int as early,
+        count(*) filter (where a.created_at > now())::int as future
+      from activities a join athlete_profiles p on p.user_id = a.athlete_id`);
+    const [counts] = rowsOf<{ all: number; early: number; future: number }>(result);
+    expect(counts!.all).toBeGreaterThan(50);
+    expect(counts).toMatchObject({ early: 0, future: 0 });
   });
 });

@@ -29,6 +29,13 @@ function rng(seed: number) {
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 /** One plausible activity: paces, heart rates and power within what real athletes record. */
+/** The instant (ms) of local time `local` (`YYYY-MM-DD HH:MM:SS`) in `tz`: the zone's offset then, taken at the local time read as UTC. */
+function instantOfLocal(local: string, tz: string): number {
+  const asUtc = Date.parse(`${local.replace(" ", "T")}Z`);
+  const offset = Date.parse(`${localDateTimeIn(tz, new Date(asUtc))}Z`) - asUtc;
+  return asUtc - offset;
+}
+
 export function plausibleActivity(r: () => number, sport: Sport, massKg: number) {
   const between = (lo: number, hi: number) => lo + (hi - lo) * r();
   let distanceM: number | null = null;
@@ -184,8 +191,10 @@ export async function seedDemoWorld(db: Db, opts: { baseUrl: string; now?: Date 
         const startLocal = `${day} ${String(hour).padStart(2, "0")}:${String(Math.floor(r() * 60)).padStart(2, "0")}:00`;
         const sport = p.sports[Math.floor(r() * p.sports.length)]!;
         const source = p.integrations.length && r() < 0.7 ? p.integrations[0]! : "manual";
-        const created = new Date(now.getTime() - daysAgo * 86_400_000 + 3 * 3_600_000);
-        rows.push({ id: newId("act"), athleteId: id, startLocal, source, createdAt: created, updatedAt: created, ...plausibleActivity(r, sport, p.massKg) });
+        const activity = plausibleActivity(r, sport, p.massKg);
+        // Recorded a quarter of an hour after it ended (every start is a day or more ago).
+        const created = new Date(instantOfLocal(startLocal, p.timezone) + (activity.elapsedTimeS + 900) * 1000);
+        rows.push({ id: newId("act"), athleteId: id, startLocal, source, createdAt: created, updatedAt: created, ...activity });
       }
       if (rows.length) await tx.insert(activities).values(rows);
       if (p.metrics) {
