@@ -13,6 +13,7 @@ import { Upload } from "../uploads/schemas";
 import { startUploadProcessor, type UploadProcessor } from "../uploads/local-processor";
 import { Activity } from "./schemas";
 import { ActivityStreams, LapList } from "./file-schemas";
+import { buildFit, rideRecords } from "../files/testing/fit-files";
 
 // Every sample file that holds an activity, uploaded for real, then read back: its streams at
 // each resolution, its laps, its original byte for byte, and FIT, GPX and TCX exports that,
@@ -229,6 +230,69 @@ describe("a FIT session that starts before its first record", () => {
     expect(await lapsOf(otherToken, copyId)).toEqual(laps);
     expect(await streamsOf(otherToken, copyId)).toEqual({ ...(await streamsOf(token, id)), activity_id: copyId });
     expect((await activityOf(otherToken, copyId)).start_local).toBe((await activityOf(token, id)).start_local);
+  });
+});
+
+describe("an average speed derived above the maximum", () => {
+  // A multisport file whose second leg states no speeds: its average is its distance over its
+  // time, 4,800 m in 600 s, above the 7.5 m/s its records' speed reaches (a wheel sensor beside a
+  // GPS distance); its laps likewise. The FIT export stated that 8 m/s as its average, and the
+  // file uploaded again read as one contradicting itself: the maximum was gone.
+  const file = buildFit([
+    { sport: "cycling", start: 0, elapsed: 600, distance: 4800, records: rideRecords(0, 600) },
+    {
+      sport: "cycling",
+      start: 660,
+      elapsed: 600,
+      distance: 4800,
+      records: rideRecords(660, 600, { distanceFrom: 5000 }).map((r) => ({ ...r, speed: 7.5 })),
+      laps: [{ start: 660, elapsed: 300, distance: 2400 }, { start: 960, elapsed: 300, distance: 2400 }],
+    },
+  ]);
+  const lapsOf = async (token: string, id: string) => LapList.parse(await (await ok(token, `/v1/activities/${id}/laps`)).json()).data;
+
+  /** The activity's FIT export uploaded again by another athlete: the same totals, laps and streams. */
+  async function expectFitRoundTrip(token: string, id: string) {
+    const bytes = new Uint8Array(await (await ok(token, `/v1/activities/${id}/export?format=fit`)).arrayBuffer());
+    const other = await api.person({ timezone: TZ });
+    const otherToken = await api.pat(other.id);
+    const again = await upload(otherToken, bytes, "again.fit");
+    expect(again.status, JSON.stringify(again.error)).toBe("succeeded");
+    const copyId = again.activity_ids[0]!;
+    const [activity, copy] = [await activityOf(token, id), await activityOf(otherToken, copyId)];
+    for (const key of TOTALS) expect(copy[key], key).toBe(activity[key]);
+    expect(await lapsOf(otherToken, copyId)).toEqual(await lapsOf(token, id));
+    expect(await streamsOf(otherToken, copyId)).toEqual({ ...(await streamsOf(token, id)), activity_id: copyId });
+    return activity;
+  }
+
+  it("keeps the average and the maximum through a FIT export uploaded again, and each leg's distance counts from its start", async () => {
+    const owner = await api.person({ timezone: TZ });
+    const token = await api.pat(owner.id);
+    const done = await upload(token, file, "multisport.fit");
+    expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+    expect(done.activity_ids).toHaveLength(2);
+    const leg = done.activity_ids[1]!;
+    expect(await activityOf(token, leg)).toMatchObject({ distance_m: 4800, average_speed_mps: 8, max_speed_mps: 7.5 });
+    expect((await lapsOf(token, leg)).map((l) => [l.average_speed_mps, l.max_speed_mps])).toEqual([[8, 7.5], [8, 7.5]]);
+    for (const id of done.activity_ids) {
+      const distance = (await streamsOf(token, id)).streams.distance_m!;
+      expect([distance[0], distance.at(-1)]).toEqual([0, 4800]);
+      await expectFitRoundTrip(token, id);
+    }
+  });
+
+  it("keeps them after a change of distance derives the average again above the maximum", async () => {
+    const owner = await api.person({ timezone: TZ });
+    const token = await api.pat(owner.id);
+    const done = await upload(token, file, "multisport.fit");
+    expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+    const first = done.activity_ids[0]!;
+    expect(await activityOf(token, first)).toMatchObject({ average_speed_mps: 8, max_speed_mps: 8 });
+    const res = await api.call(token, "PATCH", `/v1/activities/${first}`, { body: { distance_m: 6000 } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ distance_m: 6000, average_speed_mps: 10, max_speed_mps: 8 });
+    expect(await expectFitRoundTrip(token, first)).toMatchObject({ distance_m: 6000, average_speed_mps: 10, max_speed_mps: 8 });
   });
 });
 

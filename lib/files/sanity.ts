@@ -685,7 +685,14 @@ function elevationGain(alt: (number | null)[], from: number, to: number): number
 }
 
 /** Totals as a file states them; anything absent is computed from the samples instead. */
-export type Declared = Partial<{ [K in keyof Totals]: number | null | undefined }>;
+export type Declared = Partial<{ [K in keyof Totals]: number | null | undefined }> & {
+  /**
+   * An average speed the file says the service derived from distance and time rather than
+   * measured (this service's own FIT export, whose average was above its maximum): the activity's
+   * average as a derived one is, not held to the maximum (merge).
+   */
+  derivedAverageSpeedMps?: number | null;
+};
 
 /** A lap as a file states it: where it starts (Unix seconds) and whatever totals it carries. */
 export type DeclaredLap = { startS: number; endS?: number | null; totals: Declared };
@@ -701,6 +708,7 @@ function cleanDeclared(d: Declared): Declared {
     distanceM: check(d.distanceM, 0, LIMITS.distanceM),
     elevationGainM: check(d.elevationGainM, 0, LIMITS.elevationGainM),
     averageSpeedMps: check(d.averageSpeedMps, 0, LIMITS.speedMps),
+    derivedAverageSpeedMps: check(d.derivedAverageSpeedMps, 0, LIMITS.speedMps),
     maxSpeedMps: check(d.maxSpeedMps, 0, LIMITS.speedMps),
     averageHeartRateHz: check(d.averageHeartRateHz, 0, LIMITS.heartRateHz, true),
     maxHeartRateHz: check(d.maxHeartRateHz, 0, LIMITS.heartRateHz, true),
@@ -720,6 +728,7 @@ function withoutUnrecorded(d: Declared, recorded: Recorded): Declared {
     ...d,
     distanceM: zeroToNull(d.distanceM, recorded.movement),
     averageSpeedMps: zeroToNull(d.averageSpeedMps, recorded.movement),
+    derivedAverageSpeedMps: zeroToNull(d.derivedAverageSpeedMps, recorded.movement),
     maxSpeedMps: zeroToNull(d.maxSpeedMps, recorded.movement),
     elevationGainM: zeroToNull(d.elevationGainM, recorded.altitude),
     averageHeartRateHz: zeroToNull(d.averageHeartRateHz, recorded.heartRate),
@@ -751,7 +760,9 @@ function merge(declared: Declared, computed: ReturnType<typeof summarize>): Omit
   if (moving !== null && moving > elapsed) moving = elapsed;
   const distance = pick("distanceM");
   const time = moving || elapsed;
-  const derivedSpeed = distance !== null && time > 0 ? check(distance / time, 0, LIMITS.speedMps) : null;
+  // One the file says the service derived (its own FIT export) is the one it derived then: the
+  // distance and time it was taken over were kept rounded, and over those it could come out apart.
+  const derivedSpeed = d.derivedAverageSpeedMps ?? (distance !== null && time > 0 ? check(distance / time, 0, LIMITS.speedMps) : null);
   const avgSpeed = d.averageSpeedMps ?? derivedSpeed;
   const speed = inOrderOr([d.averageSpeedMps ?? null, pick("maxSpeedMps")], [derivedSpeed, c.maxSpeedMps ?? null]);
   const heartRate = inOrderOr([pick("averageHeartRateHz"), pick("maxHeartRateHz")], [c.averageHeartRateHz ?? null, c.maxHeartRateHz ?? null]);

@@ -31,6 +31,12 @@ import { Profile } from "@garmin/fitsdk";
  * of other messages do). That field refines no native field by replacing it, so its description
  * names none; the importer adds it to the timestamp, for this application id only. Samples that
  * share a whole second then each have a record of their own, in time order.
+ *
+ * An average speed above the maximum is one the service derived from distance and time (an
+ * activity's average is not held to its maximum: the distance may be a GPS's or corrected, the
+ * maximum a wheel sensor's). Stated as enhanced_avg_speed it would read as a file contradicting
+ * itself, whose maximum the importer drops; it is written instead in the developer field
+ * derived_avg_speed, which names no native field, and the importer keeps both.
  */
 
 /** The record fields the export writes, in the order they are written. */
@@ -167,13 +173,34 @@ const recordTimestampMs = (num: number): DeveloperField => ({
 });
 
 /**
+ * The developer field of an average speed the service derived (distance over time), which is
+ * above the maximum speed (lib/files/sanity.ts `merge`): written in its place, so no reader takes
+ * it for a measured average that contradicts its maximum. It refines no native field by
+ * replacing it, so its description names none; the importer takes it as the average the
+ * activity had, not held to the maximum, for this application id only. A float64 of m/s, the
+ * value as it is (a description's scale is one byte: 1000, for enhanced_avg_speed's 1 mm/s,
+ * cannot be said).
+ */
+const derivedAvgSpeed = (num: number, kind: "lap" | "session"): DeveloperField => ({
+  num,
+  mesgNum: { lap: 19, session: 18 }[kind],
+  native: null,
+  nativeNum: null,
+  fieldName: "derived_avg_speed",
+  units: "m/s",
+  baseType: "float64",
+  scale: 1,
+});
+
+/**
  * The developer fields the export writes, each only where the activity has the value. Each
  * holds the precision the service keeps (README, lib/db/schema/measure.ts) in the native
  * field's units: altitude to 1 cm and temperature to 0.1 °C (STREAM_SCALE); a heart rate
  * total to 0.0001 Hz, 0.006 bpm, which 1/250 bpm holds (FIT's scale is one byte: 1/1000 bpm
  * cannot be said; 1/250 bpm errs at most 0.002 bpm, 0.00003 Hz, under half the 0.0001 Hz
  * kept); power to 0.1 W; energy to 1 J, which no byte-sized scale of kcal holds (1 kcal is
- * 4,184 J), so a float64 of kcal; a sample's time to 1 ms (time_s), in timestamp_ms.
+ * 4,184 J), so a float64 of kcal; a sample's time to 1 ms (time_s), in timestamp_ms; an
+ * average speed derived above the maximum as it is, in derived_avg_speed.
  */
 export const SERVICE_DEVELOPER_FIELDS = {
   recordAltitude: developerField(0, "record", "enhancedAltitude", "sint32", 100),
@@ -186,6 +213,8 @@ export const SERVICE_DEVELOPER_FIELDS = {
   lapMaxHeartRate: developerField(7, "lap", "maxHeartRate", "uint32", 250),
   lapAvgPower: developerField(8, "lap", "avgPower", "uint32", 10),
   recordTimestampMs: recordTimestampMs(9),
+  sessionDerivedAvgSpeed: derivedAvgSpeed(10, "session"),
+  lapDerivedAvgSpeed: derivedAvgSpeed(11, "lap"),
 } as const satisfies Record<string, DeveloperField>;
 
 /** The service's developer_data_id message. */

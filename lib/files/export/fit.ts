@@ -36,7 +36,9 @@ const nullOrRound = (work: number | null) => (work === null ? null : within(Math
  * session's heart rates in whole bpm, power in whole watts and energy in whole kcal: beside
  * each, a developer field of the service's own application holds the value as the service keeps
  * it (1 cm, 0.1 °C, 0.0001 Hz, 0.1 W, 1 J), for the service's importer to read back exactly
- * (./fit-messages.ts, SERVICE_DEVELOPER_FIELDS).
+ * (./fit-messages.ts, SERVICE_DEVELOPER_FIELDS). An average speed above the maximum, which only
+ * a derived one can be, is written in the service's derived_avg_speed instead of
+ * enhanced_avg_speed, so the file read back keeps both (`averageAboveMax`).
  */
 
 const FIT_EPOCH_MS = 631065600000;
@@ -90,6 +92,15 @@ function developerFields(values: [DeveloperField, number | null][]): Record<numb
  */
 const exactBpm = (hz: number | null) => (hz == null ? null : (Math.round(hz * 1e4) / 1e4) * 60);
 
+/**
+ * An average speed above the maximum: one the service derived from distance and time, which it
+ * does not hold to the maximum (lib/files/sanity.ts `merge`, lib/activities/create-activity.ts);
+ * a measured one never stands above it (the importer drops such a file's maximum). It goes in the
+ * service's derived_avg_speed developer field, not in enhanced_avg_speed (./fit-messages.ts).
+ */
+const averageAboveMax = (t: Pick<Totals, "averageSpeedMps" | "maxSpeedMps">) =>
+  t.averageSpeedMps != null && t.maxSpeedMps != null && t.averageSpeedMps > t.maxSpeedMps;
+
 function totalsMesg(t: Omit<Totals, "energyJ">) {
   const gain = t.elevationGainM == null ? null : Math.max(0, Math.round(t.elevationGainM * 100) / 100);
   return {
@@ -98,7 +109,7 @@ function totalsMesg(t: Omit<Totals, "energyJ">) {
     totalDistance: within(t.distanceM, 0, 42_949_672),
     totalAscent: gain == null ? null : within(Math.floor(gain), 0, 65_534),
     totalFractionalAscent: gain == null ? null : Math.round((gain - Math.floor(gain)) * 100) / 100,
-    enhancedAvgSpeed: within(t.averageSpeedMps, 0, 4_294_967),
+    enhancedAvgSpeed: averageAboveMax(t) ? null : within(t.averageSpeedMps, 0, 4_294_967),
     enhancedMaxSpeed: within(t.maxSpeedMps, 0, 4_294_967),
     avgHeartRate: bpm(t.averageHeartRateHz),
     maxHeartRate: bpm(t.maxHeartRateHz),
@@ -162,6 +173,7 @@ export function exportFit(a: ExportInput): Uint8Array {
       [DEV.lapAvgHeartRate, exactBpm(lap.averageHeartRateHz)],
       [DEV.lapMaxHeartRate, exactBpm(lap.maxHeartRateHz)],
       [DEV.lapAvgPower, lap.averagePowerW],
+      [DEV.lapDerivedAvgSpeed, averageAboveMax(lap) ? lap.averageSpeedMps : null],
     ]),
   );
   const sessionDeveloperFields = developerFields([
@@ -169,6 +181,7 @@ export function exportFit(a: ExportInput): Uint8Array {
     [DEV.sessionMaxHeartRate, exactBpm(totals.maxHeartRateHz)],
     [DEV.sessionAvgPower, totals.averagePowerW],
     [DEV.sessionTotalCalories, totals.energyJ == null ? null : totals.energyJ / KCAL_J],
+    [DEV.sessionDerivedAvgSpeed, averageAboveMax(totals) ? totals.averageSpeedMps : null],
   ]);
   const recordDeveloperFields: Partial<Record<"recordAltitude" | "recordTemperature" | "recordTimestampMs", DeveloperField>> = {};
   if (altitude_m) recordDeveloperFields.recordAltitude = DEV.recordAltitude;

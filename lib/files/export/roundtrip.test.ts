@@ -6,6 +6,7 @@ import { PRECISION, roundTo } from "../../db/schema/measure";
 import { parseActivityFile } from "../parse";
 import { atPrecision } from "../stream-arbitraries";
 import { syntheticActivity } from "../synthetic";
+import { buildFit, rideRecords } from "../testing/fit-files";
 import { FileError, type FileKind, type Lap, type ParsedActivity, type Streams, type Totals } from "../types";
 import { exportFit, exportGpx, exportTcx, type ExportInput } from "./index";
 
@@ -215,6 +216,44 @@ describe("FIT: what the native fields round comes back as stored", () => {
     expect(asStored(back!.totals)).toEqual(asStored(activity.totals));
     expect(asStored(back!.totals)).toMatchObject({ averageHeartRateHz: 2.4444, maxHeartRateHz: 3.0167, averagePowerW: 203.4, energyJ: 626_569 });
     expect(back!.laps.map(asStored)).toEqual(activity.laps.map(asStored));
+  });
+});
+
+describe("FIT: an average speed derived above the maximum comes back with the maximum", () => {
+  // The second leg of a multisport file states no speeds: its average is its 4,800 m over 600 s,
+  // 8 m/s, and its maximum the records' 7.5 m/s (a wheel sensor beside a GPS distance); its laps
+  // likewise. A FIT file that stated that 8 m/s as its average beside the 7.5 m/s maximum read
+  // back as a file contradicting itself, and lost the maximum.
+  const [, leg] = parseActivityFile(
+    buildFit([
+      { sport: "cycling", start: 0, elapsed: 600, distance: 4800, records: rideRecords(0, 600) },
+      {
+        sport: "cycling",
+        start: 660,
+        elapsed: 600,
+        distance: 4800,
+        records: rideRecords(660, 600, { distanceFrom: 5000 }).map((r) => ({ ...r, speed: 7.5 })),
+        laps: [{ start: 660, elapsed: 300, distance: 2400 }, { start: 960, elapsed: 300, distance: 2400 }],
+      },
+    ]),
+    "fit",
+  );
+
+  it("the totals and every lap's as stored, the average above the maximum included", () => {
+    expect([leg!.totals.averageSpeedMps, leg!.totals.maxSpeedMps]).toEqual([8, 7.5]);
+    expect(leg!.laps.map((l) => [l.averageSpeedMps, l.maxSpeedMps])).toEqual([[8, 7.5], [8, 7.5]]);
+    const [back, ...more] = reparse.fit(asInput(leg!));
+    expect(more).toHaveLength(0);
+    expect(asStored(back!.totals)).toEqual(asStored(leg!.totals));
+    expect(back!.laps.map(asStored)).toEqual(leg!.laps.map(asStored));
+    expect(atPrecision(back!.streams)).toEqual(atPrecision(leg!.streams));
+  });
+
+  it("an average derived again above the maximum after a change of distance (an activity whose distance was corrected upwards)", () => {
+    const totals = { ...leg!.totals, distanceM: 6000, averageSpeedMps: 6000 / 600 };
+    const [back] = reparse.fit({ ...asInput(leg!), totals });
+    expect(asStored(back!.totals)).toEqual(asStored(totals));
+    expect(back!.totals.maxSpeedMps).toBe(7.5);
   });
 });
 

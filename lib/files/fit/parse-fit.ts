@@ -96,15 +96,23 @@ const DEVELOPER_DATA_ID_MESG = 207;
 type StandIn = { mesg: number; field: string; scale: number; offset: number; own: boolean; adds?: true };
 
 const OWN_TIMESTAMP_MS = SERVICE_DEVELOPER_FIELDS.recordTimestampMs;
+const OWN_DERIVED_AVG_SPEED = [SERVICE_DEVELOPER_FIELDS.sessionDerivedAvgSpeed, SERVICE_DEVELOPER_FIELDS.lapDerivedAvgSpeed];
+/** Where a lap or session holds the service's derived_avg_speed once decoded: a name no native field has. */
+const DERIVED_AVG_SPEED = "serviceDerivedAvgSpeed";
 
 /**
- * The service's own timestamp_ms, known by its field number within the service's application
- * (another application's field of that number or name is its own business): a record's time is
- * its timestamp plus that many milliseconds, which orders the records that share a second.
+ * The service's own fields that refine no native field, known by their field number within the
+ * service's application (another application's field of that number or name is its own
+ * business). timestamp_ms: a record's time is its timestamp plus that many milliseconds, which
+ * orders the records that share a second. derived_avg_speed: a lap's or session's average speed
+ * the service derived from distance and time, above its maximum (declaredTotals).
  */
-function ownTimestampMs(description: Mesg): StandIn | null {
-  if (num(description.fieldDefinitionNumber) !== OWN_TIMESTAMP_MS.num) return null;
-  return { mesg: OWN_TIMESTAMP_MS.mesgNum, field: "timestamp", scale: 1000, offset: 0, own: true, adds: true };
+function ownUnnamedField(description: Mesg): StandIn | null {
+  const field = num(description.fieldDefinitionNumber);
+  if (field === OWN_TIMESTAMP_MS.num) return { mesg: OWN_TIMESTAMP_MS.mesgNum, field: "timestamp", scale: 1000, offset: 0, own: true, adds: true };
+  const derived = OWN_DERIVED_AVG_SPEED.find((f) => f.num === field);
+  if (derived) return { mesg: derived.mesgNum, field: DERIVED_AVG_SPEED, scale: num(description.scale) || 1, offset: 0, own: true };
+  return null;
 }
 
 /**
@@ -138,7 +146,8 @@ function standInFor(description: Mesg, own: boolean): StandIn | null {
  * SERVICE_APPLICATION_ID, ../export/fit-messages.ts) is the exact value of the native field the
  * service's FIT export rounded (altitude to 0.2 m, a session's heart rate to whole bpm, …): its
  * value replaces the native one even where that is present and not 0; its timestamp_ms is added
- * to a record's timestamp, so the record is timed to the millisecond. Which developer_data_index
+ * to a record's timestamp, so the record is timed to the millisecond; its derived_avg_speed is
+ * kept beside a lap's or session's native fields (ownUnnamedField). Which developer_data_index
  * is the service's is known from the developer_data_id messages as they come (an index declared
  * again for another application is no longer the service's).
  */
@@ -169,7 +178,7 @@ function standInListener(): (mesgNum: number, m: Mesg) => void {
       if (key === null) return;
       const index = num(m.developerDataIndex);
       const own = index !== null && ownIndices.has(index);
-      const s = (own ? ownTimestampMs(m) : null) ?? standInFor(m, own);
+      const s = (own ? ownUnnamedField(m) : null) ?? standInFor(m, own);
       if (s) byKey.set(key, s);
       else if (!byKey.delete(key)) return;
       active = {};
@@ -272,6 +281,8 @@ function declaredTotals(m: Mesg): Declared {
     // Whole metres, and the fraction beside them where the writer gives it (this service's export does).
     elevationGainM: ascent === null ? null : Math.round((ascent + (num(m.totalFractionalAscent) ?? 0)) * 100) / 100,
     averageSpeedMps: enhancedOr(m.enhancedAvgSpeed, m.avgSpeed),
+    // The service's own export's average derived above the maximum (../export/fit-messages.ts).
+    derivedAverageSpeedMps: num(m[DERIVED_AVG_SPEED]),
     maxSpeedMps: enhancedOr(m.enhancedMaxSpeed, m.maxSpeed),
     averageHeartRateHz: bpmToHz(m.avgHeartRate),
     maxHeartRateHz: bpmToHz(m.maxHeartRate),
