@@ -13,7 +13,7 @@ import { Upload } from "../uploads/schemas";
 import { startUploadProcessor, type UploadProcessor } from "../uploads/local-processor";
 import { Activity } from "./schemas";
 import { ActivityStreams, LapList } from "./file-schemas";
-import { buildFit, rideRecords } from "../files/testing/fit-files";
+import { rideWithLegFasterThanItsMaximum } from "../files/testing/fit-files";
 
 // Every sample file that holds an activity, uploaded for real, then read back: its streams at
 // each resolution, its laps, its original byte for byte, and FIT, GPX and TCX exports that,
@@ -238,17 +238,7 @@ describe("an average speed derived above the maximum", () => {
   // time, 4,800 m in 600 s, above the 7.5 m/s its records' speed reaches (a wheel sensor beside a
   // GPS distance); its laps likewise. The FIT export stated that 8 m/s as its average, and the
   // file uploaded again read as one contradicting itself: the maximum was gone.
-  const file = buildFit([
-    { sport: "cycling", start: 0, elapsed: 600, distance: 4800, records: rideRecords(0, 600) },
-    {
-      sport: "cycling",
-      start: 660,
-      elapsed: 600,
-      distance: 4800,
-      records: rideRecords(660, 600, { distanceFrom: 5000 }).map((r) => ({ ...r, speed: 7.5 })),
-      laps: [{ start: 660, elapsed: 300, distance: 2400 }, { start: 960, elapsed: 300, distance: 2400 }],
-    },
-  ]);
+  const file = rideWithLegFasterThanItsMaximum();
   const lapsOf = async (token: string, id: string) => LapList.parse(await (await ok(token, `/v1/activities/${id}/laps`)).json()).data;
 
   /** The activity's FIT export uploaded again by another athlete: the same totals, laps and streams. */

@@ -6,7 +6,7 @@ import { PRECISION, roundTo } from "../../db/schema/measure";
 import { parseActivityFile } from "../parse";
 import { atPrecision } from "../stream-arbitraries";
 import { syntheticActivity } from "../synthetic";
-import { buildFit, rideRecords } from "../testing/fit-files";
+import { rideWithLegFasterThanItsMaximum } from "../testing/fit-files";
 import { FileError, type FileKind, type Lap, type ParsedActivity, type Streams, type Totals } from "../types";
 import { exportFit, exportGpx, exportTcx, type ExportInput } from "./index";
 
@@ -225,17 +225,7 @@ describe("FIT: an average speed derived above the maximum comes back with the ma
   // likewise. A FIT file that stated that 8 m/s as its average beside the 7.5 m/s maximum read
   // back as a file contradicting itself, and lost the maximum.
   const [, leg] = parseActivityFile(
-    buildFit([
-      { sport: "cycling", start: 0, elapsed: 600, distance: 4800, records: rideRecords(0, 600) },
-      {
-        sport: "cycling",
-        start: 660,
-        elapsed: 600,
-        distance: 4800,
-        records: rideRecords(660, 600, { distanceFrom: 5000 }).map((r) => ({ ...r, speed: 7.5 })),
-        laps: [{ start: 660, elapsed: 300, distance: 2400 }, { start: 960, elapsed: 300, distance: 2400 }],
-      },
-    ]),
+    rideWithLegFasterThanItsMaximum(),
     "fit",
   );
 

@@ -191,3 +191,25 @@ export function buildPoolSwim(laps: LengthSpec[][], { poolLength = 25, records =
   } as never);
   return e.close();
 }
+
+/**
+ * A two-leg ride whose second leg states no speeds: its average is its 4,800 m over 600 s, 8 m/s,
+ * above the 7.5 m/s its records' speed reaches (a wheel sensor beside a GPS distance); its two
+ * laps likewise. Its records' distances run on from the first leg's (from 5,000 m).
+ */
+export function rideWithLegFasterThanItsMaximum(): Uint8Array {
+  return buildFit([
+    { sport: "cycling", start: 0, elapsed: 600, distance: 4800, records: rideRecords(0, 600) },
+    {
+      sport: "cycling",
+      start: 660,
+      elapsed: 600,
+      distance: 4800,
+      records: rideRecords(660, 600, { distanceFrom: 5000 }).map((r) => ({ ...r, speed: 7.5 })),
+      laps: [
+        { start: 660, elapsed: 300, distance: 2400 },
+        { start: 960, elapsed: 300, distance: 2400 },
+      ],
+    },
+  ]);
+}
