@@ -8,7 +8,8 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // Next.js gzips answers for clients that accept it. Behind a proxy that compresses, COMPRESS=false
   // leaves that to the proxy and saves the server the CPU (bench/README.md, "Runtime").
-  compress: process.env.COMPRESS !== "false",
+  // lib/env.ts refuses any value but true, false, 1 and 0.
+  compress: !["false", "0"].includes(process.env.COMPRESS ?? ""),
   typedRoutes: false,
   experimental: {
     serverActions: {

@@ -56,3 +56,10 @@ describe("BASE_URL", () => {
     }
   });
 });
+
+describe("switches", () => {
+  it.each(["SEED_DEMO", "WEBHOOKS_ALLOW_PRIVATE_NETWORKS", "COMPRESS"])("%s takes true, false, 1 or 0, and refuses anything else, naming it", (name) => {
+    for (const ok of ["true", "false", "1", "0"]) expect(() => envWith({ [name]: ok }), ok).not.toThrow();
+    for (const bad of ["no", "yes", "off", "TRUE"]) expect(() => envWith({ [name]: bad }), bad).toThrow(new RegExp(`Invalid configuration:[\\s\\S]*${name}`));
+  });
+});

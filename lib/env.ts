@@ -52,6 +52,8 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().min(1).default("./.data"),
   SEED_DEMO: bool.optional(),
+  /** Read by next.config.ts (Next.js's gzip of answers), checked here with the others. */
+  COMPRESS: bool.optional(),
   WEBHOOKS_ALLOW_PRIVATE_NETWORKS: bool.optional(),
   WEBHOOK_RETRY_SCHEDULE_S: z
     .string()

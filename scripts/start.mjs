@@ -46,7 +46,8 @@ if (stale || !existsSync(path.join(root, ".next", "file-worker", "entry.mjs"))) 
 }
 
 const embedded = !env.DATABASE_URL;
-const seeding = (env.SEED_DEMO ?? (embedded ? "true" : "false")) === "true";
+// As lib/env.ts reads SEED_DEMO: true or 1.
+const seeding = ["true", "1"].includes(env.SEED_DEMO || (embedded ? "true" : "false"));
 console.log(`
   Athlete Activity Service
   ────────────────────────
