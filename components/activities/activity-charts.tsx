@@ -199,7 +199,14 @@ function Chart({
       const opts: uPlot.Options = {
         width: Math.max(200, el.clientWidth),
         height: PLOT_HEIGHT,
-        cursor: { sync: { key: syncKey, setSeries: false }, drag: { x: false, y: false, setScale: false }, points: { size: 7 } },
+        cursor: {
+          sync: { key: syncKey, setSeries: false },
+          drag: { x: false, y: false, setScale: false },
+          points: { size: 7 },
+          // The legend reads the value under the cursor and is no control: uPlot's click on a
+          // label hid the line, unreachable by keyboard and with nothing saying how to undo it.
+          bind: { click: () => null },
+        },
         scales: {
           x: { time: false },
           y: { dir: channel.inverted ? -1 : 1, range: range ? () => range : undefined },

@@ -83,8 +83,9 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
 
   const a = activity.data;
   const missing = activity.error instanceof ConsoleApiError && activity.error.status === 404;
-  // The page's title is the static "Activity" until it loads; an activity that is not there says so.
-  useDocumentTitle(missing ? "Activity not found" : null);
+  // The page's title is the static "Activity" until it loads, then the activity's name; an
+  // activity that is not there says so.
+  useDocumentTitle(missing ? "Activity not found" : (activity.data?.name ?? null));
   const units = profile.data ? unitsOf(profile.data.uses_metric_units) : null;
   // Instants read in the athlete's zone, as start_local does (CONTRACT §9); no zone set is UTC to the service too.
   const timeZone = profile.data?.timezone ?? "UTC";

@@ -122,7 +122,8 @@ export function WeeklyVolumeChart({ units, today }: { units: Units; today: strin
                   <td className="py-1">{shortDate(b.start)}</td>
                   <td className="py-1">{SPORT_LABELS[s.sport]}</td>
                   <td className="py-1">{s.count}</td>
-                  <td className="py-1">{formatDistance(s.distance_m, units)}</td>
+                  {/* Yoga and strength record no distance: none, not "0.00 km". */}
+                  <td className="py-1">{s.distance_m > 0 ? formatDistance(s.distance_m, units) : "—"}</td>
                   <td className="py-1">{formatDuration(s.moving_time_s)}</td>
                 </tr>
               )),

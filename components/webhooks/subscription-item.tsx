@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { useFocusBack } from "@/components/ui/focus-back";
 import { FOCUSABLE_ROW } from "@/components/ui/focusable-rows";
 import { formatInstant } from "@/components/ui/format";
+import { FocusedNotice, useOutcome } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
 import { DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES } from "@/lib/webhooks/policy";
 import type { Delivery, Subscription, SubscriptionWithSecret, UpdatedSubscription } from "@/lib/webhooks/subscriptions/schemas";
@@ -44,6 +45,8 @@ export function SubscriptionItem({
   const qc = useQueryClient();
   const path = subscriptionPath(clientId, sub.id);
   const [notice, setNotice] = useState<string | null>(null);
+  // Re-enabling takes its own buttons away: its outcome takes the focus, so the keyboard goes on from there.
+  const [reenabled, sayReenabled] = useOutcome();
   // Open from the start: the log is what a developer comes to this page for; each delivery opens on its own.
   const [logOpen, setLogOpen] = useState(true);
   const [editing, setEditing] = useState(false);
@@ -57,7 +60,7 @@ export function SubscriptionItem({
     mutationFn: (redeliver: boolean) =>
       consoleFetch<UpdatedSubscription>(path, { method: "PATCH", body: redeliver ? { status: "active", redeliver_failed: true } : { status: "active" } }),
     onSuccess: (u) => {
-      setNotice(
+      sayReenabled(
         u.redelivered === undefined
           ? "Re-enabled after a fresh handshake. New events are delivered again."
           : `Re-enabled after a fresh handshake; ${u.redelivered} failed ${u.redelivered === 1 ? "delivery" : "deliveries"} queued again.`,
@@ -98,6 +101,7 @@ export function SubscriptionItem({
   // the latest action: an older failure of another button never hides a newer one.
   const start = () => {
     setNotice(null);
+    sayReenabled(null);
     for (const m of [reenable, test, rotate, remove]) m.reset();
   };
   const error = reenable.error ?? test.error ?? rotate.error ?? remove.error;
@@ -135,11 +139,16 @@ export function SubscriptionItem({
         )}
         {sub.status === "disabled" && (
           <Notice tone="error">
-            Disabled{sub.disabled_at ? ` ${formatInstant(sub.disabled_at)}` : ""}: {sub.disabled_reason ?? "no reason recorded"}. Nothing is sent to it
+            Disabled{sub.disabled_at ? ` ${formatInstant(sub.disabled_at)}` : ""}: {(sub.disabled_reason ?? "no reason recorded").replace(/\.$/, "")}. Nothing is sent to it
             until it is re-enabled; re-enabling runs the handshake again.
           </Notice>
         )}
         {notice && <Notice tone="success">{notice}</Notice>}
+        {reenabled && (
+          <FocusedNotice key={reenabled.id} tone="success">
+            {reenabled.text}
+          </FocusedNotice>
+        )}
         {error && <Notice tone="error">{error.message}</Notice>}
         {editing ? (
           <EditEndpointForm
