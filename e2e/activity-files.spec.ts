@@ -65,6 +65,10 @@ test("an athlete uploads two files, opens one with its route and charts, downloa
     // The run from the FIT file: its route, its charts (drawn by uPlot on canvases) and its laps.
     await fitLink.click();
     await expect(page).toHaveURL(fitHref);
+    // The page is titled by the activity, for the tab and the history.
+    const fitName = (await page.getByRole("heading", { level: 1 }).textContent())!.trim();
+    expect(fitName).not.toBe("Activity");
+    await expect(page).toHaveTitle(`${fitName} · Athlete Activity Service`);
     const route = page.getByRole("img", { name: "Route" });
     await expect(route).toBeVisible();
     await expect(route.locator("path").first()).toHaveAttribute("d", /^M[\d.]+ [\d.]+L/);
@@ -102,6 +106,10 @@ test("an athlete uploads two files, opens one with its route and charts, downloa
     await expect(heartAgainstTime).toContainText(at!);
     await expect(heartAgainstTime).toContainText(bpm!);
     await expect(page.getByRole("img", { name: /^Pace against time/ }).locator(".u-legend")).toContainText(at!);
+    // The legend reads values and is no control: a click on a label leaves its line drawn.
+    await heartAgainstTime.locator(".u-series").nth(1).click();
+    await expect(heartAgainstTime.locator(".u-off")).toHaveCount(0);
+    await cursor.focus();
     await page.keyboard.press("Home");
     await expect(cursor).toHaveAttribute("aria-valuenow", "0");
 

@@ -251,6 +251,36 @@ test("a developer rotates an endpoint's signing secret and deletes the endpoint,
   }
 });
 
+test("re-enabling a disabled endpoint says so where the focus goes, its buttons gone with it", async ({ browser, request }) => {
+  const hooks = await endpoint();
+  try {
+    const dev = await browser.newContext();
+    const page = await dev.newPage();
+    await signIn(page, "dev@example.com");
+    await page.goto("/developers/apps/demo-training-log/webhooks");
+    const { url, item } = await addEndpoint(page, hooks);
+    // The app disables it over the API, as its own code would.
+    const token = (await (
+      await request.post("/oauth/token", {
+        headers: { authorization: `Basic ${Buffer.from("demo-training-log:aas_cs_DemoTrainingLogSecret00000000001v3hLV").toString("base64")}` },
+        form: { grant_type: "client_credentials" },
+      })
+    ).json()) as { access_token: string };
+    const subs = (await (await request.get("/v1/app/webhooks?limit=100", { headers: bearer(token.access_token) })).json()) as { data: { id: string; url: string }[] };
+    const id = subs.data.find((s) => s.url === url)!.id;
+    expect((await request.patch(`/v1/app/webhooks/${id}`, { headers: bearer(token.access_token), data: { status: "disabled" } })).status()).toBe(200);
+    await page.reload();
+    await expect(item.getByText("Disabled by the app's developer. Nothing is sent")).toBeVisible();
+    await item.getByRole("button", { name: "Re-enable", exact: true }).click();
+    await expect(item.getByRole("button", { name: "Send test event" })).toBeVisible();
+    const said = item.getByText("Re-enabled after a fresh handshake. New events are delivered again.");
+    await expect(said.locator("xpath=ancestor::*[@tabindex='-1'][1]")).toBeFocused();
+    await dev.close();
+  } finally {
+    await hooks.close();
+  }
+});
+
 test("a developer edits an endpoint's events and URL in place: a new URL answers the handshake first, one that does not changes nothing", async ({
   browser,
 }) => {
