@@ -138,10 +138,11 @@ export async function killDuringBurst(opts: FaultOptions, log: Log): Promise<{ f
     }
     const objectsWithSeveralIds = [...idsPerObject.values()].filter((s) => s.size > 1).length;
     const badSignatures = receiver.attempts.filter((a) => a.answered === "400 bad signature").length;
-    // Each duplicate belongs to the last kill before it came again (its first copy may have been
-    // answered just after that kill, in flight when the process died): how long after that kill,
-    // and after the next process was ready, it came again.
-    const killOf = (d: { at: number }) => cycles.findLastIndex((c) => c.killAt <= d.at);
+    // Each duplicate belongs to the kill nearest its first copy: one that came after it (the
+    // process died before recording the answer) or just before it (the request was in flight
+    // when it died). How long after that kill, and after the next process was ready, it came again.
+    const killOf = (d: { firstAt: number }) =>
+      cycles.reduce((best, c, i) => (best < 0 || Math.abs(c.killAt - d.firstAt) < Math.abs(cycles[best]!.killAt - d.firstAt) ? i : best), -1);
     const perKill = cycles.map((c, i) => {
       const nextReady = cycles[i + 1]?.readyAt ?? restartedAt;
       const dups = duplicates.filter((d) => killOf(d) === i);
@@ -155,8 +156,7 @@ export async function killDuringBurst(opts: FaultOptions, log: Log): Promise<{ f
         restartS: round2((nextReady - c.killAt) / 1000),
       };
     });
-    // A duplicate before any kill has no kill to blame: it stands out as the largest delay.
-    const delays = duplicates.map((d) => (killOf(d) < 0 ? Infinity : (d.at - cycles[killOf(d)]!.killAt) / 1000));
+    const delays = duplicates.map((d) => (d.at - cycles[killOf(d)]!.killAt) / 1000);
     const restartSpans = perKill.map((p) => p.restartS);
     log(`kill: ${expected.length} events committed, ${want.size} deliveries owed, ${missing.length} missing, ${duplicates.length} duplicates (drained in ${drainedS} s after the last start)`);
     for (const p of perKill.filter((x) => x.duplicates)) {
