@@ -21,8 +21,8 @@ const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0
 
 /**
  * A refusal in the shape its path answers in: an RFC 6749 error on the OAuth endpoints, a page
- * on the authorization endpoint (it answers people), an RFC 9457 problem (CONTRACT §3) everywhere
- * else.
+ * on the authorization endpoint and the console's pages (they answer people), an RFC 9457
+ * problem (CONTRACT §3) on the API's paths.
  */
 function refusal(baseUrl, rawPath, status, code, detail) {
   const path = resolvedPath(rawPath);
@@ -33,6 +33,11 @@ function refusal(baseUrl, rawPath, status, code, detail) {
   }
   if (/^\/oauth\/authorize(\/|$)/.test(path)) {
     const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${TITLES[code]}</title></head><body><main><h1>This authorization link cannot be used</h1><p>${escapeHtml(detail)}</p></main></body></html>`;
+    return { status, type: "text/html; charset=utf-8", body: page };
+  }
+  // A console page's address (a link pasted cut short, say) is opened by a person: a page too.
+  if (!/^\/(v1|api|mcp|oauth|\.well-known|_next)(\/|$)/.test(path)) {
+    const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${TITLES[code]} · Athlete Activity Service</title></head><body><main><h1>This address cannot be opened</h1><p>${escapeHtml(detail)}</p><p><a href="/activities">Go to your activities</a></p></main></body></html>`;
     return { status, type: "text/html; charset=utf-8", body: page };
   }
   const body = { type: `${baseUrl}/problems/${code}`, title: TITLES[code], status, detail, code };

@@ -130,7 +130,8 @@ describe("the front server", () => {
     const dotted = await send(`TRACE /v1/%2e%2e/oauth/token HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(dotted).toMatchObject({ status: 405, type: "application/json", body: { error: "invalid_request" } });
     const page405 = await send(`PROPFIND /settings/profile HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-    expect(page405).toMatchObject({ status: 405, body: { code: "method_not_allowed" } });
+    expect(page405).toMatchObject({ status: 405, type: "text/html; charset=utf-8" });
+    expect(page405.body).toContain("PROPFIND is not served.");
     // The authorization endpoint answers people: a page.
     const page = await send(`TRACE /oauth/authorize?client_id=x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(page.status).toBe(405);
@@ -139,9 +140,12 @@ describe("the front server", () => {
     expect(seen.length).toBe(before);
   });
 
-  it("refuses a path whose escapes are not UTF-8 with a 400 problem, which the catch-all route answers on an API path", async () => {
-    const a = await send(`GET /developers/%FF%FE HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-    expect(a).toMatchObject({ status: 400, type: "application/problem+json", body: { code: "invalid_request" } });
+  it("refuses a path whose escapes are not UTF-8 with a 400: a page on a console page's address (a link cut short), a problem the catch-all route answers on an API path", async () => {
+    const a = await send(`GET /activities/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(a).toMatchObject({ status: 400, type: "text/html; charset=utf-8" });
+    expect(a.body).toContain("<h1>This address cannot be opened</h1><p>The path holds %-escapes that are not UTF-8.</p>");
+    const api = await send(`GET /api/console/activities/%FF%FE HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(api).toMatchObject({ status: 400, type: "application/problem+json", body: { code: "invalid_request" } });
     await send(`GET /v1/athletes/%FF%FE HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(seen.at(-1)).toMatchObject({ url: REFUSED_PATH, refused: JSON.stringify({ code: "invalid_request", detail: "The path holds %-escapes that are not UTF-8." }) });
   });
