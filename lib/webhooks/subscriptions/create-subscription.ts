@@ -1,4 +1,4 @@
-import { count, eq } from "drizzle-orm";
+import { and, count, eq, ne } from "drizzle-orm";
 import type { WriteCtx } from "../../http/operation";
 import type { Ctx } from "../../auth/actor";
 import { seal } from "../../crypto/seal";
@@ -15,6 +15,24 @@ async function assertRoomFor(db: Db, appId: string): Promise<void> {
   const [row] = await db.select({ n: count() }).from(webhookSubscriptions).where(eq(webhookSubscriptions.clientId, appId));
   if (Number(row?.n ?? 0) >= MAX_SUBSCRIPTIONS_PER_APP) {
     throw new ApiError("conflict", `An app may have at most ${MAX_SUBSCRIPTIONS_PER_APP} webhook subscriptions; delete one first.`);
+  }
+}
+
+/**
+ * 409 when the app already has a subscription to `url` (other than `exceptId`): a second one would
+ * send every event there twice, each signed with its own secret (GitHub refuses a second hook to
+ * a URL too). Its events are what to change instead.
+ */
+export async function assertUrlFree(db: Db, appId: string, url: string, exceptId?: string): Promise<void> {
+  const [row] = await db
+    .select({ id: webhookSubscriptions.id })
+    .from(webhookSubscriptions)
+    .where(and(eq(webhookSubscriptions.clientId, appId), eq(webhookSubscriptions.url, url), exceptId ? ne(webhookSubscriptions.id, exceptId) : undefined))
+    .limit(1);
+  if (row) {
+    throw new ApiError("conflict", `The app already has a webhook subscription to ${url} (${row.id}); change its events instead of subscribing the URL again.`, {
+      errors: [{ field: "url", code: "conflict", detail: `already subscribed (${row.id})` }],
+    });
   }
 }
 
@@ -40,6 +58,7 @@ export async function createSubscription({
   // Creations for one app take turns from here, so two at once cannot pass the limit together.
   await ctx.db.select({ id: oauthClients.clientId }).from(oauthClients).where(eq(oauthClients.clientId, appId)).for("update");
   await assertRoomFor(ctx.db, appId);
+  await assertUrlFree(ctx.db, appId, url);
   const secret = generateToken("webhookSecret");
   const [row] = await ctx.db
     .insert(webhookSubscriptions)
@@ -75,6 +94,7 @@ export async function verifyNewSubscription({
   const allowPrivate = allowPrivateNetworks();
   const url = await checkWebhookUrl(input.url, allowPrivate);
   await assertRoomFor(ctx.db, appId);
+  await assertUrlFree(ctx.db, appId, url);
   await verifyEndpoint(url, { verifyToken: input.verify_token, allowPrivate });
   return { url };
 }

@@ -25,7 +25,7 @@ export const createSubscriptionOp = defineOperation({
   path: "/v1/app/webhooks",
   operationId: "createWebhookSubscription",
   summary: "Subscribe to webhook events",
-  description: `Subscribes the app, once, to events for every athlete who has authorized it. An event is delivered while the kind is subscribed to, the athlete has authorized the app, and the athlete's grant carries the kind's scope (the scope each kind needs is in \`WebhookEventType\`), judged as of when the event occurred: an event from before the athlete authorized the app, or before the grant carried its scope, is never sent; \`athlete.deauthorized\` is sent once, when an athlete disconnects the app. ${HANDSHAKE} Nothing is created unless the handshake completes. The answer carries the signing \`secret\`, shown only here. An app may have 20 subscriptions (409 \`conflict\` beyond). Accepts \`Idempotency-Key\`.`,
+  description: `Subscribes the app, once, to events for every athlete who has authorized it. An event is delivered while the kind is subscribed to, the athlete has authorized the app, and the athlete's grant carries the kind's scope (the scope each kind needs is in \`WebhookEventType\`), judged as of when the event occurred: an event from before the athlete authorized the app, or before the grant carried its scope, is never sent; \`athlete.deauthorized\` is sent once, when an athlete disconnects the app. ${HANDSHAKE} Nothing is created unless the handshake completes. The answer carries the signing \`secret\`, shown only here. An app may have 20 subscriptions, one per URL (409 \`conflict\` beyond, or for a URL it already has: change that subscription's events instead). Accepts \`Idempotency-Key\`.`,
   tag: TAG,
   auth: "app",
   body: CreateSubscriptionInput,
@@ -73,13 +73,13 @@ export const updateSubscriptionOp = defineOperation({
   path: "/v1/app/webhooks/{id}",
   operationId: "updateWebhookSubscription",
   summary: "Change, re-enable or disable a webhook subscription",
-  description: `Changes the members sent. A new \`url\` is verified before it replaces the old one. \`{"status": "active"}\` re-enables a disabled subscription after a fresh handshake and resets \`consecutive_failures\`, \`failing_since\` and \`disabled_at\`; add \`"redeliver_failed": true\` to also send again every delivery that failed since the first failure of the streak, except events of athletes who have since disconnected the app (the answer's \`redelivered\` counts them), each with the whole retry schedule again. \`{"status": "disabled"}\` stops deliveries; pending ones become \`failed\`. The \`verify_token\` kept from the create (sealed) goes with every later handshake; send one to replace it. ${HANDSHAKE} If it fails nothing changes.`,
+  description: `Changes the members sent. A new \`url\` is verified before it replaces the old one, and may not be one another of the app's subscriptions has (409 \`conflict\`). \`{"status": "active"}\` re-enables a disabled subscription after a fresh handshake and resets \`consecutive_failures\`, \`failing_since\` and \`disabled_at\`; add \`"redeliver_failed": true\` to also send again every delivery that failed since the first failure of the streak, except events of athletes who have since disconnected the app (the answer's \`redelivered\` counts them), each with the whole retry schedule again. \`{"status": "disabled"}\` stops deliveries; pending ones become \`failed\`. The \`verify_token\` kept from the create (sealed) goes with every later handshake; send one to replace it. ${HANDSHAKE} If it fails nothing changes.`,
   tag: TAG,
   auth: "app",
   params: SubscriptionIdParams,
   body: UpdateSubscriptionInput,
   response: { status: 200, description: "The subscription as changed.", schema: UpdatedSubscription },
-  errors: ["invalid_request", "invalid_enum_value", "invalid_parameter_combination", "invalid_webhook_url", "webhook_verification_failed", "not_found"],
+  errors: ["invalid_request", "invalid_enum_value", "invalid_parameter_combination", "invalid_webhook_url", "webhook_verification_failed", "not_found", "conflict"],
 });
 
 export const deleteSubscriptionOp = defineOperation({

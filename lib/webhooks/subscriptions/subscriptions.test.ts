@@ -236,6 +236,29 @@ describe("POST /v1/app/webhooks", () => {
     }
   });
 
+  it("refuses a second subscription of the app to a URL it has, in any spelling, with 409 conflict on url, before any handshake", async () => {
+    const app = await registeredApp();
+    const r = await receiver();
+    const first = await subscribe(app, r.url);
+    const again = r.url.replace("http://127.0.0.1", "HTTP://127.0.0.1");
+    const problem = await expectProblem(
+      await api.call(app.token, "POST", "/v1/app/webhooks", { body: { url: again, events: ["metric.created"] } }),
+      409,
+      "conflict",
+    );
+    expect(problem.errors).toEqual([{ field: "url", code: "conflict", detail: `already subscribed (${first.id})` }]);
+    expect(r.seen).toHaveLength(1);
+    expect(await countRows(webhookSubscriptions, eq(webhookSubscriptions.clientId, app.clientId))).toBe(1);
+    // Nor may another subscription move there; another app may subscribe it.
+    const other = await receiver();
+    const second = await subscribe(app, other.url);
+    await expectProblem(await api.call(app.token, "PATCH", `/v1/app/webhooks/${second.id}`, { body: { url: r.url } }), 409, "conflict");
+    expect((await subscriptionRow(second.id))!.url).toBe(other.url);
+    expect(r.seen).toHaveLength(1);
+    const theirs = await registeredApp();
+    expect((await api.call(theirs.token, "POST", "/v1/app/webhooks", { body: { url: r.url, events: ["activity.created"] } })).status).toBe(201);
+  });
+
   it("generates a verify token when none is sent", async () => {
     const app = await registeredApp();
     const r = await receiver();

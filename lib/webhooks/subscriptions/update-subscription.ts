@@ -8,6 +8,7 @@ import { allowPrivateNetworks, appIdOf, loadSubscription, toSubscriptionWire, ty
 import { requeueDeliveries } from "./requeue";
 import type { UpdateSubscriptionInput, UpdatedSubscription } from "./schemas";
 import { checkWebhookUrl, requestedUrl } from "./webhook-url";
+import { assertUrlFree } from "./create-subscription";
 import { seal, unseal } from "../../crypto/seal";
 
 /**
@@ -62,6 +63,7 @@ export async function updateSubscription({
   const before = await loadSubscription(ctx.db, appId, id);
   const allowPrivate = allowPrivateNetworks();
   const newUrl = input.url !== undefined && requestedUrl(input.url) !== before.url ? await checkWebhookUrl(input.url, allowPrivate) : undefined;
+  if (newUrl) await assertUrlFree(ctx.db, appId, newUrl, id);
   let verified = verifiedUrl !== undefined && verifiedUrl === (newUrl ?? before.url);
   const verify = async () => {
     await verifyEndpoint(newUrl ?? before.url, { verifyToken: verifyTokenFor(input, before), allowPrivate });
@@ -119,6 +121,7 @@ export async function verifyUpdatedSubscription({
   const allowPrivate = allowPrivateNetworks();
   const url = input.url !== undefined && requestedUrl(input.url) !== current.url ? await checkWebhookUrl(input.url, allowPrivate) : current.url;
   if (url === current.url && !(input.status === "active" && current.status === "disabled")) return undefined;
+  if (url !== current.url) await assertUrlFree(ctx.db, appId, url, id);
   await verifyEndpoint(url, { verifyToken: verifyTokenFor(input, current), allowPrivate });
   return url;
 }
