@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Browser, type Page } from "@playwright/test";
 import { verifyWebhookSignature } from "../lib/webhooks/signature";
 import { authorizeLink, bearer, createToken, signIn, signUpNewPerson } from "./helpers";
 
@@ -38,6 +38,15 @@ async function endpoint(status: (body: string) => number = () => 204) {
     handshakes,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The developer of Demo Training Log signed in on its webhooks page, in a context of their own. */
+async function developerOnWebhooks(browser: Browser) {
+  const dev = await browser.newContext();
+  const page = await dev.newPage();
+  await signIn(page, "dev@example.com");
+  await page.goto("/developers/apps/demo-training-log/webhooks");
+  return { dev, page };
 }
 
 /** Adds an endpoint at a fresh path of `hooks` on the webhooks page, through its handshake, and closes the secret; its list item. */
@@ -148,10 +157,7 @@ test("a delivery that failed because the athlete disconnected the app says so in
   let activityId = "";
   const hooks = await endpoint((body) => ((JSON.parse(body) as { object_id: string }).object_id === activityId ? 500 : 204));
   try {
-    const dev = await browser.newContext();
-    const devPage = await dev.newPage();
-    await signIn(devPage, "dev@example.com");
-    await devPage.goto("/developers/apps/demo-training-log/webhooks");
+    const { dev, page: devPage } = await developerOnWebhooks(browser);
     const { url, item } = await addEndpoint(devPage, hooks);
 
     const athlete = await signUpNewPerson(browser, "Noor");
@@ -194,10 +200,7 @@ test("a delivery that failed because the athlete disconnected the app says so in
 test("a developer rotates an endpoint's signing secret and deletes the endpoint, each with one click", async ({ browser }) => {
   const hooks = await endpoint();
   try {
-    const dev = await browser.newContext();
-    const page = await dev.newPage();
-    await signIn(page, "dev@example.com");
-    await page.goto("/developers/apps/demo-training-log/webhooks");
+    const { dev, page } = await developerOnWebhooks(browser);
     // The form opens in the button's place with the focus in its first field; Cancel gives the
     // focus back to the button.
     await page.getByRole("button", { name: "Add endpoint" }).click();
@@ -254,10 +257,7 @@ test("a developer rotates an endpoint's signing secret and deletes the endpoint,
 test("re-enabling a disabled endpoint says so where the focus goes, its buttons gone with it", async ({ browser, request }) => {
   const hooks = await endpoint();
   try {
-    const dev = await browser.newContext();
-    const page = await dev.newPage();
-    await signIn(page, "dev@example.com");
-    await page.goto("/developers/apps/demo-training-log/webhooks");
+    const { dev, page } = await developerOnWebhooks(browser);
     const { url, item } = await addEndpoint(page, hooks);
     // The app disables it over the API, as its own code would.
     const token = (await (
@@ -286,10 +286,7 @@ test("a developer edits an endpoint's events and URL in place: a new URL answers
 }) => {
   const hooks = await endpoint();
   try {
-    const dev = await browser.newContext();
-    const page = await dev.newPage();
-    await signIn(page, "dev@example.com");
-    await page.goto("/developers/apps/demo-training-log/webhooks");
+    const { dev, page } = await developerOnWebhooks(browser);
     const { url, item } = await addEndpoint(page, hooks);
     await expect(item).toContainText("activity.created");
 
