@@ -254,11 +254,20 @@ test("a developer rotates an endpoint's signing secret and deletes the endpoint,
   }
 });
 
-test("re-enabling a disabled endpoint says so where the focus goes, its buttons gone with it", async ({ browser, request }) => {
+test("a URL already subscribed is refused on its field; re-enabling a disabled endpoint says so where the focus goes, its buttons gone with it", async ({ browser, request }) => {
   const hooks = await endpoint();
   try {
     const { dev, page } = await developerOnWebhooks(browser);
     const { url, item } = await addEndpoint(page, hooks);
+    // The same URL again is refused on its field, which takes the focus: a second endpoint there
+    // would receive every event twice.
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.getByLabel("Endpoint URL").fill(url);
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await expect(page.getByText(/The app already has an endpoint at this URL \(whs_\w+\): change its events instead\./)).toBeVisible();
+    await expect(page.getByLabel("Endpoint URL")).toBeFocused();
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await expect(page.getByRole("listitem", { name: url })).toHaveCount(1);
     // The app disables it over the API, as its own code would.
     const token = (await (
       await request.post("/oauth/token", {

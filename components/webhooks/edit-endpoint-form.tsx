@@ -69,7 +69,7 @@ export function EditEndpointForm({
         value={verifyToken}
         onChange={setVerifyToken}
         error={fields.verify_token}
-        hint="Sent as hub.verify_token in the new URL's handshake, if your endpoint checks it. Generated if left empty."
+        hint="Sent as hub.verify_token in the new URL's handshake, if your endpoint checks it. Left empty, the one given before is sent (or one is generated)."
       />
       <EventChoices events={events} onChange={setEvents} error={fields.events} />
       <div className="flex flex-wrap items-center gap-2">

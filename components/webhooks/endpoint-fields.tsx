@@ -26,7 +26,7 @@ export function endpointFieldErrors(error: Error | null): Record<string, string>
   return error instanceof ConsoleApiError ? error.fields : {};
 }
 
-/** `hub.verify_token` for the handshake: not kept, so typed again for each one. */
+/** `hub.verify_token` for the handshake: kept sealed and sent again in later handshakes until another is given. */
 export function VerifyTokenField({ value, onChange, error, hint }: { value: string; onChange: (v: string) => void; error?: string; hint: string }) {
   return <Field label="Verify token (optional)" value={value} maxLength={200} error={error} onChange={(e) => onChange(e.target.value)} hint={hint} />;
 }

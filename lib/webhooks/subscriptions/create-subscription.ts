@@ -31,7 +31,7 @@ export async function assertUrlFree(db: Db, appId: string, url: string, exceptId
     .limit(1);
   if (row) {
     throw new ApiError("conflict", `The app already has a webhook subscription to ${url} (${row.id}); change its events instead of subscribing the URL again.`, {
-      errors: [{ field: "url", code: "conflict", detail: `already subscribed (${row.id})` }],
+      errors: [{ field: "url", code: "conflict", detail: `The app already has an endpoint at this URL (${row.id}): change its events instead.` }],
     });
   }
 }

@@ -246,7 +246,7 @@ describe("POST /v1/app/webhooks", () => {
       409,
       "conflict",
     );
-    expect(problem.errors).toEqual([{ field: "url", code: "conflict", detail: `already subscribed (${first.id})` }]);
+    expect(problem.errors).toEqual([{ field: "url", code: "conflict", detail: `The app already has an endpoint at this URL (${first.id}): change its events instead.` }]);
     expect(r.seen).toHaveLength(1);
     expect(await countRows(webhookSubscriptions, eq(webhookSubscriptions.clientId, app.clientId))).toBe(1);
     // Nor may another subscription move there; another app may subscribe it.
