@@ -28,7 +28,6 @@ function rng(seed: number) {
 
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
-/** One plausible activity: paces, heart rates and power within what real athletes record. */
 /** The instant (ms) of local time `local` (`YYYY-MM-DD HH:MM:SS`) in `tz`: the zone's offset then, taken at the local time read as UTC. */
 function instantOfLocal(local: string, tz: string): number {
   const asUtc = Date.parse(`${local.replace(" ", "T")}Z`);
@@ -36,6 +35,7 @@ function instantOfLocal(local: string, tz: string): number {
   return asUtc - offset;
 }
 
+/** One plausible activity: paces, heart rates and power within what real athletes record. */
 export function plausibleActivity(r: () => number, sport: Sport, massKg: number) {
   const between = (lo: number, hi: number) => lo + (hi - lo) * r();
   let distanceM: number | null = null;
