@@ -5,6 +5,7 @@ import { idempotencyKeys } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
 import { seal, unseal } from "../crypto/seal";
 import { ApiError } from "./errors";
+import { IdempotencyKey } from "./schemas";
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -46,7 +47,7 @@ function lockId(principal: string, key: string): string {
  */
 /** 400 unless `key` is 1 to 255 visible ASCII characters. */
 export function assertIdempotencyKeyForm(key: string): void {
-  if (key.length < 1 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
+  if (!IdempotencyKey.safeParse(key).success) {
     throw new ApiError("invalid_request", "Idempotency-Key must be 1 to 255 visible ASCII characters.", {
       errors: [{ field: "Idempotency-Key", code: "invalid_request", detail: "1 to 255 visible ASCII characters" }],
     });

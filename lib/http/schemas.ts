@@ -107,3 +107,10 @@ export const AthleteIdParam = z
   .min(1)
   .max(64)
   .meta({ description: "An athlete id, or `me` for the token's own athlete.", example: "me" });
+
+/** An `Idempotency-Key`: 1 to 255 visible ASCII characters, as the service checks it (assertIdempotencyKeyForm) and the OpenAPI document says. */
+export const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/);

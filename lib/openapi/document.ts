@@ -4,6 +4,7 @@ import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiRespon
 import { EVENT_KINDS, EVENT_TYPES, WebhookEvent } from "../events/catalog";
 import { PROBLEM_CODES, type ProblemCode } from "../http/errors";
 import type { Operation } from "../http/operation";
+import { IdempotencyKey } from "../http/schemas";
 import type { FileAnswer } from "../http/file-body";
 import { SCOPES } from "../auth/scopes";
 import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER } from "../webhooks/signature";
@@ -141,11 +142,7 @@ function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
   }
   const header = op.idempotent
     ? z.object({
-        "Idempotency-Key": z
-          .string()
-          .max(255)
-          .regex(/^[\x21-\x7e]+$/)
-          .optional()
+        "Idempotency-Key": IdempotencyKey.optional()
           .meta({ description: "Makes retries safe: the same key and body within 24 hours returns the first answer (`Idempotent-Replayed: true`). 1 to 255 visible ASCII characters (no spaces): a UUID, say." }),
       })
     : undefined;
