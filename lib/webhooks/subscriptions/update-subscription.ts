@@ -62,8 +62,11 @@ export async function updateSubscription({
   const appId = await appIdOf(ctx, clientId);
   const before = await loadSubscription(ctx.db, appId, id);
   const allowPrivate = allowPrivateNetworks();
-  const newUrl = input.url !== undefined && requestedUrl(input.url) !== before.url ? await checkWebhookUrl(input.url, allowPrivate) : undefined;
-  if (newUrl) await assertUrlFree(ctx.db, appId, newUrl, id);
+  // A new URL verifyUpdatedSubscription already checked and verified before the transaction is
+  // not checked again in it (its rules, a DNS lookup, the app's other subscriptions).
+  const asked = input.url === undefined ? undefined : requestedUrl(input.url);
+  const newUrl = asked === undefined || asked === before.url ? undefined : asked === verifiedUrl ? asked : await checkWebhookUrl(input.url!, allowPrivate);
+  if (newUrl && newUrl !== verifiedUrl) await assertUrlFree(ctx.db, appId, newUrl, id);
   let verified = verifiedUrl !== undefined && verifiedUrl === (newUrl ?? before.url);
   const verify = async () => {
     await verifyEndpoint(newUrl ?? before.url, { verifyToken: verifyTokenFor(input, before), allowPrivate });
