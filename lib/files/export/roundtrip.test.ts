@@ -224,10 +224,7 @@ describe("FIT: an average speed derived above the maximum comes back with the ma
   // 8 m/s, and its maximum the records' 7.5 m/s (a wheel sensor beside a GPS distance); its laps
   // likewise. A FIT file that stated that 8 m/s as its average beside the 7.5 m/s maximum read
   // back as a file contradicting itself, and lost the maximum.
-  const [, leg] = parseActivityFile(
-    rideWithLegFasterThanItsMaximum(),
-    "fit",
-  );
+  const [, leg] = parseActivityFile(rideWithLegFasterThanItsMaximum(), "fit");
 
   it("the totals and every lap's as stored, the average above the maximum included", () => {
     expect([leg!.totals.averageSpeedMps, leg!.totals.maxSpeedMps]).toEqual([8, 7.5]);
