@@ -310,6 +310,23 @@ test("GPX is offered only for an activity with positions, and an activity delete
     await expect(formats.getByRole("link", { name: "TCX", exact: true })).toBeVisible();
     await expect(formats.getByRole("link", { name: "FIT", exact: true })).toBeVisible();
     await expect(formats.getByRole("link", { name: "GPX", exact: true })).toHaveCount(0);
+    await page.keyboard.press("Escape");
+
+    // The ride, deleted in another tab while its form is open here: the form says so, and
+    // Cancel shows the page without it, not the ride as it was.
+    const rideHref = page.url().slice(new URL(page.url()).origin.length);
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("Name").fill("Renamed ride");
+    expect(await page.evaluate(async (href) => (await fetch(`/api/console${href}`, { method: "DELETE" })).status, rideHref)).toBe(200);
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect(page.getByText("This activity is not here any more: it was deleted, so the change could not be saved.")).toBeVisible();
+    await expect(page.getByText(/act_\w+ was not found/)).toHaveCount(0);
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await expect(page.getByText("This activity is not here: it was deleted, or the address is wrong.")).toBeVisible();
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Activity not found");
+    await expect(page.getByLabel("Headline numbers")).toHaveCount(0);
+    await expect(page.getByRole("heading", { name: "Charts" })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Edit" })).toHaveCount(0);
 
     // The run, deleted in another tab while its page is open here, on a phone.
     await page.setViewportSize({ width: 375, height: 740 });
@@ -335,13 +352,12 @@ test("GPX is offered only for an activity with positions, and an activity delete
     expect(notice.x).toBeGreaterThanOrEqual(0);
     expect(notice.x + notice.width).toBeLessThanOrEqual(375);
     await expect(page.getByText(/act_\w+ was not found/)).toHaveCount(0);
+    // Put away, the refusal leaves a page that knows the run is gone.
     await page.keyboard.press("Escape");
-
-    await page.getByRole("button", { name: "Edit" }).click();
-    await page.getByLabel("Name").fill("Renamed run");
-    await page.getByRole("button", { name: "Save" }).click();
-    await expect(page.getByText("This activity is not here any more: it was deleted, so the change could not be saved.")).toBeVisible();
-    await expect(page.getByText(/act_\w+ was not found/)).toHaveCount(0);
+    await expect(gone).toHaveCount(0);
+    await expect(page.getByText("This activity is not here: it was deleted, or the address is wrong.")).toBeVisible();
+    await expect(page.getByRole("img", { name: "Route" })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Download" })).toHaveCount(0);
   } finally {
     await context.close();
   }

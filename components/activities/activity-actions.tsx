@@ -6,9 +6,9 @@ import { useEffect, useId, useRef, useState } from "react";
 import { ConsoleApiError, UNREACHABLE, consoleFetch, consoleRequest, problemOf } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
-import { describeDownloadProblem } from "./activity-problems";
+import { describeDownloadProblem, downloadFoundItGone } from "./activity-problems";
 import { consolePaths, EXPORT_FORMATS, fileNameFromDisposition } from "./files-api";
-import { activitiesChanged, activityKey, DELETED_NOTICE_KEY } from "./query-keys";
+import { activitiesChanged, activityGone, activityKey, DELETED_NOTICE_KEY } from "./query-keys";
 import { useUploadQueue } from "./upload-queue-provider";
 
 /**
@@ -26,6 +26,10 @@ export function DownloadMenu({ activityId, gpx = true }: { activityId: string; g
   const button = useRef<HTMLButtonElement>(null);
   // Kept apart from the mutation's error so that dismissing it never resets a download under way.
   const [problem, setProblem] = useState<string | null>(null);
+  // The refusal was the activity's absence (deleted elsewhere): once it has been read and put
+  // away, the page learns it too.
+  const [gone, setGone] = useState(false);
+  const qc = useQueryClient();
 
   const download = useMutation({
     mutationFn: async (format: (typeof EXPORT_FORMATS)[number]["format"]) => {
@@ -38,7 +42,10 @@ export function DownloadMenu({ activityId, gpx = true }: { activityId: string; g
       saveFile(blob, fileNameFromDisposition(res.headers.get("content-disposition")) ?? `${activityId}${format === "original" ? "" : `.${format}`}`);
     },
     onMutate: () => setProblem(null),
-    onError: (e, format) => setProblem(describeDownloadProblem(e, format)),
+    onError: (e, format) => {
+      setProblem(describeDownloadProblem(e, format));
+      setGone(downloadFoundItGone(e, format));
+    },
   });
 
   // The menu, and a refusal under the button, go away on a click elsewhere or Escape; the menu
@@ -49,6 +56,7 @@ export function DownloadMenu({ activityId, gpx = true }: { activityId: string; g
     const dismiss = () => {
       setOpen(false);
       setProblem(null);
+      if (gone) activityGone(qc, activityId);
     };
     const away = (e: PointerEvent) => {
       if (!root.current?.contains(e.target as Node)) dismiss();
@@ -70,7 +78,7 @@ export function DownloadMenu({ activityId, gpx = true }: { activityId: string; g
       document.removeEventListener("keydown", esc);
       document.removeEventListener("focusin", focusAway);
     };
-  }, [shown]);
+  }, [shown, gone, qc, activityId]);
 
   return (
     <div ref={root} className="sm:relative">

@@ -21,7 +21,7 @@ import { ActivityForm } from "./activity-form";
 import { changedFields, toFormValues, type ActivityInput } from "./activity-form-values";
 import { consolePaths, type LapWire, type StreamsWire } from "./files-api";
 import { LapsTable } from "./laps-table";
-import { activitiesChanged, activityKey, lapsKey, streamsKey } from "./query-keys";
+import { activitiesChanged, activityGone, activityKey, lapsKey, streamsKey } from "./query-keys";
 import { RouteMap } from "./route-map";
 import { SPORT_LABELS } from "./sport";
 import {
@@ -79,10 +79,16 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
       closeForm();
       setNotice("Saved.");
     },
+    // Deleted elsewhere: the form says so, and the page behind it learns it (shown on Cancel).
+    onError: (e) => {
+      if (e instanceof ConsoleApiError && e.status === 404) activityGone(qc, activityId);
+    },
   });
 
-  const a = activity.data;
   const missing = activity.error instanceof ConsoleApiError && activity.error.status === 404;
+  // What was loaded before a 404 (a refetch on returning to the tab, after a save or a download
+  // found it gone) is not shown as if it were still here.
+  const a = missing ? undefined : activity.data;
   // The page's title is the static "Activity" until it loads, then the activity's name; an
   // activity that is not there says so.
   useDocumentTitle(missing ? "Activity not found" : (activity.data?.name ?? null));
@@ -153,10 +159,11 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
         {profile.error && <Notice tone="error">{profile.error.message}</Notice>}
         {notice && <Notice tone="success">{notice}</Notice>}
 
-        {a && units && editing && (
+        {/* The open form stays, with its message, when a save finds the activity gone. */}
+        {activity.data && units && editing && (
           <Card title="Edit activity">
             <EditForm
-              activity={a}
+              activity={activity.data}
               units={units}
               pending={save.isPending}
               error={saveProblem}

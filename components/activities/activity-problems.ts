@@ -9,11 +9,16 @@ export const ACTIVITY_NOT_HERE = "This activity is not here: it was deleted, or 
 
 const notFound = (e: unknown) => e instanceof ConsoleApiError && e.status === 404;
 
+// The one 404 an activity that is still there gives: a GPX track without a position in it.
+const noTrack = (e: Error, format: string) => format === "gpx" && /position/i.test(e.message);
+
+/** Whether a download's refusal says the activity itself is gone. `format` is the one asked for. */
+export const downloadFoundItGone = (e: Error, format: string): boolean => notFound(e) && !noTrack(e, format);
+
 /** Why a download failed, in words. `format` is the one asked for. */
 export function describeDownloadProblem(e: Error, format: string): string {
   if (!notFound(e)) return e.message;
-  // The one 404 an activity that is still there gives: a GPX track without a position in it.
-  if (format === "gpx" && /position/i.test(e.message))
+  if (noTrack(e, format))
     return "This activity recorded no positions (on a trainer or a treadmill, say), so it has no GPX track: download it as FIT or TCX.";
   return "This activity is not here any more: it was deleted, so there is nothing to download.";
 }

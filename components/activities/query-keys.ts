@@ -20,3 +20,13 @@ export function activitiesChanged(qc: QueryClient): void {
   void qc.invalidateQueries({ queryKey: ACTIVITIES_KEY, exact: true });
   void qc.invalidateQueries({ queryKey: SUMMARY_KEY, exact: true });
 }
+
+/**
+ * A request about one activity was answered 404: it was deleted elsewhere (another tab, an app).
+ * Its page asks again, learns it is gone and says so instead of showing what it had; the lists
+ * refresh too.
+ */
+export function activityGone(qc: QueryClient, id: string): void {
+  void qc.invalidateQueries({ queryKey: activityKey(id), exact: true });
+  activitiesChanged(qc);
+}
