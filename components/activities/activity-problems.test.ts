@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConsoleApiError } from "@/components/console/api";
-import { describeDownloadProblem, describeSaveProblem } from "./activity-problems";
+import { describeDownloadProblem, describeSaveProblem, downloadFoundItGone } from "./activity-problems";
 
 const gone = new ConsoleApiError("Activity act_P8hxLtYHuMScCzZ125T3Qa was not found.", 404, "not_found");
 const noTrack = new ConsoleApiError(
@@ -16,6 +16,13 @@ describe("an action on an activity that is not there says so in words, without i
     }
     expect(describeDownloadProblem(noTrack, "gpx")).toMatch(/^This activity recorded no positions .*download it as FIT or TCX\.$/);
     for (const e of [gone, noTrack]) expect(describeDownloadProblem(e, "gpx")).not.toMatch(/act_/);
+  });
+
+  it("only a download refused because the activity is gone tells the page it is gone", () => {
+    expect(downloadFoundItGone(gone, "fit")).toBe(true);
+    expect(downloadFoundItGone(gone, "gpx")).toBe(true);
+    expect(downloadFoundItGone(noTrack, "gpx")).toBe(false);
+    expect(downloadFoundItGone(new ConsoleApiError("Too many requests.", 429, "rate_limited"), "fit")).toBe(false);
   });
 
   it("save: deleted meanwhile; any other refusal is kept as it is", () => {
