@@ -204,6 +204,8 @@ test("files that cannot become activities are refused in words, and nothing is a
       // The FIT file cut short: its header promises more data than arrives.
       { name: "cut.fit", bytes: fit.subarray(0, 2000), type: "application/octet-stream" },
       { name: GPX, bytes: readFileSync(path.join(fixtures, GPX)), type: "application/gpx+xml" },
+      // The same bytes under another name, picked after it: this one is the duplicate.
+      { name: "copy-of-run.gpx", bytes: readFileSync(path.join(fixtures, GPX)), type: "application/gpx+xml" },
     ]);
     const row = (name: string) => page.getByTestId("upload-row").filter({ hasText: name });
     const bar = (name: string) => page.getByRole("progressbar", { name: `${name} upload progress` });
@@ -219,6 +221,9 @@ test("files that cannot become activities are refused in words, and nothing is a
     await expect(bar(GPX)).toHaveAttribute("aria-valuetext", "Done", { timeout: 30_000 });
     const created = row(GPX).getByRole("link", { name: "Friday Evening Run" });
     const href = (await created.getAttribute("href"))!;
+    await expect(bar("copy-of-run.gpx")).toHaveAttribute("aria-valuetext", "Failed", { timeout: 30_000 });
+    await expect(row("copy-of-run.gpx")).toContainText("You already uploaded this file.");
+    await expect(row("copy-of-run.gpx").getByRole("link", { name: "Friday Evening Run" })).toHaveAttribute("href", href);
 
     // The same file again is a duplicate, pointing at the activity it already made.
     await page.getByRole("button", { name: "Clear finished" }).click();

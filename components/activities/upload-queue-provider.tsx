@@ -90,7 +90,10 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
 
   // Sends the oldest queued files while fewer than PARALLEL_SENDS are on their way.
   useEffect(() => {
-    for (const key of mayStartSending(items, PARALLEL_SENDS)) {
+    for (const key of mayStartSending(
+      items.map((i) => ({ key: i.key, phase: i.phase, size: i.file.size })),
+      PARALLEL_SENDS,
+    )) {
       if (started.current.has(key)) continue;
       const item = items.find((i) => i.key === key)!;
       started.current.add(key);

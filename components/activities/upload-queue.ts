@@ -5,13 +5,22 @@ export type Phase = "queued" | "sending" | "sent" | "finished";
 
 /**
  * The keys of the files that may start sending, oldest first, so that at most `parallel` are
- * sending at once. `items` lists the newest first, as the panel shows them.
+ * sending at once. `items` lists the newest first, as the panel shows them. A file waits while an
+ * older one of the same size is sending (it may hold the same bytes): the service calls the
+ * later of two identical files the duplicate, so the one picked first must reach it first.
  */
-export function mayStartSending(items: readonly { key: string; phase: Phase }[], parallel: number): Set<string> {
-  const free = parallel - items.filter((i) => i.phase === "sending").length;
-  if (free <= 0) return new Set();
-  const queued = items.filter((i) => i.phase === "queued");
-  return new Set(queued.slice(Math.max(0, queued.length - free)).map((i) => i.key));
+export function mayStartSending(items: readonly { key: string; phase: Phase; size: number }[], parallel: number): Set<string> {
+  let free = parallel - items.filter((i) => i.phase === "sending").length;
+  const out = new Set<string>();
+  const onTheirWay = new Set(items.filter((i) => i.phase === "sending").map((i) => i.size));
+  for (const i of [...items].reverse()) {
+    if (free === 0) break;
+    if (i.phase !== "queued" || onTheirWay.has(i.size)) continue;
+    onTheirWay.add(i.size);
+    out.add(i.key);
+    free--;
+  }
+  return out;
 }
 
 /**
