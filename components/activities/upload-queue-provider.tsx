@@ -13,6 +13,8 @@ export const MAX_FILES_AT_ONCE = 100;
 
 export type UploadItem = {
   key: string;
+  /** Counts up in the order files were picked, within one pick too: they are sent in this order. */
+  seq: number;
   file: File;
   phase: Phase;
   /** Refused before sending (size, kind), with the words to show. */
@@ -66,7 +68,8 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
       setItems((prev) => [
         ...taken.map((file): UploadItem => {
           const rejected = checkBeforeSending(file);
-          return { key: `u${nextKey.current++}`, file, phase: rejected ? "finished" : "queued", rejected, progress: 0, accepted: null, sendError: null };
+          const seq = nextKey.current++;
+          return { key: `u${seq}`, seq, file, phase: rejected ? "finished" : "queued", rejected, progress: 0, accepted: null, sendError: null };
         }),
         ...prev,
       ]);
@@ -88,10 +91,10 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
 
   const activityDeleted = useCallback((id: string, name: string) => setDeleted((prev) => new Map(prev).set(id, name)), []);
 
-  // Sends the oldest queued files while fewer than PARALLEL_SENDS are on their way.
+  // Sends the queued files in the order they were picked while fewer than PARALLEL_SENDS are on their way.
   useEffect(() => {
     for (const key of mayStartSending(
-      items.map((i) => ({ key: i.key, phase: i.phase, size: i.file.size })),
+      items.map((i) => ({ key: i.key, phase: i.phase, seq: i.seq, size: i.file.size })),
       PARALLEL_SENDS,
     )) {
       if (started.current.has(key)) continue;
