@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Ajv } from "ajv";
 import type { Scope } from "../auth/scopes";
 import type { Db } from "../db/client";
-import { athleteProfiles, oauthClients, oauthGrants, oauthTokenFamilies, users } from "../db/schema";
+import { athleteProfiles, oauthClients, oauthGrants, oauthTokenFamilies, teamMemberships, teams, users } from "../db/schema";
 import { newId } from "../ids";
 import { inWriteCtx } from "../http/operation";
 import { issueAccessToken } from "../oauth/access-token";
@@ -179,6 +179,37 @@ describe("the MCP server", () => {
     expect(data.length).toBeLessThan(athletes.length);
     expect(new Set(data.map((d) => d.athlete_id)).size).toBe(data.length);
     expect(data.every((d) => d.team_id === teamId && athletes.includes(d.athlete_id))).toBe(true);
+  });
+
+  it("lists the athletes of a coach of over 1,000 teams in one statement, as truncated", async () => {
+    const coach = await api.person({ name: "Many-teams coach" });
+    // 1,001 teams of one athlete each, written straight into the tables.
+    const athletes = Array.from({ length: 1_001 }, () => newId("ath"));
+    await db.insert(users).values(athletes.map((id) => ({ id, email: `${id}@example.test`, name: id, passwordHash: "unused" })));
+    await db.insert(athleteProfiles).values(athletes.map((userId) => ({ userId })));
+    const teamIds = athletes.map(() => newId("team"));
+    await db.insert(teams).values(teamIds.map((id, i) => ({ id, name: `Team ${i}`, createdBy: coach.id })));
+    await db.insert(teamMemberships).values(
+      teamIds.flatMap((teamId, i) => [
+        { teamId, userId: coach.id, role: "coach" as const, status: "active" as const, joinedAt: new Date() },
+        { teamId, userId: athletes[i]!, role: "athlete" as const, status: "active" as const, joinedAt: new Date() },
+      ]),
+    );
+    const client = await mcpClient(await api.pat(coach.id));
+    // Statements prepared while the call runs (the upload processor's polls among them): walking
+    // the teams page by page made two for each team.
+    const prepared = vi.spyOn(Object.getPrototypeOf((db as unknown as { session: object }).session) as { prepareQuery: () => unknown }, "prepareQuery");
+    const result = await client.callTool({ name: "list_team_athletes", arguments: {} });
+    const statements = prepared.mock.calls.length;
+    prepared.mockRestore();
+    expect(statements).toBeLessThan(50);
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const { data, truncated } = result.structuredContent as { data: { athlete_id: string; team_id: string; team_name: string }[]; truncated?: boolean };
+    expect(truncated).toBe(true);
+    // The first 1,000 teams by id, each with its one athlete; the coach is not listed.
+    const first = [...teamIds].sort().slice(0, 1_000);
+    expect(data.map((d) => d.team_id)).toEqual(first);
+    for (const d of data) expect(d.athlete_id).toBe(athletes[teamIds.indexOf(d.team_id)]);
   });
 
   it("answers a call the token's scopes do not allow with 403 insufficient_scope naming every scope to ask for", async () => {

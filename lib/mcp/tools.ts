@@ -11,12 +11,11 @@ import { Lap, StreamsQuery } from "../activities/file-schemas";
 import { SummaryQuery, trainingSummary, TrainingSummary } from "../activities/training-summary";
 import { getAthleteProfile } from "../athletes/get-athlete-profile";
 import { getAthleteOp } from "../athletes/operations";
-import { requireAthleteActor } from "../athletes/reach";
 import { AthleteIdParam } from "../http/schemas";
 import { listMetrics } from "../metrics/metrics";
 import { listMetricsOp } from "../metrics/operations";
 import { ListMetricsQuery } from "../metrics/schemas";
-import { listTeamMembers, listTeams } from "../teams/api";
+import { listCoachedAthletes } from "../teams/coached-athletes";
 
 // The MCP server's tools (CONTRACT §12). Each is a thin adapter over the verb that serves the
 // same data on /v1, with that operation's schemas: its input is the operation's path and query
@@ -154,37 +153,13 @@ const TOOLS: McpTool[] = [
     output: TeamAthletes,
     scope: "teams.read",
     run: async (ctx) => {
-      requireAthleteActor(ctx.actor);
-      const self = ctx.actor.userId;
-      const data: z.output<typeof TeamAthletes>["data"] = [];
-      // A list read to its page limit with a cursor still left was cut short: the answer says so.
-      let truncated = false;
-      const everyPage = async <T>(page: (cursor: string | undefined) => Promise<{ data: T[]; next_cursor: string | null }>, each: (item: T) => Promise<void> | void) => {
-        let cursor: string | undefined;
-        for (let pages = 0; pages < MAX_PAGES; pages++) {
-          const got = await page(cursor);
-          for (const item of got.data) await each(item);
-          if (!got.next_cursor) return;
-          cursor = got.next_cursor;
-        }
-        truncated = true;
-      };
-      await everyPage(
-        (cursor) => listTeams({ ctx, query: { limit: 100, cursor } }),
-        (team) =>
-          everyPage(
-            (cursor) => listTeamMembers({ ctx, teamId: team.id, query: { limit: 100, cursor } }),
-            (m) => {
-              if (m.athlete_id !== self) data.push({ athlete_id: m.athlete_id, name: m.name, team_id: team.id, team_name: team.name });
-            },
-          ),
-      );
+      const { data, truncated } = await listCoachedAthletes({ ctx, maxTeams: MAX_LISTED, maxMembers: MAX_LISTED });
       return truncated ? { data, truncated: true as const } : { data };
     },
   }),
 ];
 
-/** Pages of 100 read at most per list in `list_team_athletes`: 1,000 teams, 1,000 members each. */
-const MAX_PAGES = 10;
+/** What `list_team_athletes` lists at most: 1,000 teams, 1,000 members of each. */
+const MAX_LISTED = 1000;
 
 export const MCP_TOOLS: readonly McpTool[] = TOOLS;
