@@ -397,7 +397,18 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     if (!request && !JSONRPCMessageSchema.safeParse(body).success) {
       const id = envelopeId(body);
       if (id !== undefined && parsed.error) {
-        const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join(".")}: ${i.message}`);
+        // A member beside jsonrpc, id, method and params is the envelope's fault, not the params'.
+        const extra = parsed.error.issues.find((i) => i.path.length === 0 && i.code === "unrecognized_keys");
+        if (extra?.code === "unrecognized_keys") {
+          const names = extra.keys.slice(0, 3).map((k: string) => JSON.stringify(k)).join(", ");
+          return jsonRpcError(
+            id,
+            -32600,
+            `Invalid Request: unknown member${extra.keys.length > 1 ? "s" : ""} ${names}; a JSON-RPC 2.0 request has only "jsonrpc", "id", "method" and "params".`,
+            baseHeaders(traceId, rl),
+          );
+        }
+        const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join(".") || "params"}: ${i.message}`);
         return jsonRpcError(id, -32602, `Invalid params for ${(body as { method: string }).method}: ${issues.join("; ")}.`, baseHeaders(traceId, rl));
       }
       return transportError(

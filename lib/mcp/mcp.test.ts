@@ -621,6 +621,16 @@ describe("the MCP server", () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32602, message: expect.stringMatching(/^Invalid params for tools\/call: params\._meta/) } });
     }
+    // A member beside jsonrpc, id, method and params: the envelope is wrong (Invalid Request),
+    // whatever the method, answered with the id it names.
+    for (const method of ["tools/list", "ping", "no/such/method"]) {
+      const res = await post(pat, { jsonrpc: "2.0", id: 8, method, extra: 1 });
+      expect(await res.json(), method).toMatchObject({
+        jsonrpc: "2.0",
+        id: 8,
+        error: { code: -32600, message: 'Invalid Request: unknown member "extra"; a JSON-RPC 2.0 request has only "jsonrpc", "id", "method" and "params".' },
+      });
+    }
   });
 
   it("refuses a request from a web page of another origin (403), and serves this service's own", async () => {
