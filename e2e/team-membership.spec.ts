@@ -24,7 +24,11 @@ test("an athlete leaves a team, and a coach removes an athlete and withdraws an 
     }
     for (const person of [leaver, removed]) {
       await person.page.goto("/settings/teams");
-      await person.page.getByRole("list", { name: "Pending invitations" }).getByRole("listitem", { name }).getByRole("button", { name: "Accept" }).click();
+      const invitation = person.page.getByRole("list", { name: "Pending invitations" }).getByRole("listitem", { name });
+      // Who sent it, by the account's email as well as the name anyone could take; and all a coach will see.
+      await expect(invitation).toContainText(`Coach (${coach.email}) invited you on `);
+      await expect(invitation).toContainText("your activities with their routes (GPS positions) and your metrics, and download your activity files.");
+      await invitation.getByRole("button", { name: "Accept" }).click();
       await expect(person.page.getByRole("list", { name: "Your teams" }).getByRole("listitem", { name })).toBeVisible();
     }
 
@@ -41,7 +45,7 @@ test("an athlete leaves a team, and a coach removes an athlete and withdraws an 
     // Lena leaves on her own page; the focus goes to what happened.
     const { page } = leaver;
     await page.getByRole("list", { name: "Your teams" }).getByRole("listitem", { name }).getByRole("button", { name: "Leave" }).click();
-    await expect(page.locator(":focus")).toHaveText(`You left ${name}. Its coaches can no longer see your profile, activities or metrics.`);
+    await expect(page.locator(":focus")).toHaveText(`You left ${name}. Its coaches can no longer see your profile, activities, routes or metrics, or download your activity files.`);
     await expect(page.getByText("You are not on a team. A coach can invite you by your email.")).toBeVisible();
     expect((await request.get(`/v1/athletes/${lenaId}`, { headers: bearer(token) })).status()).toBe(403);
 

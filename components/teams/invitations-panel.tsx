@@ -9,6 +9,19 @@ import { Notice } from "@/components/ui/notice";
 import type { Invitation, Membership, MyMemberships } from "@/lib/teams/console-schemas";
 import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay } from "./shared";
 
+// What a team's coaches may do with a member's data, said where the athlete decides: /v1 lets
+// them read the activities with their streams (GPS positions), laps and routes, and export them.
+const COACHES_REACH = "your profile, your activities with their routes (GPS positions) and your metrics, and download your activity files";
+
+/**
+ * Who sent an invitation, by what they cannot choose: their account's email, beside the name
+ * they gave themselves (anyone can call themselves "Cora Haines").
+ */
+function inviterOf(inv: Invitation): string {
+  if (!inv.invited_by_email) return "Someone whose account no longer exists";
+  return inv.invited_by ? `${inv.invited_by} (${inv.invited_by_email})` : inv.invited_by_email;
+}
+
 /** The person's pending invitations, to accept or decline, and the teams they belong to. */
 export function InvitationsPanel() {
   const qc = useQueryClient();
@@ -22,7 +35,7 @@ export function InvitationsPanel() {
     onSuccess: (_, { invitation, accept }) => {
       say(
         accept
-          ? `You joined ${invitation.team_name}. Its coaches can now see your profile, activities and metrics.`
+          ? `You joined ${invitation.team_name}. Its coaches can now see ${COACHES_REACH}.`
           : `You declined the invitation to ${invitation.team_name}.`,
       );
       void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY });
@@ -37,7 +50,7 @@ export function InvitationsPanel() {
     onSuccess: (_, team) => {
       say(
         team.role === "athlete"
-          ? `You left ${team.team_name}. Its coaches can no longer see your profile, activities or metrics.`
+          ? `You left ${team.team_name}. Its coaches can no longer see your profile, activities, routes or metrics, or download your activity files.`
           : `You left ${team.team_name}. You no longer see its athletes' data.`,
       );
       void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY });
@@ -74,7 +87,7 @@ export function InvitationsPanel() {
                   <div className="min-w-0 space-y-1">
                     <p className="font-medium [overflow-wrap:anywhere]">{inv.team_name}</p>
                     <p className="text-sm text-slate-600">
-                      {inv.invited_by ?? "A coach"} invited you on {formatDay(inv.invited_at)}. If you accept, the team&apos;s coaches can see your profile, activities and metrics.
+                      {inviterOf(inv)} invited you on {formatDay(inv.invited_at)}. If you accept, the team&apos;s coaches can see {COACHES_REACH}.
                     </p>
                   </div>
                   <div className="flex shrink-0 gap-2">

@@ -54,7 +54,11 @@ export const Invitation = z.object({
   team_id: z.string(),
   team_name: z.string(),
   role: Role,
-  invited_by: z.string().nullable().meta({ description: "The inviter's name, when known." }),
+  invited_by: z.string().nullable().meta({ description: "The inviter's name, when known: chosen by the inviter, so never shown alone." }),
+  // A name and a team name are whatever the inviter typed: anyone can call themselves "Cora
+  // Haines" and a team "Harbor Runners". The email is the account's own (one account per
+  // address), so it tells a real coach's invitation from a look-alike.
+  invited_by_email: z.string().nullable().meta({ description: "The inviter's account email, when the inviter still has an account." }),
   invited_at: Instant,
 });
 export type Invitation = z.output<typeof Invitation>;

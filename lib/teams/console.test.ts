@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { canReach } from "../athletes/reach";
 import { sessionCookieFor } from "../auth/test-session";
@@ -44,7 +45,7 @@ describe("createTeam", () => {
 
 describe("inviteAthlete", () => {
   it("invites an existing account by email, case-insensitively, as an invited athlete", async () => {
-    const coach = await api.person();
+    const coach = await api.person({ name: "Cora" });
     const athlete = await api.person();
     const team = await writeAs(coach.id, (ctx) => createTeam({ ctx, input: { name: "Squad" } }));
     const entry = await writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId: team.id, input: InviteAthleteInput.parse({ email: athlete.email.toUpperCase() }) }));
@@ -64,7 +65,7 @@ describe("inviteAthlete", () => {
       [null, athlete.email, "invited"],
     ]);
     expect((await listMyMemberships(await api.as(athlete.id))).invitations).toEqual([
-      expect.objectContaining({ team_id: team.id, team_name: "Squad", role: "athlete" }),
+      { team_id: team.id, team_name: "Squad", role: "athlete", invited_by: "Cora", invited_by_email: coach.email, invited_at: entry.invited_at },
     ]);
   });
 
@@ -344,6 +345,56 @@ describe("ending a membership: an athlete leaves, a coach removes an athlete or 
     expect((await listMyMemberships(await api.as(athlete.id))).teams).toEqual([]);
     const [roster] = await listCoachedTeams(await api.as(coach.id));
     expect(roster!.members.map((m) => m.athlete_id).sort()).toEqual([coach.id, second.id].sort());
+  });
+});
+
+describe("who sent an invitation: the invitee sees the inviter's account email, which a look-alike cannot copy", () => {
+  async function consoleCall(userId: string, method: string, path: string, body?: unknown) {
+    const res = await fetch(api.url + path, {
+      method,
+      headers: {
+        cookie: await sessionCookieFor(userId),
+        ...(method === "GET" ? {} : { origin: api.url }),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect(res.status, await res.clone().text()).toBeLessThan(300);
+    return res.json();
+  }
+
+  it("a stranger who takes a coach's name and team name still sends an invitation that reads as theirs", async () => {
+    const cora = await api.person({ name: "Cora Haines" });
+    const eve = await api.person({ name: "Eve" });
+    const ava = await api.person({ name: "Ava" });
+    for (const [inviter, rename] of [
+      [cora, false],
+      [eve, true],
+    ] as const) {
+      if (rename) await consoleCall(inviter.id, "PATCH", "/api/console/profile", { name: "Cora Haines" });
+      const team = (await consoleCall(inviter.id, "POST", "/api/console/teams", { name: "Harbor Runners" })) as { id: string };
+      await consoleCall(inviter.id, "POST", `/api/console/teams/${team.id}/invitations`, { email: ava.email });
+    }
+
+    const mine = (await consoleCall(ava.id, "GET", "/api/console/memberships")) as { invitations: Record<string, unknown>[] };
+    // Same name, same team name: only the email tells them apart, and it is each sender's own.
+    expect(mine.invitations.map((i) => [i.team_name, i.invited_by, i.invited_by_email]).sort()).toEqual(
+      [
+        ["Harbor Runners", "Cora Haines", cora.email],
+        ["Harbor Runners", "Cora Haines", eve.email],
+      ].sort(),
+    );
+  });
+
+  it("an invitation whose sender's account is gone names nobody", async () => {
+    const coach = await api.person({ name: "Cora" });
+    const athlete = await api.person();
+    const team = await writeAs(coach.id, (ctx) => createTeam({ ctx, input: { name: "Squad" } }));
+    await writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId: team.id, input: { email: athlete.email } }));
+    await (await api.db()).update(teamMemberships).set({ invitedBy: null }).where(eq(teamMemberships.userId, athlete.id));
+    expect((await listMyMemberships(await api.as(athlete.id))).invitations).toEqual([
+      expect.objectContaining({ team_id: team.id, invited_by: null, invited_by_email: null }),
+    ]);
   });
 });
 

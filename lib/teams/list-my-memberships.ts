@@ -7,11 +7,14 @@ import type { MyMemberships } from "./console-schemas";
 
 const inviter = alias(users, "inviter");
 
-/** The actor's pending invitations (newest first) and the teams they belong to, in any role. */
+/**
+ * The actor's pending invitations (newest first) and the teams they belong to, in any role.
+ * An invitation names its sender by their account's email as well as the name they chose.
+ */
 export async function listMyMemberships({ ctx }: { ctx: Ctx }): Promise<MyMemberships> {
   requireAthleteActor(ctx.actor);
   const rows = await ctx.db
-    .select({ membership: teamMemberships, teamName: teams.name, inviterName: inviter.name })
+    .select({ membership: teamMemberships, teamName: teams.name, inviterName: inviter.name, inviterEmail: inviter.email })
     .from(teamMemberships)
     .innerJoin(teams, eq(teams.id, teamMemberships.teamId))
     .leftJoin(inviter, eq(inviter.id, teamMemberships.invitedBy))
@@ -20,11 +23,12 @@ export async function listMyMemberships({ ctx }: { ctx: Ctx }): Promise<MyMember
   return {
     invitations: rows
       .filter((r) => r.membership.status === "invited")
-      .map(({ membership: m, teamName, inviterName }) => ({
+      .map(({ membership: m, teamName, inviterName, inviterEmail }) => ({
         team_id: m.teamId,
         team_name: teamName,
         role: m.role,
         invited_by: inviterName,
+        invited_by_email: inviterEmail,
         invited_at: m.invitedAt.toISOString(),
       })),
     teams: rows
