@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { FocusedNotice, useOutcome } from "@/components/ui/focused-notice";
 import { Notice } from "@/components/ui/notice";
-import type { Invitation, Membership, MyMemberships } from "@/lib/teams/console-schemas";
+import type { Invitation, Membership, MyMemberships, MyTeam } from "@/lib/teams/console-schemas";
 import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay } from "./shared";
 
 // What a team's coaches may do with a member's data, said where the athlete decides: /v1 lets
@@ -46,7 +46,7 @@ export function InvitationsPanel() {
   // One click leaves, with no confirm(), as "Disconnect" does on the connected apps page: a coach
   // can invite the person again, and the outcome says what changed.
   const leave = useMutation({
-    mutationFn: (team: Membership) => consoleFetch<null>(`/api/console/memberships/${encodeURIComponent(team.team_id)}`, { method: "DELETE" }),
+    mutationFn: (team: MyTeam) => consoleFetch<null>(`/api/console/memberships/${encodeURIComponent(team.team_id)}`, { method: "DELETE" }),
     onSuccess: (_, team) => {
       say(
         team.role === "athlete"
@@ -119,14 +119,19 @@ export function InvitationsPanel() {
                     {t.joined_at && ` · joined ${formatDay(t.joined_at)}`}
                   </p>
                 </div>
-                <Button
-                  variant="secondary"
-                  disabled={leave.isPending}
-                  aria-busy={leave.isPending && leave.variables?.team_id === t.team_id}
-                  onClick={() => leave.mutate(t)}
-                >
-                  Leave
-                </Button>
+                {/* The service refuses to let a team's only coach go: no button that can only fail. */}
+                {t.can_leave ? (
+                  <Button
+                    variant="secondary"
+                    disabled={leave.isPending}
+                    aria-busy={leave.isPending && leave.variables?.team_id === t.team_id}
+                    onClick={() => leave.mutate(t)}
+                  >
+                    Leave
+                  </Button>
+                ) : (
+                  <p className="text-sm text-slate-600">You {t.role === "admin" ? "run" : "coach"} this team.</p>
+                )}
               </li>
             ))}
           </ul>

@@ -71,9 +71,18 @@ export const Membership = z.object({
 });
 export type Membership = z.output<typeof Membership>;
 
+/** A team the person belongs to, as their teams page lists it. */
+export const MyTeam = Membership.extend({
+  can_leave: z.boolean().meta({
+    description:
+      "Whether leaving would be accepted now: always for an athlete; for a coach or admin only while another coaches the team, since a team keeps one.",
+  }),
+});
+export type MyTeam = z.output<typeof MyTeam>;
+
 /** The signed-in person's side of teams: what they were invited to and what they belong to. */
 export const MyMemberships = z.object({
   invitations: z.array(Invitation),
-  teams: z.array(Membership),
+  teams: z.array(MyTeam),
 });
 export type MyMemberships = z.output<typeof MyMemberships>;

@@ -38,7 +38,7 @@ describe("createTeam", () => {
       },
     ]);
     expect((await listMyMemberships(await api.as(coach.id))).teams).toEqual([
-      expect.objectContaining({ team_id: team.id, team_name: "Harbor Runners", role: "coach" }),
+      expect.objectContaining({ team_id: team.id, team_name: "Harbor Runners", role: "coach", can_leave: false }),
     ]);
   });
 });
@@ -155,7 +155,7 @@ describe("respondToInvitation", () => {
 
     const mine = await listMyMemberships(await api.as(athlete.id));
     expect(mine.invitations).toEqual([]);
-    expect(mine.teams).toEqual([expect.objectContaining({ team_id: team.id, role: "athlete" })]);
+    expect(mine.teams).toEqual([expect.objectContaining({ team_id: team.id, role: "athlete", can_leave: true })]);
     const [listed] = await listCoachedTeams(await api.as(coach.id));
     expect(listed!.members.find((m) => m.athlete_id === athlete.id)).toMatchObject({ status: "active", email: athlete.email, name: expect.any(String) });
   });
@@ -394,6 +394,43 @@ describe("who sent an invitation: the invitee sees the inviter's account email, 
     await (await api.db()).update(teamMemberships).set({ invitedBy: null }).where(eq(teamMemberships.userId, athlete.id));
     expect((await listMyMemberships(await api.as(athlete.id))).invitations).toEqual([
       expect.objectContaining({ team_id: team.id, invited_by: null, invited_by_email: null }),
+    ]);
+  });
+});
+
+describe("whether the person may leave a team: what leaving would answer, so the page offers only a Leave that works", () => {
+  it("an athlete may; a team's only coach may not (and leaving is indeed refused); with a second coach each may, until one leaves", async () => {
+    const coach = await api.person();
+    const athlete = await api.person();
+    const teamId = await api.team(coach.id, [athlete.id], { name: "Harbor" });
+    const canLeave = async (userId: string) => (await listMyMemberships(await api.as(userId))).teams.map((t) => [t.team_id, t.can_leave]);
+
+    expect(await canLeave(athlete.id)).toEqual([[teamId, true]]);
+    expect(await canLeave(coach.id)).toEqual([[teamId, false]]);
+    expect((await refusal(writeAs(coach.id, (ctx) => leaveTeam({ ctx, teamId })))).code).toBe("conflict");
+
+    const second = await api.person();
+    await (await api.db()).insert(teamMemberships).values({ teamId, userId: second.id, role: "admin", status: "active", joinedAt: new Date() });
+    expect(await canLeave(coach.id)).toEqual([[teamId, true]]);
+    expect(await canLeave(second.id)).toEqual([[teamId, true]]);
+    // An invited coach does not run the team yet, so it does not count.
+    const invited = await api.person();
+    await (await api.db()).insert(teamMemberships).values({ teamId, userId: invited.id, role: "coach", status: "invited" });
+
+    await writeAs(second.id, (ctx) => leaveTeam({ ctx, teamId }));
+    expect(await canLeave(coach.id)).toEqual([[teamId, false]]);
+    expect(await canLeave(athlete.id)).toEqual([[teamId, true]]);
+  });
+
+  it("is said per team: coaching one team alone does not keep the person in another", async () => {
+    const person = await api.person();
+    const other = await api.person();
+    const own = await api.team(person.id, [], { name: "A own" });
+    const joined = await api.team(other.id, [person.id], { name: "B joined" });
+    const teams = (await listMyMemberships(await api.as(person.id))).teams;
+    expect(teams.map((t) => [t.team_id, t.role, t.can_leave])).toEqual([
+      [own, "coach", false],
+      [joined, "athlete", true],
     ]);
   });
 });
