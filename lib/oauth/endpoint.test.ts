@@ -216,6 +216,36 @@ describe("the token endpoint counts a request against the client it proves, and 
     }
   });
 
+  it("an app pressing on past its own window is refused without spending its address's: other clients behind that address go on", { timeout: 120_000 }, async () => {
+    process.env.RATE_LIMIT_OAUTH_TOKEN = "5";
+    resetEnvForTests();
+    try {
+      await startOfMinute(30);
+      const developer = await api.person();
+      const register = (name: string) =>
+        inWriteCtx(session(developer.id), (ctx) => registerApp({ ctx, input: { name, kind: "confidential", redirect_uris: ["https://shared.example/cb"] } }));
+      const busy = await register("Busy");
+      const other = await register("Neighbour");
+      const from = (app: typeof busy) => ({ authorization: basic(app.app.client_id, app.client_secret!), "x-forwarded-for": "192.0.2.110" });
+      for (let i = 0; i < 5; i++) expect((await post("/oauth/token", { grant_type: "client_credentials" }, from(busy))).status, `token ${i + 1}`).toBe(200);
+      // Ten more than its window, at both endpoints: each refused.
+      for (let i = 0; i < 5; i++) await expectOAuthError(await post("/oauth/token", { grant_type: "client_credentials" }, from(busy)), 429, "slow_down");
+      for (let i = 0; i < 5; i++) expect((await post("/oauth/revoke", { token: `aas_rt_gone${i}` }, from(busy))).status, `revoke ${i + 1}`).toBe(200);
+      for (let i = 0; i < 5; i++) await expectOAuthError(await post("/oauth/revoke", { token: "aas_rt_more" }, from(busy)), 429, "slow_down");
+      // Another app at the same address is served.
+      expect((await post("/oauth/token", { grant_type: "client_credentials" }, from(other))).status).toBe(200);
+      // Failures still count there: five wrong secrets, and the address's window is full.
+      for (let i = 0; i < 5; i++) {
+        const res = await post("/oauth/token", { grant_type: "client_credentials" }, { ...from(other), authorization: basic(other.app.client_id, `aas_cs_wrong${i}`) });
+        expect(res.status).toBe(401);
+      }
+      await expectOAuthError(await post("/oauth/token", { grant_type: "client_credentials" }, from(other)), 429, "slow_down");
+    } finally {
+      delete process.env.RATE_LIMIT_OAUTH_TOKEN;
+      resetEnvForTests();
+    }
+  });
+
   it("/oauth/revoke counts the same way: unknown tokens against the address, not the public client", { timeout: 120_000 }, async () => {
     await startOfMinute();
     const app = await publicAppWithAthlete("Revoked Often");

@@ -123,7 +123,13 @@ export function oauthEndpoint(
       checkNoRepeatedParams(form);
       const claimed = claimedClientId(req, form);
       const overClient = claimed ? limiter.full(clientWindow(claimed), startedAt) : undefined;
-      if (overClient) return slowDown(overClient);
+      if (overClient) {
+        // Refused for the window its client's own proven requests filled, before any work: no
+        // guess was tried, so it is not the address's to count. Counted there, an app pressing
+        // on past its own limit filled the window of every client behind the same address.
+        limiter.add(address, -1, startedAt);
+        return slowDown(overClient);
+      }
 
       let proven = false;
       const prove: ProveClient = (clientId) => {
