@@ -4,7 +4,7 @@ import { z } from "zod";
 export const SCOPES = {
   "athlete.read": { plain: "Read your profile: name, email, timezone and connected devices" },
   "activities.read": { plain: "Read your activities" },
-  "activities.write": { plain: "Create and edit your activities" },
+  "activities.write": { plain: "Add, upload, edit and delete your activities" },
   "metrics.read": { plain: "Read your body metrics: weight, resting heart rate, HRV and sleep" },
   "metrics.write": { plain: "Record body metrics for you" },
   "teams.read": { plain: "See the teams you coach or administer, and their members" },
