@@ -42,7 +42,7 @@ export function queryInteger({ min, max }: { min: number; max: number }) {
     if (/^\d{1,15}$/.test(value)) return Number(value);
     ctx.addIssue({ code: "custom", message: "must be a whole number in plain decimal digits (0-9)", input: value });
     return z.NEVER;
-  }, z.number().int().min(min).max(max));
+  }, z.number().int({ error: "must be a whole number" }).min(min).max(max));
 }
 
 // `prefault`, not `default`: the JSON Schema of a value read from text (input mode, as the

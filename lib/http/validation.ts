@@ -22,15 +22,17 @@ export function validationError(error: z.ZodError, where: "body" | "query" | "pa
       }));
     }
     // A query parameter is flat text: a list it holds (`keys=a,b`) is split only to be checked,
-    // and the bad field is the parameter, not a position inside it.
-    const field = !issue.path.length ? where : where === "query" ? String(issue.path[0]) : issue.path.join(".");
+    // and the bad field is the parameter, not a position inside it. An MCP tool's arguments are
+    // the query parameters of the /v1 read it wraps (and an id), named as /v1 names them.
+    const flat = where === "query" || where === "arguments";
+    const field = !issue.path.length ? where : flat ? String(issue.path[0]) : issue.path.join(".");
     let code: ProblemCode = "invalid_request";
     const custom = (issue as { params?: { code?: string } }).params?.code;
     if (custom && isProblemCode(custom)) code = custom;
     // An unknown value of an enum is text that names none of its values; a member left out, or
     // of another type (`null`, a number, a list), is a malformed request, as for any field.
     else if (issue.code === "invalid_value" && (!("input" in issue) || typeof issue.input === "string")) code = "invalid_enum_value";
-    const within = where === "query" && issue.path.length > 1 ? `item ${typeof issue.path[1] === "number" ? issue.path[1] + 1 : String(issue.path[1])}: ` : "";
+    const within = flat && issue.path.length > 1 ? `item ${typeof issue.path[1] === "number" ? issue.path[1] + 1 : String(issue.path[1])}: ` : "";
     return { field, code, detail: within + issue.message };
   });
   const errors = all.length > listed ? all.slice(0, listed) : all;

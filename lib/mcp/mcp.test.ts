@@ -387,6 +387,21 @@ describe("the MCP server", () => {
     // /v1 words the list's query the same (the texts above are its words).
     const v1 = (await (await api.call(pat, "GET", "/v1/athletes/me/activities?limit=many&start=2026-13-01")).json()) as { errors: { field: string; detail: string }[] };
     expect(v1.errors.map((e) => `${e.field}: ${e.detail}`).sort()).toEqual(["limit: must be a whole number in plain decimal digits (0-9)", "start: must be a real date in YYYY-MM-DD form"]);
+
+    // A list in one argument is named as /v1 names it in its query parameter: the argument, and
+    // the item by its place counted from 1; a number that is no whole number is said so.
+    const streams = (await (await api.call(pat, "GET", "/v1/activities/act_nothing/streams?keys=time_s,nope")).json()) as { errors: { field: string; detail: string }[] };
+    expect(streams.errors.map((e) => `${e.field}: ${e.detail}`)).toEqual([expect.stringMatching(/^keys: item 2: /)]);
+    const more: [string, Record<string, unknown>, string][] = [
+      ["get_activity_streams", { id: "act_nothing", keys: "time_s,nope" }, `Input validation error: Invalid arguments for tool get_activity_streams: ${streams.errors[0]!.field}: ${streams.errors[0]!.detail}.`],
+      ["list_activities", { limit: 5.5 }, "Input validation error: Invalid arguments for tool list_activities: limit: must be a whole number."],
+    ];
+    for (const [name, args, text] of more) {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name, arguments: args } });
+      for (const res of await bothWays(headers, body)) {
+        expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 9, result: { isError: true, content: [{ type: "text", text }] } });
+      }
+    }
   });
 
   it("answers malformed params of any method with JSON-RPC -32602 in a few words, not -32603 with the schema's dump", async () => {
