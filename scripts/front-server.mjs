@@ -87,7 +87,21 @@ export function refuseEarly(req, baseUrl) {
   if (/^\/(v1|mcp)(\/|$)/.test(resolvedPath(path)) && /\/\/+(?=.)/.test(path)) {
     return refusal(baseUrl, path, 404, "not_found", "The path has an empty segment: an id is missing.");
   }
+  // Node.js keeps the first of several Authorization headers and drops the rest, so which
+  // credential a request was served with would depend on their order. A request that carries
+  // more than one credential is malformed (RFC 6750 §3.1 `invalid_request`; RFC 9110 §5.3 allows
+  // no list in this field).
+  if (ROUTE_PATHS.test(resolvedPath(path)) && repeated(req.rawHeaders, "authorization")) {
+    return refusal(baseUrl, path, 400, "invalid_request", "The request has more than one Authorization header: send one credential.");
+  }
   return undefined;
+}
+
+/** Whether a header appears more than once among a request's raw headers (name, value, name, value…). */
+function repeated(rawHeaders, name) {
+  let seen = 0;
+  for (let i = 0; i < (rawHeaders?.length ?? 0); i += 2) if (rawHeaders[i].toLowerCase() === name && ++seen > 1) return true;
+  return false;
 }
 
 /**

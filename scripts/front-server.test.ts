@@ -82,6 +82,23 @@ describe("the front server", () => {
     expect((await send(`GET /settings//apps HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).status).toBe(200);
   });
 
+  it("refuses an API request with more than one Authorization header (400 invalid_request), whatever their order", async () => {
+    const detail = "The request has more than one Authorization header: send one credential.";
+    for (const [first, second] of [["Bearer aas_pat_a", "Bearer aas_pat_b"], ["Bearer aas_pat_b", "Basic eDp5"]]) {
+      await send(`GET /v1/athletes/me HTTP/1.1\r\nHost: x\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\nConnection: close\r\n\r\n`);
+      expect(seen.at(-1)).toMatchObject({ url: REFUSED_PATH, refused: JSON.stringify({ code: "invalid_request", detail }) });
+    }
+    const before = seen.length;
+    const token = await send(`POST /oauth/token HTTP/1.1\r\nHost: x\r\nAuthorization: Basic eDp5\r\nAuthorization: Basic eTp6\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    expect(token).toMatchObject({ status: 400, type: "application/json", body: { error: "invalid_request", error_description: detail } });
+    const mcp = await send(`POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    expect(mcp).toMatchObject({ status: 400, type: "application/problem+json", body: { code: "invalid_request", detail } });
+    expect(seen.length).toBe(before);
+    // One is served as before.
+    await send(`GET /v1/athletes/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer aas_pat_a\r\nConnection: close\r\n\r\n`);
+    expect(seen.at(-1)).toMatchObject({ url: "/v1/athletes/me" });
+  });
+
   it("hands an API path with a trailing slash on as the path without it, and leaves pages' paths alone", async () => {
     const cases: [string, string][] = [
       ["/v1/teams/", "/v1/teams"],
