@@ -63,7 +63,8 @@ export function errorToResponse(err: unknown, req: Request, traceId: string, rl?
   const env = getEnv();
   const headers = baseHeaders(traceId, rl);
   if (err instanceof ApiError) {
-    if (err.status === 401) headers.set("WWW-Authenticate", unauthorizedChallenge(resource, err, req.headers.has("authorization")));
+    // A token was sent unless the refusal is that none was (an empty header sends none).
+    if (err.status === 401) headers.set("WWW-Authenticate", unauthorizedChallenge(resource, err, err.code !== "token_missing"));
     if (err.status === 503) headers.set("Retry-After", RETRY_AFTER_S);
     return problemResponse(env.baseUrl, err, { headers });
   }

@@ -265,6 +265,10 @@ describe("401: no valid token", () => {
     const res = await api.call(null, "GET", "/v1/athletes/me");
     await expectProblem(res, 401, "token_missing");
     expect(res.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${metadata()}"`);
+    // An empty header sends no token either: no error code in the challenge (RFC 6750 §3.1).
+    const empty = await api.call(null, "GET", "/v1/athletes/me", { headers: { authorization: "" } });
+    await expectProblem(empty, 401, "token_missing");
+    expect(empty.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${metadata()}"`);
   });
 
   it("token_invalid for garbage, another scheme, an unknown well-formed PAT and a PAT with a bad checksum", async () => {
