@@ -66,6 +66,18 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 3_000): Pr
   }
 }
 
+/** Runs `fn` with RATE_LIMIT_OAUTH_TOKEN set to `limit`, and the default again after it. */
+async function withTokenLimit(limit: number, fn: () => Promise<void>) {
+  process.env.RATE_LIMIT_OAUTH_TOKEN = String(limit);
+  resetEnvForTests();
+  try {
+    await fn();
+  } finally {
+    delete process.env.RATE_LIMIT_OAUTH_TOKEN;
+    resetEnvForTests();
+  }
+}
+
 async function expectOAuthError(res: Response, status: number, error: string) {
   const body = (await res.json()) as Record<string, unknown>;
   expect({ status: res.status, error: body.error }).toEqual({ status, error });
@@ -140,9 +152,7 @@ describe("the token endpoint counts a request against the client it proves, and 
   });
 
   it("a client id of hundreds of characters has one window: its proven requests fill the one its next request is checked against", { timeout: 120_000 }, async () => {
-    process.env.RATE_LIMIT_OAUTH_TOKEN = "5";
-    resetEnvForTests();
-    try {
+    await withTokenLimit(5, async () => {
       await startOfMinute(30);
       const app = await publicAppWithAthlete("Long Id", `https://assistant.example/${"c".repeat(300)}/client.json`);
       // The code exchange was the first proven request; four refreshes fill the window.
@@ -154,10 +164,7 @@ describe("the token endpoint counts a request against the client it proves, and 
       }
       const over = await post("/oauth/token", { grant_type: "refresh_token", refresh_token: refreshToken, client_id: app.clientId }, { "x-forwarded-for": "192.0.2.80" });
       await expectOAuthError(over, 429, "slow_down");
-    } finally {
-      delete process.env.RATE_LIMIT_OAUTH_TOKEN;
-      resetEnvForTests();
-    }
+    });
   });
 
   it("a confidential client's window counts only requests with its valid secret: a wrong secret counts against the address", { timeout: 120_000 }, async () => {
@@ -199,9 +206,7 @@ describe("the token endpoint counts a request against the client it proves, and 
   });
 
   it("/oauth/revoke counts a proven client in a window of its own: revoking many tokens does not spend the token endpoint's", { timeout: 120_000 }, async () => {
-    process.env.RATE_LIMIT_OAUTH_TOKEN = "5";
-    resetEnvForTests();
-    try {
+    await withTokenLimit(5, async () => {
       await startOfMinute(30);
       const developer = await api.person();
       const { app, client_secret } = await inWriteCtx(session(developer.id), (ctx) => registerApp({ ctx, input: { name: "Signs out", kind: "confidential", redirect_uris: ["https://out.example/cb"] } }));
@@ -210,16 +215,11 @@ describe("the token endpoint counts a request against the client it proves, and 
       await expectOAuthError(await post("/oauth/revoke", { token: "aas_rt_one-more" }, auth), 429, "slow_down");
       // The token endpoint's window for the same client is untouched.
       expect((await post("/oauth/token", { grant_type: "client_credentials" }, auth)).status).toBe(200);
-    } finally {
-      delete process.env.RATE_LIMIT_OAUTH_TOKEN;
-      resetEnvForTests();
-    }
+    });
   });
 
   it("an app pressing on past its own window is refused without spending its address's: other clients behind that address go on", { timeout: 120_000 }, async () => {
-    process.env.RATE_LIMIT_OAUTH_TOKEN = "5";
-    resetEnvForTests();
-    try {
+    await withTokenLimit(5, async () => {
       await startOfMinute(30);
       const developer = await api.person();
       const register = (name: string) =>
@@ -240,10 +240,7 @@ describe("the token endpoint counts a request against the client it proves, and 
         expect(res.status).toBe(401);
       }
       await expectOAuthError(await post("/oauth/token", { grant_type: "client_credentials" }, from(other)), 429, "slow_down");
-    } finally {
-      delete process.env.RATE_LIMIT_OAUTH_TOKEN;
-      resetEnvForTests();
-    }
+    });
   });
 
   it("/oauth/revoke counts the same way: unknown tokens against the address, not the public client", { timeout: 120_000 }, async () => {

@@ -192,18 +192,21 @@ describe("respondToInvitation", () => {
   });
 });
 
+/** A console API call as `userId`, signed in (a same-origin write, as the console's pages make it). */
+async function signedInCall(userId: string, method: string, path: string, body?: unknown) {
+  return fetch(api.url + path, {
+    method,
+    headers: {
+      cookie: await sessionCookieFor(userId),
+      ...(method === "GET" ? {} : { origin: api.url }),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
 describe("an invitation over HTTP: the coach sees the email they typed and the status, nothing more, until it is accepted", () => {
-  async function consoleCall(userId: string, method: string, path: string, body?: unknown) {
-    return fetch(api.url + path, {
-      method,
-      headers: {
-        cookie: await sessionCookieFor(userId),
-        ...(method === "GET" ? {} : { origin: api.url }),
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  }
+  const consoleCall = signedInCall;
 
   it("hides the invitee's id and name in the invite answer, the console roster and /v1 members, and shows them once accepted", async () => {
     const coach = await api.person({ name: "Cora Coach" });
@@ -350,15 +353,7 @@ describe("ending a membership: an athlete leaves, a coach removes an athlete or 
 
 describe("who sent an invitation: the invitee sees the inviter's account email, which a look-alike cannot copy", () => {
   async function consoleCall(userId: string, method: string, path: string, body?: unknown) {
-    const res = await fetch(api.url + path, {
-      method,
-      headers: {
-        cookie: await sessionCookieFor(userId),
-        ...(method === "GET" ? {} : { origin: api.url }),
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const res = await signedInCall(userId, method, path, body);
     expect(res.status, await res.clone().text()).toBeLessThan(300);
     return res.json();
   }
