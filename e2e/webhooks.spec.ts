@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
 import { verifyWebhookSignature } from "../lib/webhooks/signature";
 import { authorizeLink, bearer, createToken, signIn, signUpNewPerson } from "./helpers";
 
@@ -12,14 +12,20 @@ import { authorizeLink, bearer, createToken, signIn, signUpNewPerson } from "./h
 
 type Received = { headers: http.IncomingHttpHeaders; body: string };
 
-/** The developer's endpoint on loopback: answers the handshake, records every delivery (answering `status(body)`, 204 by default). */
-async function endpoint(status: (body: string) => number = () => 204) {
+/**
+ * The developer's endpoint on loopback: answers the handshake (only with the token `verifyToken()`
+ * names, when it names one, as a Strava-style receiver checks it), records every delivery
+ * (answering `status(body)`, 204 by default).
+ */
+async function endpoint(status: (body: string) => number = () => 204, verifyToken: () => string | null = () => null) {
   const deliveries: Received[] = [];
   const handshakes: URLSearchParams[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     if (req.method === "GET") {
       handshakes.push(url.searchParams);
+      const expected = verifyToken();
+      if (expected !== null && url.searchParams.get("hub.verify_token") !== expected) return void res.writeHead(403).end("wrong verify token");
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ "hub.challenge": url.searchParams.get("hub.challenge") }));
       return;
     }
@@ -49,11 +55,30 @@ async function developerOnWebhooks(browser: Browser) {
   return { dev, page };
 }
 
+/** A client-credentials token of Demo Training Log, as the app's own code gets one. */
+async function demoAppToken(request: APIRequestContext) {
+  const res = await request.post("/oauth/token", {
+    headers: { authorization: `Basic ${Buffer.from("demo-training-log:aas_cs_DemoTrainingLogSecret00000000001v3hLV").toString("base64")}` },
+    form: { grant_type: "client_credentials" },
+  });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** Disables the demo app's endpoint at `url` over the API, as the app's own code would. */
+async function disableOverApi(request: APIRequestContext, url: string) {
+  const token = await demoAppToken(request);
+  const subs = (await (await request.get("/v1/app/webhooks?limit=100", { headers: bearer(token) })).json()) as { data: { id: string; url: string }[] };
+  const id = subs.data.find((s) => s.url === url)!.id;
+  expect((await request.patch(`/v1/app/webhooks/${id}`, { headers: bearer(token), data: { status: "disabled" } })).status()).toBe(200);
+  return id;
+}
+
 /** Adds an endpoint at a fresh path of `hooks` on the webhooks page, through its handshake, and closes the secret; its list item. */
-async function addEndpoint(page: Page, hooks: { url: string }) {
+async function addEndpoint(page: Page, hooks: { url: string }, verifyToken?: string) {
   await page.getByRole("button", { name: "Add endpoint" }).click();
   const url = `${hooks.url}/${randomBytes(3).toString("hex")}`;
   await page.getByLabel("Endpoint URL").fill(url);
+  if (verifyToken) await page.getByLabel("Verify token (optional)").fill(verifyToken);
   await page.getByRole("button", { name: "Add endpoint" }).click();
   await expect(page.getByText(`Verified: ${url} answered the handshake`)).toBeVisible();
   await page.getByRole("button", { name: "Done", exact: true }).click();
@@ -338,6 +363,37 @@ test("a developer edits an endpoint's events and URL in place: a new URL answers
 
     await movedItem.getByRole("button", { name: "Delete" }).click();
     await expect(page.getByRole("listitem", { name: moved })).toHaveCount(0);
+    await dev.close();
+  } finally {
+    await hooks.close();
+  }
+});
+
+test("a verify token typed in Edit is kept for the next handshake: a disabled endpoint whose receiver changed its token is re-enabled", async ({ browser, request }) => {
+  let expected = "alpha-token";
+  const hooks = await endpoint(undefined, () => expected);
+  try {
+    const { dev, page } = await developerOnWebhooks(browser);
+    const { url, item } = await addEndpoint(page, hooks, expected);
+    await disableOverApi(request, url);
+    await page.reload();
+    await expect(item.getByRole("button", { name: "Re-enable", exact: true })).toBeVisible();
+
+    // The receiver now checks another token. Typed in Edit with nothing else changed, it is saved…
+    expected = "beta-token";
+    await item.getByRole("button", { name: "Edit" }).click();
+    await item.getByLabel("Verify token (optional)").fill(expected);
+    await item.getByRole("button", { name: "Save" }).click();
+    await expect(item.getByText("Saved. The new verify token is sent in the endpoint's next handshake")).toBeVisible();
+    await expect(item.getByText("Nothing changed.")).toHaveCount(0);
+
+    // …and Re-enable's handshake sends it, so the endpoint answers and is active again.
+    await item.getByRole("button", { name: "Re-enable", exact: true }).click();
+    await expect(item.getByText("Re-enabled after a fresh handshake. New events are delivered again.")).toBeVisible();
+    await expect(item.getByRole("button", { name: "Send test event" })).toBeVisible();
+    expect(hooks.handshakes.at(-1)!.get("hub.verify_token")).toBe(expected);
+    await item.getByRole("button", { name: "Delete" }).click();
+    await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);
     await dev.close();
   } finally {
     await hooks.close();

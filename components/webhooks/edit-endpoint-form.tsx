@@ -10,9 +10,11 @@ import type { Subscription, UpdatedSubscription } from "@/lib/webhooks/subscript
 import { EndpointProblem, EventChoices, VerifyTokenField, endpointFieldErrors } from "./endpoint-fields";
 
 /**
- * An endpoint's URL and event types, changed in place. Only what changed is sent: a new URL is
- * verified with a fresh handshake before it replaces the old one, and if the endpoint does not
- * complete it, what it did is shown and nothing changes.
+ * An endpoint's URL, event types and verify token, changed in place. Only what changed is sent: a
+ * new URL is verified with a fresh handshake before it replaces the old one, and if the endpoint
+ * does not complete it, what it did is shown and nothing changes. A verify token typed here is
+ * always sent (the one kept is sealed, so it cannot be compared): with a new URL it goes in that
+ * handshake, else it is kept for the next one (re-enabling a disabled endpoint).
  */
 export function EditEndpointForm({
   path,
@@ -22,8 +24,8 @@ export function EditEndpointForm({
 }: {
   path: string;
   sub: Subscription;
-  /** With the subscription as saved, or null when nothing changed. */
-  onSaved: (updated: UpdatedSubscription | null) => void;
+  /** With the subscription as saved (and whether only a verify token was sent), or null when nothing changed. */
+  onSaved: (updated: UpdatedSubscription | null, tokenOnly?: boolean) => void;
   onCancel: () => void;
 }) {
   const [url, setUrl] = useState(sub.url);
@@ -31,7 +33,7 @@ export function EditEndpointForm({
   const [verifyToken, setVerifyToken] = useState("");
   const save = useMutation({
     mutationFn: (changes: { url?: string; events?: string[]; verify_token?: string }) => consoleFetch<UpdatedSubscription>(path, { method: "PATCH", body: changes }),
-    onSuccess: onSaved,
+    onSuccess: (updated, changes) => onSaved(updated, Object.keys(changes).join() === "verify_token"),
   });
   const fields = endpointFieldErrors(save.error);
 
@@ -43,12 +45,11 @@ export function EditEndpointForm({
       onSubmit={(e) => {
         e.preventDefault();
         const changes: { url?: string; events?: string[]; verify_token?: string } = {};
-        if (url.trim() !== sub.url) {
-          changes.url = url.trim();
-          // The token is not kept: an endpoint that checks it is sent the one typed here.
-          if (verifyToken.trim()) changes.verify_token = verifyToken.trim();
-        }
+        if (url.trim() !== sub.url) changes.url = url.trim();
         if ([...events].sort().join() !== [...sub.events].sort().join()) changes.events = events;
+        // Kept for every later handshake: a receiver that changed its token is sent the new one
+        // when the endpoint is re-enabled, not only when its URL changes.
+        if (verifyToken.trim()) changes.verify_token = verifyToken.trim();
         if (Object.keys(changes).length) save.mutate(changes);
         else onSaved(null);
       }}
@@ -69,7 +70,7 @@ export function EditEndpointForm({
         value={verifyToken}
         onChange={setVerifyToken}
         error={fields.verify_token}
-        hint="Sent as hub.verify_token in the new URL's handshake, if your endpoint checks it. Left empty, the one given before is sent (or one is generated)."
+        hint="Sent as hub.verify_token in the endpoint's next handshake (a new URL, or re-enabling it) and every one after, if your endpoint checks it. Left empty, the one given before is kept (or one is generated)."
       />
       <EventChoices events={events} onChange={setEvents} error={fields.events} />
       <div className="flex flex-wrap items-center gap-2">

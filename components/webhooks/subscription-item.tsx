@@ -155,9 +155,15 @@ export function SubscriptionItem({
             path={path}
             sub={sub}
             onCancel={closeEdit}
-            onSaved={(updated) => {
+            onSaved={(updated, tokenOnly) => {
               closeEdit();
-              setNotice(updated ? "Saved." : "Nothing changed.");
+              setNotice(
+                !updated
+                  ? "Nothing changed."
+                  : tokenOnly
+                    ? "Saved. The new verify token is sent in the endpoint's next handshake (a new URL, or re-enabling it)."
+                    : "Saved.",
+              );
               if (updated) refresh();
             }}
           />

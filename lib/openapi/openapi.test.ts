@@ -1,8 +1,11 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { validate } from "@readme/openapi-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
 import { routeFiles } from "../testing/route-files";
 import { openApiDocument } from "./document";
@@ -105,6 +108,49 @@ describe("/v1/openapi.json", () => {
         headers: { "idempotency-key": key },
       });
       expect(res.status, key).toBe(status);
+    }
+  });
+
+  it("refuses in its schema of a webhook subscription's change what the service refuses, and takes a verify_token alone as it does", async () => {
+    const doc = await fetchDocument();
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(doc, "openapi");
+    const { token } = await api.app({ name: "Schema hooks" });
+    const receiver = http.createServer((req, res) => {
+      const challenge = new URL(req.url!, "http://127.0.0.1").searchParams.get("hub.challenge");
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ "hub.challenge": challenge }));
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    const allowed = process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS;
+    process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = "true";
+    resetEnvForTests();
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+      const created = await api.call(token, "POST", "/v1/app/webhooks", { body: { url, events: ["activity.created"] } });
+      expect(created.status, await created.clone().text()).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      const changes: [object, number][] = [
+        [{}, 400],
+        [{ redeliver_failed: false }, 400],
+        [{ events: ["activity.created"], redeliver_failed: true }, 400],
+        [{ status: "disabled", redeliver_failed: true }, 400],
+        [{ verify_token: "kept-for-later" }, 200],
+        [{ events: ["activity.updated"] }, 200],
+        [{ status: "disabled" }, 200],
+        [{ status: "active", redeliver_failed: true }, 200],
+      ];
+      for (const [change, status] of changes) {
+        expect(ajv.validate({ $ref: "openapi#/components/schemas/UpdateWebhookSubscription" }, change), JSON.stringify(change)).toBe(status === 200);
+        const res = await api.call(token, "PATCH", `/v1/app/webhooks/${id}`, { body: change });
+        expect(res.status, `${JSON.stringify(change)}: ${await res.clone().text()}`).toBe(status);
+      }
+    } finally {
+      process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = allowed;
+      if (allowed === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE_NETWORKS;
+      resetEnvForTests();
+      receiver.closeAllConnections();
+      await new Promise((r) => receiver.close(r));
     }
   });
 

@@ -45,15 +45,27 @@ export const UpdateSubscriptionInput = z
       .boolean()
       .optional()
       .meta({ description: "With `status: \"active\"`: also send again every delivery that failed since the first failure of the streak that disabled it." }),
-    verify_token: VerifyToken.optional(),
+    verify_token: VerifyToken.optional().meta({
+      description:
+        "Replaces the token kept for handshakes. Sent with a new `url` or `status: \"active\"`, it goes in that handshake; sent alone, it is kept for the next one (a new URL, re-enabling) and no handshake runs now.",
+    }),
   })
-  .refine((v) => v.url !== undefined || v.events !== undefined || v.status !== undefined, { message: "send url, events or status" })
+  .refine((v) => v.url !== undefined || v.events !== undefined || v.status !== undefined || v.verify_token !== undefined, {
+    message: "send url, events, status or verify_token",
+  })
   .refine((v) => !v.redeliver_failed || v.status === "active", {
     message: "redeliver_failed goes with status: active",
     path: ["redeliver_failed"],
     params: { code: "invalid_parameter_combination" },
   })
-  .meta({ id: "UpdateWebhookSubscription" });
+  // The document says what the refinements above refuse: a change of nothing (at least one of
+  // the four members), and redeliver_failed: true without status: "active".
+  .meta({
+    id: "UpdateWebhookSubscription",
+    anyOf: ["url", "events", "status", "verify_token"].map((member) => ({ required: [member] })),
+    if: { properties: { redeliver_failed: { const: true } }, required: ["redeliver_failed"] },
+    then: { properties: { status: { const: "active" } }, required: ["status"] },
+  });
 export type UpdateSubscriptionInput = z.output<typeof UpdateSubscriptionInput>;
 
 export const Subscription = z

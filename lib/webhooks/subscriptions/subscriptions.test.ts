@@ -618,6 +618,38 @@ describe("PATCH /v1/app/webhooks/{id}", () => {
     expect(fourth.seen.map((s) => s.url.searchParams.get("hub.verify_token"))).toEqual(["rotated-token"]);
   });
 
+  it("keeps a verify_token sent alone for the next handshake, running none now: a disabled endpoint whose receiver changed its token is re-enabled", async () => {
+    const app = await registeredApp();
+    let expected = "first-token";
+    const checking = (s: Seen, res: http.ServerResponse) =>
+      s.url.searchParams.get("hub.verify_token") === expected ? echo(s, res) : res.writeHead(403).end("wrong verify token");
+    const r = await receiver(checking);
+    const created = await api.call(app.token, "POST", "/v1/app/webhooks", { body: { url: r.url, events: ["activity.created"], verify_token: expected } });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const sub = SubscriptionWithSecret.parse(await created.json());
+    await setSubscription(sub.id, { status: "disabled", consecutiveFailures: 20, failingSince: new Date(), disabledAt: new Date(), disabledReason: "20 consecutive failed deliveries" });
+
+    // The receiver now checks another token: re-enabling with the kept one fails.
+    expected = "second-token";
+    await expectProblem(await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { status: "active" } }), 400, "webhook_verification_failed");
+
+    // The new token alone is a change: stored, with no handshake now, the endpoint still disabled.
+    const seen = r.seen.length;
+    const res = await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { verify_token: expected } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const body = await res.json();
+    matchesDocument("/v1/app/webhooks/{id}", "patch", 200, "application/json", body);
+    expect(Subscription.parse(body).status).toBe("disabled");
+    expect(r.seen.length).toBe(seen);
+    expect(unseal((await subscriptionRow(sub.id))!.verifyTokenSealed!)).toBe(expected);
+
+    // Re-enabling (the console's Re-enable sends only the status) sends it.
+    const reenabled = await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { status: "active" } });
+    expect(reenabled.status, await reenabled.clone().text()).toBe(200);
+    expect(r.seen.slice(seen).map((s) => s.url.searchParams.get("hub.verify_token"))).toEqual([expected]);
+    expect(Subscription.parse(await reenabled.json()).status).toBe("active");
+  });
+
   it("re-enables and redelivers: every delivery failed since the streak began is pending again, due now; older and succeeded ones stay", async () => {
     const app = await registeredApp();
     const sub = await subscribe(app, (await receiver()).url);
