@@ -399,3 +399,29 @@ test("a verify token typed in Edit is kept for the next handshake: a disabled en
     await hooks.close();
   }
 });
+
+test("a developer disables an active endpoint with its Disable button, told so where the focus goes, and re-enables it", async ({ browser }) => {
+  const hooks = await endpoint();
+  try {
+    const { dev, page } = await developerOnWebhooks(browser);
+    const { url, item } = await addEndpoint(page, hooks);
+    await item.getByRole("button", { name: "Disable", exact: true }).click();
+    const said = item.getByText("Disabled. Nothing is sent to it until it is re-enabled; deliveries that were waiting are marked failed.");
+    await expect(said.locator("xpath=ancestor::*[@tabindex='-1'][1]")).toBeFocused();
+    await expect(item.getByText("Disabled by the app's developer. Nothing is sent")).toBeVisible();
+    await expect(item.getByRole("button", { name: "Disable", exact: true })).toHaveCount(0);
+    await expect(item.getByRole("button", { name: "Send test event" })).toHaveCount(0);
+
+    // Re-enable stays as it was: a fresh handshake, said where the focus goes.
+    const handshakes = hooks.handshakes.length;
+    await item.getByRole("button", { name: "Re-enable", exact: true }).click();
+    await expect(item.getByText("Re-enabled after a fresh handshake. New events are delivered again.")).toBeVisible();
+    await expect(item.getByRole("button", { name: "Disable", exact: true })).toBeVisible();
+    expect(hooks.handshakes.length).toBe(handshakes + 1);
+    await item.getByRole("button", { name: "Delete" }).click();
+    await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);
+    await dev.close();
+  } finally {
+    await hooks.close();
+  }
+});

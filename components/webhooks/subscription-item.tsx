@@ -45,8 +45,9 @@ export function SubscriptionItem({
   const qc = useQueryClient();
   const path = subscriptionPath(clientId, sub.id);
   const [notice, setNotice] = useState<string | null>(null);
-  // Re-enabling takes its own buttons away: its outcome takes the focus, so the keyboard goes on from there.
-  const [reenabled, sayReenabled] = useOutcome();
+  // Re-enabling and disabling take their own buttons away: the outcome takes the focus, so the
+  // keyboard goes on from there.
+  const [statusSaid, sayStatus] = useOutcome();
   // Open from the start: the log is what a developer comes to this page for; each delivery opens on its own.
   const [logOpen, setLogOpen] = useState(true);
   const [editing, setEditing] = useState(false);
@@ -60,11 +61,18 @@ export function SubscriptionItem({
     mutationFn: (redeliver: boolean) =>
       consoleFetch<UpdatedSubscription>(path, { method: "PATCH", body: redeliver ? { status: "active", redeliver_failed: true } : { status: "active" } }),
     onSuccess: (u) => {
-      sayReenabled(
+      sayStatus(
         u.redelivered === undefined
           ? "Re-enabled after a fresh handshake. New events are delivered again."
           : `Re-enabled after a fresh handshake; ${u.redelivered} failed ${u.redelivered === 1 ? "delivery" : "deliveries"} queued again.`,
       );
+      refresh();
+    },
+  });
+  const disable = useMutation({
+    mutationFn: () => consoleFetch<UpdatedSubscription>(path, { method: "PATCH", body: { status: "disabled" } }),
+    onSuccess: () => {
+      sayStatus("Disabled. Nothing is sent to it until it is re-enabled; deliveries that were waiting are marked failed.");
       refresh();
     },
   });
@@ -101,11 +109,11 @@ export function SubscriptionItem({
   // the latest action: an older failure of another button never hides a newer one.
   const start = () => {
     setNotice(null);
-    sayReenabled(null);
-    for (const m of [reenable, test, rotate, remove]) m.reset();
+    sayStatus(null);
+    for (const m of [reenable, disable, test, rotate, remove]) m.reset();
   };
-  const error = reenable.error ?? test.error ?? rotate.error ?? remove.error;
-  const busy = reenable.isPending || test.isPending || rotate.isPending || remove.isPending;
+  const error = reenable.error ?? disable.error ?? test.error ?? rotate.error ?? remove.error;
+  const busy = reenable.isPending || disable.isPending || test.isPending || rotate.isPending || remove.isPending;
   const failing = sub.status === "active" && sub.consecutive_failures >= FAILING_AFTER_FAILURES;
 
   return (
@@ -144,9 +152,9 @@ export function SubscriptionItem({
           </Notice>
         )}
         {notice && <Notice tone="success">{notice}</Notice>}
-        {reenabled && (
-          <FocusedNotice key={reenabled.id} tone="success">
-            {reenabled.text}
+        {statusSaid && (
+          <FocusedNotice key={statusSaid.id} tone="success">
+            {statusSaid.text}
           </FocusedNotice>
         )}
         {error && <Notice tone="error">{error.message}</Notice>}
@@ -203,16 +211,29 @@ export function SubscriptionItem({
                 </Button>
               </>
             ) : (
-              <Button
-                variant="secondary"
-                disabled={busy}
-                onClick={() => {
-                  start();
-                  test.mutate();
-                }}
-              >
-                Send test event
-              </Button>
+              <>
+                <Button
+                  variant="secondary"
+                  disabled={busy}
+                  onClick={() => {
+                    start();
+                    test.mutate();
+                  }}
+                >
+                  Send test event
+                </Button>
+                <Button
+                  variant="secondary"
+                  disabled={busy}
+                  // One click, as Delete is: it is undone by Re-enable (after a fresh handshake).
+                  onClick={() => {
+                    start();
+                    disable.mutate();
+                  }}
+                >
+                  Disable
+                </Button>
+              </>
             )}
             <Button
               variant="secondary"
