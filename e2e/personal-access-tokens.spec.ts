@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { bearer, createToken, signIn } from "./helpers";
+import { bearer, createToken, signIn, signUpNewPerson } from "./helpers";
 
 test("a new person signs up, creates a token, sees it once, uses it, revokes it, and the API refuses it", async ({ page, request }) => {
   const email = `runner-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.test`;
@@ -63,6 +63,30 @@ test("a new person signs up, creates a token, sees it once, uses it, revokes it,
   expect(refused.status()).toBe(401);
   expect(await refused.json()).toMatchObject({ code: "token_revoked" });
   expect(refused.headers()["www-authenticate"]).toContain('error="invalid_token"');
+});
+
+test("revoking a token another tab already revoked: the refusal is said, the list is asked again and the row, now Revoked, takes the focus", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Tove");
+  try {
+    await createToken(page, "two tabs", ["athlete.read"]);
+    await page.getByRole("button", { name: "Done", exact: true }).click();
+    const other = await context.newPage();
+    await other.goto("/settings/tokens");
+    const stale = other.getByRole("listitem", { name: "two tabs" });
+    await expect(stale).toContainText("Active");
+
+    const row = page.getByRole("listitem", { name: "two tabs" });
+    await row.getByRole("button", { name: "Revoke", exact: true }).click();
+    await expect(row).toContainText("Revoked");
+
+    await stale.getByRole("button", { name: "Revoke", exact: true }).click();
+    await expect(other.getByText("Could not revoke “two tabs”")).toBeVisible();
+    await expect(stale).toContainText("Revoked");
+    await expect(stale.getByRole("button", { name: "Revoke", exact: true })).toHaveCount(0);
+    await expect(stale).toBeFocused();
+  } finally {
+    await context.close();
+  }
 });
 
 test("a wrong password gets a clear message on the page, not an error page", async ({ page }) => {

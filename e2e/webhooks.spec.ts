@@ -425,3 +425,28 @@ test("a developer disables an active endpoint with its Disable button, told so w
     await hooks.close();
   }
 });
+
+test("an endpoint deleted in another tab: an action on it there is answered 404, the page says so and asks for the list again", async ({ browser }) => {
+  const hooks = await endpoint();
+  try {
+    const { dev, page } = await developerOnWebhooks(browser);
+    const { url, item } = await addEndpoint(page, hooks);
+    const other = await dev.newPage();
+    await other.goto("/developers/apps/demo-training-log/webhooks");
+    const stale = other.getByRole("listitem", { name: url });
+    await expect(stale).toBeVisible();
+
+    await item.getByRole("button", { name: "Delete" }).click();
+    await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);
+
+    await stale.getByRole("button", { name: "Rotate secret" }).click();
+    const said = other.getByText(`The endpoint ${url} is no longer there: it was deleted elsewhere`);
+    await expect(said.locator("xpath=ancestor::*[@tabindex='-1'][1]")).toBeFocused();
+    // Asked again at once, not at the list's next 10-second refresh.
+    await expect(stale).toHaveCount(0, { timeout: 5_000 });
+    await expect(other.getByTestId("signing-secret")).toHaveCount(0);
+    await dev.close();
+  } finally {
+    await hooks.close();
+  }
+});

@@ -38,6 +38,14 @@ export function TokensPanel({ scopes, apiBaseUrl }: Props) {
       await qc.invalidateQueries({ queryKey: ["tokens"] });
       focusRow(t.id);
     },
+    // Refused, most often because another tab (or the API) revoked it already: the list is asked
+    // again so the row says what holds now, and if its Revoke button went away with that, the row
+    // takes the focus the button had.
+    onError: async (_, t) => {
+      await qc.invalidateQueries({ queryKey: ["tokens"] });
+      const now = qc.getQueryData<PatSummary[]>(["tokens"])?.find((x) => x.id === t.id);
+      if (now?.revoked_at) focusRow(t.id);
+    },
   });
 
   return (

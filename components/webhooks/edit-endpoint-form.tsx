@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { consoleFetch } from "@/components/console/api";
+import { ConsoleApiError, consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Form } from "@/components/ui/form";
@@ -21,12 +21,15 @@ export function EditEndpointForm({
   sub,
   onSaved,
   onCancel,
+  onGone,
 }: {
   path: string;
   sub: Subscription;
   /** With the subscription as saved (and whether only a verify token was sent), or null when nothing changed. */
   onSaved: (updated: UpdatedSubscription | null, tokenOnly?: boolean) => void;
   onCancel: () => void;
+  /** The save was answered 404: the endpoint was deleted elsewhere. */
+  onGone: () => void;
 }) {
   const [url, setUrl] = useState(sub.url);
   const [events, setEvents] = useState<string[]>(sub.events);
@@ -34,6 +37,9 @@ export function EditEndpointForm({
   const save = useMutation({
     mutationFn: (changes: { url?: string; events?: string[]; verify_token?: string }) => consoleFetch<UpdatedSubscription>(path, { method: "PATCH", body: changes }),
     onSuccess: (updated, changes) => onSaved(updated, Object.keys(changes).join() === "verify_token"),
+    onError: (err) => {
+      if (err instanceof ConsoleApiError && err.status === 404) onGone();
+    },
   });
   const fields = endpointFieldErrors(save.error);
 

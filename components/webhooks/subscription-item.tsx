@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type Ref } from "react";
-import { consoleFetch } from "@/components/console/api";
+import { ConsoleApiError, consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { useFocusBack } from "@/components/ui/focus-back";
 import { FOCUSABLE_ROW } from "@/components/ui/focusable-rows";
@@ -32,6 +32,7 @@ export function SubscriptionItem({
   sub,
   onSecret,
   onDeleted,
+  onGone,
   ref,
 }: {
   clientId: string;
@@ -39,6 +40,8 @@ export function SubscriptionItem({
   onSecret: (r: RevealedSecret) => void;
   /** The item is gone with it: the page says so instead. */
   onDeleted: (url: string) => void;
+  /** An action was answered 404: the endpoint was deleted elsewhere (another tab, the app over the API). The page says so and asks for the list again. */
+  onGone: (url: string) => void;
   /** The item itself, which can take the focus (after its secret's "Done"). */
   ref?: Ref<HTMLLIElement>;
 }) {
@@ -57,7 +60,13 @@ export function SubscriptionItem({
     void qc.invalidateQueries({ queryKey: deliveriesKey(clientId, sub.id) });
   };
 
+  // Whatever the action, a 404 means the endpoint is no longer there.
+  const onError = (err: Error) => {
+    if (err instanceof ConsoleApiError && err.status === 404) onGone(sub.url);
+  };
+
   const reenable = useMutation({
+    onError,
     mutationFn: (redeliver: boolean) =>
       consoleFetch<UpdatedSubscription>(path, { method: "PATCH", body: redeliver ? { status: "active", redeliver_failed: true } : { status: "active" } }),
     onSuccess: (u) => {
@@ -70,6 +79,7 @@ export function SubscriptionItem({
     },
   });
   const disable = useMutation({
+    onError,
     mutationFn: () => consoleFetch<UpdatedSubscription>(path, { method: "PATCH", body: { status: "disabled" } }),
     onSuccess: () => {
       sayStatus("Disabled. Nothing is sent to it until it is re-enabled; deliveries that were waiting are marked failed.");
@@ -77,6 +87,7 @@ export function SubscriptionItem({
     },
   });
   const test = useMutation({
+    onError,
     mutationFn: () => consoleFetch<Delivery>(`${path}/send-test-event`, { method: "POST" }),
     onSuccess: (d) => {
       setNotice(`Test event ${d.event?.id ?? ""} queued; it appears in the delivery log.`);
@@ -85,6 +96,7 @@ export function SubscriptionItem({
     },
   });
   const rotate = useMutation({
+    onError,
     mutationFn: () => consoleFetch<SubscriptionWithSecret>(`${path}/rotate-secret`, { method: "POST" }),
     onSuccess: (r) => {
       setNotice(null);
@@ -99,6 +111,7 @@ export function SubscriptionItem({
     },
   });
   const remove = useMutation({
+    onError,
     mutationFn: () => consoleFetch(path, { method: "DELETE" }),
     onSuccess: () => {
       onDeleted(sub.url);
@@ -162,6 +175,7 @@ export function SubscriptionItem({
           <EditEndpointForm
             path={path}
             sub={sub}
+            onGone={() => onGone(sub.url)}
             onCancel={closeEdit}
             onSaved={(updated, tokenOnly) => {
               closeEdit();

@@ -128,6 +128,13 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
                   setRevealed((r) => (r?.url === url ? null : r));
                   setOutcome(`Deleted the endpoint ${url}: nothing more is sent to it, and its delivery log is gone.`);
                 }}
+                onGone={(url) => {
+                  // Deleted in another tab or by the app over the API: the list is asked again,
+                  // and the page says why the endpoint left it.
+                  setRevealed((r) => (r?.url === url ? null : r));
+                  setOutcome(`The endpoint ${url} is no longer there: it was deleted elsewhere (in another tab, or by the app over the API).`);
+                  void qc.invalidateQueries({ queryKey: webhooksKey(clientId), exact: true });
+                }}
               />
             ))}
           </ul>
