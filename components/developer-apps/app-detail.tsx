@@ -16,7 +16,7 @@ import type { AppWithSecret, DeveloperApp } from "@/lib/oauth-clients/schemas";
 import { AppForm, type AppFormValues } from "./app-form";
 import { AppLogo } from "./app-logo";
 import { SecretReveal } from "./secret-reveal";
-import { APPS_KEY, KIND_LABELS, appChanges, appKey, appPath } from "./shared";
+import { APP_DELETED_NOTICE_KEY, APPS_KEY, KIND_LABELS, appChanges, appKey, appPath } from "./shared";
 import { useDocumentTitle } from "@/components/console/document-title";
 
 type Endpoints = { authorize: string; token: string; discovery: string; api: string };
@@ -61,10 +61,12 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
     },
   });
   const remove = useMutation({
-    mutationFn: () => consoleFetch(appPath(clientId), { method: "DELETE" }),
-    onSuccess: () => {
+    mutationFn: (_name: string) => consoleFetch(appPath(clientId), { method: "DELETE" }),
+    // Back to the list, which says what was deleted (the notice is handed over in the query cache).
+    onSuccess: (_, name) => {
       qc.removeQueries({ queryKey: key });
       void qc.invalidateQueries({ queryKey: APPS_KEY, exact: true });
+      qc.setQueryData(APP_DELETED_NOTICE_KEY, `Deleted ${name}: every athlete who authorized it is disconnected, and its tokens no longer work.`);
       router.push("/developers/apps");
     },
   });
@@ -247,7 +249,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
                   variant="danger"
                   disabled={remove.isPending}
                   onClick={() => {
-                    if (window.confirm(`Delete "${a.name}"? Every athlete is disconnected and every token issued to it stops working.`)) remove.mutate();
+                    if (window.confirm(`Delete "${a.name}"? Every athlete is disconnected and every token issued to it stops working.`)) remove.mutate(a.name);
                   }}
                 >
                   Delete app

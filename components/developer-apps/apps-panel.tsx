@@ -2,20 +2,21 @@
 
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { useFocusBack } from "@/components/ui/focus-back";
 import { FOCUSABLE_ROW, useFocusableRows } from "@/components/ui/focusable-rows";
+import { FocusedNotice } from "@/components/ui/focused-notice";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import type { AppWithSecret, DeveloperApp } from "@/lib/oauth-clients/schemas";
 import { AppForm, type AppFormValues } from "./app-form";
 import { AppLogo } from "./app-logo";
 import { SecretReveal } from "./secret-reveal";
-import { APPS_KEY, KIND_LABELS, appKey } from "./shared";
+import { APP_DELETED_NOTICE_KEY, APPS_KEY, KIND_LABELS, appKey } from "./shared";
 
 /** The apps the developer owns, and the form that registers one. */
 export function DeveloperAppsPanel() {
@@ -25,6 +26,11 @@ export function DeveloperAppsPanel() {
   const [created, setCreated] = useState<AppWithSecret | null>(null);
   const { rowRef, focusRow } = useFocusableRows();
   const { openerRef, close: cancelForm } = useFocusBack<HTMLButtonElement>(open, () => setOpen(false));
+  // Arriving from an app just deleted: said once (and focused, FocusedNotice).
+  const [deleted] = useState(() => qc.getQueryData<string>(APP_DELETED_NOTICE_KEY) ?? null);
+  useEffect(() => {
+    if (deleted) qc.removeQueries({ queryKey: APP_DELETED_NOTICE_KEY, exact: true });
+  }, [deleted, qc]);
 
   const submission = useSubmissionKey();
   const register = useMutation({
@@ -43,6 +49,7 @@ export function DeveloperAppsPanel() {
 
   return (
     <div className="space-y-6">
+      {deleted && <FocusedNotice tone="success">{deleted}</FocusedNotice>}
       {created && (
         <div className="space-y-2">
           <SecretReveal

@@ -1,6 +1,8 @@
 export const APPS_KEY = ["developer-apps"] as const;
 export const appKey = (clientId: string) => ["developer-apps", clientId] as const;
 export const usageKey = (clientId: string) => ["developer-apps", clientId, "usage"] as const;
+/** What the apps list says on arriving from an app just deleted (set on its page, read once on the list). */
+export const APP_DELETED_NOTICE_KEY = ["notice", "app-deleted"] as const;
 
 export const appPath = (clientId: string) => `/api/console/apps/${encodeURIComponent(clientId)}`;
 

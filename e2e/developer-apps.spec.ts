@@ -1,0 +1,36 @@
+import { expect, test, type Page } from "@playwright/test";
+import { signUpNewPerson } from "./helpers";
+
+// The developer's apps in a browser: what each page says, and where the keyboard's focus goes.
+
+/** Registers a confidential app on /developers/apps, closes its secret, and returns its client_id. */
+async function registerApp(page: Page, name: string) {
+  await page.goto("/developers/apps");
+  await page.getByRole("button", { name: "Register app" }).click();
+  await page.getByLabel("App name").fill(name);
+  await page.getByLabel("Redirect URIs").fill("https://app.example.com/callback");
+  await page.getByRole("button", { name: "Register", exact: true }).click();
+  const clientId = (await page.getByTestId("client-id").textContent())!.trim();
+  await page.getByRole("button", { name: "Done", exact: true }).click();
+  return clientId;
+}
+
+test("deleting an app lands on the list, which says what was deleted where the focus goes", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Dora");
+  try {
+    const clientId = await registerApp(page, "Doomed Tracker");
+    await page.goto(`/developers/apps/${clientId}`);
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: "Delete app" }).click();
+    await expect(page).toHaveURL(/\/developers\/apps$/);
+    const said = "Deleted Doomed Tracker: every athlete who authorized it is disconnected, and its tokens no longer work.";
+    await expect(page.locator(":focus")).toHaveText(said);
+    await expect(page.getByRole("listitem", { name: "Doomed Tracker" })).toHaveCount(0);
+    // Said once: a later visit to the list does not repeat it.
+    await page.goto("/developers/apps");
+    await expect(page.getByRole("heading", { name: "Developer apps" })).toBeVisible();
+    await expect(page.getByText(said)).toHaveCount(0);
+  } finally {
+    await context.close();
+  }
+});
