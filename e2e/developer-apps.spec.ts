@@ -34,3 +34,19 @@ test("deleting an app lands on the list, which says what was deleted where the f
     await context.close();
   }
 });
+
+test("after a rotated client secret's Done, the focus is back on Rotate secret", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Rota");
+  try {
+    const clientId = await registerApp(page, "Rotating Tracker");
+    await page.goto(`/developers/apps/${clientId}`);
+    const rotate = page.getByRole("button", { name: "Rotate secret" });
+    await rotate.click();
+    await expect(page.getByTestId("client-secret")).toBeVisible();
+    await page.getByRole("button", { name: "Done", exact: true }).click();
+    await expect(page.getByTestId("client-secret")).toHaveCount(0);
+    await expect(rotate).toBeFocused();
+  } finally {
+    await context.close();
+  }
+});

@@ -450,3 +450,37 @@ test("an endpoint deleted in another tab: an action on it there is answered 404,
     await hooks.close();
   }
 });
+
+test("Load older deliveries: the focus goes back to it while there are more, and to the first row it loaded once it goes away", async ({ browser, request }) => {
+  const hooks = await endpoint();
+  try {
+    // An endpoint of metric.created alone, which no journey sends to the demo app: its log holds only the test events sent here.
+    const token = await demoAppToken(request);
+    const url = `${hooks.url}/${randomBytes(3).toString("hex")}`;
+    const created = await request.post("/v1/app/webhooks", { headers: bearer(token), data: { url, events: ["metric.created"] } });
+    expect(created.status(), await created.text()).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    for (let i = 0; i < 26; i++) {
+      const res = await request.post(`/v1/app/webhooks/${id}/send-test-event`, { headers: bearer(token) });
+      expect(res.status(), await res.text()).toBe(202);
+    }
+
+    const { dev, page } = await developerOnWebhooks(browser);
+    const item = page.getByRole("listitem", { name: url });
+    const log = item.getByRole("list", { name: "Deliveries" });
+    await expect(log.locator(":scope > li")).toHaveCount(25);
+    const more = item.getByRole("button", { name: "Load older deliveries" });
+    await more.focus();
+    await page.keyboard.press("Enter");
+    // The last page: the button goes away and the oldest delivery, the first one it loaded, takes the focus.
+    await expect(log.locator(":scope > li")).toHaveCount(26);
+    await expect(more).toHaveCount(0);
+    await expect(log.locator(":scope > li").nth(25)).toBeFocused();
+    expect(await page.evaluate(() => document.activeElement === document.body)).toBe(false);
+    await item.getByRole("button", { name: "Delete" }).click();
+    await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);
+    await dev.close();
+  } finally {
+    await hooks.close();
+  }
+});

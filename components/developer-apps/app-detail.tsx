@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { useFocusBack } from "@/components/ui/focus-back";
 import { Button } from "@/components/ui/button";
@@ -35,6 +35,8 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
   const { openerRef, close: cancelForm } = useFocusBack<HTMLButtonElement>(editing, () => setEditing(false));
   const [notice, setNotice] = useOutcome();
   const [rotated, setRotated] = useState<string | null>(null);
+  // The new secret's "Done" goes away with it: the keyboard goes on from the button that rotated it.
+  const rotateRef = useRef<HTMLButtonElement>(null);
 
   const save = useMutation({
     mutationFn: (changes: ReturnType<typeof appChanges>) => consoleFetch<DeveloperApp>(appPath(clientId), { method: "PATCH", body: changes }),
@@ -117,7 +119,15 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
           />
           <div className="space-y-6">
             {rotated && (
-              <SecretReveal title="New client secret" clientId={a.client_id} secret={rotated} onDone={() => setRotated(null)} />
+              <SecretReveal
+                title="New client secret"
+                clientId={a.client_id}
+                secret={rotated}
+                onDone={() => {
+                  setRotated(null);
+                  rotateRef.current?.focus();
+                }}
+              />
             )}
             {/* Save goes away with the form: the keyboard goes on from what it did. */}
             {notice && (
@@ -146,6 +156,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
                         </p>
                         {rotate.error && <Notice tone="error">{rotate.error.message}</Notice>}
                         <Button
+                          ref={rotateRef}
                           variant="secondary"
                           disabled={rotate.isPending}
                           // One click, with no confirm(): CONTRACT §9 names the action, and the text above

@@ -1,9 +1,10 @@
 "use client";
 
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
+import { FOCUSABLE_ROW } from "@/components/ui/focusable-rows";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import type { Delivery } from "@/lib/webhooks/subscriptions/schemas";
@@ -42,6 +43,37 @@ export function DeliveryLog({ clientId, subscriptionId, subscriptionActive }: { 
   });
   useEffect(() => openDeliveryLog(subscriptionId), [subscriptionId]);
   const deliveries = log.data?.pages.flatMap((p) => p.data) ?? [];
+  const listRef = useRef<HTMLUListElement>(null);
+  const moreRef = useRef<HTMLButtonElement>(null);
+  /**
+   * Where the focus goes once older deliveries loaded: back to "Load older deliveries" while
+   * there are more, else (the button went away) to the first row loaded, or the list when the
+   * last page held none. Set by the button's press; applied at once if the rows are shown
+   * already, else when they are.
+   */
+  const focusAfterLoad = useRef<{ more: boolean; first: string | null } | null>(null);
+  const applyFocus = () => {
+    const target = focusAfterLoad.current;
+    if (!target) return;
+    if (target.more) {
+      // Enabled again once the page is in.
+      if (!moreRef.current || moreRef.current.disabled) return;
+      focusAfterLoad.current = null;
+      return moreRef.current.focus();
+    }
+    const row = target.first ? listRef.current?.querySelector<HTMLElement>(`li[data-delivery-id="${CSS.escape(target.first)}"]`) : listRef.current;
+    if (!row) return;
+    focusAfterLoad.current = null;
+    row.focus();
+  };
+  useLayoutEffect(applyFocus, [log.data, log.isFetchingNextPage]);
+  const loadOlder = async () => {
+    const result = await log.fetchNextPage();
+    if (result.isError) return;
+    // The page just loaded is the last one: its first row is the first one new to the list.
+    focusAfterLoad.current = { more: result.hasNextPage, first: result.data?.pages.at(-1)?.data[0]?.id ?? null };
+    applyFocus();
+  };
 
   return (
     <div className="space-y-3">
@@ -66,11 +98,11 @@ export function DeliveryLog({ clientId, subscriptionId, subscriptionActive }: { 
         </p>
       )}
       {deliveries.length > 0 && (
-        <ul className="divide-y divide-slate-100 rounded-md border border-slate-200" aria-label="Deliveries">
+        <ul ref={listRef} tabIndex={-1} className={`divide-y divide-slate-100 rounded-md border border-slate-200 ${FOCUSABLE_ROW}`} aria-label="Deliveries">
           {deliveries.map((d) => {
             const open = openId === d.id;
             return (
-              <li key={d.id} aria-label={`Delivery ${d.id}`}>
+              <li key={d.id} data-delivery-id={d.id} tabIndex={-1} className={FOCUSABLE_ROW} aria-label={`Delivery ${d.id}`}>
                 <button
                   type="button"
                   aria-expanded={open}
@@ -99,7 +131,7 @@ export function DeliveryLog({ clientId, subscriptionId, subscriptionActive }: { 
         </ul>
       )}
       {log.hasNextPage && (
-        <Button variant="secondary" disabled={log.isFetchingNextPage} onClick={() => void log.fetchNextPage()}>
+        <Button ref={moreRef} variant="secondary" disabled={log.isFetchingNextPage} onClick={() => void loadOlder()}>
           Load older deliveries
         </Button>
       )}
