@@ -56,17 +56,15 @@ export function DeliveryLog({ clientId, subscriptionId, subscriptionActive }: { 
     const target = focusAfterLoad.current;
     if (!target) return;
     if (target.more) {
-      // Enabled again once the page is in.
-      if (!moreRef.current || moreRef.current.disabled) return;
       focusAfterLoad.current = null;
-      return moreRef.current.focus();
+      return moreRef.current?.focus();
     }
     const row = target.first ? listRef.current?.querySelector<HTMLElement>(`li[data-delivery-id="${CSS.escape(target.first)}"]`) : listRef.current;
     if (!row) return;
     focusAfterLoad.current = null;
     row.focus();
   };
-  useLayoutEffect(applyFocus, [log.data, log.isFetchingNextPage]);
+  useLayoutEffect(applyFocus, [log.data]);
   const loadOlder = async () => {
     const result = await log.fetchNextPage();
     if (result.isError) return;
