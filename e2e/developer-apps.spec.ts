@@ -50,3 +50,28 @@ test("after a rotated client secret's Done, the focus is back on Rotate secret",
     await context.close();
   }
 });
+
+test("Rotate secret clicked twice in the same instant rotates once: the secret shown is the one that works", async ({ browser, request }) => {
+  const { page, context } = await signUpNewPerson(browser, "Twice");
+  try {
+    const clientId = await registerApp(page, "Twice Rotated");
+    await page.goto(`/developers/apps/${clientId}`);
+    let rotations = 0;
+    page.on("request", (r) => void (r.url().endsWith("/rotate-secret") && rotations++));
+    // Two clicks before React renders again (a fast double click, a script's clicks).
+    await page.getByRole("button", { name: "Rotate secret" }).evaluate((b: HTMLElement) => {
+      b.click();
+      b.click();
+    });
+    const secret = (await page.getByTestId("client-secret").textContent())!.trim();
+    await page.waitForTimeout(500); // time for a second request to show, had one been sent
+    expect(rotations).toBe(1);
+    const res = await request.post("/oauth/token", {
+      headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}` },
+      form: { grant_type: "client_credentials" },
+    });
+    expect(res.status(), await res.text()).toBe(200);
+  } finally {
+    await context.close();
+  }
+});

@@ -484,3 +484,39 @@ test("Load older deliveries: the focus goes back to it while there are more, and
     await hooks.close();
   }
 });
+
+test("Add endpoint and an endpoint's Rotate secret, clicked twice in the same instant, each act once", async ({ browser }) => {
+  const hooks = await endpoint();
+  try {
+    const { dev, page } = await developerOnWebhooks(browser);
+    const posts: string[] = [];
+    page.on("request", (r) => void (r.method() === "POST" && r.url().includes("/api/console/apps/demo-training-log/webhooks") && posts.push(r.url())));
+    const twice = (b: HTMLElement) => {
+      b.click();
+      b.click();
+    };
+
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const url = `${hooks.url}/${randomBytes(3).toString("hex")}`;
+    await page.getByLabel("Endpoint URL").fill(url);
+    await page.getByRole("button", { name: "Add endpoint" }).evaluate(twice);
+    await expect(page.getByText(`Verified: ${url} answered the handshake`)).toBeVisible();
+    await page.waitForTimeout(500); // time for a second request to show, had one been sent
+    expect(posts).toHaveLength(1);
+    expect(hooks.handshakes).toHaveLength(1);
+    await page.getByRole("button", { name: "Done", exact: true }).click();
+
+    const item = page.getByRole("listitem", { name: url });
+    posts.length = 0;
+    await item.getByRole("button", { name: "Rotate secret" }).evaluate(twice);
+    await expect(page.getByText(`Rotated the signing secret of ${url}.`)).toBeVisible();
+    await page.waitForTimeout(500); // time for a second request to show, had one been sent
+    expect(posts.filter((u) => u.endsWith("/rotate-secret"))).toHaveLength(1);
+    await page.getByRole("button", { name: "Done", exact: true }).click();
+    await item.getByRole("button", { name: "Delete" }).click();
+    await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);
+    await dev.close();
+  } finally {
+    await hooks.close();
+  }
+});

@@ -11,6 +11,7 @@ import { Card, PageHeader } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { FocusedNotice, useOutcome } from "@/components/ui/focused-notice";
 import { formatInstant } from "@/components/ui/format";
+import { useOneAtATime } from "@/components/ui/one-at-a-time";
 import { Notice } from "@/components/ui/notice";
 import type { AppWithSecret, DeveloperApp } from "@/lib/oauth-clients/schemas";
 import { AppForm, type AppFormValues } from "./app-form";
@@ -62,6 +63,9 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
       setNotice(null);
     },
   });
+  // From the first click on: a second in the same instant would rotate twice, and the secret
+  // shown (the first rotation's) would no longer work.
+  const oneRotation = useOneAtATime();
   const remove = useMutation({
     mutationFn: (_name: string) => consoleFetch(appPath(clientId), { method: "DELETE" }),
     // Back to the list, which says what was deleted (the notice is handed over in the query cache).
@@ -161,7 +165,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
                           disabled={rotate.isPending}
                           // One click, with no confirm(): CONTRACT §9 names the action, and the text above
                           // says what it does before it is pressed.
-                          onClick={() => rotate.mutate()}
+                          onClick={() => oneRotation(() => rotate.mutateAsync())}
                         >
                           Rotate secret
                         </Button>

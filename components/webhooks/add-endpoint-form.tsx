@@ -7,6 +7,7 @@ import { useSubmissionKey } from "@/components/console/submission-key";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Form } from "@/components/ui/form";
+import { useOneAtATime } from "@/components/ui/one-at-a-time";
 import type { SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
 import { EndpointProblem, EventChoices, VerifyTokenField, endpointFieldErrors } from "./endpoint-fields";
 import { EVENT_OPTIONS, webhooksPath } from "./shared";
@@ -43,6 +44,9 @@ export function AddEndpointForm({
     },
   });
   const fields = endpointFieldErrors(create.error);
+  // One handshake at a time from the first press on: a second submit in the same instant would
+  // send the request again while the first is still verifying.
+  const oneAtATime = useOneAtATime();
 
   return (
     <Form
@@ -51,7 +55,7 @@ export function AddEndpointForm({
       className="space-y-4"
       onSubmit={(e) => {
         e.preventDefault();
-        create.mutate();
+        oneAtATime(() => create.mutateAsync());
       }}
     >
       <EndpointProblem error={create.error} failed="The endpoint did not complete the handshake; nothing was created." />

@@ -8,6 +8,7 @@ import { useFocusBack } from "@/components/ui/focus-back";
 import { FOCUSABLE_ROW } from "@/components/ui/focusable-rows";
 import { formatInstant } from "@/components/ui/format";
 import { FocusedNotice, useOutcome } from "@/components/ui/focused-notice";
+import { useOneAtATime } from "@/components/ui/one-at-a-time";
 import { Notice } from "@/components/ui/notice";
 import { DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES } from "@/lib/webhooks/policy";
 import type { Delivery, Subscription, SubscriptionWithSecret, UpdatedSubscription } from "@/lib/webhooks/subscriptions/schemas";
@@ -125,6 +126,14 @@ export function SubscriptionItem({
     sayStatus(null);
     for (const m of [reenable, disable, test, rotate, remove]) m.reset();
   };
+  // One action of the item at a time, from the first click on: a second click in the same instant
+  // (before `busy` renders) would rotate the secret twice, or send two test events.
+  const oneAtATime = useOneAtATime();
+  const act = (run: () => Promise<unknown>) =>
+    oneAtATime(() => {
+      start();
+      return run();
+    });
   const error = reenable.error ?? disable.error ?? test.error ?? rotate.error ?? remove.error;
   const busy = reenable.isPending || disable.isPending || test.isPending || rotate.isPending || remove.isPending;
   const failing = sub.status === "active" && sub.consecutive_failures >= FAILING_AFTER_FAILURES;
@@ -206,20 +215,14 @@ export function SubscriptionItem({
               <>
                 <Button
                   disabled={busy}
-                  onClick={() => {
-                    start();
-                    reenable.mutate(false);
-                  }}
+                  onClick={() => act(() => reenable.mutateAsync(false))}
                 >
                   Re-enable
                 </Button>
                 <Button
                   variant="secondary"
                   disabled={busy}
-                  onClick={() => {
-                    start();
-                    reenable.mutate(true);
-                  }}
+                  onClick={() => act(() => reenable.mutateAsync(true))}
                 >
                   Re-enable and redeliver
                 </Button>
@@ -229,10 +232,7 @@ export function SubscriptionItem({
                 <Button
                   variant="secondary"
                   disabled={busy}
-                  onClick={() => {
-                    start();
-                    test.mutate();
-                  }}
+                  onClick={() => act(() => test.mutateAsync())}
                 >
                   Send test event
                 </Button>
@@ -240,10 +240,7 @@ export function SubscriptionItem({
                   variant="secondary"
                   disabled={busy}
                   // One click, as Delete is: it is undone by Re-enable (after a fresh handshake).
-                  onClick={() => {
-                    start();
-                    disable.mutate();
-                  }}
+                  onClick={() => act(() => disable.mutateAsync())}
                 >
                   Disable
                 </Button>
@@ -255,10 +252,7 @@ export function SubscriptionItem({
               // One click, with no confirm() (CONTRACT §9 names the action; a journey clicking it
               // by name gets no answer to a native dialog): for 24 hours deliveries carry
               // signatures with both secrets, so nothing breaks at once.
-              onClick={() => {
-                start();
-                rotate.mutate();
-              }}
+              onClick={() => act(() => rotate.mutateAsync())}
             >
               Rotate secret
             </Button>
@@ -266,10 +260,7 @@ export function SubscriptionItem({
               variant="danger"
               disabled={busy}
               // One click, as "Revoke" and "Disconnect" are (CONTRACT §9 names the action).
-              onClick={() => {
-                start();
-                remove.mutate();
-              }}
+              onClick={() => act(() => remove.mutateAsync())}
             >
               Delete
             </Button>
