@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { signUpNewPerson } from "./helpers";
+import { signIn, signUpNewPerson } from "./helpers";
 
 // The developer's apps in a browser: what each page says, and where the keyboard's focus goes.
 
@@ -73,5 +73,25 @@ test("Rotate secret clicked twice in the same instant rotates once: the secret s
     expect(res.status(), await res.text()).toBe(200);
   } finally {
     await context.close();
+  }
+});
+
+test("an app's pages are titled by its name once loaded; a missing app's webhooks and usage pages are titled and headed as not found", async ({ page }) => {
+  await signIn(page, "dev@example.com");
+  await page.goto("/developers/apps/demo-training-log");
+  await expect(page.getByRole("heading", { level: 1, name: "Demo Training Log" })).toBeVisible();
+  await expect(page).toHaveTitle("Demo Training Log · Athlete Activity Service");
+  await page.goto("/developers/apps/demo-training-log/webhooks");
+  await expect(page.getByRole("heading", { level: 1, name: "Webhooks of Demo Training Log" })).toBeVisible();
+  await expect(page).toHaveTitle("Webhooks · Demo Training Log · Athlete Activity Service");
+  await page.goto("/developers/apps/demo-training-log/usage");
+  await expect(page.getByRole("heading", { level: 1, name: "Usage of Demo Training Log" })).toBeVisible();
+  await expect(page).toHaveTitle("Usage · Demo Training Log · Athlete Activity Service");
+
+  for (const sub of ["webhooks", "usage"]) {
+    await page.goto(`/developers/apps/no-such-app/${sub}`);
+    await expect(page.getByRole("heading", { level: 1, name: "App not found" })).toBeVisible();
+    await expect(page.getByText("You have no app with client_id no-such-app.")).toBeVisible();
+    await expect(page).toHaveTitle("App not found · Athlete Activity Service");
   }
 });

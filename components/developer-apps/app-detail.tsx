@@ -79,8 +79,8 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
 
   const a = app.data;
   const missing = app.error instanceof ConsoleApiError && app.error.status === 404;
-  // The page's title is the static "App" until the app loads; an app that is not there says so.
-  useDocumentTitle(missing ? "App not found" : null);
+  // The page's title is the static "App" until the app loads, then its name; an app that is not there says so.
+  useDocumentTitle(missing ? "App not found" : (a?.name ?? null));
   return (
     <>
       <Link href="/developers/apps" className="mb-3 inline-block text-sm text-brand-600 hover:underline">

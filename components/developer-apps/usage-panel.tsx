@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
+import { useDocumentTitle } from "@/components/console/document-title";
 import { Card, PageHeader } from "@/components/ui/card";
 import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
@@ -23,7 +24,20 @@ export function AppUsagePanel({ clientId, usageUrl }: { clientId: string; usageU
     retry: noRetryOn4xx,
     refetchInterval: 30_000,
   });
-  const missing = usage.error instanceof ConsoleApiError && usage.error.status === 404;
+  const missing = [usage.error, app.error].some((e) => e instanceof ConsoleApiError && e.status === 404);
+  // The static "App usage" until the app loads, then whose it is; an app that is not there says so, as its own page does.
+  useDocumentTitle(missing ? "App not found" : app.data ? `Usage · ${app.data.name}` : null);
+
+  if (missing) {
+    return (
+      <>
+        <Link href="/developers/apps" className="mb-3 inline-block text-sm text-brand-600 hover:underline">
+          ← All apps
+        </Link>
+        <PageHeader title="App not found" description={<span className="[overflow-wrap:anywhere]">You have no app with client_id {clientId}.</span>} />
+      </>
+    );
+  }
 
   return (
     <>
@@ -35,7 +49,7 @@ export function AppUsagePanel({ clientId, usageUrl }: { clientId: string; usageU
         description="Requests made with every token issued to the app, counted against its rate limits."
       />
       {usage.isPending && <p className="text-sm text-slate-500">Loading…</p>}
-      {usage.error && <Notice tone="error">{missing ? `You have no app with client_id ${clientId}.` : usage.error.message}</Notice>}
+      {usage.error && <Notice tone="error">{usage.error.message}</Notice>}
       {usage.data && (
         <div className="space-y-6">
           <Card title="Requests per day">

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
+import { useDocumentTitle } from "@/components/console/document-title";
 import { appKey, appPath } from "@/components/developer-apps/shared";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
@@ -38,7 +39,20 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
   const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
   const { rowRef, focusRow } = useFocusableRows();
   const { openerRef, close: cancelAdding } = useFocusBack<HTMLButtonElement>(adding, () => setAdding(false));
-  const missing = subs.error instanceof ConsoleApiError && subs.error.status === 404;
+  const missing = [subs.error, app.error].some((e) => e instanceof ConsoleApiError && e.status === 404);
+  // The static "Webhooks" until the app loads, then whose they are; an app that is not there says so, as its own page does.
+  useDocumentTitle(missing ? "App not found" : app.data ? `Webhooks · ${app.data.name}` : null);
+
+  if (missing) {
+    return (
+      <>
+        <Link href="/developers/apps" className="mb-3 inline-block text-sm text-brand-600 hover:underline">
+          ← All apps
+        </Link>
+        <PageHeader title="App not found" description={<span className="[overflow-wrap:anywhere]">You have no app with client_id {clientId}.</span>} />
+      </>
+    );
+  }
 
   return (
     <>
@@ -64,7 +78,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
         }
       />
       <div className="space-y-6">
-        {subs.error && <Notice tone="error">{missing ? `You have no app with client_id ${clientId}.` : subs.error.message}</Notice>}
+        {subs.error && <Notice tone="error">{subs.error.message}</Notice>}
         {outcome && (
           <FocusedNotice key={outcome.id} tone="success">
             {outcome.text}
