@@ -149,8 +149,14 @@ const JUMPED_AHEAD_MAX = 10;
  * jumped ahead and it carries on from before them: they are dropped instead (`dropJumpedAhead`).
  * One that repeats the previous timestamp is merged into it: some writers (Strava's, FIT) put
  * position and distance of one instant in two records, so the later record fills the channels
- * the earlier lacked.
+ * the earlier lacked; a device that records several times a second in whole-second timestamps
+ * gives its power several times, and the sample holds their mean (the other channels are
+ * readings at the instant: the first record's).
  */
+/** The channels whose value over an instant's second is the mean of several records of that instant. */
+const RATE_CHANNELS = ["power_w"] as const;
+type RateChannel = (typeof RATE_CHANNELS)[number];
+
 export class SampleBuilder {
   readonly t: number[] = [];
   readonly latlng: ([number, number] | null)[] = [];
@@ -170,6 +176,8 @@ export class SampleBuilder {
   strayLeading = 0;
   private pendingBreak = false;
   private readonly latest = latestS();
+  /** How many records gave each rate of the last sample (several records of one instant are averaged). */
+  private readonly merged: Record<RateChannel, number> = { power_w: 0 };
 
   constructor(readonly budget: SampleBudget) {}
 
@@ -201,8 +209,18 @@ export class SampleBuilder {
         return;
       }
       if (t === last) {
+        // A reading at the instant (where it is, how fast, the heart rate): the first record's.
         const fill = (k: Channel, v: number | null) => {
           if (ch[k][n - 1] === null) ch[k][n - 1] = v;
+        };
+        // The power over the instant's second, which its work and energy count: the mean of every
+        // record that gives it (a power meter at 4 Hz alternating 100 and 300 W is 200 W).
+        const average = (k: RateChannel, v: number | null) => {
+          if (v === null) return;
+          const before = ch[k][n - 1];
+          const had = before == null ? 0 : Math.max(this.merged[k], 1);
+          ch[k][n - 1] = before == null ? v : before + (v - before) / (had + 1);
+          this.merged[k] = had + 1;
         };
         if (this.latlng[n - 1] === null) this.latlng[n - 1] = pos;
         fill("distance_m", within(s.distanceM, SAMPLE_RANGE.distanceM));
@@ -210,7 +228,7 @@ export class SampleBuilder {
         fill("speed_mps", within(s.speedMps, SAMPLE_RANGE.speedMps));
         fill("heart_rate_hz", hz(within(s.heartRateBpm, SAMPLE_RANGE.heartRateBpm)));
         fill("cadence_hz", hz(within(s.cadenceRpm, SAMPLE_RANGE.cadenceRpm)));
-        fill("power_w", within(s.powerW, SAMPLE_RANGE.powerW));
+        average("power_w", within(s.powerW, SAMPLE_RANGE.powerW));
         fill("temperature_c", within(s.temperatureC, SAMPLE_RANGE.temperatureC));
         return;
       }
@@ -227,6 +245,7 @@ export class SampleBuilder {
     ch.cadence_hz.push(hz(within(s.cadenceRpm, SAMPLE_RANGE.cadenceRpm)));
     ch.power_w.push(within(s.powerW, SAMPLE_RANGE.powerW));
     ch.temperature_c.push(within(s.temperatureC, SAMPLE_RANGE.temperatureC));
+    for (const k of RATE_CHANNELS) this.merged[k] = ch[k][n] === null ? 0 : 1;
   }
 
   /**
@@ -646,16 +665,25 @@ export function mechanicalWorkJ(streams: Streams, breaks: ReadonlySet<number>, f
   return seen ? work : null;
 }
 
+/**
+ * The mean of the values in from..to, never outside their least and greatest: a sum of floats
+ * rounds, and 3,600 heart rates of 140/60 Hz averaged a hair above 140/60, which made the
+ * maximum "contradict" the average and be dropped.
+ */
 function mean(v: (number | null)[], from: number, to: number): number | null {
   let sum = 0;
   let n = 0;
+  let lo = Infinity;
+  let hi = -Infinity;
   for (let i = from; i <= to; i++) {
     const x = v[i];
     if (x == null) continue;
     sum += x;
     n++;
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
   }
-  return n ? sum / n : null;
+  return n ? Math.min(hi, Math.max(lo, sum / n)) : null;
 }
 
 function max(v: (number | null)[], from: number, to: number): number | null {
@@ -752,14 +780,16 @@ function recordedChannels(streams: Streams): Recorded {
 
 /** File's value first, else the computed one, and either only within the limits. */
 function merge(declared: Declared, computed: ReturnType<typeof summarize>): Omit<Totals, "elapsedTimeS"> & { elapsedTimeS: number } {
-  const d = cleanDeclared(declared);
   const c = cleanDeclared(computed);
+  const d = withoutContradictedZeros(cleanDeclared(declared), c);
   const pick = <K extends keyof Totals>(k: K) => d[k] ?? c[k] ?? null;
   const elapsed = d.elapsedTimeS ?? computed.elapsedTimeS;
   let moving = pick("movingTimeS");
   if (moving !== null && moving > elapsed) moving = elapsed;
   const distance = pick("distanceM");
   const time = moving || elapsed;
+  // An average speed of 0 over a distance covered in some time is one the writer did not compute.
+  if (d.averageSpeedMps === 0 && distance !== null && distance > 0 && time > 0) d.averageSpeedMps = null;
   // One the file says the service derived (its own FIT export) is the one it derived then: the
   // distance and time it was taken over were kept rounded, and over those it could come out apart.
   const derivedSpeed = d.derivedAverageSpeedMps ?? (distance !== null && time > 0 ? check(distance / time, 0, LIMITS.speedMps) : null);
@@ -779,6 +809,21 @@ function merge(declared: Declared, computed: ReturnType<typeof summarize>): Omit
     averagePowerW: pick("averagePowerW"),
     energyJ: pick("energyJ"),
   };
+}
+
+/** Totals some writers give as 0 for "not computed" (every one of them in one session), though the samples hold the channel. */
+const ZERO_WHEN_NOT_COMPUTED = ["maxSpeedMps", "averageHeartRateHz", "maxHeartRateHz", "averagePowerW", "energyJ"] as const;
+
+/**
+ * The declared totals without a 0 that the samples contradict: a maximum speed, a heart rate, an
+ * average power or an energy of 0 where the samples give that total above 0 is the writer's
+ * "not computed" (a session with `avg_power` 0 over an hour of 200 W records), and the samples'
+ * total is taken instead. A 0 for a channel the samples never recorded is `withoutUnrecorded`'s.
+ */
+function withoutContradictedZeros(d: Declared, sampled: Declared): Declared {
+  const out = { ...d };
+  for (const k of ZERO_WHEN_NOT_COMPUTED) if (d[k] === 0 && (sampled[k] ?? 0) > 0) out[k] = null;
+  return out;
 }
 
 /**

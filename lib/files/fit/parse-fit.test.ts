@@ -769,6 +769,87 @@ describe("FIT sessions, laps and swims as devices write them", () => {
   });
 });
 
+describe("FIT files whose own messages disagree with their records", () => {
+  it("a session written in local time, hours off its records' UTC: every record is kept, not the hour the session happened to cover", () => {
+    // Three hours at 1 Hz; the session says it began two hours after its first record.
+    const bytes = buildFit([{ sport: "cycling", start: 0, writtenStart: 7200, writtenEnd: 7200 + 10_800, elapsed: 10_800, distance: 86_400, records: rideRecords(0, 10_800) }]);
+    const [a, ...more] = parseFitBytes(bytes);
+    expect(more).toEqual([]);
+    expect(a!.streams.size).toBe(10_801);
+    expect(a!.startTime).toEqual(FILE_START);
+    expect(a!.totals.elapsedTimeS).toBe(10_800);
+    expect(a!.totals.distanceM).toBe(86_400);
+  });
+
+  it("a pause that timer events bracket is a pause, not a clock jump, where the session gave its timer time as its elapsed time", () => {
+    // Half an hour, a stop for an hour, half an hour: the session's elapsed time is its timer's.
+    const records = [...rideRecords(0, 1799), ...rideRecords(5400, 1799, { distanceFrom: 14_400 })];
+    const bytes = buildFit([{ sport: "cycling", start: 0, elapsed: 3599, timer: 3599, writtenEnd: 7199, records, pauses: [{ stop: 1800, start: 5400 }] }]);
+    const [a] = parseFitBytes(bytes);
+    expect(a!.streams.size).toBe(3600);
+    expect(a!.streams.time_s.at(-1)).toBe(7199);
+    expect(a!.streams.time_s[1800]).toBe(5400);
+    expect(a!.totals.elapsedTimeS).toBe(7199);
+    expect(a!.totals.movingTimeS).toBe(3599);
+  });
+
+  it("a multisport leg that ends where the next begins gets none of the next leg's samples", () => {
+    const swim = rideRecords(0, 599).map((r) => ({ at: r.at, heartRate: 120, speed: 1.2, distance: r.at * 1.2 }));
+    const bike = rideRecords(600, 600).map((r) => ({ ...r, speed: 9, power: 200 }));
+    const [first, second] = parseFitBytes(
+      buildFit([
+        { sport: "swimming", start: 0, elapsed: 600, records: swim },
+        { sport: "cycling", start: 600, elapsed: 600, records: bike },
+      ]),
+    );
+    expect(first!.streams.size).toBe(600);
+    expect(first!.totals.maxSpeedMps).toBe(1.2);
+    expect(first!.streams.power_w).toBeUndefined();
+    expect(first!.totals.averagePowerW).toBeNull();
+    expect(second!.streams.size).toBe(601);
+    expect(second!.streams.time_s[0]).toBe(0);
+  });
+
+  it("a session's 0 for a total its records contradict is the writer's 'not computed': the samples' total stands", () => {
+    const records = rideRecords(0, 3599).map((r) => ({ ...r, speed: 8, power: 200 }));
+    const zeros = { avgSpeed: 0, enhancedAvgSpeed: 0, maxSpeed: 0, enhancedMaxSpeed: 0, avgPower: 0, totalCalories: 0, avgHeartRate: 0, maxHeartRate: 0 };
+    const [a] = parseFitBytes(buildFit([{ sport: "cycling", start: 0, elapsed: 3599, distance: 28_792, records, fields: zeros }]));
+    expect(a!.totals.averageSpeedMps).toBeCloseTo(8, 6);
+    expect(a!.totals.maxSpeedMps).toBe(8);
+    expect(a!.totals.averagePowerW).toBe(200);
+    expect(a!.totals.energyJ).toBeGreaterThan(0);
+    expect(a!.totals.averageHeartRateHz).toBeGreaterThan(2);
+    expect(a!.totals.maxHeartRateHz).toBeGreaterThanOrEqual(a!.totals.averageHeartRateHz!);
+    // A 0 for what nothing recorded is still no value at all.
+    const still = rideRecords(0, 600).map((r) => ({ at: r.at, heartRate: 120 }));
+    const [indoor] = parseFitBytes(buildFit([{ sport: "training", start: 0, elapsed: 600, records: still, fields: { avgPower: 0, maxSpeed: 0 } }]));
+    expect(indoor!.totals.averagePowerW).toBeNull();
+    expect(indoor!.totals.maxSpeedMps).toBeNull();
+  });
+
+  it("several records of one second (a 4 Hz power meter) make one sample whose power is their mean", () => {
+    const records = Array.from({ length: 600 }, (_, i) => ({ at: Math.floor(i / 4), power: i % 2 ? 300 : 100, heartRate: 140 }));
+    const [a] = parseFitBytes(buildFit([{ sport: "cycling", start: 0, elapsed: 150, records }]));
+    expect(a!.streams.size).toBe(150);
+    expect(new Set(a!.streams.power_w)).toEqual(new Set([200]));
+    expect(a!.totals.averagePowerW).toBe(200);
+  });
+
+  it("a steady heart rate keeps its maximum: the mean of equal values is never above them", () => {
+    const records = rideRecords(0, 3600).map((r) => ({ at: r.at, heartRate: 140, speed: 3 }));
+    const [a] = parseFitBytes(buildFit([{ sport: "running", start: 0, elapsed: 3600, records, laps: [{ start: 0, elapsed: 1000 }, { start: 1000, elapsed: 2600 }] }]));
+    expect(a!.totals.maxHeartRateHz).toBe(140 / 60);
+    expect(a!.totals.averageHeartRateHz).toBe(140 / 60);
+    expect(a!.laps.map((l) => l.maxHeartRateHz)).toEqual([140 / 60, 140 / 60]);
+  });
+
+  it("records without a session take their sport from the laps where no SPORT message names one", () => {
+    const records = rideRecords(0, 600).map((r) => ({ at: r.at, speed: 3, distance: r.at * 3 }));
+    const [a] = parseFitBytes(buildFit([{ sport: "running", start: 0, elapsed: 600, records, laps: [{ start: 0, elapsed: 600, sport: "running" }] }], { withSessions: false }));
+    expect(a!.sport).toBe("run");
+  });
+});
+
 describe("developer fields of the service's own application", () => {
   const OTHER_APPLICATION = Array.from({ length: 16 }, (_, i) => i);
   type Developer = { applicationId: readonly number[]; index: number; power: number | null };

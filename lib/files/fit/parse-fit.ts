@@ -357,10 +357,14 @@ function timesInOrder(d: Declared, start: number | null, end: number | null): De
  * the session keeps its start_time. Without it the session framed only the records before the
  * jump and the rest of the run was lost. A session of no elapsed time is not read this way: it
  * frames its records by other rules (parseFit).
+ *
+ * A gap that a timer stop opens is a pause, not a jump: the session's elapsed time was written
+ * as its timer time (some writers give both the same), and its span is from its start_time to
+ * its close. "pause" then, and nothing is moved; "jump" where one was undone.
  */
-function undoClockJump(records: Record_[], stops: number[], laps: Mesg[], start: number, end: number, elapsed: number, nextStart: number | null): void {
+function undoClockJump(records: Record_[], stops: number[], laps: Mesg[], start: number, end: number, elapsed: number, nextStart: number | null): "jump" | "pause" | null {
   const jump = end - start - elapsed;
-  if (!(elapsed > 0) || !(jump > CONTRADICTED_SPAN_S)) return;
+  if (!(elapsed > 0) || !(jump > CONTRADICTED_SPAN_S)) return null;
   let lo = 0;
   while (lo < records.length && records[lo]!.t < start) lo++;
   let gapAt = -1;
@@ -372,8 +376,9 @@ function undoClockJump(records: Record_[], stops: number[], laps: Mesg[], start:
       gapAt = i;
     }
   }
-  if (gapAt < 0 || gap < jump || gap - jump > CONTRADICTED_SPAN_S) return;
+  if (gapAt < 0 || gap < jump || gap - jump > CONTRADICTED_SPAN_S) return null;
   const from = records[gapAt - 1]!.t;
+  if (stops.some((t) => t >= from && t < records[gapAt]!.t)) return "pause";
   // What happens at the instant the session closed is its own, unless the next leg begins there
   // (a multisport file's legs follow one another without a gap): then it is the next leg's.
   const ownsEnd = nextStart === null || nextStart > end;
@@ -388,6 +393,7 @@ function undoClockJump(records: Record_[], stops: number[], laps: Mesg[], start:
     // A lap's end at the session's close is this session's whatever follows.
     if (ended !== null && ended > from && ended <= end) l.timestamp = (l.timestamp as number) - jump;
   }
+  return "jump";
 }
 
 /**
@@ -470,8 +476,12 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
     return n;
   };
 
-  /** Builds the samples within [from, to] (Unix seconds), in file order. */
-  const collect = (from: number, to: number) => {
+  /**
+   * Builds the samples within [from, to] (Unix seconds), in file order; within [from, to) where
+   * `toExcluded`: a multisport file's next leg starts at `to`, and what was recorded at that
+   * instant is the next leg's (its first sample), not this leg's too.
+   */
+  const collect = (from: number, to: number, toExcluded = false) => {
     const builder = new SampleBuilder(budget);
     let i = 0;
     if (sorted) {
@@ -488,7 +498,7 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
     let lastT = -Infinity;
     for (; i < records.length; i++) {
       const r = records[i]!;
-      if (r.t > to) {
+      if (r.t > to || (toExcluded && r.t === to)) {
         if (sorted) break;
         continue;
       }
@@ -519,11 +529,12 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
   const sportMesgs = messages.sportMesgs ?? [];
   /**
    * The sport of the i-th session: its own, else (a session written without one) the sport
-   * message's, the i-th where the file has one per session.
+   * message's, the i-th where the file has one per session, else (a file without either) its
+   * first lap's that names one.
    */
   const sportOf = (s: Mesg | undefined, i: number) => {
     if (s?.sport !== undefined) return fitSport(s.sport, s.subSport);
-    const m = (sportMesgs.length > 1 ? sportMesgs[i] : undefined) ?? sportMesgs[0];
+    const m = (sportMesgs.length > 1 ? sportMesgs[i] : undefined) ?? sportMesgs[0] ?? (s ? undefined : laps.find((l) => l.sport !== undefined));
     return fitSport(m?.sport, m?.subSport ?? s?.subSport);
   };
 
@@ -547,6 +558,8 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
 
   /** Where the session before the current one ended: a session without a span of its own starts after it. */
   let previousEnd = -Infinity;
+  /** How many of the records the sessions frame. */
+  let framed = 0;
   for (const [i, s] of sessions.entries()) {
     const end = unix(s.timestamp);
     const startTime = unix(s.startTime);
@@ -560,8 +573,12 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
     const nextStart = unix(next?.startTime);
     // A forward jump of the device's clock within the session is undone first: its span stands
     // as it states it (the rules below are for spans that contradict their records otherwise).
-    if (sorted && startTime !== null && end !== null && elapsed !== null) undoClockJump(records, stops, laps, start, end, elapsed, nextStart);
-    if (
+    const jumped = sorted && startTime !== null && end !== null && elapsed !== null ? undoClockJump(records, stops, laps, start, end, elapsed, nextStart) : null;
+    if (jumped === "pause") {
+      // Its elapsed time is its timer time: the span is from its start_time to its close.
+      until = end!;
+      declared = { ...declared, elapsedTimeS: end! - start, movingTimeS: declared.movingTimeS ?? elapsed };
+    } else if (
       startTime !== null && end !== null && end > previousEnd && end < until - CONTRADICTED_SPAN_S &&
       nextStart !== null && end <= nextStart + CONTRADICTED_SPAN_S && until > nextStart + CONTRADICTED_SPAN_S &&
       // The records agree with where it closed: at least half as many there as in the span claimed.
@@ -604,8 +621,10 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
       declared = { ...declared, elapsedTimeS: null, movingTimeS: null };
     }
     previousEnd = until;
-    const builder = collect(start, until);
+    const toExcluded = nextStart !== null && nextStart === until;
+    const builder = collect(start, until, toExcluded);
     if (builder.size === 0) continue;
+    framed += countWithin(start, toExcluded ? until - 1e-9 : until);
     activities.push(
       finishActivity({
         sport: sportOf(s, i),
@@ -618,7 +637,11 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
       }),
     );
   }
-  // Sessions whose times frame none of the records (a device that wrote its session in local
-  // time, or with a start of 0) say nothing reliable about where the activity is: the records do.
-  return counted(activities.length > 0 ? activities : fromAllRecords(sessions[0]));
+  // Sessions whose times frame none of the records, or fewer than half of them (a device that
+  // wrote its session in local time, hours off its records' UTC, or with a start of 0), say
+  // nothing reliable about where the activity is: the records do, all of them, rather than the
+  // part the session happened to cover.
+  if (activities.length > 0 && 2 * framed >= records.length) return counted(activities);
+  budget.used = counts.samples;
+  return counted(fromAllRecords(sessions[0]));
 }

@@ -39,7 +39,9 @@ export type SessionSpec = {
   maxHeartRate?: number;
   records: RecordSpec[];
   /** `noStartTime`: the lap gives only its timestamp (its end) and its elapsed time. */
-  laps?: { start: number; elapsed: number; distance?: number; noStartTime?: boolean }[];
+  laps?: { start: number; elapsed: number; distance?: number; noStartTime?: boolean; sport?: string }[];
+  /** More session fields as a writer gives them (`{ avgPower: 0 }`). */
+  fields?: Record<string, unknown>;
   /** Timer stop/start pairs, seconds after the file's start. */
   pauses?: { stop: number; start: number }[];
 };
@@ -95,6 +97,7 @@ export function buildFit(
         totalElapsedTime: l.elapsed,
         totalTimerTime: l.elapsed,
         ...(l.distance !== undefined ? { totalDistance: l.distance } : {}),
+        ...(l.sport !== undefined ? { sport: l.sport } : {}),
       } as never);
       lapIndex++;
     }
@@ -112,6 +115,7 @@ export function buildFit(
         ...(s.calories !== undefined ? { totalCalories: s.calories } : {}),
         ...(s.avgHeartRate !== undefined ? { avgHeartRate: s.avgHeartRate } : {}),
         ...(s.maxHeartRate !== undefined ? { maxHeartRate: s.maxHeartRate } : {}),
+        ...s.fields,
       } as never);
     }
   }
