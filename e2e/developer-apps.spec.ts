@@ -95,3 +95,17 @@ test("an app's pages are titled by its name once loaded; a missing app's webhook
     await expect(page).toHaveTitle("App not found · Athlete Activity Service");
   }
 });
+
+test("the register form says every field's problem at once: a missing name and a bad redirect URI together", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Ivy");
+  try {
+    await page.goto("/developers/apps");
+    await page.getByRole("button", { name: "Register app" }).click();
+    await page.getByLabel("Redirect URIs").fill("http://app.example.com/callback");
+    await page.getByRole("button", { name: "Register", exact: true }).click();
+    await expect(page.getByLabel("App name")).toHaveAccessibleDescription(/Give the app a name\./);
+    await expect(page.getByLabel("Redirect URIs")).toHaveAccessibleDescription(/"http:\/\/app\.example\.com\/callback" must use https:\/\//);
+  } finally {
+    await context.close();
+  }
+});

@@ -520,3 +520,23 @@ test("Add endpoint and an endpoint's Rotate secret, clicked twice in the same in
     await hooks.close();
   }
 });
+
+test("the edit form says every field's problem at once: a URL too long along with no events", async ({ browser }) => {
+  const hooks = await endpoint();
+  try {
+    const { dev, page } = await developerOnWebhooks(browser);
+    const { url, item } = await addEndpoint(page, hooks);
+    await item.getByRole("button", { name: "Edit" }).click();
+    await item.getByLabel("Endpoint URL").fill(`${hooks.url}/${"a".repeat(2100)}`);
+    for (const box of await item.getByRole("checkbox").all()) await box.uncheck();
+    await item.getByRole("button", { name: "Save" }).click();
+    await expect(item.getByLabel("Endpoint URL")).toHaveAccessibleDescription(/Must be at most 2000 characters\./);
+    await expect(item.getByRole("group", { name: "Events" })).toHaveAccessibleDescription(/Subscribe to at least one event type\./);
+    await item.getByRole("button", { name: "Cancel" }).click();
+    await item.getByRole("button", { name: "Delete" }).click();
+    await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);
+    await dev.close();
+  } finally {
+    await hooks.close();
+  }
+});

@@ -1,6 +1,5 @@
 import { defineOperation } from "../../http/operation";
 import {
-  CreateSubscriptionInput,
   Delivery,
   DeliveryIdParams,
   DeliveryList,
@@ -10,9 +9,9 @@ import {
   SubscriptionIdParams,
   SubscriptionList,
   SubscriptionWithSecret,
-  UpdateSubscriptionInput,
   UpdatedSubscription,
 } from "./schemas";
+import { CreateSubscriptionBody, UpdateSubscriptionBody } from "./webhook-url";
 
 const TAG = "Webhooks";
 
@@ -28,7 +27,7 @@ export const createSubscriptionOp = defineOperation({
   description: `Subscribes the app, once, to events for every athlete who has authorized it. An event is delivered while the kind is subscribed to, the athlete has authorized the app, and the athlete's grant carries the kind's scope (the scope each kind needs is in \`WebhookEventType\`), judged as of when the event occurred: an event from before the athlete authorized the app, or before the grant carried its scope, is never sent; \`athlete.deauthorized\` is sent once, when an athlete disconnects the app. ${HANDSHAKE} Nothing is created unless the handshake completes. The answer carries the signing \`secret\`, shown only here. An app may have 20 subscriptions, one per URL (409 \`conflict\` beyond, or for a URL it already has: change that subscription's events instead). Accepts \`Idempotency-Key\`.`,
   tag: TAG,
   auth: "app",
-  body: CreateSubscriptionInput,
+  body: CreateSubscriptionBody,
   idempotent: true,
   response: { status: 201, description: "The subscription, verified and active, with its secret.", schema: SubscriptionWithSecret, location: (sub) => `/v1/app/webhooks/${sub.id}` },
   errors: [
@@ -77,7 +76,7 @@ export const updateSubscriptionOp = defineOperation({
   tag: TAG,
   auth: "app",
   params: SubscriptionIdParams,
-  body: UpdateSubscriptionInput,
+  body: UpdateSubscriptionBody,
   response: { status: 200, description: "The subscription as changed.", schema: UpdatedSubscription },
   errors: ["invalid_request", "invalid_enum_value", "invalid_parameter_combination", "invalid_webhook_url", "webhook_verification_failed", "not_found", "conflict"],
 });

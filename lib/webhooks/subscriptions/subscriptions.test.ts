@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { sessionCookieFor } from "../../auth/test-session";
 import { unseal } from "../../crypto/seal";
 import { events, oauthGrants, oauthTokenFamilies, webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../../db/schema";
 import { resetEnvForTests } from "../../env";
@@ -535,6 +536,34 @@ describe("PATCH /v1/app/webhooks/{id}", () => {
     expect(Subscription.parse(await (await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { url: respelled } })).json()).url).toBe(second.url);
     expect(second.seen).toHaveLength(1);
     await expectProblem(await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { url: "ftp://x" } }), 400, "invalid_webhook_url");
+  });
+
+  it("says every problem of a body at once: a URL it refuses along with missing events, in the API and the console", async () => {
+    const app = await registeredApp();
+    const sub = await subscribe(app, (await receiver()).url);
+    const long = `https://hooks.example.com/${"a".repeat(3000)}`;
+    const fields = async (res: Response) => {
+      const body = await expectProblem(res, 400, "invalid_request");
+      return Object.fromEntries((body.errors as { field: string; code: string; detail: string }[]).map((e) => [e.field, [e.code, e.detail]]));
+    };
+    const both = { url: ["invalid_webhook_url", "must be at most 2000 characters"], events: ["invalid_request", "subscribe to at least one event type"] };
+    expect(await fields(await api.call(app.token, "POST", "/v1/app/webhooks", { body: { url: long, events: [] } }))).toEqual(both);
+    expect(await fields(await api.call(app.token, "PATCH", `/v1/app/webhooks/${sub.id}`, { body: { url: long, events: [] } }))).toEqual(both);
+    const cookie = await sessionCookieFor(app.ownerId);
+    const console = (method: string, path: string, body: object) =>
+      fetch(`${api.url}/api/console/apps/${app.clientId}/webhooks${path}`, {
+        method,
+        headers: { cookie, origin: api.url, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    expect(await fields(await console("PATCH", `/${sub.id}`, { url: "https://user:pw@hooks.example.com/h", events: [] }))).toEqual({
+      url: ["invalid_webhook_url", "must not carry credentials (user:password@)"],
+      events: both.events,
+    });
+    expect(await fields(await console("POST", "", { url: long, events: [] }))).toEqual(both);
+    // Alone, a URL's problem is the verb's to say, as before.
+    await expectProblem(await api.call(app.token, "POST", "/v1/app/webhooks", { body: { url: long, events: ["activity.created"] } }), 400, "invalid_webhook_url");
+    expect(await subscriptionRow(sub.id)).toMatchObject({ url: sub.url, events: ["activity.created"] });
   });
 
   it("refuses an empty change, unknown members and redeliver_failed without status active", async () => {

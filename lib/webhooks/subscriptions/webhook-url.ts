@@ -1,9 +1,12 @@
 import "server-only";
 import dns from "node:dns/promises";
 import net from "node:net";
+import { z } from "zod";
 import { ApiError } from "../../http/errors";
 import { addressRefusal, mayConnectTo, nameRefusal } from "../outbound";
 import { hasHiddenCharacters } from "../../text";
+import { allowPrivateNetworks } from "./owned-subscription";
+import { CreateSubscriptionInput, UpdateSubscriptionInput } from "./schemas";
 
 export const MAX_WEBHOOK_URL_LENGTH = 2000;
 
@@ -69,3 +72,28 @@ export function requestedUrl(raw: string): string {
     return raw;
   }
 }
+
+/**
+ * `schema`, a subscription's body, with the URL's problem (`webhookUrlProblem`) said in the same
+ * 400 as the body's others: the verbs check the URL only once the body is valid, so a body with
+ * no events and a 3,000-character URL was refused for its events, and only once they were
+ * fixed for its URL. A body whose every other member is valid is left to the verbs, whose check
+ * also looks the host name up.
+ */
+function withUrlProblem<T extends z.ZodType>(schema: T): T {
+  return schema.check(
+    z.superRefine(
+      (value, ctx) => {
+        const url = (value as { url?: unknown } | null)?.url;
+        if (typeof url !== "string" || !url || ctx.issues.some((i) => i.path?.[0] === "url")) return;
+        const problem = webhookUrlProblem(url, allowPrivateNetworks());
+        if (problem) ctx.addIssue({ code: "custom", path: ["url"], message: problem, params: { code: "invalid_webhook_url" } });
+      },
+      { when: (payload) => payload.issues.length > 0 },
+    ),
+  ) as T;
+}
+
+/** The bodies the verbs of `/v1/app/webhooks` and the console take (`withUrlProblem`). */
+export const CreateSubscriptionBody = withUrlProblem(CreateSubscriptionInput);
+export const UpdateSubscriptionBody = withUrlProblem(UpdateSubscriptionInput);

@@ -2,12 +2,8 @@
 import { consoleHandler, consoleRoute, pathParams } from "@/lib/http/console-route";
 import { createSubscription, verifyNewSubscription } from "@/lib/webhooks/subscriptions/create-subscription";
 import { listSubscriptions } from "@/lib/webhooks/subscriptions/list-subscriptions";
-import {
-  CreateSubscriptionInput,
-  ListSubscriptionsQuery,
-  SubscriptionList,
-  SubscriptionWithSecret,
-} from "@/lib/webhooks/subscriptions/schemas";
+import { ListSubscriptionsQuery, SubscriptionList, SubscriptionWithSecret } from "@/lib/webhooks/subscriptions/schemas";
+import { CreateSubscriptionBody } from "@/lib/webhooks/subscriptions/webhook-url";
 
 const params = pathParams("client_id");
 
@@ -17,7 +13,7 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
     ({ ctx, params, query }) => listSubscriptions({ ctx, clientId: params.client_id, query }),
   ),
   POST: consoleHandler(
-    { method: "POST", idempotent: true, params, body: CreateSubscriptionInput, response: { status: 201, schema: SubscriptionWithSecret } },
+    { method: "POST", idempotent: true, params, body: CreateSubscriptionBody, response: { status: 201, schema: SubscriptionWithSecret } },
     ({ ctx, params, body }) => verifyNewSubscription({ ctx, clientId: params.client_id, input: body }),
     ({ ctx, params, body, prepared }) => createSubscription({ ctx, clientId: params.client_id, input: body, verified: prepared }),
   ),

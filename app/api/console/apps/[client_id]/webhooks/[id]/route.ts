@@ -3,7 +3,8 @@ import { z } from "zod";
 import { consoleHandler, consoleRoute, pathParams } from "@/lib/http/console-route";
 import { deleteSubscription } from "@/lib/webhooks/subscriptions/delete-subscription";
 import { getSubscription } from "@/lib/webhooks/subscriptions/get-subscription";
-import { Subscription, UpdatedSubscription, UpdateSubscriptionInput } from "@/lib/webhooks/subscriptions/schemas";
+import { Subscription, UpdatedSubscription } from "@/lib/webhooks/subscriptions/schemas";
+import { UpdateSubscriptionBody } from "@/lib/webhooks/subscriptions/webhook-url";
 import { updateSubscription, verifyUpdatedSubscription } from "@/lib/webhooks/subscriptions/update-subscription";
 import { wakingRunner } from "@/lib/webhooks/subscriptions/wake-after-commit";
 
@@ -15,7 +16,7 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   ),
   PATCH: wakingRunner(
     consoleHandler(
-      { method: "PATCH", params, body: UpdateSubscriptionInput, response: { status: 200, schema: UpdatedSubscription } },
+      { method: "PATCH", params, body: UpdateSubscriptionBody, response: { status: 200, schema: UpdatedSubscription } },
       ({ ctx, params, body }) => verifyUpdatedSubscription({ ctx, clientId: params.client_id, id: params.id, input: body }),
       ({ ctx, params, body, prepared }) =>
         updateSubscription({ ctx, clientId: params.client_id, id: params.id, input: body, verifiedUrl: prepared }),
