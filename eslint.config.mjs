@@ -35,10 +35,16 @@ const layerZones = [
   },
   {
     // The local runner is a runner too: the process entry (instrumentation.ts) starts it, and
-    // tests drive it; the delivery logic it calls never reaches back for it.
-    target: ["./lib/webhooks/!(local-runner|*.test).ts", "./lib/webhooks/*/**/!(*.test).ts"],
+    // tests drive it (their helpers in lib/testing/ too); nothing else in lib/ reaches for it.
+    target: ["./lib/!(*.test).ts", "./lib/!(testing)/**/!(local-runner|*.test).ts"],
     from: "./lib/webhooks/local-runner.ts",
     message: "The webhook logic never imports a runner: the process entry starts the local runner, which calls the logic.",
+  },
+  {
+    // The process entry starts everything; nothing it starts reaches back for it.
+    target: "./lib",
+    from: ["./instrumentation.ts", "./instrumentation-node.ts"],
+    message: "lib/ never imports the process entry (instrumentation*.ts): it starts lib, not the other way.",
   },
 ];
 
@@ -58,10 +64,22 @@ const databaseDrivers = {
   message: "app/ and components/ never touch the database: call a lib verb that takes `db`.",
 };
 // The schema is the bottom of the house: drizzle's column builders and its sibling tables.
+// A sibling is "./x", never a path that climbs back out ("./../../ids", "./people/../../../ids").
 const schemaOnlyDrizzle = {
-  regex: "^(?!(drizzle-orm(/|$)|\\./))",
+  regex: "^(?!(drizzle-orm(/|$)|\\./(?!.*\\.\\.(/|$))))",
   message: "lib/db/schema imports only drizzle-orm and other schema files, nothing of the domains.",
 };
+
+// no-restricted-imports reads import declarations and `export … from` only: an `import()` of the
+// same module is caught here, by its literal (or template literal's leading) text.
+const dynamicImports = (...patterns) =>
+  patterns.flatMap(({ regex, message }) => {
+    const re = `/${regex.replaceAll("/", "\\/")}/`;
+    return [
+      { selector: `ImportExpression[source.value=${re}]`, message },
+      { selector: `ImportExpression[source.type="TemplateLiteral"][source.quasis.0.value.cooked=${re}]`, message },
+    ];
+  });
 
 const config = [
   ...next,
@@ -98,9 +116,28 @@ const config = [
   },
   // no-restricted-imports takes one option list per file, the last matching block's, so each
   // block names every package list that applies to its files.
-  { files: ["lib/**"], rules: { "no-restricted-imports": ["error", { patterns: [nextInLib] }] } },
-  { files: ["lib/db/schema/**"], rules: { "no-restricted-imports": ["error", { patterns: [schemaOnlyDrizzle] }] } },
-  { files: ["app/**", "components/**"], rules: { "no-restricted-imports": ["error", { patterns: [databaseDrivers] }] } },
+  // no-restricted-syntax likewise.
+  {
+    files: ["lib/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [nextInLib] }],
+      "no-restricted-syntax": ["error", ...dynamicImports(nextInLib)],
+    },
+  },
+  {
+    files: ["lib/db/schema/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [schemaOnlyDrizzle] }],
+      "no-restricted-syntax": ["error", ...dynamicImports(schemaOnlyDrizzle)],
+    },
+  },
+  {
+    files: ["app/**", "components/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [databaseDrivers] }],
+      "no-restricted-syntax": ["error", ...dynamicImports(databaseDrivers)],
+    },
+  },
 ];
 
 export default config;

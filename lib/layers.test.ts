@@ -12,7 +12,7 @@ import ts from "typescript";
 // walking the whole import graph with TypeScript's own resolver.
 
 const root = path.resolve(__dirname, "..");
-const LAYER_RULES = new Set(["import/no-restricted-paths", "no-restricted-imports"]);
+const LAYER_RULES = new Set(["import/no-restricted-paths", "no-restricted-imports", "no-restricted-syntax"]);
 
 let layers: ESLint;
 let cycles: ESLint;
@@ -42,6 +42,7 @@ function expectTargetExists(file: string, specifier: string) {
 type Case = [file: string, specifier: string, source: string];
 const importOf = (specifier: string) => `import * as m from "${specifier}";\nexport const used = m;\n`;
 const typeImportOf = (specifier: string) => `import type * as m from "${specifier}";\nexport type Used = typeof m;\n`;
+const dynamicImportOf = (specifier: string) => `export async function load() {\n  return await import("${specifier}");\n}\n`;
 
 function forbidden(name: string, rule: string, cases: Case[], says: RegExp) {
   describe(name, () => {
@@ -141,8 +142,61 @@ forbidden(
     ["lib/db/schema/probe.ts", "../../ids", importOf("../../ids")],
     ["lib/db/schema/probe.ts", "@/lib/auth/scopes", importOf("@/lib/auth/scopes")],
     ["lib/db/schema/probe.ts", "server-only", `import "server-only";\n`],
+    // A path that starts with "./" may still climb out of the folder.
+    ["lib/db/schema/probe.ts", "./../../ids", importOf("./../../ids")],
+    ["lib/db/schema/probe.ts", "./../../auth/scopes", typeImportOf("./../../auth/scopes")],
+    ["lib/db/schema/probe.ts", "./people/../../../ids", importOf("./people/../../../ids")],
   ],
   /only drizzle-orm and other schema files/,
+);
+
+// no-restricted-imports reads only import declarations and `export … from`: an `import()`
+// expression naming the same package is a rule of its own (no-restricted-syntax).
+forbidden(
+  "lib/ never imports Next.js, not even with import()",
+  "no-restricted-syntax",
+  [
+    ["lib/auth/probe.ts", "next/navigation", dynamicImportOf("next/navigation")],
+    ["lib/http/probe.ts", "next/headers", `export async function load() {\n  return await import(\`next/headers\`);\n}\n`],
+    ["lib/webhooks/probe.ts", "next/server", dynamicImportOf("next/server")],
+  ],
+  /Next\.js/,
+);
+
+forbidden(
+  "app/ and components/ never import a database driver, not even with import()",
+  "no-restricted-syntax",
+  [
+    ["components/auth/probe.tsx", "drizzle-orm", dynamicImportOf("drizzle-orm")],
+    ["app/oauth/probe/route.ts", "postgres", dynamicImportOf("postgres")],
+    ["app/(auth)/probe.ts", "@electric-sql/pglite", dynamicImportOf("@electric-sql/pglite")],
+  ],
+  /never touch the database/,
+);
+
+forbidden(
+  "the schema imports nothing of the domains, not even with import()",
+  "no-restricted-syntax",
+  [
+    ["lib/db/schema/probe.ts", "../../ids", dynamicImportOf("../../ids")],
+    ["lib/db/schema/probe.ts", "./../../ids", dynamicImportOf("./../../ids")],
+    ["lib/db/schema/probe.ts", "next/headers", dynamicImportOf("next/headers")],
+  ],
+  /only drizzle-orm and other schema files/,
+);
+
+forbidden(
+  "nothing in lib/ but its test helpers imports a runner or the process entry",
+  "import/no-restricted-paths",
+  [
+    ["lib/events/probe.ts", "../webhooks/local-runner", importOf("../webhooks/local-runner")],
+    ["lib/events/probe.ts", "../webhooks/local-runner", dynamicImportOf("../webhooks/local-runner")],
+    ["lib/probe.ts", "./webhooks/local-runner", typeImportOf("./webhooks/local-runner")],
+    ["lib/auth/probe.ts", "../../instrumentation-node", importOf("../../instrumentation-node")],
+    ["lib/webhooks/subscriptions/probe.ts", "../../../instrumentation-node", dynamicImportOf("../../../instrumentation-node")],
+    ["lib/people/probe.ts", "@/instrumentation", importOf("@/instrumentation")],
+  ],
+  /never imports a runner|process entry/,
 );
 
 allowed("what the layers allow", [
@@ -157,6 +211,12 @@ allowed("what the layers allow", [
   ["lib/db/schema/probe.ts", "drizzle-orm", importOf("drizzle-orm")],
   // Tests drive the local runner.
   ["lib/webhooks/probe.test.ts", "./local-runner", importOf("./local-runner")],
+  ["lib/events/probe.test.ts", "../webhooks/local-runner", importOf("../webhooks/local-runner")],
+  // lib/testing/ is the tests' toolbox: it starts the runner for them.
+  ["lib/testing/probe.ts", "../webhooks/local-runner", importOf("../webhooks/local-runner")],
+  ["lib/db/schema/probe.ts", "./people", dynamicImportOf("./people")],
+  ["lib/auth/probe.ts", "next-auth", dynamicImportOf("next-auth")],
+  ["components/auth/probe.tsx", "@/lib/auth/scopes", dynamicImportOf("@/lib/auth/scopes")],
 ]);
 
 describe("import cycles", () => {
