@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { and, eq, sql } from "drizzle-orm";
 import { setupApi } from "../testing/fixtures";
 import { countRows } from "../testing/rows";
@@ -821,6 +822,72 @@ describe("PATCH /v1/activities/{activity_id}", () => {
     expect(err).toMatchObject({ code: "invalid_parameter_combination", errors: [expect.objectContaining({ field: "moving_time_s" })] });
     const [row] = await db.select().from(activities).where(eq(activities.id, a.id));
     expect(row).toMatchObject({ elapsedTimeS: 1600, movingTimeS: 1500 });
+  });
+});
+
+/**
+ * A value of the field's schema: the `variant`th of two that differ, each inside its bounds and
+ * stored exactly (whole numbers, so no measure's rounding moves them), the lower member of an
+ * ordered pair never above the upper (ORDERED_PAIRS: the lower's minimum is never above the
+ * upper's). A field whose schema says too little to make one (a string that must match a
+ * pattern) takes its two from SAMPLES, else the test fails naming it.
+ */
+const SAMPLES: Partial<Record<string, [unknown, unknown]>> = {
+  start_local: ["2026-03-01T07:30:00", "2026-04-02T18:45:30"],
+};
+function sampleOf(field: string, schema: z.ZodType, variant: 0 | 1): unknown {
+  const sample = SAMPLES[field];
+  if (sample) return sample[variant];
+  type Json = { type?: string; enum?: unknown[]; minimum?: number; maximum?: number; maxLength?: number; pattern?: string; anyOf?: Json[]; $ref?: string; $defs?: Record<string, Json> };
+  const root = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json;
+  let json: Json = root.anyOf?.find((s) => s.type !== "null") ?? root;
+  if (json.$ref) json = root.$defs![json.$ref.replace("#/$defs/", "")]!;
+  if (json.enum) return json.enum[json.enum.length - 1 - variant];
+  if ((json.type === "number" || json.type === "integer") && (json.maximum ?? Infinity) >= Math.ceil(json.minimum ?? 0) + 2) return Math.ceil(json.minimum ?? 0) + 1 + variant;
+  if (json.type === "string" && !json.pattern) return `Round trip ${variant}`.slice(0, json.maxLength);
+  if (json.type === "boolean") return variant === 0;
+  throw new Error(`No sample for ${field} (${JSON.stringify(json)}): add two to SAMPLES`);
+}
+const samples = (shape: Record<string, z.ZodType>, variant: 0 | 1) => Object.fromEntries(Object.entries(shape).map(([field, schema]) => [field, sampleOf(field, schema, variant)]));
+
+describe("every settable field", () => {
+  // From the schemas' own keys, so a field added to either is covered here with no change.
+  const created = samples(CreateActivityInput.shape, 0);
+  const changed = samples(UpdateActivityInput.shape, 1);
+
+  it("is stored as a create sends it: POST answers it and GET reads it back", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    expect(CreateActivityInput.safeParse(created).success, JSON.stringify(created)).toBe(true);
+    const a = await record(token, created);
+    const read = Activity.parse(await (await api.call(token, "GET", `/v1/activities/${a.id}`)).json());
+    for (const [field, value] of Object.entries(created)) {
+      expect(a[field as keyof Wire], `POST ${field}`).toEqual(value);
+      expect(read[field as keyof Wire], `GET ${field}`).toEqual(value);
+    }
+  });
+
+  it("is changed as a change sends it: PATCH answers it and GET reads it back", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    expect(UpdateActivityInput.safeParse(changed).success, JSON.stringify(changed)).toBe(true);
+    const a = await record(token, created);
+    for (const [field, value] of Object.entries(changed)) expect(value, field).not.toEqual(a[field as keyof Wire]);
+    const res = await api.call(token, "PATCH", `/v1/activities/${a.id}`, { body: changed });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const answered = Activity.parse(await res.json());
+    const read = Activity.parse(await (await api.call(token, "GET", `/v1/activities/${a.id}`)).json());
+    for (const [field, value] of Object.entries(changed)) {
+      expect(answered[field as keyof Wire], `PATCH ${field}`).toEqual(value);
+      expect(read[field as keyof Wire], `GET ${field}`).toEqual(value);
+    }
+    // One field at a time too: each is written alone, not only beside the others.
+    for (const [field, value] of Object.entries(created)) {
+      const one = await api.call(token, "PATCH", `/v1/activities/${a.id}`, { body: { [field]: value } });
+      expect(one.status, `${field}: ${await one.clone().text()}`).toBe(200);
+      const after = Activity.parse(await (await api.call(token, "GET", `/v1/activities/${a.id}`)).json());
+      expect(after[field as keyof Wire], `PATCH ${field} alone`).toEqual(value);
+    }
   });
 });
 

@@ -7,26 +7,57 @@ import { appendEvent } from "../events/append-event";
 import { newId } from "../ids";
 import { assertSelf, requireAthleteActor } from "../athletes/reach";
 import { ApiError } from "../http/errors";
-import { MAX_SPEED_MPS, type CreateActivityInput } from "./schemas";
+import { MAX_SPEED_MPS, type CreateActivityInput, type UpdateActivityInput } from "./schemas";
 import { toActivityWire } from "./to-wire";
 
-/** The insert of an activity recorded by hand, written once (every column but the defaulted). */
+type CreateInput = z.output<typeof CreateActivityInput>;
+type UpdateInput = z.output<typeof UpdateActivityInput>;
+/** A field a person or an app sets, in a create or in a change. */
+export type InputField = keyof CreateInput | keyof UpdateInput;
+type Row = typeof activities.$inferInsert;
+type FieldValue<F extends InputField> = Exclude<(F extends keyof CreateInput ? CreateInput[F] : never) | (F extends keyof UpdateInput ? UpdateInput[F] : never), undefined>;
+/** The columns a field's values fit (a measurement's null included). */
+type ColumnFor<F extends InputField> = { [C in keyof Row]-?: FieldValue<F> extends Row[C] ? C : never }[keyof Row];
+
+/**
+ * The column each settable field is stored in: the one list both a create (the insert below)
+ * and a change (updateActivity) write from. A field added to CreateActivityInput or
+ * UpdateActivityInput fails the typecheck here until it names its column, and once it does, a
+ * create stores it and a change changes it; nothing else in either path lists the fields.
+ */
+export const INPUT_COLUMNS = {
+  name: "name",
+  sport_type: "sportType",
+  start_local: "startLocal",
+  elapsed_time_s: "elapsedTimeS",
+  moving_time_s: "movingTimeS",
+  distance_m: "distanceM",
+  elevation_gain_m: "elevationGainM",
+  average_speed_mps: "averageSpeedMps",
+  max_speed_mps: "maxSpeedMps",
+  average_heart_rate_hz: "averageHeartRateHz",
+  max_heart_rate_hz: "maxHeartRateHz",
+  average_power_w: "averagePowerW",
+  energy_j: "energyJ",
+} as const satisfies { [F in InputField]: ColumnFor<F> };
+type InputColumn = (typeof INPUT_COLUMNS)[InputField];
+
+/** The fields with their columns, in the list's order. */
+export const INPUT_FIELDS = Object.entries(INPUT_COLUMNS) as [InputField, InputColumn][];
+
+/** A field's value as its column takes it: a local start is written with a space, not a `T`. */
+export function columnValue(field: InputField, value: unknown): unknown {
+  return field === "start_local" && typeof value === "string" ? value.replace("T", " ") : value;
+}
+
+/**
+ * The insert of an activity recorded by hand, written once: every settable field's column
+ * (INPUT_COLUMNS), and who recorded it; the others take their defaults.
+ */
 const insertActivity = compiledInsert("create_activity", activities, [
   "id",
   "athleteId",
-  "name",
-  "sportType",
-  "startLocal",
-  "elapsedTimeS",
-  "movingTimeS",
-  "distanceM",
-  "elevationGainM",
-  "averageSpeedMps",
-  "maxSpeedMps",
-  "averageHeartRateHz",
-  "maxHeartRateHz",
-  "averagePowerW",
-  "energyJ",
+  ...INPUT_FIELDS.map(([, column]) => column),
   "source",
 ]);
 
@@ -69,26 +100,13 @@ export async function createActivity({
     input.average_speed_mps ??
     derivedAverageSpeed(input.distance_m, input.moving_time_s ?? input.elapsed_time_s, input.moving_time_s != null ? "moving_time_s" : "elapsed_time_s");
   const id = newId("act");
+  const values = { id, athleteId: actor.userId, source: activitySource(actor) } as Parameters<typeof insertActivity>[1];
+  // Each field as sent, null for a measurement left out; the average speed as derived above.
+  for (const [field, column] of INPUT_FIELDS) (values as Record<InputColumn, unknown>)[column] = columnValue(field, (input as Partial<Record<InputField, unknown>>)[field]) ?? null;
+  values.averageSpeedMps = averageSpeed;
   // The event names the activity by the id made here, so both statements go out together (one
   // round trip in the transaction, not two); if the activity's insert fails, so does the event's.
-  const made = insertActivity(ctx.db, {
-    id,
-    athleteId: actor.userId,
-    name: input.name,
-    sportType: input.sport_type,
-    startLocal: input.start_local.replace("T", " "),
-    elapsedTimeS: input.elapsed_time_s,
-    movingTimeS: input.moving_time_s ?? null,
-    distanceM: input.distance_m ?? null,
-    elevationGainM: input.elevation_gain_m ?? null,
-    averageSpeedMps: averageSpeed,
-    maxSpeedMps: input.max_speed_mps ?? null,
-    averageHeartRateHz: input.average_heart_rate_hz ?? null,
-    maxHeartRateHz: input.max_heart_rate_hz ?? null,
-    averagePowerW: input.average_power_w ?? null,
-    energyJ: input.energy_j ?? null,
-    source: activitySource(actor),
-  });
+  const made = insertActivity(ctx.db, values);
   const [[row]] = await Promise.all([made, appendEvent(ctx.db, { type: "activity.created", athleteId: actor.userId, objectId: id, objectType: "activity" })]);
   return toActivityWire(row!);
 }

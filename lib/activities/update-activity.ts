@@ -9,23 +9,7 @@ import { findReachableActivity, activityNotFound } from "./get-activity";
 import { inOrder, ORDERED_PAIRS, type UpdateActivityInput } from "./schemas";
 import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
 import { toActivityWire } from "./to-wire";
-import { derivedAverageSpeed } from "./create-activity";
-
-const COLUMNS = {
-  name: "name",
-  sport_type: "sportType",
-  start_local: "startLocal",
-  elapsed_time_s: "elapsedTimeS",
-  moving_time_s: "movingTimeS",
-  distance_m: "distanceM",
-  elevation_gain_m: "elevationGainM",
-  average_speed_mps: "averageSpeedMps",
-  max_speed_mps: "maxSpeedMps",
-  average_heart_rate_hz: "averageHeartRateHz",
-  max_heart_rate_hz: "maxHeartRateHz",
-  average_power_w: "averagePowerW",
-  energy_j: "energyJ",
-} as const satisfies Record<keyof z.output<typeof UpdateActivityInput>, keyof typeof activities.$inferInsert>;
+import { columnValue, derivedAverageSpeed, INPUT_COLUMNS, INPUT_FIELDS } from "./create-activity";
 
 /**
  * The schema checks the pairs a change sends whole (ORDERED_PAIRS); one that sends either member
@@ -38,7 +22,7 @@ function assertPairsInOrder(input: z.output<typeof UpdateActivityInput>, existin
     const sent = { lower: input[pair.lower], upper: input[pair.upper] };
     if (sent.lower === undefined && sent.upper === undefined) continue;
     if (pair.lower === "average_speed_mps" && sent.lower === undefined && averageDerived) continue;
-    const value = (side: "lower" | "upper") => (sent[side] !== undefined ? sent[side] : existing[COLUMNS[pair[side]]]) as number | null;
+    const value = (side: "lower" | "upper") => (sent[side] !== undefined ? sent[side] : existing[INPUT_COLUMNS[pair[side]]]) as number | null;
     if (inOrder(value("lower"), value("upper"))) continue;
     const words = (side: "lower" | "upper") => `${sent[side] !== undefined ? "" : "the activity's "}${value(side)} ${pair.unit}`;
     const detail = `${pair.rule}: ${words("lower")} against ${words("upper")}`;
@@ -87,10 +71,11 @@ export async function updateActivity({
   // gives every field the value it has (an app sending the activity back as it read it, say)
   // changes nothing, so it writes nothing, emits no `activity.updated` and keeps `updated_at`.
   const set: Partial<typeof activities.$inferInsert> = {};
-  for (const [field, column] of Object.entries(COLUMNS) as [keyof typeof COLUMNS, (typeof COLUMNS)[keyof typeof COLUMNS]][]) {
-    const sent = input[field];
+  // Every settable field, by the columns a create writes too (INPUT_COLUMNS).
+  for (const [field, column] of INPUT_FIELDS) {
+    const sent = (input as Partial<Record<typeof field, unknown>>)[field];
     if (sent === undefined) continue;
-    const value = field === "start_local" && typeof sent === "string" ? sent.replace("T", " ") : sent;
+    const value = columnValue(field, sent);
     if (!sameStored(column, value, existing[column])) (set as Record<string, unknown>)[column] = value;
   }
   // The average speed a create derives from distance and time (createActivity) follows them
