@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ActivityWire } from "@/lib/activities/schemas";
-import { changedFields, emptyFormValues, formErrorsFromApi, readForm, toFormValues } from "./activity-form-values";
+import { CreateActivityInput, UpdateActivityInput, type ActivityWire } from "@/lib/activities/schemas";
+import { changedFields, emptyFormValues, FIELD_OF, formErrorsFromApi, readForm, toFormValues } from "./activity-form-values";
 
 const activity: ActivityWire = {
   id: "act_1",
@@ -155,5 +155,18 @@ describe("formErrorsFromApi", () => {
       elevation: "Must be at least 0 ft.",
       duration: "Must be at most 720:00:00.",
     });
+  });
+});
+
+describe("the API's input", () => {
+  // Typed from CreateActivityInput, so a new field fails the typecheck here first; this says so
+  // at run time too, from the schemas' own keys.
+  it("is what the form sends (but the average speed the API derives), and each of its fields has a form field for its errors", () => {
+    const values = { ...emptyFormValues("UTC"), name: "Run", duration: "30" };
+    const { input } = readForm(values, "metric");
+    const fields = Object.keys(CreateActivityInput.shape);
+    expect(Object.keys(input!).sort()).toEqual(fields.filter((f) => f !== "average_speed_mps").sort());
+    expect(CreateActivityInput.safeParse(input).success).toBe(true);
+    for (const field of new Set([...fields, ...Object.keys(UpdateActivityInput.shape)])) expect(FIELD_OF, field).toHaveProperty(field);
   });
 });

@@ -1,5 +1,6 @@
 // Between the activity form (text in the athlete's units) and the API (SI numbers).
-import { ORDERED_PAIRS, type ActivityWire, type OrderedPair } from "@/lib/activities/schemas";
+import type { z } from "zod";
+import { ORDERED_PAIRS, type ActivityWire, type CreateActivityInput, type OrderedPair } from "@/lib/activities/schemas";
 import type { SportType } from "./sport";
 import {
   bpmToHz,
@@ -37,28 +38,20 @@ export type FormValues = {
 export type FormField = keyof FormValues;
 export type FormErrors = Partial<Record<FormField, string>>;
 
+/** A field the API takes in a create (CreateActivityInput, the wire's input). */
+export type WireInputField = keyof z.input<typeof CreateActivityInput>;
+
 /**
  * What the form sends: CreateActivityInput's fields, every measurement explicit but the average
  * speed, which the API derives from distance and time (on a change too, when either moves): so
- * a distance corrected by hand is not held to a maximum speed the device measured.
+ * a distance corrected by hand is not held to a maximum speed the device measured. Read from the
+ * schema, so a field added to it fails the typecheck in readForm (which must send it) and in
+ * FIELD_OF (which must place its errors) until the form has a field for it (FormValues).
  */
-export type ActivityInput = {
-  name: string;
-  sport_type: SportType;
-  start_local: string;
-  elapsed_time_s: number;
-  moving_time_s: number | null;
-  distance_m: number | null;
-  elevation_gain_m: number | null;
-  max_speed_mps: number | null;
-  average_heart_rate_hz: number | null;
-  max_heart_rate_hz: number | null;
-  average_power_w: number | null;
-  energy_j: number | null;
-};
+export type ActivityInput = { [K in Exclude<WireInputField, "average_speed_mps">]-?: Exclude<z.input<typeof CreateActivityInput>[K], undefined> };
 
-/** Which form field shows an API error about a wire field. */
-export const FIELD_OF: Record<string, FormField> = {
+/** Which form field shows an API error about a wire field: every field the API takes. */
+export const FIELD_OF: Record<WireInputField, FormField> = {
   name: "name",
   sport_type: "sport_type",
   start_local: "date",
@@ -112,7 +105,7 @@ const BOUND_WORDS = { "<=": "at most", "<": "less than", ">=": "at least", ">": 
 export function formErrorsFromApi(fields: Record<string, string>, units: Units): FormErrors {
   const out: FormErrors = {};
   for (const [wire, detail] of Object.entries(fields)) {
-    const field = FIELD_OF[wire];
+    const field = FIELD_OF[wire as WireInputField];
     if (!field || out[field]) continue;
     const bound = BOUND.exec(detail);
     const show = SHOW[field];
