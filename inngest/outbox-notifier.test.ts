@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { sql } from "drizzle-orm";
 import { createActivity } from "@/lib/activities/create-activity";
 import { getDb } from "@/lib/db/client";
+import { WORK_CHANNEL } from "@/lib/events/channel";
 import { setupApi } from "@/lib/testing/fixtures";
 import { wakeWebhookRunner } from "@/lib/webhooks/wake";
 import { inngest, OUTBOX_APPENDED } from "./client";
@@ -15,7 +17,15 @@ describe("outbox notifier (DELIVERY_RUNNER=inngest)", () => {
   it("tells Inngest when a write commits, and when deliveries are queued outside fan-out", async () => {
     const notifier = startOutboxNotifier(getDb);
     try {
-      await new Promise((r) => setTimeout(r, 100)); // LISTEN is in place
+      // LISTEN is in place once a NOTIFY on the channel reaches Inngest: notify until one does.
+      const db = await api.db();
+      await vi.waitFor(
+        async () => {
+          await db.execute(sql`select pg_notify(${WORK_CHANNEL}, 'queue')`);
+          expect(send).toHaveBeenCalledWith({ name: OUTBOX_APPENDED, data: { queue: true } });
+        },
+        { timeout: 5000, interval: 50 },
+      );
       const athlete = await api.person();
       send.mockClear();
       await inWriteCtx({ db: await api.db(), actor: { kind: "session", userId: athlete.id } }, (ctx) =>

@@ -70,15 +70,20 @@ describe("fanOutEvents", () => {
     const { record } = await connectedAthlete(rx.url);
     const db = await api.db();
     const runners = [1, 2].map(() => startLocalRunner({ db, allowPrivate: true, concurrency: 4, pollMs: 100 }));
+    let stopping: Promise<unknown> | undefined;
+    const stopRunners = () => (stopping ??= Promise.all(runners.map((r) => r.stop())));
     try {
       const written = [];
       for (let i = 0; i < 40; i++) written.push((await record(i)).id);
       await rx.waitFor((r) => r.length >= 40, 15_000);
-      await new Promise((r) => setTimeout(r, 200));
+      // "Nothing more came" is a fact, not a pause: each runner has passed over everything due
+      // with no attempt in flight, and then stopped, so no request can still be on its way.
+      await Promise.all(runners.map((r) => r.idle()));
+      await stopRunners();
       const got = rx.requests.map((r) => (JSON.parse(r.body) as { object_id: string }).object_id);
       expect(got.sort()).toEqual([...written].sort());
     } finally {
-      await Promise.all(runners.map((r) => r.stop()));
+      await stopRunners();
       await rx.close();
     }
   });
