@@ -66,13 +66,14 @@ export async function addToCounters(
   // for its WAL to be flushed (the setting lasts until the statement's own commit), because an
   // occasional slow fsync would stall every request of the batch. A PostgreSQL crash may forget
   // the last fraction of a second of counts; nothing else is written here.
+  const c = rateLimitCounters;
   const result = await db.execute(sql`
-    insert into rate_limit_counters (bucket, window_start, count)
+    insert into ${c} (${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)}, ${bareColumn(c.count)})
     select b, w, n
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(b text, w timestamptz, n integer),
       (select set_config('synchronous_commit', 'off', true)) as async_commit
-    on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
-    returning bucket, (extract(epoch from window_start) * 1000)::bigint as ms, count`);
+    on conflict (${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)}) do update set ${bareColumn(c.count)} = ${c.count} + excluded.${bareColumn(c.count)}
+    returning ${bareColumn(c.bucket)} as bucket, (extract(epoch from ${bareColumn(c.windowStart)}) * 1000)::bigint as ms, ${bareColumn(c.count)} as count`);
   return new Map(
     rowsOf<{ bucket: string; ms: string | number; count: number }>(result).map((r) => [
       counterKey({ bucket: asGiven.get(r.bucket) ?? r.bucket, windowStart: new Date(Number(r.ms)) }),
@@ -282,10 +283,11 @@ export async function peekRateLimit(db: Db, bucket: string, nowMs = Date.now()):
   const limits = { "15min": env.rateLimit15Min, daily: env.rateLimitDaily };
   const starts = WINDOWS.map((w) => windowStart(nowMs, w.windowS));
   const names = WINDOWS.map((w) => storedBucket(`${bucket}:${w.suffix}`));
+  const c = rateLimitCounters;
   const result = await db.execute(sql`
-    select bucket, count from rate_limit_counters
-    where (bucket = ${names[0]} and window_start = ${starts[0]!.toISOString()})
-       or (bucket = ${names[1]} and window_start = ${starts[1]!.toISOString()})`);
+    select ${c.bucket} as bucket, ${c.count} as count from ${c}
+    where (${c.bucket} = ${names[0]} and ${c.windowStart} = ${starts[0]!.toISOString()})
+       or (${c.bucket} = ${names[1]} and ${c.windowStart} = ${starts[1]!.toISOString()})`);
   const counts = new Map(rowsOf<{ bucket: string; count: number }>(result).map((r) => [r.bucket, Number(r.count)]));
   return WINDOWS.map((w, i) => ({
     name: w.name,
@@ -309,10 +311,11 @@ export function rateLimitHeaders(r: RateLimitResult): Record<string, string> {
 /** Per-day counts of a bucket for the last `days` days (usage reports). */
 export async function dailyCounts(db: Db, bucket: string, days: number, nowMs = Date.now()) {
   const since = windowStart(nowMs - (days - 1) * 86_400_000, 86_400);
+  const c = rateLimitCounters;
   const result = await db.execute(sql`
-    select window_start, count from rate_limit_counters
-    where bucket = ${storedBucket(`${bucket}:1d`)} and window_start >= ${since.toISOString()}
-    order by window_start`);
+    select ${c.windowStart} as window_start, ${c.count} as count from ${c}
+    where ${c.bucket} = ${storedBucket(`${bucket}:1d`)} and ${c.windowStart} >= ${since.toISOString()}
+    order by ${c.windowStart}`);
   return rowsOf<{ window_start: string | Date; count: number }>(result).map((r) => ({
     date: new Date(r.window_start).toISOString().slice(0, 10),
     requests: Number(r.count),
@@ -321,8 +324,9 @@ export async function dailyCounts(db: Db, bucket: string, days: number, nowMs = 
 
 /** Drops windows that can no longer matter: 15-minute ones after a day, daily ones after 31 days. */
 export async function pruneRateLimitCounters(db: Db, nowMs = Date.now()): Promise<void> {
+  const c = rateLimitCounters;
   await db.execute(sql`
-    delete from rate_limit_counters
-    where (bucket like '%:15m' and window_start < ${new Date(nowMs - 86_400_000).toISOString()})
-       or (window_start < ${new Date(nowMs - 31 * 86_400_000).toISOString()})`);
+    delete from ${c}
+    where (${c.bucket} like '%:15m' and ${c.windowStart} < ${new Date(nowMs - 86_400_000).toISOString()})
+       or (${c.windowStart} < ${new Date(nowMs - 31 * 86_400_000).toISOString()})`);
 }
