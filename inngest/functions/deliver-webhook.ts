@@ -1,12 +1,12 @@
 import { getDb } from "@/lib/db/client";
 import { getEnv } from "@/lib/env";
 import { listDueDeliveries } from "@/lib/webhooks/claim-deliveries";
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/policy";
+import { MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/policy";
 import { deliverOnce } from "@/lib/webhooks/deliver-once";
 import { DELIVERY_DUE, deliveryDue, inngest, type DeliveryDueData } from "../client";
 
-/** Steps one run may take: 20 attempts and the waits between them, with room for held claims. */
-const MAX_ROUNDS = 40;
+/** Steps one run may take: every attempt and the wait after it (room for held claims too). */
+const MAX_ROUNDS = 2 * MAX_ATTEMPTS;
 
 /**
  * Attempts one delivery until it succeeds or fails for good, sleeping between retries

@@ -197,3 +197,18 @@ describe("/v1/openapi.json", () => {
     await checkAgainstDocument(doc, "/v1/activities/{activity_id}", "get", await api.call(token, "GET", "/v1/activities/act_unknown"));
   });
 });
+
+describe("the retry policy in the document's words", () => {
+  it("every count of attempts and failures the document names is the policy's (lib/webhooks/policy.ts), so changing it there changes the words", async () => {
+    const { DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES, MAX_ATTEMPTS } = await import("../webhooks/policy");
+    const text = JSON.stringify(openApiDocument("http://localhost:3000"));
+    const counts = (re: RegExp) => [...text.matchAll(re)].map((m) => Number(m[1]));
+    const attempts = counts(/(\d+) (?:more )?attempts/g);
+    const failures = counts(/(\d+) consecutive failures/g);
+    const failing = counts(/(?:At |\()(\d+)(?: or more: failing| the subscription is failing)/g);
+    expect(attempts.length + failures.length + failing.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(attempts)).toEqual(new Set([MAX_ATTEMPTS]));
+    expect(new Set(failures)).toEqual(new Set([DISABLE_AFTER_FAILURES]));
+    expect(new Set(failing)).toEqual(new Set([FAILING_AFTER_FAILURES]));
+  });
+});

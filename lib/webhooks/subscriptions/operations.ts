@@ -12,6 +12,7 @@ import {
   UpdatedSubscription,
 } from "./schemas";
 import { CreateSubscriptionBody, UpdateSubscriptionBody } from "./webhook-url";
+import { DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES, MAX_ATTEMPTS } from "../policy";
 
 const TAG = "Webhooks";
 
@@ -46,7 +47,7 @@ export const listSubscriptionsOp = defineOperation({
   path: "/v1/app/webhooks",
   operationId: "listWebhookSubscriptions",
   summary: "List the app's webhook subscriptions",
-  description: "Oldest first, each with `consecutive_failures` (10 or more: failing since `failing_since`; 20: disabled).",
+  description: `Oldest first, each with \`consecutive_failures\` (${FAILING_AFTER_FAILURES} or more: failing since \`failing_since\`; ${DISABLE_AFTER_FAILURES}: disabled).`,
   tag: TAG,
   auth: "app",
   query: ListSubscriptionsQuery,
@@ -156,7 +157,7 @@ export const redeliverDeliveryOp = defineOperation({
   operationId: "redeliverWebhookDelivery",
   summary: "Redeliver a delivery",
   description:
-    "Sends the delivery again, whatever its state: the same event with the same `id` (deduplicate on it), signed afresh. It becomes `pending`, due now, with the whole retry schedule again (up to 20 more attempts), and its earlier attempts stay in the log. A disabled subscription answers 409 `conflict`: re-enable it first. So does an event of an athlete who has since disconnected the app: events stop together with the access.",
+    `Sends the delivery again, whatever its state: the same event with the same \`id\` (deduplicate on it), signed afresh. It becomes \`pending\`, due now, with the whole retry schedule again (up to ${MAX_ATTEMPTS} more attempts), and its earlier attempts stay in the log. A disabled subscription answers 409 \`conflict\`: re-enable it first. So does an event of an athlete who has since disconnected the app: events stop together with the access.`,
   tag: TAG,
   auth: "app",
   params: DeliveryIdParams,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SubscribableEventType, WebhookEvent } from "../../events/catalog";
 import { Cursor, Instant, Limit, listOf } from "../../http/schemas";
+import { DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES, MAX_ATTEMPTS } from "../policy";
 
 const IdParam = z.string().min(1).max(64);
 export const SubscriptionIdParams = z.object({ id: IdParam.meta({ description: "The subscription's id.", example: "whs_5tR8nL2xQ7mK1vB9cZ4pHs" }) });
@@ -74,7 +75,7 @@ export const Subscription = z
     url: z.string(),
     events: z.array(SubscribableEventType),
     status: z.enum(["active", "disabled"]),
-    consecutive_failures: z.number().int().min(0).meta({ description: "Failed attempts in a row; back to 0 on any success. At 10 the subscription is failing, at 20 disabled." }),
+    consecutive_failures: z.number().int().min(0).meta({ description: `Failed attempts in a row; back to 0 on any success. At ${FAILING_AFTER_FAILURES} the subscription is failing, at ${DISABLE_AFTER_FAILURES} disabled.` }),
     failing_since: Instant.nullable().meta({ description: "When the current streak of failures began; null while deliveries succeed." }),
     disabled_at: Instant.nullable(),
     disabled_reason: z.string().nullable().meta({ description: "Why it was disabled, for people." }),
@@ -175,7 +176,7 @@ export const Delivery = z
     }),
     failure_reason: z.enum(DELIVERY_FAILURE_REASONS).nullable().meta({
       description:
-        "Why a `failed` delivery failed: `attempts_exhausted` (its 20 attempts since it was last queued ran out), `subscription_disabled` (its subscription was disabled while it was pending: after 20 consecutive failures, or by the app's developer) or `athlete_disconnected` (the athlete disconnected the app before it was delivered: their events no longer go to it). Null unless `failed`, and for deliveries that failed before the service kept reasons.",
+        `Why a \`failed\` delivery failed: \`attempts_exhausted\` (its ${MAX_ATTEMPTS} attempts since it was last queued ran out), \`subscription_disabled\` (its subscription was disabled while it was pending: after ${DISABLE_AFTER_FAILURES} consecutive failures, or by the app's developer) or \`athlete_disconnected\` (the athlete disconnected the app before it was delivered: their events no longer go to it). Null unless \`failed\`, and for deliveries that failed before the service kept reasons.`,
     }),
     attempt_count: z.number().int().min(0).meta({ description: "Attempts made; 0 means never sent." }),
     next_attempt_at: Instant.nullable().meta({ description: "When the next attempt is due, while `pending`; otherwise null. While the subscription is failing, only its oldest pending delivery is tried: the others wait for it to succeed, whatever this says." }),
