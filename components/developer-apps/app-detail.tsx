@@ -19,6 +19,7 @@ import { AppLogo } from "./app-logo";
 import { SecretReveal } from "./secret-reveal";
 import { APP_DELETED_NOTICE_KEY, APPS_KEY, KIND_LABELS, appChanges, appKey, appPath } from "./shared";
 import { useDocumentTitle } from "@/components/console/document-title";
+import { AppNotFoundHeader } from "./app-not-found";
 
 type Endpoints = { authorize: string; token: string; discovery: string; api: string };
 
@@ -88,7 +89,7 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
       </Link>
       {app.isPending && <p className="text-sm text-slate-500">Loading…</p>}
       {missing ? (
-        <PageHeader title="App not found" description={<span className="[overflow-wrap:anywhere]">You have no app with client_id {clientId}.</span>} />
+        <AppNotFoundHeader clientId={clientId} />
       ) : (
         app.error && <Notice tone="error">{app.error.message}</Notice>
       )}

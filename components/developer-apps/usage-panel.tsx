@@ -11,6 +11,7 @@ import type { DeveloperApp } from "@/lib/oauth-clients/schemas";
 import type { AppUsage } from "@/lib/usage/schemas";
 import { appKey, appPath, usageKey } from "./shared";
 import { UsageChart } from "./usage-chart";
+import { AppNotFound } from "./app-not-found";
 
 const WINDOW_LABELS = { "15min": "15-minute window", daily: "Daily window" } as const;
 const noRetryOn4xx = (failures: number, err: Error) => !isClientError(err) && failures < 1;
@@ -28,16 +29,7 @@ export function AppUsagePanel({ clientId, usageUrl }: { clientId: string; usageU
   // The static "App usage" until the app loads, then whose it is; an app that is not there says so, as its own page does.
   useDocumentTitle(missing ? "App not found" : app.data ? `Usage · ${app.data.name}` : null);
 
-  if (missing) {
-    return (
-      <>
-        <Link href="/developers/apps" className="mb-3 inline-block text-sm text-brand-600 hover:underline">
-          ← All apps
-        </Link>
-        <PageHeader title="App not found" description={<span className="[overflow-wrap:anywhere]">You have no app with client_id {clientId}.</span>} />
-      </>
-    );
-  }
+  if (missing) return <AppNotFound clientId={clientId} />;
 
   return (
     <>

@@ -18,6 +18,7 @@ import { AddEndpointForm } from "./add-endpoint-form";
 import { SigningSecretReveal } from "./signing-secret-reveal";
 import { SubscriptionItem } from "./subscription-item";
 import { webhooksKey, webhooksPath, type RevealedSecret } from "./shared";
+import { AppNotFound } from "@/components/developer-apps/app-not-found";
 
 const noRetryOn4xx = (failures: number, err: Error) => !isClientError(err) && failures < 1;
 
@@ -43,16 +44,7 @@ export function WebhooksPanel({ clientId, allowPrivate, apiBaseUrl }: { clientId
   // The static "Webhooks" until the app loads, then whose they are; an app that is not there says so, as its own page does.
   useDocumentTitle(missing ? "App not found" : app.data ? `Webhooks · ${app.data.name}` : null);
 
-  if (missing) {
-    return (
-      <>
-        <Link href="/developers/apps" className="mb-3 inline-block text-sm text-brand-600 hover:underline">
-          ← All apps
-        </Link>
-        <PageHeader title="App not found" description={<span className="[overflow-wrap:anywhere]">You have no app with client_id {clientId}.</span>} />
-      </>
-    );
-  }
+  if (missing) return <AppNotFound clientId={clientId} />;
 
   return (
     <>
