@@ -94,7 +94,7 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
   // Sends the queued files in the order they were picked while fewer than PARALLEL_SENDS are on their way.
   useEffect(() => {
     for (const key of mayStartSending(
-      items.map((i) => ({ key: i.key, phase: i.phase, seq: i.seq, size: i.file.size })),
+      items.map((i) => ({ key: i.key, phase: i.phase, seq: i.seq })),
       PARALLEL_SENDS,
     )) {
       if (started.current.has(key)) continue;

@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mayPoll, mayStartSending, type Phase } from "./upload-queue";
 
 // Listed as the panel shows them: newest first, so `seq` counts down the list.
-const items = (...phases: Phase[]) => phases.map((phase, i) => ({ key: `k${i}`, phase, seq: phases.length - i, size: 1000 + i }));
-const sized = (...list: [Phase, number][]) => list.map(([phase, size], i) => ({ key: `k${i}`, phase, seq: list.length - i, size }));
+const items = (...phases: Phase[]) => phases.map((phase, i) => ({ key: `k${i}`, phase, seq: phases.length - i }));
 
 describe("mayStartSending", () => {
   it("starts the files picked first (last in the list) up to the free slots", () => {
@@ -13,7 +12,7 @@ describe("mayStartSending", () => {
 
   it("follows the order of picking, not of the list: one pick's files are shown in their own order under newer picks", () => {
     // One pick of a, b, c (seq 1, 2, 3), shown in that order: a is sent first.
-    const pick = ["a", "b", "c"].map((key, i) => ({ key, phase: "queued" as const, seq: i + 1, size: 100 + i }));
+    const pick = ["a", "b", "c"].map((key, i) => ({ key, phase: "queued" as const, seq: i + 1 }));
     expect([...mayStartSending(pick, 1)]).toEqual(["a"]);
     expect([...mayStartSending(pick, 2)].sort()).toEqual(["a", "b"]);
   });
@@ -21,15 +20,6 @@ describe("mayStartSending", () => {
   it("starts nothing while every slot is taken, and files already sent free theirs", () => {
     expect(mayStartSending(items("queued", "sending", "sending", "sending"), 3).size).toBe(0);
     expect([...mayStartSending(items("queued", "sent", "finished", "sending", "sending"), 3)]).toEqual(["k0"]);
-  });
-
-  it("holds a file back while an earlier one of the same size (perhaps the same bytes) is sending, so the one picked first is the original", () => {
-    // Picked together: k2 (first) and k0 the same size; k1 another.
-    expect([...mayStartSending(sized(["queued", 500], ["queued", 700], ["queued", 500]), 3)].sort()).toEqual(["k1", "k2"]);
-    expect([...mayStartSending(sized(["queued", 500], ["sent", 700], ["sending", 500]), 3)]).toEqual([]);
-    expect([...mayStartSending(sized(["queued", 500], ["sent", 700], ["sent", 500]), 3)]).toEqual(["k0"]);
-    // Waiting does not take a slot from a later file of another size.
-    expect([...mayStartSending(sized(["queued", 900], ["queued", 500], ["sending", 500]), 2)]).toEqual(["k0"]);
   });
 });
 

@@ -11,22 +11,17 @@ const inPickOrder = <T extends QueuedFile>(items: readonly T[]) => [...items].so
 /**
  * The keys of the files that may start sending, in the order they were picked, so that at most
  * `parallel` are sending at once (the panel lists each pick's files under the newer picks, in
- * their own order; that is not the order here). A file waits while an earlier one of the same
- * size is sending (it may hold the same bytes): the service calls the later of two identical
- * files the duplicate, so the one picked first must reach it first.
+ * their own order; that is not the order here).
  */
-export function mayStartSending(items: readonly (QueuedFile & { size: number })[], parallel: number): Set<string> {
-  let free = parallel - items.filter((i) => i.phase === "sending").length;
-  const out = new Set<string>();
-  const onTheirWay = new Set(items.filter((i) => i.phase === "sending").map((i) => i.size));
-  for (const i of inPickOrder(items)) {
-    if (free <= 0) break;
-    if (i.phase !== "queued" || onTheirWay.has(i.size)) continue;
-    onTheirWay.add(i.size);
-    out.add(i.key);
-    free--;
-  }
-  return out;
+export function mayStartSending(items: readonly QueuedFile[], parallel: number): Set<string> {
+  const free = parallel - items.filter((i) => i.phase === "sending").length;
+  if (free <= 0) return new Set();
+  return new Set(
+    inPickOrder(items)
+      .filter((i) => i.phase === "queued")
+      .slice(0, free)
+      .map((i) => i.key),
+  );
 }
 
 /**
