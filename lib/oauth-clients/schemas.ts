@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
 import { Instant } from "../http/schemas";
-import { MAX_REDIRECT_URIS, MAX_URI_LENGTH, pageUrlProblem, tooLongRedirectUri } from "./redirect-uris";
+import { ApiError } from "../http/errors";
+import { MAX_REDIRECT_URIS, MAX_URI_LENGTH, assertValidRedirectUris, pageUrlProblem, tooLongRedirectUri } from "./redirect-uris";
 
 // The console's view of the apps a developer owns. Redirect URIs are checked against the
 // app's kind by the verbs (redirect-uris.ts), since an edit does not resend the kind.
@@ -39,6 +40,43 @@ export const RegisterAppInput = z.strictObject({
   logo_url: PageUrl.optional(),
   homepage_url: PageUrl.optional(),
 });
+
+/**
+ * The registration's body, with its redirect URIs' problems said in the same 400 as its other
+ * fields': `registerApp` checks them against the kind only once the body is valid, so a form
+ * with no name and a bad redirect URI was refused for its name, and only once that was fixed for
+ * the URI. A body whose every other field is valid is left to `registerApp`. A URI over 2,000
+ * characters is the schema's to name (with its place in the list), not said twice.
+ */
+export const RegisterAppBody = RegisterAppInput.check(
+  z.superRefine(
+    (value, ctx) => {
+      const { kind, redirect_uris: uris } = (value ?? {}) as { kind?: unknown; redirect_uris?: unknown };
+      if ((kind !== "confidential" && kind !== "public") || !Array.isArray(uris) || !uris.every((u) => typeof u === "string")) return;
+      // registerApp's own words, each said once (the list's length is the schema's to say too).
+      const said = new Set(ctx.issues.map((i) => `${(i.path ?? []).join(".")} ${i.message}`));
+      const add = (path: (string | number)[], message: string) => {
+        if (!said.has(`${path.join(".")} ${message}`)) ctx.addIssue({ code: "custom", path, message });
+      };
+      const problems = (list: string[]) => {
+        try {
+          assertValidRedirectUris(list, kind);
+          return [];
+        } catch (err) {
+          if (!(err instanceof ApiError)) throw err;
+          return err.errors ?? [];
+        }
+      };
+      const checkable = (u: string) => u.trim() !== "" && u.length <= MAX_URI_LENGTH;
+      for (const e of problems(uris.filter(checkable))) if (e.field === "redirect_uris") add(["redirect_uris"], e.detail);
+      // Each URI by its place in the list sent, as the schema names one too long.
+      uris.forEach((u, i) => {
+        if (checkable(u)) for (const e of problems([u])) add(["redirect_uris", i], e.detail);
+      });
+    },
+    { when: (payload) => payload.issues.length > 0 },
+  ),
+);
 export type RegisterAppInput = z.output<typeof RegisterAppInput>;
 
 /** Members sent are changed; the kind is fixed once registered. */
