@@ -353,18 +353,24 @@ export async function beforeWrite<X>(
 /**
  * The `/v1` adapter: bearer resolution, rate limit, credential kind, subscription, scope,
  * parsing, idempotency, one transaction for writes, response shaping and problem mapping.
+ *
+ * With three arguments, the second is slow work that must not hold the write's transaction (a
+ * webhook handshake waits up to 5 s on someone else's server): it runs first, on the plain
+ * database, must not write, and what it returns is the handler's `prepared` (as in
+ * `consoleHandler`).
  */
 export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends HttpMethod>(
   op: Operation<P, Q, B, R, M>,
-  fn: OperationHandler<P, Q, B, R, M>,
-  opts: {
-    /**
-     * Slow work that must not hold the write's transaction (a webhook handshake waits up to
-     * 5 s on someone else's server): runs first, on the plain database; `args.prepared` gets
-     * its result. It must not write.
-     */
-    before?: (args: BeforeArgs<P, Q, B>) => Promise<unknown>;
-  } = {},
+  fn: OperationHandler<P, Q, B, R, M, undefined>,
+): RouteHandler;
+export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends HttpMethod, X>(
+  op: Operation<P, Q, B, R, M>,
+  before: (args: BeforeArgs<P, Q, B>) => Promise<X>,
+  fn: OperationHandler<P, Q, B, R, M, X>,
+): RouteHandler;
+export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends HttpMethod, X>(
+  op: Operation<P, Q, B, R, M>,
+  ...steps: [OperationHandler<P, Q, B, R, M, undefined>] | [(args: BeforeArgs<P, Q, B>) => Promise<X>, OperationHandler<P, Q, B, R, M, X>]
 ): RouteHandler {
   const handler: RouteHandler = async (req, routeCtx) => {
     const traceId = randomUUID();
@@ -393,30 +399,35 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       release = releaseBody;
       const headers = allowAnyOrigin(baseHeaders(traceId, rl));
       // The handler's context matches its method (CtxFor<M>); `runVerb` decides it from the same method.
-      const call = (ctx: Ctx | WriteCtx, prepared?: unknown) => fn({ ...args, prepared, ctx: ctx as CtxFor<M> });
 
-      if (op.method === "GET") {
-        const result = await runVerb(db, op.method, { actor, self: bearer.self }, (ctx) => call(ctx));
-        return jsonResponse(headers, op.response.status, shapeResponse(op, result));
+      // The handler's context matches its method (CtxFor<M>); `runVerb` decides it from the same method.
+      let call: (ctx: Ctx | WriteCtx) => Promise<unknown>;
+      if (steps.length === 1) {
+        const [fn] = steps;
+        call = (ctx) => fn({ ...args, prepared: undefined, ctx: ctx as CtxFor<M> });
+        if (op.method === "GET") {
+          const result = await runVerb(db, op.method, { actor, self: bearer.self }, (ctx) => call(ctx));
+          return jsonResponse(headers, op.response.status, shapeResponse(op, result));
+        }
       }
 
       const key = op.idempotent ? req.headers.get("idempotency-key") : null;
       const fingerprint = `${op.method} ${url.pathname} ${JSON.stringify(args.body)}${fileFingerprint(key, args.file)}`;
-      let prepared: unknown;
-      if (opts.before) {
-        const before = opts.before;
+      if (steps.length === 2) {
+        const [before, fn] = steps;
         const step = await beforeWrite(db, { principal: idempotencyPrincipal(actor), key, fingerprint }, () => before({ ...args, ctx: { db, actor } }));
         if ("stored" in step) {
           headers.set("Idempotent-Replayed", "true");
           setLocation(op, headers, step.stored.body);
           return jsonResponse(headers, step.stored.status, step.stored.body);
         }
-        prepared = step.prepared;
+        const { prepared } = step;
+        call = (ctx) => fn({ ...args, prepared, ctx: ctx as CtxFor<M> });
       }
       if (op.multipart) await requestsFirst();
       const answer = await runVerb(db, op.method, { actor }, (ctx) =>
         idempotentWrite(ctx.db, { principal: idempotencyPrincipal(actor), key, fingerprint, status: op.response.status }, async () =>
-          shapeResponse(op, await call(ctx, prepared)),
+          shapeResponse(op, await call(ctx)),
         ),
       );
       if (answer.replayed) headers.set("Idempotent-Replayed", "true");

@@ -97,7 +97,7 @@ export function defineOperation<
   return op;
 }
 
-export type HandlerArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, M extends HttpMethod = HttpMethod> = {
+export type HandlerArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, M extends HttpMethod = HttpMethod, X = undefined> = {
   ctx: CtxFor<M>;
   params: z.output<P>;
   query: z.output<Q>;
@@ -107,8 +107,8 @@ export type HandlerArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
   /** Path parameters as the router gave them, for routes whose path is fixed in the document (`/athletes/me/…`). */
   rawParams: Record<string, string | string[]>;
   req: Request;
-  /** What the route's `before` step produced, outside the write's transaction. */
-  prepared?: unknown;
+  /** What the route's `before` step produced, outside the write's transaction (`undefined` without one). */
+  prepared: X;
 };
 
 /** The arguments of a route's `before` step: it runs on the plain database, before the transaction. */
@@ -116,10 +116,17 @@ export type BeforeArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
   ctx: Ctx;
 };
 
+/**
+ * What a handler answers: what its response schema takes or kept JSON bytes; without a response
+ * schema, a file (an export) or nothing (a 204 has no body).
+ */
+export type HandlerAnswer<R extends z.ZodType> = [R] extends [z.ZodNever] ? FileBody | void : z.input<R> | RawJson | FileBody;
+
 export type OperationHandler<
   P extends z.ZodType,
   Q extends z.ZodType,
   B extends z.ZodType,
   R extends z.ZodType,
   M extends HttpMethod = HttpMethod,
-> = (args: HandlerArgs<P, Q, B, M>) => Promise<z.input<R> | RawJson | FileBody>;
+  X = undefined,
+> = (args: HandlerArgs<P, Q, B, M, X>) => Promise<HandlerAnswer<R>>;

@@ -10,6 +10,5 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   PATCH: handle(updateActivityOp, ({ ctx, params, body }) =>
     updateActivity({ ctx, activityId: params.activity_id, input: body }),
   ),
-  // A 204 has no body: the operation declares no response schema, so its handler's type is `never`.
-  DELETE: handle(deleteActivityOp, ({ ctx, params }) => deleteActivity({ ctx, activityId: params.activity_id }) as Promise<never>),
+  DELETE: handle(deleteActivityOp, ({ ctx, params }) => deleteActivity({ ctx, activityId: params.activity_id })),
 });

@@ -1,6 +1,6 @@
 // GET /v1/app/webhooks: the app's subscriptions; POST: subscribe, after the handshake completes.
 import { handle, route } from "@/lib/http/api-route";
-import { createSubscription, verifyNewSubscription, type VerifiedEndpoint } from "@/lib/webhooks/subscriptions/create-subscription";
+import { createSubscription, verifyNewSubscription } from "@/lib/webhooks/subscriptions/create-subscription";
 import { listSubscriptions } from "@/lib/webhooks/subscriptions/list-subscriptions";
 import { createSubscriptionOp, listSubscriptionsOp } from "@/lib/webhooks/subscriptions/operations";
 
@@ -8,8 +8,8 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   GET: handle(listSubscriptionsOp, ({ ctx, query }) => listSubscriptions({ ctx, query })),
   POST: handle(
     createSubscriptionOp,
-    ({ ctx, body, prepared }) => createSubscription({ ctx, input: body, verified: prepared as VerifiedEndpoint }),
     // The handshake runs before the transaction opens: a slow endpoint holds no connection.
-    { before: ({ ctx, body }) => verifyNewSubscription({ ctx, input: body }) },
+    ({ ctx, body }) => verifyNewSubscription({ ctx, input: body }),
+    ({ ctx, body, prepared }) => createSubscription({ ctx, input: body, verified: prepared }),
   ),
 });

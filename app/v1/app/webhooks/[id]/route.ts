@@ -11,10 +11,9 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   PATCH: wakingRunner(
     handle(
       updateSubscriptionOp,
-      ({ ctx, params, body, prepared }) => updateSubscription({ ctx, id: params.id, input: body, verifiedUrl: prepared as string | undefined }),
-      { before: ({ ctx, params, body }) => verifyUpdatedSubscription({ ctx, id: params.id, input: body }) },
+      ({ ctx, params, body }) => verifyUpdatedSubscription({ ctx, id: params.id, input: body }),
+      ({ ctx, params, body, prepared }) => updateSubscription({ ctx, id: params.id, input: body, verifiedUrl: prepared }),
     ),
   ),
-  // A 204 has no body: the operation declares no response schema, so its handler's type is `never`.
-  DELETE: handle(deleteSubscriptionOp, ({ ctx, params }) => deleteSubscription({ ctx, id: params.id }) as Promise<never>),
+  DELETE: handle(deleteSubscriptionOp, ({ ctx, params }) => deleteSubscription({ ctx, id: params.id })),
 });

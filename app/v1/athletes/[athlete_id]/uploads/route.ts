@@ -6,8 +6,7 @@ import { createUpload, prepareUpload } from "@/lib/uploads/create-upload";
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = route({
   POST: handle(
     createUploadOp,
-    ({ ctx, rawParams, body, prepared }) =>
-      createUpload({ ctx, athleteId: String(rawParams.athlete_id), fields: body, file: prepared as Awaited<ReturnType<typeof prepareUpload>> }),
-    { before: async ({ file }) => prepareUpload(file) },
+    ({ file }) => prepareUpload(file),
+    ({ ctx, rawParams, body, prepared }) => createUpload({ ctx, athleteId: String(rawParams.athlete_id), fields: body, file: prepared }),
   ),
 });
