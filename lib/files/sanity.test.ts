@@ -45,6 +45,30 @@ describe("sample checks", () => {
     expect(a.totals.movingTimeS).toBe(70);
   });
 
+  it("moving time: after a gap, the distance across it decides, not how the athlete set off again", () => {
+    const moving = (samples: { at: number; distanceM?: number; speedMps?: number; cadenceRpm?: number; powerW?: number }[]) => {
+      const b = new SampleBuilder(new SampleBudget());
+      for (const { at, ...s } of samples) b.push({ t: T0 + at, ...s });
+      return finishActivity({ sport: "run", name: null, samples: b, declared: {}, laps: [], ordinal: 1 }).totals.movingTimeS;
+    };
+    // 100 s at 3 m/s, a stop of 30 minutes in one place, then 100 s more: the stop's end shows
+    // speed and cadence again, but the distance did not move across it.
+    const before = Array.from({ length: 101 }, (_, i) => ({ at: i, distanceM: i * 3, speedMps: 3, cadenceRpm: 84 }));
+    const after = Array.from({ length: 101 }, (_, i) => ({ at: 1_900 + i, distanceM: 300 + i * 3, speedMps: 3, cadenceRpm: 84 }));
+    expect(moving([...before, ...after])).toBe(200);
+    // The same gap with the way covered in it (a GPS that lost its fix in a tunnel) is moving.
+    expect(moving([...before, ...after.map((s) => ({ ...s, distanceM: s.distanceM + 5_400 }))])).toBe(2_000);
+    // Without a distance: power at the end of a 20 s gap still speaks for it; after 5 minutes it does not.
+    const ride = (gap: number) => [
+      ...Array.from({ length: 11 }, (_, i) => ({ at: i, powerW: 200 })),
+      ...Array.from({ length: 11 }, (_, i) => ({ at: 10 + gap + i, powerW: 200 })),
+    ];
+    expect(moving(ride(20))).toBe(40);
+    expect(moving(ride(300))).toBe(20);
+    // Smart recording (a sample every 8 s) keeps counting on its samples' own readings.
+    expect(moving(Array.from({ length: 11 }, (_, i) => ({ at: i * 8, speedMps: 3 })))).toBe(80);
+  });
+
   it("a device's distance: a few readings out of reach are left out, a lasting jump or reset is not counted", () => {
     const run = (distance: (i: number) => number, n = 600) => {
       const b = new SampleBuilder(new SampleBudget());

@@ -587,6 +587,15 @@ function distanceCovered(t: number[], d: (number | null)[], from: number, to: nu
 const MOVING_MPS = 0.3;
 /** Without any channel that shows movement, a gap longer than this is a pause. */
 const MAX_SILENT_GAP_S = 60;
+/**
+ * A sample's own speed, power or cadence speaks for the seconds before it up to this long (the
+ * longest step of a device's smart recording). After a longer gap it tells only how the athlete
+ * set off again, not what they did in it: there the distance covered across the gap decides
+ * (a runner who stood still for 30 minutes and left at 84 spm did not move for 30 minutes);
+ * without a distance, the sample still speaks for a gap up to `MAX_SILENT_GAP_S`, and a longer
+ * one is a pause.
+ */
+const POINT_EVIDENCE_S = 10;
 /** Altitude must move this far from the last turning point to count: GPS and barometer noise. */
 const ELEVATION_HYSTERESIS_M = 3;
 /** Metabolic energy from mechanical work at a gross efficiency of about 24% (1 kJ of work ≈ 1 kcal). */
@@ -605,26 +614,28 @@ export function summarize(streams: Streams, breaks: ReadonlySet<number>, from: n
     if (dt <= 0 || breaks.has(i)) continue;
     let evidence = false;
     let moved = false;
-    const v = speed?.[i];
-    if (v != null) {
-      evidence = true;
-      if (v >= MOVING_MPS) moved = true;
-    }
     const d1 = dist?.[i];
     const d0 = dist?.[i - 1];
     if (d1 != null && d0 != null) {
       evidence = true;
       if ((d1 - d0) / dt >= MOVING_MPS) moved = true;
     }
-    const p = power?.[i];
-    if (p != null) {
-      evidence = true;
-      if (p > 0) moved = true;
-    }
-    const c = cadence?.[i];
-    if (c != null) {
-      evidence = true;
-      if (c > 0) moved = true;
+    if (dt <= POINT_EVIDENCE_S || (!evidence && dt <= MAX_SILENT_GAP_S)) {
+      const v = speed?.[i];
+      if (v != null) {
+        evidence = true;
+        if (v >= MOVING_MPS) moved = true;
+      }
+      const p = power?.[i];
+      if (p != null) {
+        evidence = true;
+        if (p > 0) moved = true;
+      }
+      const c = cadence?.[i];
+      if (c != null) {
+        evidence = true;
+        if (c > 0) moved = true;
+      }
     }
     if (evidence ? moved : dt <= MAX_SILENT_GAP_S) moving += dt;
   }
