@@ -316,6 +316,13 @@ export class SampleBuilder {
     cut(this.t);
     cut(this.latlng);
     for (const k of SCALAR_CHANNELS) cut(this.ch[k]);
+    if (from === 0) {
+      // A truncation leaves the pauses before `to` where they are: only the few cut off go (a
+      // file of 20,000 segments, each with a sample days ahead, rebuilt every pause for each
+      // and held the file worker past its minute).
+      for (let b = to; b < n; b++) this.breaks.delete(b);
+      return;
+    }
     const breaks = [...this.breaks];
     this.breaks.clear();
     for (const b of breaks) if (b > from && b < to) this.breaks.add(b - from);
