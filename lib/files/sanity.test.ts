@@ -25,6 +25,15 @@ describe("sample checks", () => {
     expect(a.totals.elevationGainM!).toBeLessThan(55);
   });
 
+  it("elevation gain: the way up across a pause (a lift) is not climbed", () => {
+    const b = new SampleBuilder(new SampleBudget());
+    for (let i = 0; i <= 60; i++) b.push({ t: T0 + i, altitudeM: 1_000 + i / 2 });
+    b.pause();
+    for (let i = 0; i <= 60; i++) b.push({ t: T0 + 1_800 + i, altitudeM: 2_000 + i / 2 });
+    const a = finishActivity({ sport: "hike", name: null, samples: b, declared: {}, laps: [], ordinal: 1 });
+    expect(a.totals.elevationGainM).toBe(60);
+  });
+
   it("keeps where the first sample falls after the start: from the start to the millisecond, 0 without a start of the file's own", () => {
     const samples = [{ at: 2.25 }, { at: 3.25 }, { at: 10 }];
     const declaredLap = { startS: T0 + 0.5, totals: { elapsedTimeS: 9.5 } };

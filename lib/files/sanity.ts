@@ -651,7 +651,7 @@ export function summarize(streams: Streams, breaks: ReadonlySet<number>, from: n
     elapsedTimeS: t[to]! - t[from]!,
     movingTimeS: moving,
     distanceM: dist ? distanceCovered(t, dist, from, to) : null,
-    elevationGainM: streams.altitude_m ? elevationGain(streams.altitude_m, from, to) : null,
+    elevationGainM: streams.altitude_m ? elevationGain(streams.altitude_m, breaks, from, to) : null,
     averageSpeedMps: null,
     maxSpeedMps: speed ? max(speed, from, to) : null,
     averageHeartRateHz: streams.heart_rate_hz ? mean(streams.heart_rate_hz, from, to) : null,
@@ -713,19 +713,23 @@ function max(v: (number | null)[], from: number, to: number): number | null {
   return m;
 }
 
-function elevationGain(alt: (number | null)[], from: number, to: number): number | null {
+function elevationGain(alt: (number | null)[], breaks: ReadonlySet<number>, from: number, to: number): number | null {
   let gain = 0;
   let ref: number | null = null;
   let seen = false;
+  let paused = false;
   for (let i = from; i <= to; i++) {
+    if (breaks.has(i)) paused = true;
     const a = alt[i];
     if (a == null) continue;
     seen = true;
-    if (ref === null) ref = a;
+    // What the way up across a pause was (a lift, a car) is not climbed, as its distance is not run.
+    if (ref === null || paused) ref = a;
     else if (a - ref >= ELEVATION_HYSTERESIS_M) {
       gain += a - ref;
       ref = a;
     } else if (ref - a >= ELEVATION_HYSTERESIS_M) ref = a;
+    paused = false;
   }
   return seen ? gain : null;
 }
