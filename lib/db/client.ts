@@ -2,7 +2,7 @@ import "server-only";
 import net from "node:net";
 import path from "node:path";
 import { mkdirSync } from "node:fs";
-import { getTableColumns, sql, type ExtractTablesWithRelations, type Name, type Query, type SQL, type SQLWrapper } from "drizzle-orm";
+import { getTableColumns, sql, type Column, type ExtractTablesWithRelations, type Name, type Query, type SQL, type SQLWrapper } from "drizzle-orm";
 import { PgDatabase, PgDialect, type PgInsertValue, type PgQueryResultHKT, type PgTable } from "drizzle-orm/pg-core";
 import { getEnv } from "../env";
 import { log } from "../log";
@@ -404,10 +404,107 @@ export function compiledInsert<T extends PgTable, K extends keyof T["$inferInser
   return Object.assign(run, { query: statement.query });
 }
 
-/** Rows of a raw `db.execute`: PGlite answers `{ rows }`, postgres.js an array. */
+/**
+ * Rows of a raw `db.execute`: PGlite answers `{ rows }`, postgres.js an array. An unchecked
+ * cast: a statement that names its columns with `selectAs` reads them with `rowsAs` instead.
+ */
 export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
+/**
+ * The select list (or RETURNING list) of a raw statement, as output names to what each one is:
+ * a column of the schema (through its table or an `alias()` of it, which it is written with),
+ * or an expression with its type beside it (`sql<boolean>\`…\``: what the driver answers for
+ * it, written by hand, since no column gives it). `RawRow` types the rows it makes from the
+ * schema, so renaming or retyping a column fails the typecheck where its rows are read.
+ */
+export type RawColumns = Record<string, Column | SQL<unknown>>;
+
+/** A 64-bit integer as the drivers answer it raw: postgres.js as text, PGlite as a number (a bigint beyond 2^53). */
+export type RawBigint = string | number | bigint;
+
+/** Column types whose arrays both drivers parse into arrays of what `data` says (known of a table's own column: an `alias()` keeps no element type). */
+type ParsedArrayOf = "PgText" | "PgVarchar" | "PgChar" | "PgUUID" | "PgInteger" | "PgSmallInt" | "PgBoolean" | "PgReal" | "PgDoublePrecision";
+
+/**
+ * What postgres.js and PGlite answer, under drizzle's parsers (which leave every date and time
+ * type as text), for a column of this type in a raw statement's row, before drizzle maps it:
+ * a `timestamp` is not a Date here (it may come as text), a `bigint` not a number, a custom
+ * type its driver's data. A type not listed is `unknown`, so its reader must say what it takes.
+ */
+type RawOfType<T extends Column["_"]> = T["columnType"] extends "PgText" | "PgVarchar" | "PgChar" | "PgUUID" | "PgEnumColumn" | "PgEnumObjectColumn"
+  ? T["data"]
+  : T["columnType"] extends "PgInteger" | "PgSmallInt" | "PgSerial" | "PgSmallSerial" | "PgReal" | "PgDoublePrecision"
+    ? number
+    : T["columnType"] extends "PgBoolean"
+      ? boolean
+      : T["columnType"] extends "PgTimestamp" | "PgTimestampString" | "PgDate" | "PgDateString"
+        ? string | Date
+        : T["columnType"] extends "PgTime" | "PgInterval"
+          ? string
+          : T["columnType"] extends "PgBigInt53" | "PgBigInt64" | "PgBigSerial53" | "PgBigSerial64"
+            ? RawBigint
+            : T["columnType"] extends "PgNumeric" | "PgNumericNumber" | "PgNumericBigInt"
+              ? string | number
+              : T["columnType"] extends "PgJson" | "PgJsonb"
+                ? T["data"]
+                : T["columnType"] extends "PgCustomColumn"
+                  ? T["driverParam"]
+                  : T["columnType"] extends "PgArray"
+                    ? T extends { baseBuilder: { _: { columnType: ParsedArrayOf } } }
+                      ? T["data"]
+                      : unknown
+                    : unknown;
+
+/** What one entry of `RawColumns` comes as in a raw row: a nullable column's value includes null. */
+export type RawValue<C> = C extends SQL<infer T> ? T : C extends Column ? RawOfType<C["_"]> | (C["_"]["notNull"] extends true ? never : null) : never;
+
+/** A raw statement's row, as its `selectAs(cols)` list makes it. */
+export type RawRow<C extends RawColumns> = { [K in keyof C]: RawValue<C[K]> };
+
+/** A row's values where they may all be null: the columns of a LEFT JOIN's table. */
+export type Nullable<R> = { [K in keyof R]: R[K] | null };
+
+const OUTPUT_NAME = /^[a-z_][a-z0-9_]*$/;
+
+function outputName(name: string): SQL {
+  // Written as it is, as the statements wrote their names by hand: only plain lower-case names, which need no quotes.
+  if (!OUTPUT_NAME.test(name)) throw new Error(`selectAs: ${JSON.stringify(name)} is not a plain lower-case name`);
+  return sql.raw(name);
+}
+
+/**
+ * `cols` as a select (or RETURNING) list, `<column or expression> as <name>, …`: each column as
+ * drizzle writes it in SQL, qualified by its table or alias (`"d"."id" as id`). Build it once
+ * beside the statement; it costs nothing per row.
+ */
+export function selectAs(cols: RawColumns): SQL {
+  return sql.join(
+    Object.entries(cols).map(([name, c]) => sql`${c} as ${outputName(name)}`),
+    sql`, `,
+  );
+}
+
+/** The rows of a raw statement whose select list is `selectAs(cols)`, typed from the schema (the same cast as `rowsOf`). */
+export function rowsAs<C extends RawColumns>(_cols: C, result: unknown): RawRow<C>[] {
+  return rowsOf<RawRow<C>>(result);
+}
+
+/**
+ * The columns of a CTE or subquery `name` whose select list was `selectAs(cols)`, to be named
+ * in an outer select as `name.<column>` (`columnsOf("c", cols).id` is `c.id`), each typed as it
+ * came out of it.
+ */
+export function columnsOf<C extends RawColumns>(name: string, cols: C): { [K in keyof C]: SQL<RawValue<C[K]>> } {
+  const from = outputName(name);
+  return Object.fromEntries(Object.keys(cols).map((k) => [k, sql`${from}.${outputName(k)}`])) as { [K in keyof C]: SQL<RawValue<C[K]>> };
+}
+
+/** `cols` as the columns of a LEFT JOIN's table: the same SQL, each value's type with null. */
+export function orNull<C extends RawColumns>(cols: C): { [K in keyof C]: SQL<RawValue<C[K]> | null> } {
+  return Object.fromEntries(Object.entries(cols).map(([k, c]) => [k, sql`${c}`])) as { [K in keyof C]: SQL<RawValue<C[K]> | null> };
 }
 
 /**

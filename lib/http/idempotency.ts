@@ -1,6 +1,6 @@
 import "server-only";
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
-import { rowsOf, type Db } from "../db/client";
+import { rowsAs, selectAs, type Db } from "../db/client";
 import { idempotencyKeys } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
 import { seal, unseal } from "../crypto/seal";
@@ -62,9 +62,9 @@ export async function claimIdempotencyKey(
 ): Promise<IdempotencyClaim> {
   assertIdempotencyKeyForm(key);
   const requestHash = sha256Hex(requestFingerprint);
-  const [lock] = rowsOf<{ locked: boolean }>(
-    await tx.execute(sql`select pg_try_advisory_xact_lock(${lockId(principal, key)}::bigint) as locked`),
-  );
+  // Computed: no column of the schema, so its type is written beside it.
+  const taken = { locked: sql<boolean>`pg_try_advisory_xact_lock(${lockId(principal, key)}::bigint)` };
+  const [lock] = rowsAs(taken, await tx.execute(sql`select ${selectAs(taken)}`));
   if (!lock?.locked) {
     throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still in progress.", {
       headers: { "Retry-After": "1" },

@@ -1,7 +1,7 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import { InFlightBatcher } from "../db/batcher";
-import { bareColumn, perDatabase, rowsOf, type Db } from "../db/client";
+import { bareColumn, perDatabase, rowsAs, selectAs, type Db, type RawBigint } from "../db/client";
 import { sha256Hex } from "../crypto/random";
 import { getEnv } from "../env";
 import { rateLimitCounters } from "../db/schema";
@@ -47,6 +47,14 @@ export function counterKey(c: { bucket: string; windowStart: Date }): string {
   return `${c.windowStart.getTime()}|${c.bucket}`;
 }
 
+/** What `addToCounters` answers for each counter: its bucket, window start (in milliseconds) and new total. */
+const addedColumns = {
+  bucket: rateLimitCounters.bucket,
+  // Computed: the window's start in milliseconds.
+  ms: sql<RawBigint>`(extract(epoch from ${rateLimitCounters.windowStart}) * 1000)::bigint`,
+  count: rateLimitCounters.count,
+};
+
 /**
  * Adds `n` to each window's shared counter in one statement (the same SQL whatever the count,
  * so it stays one prepared statement) and returns each counter's new total by `counterKey`.
@@ -73,9 +81,9 @@ export async function addToCounters(
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(b text, w timestamptz, n integer),
       (select set_config('synchronous_commit', 'off', true)) as async_commit
     on conflict (${bareColumn(c.bucket)}, ${bareColumn(c.windowStart)}) do update set ${bareColumn(c.count)} = ${c.count} + excluded.${bareColumn(c.count)}
-    returning ${bareColumn(c.bucket)} as bucket, (extract(epoch from ${bareColumn(c.windowStart)}) * 1000)::bigint as ms, ${bareColumn(c.count)} as count`);
+    returning ${selectAs(addedColumns)}`);
   return new Map(
-    rowsOf<{ bucket: string; ms: string | number; count: number }>(result).map((r) => [
+    rowsAs(addedColumns, result).map((r) => [
       counterKey({ bucket: asGiven.get(r.bucket) ?? r.bucket, windowStart: new Date(Number(r.ms)) }),
       Number(r.count),
     ]),
@@ -284,11 +292,12 @@ export async function peekRateLimit(db: Db, bucket: string, nowMs = Date.now()):
   const starts = WINDOWS.map((w) => windowStart(nowMs, w.windowS));
   const names = WINDOWS.map((w) => storedBucket(`${bucket}:${w.suffix}`));
   const c = rateLimitCounters;
+  const peeked = { bucket: c.bucket, count: c.count };
   const result = await db.execute(sql`
-    select ${c.bucket} as bucket, ${c.count} as count from ${c}
+    select ${selectAs(peeked)} from ${c}
     where (${c.bucket} = ${names[0]} and ${c.windowStart} = ${starts[0]!.toISOString()})
        or (${c.bucket} = ${names[1]} and ${c.windowStart} = ${starts[1]!.toISOString()})`);
-  const counts = new Map(rowsOf<{ bucket: string; count: number }>(result).map((r) => [r.bucket, Number(r.count)]));
+  const counts = new Map(rowsAs(peeked, result).map((r) => [r.bucket, Number(r.count)]));
   return WINDOWS.map((w, i) => ({
     name: w.name,
     limit: limits[w.name],
@@ -312,11 +321,12 @@ export function rateLimitHeaders(r: RateLimitResult): Record<string, string> {
 export async function dailyCounts(db: Db, bucket: string, days: number, nowMs = Date.now()) {
   const since = windowStart(nowMs - (days - 1) * 86_400_000, 86_400);
   const c = rateLimitCounters;
+  const perDay = { window_start: c.windowStart, count: c.count };
   const result = await db.execute(sql`
-    select ${c.windowStart} as window_start, ${c.count} as count from ${c}
+    select ${selectAs(perDay)} from ${c}
     where ${c.bucket} = ${storedBucket(`${bucket}:1d`)} and ${c.windowStart} >= ${since.toISOString()}
     order by ${c.windowStart}`);
-  return rowsOf<{ window_start: string | Date; count: number }>(result).map((r) => ({
+  return rowsAs(perDay, result).map((r) => ({
     date: new Date(r.window_start).toISOString().slice(0, 10),
     requests: Number(r.count),
   }));

@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or, sql, type SQL } from "drizzle-orm";
-import { bareColumn, rowsOf, type Db } from "../db/client";
+import { bareColumn, rowsAs, selectAs, type Db } from "../db/client";
 import { uploads } from "../db/schema";
 
 /**
@@ -28,6 +28,11 @@ export type ClaimedUpload = { id: string; attempts: number; failures: number };
 /** An upload waiting for a processor: processing, and no claim in force. */
 const claimable = () => and(eq(uploads.status, "processing"), or(isNull(uploads.claimedUntil), lt(uploads.claimedUntil, sql`now()`)));
 
+/** An upload's id, as `waitingInTurns` and `claimUploads` pick it. */
+const idColumn = { id: uploads.id };
+/** What a claim answers: the upload, and its counts with this claim. */
+const claimedColumns = { id: uploads.id, attempts: uploads.attempts, failures: uploads.failures };
+
 /**
  * How much later than it was sent an upload counts as sent for each upload its athlete sent in
  * the hour before it (`waitingInTurns`).
@@ -48,7 +53,7 @@ export const TURN_S = 60;
 function waitingInTurns(limit: number, lock: boolean): SQL {
   const waiting = sql`select ${uploads.athleteId} from ${uploads} where ${uploads.status} = 'processing'`;
   return sql`
-    select ${uploads.id} as id from ${uploads}
+    select ${selectAs(idColumn)} from ${uploads}
     join (
       select ${uploads.id} as id,
         count(*) over (partition by ${uploads.athleteId} order by ${uploads.createdAt} range between interval '1 hour' preceding and current row) - 1 as before
@@ -78,7 +83,7 @@ export async function claimUploads(db: Db, opts: { limit: number; leaseS?: numbe
   if (opts.limit <= 0) return [];
   const leaseS = opts.leaseS ?? UPLOAD_LEASE_S;
   const picked = opts.uploadId
-    ? sql`select ${uploads.id} as id from ${uploads} where ${and(claimable(), eq(uploads.id, opts.uploadId))} for update skip locked`
+    ? sql`select ${selectAs(idColumn)} from ${uploads} where ${and(claimable(), eq(uploads.id, opts.uploadId))} for update skip locked`
     : waitingInTurns(opts.limit, true);
   const result = await db.execute(sql`
     with picked as materialized (${picked})
@@ -86,8 +91,8 @@ export async function claimUploads(db: Db, opts: { limit: number; leaseS?: numbe
     set ${bareColumn(uploads.claimedUntil)} = now() + make_interval(secs => ${leaseS}), ${bareColumn(uploads.attempts)} = ${uploads.attempts} + 1
     from picked
     where ${uploads.id} = picked.id and ${claimable()}
-    returning ${uploads.id} as id, ${uploads.attempts} as attempts, ${uploads.failures} as failures`);
-  return rowsOf<{ id: string; attempts: number; failures: number }>(result).map((r) => ({ id: r.id, attempts: Number(r.attempts), failures: Number(r.failures) }));
+    returning ${selectAs(claimedColumns)}`);
+  return rowsAs(claimedColumns, result).map((r) => ({ id: r.id, attempts: Number(r.attempts), failures: Number(r.failures) }));
 }
 
 /**
@@ -133,5 +138,5 @@ export async function renewUploadClaim(db: Db, uploadId: string, leaseS = UPLOAD
 /** Uploads waiting for a processor (none holds a claim), in turns between athletes, for the Inngest sweep. */
 export async function listProcessingUploads(db: Db, limit: number): Promise<string[]> {
   const result = await db.execute(waitingInTurns(limit, false));
-  return rowsOf<{ id: string }>(result).map((r) => r.id);
+  return rowsAs(idColumn, result).map((r) => r.id);
 }

@@ -1,6 +1,6 @@
 import { and, eq, sql, type Placeholder, type SQL, type SQLWrapper } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { bareColumn, compiledStatement, notBefore, rowsOf, type Db } from "../db/client";
+import { bareColumn, columnsOf, compiledStatement, notBefore, orNull, rowsAs, selectAs, type Db, type RawBigint, type RawValue } from "../db/client";
 import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { CLAIM_LEASE_S } from "./claim-lease";
 import { recordInterrupted } from "./record-attempt";
@@ -52,6 +52,13 @@ type Selection = {
   claim: boolean;
 };
 
+/** What `eligible`'s CTEs keep of a claim that lapsed, read again as `claimed`'s `c.lapsed_until` and `c.claimed_at`. */
+const lapseColumns = {
+  lapsed_until: d.lockedUntil,
+  // Computed (null without a lease): the type of updated_at, or null.
+  claimed_at: sql<RawValue<typeof d.updatedAt> | null>`case when ${d.lockedUntil} is not null then ${d.updatedAt} end`,
+};
+
 /**
  * The CTEs `healthy (id)` and `heads (id)`: the deliveries the policy lets go now. A healthy
  * subscription's due deliveries, oldest events first, up to its room under
@@ -71,7 +78,7 @@ function eligible(o: Selection): SQL {
   // A claimable delivery that has a lease is one whose claim lapsed: its worker died (or could
   // not record) after the claim, perhaps mid-request. What the claim knew of it (when it was
   // claimed: the claim sets updated_at, renewals do not) goes to the log as an interrupted attempt.
-  const lapse = sql`${d.lockedUntil} as lapsed_until, case when ${d.lockedUntil} is not null then ${d.updatedAt} end as claimed_at`;
+  const lapse = selectAs(lapseColumns);
   const room = o.claim ? sql`${MAX_IN_FLIGHT_PER_SUBSCRIPTION} - (select count(*) from (${inFlightOfS}) f)::int` : sql`${o.limit}::int`;
   return sql`
     healthy as (
@@ -216,10 +223,11 @@ export async function listDueDeliveries(
   db: Db,
   opts: { limit: number; overdueS?: number; subscriptionId?: string },
 ): Promise<DueDelivery[]> {
-  const rows = rowsOf<{ id: string; subscription_id: string; version: string | number }>(
+  const rows = rowsAs(
+    dueColumns,
     await db.execute(sql`
       with ${eligible({ ...opts, claim: false })}
-      select ${d.id} as id, ${d.subscriptionId} as subscription_id, floor(extract(epoch from ${d.updatedAt}) * 1000)::bigint as version
+      select ${selectAs(dueColumns)}
       from ${webhookDeliveries} ${d}
       where ${d.id} in (select id from healthy union all select id from heads)
       order by ${d.nextAttemptAt}
@@ -228,13 +236,38 @@ export async function listDueDeliveries(
   return rows.map((r) => ({ id: r.id, subscriptionId: r.subscription_id, version: String(r.version) }));
 }
 
+const dueColumns = {
+  id: d.id,
+  subscription_id: d.subscriptionId,
+  // Computed: updated_at in whole milliseconds.
+  version: sql<RawBigint>`floor(extract(epoch from ${d.updatedAt}) * 1000)::bigint`,
+};
+
+/** What `loadClaimed` reads: the delivery, its subscription, its event (a LEFT JOIN: null when the event row is gone), and its lapsed claim. */
+const claimedColumns = {
+  id: d.id,
+  subscription_id: d.subscriptionId,
+  attempt_count: d.attemptCount,
+  // Computed: whether the subscription is failing (policy.ts).
+  probe: sql<boolean>`${failing(s)}`,
+  url: s.url,
+  secret_sealed: s.secretSealed,
+  previous_secret_sealed: s.previousSecretSealed,
+  previous_secret_expires_at: s.previousSecretExpiresAt,
+  ...orNull({
+    event_id: e.id,
+    type: e.type,
+    athlete_id: e.athleteId,
+    object_id: e.objectId,
+    object_type: e.objectType,
+    occurred_at: e.occurredAt,
+  }),
+  ...columnsOf("c", lapseColumns),
+};
+
 /** Follows a `claimed (id)` CTE: what an attempt needs, oldest event first. */
 const loadClaimed = sql`
-  select ${d.id} as id, ${d.subscriptionId} as subscription_id, ${d.attemptCount} as attempt_count,
-    ${failing(s)} as probe, ${s.url} as url, ${s.secretSealed} as secret_sealed,
-    ${s.previousSecretSealed} as previous_secret_sealed, ${s.previousSecretExpiresAt} as previous_secret_expires_at,
-    ${e.id} as event_id, ${e.type} as type, ${e.athleteId} as athlete_id, ${e.objectId} as object_id,
-    ${e.objectType} as object_type, ${e.occurredAt} as occurred_at, c.lapsed_until, c.claimed_at
+  select ${selectAs(claimedColumns)}
   from claimed c
   join ${webhookDeliveries} ${d} on ${d.id} = c.id
   join ${webhookSubscriptions} ${s} on ${s.id} = ${d.subscriptionId}
@@ -245,25 +278,7 @@ const loadClaimed = sql`
 type Claimed = { delivery: ClaimedDelivery; lapsed: { claimedAt: Date; until: Date } | null };
 
 function claimedRows(result: unknown): Claimed[] {
-  type Row = {
-    id: string;
-    subscription_id: string;
-    attempt_count: number;
-    probe: boolean;
-    url: string;
-    secret_sealed: string;
-    previous_secret_sealed: string | null;
-    previous_secret_expires_at: string | Date | null;
-    event_id: string | null;
-    type: string | null;
-    athlete_id: string | null;
-    object_id: string | null;
-    object_type: string | null;
-    occurred_at: string | Date | null;
-    lapsed_until: string | Date | null;
-    claimed_at: string | Date | null;
-  };
-  return rowsOf<Row>(result).map((r) => ({
+  return rowsAs(claimedColumns, result).map((r) => ({
     lapsed: r.lapsed_until === null ? null : { until: new Date(r.lapsed_until), claimedAt: new Date(r.claimed_at ?? r.lapsed_until) },
     delivery: {
       id: r.id,

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { bareColumn, compiledStatement, rowsOf, type Db } from "../db/client";
+import { bareColumn, columnsOf, compiledStatement, orNull, rowsAs, selectAs, type Db, type RawBigint } from "../db/client";
 import { events, oauthGrants, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
 import { reachesApp } from "./entitlement";
@@ -26,18 +26,20 @@ const s = alias(webhookSubscriptions, "s");
 export async function fanOutEvents(db: Db, opts: { batch?: number } = {}): Promise<{ events: number; deliveries: FannedOutDelivery[] }> {
   const batch = opts.batch ?? 200;
   return db.transaction(async (tx) => {
-    const pairs = rowsOf<{ event_seq: string | number; event_id: string; subscription_id: string | null }>(await takeEvents(tx, { batch }));
+    const pairs = rowsAs(pairColumns, await takeEvents(tx, { batch }));
     if (!pairs.length) return { events: 0, deliveries: [] };
     const seqs = [...new Set(pairs.map((p) => Number(p.event_seq)))];
     const going = pairs.flatMap((p) =>
       p.subscription_id === null ? [] : [{ id: newId("whd"), subscription_id: p.subscription_id, event_id: p.event_id, event_seq: Number(p.event_seq) }],
     );
-    const made = rowsOf<{ id: string; subscription_id: string; version: string | number }>(
-      await saveDeliveries(tx, { deliveries: JSON.stringify(going), seqs: JSON.stringify(seqs) }),
-    );
+    const made = rowsAs(madeColumns, await saveDeliveries(tx, { deliveries: JSON.stringify(going), seqs: JSON.stringify(seqs) }));
     return { events: seqs.length, deliveries: made.map((d) => ({ id: d.id, subscriptionId: d.subscription_id, version: String(d.version) })) };
   });
 }
+
+const takenColumns = { seq: events.seq };
+/** An event taken and a subscription it goes to (a LEFT JOIN: none for an event that goes nowhere). */
+const pairColumns = { event_seq: columnsOf("t", takenColumns).seq, event_id: e.id, ...orNull({ subscription_id: s.id }) };
 
 /**
  * Takes up to `batch` events not yet fanned out, oldest first, locked (`SKIP LOCKED`), each with
@@ -48,9 +50,9 @@ const takeEvents = compiledStatement(
   "webhook_fan_out_take",
   () => sql`
     with taken as (
-      select ${events.seq} as seq from ${events} where ${events.fannedOutAt} is null
+      select ${selectAs(takenColumns)} from ${events} where ${events.fannedOutAt} is null
       order by ${events.seq} limit ${sql.placeholder("batch")} for update skip locked)
-    select t.seq as event_seq, ${e.id} as event_id, ${s.id} as subscription_id
+    select ${selectAs(pairColumns)}
     from taken t
     join ${events} ${e} on ${e.seq} = t.seq
     left join ${webhookSubscriptions} ${s} on ${s.status} = 'active' and ${e.type} = any(${s.events})
@@ -61,6 +63,13 @@ const takeEvents = compiledStatement(
 const ls = alias(webhookSubscriptions, "live_subscription");
 const le = alias(events, "pair_event");
 const lg = alias(oauthGrants, "live_grant");
+
+const madeColumns = {
+  id: webhookDeliveries.id,
+  subscription_id: webhookDeliveries.subscriptionId,
+  // Computed: updated_at in whole milliseconds.
+  version: sql<RawBigint>`floor(extract(epoch from ${webhookDeliveries.updatedAt}) * 1000)::bigint`,
+};
 
 /**
  * The deliveries made (a pair already made is left as it is) and the events marked fanned out,
@@ -100,8 +109,7 @@ export const saveDeliveries = compiledStatement(
       where ${le.clientId} is not null or exists (select 1 from live_grants g where g.client_id = s.client_id and g.user_id = ${le.athleteId})
       order by r.event_seq, r.subscription_id
       on conflict do nothing
-      returning ${webhookDeliveries.id} as id, ${webhookDeliveries.subscriptionId} as subscription_id,
-        floor(extract(epoch from ${webhookDeliveries.updatedAt}) * 1000)::bigint as version),
+      returning ${selectAs(madeColumns)}),
     marked as (
       update ${events} set ${bareColumn(events.fannedOutAt)} = now()
       -- As an array, so the primary key finds them however few the events (a semi-join to a

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { bareColumn, compiledStatement, notBefore, perDatabase, rowsOf, type Db } from "../db/client";
+import { bareColumn, columnsOf, compiledStatement, notBefore, perDatabase, rowsAs, selectAs, type Db } from "../db/client";
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
 import type { OutboundResult } from "./outbound";
@@ -185,7 +185,7 @@ async function recordSuccesses(db: Db, items: readonly SuccessItem[]): Promise<M
       body: i.requestBody,
     })),
   );
-  const rows = rowsOf<{ id: string; subscription_id: string; attempt: number; recovered: boolean }>(await recordSuccessesStatement(db, { input }));
+  const rows = rowsAs(recordedSuccessColumns, await recordSuccessesStatement(db, { input }));
   // One success per subscription ends its streak; the others in the batch are plain successes.
   const recoveredOnce = new Set<string>();
   for (const r of rows) {
@@ -197,6 +197,17 @@ async function recordSuccesses(db: Db, items: readonly SuccessItem[]): Promise<M
 }
 
 const A = webhookAttempts;
+/** The deliveries `recordSuccessesStatement` marked succeeded (its CTE `d`). */
+const succeededColumns = { id: w.id, subscription_id: w.subscriptionId, attempt_count: w.attemptCount };
+const succeeded = columnsOf("d", succeededColumns);
+/** What it answers for each. */
+const recordedSuccessColumns = {
+  id: succeeded.id,
+  subscription_id: succeeded.subscription_id,
+  attempt: succeeded.attempt_count,
+  // Computed: whether this success ended its subscription's failure streak (the CTE `s`).
+  recovered: sql<boolean>`${succeeded.subscription_id} in (select id from s)`,
+};
 export const recordSuccessesStatement = compiledStatement(
   "webhook_record_successes",
   () => sql`
@@ -221,7 +232,7 @@ export const recordSuccessesStatement = compiledStatement(
       from i where ${w.id} = i.delivery_id and ${w.id} = any(array(select delivery_id from i))
         -- An init plan: the locks above are taken before the first delivery is.
         and (select count(*) from locked) >= 0
-      returning ${w.id} as id, ${w.subscriptionId} as subscription_id, ${w.attemptCount} as attempt_count),
+      returning ${selectAs(succeededColumns)}),
     a as (
       insert into ${A} (${bareColumn(A.id)}, ${bareColumn(A.deliveryId)}, ${bareColumn(A.attempt)}, ${bareColumn(A.startedAt)}, ${bareColumn(A.durationMs)}, ${bareColumn(A.outcome)},
         ${bareColumn(A.responseStatus)}, ${bareColumn(A.responseBodyExcerpt)}, ${bareColumn(A.error)}, ${bareColumn(A.requestHeaders)}, ${bareColumn(A.requestBody)})
@@ -232,8 +243,11 @@ export const recordSuccessesStatement = compiledStatement(
       set ${bareColumn(webhookSubscriptions.consecutiveFailures)} = 0, ${bareColumn(webhookSubscriptions.failingSince)} = null, ${bareColumn(webhookSubscriptions.updatedAt)} = now()
       where ${ws.id} in (select id from locked) and ${ws.id} in (select subscription_id from d)
       returning ${ws.id} as id)
-    select d.id, d.subscription_id, d.attempt_count as attempt, d.subscription_id in (select id from s) as recovered from d`,
+    select ${selectAs(recordedSuccessColumns)} from d`,
 );
+
+/** What `recordInterrupted` answers for each delivery it recorded. */
+const interruptedColumns = { id: w.id, attempt_count: w.attemptCount, status: w.status };
 
 /**
  * Records the attempts that lapsed claims cut short, as the claim that takes each delivery
@@ -267,7 +281,8 @@ export async function recordInterrupted(
   // fails it, as a failed last attempt would: nothing says the endpoint failed, but a delivery
   // whose sending kills its worker every time must end.
   const last = sql`${w.attemptCount} + 1 - ${w.requeuedAtAttempt} >= ${MAX_ATTEMPTS}`;
-  const rows = rowsOf<{ id: string; attempt_count: number; status: "pending" | "failed" }>(
+  const rows = rowsAs(
+    interruptedColumns,
     await db.execute(sql`
       with i as (
         select * from json_to_recordset(${input}::json) as x(delivery_id text, attempt_id text, attempt_count int, started_at timestamptz, duration_ms int)),
@@ -278,7 +293,7 @@ export async function recordInterrupted(
           ${bareColumn(webhookDeliveries.failureReason)} = case when ${last} then 'attempts_exhausted' else ${w.failureReason} end,
           ${bareColumn(webhookDeliveries.lockedUntil)} = case when ${last} then null else ${w.lockedUntil} end
         from i where ${w.id} = i.delivery_id and ${w.status} = 'pending' and ${w.attemptCount} = i.attempt_count
-        returning ${w.id} as id, ${w.attemptCount} as attempt_count, ${w.status} as status),
+        returning ${selectAs(interruptedColumns)}),
       a as (
         insert into ${A} (${bareColumn(A.id)}, ${bareColumn(A.deliveryId)}, ${bareColumn(A.attempt)}, ${bareColumn(A.startedAt)}, ${bareColumn(A.durationMs)}, ${bareColumn(A.outcome)},
           ${bareColumn(A.responseStatus)}, ${bareColumn(A.responseBodyExcerpt)}, ${bareColumn(A.error)}, ${bareColumn(A.requestHeaders)}, ${bareColumn(A.requestBody)})
@@ -286,7 +301,8 @@ export async function recordInterrupted(
         from d join i on i.delivery_id = d.id)
       select id, attempt_count, status from d`),
   );
-  return new Map(rows.map((r) => [r.id, { attemptCount: Number(r.attempt_count), status: r.status }]));
+  // The statement takes only pending deliveries, and leaves each pending or fails it.
+  return new Map(rows.map((r) => [r.id, { attemptCount: Number(r.attempt_count), status: r.status as "pending" | "failed" }]));
 }
 
 /** PostgreSQL text cannot hold NUL. */

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { bareColumn, rowsOf, type Db } from "../db/client";
+import { bareColumn, rowsAs, selectAs, type Db } from "../db/client";
 import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { reachesApp } from "./entitlement";
 
@@ -17,6 +17,8 @@ export const deliveryStillReaches: SQL = sql`exists (
   select 1 from ${events} ${ev} join ${webhookSubscriptions} ${sub} on ${sub.id} = ${webhookDeliveries.subscriptionId}
   where ${ev.id} = ${webhookDeliveries.eventId} and ${reachesApp(ev, sub.clientId)})`;
 
+const withdrawnColumns = { id: webhookDeliveries.id };
+
 /**
  * In the transaction that ends athlete `athleteId`'s authorization of app `clientId`: the app's
  * deliveries of that athlete's events not yet sent fail unsent, since events stop together with
@@ -27,7 +29,8 @@ export const deliveryStillReaches: SQL = sql`exists (
  */
 export async function withdrawDeliveries(tx: Db, { clientId, athleteId }: { clientId: string; athleteId: string }): Promise<number> {
   const d = webhookDeliveries;
-  const rows = rowsOf<{ id: string }>(
+  const rows = rowsAs(
+    withdrawnColumns,
     await tx.execute(sql`
       update ${d}
       set ${bareColumn(d.status)} = 'failed', ${bareColumn(d.failureReason)} = 'athlete_disconnected', ${bareColumn(d.updatedAt)} = now()
@@ -35,7 +38,7 @@ export async function withdrawDeliveries(tx: Db, { clientId, athleteId }: { clie
         and ${d.subscriptionId} in (select ${webhookSubscriptions.id} from ${webhookSubscriptions} where ${webhookSubscriptions.clientId} = ${clientId})
         and ${d.eventId} in (select ${events.id} from ${events} where ${events.athleteId} = ${athleteId})
         and not ${deliveryStillReaches}
-      returning ${d.id} as id`),
+      returning ${selectAs(withdrawnColumns)}`),
   );
   return rows.length;
 }
