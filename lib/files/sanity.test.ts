@@ -34,6 +34,24 @@ describe("sample checks", () => {
     expect(a.totals.elevationGainM).toBe(60);
   });
 
+  it("a file's own totals that its samples and time contradict are not stored: the samples' are", () => {
+    const minute = () => build(Array.from({ length: 61 }, (_, i) => ({ at: i, lat: 59.9, lng: 10.7 + i * 0.00005 })));
+    const finish = (declared: Parameters<typeof finishActivity>[0]["declared"]) =>
+      finishActivity({ sport: "run", name: null, samples: minute(), declared, laps: [], ordinal: 1 }).totals;
+    // 999,999 m in a minute: the samples' 167 m.
+    const far = finish({ elapsedTimeS: 60, distanceM: 999_999 });
+    expect(far.distanceM).toBeGreaterThan(160);
+    expect(far.distanceM).toBeLessThan(170);
+    expect(far.averageSpeedMps).toBeCloseTo(far.distanceM! / 60, 6);
+    // A minute of samples in a lap of 2,000,000 s (23 days): the samples' minute. Three hours past them is still the file's word.
+    expect(finish({ elapsedTimeS: 2_000_000, movingTimeS: 2_000_000 })).toMatchObject({ elapsedTimeS: 60, movingTimeS: 60 });
+    expect(finish({ elapsedTimeS: 3 * 3_600 + 60 }).elapsedTimeS).toBe(3 * 3_600 + 60);
+    // A stated moving time of one second beside 10 km in an hour: the samples' moving time, not the distance, gives way.
+    const hour = build(Array.from({ length: 3_601 }, (_, i) => ({ at: i, speed: 2.8 })));
+    const t = finishActivity({ sport: "run", name: null, samples: hour, declared: { elapsedTimeS: 3_600, movingTimeS: 1, distanceM: 10_000 }, laps: [], ordinal: 1 }).totals;
+    expect(t).toMatchObject({ distanceM: 10_000, movingTimeS: 3_600 });
+  });
+
   it("keeps where the first sample falls after the start: from the start to the millisecond, 0 without a start of the file's own", () => {
     const samples = [{ at: 2.25 }, { at: 3.25 }, { at: 10 }];
     const declaredLap = { startS: T0 + 0.5, totals: { elapsedTimeS: 9.5 } };

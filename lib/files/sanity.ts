@@ -592,6 +592,8 @@ function distanceCovered(t: number[], d: (number | null)[], from: number, to: nu
 
 /** Below this speed an interval counts as standing still (a slow walk is ~1 m/s). */
 const MOVING_MPS = 0.3;
+/** How long past its samples a file's stated elapsed time may run beyond as long again as they span (a recording that lost its points). */
+const UNRECORDED_MAX_S = 3 * 3_600;
 /** Without any channel that shows movement, a gap longer than this is a pause. */
 const MAX_SILENT_GAP_S = 60;
 /**
@@ -805,10 +807,23 @@ function merge(declared: Declared, computed: ReturnType<typeof summarize>): Omit
   const c = cleanDeclared(computed);
   const d = withoutContradictedZeros(cleanDeclared(declared), c);
   const pick = <K extends keyof Totals>(k: K) => d[k] ?? c[k] ?? null;
-  const elapsed = d.elapsedTimeS ?? computed.elapsedTimeS;
-  let moving = pick("movingTimeS");
-  if (moving !== null && moving > elapsed) moving = elapsed;
-  const distance = pick("distanceM");
+  // A stated time that runs past the samples by more than they span, and by over three hours, is
+  // not one they were recorded in (a minute of trackpoints in a TCX lap of 2,000,000 s: 23 days).
+  const span = Math.max(0, computed.elapsedTimeS);
+  const elapsed = d.elapsedTimeS != null && d.elapsedTimeS <= span + Math.max(span, UNRECORDED_MAX_S) ? d.elapsedTimeS : span;
+  const clamp = (m: number | null | undefined) => (m != null && m > elapsed ? elapsed : (m ?? null));
+  let moving = clamp(pick("movingTimeS"));
+  let distance = pick("distanceM");
+  // A distance its time could not cover (999,999 m in a minute) contradicts the file: the API
+  // refuses such an activity (derivedAverageSpeed), and would refuse every change to its times.
+  // The samples' moving time is tried (the stated one may be what is off), then their distance,
+  // then none.
+  const covers = (dist: number | null, m: number | null) => dist === null || !((m || elapsed) > 0) || dist / (m || elapsed) <= LIMITS.speedMps;
+  if (!covers(distance, moving)) {
+    const sampledMoving = clamp(c.movingTimeS);
+    if (covers(distance, sampledMoving)) moving = sampledMoving;
+    else distance = covers(c.distanceM ?? null, moving) ? (c.distanceM ?? null) : null;
+  }
   const time = moving || elapsed;
   // An average speed of 0 over a distance covered in some time is one the writer did not compute.
   if (d.averageSpeedMps === 0 && distance !== null && distance > 0 && time > 0) d.averageSpeedMps = null;
