@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { ConsoleApiError } from "@/components/console/api";
 import { MAX_UPLOAD_BYTES, type UploadWire } from "./files-api";
 import { UploadSendError } from "./send-upload";
 import {
   activitiesOfUpload,
   activityMention,
   checkBeforeSending,
+  describeCheckProblem,
   describeSendFailure,
   describeUploadError,
   duplicateLead,
@@ -129,5 +131,32 @@ describe("an upload row's mention of an activity deleted since", () => {
   it("says it was deleted, and offers no link to its page", () => {
     expect(activityMention({ id: "act_1", name: "Friday Evening Run", deleted: true })).toEqual({ text: "Friday Evening Run (deleted)", href: null });
     expect(activityMention({ id: "act_1", name: null, deleted: true })).toEqual({ text: "an activity (deleted)", href: null });
+  });
+});
+
+describe("describeCheckProblem: why a row could not learn how its upload went", () => {
+  it("says in words that the person is signed out (not only \"Not loaded.\"), and stops asking", () => {
+    const p = describeCheckProblem(new ConsoleApiError("Not loaded.", 401, "token_missing"));
+    expect(p.final).toBe(true);
+    expect(p.text).toBe("Could not learn how the upload went: you are no longer signed in. The file was received; once you are signed in again, check again.");
+    // The banner alone says the session has ended, once for the page.
+    expect(p.text).not.toMatch(/session has ended/i);
+  });
+
+  it("keeps asking after a 429 or a 503, once its Retry-After is over, and says so", () => {
+    expect(describeCheckProblem(new ConsoleApiError("The console's limit is used up; retry in 3 s.", 429, "rate_limited", {}, 3000))).toEqual({
+      text: "Could not learn how the upload went yet: the service was asked too often. Asking again in 3 s.",
+      final: false,
+    });
+    expect(describeCheckProblem(new ConsoleApiError("The database cannot be reached.", 503, "unavailable", {}, 1500))).toEqual({
+      text: "Could not learn how the upload went yet: the service is busy. Asking again in 2 s.",
+      final: false,
+    });
+  });
+
+  it("stops at another 4xx (the upload gone) and goes on after no answer or a 5xx, with the error's own words", () => {
+    expect(describeCheckProblem(new ConsoleApiError("No upload upl_1.", 404, "not_found"))).toEqual({ text: "Could not learn how the upload went: No upload upl_1.", final: true });
+    expect(describeCheckProblem(new ConsoleApiError("The service could not be reached. Check your connection and try again.", 0)).final).toBe(false);
+    expect(describeCheckProblem(new ConsoleApiError("The service answered with an error (500). Try again in a moment.", 500)).final).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import { ConsoleApiError, isClientError, retryAfterOf } from "@/components/console/api";
 import type { UploadWire } from "./files-api";
 import { MAX_UPLOAD_BYTES } from "./files-api";
 import { UploadSendError } from "./send-upload";
@@ -78,6 +79,24 @@ export function sendProblemOf(item: { rejected: UploadProblem | null; sendError:
   if (item.rejected) return item.rejected;
   if (item.sendError instanceof UploadSendError) return describeSendFailure(item.sendError.status, item.sendError.code, item.sendError.detail, item.file.size);
   return item.sendError ? describeSendFailure(0, undefined, undefined) : null;
+}
+
+/**
+ * Why the outcome of a file that was sent could not be learnt, in words for its row, and whether
+ * its row stops asking (`final`: asking again would only be answered the same, until the person
+ * asks with "Check again"). An ended session is said in words: the banner says it for the whole
+ * page, but "Not loaded." would not tell what became of the file, which was received. A 429 or
+ * a 503 is no failure yet: the row asks again once the answer's Retry-After is over.
+ */
+export function describeCheckProblem(error: Error): { text: string; final: boolean } {
+  if (error instanceof ConsoleApiError && error.status === 401)
+    return { text: "Could not learn how the upload went: you are no longer signed in. The file was received; once you are signed in again, check again.", final: true };
+  const wait = retryAfterOf(error);
+  if (wait !== null) {
+    const why = error instanceof ConsoleApiError && error.status === 429 ? "the service was asked too often" : "the service is busy";
+    return { text: `Could not learn how the upload went yet: ${why}. Asking again in ${Math.max(1, Math.ceil(wait / 1000))} s.`, final: false };
+  }
+  return { text: `Could not learn how the upload went: ${error.message}`, final: isClientError(error) };
 }
 
 /**

@@ -2,8 +2,8 @@
 
 import Link from "next/link";
 import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useId, useRef, useState, type DragEvent, type RefObject } from "react";
-import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
+import { useCallback, useEffect, useId, useRef, useState, type DragEvent, type RefObject } from "react";
+import { ConsoleApiError, consoleFetch, isClientError, retryAfterOf } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Notice } from "@/components/ui/notice";
@@ -13,7 +13,16 @@ import { consolePaths, type UploadWire } from "./files-api";
 import { activitiesChanged, activityKey, uploadKey } from "./query-keys";
 import { mayPoll } from "./upload-queue";
 import { MAX_FILES_AT_ONCE, useUploadQueue, type UploadItem } from "./upload-queue-provider";
-import { activitiesOfUpload, activityMention, describeUploadError, duplicateLead, outcomeAnnouncement, sendProblemOf, type UploadProblem } from "./upload-outcome";
+import {
+  activitiesOfUpload,
+  activityMention,
+  describeCheckProblem,
+  describeUploadError,
+  duplicateLead,
+  outcomeAnnouncement,
+  sendProblemOf,
+  type UploadProblem,
+} from "./upload-outcome";
 
 // Processing takes seconds; asking about twice a second shows the outcome as soon as it exists.
 const POLL_MS = 750;
@@ -30,6 +39,18 @@ export function UploadPanel() {
   const uploadButton = useRef<HTMLButtonElement>(null);
   const hintId = useId();
   const live = useOutcomeAnnouncement(items);
+  // The rows sent whose outcome is no longer asked for (their last ask was answered with a 4xx):
+  // they give up their place among those asked about (`mayPoll`).
+  const [stopped, setStopped] = useState<ReadonlySet<string>>(() => new Set());
+  const onStopped = useCallback((key: string, now: boolean) => {
+    setStopped((prev) => {
+      if (prev.has(key) === now) return prev;
+      const next = new Set(prev);
+      if (now) next.add(key);
+      else next.delete(key);
+      return next;
+    });
+  }, []);
 
   const add = (files: FileList | File[]) => {
     if (files.length === 0) return;
@@ -64,7 +85,10 @@ export function UploadPanel() {
     };
   }, []);
 
-  const polling = mayPoll(items, PARALLEL_POLLS);
+  const polling = mayPoll(
+    items.map((i) => ({ key: i.key, phase: i.phase, seq: i.seq, stopped: stopped.has(i.key) })),
+    PARALLEL_POLLS,
+  );
 
   const onDrop = (e: DragEvent<HTMLDivElement>) => {
     e.preventDefault();
@@ -136,7 +160,7 @@ export function UploadPanel() {
         <>
           <ul aria-label="Uploads" className="mt-4 divide-y divide-slate-100">
             {items.map((i) => (
-              <UploadRow key={i.key} item={i} mayAsk={polling.has(i.key)} onFinish={finish} onRetry={retry} />
+              <UploadRow key={i.key} item={i} mayAsk={polling.has(i.key)} onFinish={finish} onRetry={retry} onStopped={onStopped} />
             ))}
           </ul>
           {items.some((i) => i.phase === "finished") && (
@@ -164,11 +188,14 @@ function UploadRow({
   mayAsk,
   onFinish,
   onRetry,
+  onStopped,
 }: {
   item: UploadItem;
   mayAsk: boolean;
   onFinish: (key: string, outcome: UploadWire) => void;
   onRetry: (key: string) => void;
+  /** Whether the row stopped asking how its upload went (`describeCheckProblem`'s `final`). */
+  onStopped: (key: string, stopped: boolean) => void;
 }) {
   const qc = useQueryClient();
   const { items, deleted } = useUploadQueue();
@@ -181,8 +208,13 @@ function UploadRow({
     initialData: accepted ?? undefined,
     staleTime: 0,
     // A 4xx (the session ended, the upload deleted) would only be answered again: asking stops
-    // until the person asks again ("Check again").
-    refetchInterval: (q) => (mayAsk && q.state.data?.status === "processing" && !isClientError(q.state.error) ? POLL_MS : false),
+    // until the person asks again ("Check again"). A 429 or a 503 is asked again once its
+    // Retry-After is over (at most a minute), not sooner.
+    refetchInterval: (q) => {
+      if (!mayAsk || q.state.data?.status !== "processing" || isClientError(q.state.error)) return false;
+      return Math.max(POLL_MS, retryAfterOf(q.state.error) ?? 0);
+    },
+    retryDelay: (failures, error) => retryAfterOf(error) ?? Math.min(1000 * 2 ** failures, 30_000),
     refetchIntervalInBackground: true,
   });
   // Its turn to be asked about came: ask at once (it may be processed already).
@@ -192,6 +224,12 @@ function UploadRow({
   }, [mayAsk, accepted, refetch]);
 
   const status = upload.data?.status;
+  const checkProblem = upload.error ? describeCheckProblem(upload.error) : null;
+  // Stopped asking: its place among the files asked about goes to the next one.
+  const stopped = !!accepted && status === "processing" && !!checkProblem?.final;
+  useEffect(() => {
+    onStopped(key, stopped);
+  }, [key, stopped, onStopped]);
   const finished = item.phase === "finished";
   useEffect(() => {
     if (finished || !upload.data || upload.data.status === "processing") return;
@@ -227,7 +265,7 @@ function UploadRow({
   } else if (status === "succeeded") {
     bar = { value: 1, text: "Done", tone: "success" };
     state = "Done";
-  } else if (accepted && isClientError(upload.error)) {
+  } else if (accepted && checkProblem?.final) {
     // Sent and taken, but how its processing went cannot be learnt now: not "processing" forever.
     bar = { value: 1, text: "Not known", tone: "error" };
     state = "Not known";
@@ -280,10 +318,10 @@ function UploadRow({
             )}
           </div>
         )}
-        {upload.error && (
+        {checkProblem && (
           <div className="flex flex-wrap items-center gap-3">
-            <p className="text-red-700">Could not learn how the upload went: {upload.error.message}</p>
-            {isClientError(upload.error) && (
+            <p className="text-red-700">{checkProblem.text}</p>
+            {checkProblem.final && (
               <Button variant="secondary" onClick={() => void refetch()} disabled={upload.isFetching}>
                 Check again
               </Button>

@@ -29,4 +29,11 @@ describe("mayPoll", () => {
     expect([...mayPoll(items("sending", "sent", "finished"), 2)]).toEqual(["k1"]);
     expect(mayPoll(items("queued", "sending", "finished"), 2).size).toBe(0);
   });
+
+  it("gives the place of a file that stopped being asked about (its upload gone, the session ended) to the next one", () => {
+    // Picked in the order k3, k2, k1, k0; the two picked first stopped.
+    const list = items("sent", "sent", "sent", "sent").map((i) => ({ ...i, stopped: i.key === "k3" || i.key === "k2" }));
+    expect([...mayPoll(list, 2)].sort()).toEqual(["k0", "k1"]);
+    expect([...mayPoll(list.map((i) => ({ ...i, stopped: i.key === "k3" })), 2)].sort()).toEqual(["k1", "k2"]);
+  });
 });

@@ -3,8 +3,13 @@
 /** queued → sending → sent (the service has it, processing) → finished (an outcome to read). */
 export type Phase = "queued" | "sending" | "sent" | "finished";
 
-/** A picked file as these rules see it: `seq` counts up in the order files were picked (within one pick too). */
-export type QueuedFile = { key: string; phase: Phase; seq: number };
+/**
+ * A picked file as these rules see it: `seq` counts up in the order files were picked (within one
+ * pick too). `stopped`: sent, but its outcome is no longer asked for (the last ask was answered
+ * with what asking again would only repeat: the upload gone, the session ended) until the
+ * person asks ("Check again").
+ */
+export type QueuedFile = { key: string; phase: Phase; seq: number; stopped?: boolean };
 
 const inPickOrder = <T extends QueuedFile>(items: readonly T[]) => [...items].sort((a, b) => a.seq - b.seq);
 
@@ -29,12 +34,13 @@ export function mayStartSending(items: readonly QueuedFile[], parallel: number):
  * picked first. The service processes uploads in turn, so a later one seldom finishes first, and
  * each ask counts against the person's window: a drop of a hundred files polling all at once
  * would spend it. The others are asked once their turn comes (a file already processed then
- * answers at the first ask).
+ * answers at the first ask). A file that stopped being asked about gives up its place, or the
+ * files behind it would wait for a turn that never comes.
  */
 export function mayPoll(items: readonly QueuedFile[], parallel: number): Set<string> {
   return new Set(
     inPickOrder(items)
-      .filter((i) => i.phase === "sent")
+      .filter((i) => i.phase === "sent" && !i.stopped)
       .slice(0, parallel)
       .map((i) => i.key),
   );

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ConsoleApiError, SESSION_ENDED_EVENT, consoleFetch, isClientError } from "./api";
+import { ConsoleApiError, MAX_RETRY_AFTER_MS, SESSION_ENDED_EVENT, consoleFetch, isClientError, parseRetryAfter, retryAfterOf } from "./api";
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -83,5 +83,36 @@ describe("which failures are worth asking again", () => {
     expect(isClientError(new ConsoleApiError("The service could not be reached. …", 0))).toBe(false);
     expect(isClientError(new ConsoleApiError("…", 502))).toBe(false);
     expect(isClientError(new TypeError("Failed to fetch"))).toBe(false);
+  });
+
+  it("takes a 429 as a wait, not as final: the limit's window reopens", () => {
+    expect(isClientError(new ConsoleApiError("…", 429, "rate_limited"))).toBe(false);
+    expect(isClientError(new ConsoleApiError("Not loaded.", 401, "token_missing"))).toBe(true);
+  });
+});
+
+describe("how long a 429 or a 503 asks to be left alone", () => {
+  const limited = (status: number, headers: Record<string, string>) => async () =>
+    Response.json({ detail: "The console's 15-minute limit of 3000 requests is used up; retry in 3 s.", code: "rate_limited" }, { status, headers: { "content-type": "application/problem+json", ...headers } });
+
+  it("follows the answer's Retry-After, in seconds or as a date", async () => {
+    expect(retryAfterOf(await failure(limited(429, { "retry-after": "3" })))).toBe(3000);
+    expect(retryAfterOf(await failure(limited(503, { "retry-after": "7" })))).toBe(7000);
+    expect(parseRetryAfter("Wed, 21 Oct 2015 07:28:30 GMT", Date.parse("Wed, 21 Oct 2015 07:28:00 GMT"))).toBe(30_000);
+    expect(parseRetryAfter("0")).toBe(0);
+  });
+
+  it("waits at most a minute, and a few seconds when the answer says nothing or nonsense", async () => {
+    expect(retryAfterOf(await failure(limited(429, { "retry-after": "900" })))).toBe(MAX_RETRY_AFTER_MS);
+    expect(MAX_RETRY_AFTER_MS).toBe(60_000);
+    expect(retryAfterOf(await failure(limited(429, {})))).toBe(5000);
+    expect(retryAfterOf(await failure(limited(429, { "retry-after": "soon" })))).toBe(5000);
+    expect(parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("Wed, 21 Oct 2015 08:00:00 GMT"))).toBe(0);
+  });
+
+  it("is no wait for other errors", async () => {
+    expect(retryAfterOf(await failure(limited(404, { "retry-after": "3" })))).toBeNull();
+    expect(retryAfterOf(new ConsoleApiError("…", 500))).toBeNull();
+    expect(retryAfterOf(new TypeError("Failed to fetch"))).toBeNull();
   });
 });

@@ -5,17 +5,51 @@ export class ConsoleApiError extends Error {
     readonly status: number,
     readonly code?: string,
     readonly fields: Record<string, string> = {},
+    /** A 429 or a 503: how long the service asked to be left alone, in ms (`retryAfterOf`). */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }
 }
 
 /**
- * A 4xx answer, which asking again would only repeat. No answer at all (status 0) and a 5xx are
- * not: the connection or the server may do better on a retry.
+ * A 4xx answer, which asking again would only repeat. No answer at all (status 0), a 5xx and a
+ * 429 are not: the connection or the server may do better on a retry, and a rate limit's window
+ * reopens (`retryAfterOf` says when).
  */
 export function isClientError(error: unknown): boolean {
-  return error instanceof ConsoleApiError && error.status >= 400 && error.status < 500;
+  return error instanceof ConsoleApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
+}
+
+/**
+ * The longest a page waits on a Retry-After before asking again: the console's own 15-minute
+ * window can answer 900 s, and a page that stays silent for a quarter of an hour looks stuck.
+ * Asking once a minute meanwhile costs nothing that counts.
+ */
+export const MAX_RETRY_AFTER_MS = 60_000;
+// A 429 or 503 that says nothing of when to come back: a few seconds, not at once.
+const DEFAULT_RETRY_AFTER_MS = 5_000;
+
+/**
+ * How long to wait, in ms, before asking again after a 429 (too many requests) or a 503 (the
+ * service unavailable for now): what its Retry-After said, at most MAX_RETRY_AFTER_MS. Null for
+ * any other error, which either is final (`isClientError`) or may be asked again at once.
+ */
+export function retryAfterOf(error: unknown): number | null {
+  if (!(error instanceof ConsoleApiError) || (error.status !== 429 && error.status !== 503)) return null;
+  return error.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+}
+
+/**
+ * A Retry-After header's wait in ms, from 0 to MAX_RETRY_AFTER_MS: whole seconds or an HTTP
+ * date (RFC 9110 §10.2.3). Undefined when missing or not either.
+ */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  const v = value?.trim();
+  if (!v) return undefined;
+  const ms = /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v) - now;
+  if (Number.isNaN(ms)) return undefined;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
 }
 
 /** What a person reads when no answer came: the browser's own words ("Failed to fetch") say nothing to them. */
@@ -62,9 +96,10 @@ export async function problemOf(res: Response, method = "GET"): Promise<ConsoleA
     const read = method === "GET" || method === "HEAD";
     return new ConsoleApiError(read ? SESSION_ENDED_NOT_LOADED : SESSION_ENDED_NOT_CHANGED, 401, "token_missing");
   }
+  const retryAfterMs = res.status === 429 || res.status === 503 ? (parseRetryAfter(res.headers.get("retry-after")) ?? DEFAULT_RETRY_AFTER_MS) : undefined;
   // A body cut off on the way is no problem document either; the status still says what happened.
   const p = parseJson(await res.text().catch(() => ""));
-  if (!p || typeof p !== "object" || Array.isArray(p)) return new ConsoleApiError(statusSentence(res.status), res.status);
+  if (!p || typeof p !== "object" || Array.isArray(p)) return new ConsoleApiError(statusSentence(res.status), res.status, undefined, {}, retryAfterMs);
   const { detail, code, errors } = p as { detail?: unknown; code?: unknown; errors?: unknown };
   const fields = Array.isArray(errors)
     ? Object.fromEntries(
@@ -78,6 +113,7 @@ export async function problemOf(res: Response, method = "GET"): Promise<ConsoleA
     res.status,
     typeof code === "string" ? code : undefined,
     fields,
+    retryAfterMs,
   );
 }
 
