@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { useDocumentTitle } from "@/components/console/document-title";
 import { useProfile } from "@/components/profile/use-profile";
@@ -105,6 +105,22 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
   const streams = useQuery(streamsQuery(activityId, fromFile));
   const saveProblem = useMemo(() => (save.error ? describeSaveProblem(save.error) : null), [save.error]);
 
+  // Found gone while shown (Escape on the download's refusal, Cancel on the form that could not
+  // save): the control that had the focus went with the activity, and the keyboard would start
+  // again from the top of the page. It goes on from the heading, which says what happened. Only
+  // when the focus was lost: a person who clicked or tabbed elsewhere meanwhile keeps their place.
+  const header = useRef<HTMLDivElement>(null);
+  const wasShown = activity.data !== undefined;
+  useEffect(() => {
+    if (!missing || editing || !wasShown) return;
+    const at = document.activeElement;
+    if (at && at !== document.body) return;
+    const heading = header.current?.querySelector("h1");
+    if (!heading) return;
+    heading.tabIndex = -1;
+    heading.focus();
+  }, [missing, editing, wasShown]);
+
   return (
     <>
       {/* A team member's activity is in no list of the coach's own: back is to the member's list, reached from the teams. */}
@@ -120,35 +136,37 @@ export function ActivityDetail({ activityId }: { activityId: string }) {
           ← All activities
         </Link>
       )}
-      <PageHeader
-        title={a?.name ?? (missing ? "Activity not found" : "Activity")}
-        description={
-          a
-            ? [owner, SPORT_LABELS[a.sport_type], formatLocal(a.start_local, { dateStyle: "full", timeStyle: "short" })].filter(Boolean).join(" · ")
-            : undefined
-        }
-        actions={
-          a &&
-          (mine || fromFile) &&
-          !editing && (
-            <div className="flex flex-wrap gap-2">
-              {mine && (
-                <Button
-                  ref={openerRef}
-                  onClick={() => {
-                    setEditing(true);
-                    setNotice(null);
-                  }}
-                >
-                  Edit
-                </Button>
-              )}
-              {fromFile && <DownloadMenu activityId={a.id} gpx={!streams.data || hasPositions(streams.data.streams)} />}
-              {mine && <DeleteActivity activityId={a.id} name={a.name} fromFile={fromFile} />}
-            </div>
-          )
-        }
-      />
+      <div ref={header}>
+        <PageHeader
+          title={a?.name ?? (missing ? "Activity not found" : "Activity")}
+          description={
+            a
+              ? [owner, SPORT_LABELS[a.sport_type], formatLocal(a.start_local, { dateStyle: "full", timeStyle: "short" })].filter(Boolean).join(" · ")
+              : undefined
+          }
+          actions={
+            a &&
+            (mine || fromFile) &&
+            !editing && (
+              <div className="flex flex-wrap gap-2">
+                {mine && (
+                  <Button
+                    ref={openerRef}
+                    onClick={() => {
+                      setEditing(true);
+                      setNotice(null);
+                    }}
+                  >
+                    Edit
+                  </Button>
+                )}
+                {fromFile && <DownloadMenu activityId={a.id} gpx={!streams.data || hasPositions(streams.data.streams)} />}
+                {mine && <DeleteActivity activityId={a.id} name={a.name} fromFile={fromFile} />}
+              </div>
+            )
+          }
+        />
+      </div>
       <div className="space-y-6">
         {(activity.isPending || profile.isPending) && <p className="text-sm text-slate-500">Loading…</p>}
         {activity.error && (

@@ -199,6 +199,7 @@ function UploadRow({
 }) {
   const qc = useQueryClient();
   const { items, deleted } = useUploadQueue();
+  const rowRef = useRef<HTMLLIElement>(null);
   const { key, file, progress, accepted } = item;
 
   const upload = useQuery({
@@ -282,7 +283,9 @@ function UploadRow({
   }
 
   return (
-    <li className="py-3" data-testid="upload-row">
+    // Focusable from script only: "Try again" goes away as the file goes back to sending, and the
+    // keyboard goes on from its row, which says where the file is now.
+    <li ref={rowRef} tabIndex={-1} className="py-3 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-500" data-testid="upload-row">
       <div className="flex items-baseline justify-between gap-3">
         <span className="min-w-0 truncate text-sm font-medium text-slate-900" title={file.name}>
           {file.name}
@@ -311,7 +314,10 @@ function UploadRow({
             {sendProblem.retryable && !item.rejected && (
               <Button
                 variant="secondary"
-                onClick={() => onRetry(key)}
+                onClick={() => {
+                  rowRef.current?.focus();
+                  onRetry(key);
+                }}
               >
                 Try again
               </Button>
