@@ -1,5 +1,6 @@
 import "server-only";
 import { getDbHandle } from "./db/client";
+import { DirectoryInUse } from "./db/directory-lock";
 import { seedDemoWorld, SeedRefused } from "./db/seed";
 import { getEnv } from "./env";
 import { log } from "./log";
@@ -32,6 +33,12 @@ export async function boot(): Promise<void> {
     }, 3_600_000);
     timer.unref();
   } catch (err) {
+    // Another process has the embedded database open: waiting would not change that, and
+    // serving would lose writes. The service stops, saying which process holds it.
+    if (err instanceof DirectoryInUse) {
+      console.error(err.message);
+      process.exit(1);
+    }
     log.error("start-up failed; the service answers 503 until the database is reachable", { error: String(err) });
   }
 }

@@ -6,6 +6,7 @@ import { getTableColumns, sql, type Column, type ExtractTablesWithRelations, typ
 import { PgDatabase, PgDialect, type PgInsertValue, type PgQueryResultHKT, type PgTable } from "drizzle-orm/pg-core";
 import { getEnv } from "../env";
 import { log } from "../log";
+import { lockDataDir } from "./directory-lock";
 import { postgresConnection } from "./postgres-url";
 import * as schema from "./schema";
 
@@ -33,15 +34,30 @@ async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
   let dir: string | undefined;
+  let unlock = () => {};
   if (dataDir) {
     dir = path.resolve(dataDir, "pglite");
     mkdirSync(dir, { recursive: true });
+    // One process at a time: a second would lose the first's writes, and its own.
+    unlock = lockDataDir(path.resolve(dataDir));
   }
-  const client = new PGlite(dir);
-  await client.waitReady;
-  const db = drizzle({ client, schema });
-  await migrate(db, { migrationsFolder: MIGRATIONS });
-  return { db: db as unknown as Db, kind: "pglite", close: () => client.close() };
+  try {
+    const client = new PGlite(dir);
+    await client.waitReady;
+    const db = drizzle({ client, schema });
+    await migrate(db, { migrationsFolder: MIGRATIONS });
+    return {
+      db: db as unknown as Db,
+      kind: "pglite",
+      close: async () => {
+        await client.close();
+        unlock();
+      },
+    };
+  } catch (err) {
+    unlock();
+    throw err;
+  }
 }
 
 /**
