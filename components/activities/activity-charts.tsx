@@ -4,29 +4,14 @@ import "uplot/dist/uPlot.min.css";
 import type uPlot from "uplot";
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from "react";
 import type { StreamsWire } from "./files-api";
-import {
-  buildChartData,
-  chartRange,
-  cursorStops,
-  formatX,
-  hasDistanceAxis,
-  isolatedPoints,
-  moveCursor,
-  readoutAt,
-  summarize,
-  type Channel,
-  type XMode,
-} from "./chart-series";
+import { chartOptions } from "./chart-options";
+import { buildChartData, cursorStops, hasDistanceAxis, moveCursor, readoutAt, summarize, type Channel, type XMode } from "./chart-series";
 import type { SportType } from "./sport";
 import { UNIT_LABELS, type Units } from "./units";
 
 // Each chart's plot area and the legend row under it: reserved before uPlot draws, so nothing moves.
 const PLOT_HEIGHT = 150;
 const LEGEND_HEIGHT = 28;
-// Time-axis ticks at whole minutes and hours, not at uPlot's decimal steps of seconds.
-const TIME_INCRS = [15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 14400, 21600, 43200, 86400];
-// Pace ticks at whole seconds and minutes per km or mile.
-const PACE_INCRS = [5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800];
 
 /** The charts drawn, by channel, so the keyboard's cursor can be set on each (uPlot's `setCursor`). */
 type Plots = Map<string, uPlot>;
@@ -194,62 +179,17 @@ function Chart({
     // uPlot measures and draws on the DOM, so it loads in the browser only.
     void import("uplot").then(({ default: UPlot }) => {
       if (cancelled) return;
-      const range = chartRange(channel);
-      const isolated = isolatedPoints(channel.values);
-      const opts: uPlot.Options = {
+      const opts = chartOptions({
+        xMode,
+        channel,
+        units,
+        syncKey,
         width: Math.max(200, el.clientWidth),
         height: PLOT_HEIGHT,
-        cursor: {
-          sync: { key: syncKey, setSeries: false },
-          drag: { x: false, y: false, setScale: false },
-          points: { size: 7 },
-          // The legend reads the value under the cursor and is no control: uPlot's click on a
-          // label hid the line, unreachable by keyboard and with nothing saying how to undo it.
-          bind: { click: () => null },
+        onCursor: (row) => {
+          mouseRow.current = row;
         },
-        scales: {
-          x: { time: false },
-          y: { dir: channel.inverted ? -1 : 1, range: range ? () => range : undefined },
-        },
-        legend: { show: true, live: true },
-        // The keyboard's cursor goes on from where the mouse left it.
-        hooks: {
-          setCursor: [
-            (u) => {
-              if (u.cursor.idx !== null && u.cursor.idx !== undefined) mouseRow.current = u.cursor.idx;
-            },
-          ],
-        },
-        series: [
-          { label: xMode === "distance" ? "Distance" : "Time", value: (_u, v) => (v === null ? "—" : formatX(v, xMode, units)) },
-          {
-            label: channel.label,
-            stroke: channel.color,
-            width: 1.75,
-            fill: channel.fill ? `${channel.color}26` : undefined,
-            // A value between gaps has no line to be part of: drawn as a point, or it would not show.
-            points: { show: false, filter: isolated.length > 0 ? isolated : null, size: 5, fill: channel.color },
-            value: (_u, v) => (v === null ? "—" : channel.format(v)),
-          },
-        ],
-        axes: [
-          {
-            stroke: "#334155",
-            grid: { stroke: "#e2e8f0", width: 1 },
-            ticks: { stroke: "#cbd5e1", width: 1 },
-            incrs: xMode === "time" ? TIME_INCRS : undefined,
-            values: (_u, splits) => splits.map((v) => (xMode === "time" ? formatX(v, xMode, units) : `${+v.toFixed(2)}`)),
-          },
-          {
-            stroke: "#334155",
-            size: 60,
-            incrs: channel.key === "pace" ? PACE_INCRS : undefined,
-            grid: { stroke: "#e2e8f0", width: 1 },
-            ticks: { stroke: "#cbd5e1", width: 1 },
-            values: (_u, splits) => splits.map((v) => (channel.key === "pace" ? channel.format(v).split(" ")[0]! : `${+v.toFixed(1)}`)),
-          },
-        ],
-      };
+      });
       plot = new UPlot(opts, [x, channel.values] as uPlot.AlignedData, el);
       registry.set(channel.key, plot);
       let width = el.clientWidth;

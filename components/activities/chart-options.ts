@@ -1,0 +1,82 @@
+import type uPlot from "uplot";
+import { chartRange, formatX, isolatedPoints, type Channel, type XMode } from "./chart-series";
+import type { Units } from "./units";
+
+// How one activity chart is drawn (uPlot's options), apart from the DOM: pure, so its axes,
+// labels and fill are tested without a browser (activity-charts.tsx draws it).
+
+// Time-axis ticks at whole minutes and hours, not at uPlot's decimal steps of seconds.
+export const TIME_INCRS = [15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 14400, 21600, 43200, 86400];
+// Pace ticks at whole seconds and minutes per km or mile.
+export const PACE_INCRS = [5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800];
+
+export type ChartOptionsInput = {
+  xMode: XMode;
+  channel: Channel;
+  units: Units;
+  syncKey: string;
+  width: number;
+  height: number;
+  /** The row under the cursor, whenever uPlot moves it (the mouse, or the keyboard's slider). */
+  onCursor: (row: number) => void;
+};
+
+/** uPlot's options for one channel's chart against distance or time. */
+export function chartOptions({ xMode, channel, units, syncKey, width, height, onCursor }: ChartOptionsInput): uPlot.Options {
+  const range = chartRange(channel);
+  const isolated = isolatedPoints(channel.values);
+  return {
+    width,
+    height,
+    cursor: {
+      sync: { key: syncKey, setSeries: false },
+      drag: { x: false, y: false, setScale: false },
+      points: { size: 7 },
+      // The legend reads the value under the cursor and is no control: uPlot's click on a
+      // label hid the line, unreachable by keyboard and with nothing saying how to undo it.
+      bind: { click: () => null },
+    },
+    scales: {
+      x: { time: false },
+      y: { dir: channel.inverted ? -1 : 1, range: range ? () => range : undefined },
+    },
+    legend: { show: true, live: true },
+    // The keyboard's cursor goes on from where the mouse left it.
+    hooks: {
+      setCursor: [
+        (u) => {
+          if (u.cursor.idx !== null && u.cursor.idx !== undefined) onCursor(u.cursor.idx);
+        },
+      ],
+    },
+    series: [
+      { label: xMode === "distance" ? "Distance" : "Time", value: (_u, v) => (v === null ? "—" : formatX(v, xMode, units)) },
+      {
+        label: channel.label,
+        stroke: channel.color,
+        width: 1.75,
+        fill: channel.fill ? `${channel.color}26` : undefined,
+        // A value between gaps has no line to be part of: drawn as a point, or it would not show.
+        points: { show: false, filter: isolated.length > 0 ? isolated : null, size: 5, fill: channel.color },
+        value: (_u, v) => (v === null ? "—" : channel.format(v)),
+      },
+    ],
+    axes: [
+      {
+        stroke: "#334155",
+        grid: { stroke: "#e2e8f0", width: 1 },
+        ticks: { stroke: "#cbd5e1", width: 1 },
+        incrs: xMode === "time" ? TIME_INCRS : undefined,
+        values: (_u, splits) => splits.map((v) => (xMode === "time" ? formatX(v, xMode, units) : `${+v.toFixed(2)}`)),
+      },
+      {
+        stroke: "#334155",
+        size: 60,
+        incrs: channel.key === "pace" ? PACE_INCRS : undefined,
+        grid: { stroke: "#e2e8f0", width: 1 },
+        ticks: { stroke: "#cbd5e1", width: 1 },
+        values: (_u, splits) => splits.map((v) => (channel.key === "pace" ? channel.format(v).split(" ")[0]! : `${+v.toFixed(1)}`)),
+      },
+    ],
+  };
+}
