@@ -37,6 +37,7 @@ export const NOT_SENT_LABELS: Record<string, string> = {
   dns: "Host name not found",
   tls: "TLS handshake failed",
   invalid_url: "URL not usable",
+  invalid_response: "Not an HTTP answer (or headers over 16 KiB)",
   network: "Network error",
 };
 

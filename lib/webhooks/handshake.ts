@@ -95,6 +95,7 @@ const NOT_SENT_PROSE: Record<string, string> = {
   dns: "its host name could not be resolved",
   tls: "the TLS handshake failed",
   invalid_url: "the URL could not be used",
+  invalid_response: "what came back was not an HTTP answer (or its headers were over 16 KiB)",
 };
 
 /** The report's excerpt (already short and printable) quoted, and its media type when named. */

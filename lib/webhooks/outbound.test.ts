@@ -134,6 +134,25 @@ describe("sendOutbound (CONTRACT §7: 10 s, no redirects, 4 KiB, connect-time ad
     }
   });
 
+  it("names an answer that is not HTTP, and one whose headers run past 16 KiB", async () => {
+    const net = await import("node:net");
+    const server = net.createServer((socket) => {
+      socket.once("data", (request) => {
+        if (request.toString("latin1").startsWith("POST /garbage")) socket.end("NOT HTTP AT ALL\r\n\r\n");
+        else socket.end(`HTTP/1.1 200 OK\r\nx-big: ${"a".repeat(100_000)}\r\ncontent-length: 0\r\n\r\n`);
+      });
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      expect(await post(`${base}/garbage`)).toMatchObject({ outcome: "not_sent", error: "invalid_response" });
+      expect(await post(`${base}/big-headers`)).toMatchObject({ outcome: "not_sent", error: "invalid_response" });
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
   it("names a refused connection and a name that does not resolve", async () => {
     expect(await post(await refusedUrl())).toMatchObject({ outcome: "not_sent", error: "connection_refused" });
     expect(await post("http://no-such-host.invalid/hook")).toMatchObject({ outcome: "not_sent", error: "dns" });

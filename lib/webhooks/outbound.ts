@@ -14,6 +14,8 @@ export type NotSentReason =
   | "timeout"
   | "tls"
   | "invalid_url"
+  /** What came back was not an HTTP answer, or its headers ran past what is read (16 KiB). */
+  | "invalid_response"
   | "network";
 
 export type OutboundResult =
@@ -166,6 +168,9 @@ function classify(err: unknown): { error: NotSentReason; detail: string } {
     return { error: "timeout", detail };
   }
   if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_OSSL)/.test(code)) return { error: "tls", detail };
+  if (err instanceof undiciErrors.HeadersOverflowError || err instanceof undiciErrors.HTTPParserError || code === "UND_ERR_HEADERS_OVERFLOW" || code.startsWith("HPE_")) {
+    return { error: "invalid_response", detail };
+  }
   return { error: "network", detail };
 }
 

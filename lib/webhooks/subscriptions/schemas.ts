@@ -124,7 +124,7 @@ export const HandshakeReport = z
       .nullable()
       .meta({
         description:
-          "For `not_sent`: `timeout`, `connection_refused`, `connection_reset`, `blocked_address`, `dns`, `tls`, `invalid_url` or `network`; for an answer whose body stopped before its end (`body_incomplete`, or `unexpected_status`), why it stopped; else null.",
+          "For `not_sent`: `timeout`, `connection_refused`, `connection_reset`, `blocked_address`, `dns`, `tls`, `invalid_url`, `invalid_response` (what came back was not HTTP, or its headers were over 16 KiB) or `network`; for an answer whose body stopped before its end (`body_incomplete`, or `unexpected_status`), why it stopped; else null.",
       }),
     duration_ms: z.number().int().min(0),
   })
@@ -155,7 +155,7 @@ export const DeliveryAttempt = z
       .nullable()
       .meta({
         description:
-          "For `not_sent`: `dns`, `connection_refused`, `connection_reset`, `timeout`, `tls`, `blocked_address`, `invalid_url` or `network`; or `interrupted`: the service stopped while the attempt was in flight, so no answer was recorded (the endpoint may have had the request; the next attempt sends the same event again).",
+          "For `not_sent`: `dns`, `connection_refused`, `connection_reset`, `timeout`, `tls`, `blocked_address`, `invalid_url`, `invalid_response` (what came back was not HTTP, or its headers were over 16 KiB) or `network`; or `interrupted`: the service stopped while the attempt was in flight, so no answer was recorded (the endpoint may have had the request; the next attempt sends the same event again).",
       }),
     request_headers: z
       .record(z.string(), z.string())
