@@ -5,9 +5,9 @@ import type uPlot from "uplot";
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from "react";
 import type { StreamsWire } from "./files-api";
 import { chartOptions } from "./chart-options";
-import { buildChartData, cursorStops, hasDistanceAxis, moveCursor, readoutAt, summarize, type Channel, type XMode } from "./chart-series";
+import { buildChartData, cursorStops, hasDistanceAxis, moveCursor, readoutAt, summarize, type Channel, type DistanceUnit, type XMode } from "./chart-series";
 import type { SportType } from "./sport";
-import { UNIT_LABELS, type Units } from "./units";
+import type { Units } from "./units";
 
 // Each chart's plot area and the legend row under it: reserved before uPlot draws, so nothing moves.
 const PLOT_HEIGHT = 150;
@@ -68,9 +68,9 @@ export function ActivityCharts({ streams, sport, units }: { streams: StreamsWire
         </div>
       )}
       {/* Keyed by the axis: its stops are another list against distance than against time. */}
-      <CursorControl key={data.xMode} data={data} units={units} plots={plots} mouseRow={mouseRow} />
+      <CursorControl key={data.xMode} data={data} plots={plots} mouseRow={mouseRow} />
       {data.channels.map((c) => (
-        <Chart key={c.key} x={data.x} xMode={data.xMode} channel={c} units={units} syncKey={syncKey} plots={plots} mouseRow={mouseRow} />
+        <Chart key={c.key} x={data.x} xMode={data.xMode} channel={c} distance={data.distance} syncKey={syncKey} plots={plots} mouseRow={mouseRow} />
       ))}
       {single}
     </div>
@@ -86,12 +86,10 @@ export function ActivityCharts({ streams, sport, units }: { streams: StreamsWire
  */
 function CursorControl({
   data,
-  units,
   plots,
   mouseRow,
 }: {
   data: ReturnType<typeof buildChartData>;
-  units: Units;
   plots: RefObject<Plots>;
   mouseRow: RefObject<number | null>;
 }) {
@@ -134,7 +132,7 @@ function CursorControl({
       aria-valuemin={0}
       aria-valuemax={stops.length - 1}
       aria-valuenow={at ?? 0}
-      aria-valuetext={readoutAt(data, row ?? stops[at ?? 0]!, units)}
+      aria-valuetext={readoutAt(data, row ?? stops[at ?? 0]!)}
       onKeyDown={onKeyDown}
       // The cursor shows where the keyboard is: where the mouse left it, else at the start.
       onFocus={() => place(at ?? (mouseRow.current !== null ? nearestStop(mouseRow.current) : 0))}
@@ -143,7 +141,7 @@ function CursorControl({
       }}
       className="rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
     >
-      {at === null ? "Cursor: focus here and use the arrow keys to move it along the charts." : readoutAt(data, row ?? stops[at]!, units)}
+      {at === null ? "Cursor: focus here and use the arrow keys to move it along the charts." : readoutAt(data, row ?? stops[at]!)}
     </div>
   );
 }
@@ -152,7 +150,7 @@ function Chart({
   x,
   xMode,
   channel,
-  units,
+  distance,
   syncKey,
   plots,
   mouseRow,
@@ -160,7 +158,7 @@ function Chart({
   x: number[];
   xMode: XMode;
   channel: Channel;
-  units: Units;
+  distance: DistanceUnit;
   syncKey: string;
   plots: RefObject<Plots>;
   mouseRow: RefObject<number | null>;
@@ -182,7 +180,7 @@ function Chart({
       const opts = chartOptions({
         xMode,
         channel,
-        units,
+        distance,
         syncKey,
         width: Math.max(200, el.clientWidth),
         height: PLOT_HEIGHT,
@@ -208,7 +206,7 @@ function Chart({
       if (plot && registry.get(channel.key) === plot) registry.delete(channel.key);
       plot?.destroy();
     };
-  }, [x, xMode, channel, units, syncKey, plots, mouseRow]);
+  }, [x, xMode, channel, distance, syncKey, plots, mouseRow]);
 
   return (
     <figure className="m-0">
@@ -216,7 +214,7 @@ function Chart({
         <span className="font-medium text-slate-900">
           {channel.label} <span className="font-normal text-slate-600">({channel.unit})</span>
         </span>
-        <span className="text-xs text-slate-600">against {against}{xMode === "distance" ? ` (${UNIT_LABELS[units].distance})` : ""}</span>
+        <span className="text-xs text-slate-600">against {against}{xMode === "distance" ? ` (${distance.label})` : ""}</span>
       </figcaption>
       <div
         ref={host}

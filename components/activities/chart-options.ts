@@ -1,6 +1,5 @@
 import type uPlot from "uplot";
-import { chartRange, formatX, isolatedPoints, type Channel, type XMode } from "./chart-series";
-import type { Units } from "./units";
+import { chartRange, formatX, isolatedPoints, tickLabels, type Channel, type DistanceUnit, type XMode } from "./chart-series";
 
 // How one activity chart is drawn (uPlot's options), apart from the DOM: pure, so its axes,
 // labels and fill are tested without a browser (activity-charts.tsx draws it).
@@ -13,7 +12,8 @@ export const PACE_INCRS = [5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800];
 export type ChartOptionsInput = {
   xMode: XMode;
   channel: Channel;
-  units: Units;
+  /** The unit of x against distance (`ChartData.distance`). */
+  distance: DistanceUnit;
   syncKey: string;
   width: number;
   height: number;
@@ -22,7 +22,7 @@ export type ChartOptionsInput = {
 };
 
 /** uPlot's options for one channel's chart against distance or time. */
-export function chartOptions({ xMode, channel, units, syncKey, width, height, onCursor }: ChartOptionsInput): uPlot.Options {
+export function chartOptions({ xMode, channel, distance, syncKey, width, height, onCursor }: ChartOptionsInput): uPlot.Options {
   const range = chartRange(channel);
   const isolated = isolatedPoints(channel.values);
   return {
@@ -50,12 +50,18 @@ export function chartOptions({ xMode, channel, units, syncKey, width, height, on
       ],
     },
     series: [
-      { label: xMode === "distance" ? "Distance" : "Time", value: (_u, v) => (v === null ? "—" : formatX(v, xMode, units)) },
+      { label: xMode === "distance" ? "Distance" : "Time", value: (_u, v) => (v === null ? "—" : formatX(v, xMode, distance)) },
       {
         label: channel.label,
         stroke: channel.color,
         width: 1.75,
         fill: channel.fill ? `${channel.color}26` : undefined,
+        // Down to the bottom of the plot, not to 0 (uPlot's default): an elevation below the sea
+        // filled up to 0 looks upside down, and one far above it is all fill.
+        fillTo: (u) => {
+          const y = u.scales.y!;
+          return (channel.inverted ? y.max : y.min) ?? 0;
+        },
         // A value between gaps has no line to be part of: drawn as a point, or it would not show.
         points: { show: false, filter: isolated.length > 0 ? isolated : null, size: 5, fill: channel.color },
         value: (_u, v) => (v === null ? "—" : channel.format(v)),
@@ -67,7 +73,8 @@ export function chartOptions({ xMode, channel, units, syncKey, width, height, on
         grid: { stroke: "#e2e8f0", width: 1 },
         ticks: { stroke: "#cbd5e1", width: 1 },
         incrs: xMode === "time" ? TIME_INCRS : undefined,
-        values: (_u, splits) => splits.map((v) => (xMode === "time" ? formatX(v, xMode, units) : `${+v.toFixed(2)}`)),
+        // As many decimals as the ticks' step needs, so that no two read the same.
+        values: (_u, splits, _axis, _space, step) => (xMode === "time" ? splits.map((v) => formatX(v, xMode, distance)) : tickLabels(splits, step)),
       },
       {
         stroke: "#334155",
@@ -75,7 +82,7 @@ export function chartOptions({ xMode, channel, units, syncKey, width, height, on
         incrs: channel.key === "pace" ? PACE_INCRS : undefined,
         grid: { stroke: "#e2e8f0", width: 1 },
         ticks: { stroke: "#cbd5e1", width: 1 },
-        values: (_u, splits) => splits.map((v) => (channel.key === "pace" ? channel.format(v).split(" ")[0]! : `${+v.toFixed(1)}`)),
+        values: (_u, splits, _axis, _space, step) => (channel.key === "pace" ? splits.map((v) => channel.format(v).split(" ")[0]!) : tickLabels(splits, step)),
       },
     ],
   };

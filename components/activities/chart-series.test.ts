@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   buildChartData,
   distanceReading,
+  distanceUnit,
   chartRange,
   cursorStops,
   formatX,
@@ -139,8 +140,8 @@ describe("summarize and formatX", () => {
     expect(summarize({ key: "heart_rate", values: [100, null, 200], format: (v) => `${v} bpm` })).toBe("from 100 bpm to 200 bpm, average 150 bpm");
     const pace = [...Array.from({ length: 50 }, () => 300), 1500];
     expect(summarize({ key: "pace", values: pace, format: (v) => `${v}` })).toBe("fastest 300, slowest 300, average 300");
-    expect(formatX(3725, "time", "metric")).toBe("1:02:05");
-    expect(formatX(12.345, "distance", "imperial")).toBe("12.3 mi");
+    expect(formatX(3725, "time", distanceUnit("run", "metric"))).toBe("1:02:05");
+    expect(formatX(12.345, "distance", distanceUnit("ride", "imperial"))).toBe("12.3 mi");
   });
 
   it("puts a long recording into words (more values than a call takes as arguments)", () => {
@@ -219,8 +220,8 @@ describe("the keyboard's cursor", () => {
 
   it("reads every chart's value at the cursor in words", () => {
     const d = buildChartData(run, "run", "metric", "distance");
-    expect(readoutAt(d, 1, "metric")).toBe("At 0.03 km: pace 5:33 /km, heart rate 150 bpm, elevation 11 m");
-    expect(readoutAt(d, 2, "metric")).toBe("At 0.06 km: pace 5:33 /km, no heart rate, elevation 12 m");
+    expect(readoutAt(d, 1)).toBe("At 0.03 km: pace 5:33 /km, heart rate 150 bpm, elevation 11 m");
+    expect(readoutAt(d, 2)).toBe("At 0.06 km: pace 5:33 /km, no heart rate, elevation 12 m");
   });
 });
 
@@ -252,7 +253,7 @@ describe("a swim's chart", () => {
     expect(pace.unit).toBe("min/100 m");
     expect(pace.values.map((v) => (v === null ? null : Math.round(v)))).toEqual([250, 250, 250, 250, 250, 250]);
     expect(pace.inverted).toBe(true);
-    expect(readoutAt(d, 1, "metric")).toBe("At 0:10: pace 4:10 /100 m");
+    expect(readoutAt(d, 1)).toBe("At 0:10: pace 4:10 /100 m");
   });
 
   it("charts pace per 100 yd for imperial units, and leaves out a rest at the wall", () => {
@@ -270,5 +271,66 @@ describe("distanceReading", () => {
     expect(distanceReading("swim", "imperial")(1500)).toBe("1,640 yd");
     expect(distanceReading("run", "metric")(10_000)).toBe("10.00 km");
     expect(distanceReading("ride", "imperial")(1609.344)).toBe("1.00 mi");
+  });
+});
+
+describe("a chart is at least as high as a change worth seeing, centred on the values", () => {
+  const span = (r: [number, number] | null) => r![1] - r![0];
+  const mid = (r: [number, number] | null) => (r![0] + r![1]) / 2;
+  const t = Array.from({ length: 20 }, (_, i) => i * 10);
+  const noise = (base: number, by: number) => t.map((_, i) => base + by * Math.sin(i));
+
+  it("draws 0.4 m of GPS noise on flat ground as flat: 20 m high, or 60 ft", () => {
+    for (const [units, least] of [["metric", 20], ["imperial", 60]] as const) {
+      const d = buildChartData({ time_s: t, altitude_m: noise(5, 0.2) }, "run", units, "time");
+      const elevation = d.channels.find((c) => c.key === "elevation")!;
+      expect(span(chartRange(elevation))).toBeCloseTo(least, 6);
+      expect(mid(chartRange(elevation))).toBeCloseTo(units === "metric" ? 5 : 5 / 0.3048, 0);
+    }
+  });
+
+  it("draws a steady ride's speed 2 km/h or 1 mph high, a steady pace 30 s, heart rate 20 bpm and power 50 W", () => {
+    const streams = { time_s: t, speed_mps: noise(8, 0.001), heart_rate_hz: noise(2.5, 0.001), power_w: noise(200, 0.1) };
+    const ride = buildChartData(streams, "ride", "metric", "time");
+    const of = (d: typeof ride, key: string) => chartRange(d.channels.find((c) => c.key === key)!);
+    expect(span(of(ride, "speed"))).toBeCloseTo(2, 6);
+    expect(mid(of(ride, "speed"))).toBeCloseTo(28.8, 1);
+    expect(span(of(buildChartData(streams, "ride", "imperial", "time"), "speed"))).toBeCloseTo(1, 6);
+    expect(span(of(ride, "heart_rate"))).toBeCloseTo(20, 6);
+    expect(mid(of(ride, "heart_rate"))).toBeCloseTo(150, 0);
+    expect(span(of(ride, "power"))).toBeCloseTo(50, 6);
+    expect(span(of(buildChartData(streams, "run", "metric", "time"), "pace"))).toBeCloseTo(30, 6);
+    expect(span(of(buildChartData(streams, "swim", "imperial", "time"), "pace"))).toBeCloseTo(30, 6);
+  });
+
+  it("leaves a chart that varies more than that as it was", () => {
+    const hilly = buildChartData({ time_s: t, altitude_m: noise(100, 40) }, "run", "metric", "time");
+    const values = hilly.channels[0]!.values.filter((v): v is number => v !== null);
+    expect(chartRange(hilly.channels[0]!)).toEqual(robustRange(values));
+    const [lo, hi] = robustRange([10, 10.4], false, 20)!;
+    expect(lo).toBeCloseTo(0.2, 9);
+    expect(hi).toBeCloseTo(20.2, 9);
+  });
+});
+
+describe("a swim's charts run in the unit its headline and laps say distance in", () => {
+  const swim: StreamsWire["streams"] = { time_s: [0, 20, 40, 60], distance_m: [0, 25, 50, 75], speed_mps: [1.2, 1.2, 1.2, 1.2] };
+
+  it("in yards for imperial units, and metres for metric, not miles or km", () => {
+    const yd = buildChartData(swim, "swim", "imperial", "distance");
+    expect(yd.distance.label).toBe("yd");
+    expect(yd.x.map(Math.round)).toEqual([0, 27, 55, 82]);
+    expect(readoutAt(yd, 3)).toBe("At 82 yd: pace 1:16 /100 yd");
+    const m = buildChartData(swim, "swim", "metric", "distance");
+    expect(m.x).toEqual([0, 25, 50, 75]);
+    expect(readoutAt(m, 2)).toBe("At 50 m: pace 1:23 /100 m");
+  });
+
+  it("and every sport's charts say distance in the unit distanceReading says it in", () => {
+    for (const sport of ["swim", "run", "ride", "walk"] as const)
+      for (const units of ["metric", "imperial"] as const) {
+        expect(distanceReading(sport, units)(1500).endsWith(` ${distanceUnit(sport, units).label}`)).toBe(true);
+        expect(buildChartData(swim, sport, units, "distance").distance.label).toBe(distanceUnit(sport, units).label);
+      }
   });
 });

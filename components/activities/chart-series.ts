@@ -1,6 +1,21 @@
 import type { StreamsWire } from "./files-api";
 import type { SportType } from "./sport";
-import { formatDistance, formatDuration, formatPace, formatSpeed, formatSwimDistance, fromElevationMeters, fromMeters, fromMps, hzToBpm, pacePer, UNIT_LABELS, type PaceBasis, type Units } from "./units";
+import {
+  formatDistance,
+  formatDuration,
+  formatPace,
+  formatSpeed,
+  formatSwimDistance,
+  fromElevationMeters,
+  fromMeters,
+  fromMps,
+  hzToBpm,
+  METERS_PER_YARD,
+  pacePer,
+  UNIT_LABELS,
+  type PaceBasis,
+  type Units,
+} from "./units";
 
 // What the activity page charts, computed from the streams answer: pure, so tested without a DOM.
 
@@ -18,7 +33,20 @@ export type Channel = {
   inverted: boolean;
   color: string;
   fill: boolean;
+  /**
+   * The least height of its chart, in its unit (`robustRange`): a steady ride's speed or a flat
+   * road's elevation varies by a hair, which drawn across the whole height would look like
+   * sprints and hills, with every axis label the same number.
+   */
+  minSpan: number;
 };
+
+/**
+ * A distance on the charts' axis and under their cursor: `fromMeters` gives the axis value in
+ * the unit (`label`) the activity's headline and laps say distance in (`distanceReading`),
+ * `format` reads an axis value in words.
+ */
+export type DistanceUnit = { label: string; fromMeters: (m: number) => number; format: (v: number) => string };
 
 /**
  * `channels` are charted; `single` are the channels with one value to draw (a file that recorded
@@ -26,7 +54,15 @@ export type Channel = {
  * `breaks` are the rows put in where the activity paused (`pauseThreshold`): an x with every
  * channel null, so the chart draws no line across the pause.
  */
-export type ChartData = { x: number[]; xMode: XMode; channels: Channel[]; single: { label: string; value: string }[]; breaks: number[] };
+export type ChartData = {
+  x: number[];
+  xMode: XMode;
+  /** The unit of `x` against distance, and of the cursor's distance against either. */
+  distance: DistanceUnit;
+  channels: Channel[];
+  single: { label: string; value: string }[];
+  breaks: number[];
+};
 
 // Running-type sports read pace per km or mile, swims pace per 100 m or 100 yd (as swimmers
 // read it); everything else reads speed (CONTRACT §9 units, the console's wording).
@@ -48,6 +84,33 @@ export function speedReading(sport: SportType, units: Units): { label: "Pace" | 
 export function distanceReading(sport: SportType, units: Units): (m: number) => string {
   return paceBasis(sport) === "swim" ? (m) => formatSwimDistance(m, units) : (m) => formatDistance(m, units);
 }
+
+/**
+ * The charts' distance unit for a sport: the one `distanceReading` says, so a swim's charts run
+ * in metres or yards as its headline and laps do, not in km or miles.
+ */
+export function distanceUnit(sport: SportType, units: Units): DistanceUnit {
+  if (paceBasis(sport) === "swim") {
+    const label = units === "metric" ? "m" : "yd";
+    return {
+      label,
+      fromMeters: (m) => (units === "metric" ? m : m / METERS_PER_YARD),
+      format: (v) => `${Math.round(v).toLocaleString("en-US")} ${label}`,
+    };
+  }
+  const label = UNIT_LABELS[units].distance;
+  return { label, fromMeters: (m) => fromMeters(m, units), format: (v) => `${v.toFixed(v < 10 ? 2 : 1)} ${label}` };
+}
+
+// Each chart's least height (`Channel.minSpan`), in its unit: what a person would call a change
+// worth seeing. Pace in seconds per km, mile, 100 m or 100 yd.
+const MIN_SPAN = {
+  pace: 30,
+  speed: { metric: 2, imperial: 1 },
+  heart_rate: 20,
+  power: 50,
+  elevation: { metric: 20, imperial: 60 },
+} as const;
 
 // A pause is a gap between samples longer than both of these: 10 s, since a device recording
 // every second or "smart" every few seconds never leaves 10 s between samples while moving;
@@ -153,6 +216,7 @@ export function smooth(values: readonly (number | null)[], window = SMOOTH_WINDO
  */
 export function buildChartData(streams: StreamsWire["streams"], sport: SportType, units: Units, xMode: XMode): ChartData {
   const time = streams.time_s ?? [];
+  const distance = distanceUnit(sport, units);
   const mode: XMode = xMode === "distance" && hasDistanceAxis(streams) ? "distance" : "time";
   let keep: number[];
   let x: number[];
@@ -164,7 +228,7 @@ export function buildChartData(streams: StreamsWire["streams"], sport: SportType
       if (d === null || !Number.isFinite(d)) return;
       max = Math.max(max, d);
       keep.push(i);
-      x.push(fromMeters(max, units));
+      x.push(distance.fromMeters(max));
     });
   } else {
     keep = [];
@@ -218,6 +282,7 @@ export function buildChartData(streams: StreamsWire["streams"], sport: SportType
         inverted: true,
         color: COLORS.pace,
         fill: false,
+        minSpan: MIN_SPAN.pace,
       });
     } else {
       channels.push({
@@ -229,6 +294,7 @@ export function buildChartData(streams: StreamsWire["streams"], sport: SportType
         inverted: false,
         color: COLORS.speed,
         fill: false,
+        minSpan: MIN_SPAN.speed[units],
       });
     }
   }
@@ -242,6 +308,7 @@ export function buildChartData(streams: StreamsWire["streams"], sport: SportType
       inverted: false,
       color: COLORS.heart_rate,
       fill: false,
+      minSpan: MIN_SPAN.heart_rate,
     });
   if (present(streams.power_w))
     channels.push({
@@ -253,6 +320,7 @@ export function buildChartData(streams: StreamsWire["streams"], sport: SportType
       inverted: false,
       color: COLORS.power,
       fill: false,
+      minSpan: MIN_SPAN.power,
     });
   if (present(streams.altitude_m))
     channels.push({
@@ -264,11 +332,13 @@ export function buildChartData(streams: StreamsWire["streams"], sport: SportType
       inverted: false,
       color: COLORS.elevation,
       fill: true,
+      minSpan: MIN_SPAN.elevation[units],
     });
   const single = channels.filter((c) => drawable(c.values).length === 1);
   return {
     x,
     xMode: mode,
+    distance,
     channels: channels.filter((c) => drawable(c.values).length >= MIN_CHART_VALUES),
     single: single.map((c) => ({ label: c.label, value: c.format(drawable(c.values)[0]!) })),
     breaks,
@@ -286,17 +356,40 @@ export function isolatedPoints(values: readonly (number | null)[]): number[] {
   return out;
 }
 
-/** The x value under the cursor or on the axis: `12.3 km`, or `1:02:03` of elapsed time. */
-export function formatX(v: number, mode: XMode, units: Units): string {
-  return mode === "distance" ? `${v.toFixed(v < 10 ? 2 : 1)} ${UNIT_LABELS[units].distance}` : formatDuration(v);
+/** The x value under the cursor: `12.3 km`, `1,500 m` (a swim: `distance`), or `1:02:03` of elapsed time. */
+export function formatX(v: number, mode: XMode, distance: DistanceUnit): string {
+  return mode === "distance" ? distance.format(v) : formatDuration(v);
+}
+
+/**
+ * The decimals that write every multiple of an axis's tick step exactly: 0.005 → 3, 0.25 → 2,
+ * 0.5 → 1, 2 → 0 (at most 6).
+ */
+export function stepDecimals(step: number): number {
+  for (let d = 0; d < 6; d++) {
+    const scaled = Math.abs(step) * 10 ** d;
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, scaled)) return d;
+  }
+  return 6;
+}
+
+/**
+ * An axis's tick labels, for ticks `step` apart: with the decimals the step needs, so two ticks
+ * never read the same (ticks 0.005 km apart rounded to 2 decimals read "0.01, 0.01").
+ */
+export function tickLabels(splits: readonly (number | null)[], step: number): (string | null)[] {
+  const d = stepDecimals(step);
+  // A tick at zero computed as -1e-17 would read "-0.00".
+  return splits.map((v) => (v === null ? null : (Math.abs(v) < Math.abs(step) / 2 ? 0 : v).toFixed(d)));
 }
 
 /**
  * The y range from the 1st to the 99th percentile, padded by a tenth: one GPS spike (a pace of
  * 30 min/km while stopped at a light, a heart rate of 250 from a loose strap) must not flatten
- * the rest of the curve. Null when there is nothing to range.
+ * the rest of the curve. At least `minSpan` high, centred on the values: a variation smaller than
+ * that is drawn as small as it is. Null when there is nothing to range.
  */
-export function robustRange(values: readonly (number | null)[], pace = false): [number, number] | null {
+export function robustRange(values: readonly (number | null)[], pace = false, minSpan = 0): [number, number] | null {
   const sorted = values.filter((v): v is number => v !== null && Number.isFinite(v)).sort((a, b) => a - b);
   if (sorted.length === 0) return null;
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))]!;
@@ -305,12 +398,14 @@ export function robustRange(values: readonly (number | null)[], pace = false): [
   // a pause, not running, and drawing it would squash the running into a thin band.
   const hi = pace ? Math.min(at(0.99), Math.max(lo, at(0.5) * 2)) : at(0.99);
   const pad = hi > lo ? (hi - lo) * 0.1 : Math.max(1, Math.abs(hi) * 0.1);
-  return [lo - pad, hi + pad];
+  if (hi - lo + 2 * pad >= minSpan) return [lo - pad, hi + pad];
+  const mid = (lo + hi) / 2;
+  return [mid - minSpan / 2, mid + minSpan / 2];
 }
 
 /** The y range a channel's chart draws: what lies outside it is cut off, in the chart and in its words (`summarize`). */
-export function chartRange(channel: Pick<Channel, "values" | "key">): [number, number] | null {
-  return robustRange(channel.values, channel.key === "pace");
+export function chartRange(channel: Pick<Channel, "values" | "key"> & Partial<Pick<Channel, "minSpan">>): [number, number] | null {
+  return robustRange(channel.values, channel.key === "pace", channel.minSpan ?? 0);
 }
 
 /**
@@ -318,7 +413,7 @@ export function chartRange(channel: Pick<Channel, "values" | "key">): [number, n
  * what the chart shows (`chartRange`): a spike it cuts off is not said either, so the words and
  * the picture agree.
  */
-export function summarize(channel: Pick<Channel, "values" | "format" | "key">): string | null {
+export function summarize(channel: Pick<Channel, "values" | "format" | "key"> & Partial<Pick<Channel, "minSpan">>): string | null {
   const vs = drawable(channel.values);
   if (vs.length === 0) return null;
   // One value is no range: "fastest 2:46 /km, slowest 2:46 /km" would claim one.
@@ -385,10 +480,10 @@ export function moveCursor(at: number | null, key: string, count: number): numbe
 }
 
 /** What the cursor reads at row `i` of the charts, in words: `At 2.35 km: pace 5:10 /km, heart rate 150 bpm`. */
-export function readoutAt(data: Pick<ChartData, "x" | "xMode" | "channels">, i: number, units: Units): string {
+export function readoutAt(data: Pick<ChartData, "x" | "xMode" | "distance" | "channels">, i: number): string {
   const values = data.channels.map((c) => {
     const v = c.values[i];
     return v === null || v === undefined ? `no ${c.label.toLowerCase()}` : `${c.label.toLowerCase()} ${c.format(v)}`;
   });
-  return `At ${formatX(data.x[i]!, data.xMode, units)}: ${values.join(", ")}`;
+  return `At ${formatX(data.x[i]!, data.xMode, data.distance)}: ${values.join(", ")}`;
 }
