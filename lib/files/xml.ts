@@ -84,8 +84,9 @@ function decoderFor(bytes: Uint8Array): { decoder: TextDecoder; skip: number } {
 /**
  * Reads a GPX or TCX file (`what` names it in errors) element by element into `handler`, up to
  * the end of its root element, which must be named `root`. A document that is not well-formed,
- * has another root or nests deeper than MAX_XML_DEPTH is a FileError; so is an error the
- * handler throws as one. Only a slice of the file is ever held as text.
+ * has another root, is followed by a second document of the same root, or nests deeper than
+ * MAX_XML_DEPTH is a FileError; so is an error the handler throws as one. Other things after the
+ * root (NUL padding, junk) end the reading. Only a slice of the file is ever held as text.
  */
 export function readXml(bytes: Uint8Array, what: string, root: string, handler: XmlHandler): void {
   const noRoot = () => new FileError("invalid_file", `The ${what} file has no <${root}> element.`);
@@ -94,7 +95,11 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
   const names: string[] = [];
   let text = "";
   let failure: string | null = null;
+  /** The root has closed: the document is read, and what follows is only looked at for a second one. */
+  let ended = false;
   parser.onerror = (err) => {
+    // The NUL padding or junk some transfers leave after a file's end is not the file's.
+    if (ended) throw new XmlStop();
     const reason = err.message.split("\n", 1)[0]!;
     if (TOLERATED.has(reason)) {
       parser.resume();
@@ -105,6 +110,14 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
   };
   parser.onopentag = (tag) => {
     const name = localName(tag.name);
+    if (ended) {
+      // Two files joined into one (`cat a.gpx b.gpx`, or two gzip members): reading the first
+      // alone would drop the second's activity without a word.
+      if (name === root) {
+        throw new FileError("invalid_file", `The file holds a second ${what} document after the first (two files joined into one?): upload each file on its own.`);
+      }
+      throw new XmlStop();
+    }
     names.push(name);
     if (names.length === 1) {
       if (name !== root) throw noRoot();
@@ -124,9 +137,7 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
     const inside = text;
     text = "";
     handler.close(name, inside, depth);
-    // The root has closed: the document is read. What follows (the NUL padding or junk some
-    // transfers leave after a file's end) is not looked at.
-    if (depth === 1) throw new XmlStop();
+    if (depth === 1) ended = true;
   };
   const { decoder, skip } = decoderFor(bytes);
   const doctype = scanProlog(bytes).doctype;

@@ -214,8 +214,23 @@ describe("GPX", () => {
   it("what follows the root element (NUL padding, junk a transfer left) is not read: the same activities", () => {
     const file = sample("gpx", "run.gpx");
     const expected = parse(file);
-    for (const tail of [new Uint8Array(4096), utf8("garbage <not xml"), utf8("<gpx><trk></trk>")]) {
+    for (const tail of [new Uint8Array(4096), utf8("garbage <not xml"), utf8("<trk><trkseg></trk>"), utf8("\n<?app x?>\n<!-- c -->\n<junk/><gpx>")]) {
       expect(parse(new Uint8Array([...file, ...tail]))).toEqual(expected);
+    }
+  });
+
+  it("a second GPX document after the first (two files joined, two gzip members) fails the file: its activity is not dropped silently", () => {
+    const file = sample("gpx", "run.gpx");
+    for (const between of ["", "\n", "\n<!-- next -->\n"]) {
+      const e = (() => {
+        try {
+          return parse(new Uint8Array([...file, ...utf8(between), ...file]));
+        } catch (err) {
+          return err;
+        }
+      })();
+      expect(e).toBeInstanceOf(FileError);
+      expect(e).toMatchObject({ code: "invalid_file", message: expect.stringMatching(/second GPX document/) });
     }
   });
 
