@@ -247,7 +247,7 @@ test("files that cannot become activities are refused in words, and nothing is a
   }
 });
 
-test("a session that ends while a file is processing: the row says the outcome is not known, and the page offers to sign in again", async ({ browser }) => {
+test("a session that ends while a file is processing: the row says the outcome is not known as the person is signed out, and the page offers to sign in again", async ({ browser }) => {
   const { page, context, email } = await signUpNewPerson(browser, "Noor");
   try {
     await page.goto("/activities");
@@ -265,7 +265,9 @@ test("a session that ends while a file is processing: the row says the outcome i
     const bar = page.getByRole("progressbar", { name: `${GPX} upload progress` });
     await expect(bar).toHaveAttribute("aria-valuetext", "Not known", { timeout: 15_000 });
     const row = page.getByTestId("upload-row").filter({ hasText: GPX });
-    await expect(row.getByText("Could not learn how the upload went: Not loaded.")).toBeVisible();
+    await expect(
+      row.getByText("Could not learn how the upload went: you are no longer signed in. The file was received; once you are signed in again, check again."),
+    ).toBeVisible();
     await expect(row.getByRole("button", { name: "Check again" })).toBeVisible();
 
     // Every console page then says so once (not again in the row), with the way back to where the person was.
@@ -334,6 +336,8 @@ test("GPX is offered only for an activity with positions, and an activity delete
     await page.getByRole("button", { name: "Cancel" }).click();
     await expect(page.getByText("This activity is not here: it was deleted, or the address is wrong.")).toBeVisible();
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Activity not found");
+    // "Edit", where the keyboard would go back to, went with the ride: it goes on from the heading.
+    await expect(page.getByRole("heading", { level: 1 })).toBeFocused();
     await expect(page.getByLabel("Headline numbers")).toHaveCount(0);
     await expect(page.getByRole("heading", { name: "Charts" })).toHaveCount(0);
     await expect(page.getByRole("button", { name: "Edit" })).toHaveCount(0);
@@ -366,6 +370,8 @@ test("GPX is offered only for an activity with positions, and an activity delete
     await page.keyboard.press("Escape");
     await expect(gone).toHaveCount(0);
     await expect(page.getByText("This activity is not here: it was deleted, or the address is wrong.")).toBeVisible();
+    // "Download" went with the run: the keyboard goes on from the heading that says so.
+    await expect(page.getByRole("heading", { level: 1, name: "Activity not found" })).toBeFocused();
     await expect(page.getByRole("img", { name: "Route" })).toHaveCount(0);
     await expect(page.getByRole("button", { name: "Download" })).toHaveCount(0);
   } finally {

@@ -3,7 +3,8 @@ import { signUpNewPerson } from "./helpers";
 
 // Files dropped on /activities belong to the console, not to the page: an athlete who drops a
 // folder and goes to another console page while the files are still waiting to be sent finds
-// every one of them sent and processed on coming back.
+// every one of them sent and processed on coming back. A status check refused for a moment (a
+// rate limit) is asked again; a failed send is tried again from the keyboard.
 
 /** A small GPX run of its own: a distinct start, so no file is a duplicate of another. */
 function gpxRun(day: number): Buffer {
@@ -88,6 +89,84 @@ test("files chosen before the page's script has run are sent once it runs, not l
     }
     const list = page.getByRole("list", { name: "Activities" });
     for (const day of [6, 7]) await expect(list.getByRole("link", { name: new RegExp(`Queue run ${day}\\b`) })).toBeVisible();
+  } finally {
+    await context.close();
+  }
+});
+
+test("status checks answered 429 are asked again after their Retry-After, and rows whose upload is gone give up their place to the rows behind", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Rhea");
+  try {
+    // Which upload is which file: read from each upload's 202 answer.
+    const names = new Map<string, string>();
+    await page.route("**/api/console/uploads", async (route) => {
+      if (route.request().method() !== "POST") return route.continue();
+      const name = /filename="([^"]+)"/.exec(route.request().postDataBuffer()?.toString("latin1") ?? "")?.[1] ?? "";
+      const res = await route.fetch();
+      const body = (await res.json()) as { id: string };
+      names.set(body.id, name);
+      await route.fulfill({ response: res, json: body });
+    });
+    // The console's limit is used up for the first 4 s of status checks; the uploads of the two
+    // files picked first are gone (deleted elsewhere, say) whenever they are asked about.
+    let limitedUntil = 0;
+    let limited = 0;
+    const gone = ["limit-1.gpx", "limit-2.gpx"];
+    await page.route("**/api/console/uploads/*", async (route) => {
+      const id = decodeURIComponent(new URL(route.request().url()).pathname.split("/").pop()!);
+      if (limitedUntil === 0) limitedUntil = Date.now() + 4000;
+      if (Date.now() < limitedUntil) {
+        limited++;
+        return route.fulfill({
+          status: 429,
+          headers: { "retry-after": "1", "content-type": "application/problem+json" },
+          body: JSON.stringify({ status: 429, code: "rate_limited", title: "Too many requests", detail: "The console's 15-minute limit of 3000 requests is used up; retry in 1 s." }),
+        });
+      }
+      if (gone.includes(names.get(id) ?? "")) {
+        return route.fulfill({ status: 404, contentType: "application/problem+json", body: JSON.stringify({ status: 404, code: "not_found", title: "Not found", detail: `Upload ${id} was not found.` }) });
+      }
+      return route.continue();
+    });
+
+    await page.goto("/activities");
+    const files = [1, 2, 3, 4, 5].map((day) => ({ name: `limit-${day}.gpx`, mimeType: "application/gpx+xml", buffer: gpxRun(10 + day) }));
+    await page.getByLabel("Choose files").setInputFiles(files);
+
+    // The rows asked about during the limit say so and keep asking; none is given up on.
+    const bar = (name: string) => page.getByRole("progressbar", { name: `${name} upload progress` });
+    const row = (name: string) => page.getByTestId("upload-row").filter({ hasText: name });
+    await expect(page.getByText(/Could not learn how the upload went yet: the service was asked too often\. Asking again in 1 s\./).first()).toBeVisible({ timeout: 15_000 });
+    expect(limited).toBeGreaterThan(0);
+    // Once it is over, every file still there is done, the ones behind the gone ones too.
+    for (const day of [3, 4, 5]) await expect(bar(`limit-${day}.gpx`)).toHaveAttribute("aria-valuetext", "Done", { timeout: 30_000 });
+    for (const name of gone) {
+      await expect(bar(name)).toHaveAttribute("aria-valuetext", "Not known");
+      await expect(row(name).getByText(`Could not learn how the upload went: Upload`)).toBeVisible();
+      await expect(row(name).getByRole("button", { name: "Check again" })).toBeVisible();
+    }
+  } finally {
+    await context.close();
+  }
+});
+
+test("a failed send's \"Try again\" goes away as the file is sent again, and the keyboard goes on from its row", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Tove");
+  try {
+    let fail = true;
+    await page.route("**/api/console/uploads", (route) => (fail && route.request().method() === "POST" ? route.abort("failed") : route.continue()));
+    await page.goto("/activities");
+    await page.getByLabel("Choose files").setInputFiles({ name: "again.gpx", mimeType: "application/gpx+xml", buffer: gpxRun(20) });
+    const row = page.getByTestId("upload-row").filter({ hasText: "again.gpx" });
+    const again = row.getByRole("button", { name: "Try again" });
+    await expect(again).toBeVisible();
+    fail = false;
+    await again.focus();
+    await page.keyboard.press("Enter");
+    await expect(again).toHaveCount(0);
+    await expect(row).toBeFocused();
+    await expect(page.getByRole("progressbar", { name: "again.gpx upload progress" })).toHaveAttribute("aria-valuetext", "Done", { timeout: 30_000 });
+    await expect(row).toBeFocused();
   } finally {
     await context.close();
   }
