@@ -7,7 +7,7 @@ import type { FormState } from "@/components/auth/auth-form";
 import { actionClientAddress } from "@/lib/auth/action-address";
 import { signIn, signOut } from "@/lib/auth/next-auth";
 import { endSessionOf } from "@/lib/auth/session";
-import { signInRefusalMessage } from "@/lib/auth/signin-message";
+import { signInFailureMessage } from "@/lib/auth/signin-message";
 import { withRefusals } from "@/lib/auth/signin-refusal";
 import { signUpFromForm } from "@/lib/auth/sign-up";
 import { EmailTakenError, SignUpRateLimited } from "@/lib/people/people";
@@ -29,12 +29,16 @@ async function signInOrMessage(email: string, password: string, returnTo: string
       await signIn("credentials", { email, password, redirectTo: returnTo });
       return undefined;
     } catch (err) {
-      if (err instanceof AuthError) return err as AuthError & { code?: string };
+      if (err instanceof AuthError) return err;
       throw err;
     }
   });
   if (!refused) return {};
-  return { error: signInRefusalMessage(refused.code ?? "", refusal?.retryAfterS), values: { email } };
+  // A refused password says so; a database that cannot be reached says the service is
+  // unavailable; any other failure of the server goes on up.
+  const message = signInFailureMessage(refused, refusal?.retryAfterS);
+  if (message === undefined) throw refused;
+  return { error: message, values: { email } };
 }
 
 export async function signInAction(_prev: FormState, form: FormData): Promise<FormState> {

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from "../http/db-errors";
 import { SLICE_MS } from "./signin-guard";
 
 /**
@@ -22,6 +23,23 @@ export function signInRefusalMessage(code: string, retryAfterS: number | undefin
     default:
       return "That email and password do not match an account.";
   }
+}
+
+/** What the sign-in form says while the database cannot be reached (the API answers 503 then). */
+export const SIGN_IN_UNAVAILABLE = "The service is unavailable right now. Try again shortly.";
+
+/**
+ * What the sign-in form says when Auth.js's `signIn` failed with `err` (an AuthError), or
+ * undefined for a failure that is the server's to report (the caller throws it on). Only a
+ * refusal from `authorize` (CredentialsSignin, with its `code`) is about the email and password.
+ * Anything else `authorize` throws, Auth.js wraps as a CallbackRouteError whose `cause.err` is
+ * the error thrown: a database that cannot be reached is told as the service unavailable.
+ */
+export function signInFailureMessage(err: { type?: unknown; code?: unknown; cause?: unknown }, retryAfterS: number | undefined): string | undefined {
+  if (err.type === "CredentialsSignin") return signInRefusalMessage(typeof err.code === "string" ? err.code : "", retryAfterS);
+  const thrown = (err.cause as { err?: unknown } | undefined)?.err;
+  if (isDatabaseUnavailable(thrown)) return SIGN_IN_UNAVAILABLE;
+  return undefined;
 }
 
 /**
