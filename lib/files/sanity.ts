@@ -100,6 +100,11 @@ export class SampleBudget {
       );
     }
   }
+  /** The first time element whose text is no time (`17/05/2026 08:00`), as the file wrote it, shortened. */
+  unreadableTime: string | null = null;
+  unreadable(text: string) {
+    this.unreadableTime ??= [...text.replace(/[^\x20-\x7e\u00a0-\u024f]+/g, " ").trim()].slice(0, 40).join("");
+  }
   refuseTime(t: number) {
     this.refusedTimes++;
     if (!Number.isFinite(t)) return;
@@ -123,7 +128,13 @@ const utcMinute = (s: number) => {
  * (`invalid_file`): it recorded samples, but the device's clock gives them no instant they can have.
  */
 export function refusedTimesError(budget: SampleBudget): FileError | null {
-  if (budget.refusedTimes === 0) return null;
+  if (budget.refusedTimes === 0) {
+    if (budget.unreadableTime === null) return null;
+    return new FileError(
+      "invalid_file",
+      `The file's times cannot be read (such as "${budget.unreadableTime}"): a time is written as 2024-05-17T08:00:00Z, or with an offset such as +02:00.`,
+    );
+  }
   const from = budget.refusedFrom;
   const to = budget.refusedTo;
   if (!Number.isFinite(from)) return new FileError("invalid_file", "No sample in the file has a valid time, so the activity cannot be placed in time.");

@@ -350,7 +350,8 @@ export function numberOf(text: string | null | undefined): number | null {
   return Number.isFinite(v) ? v : null;
 }
 
-const TIME_RE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+/** ISO 8601's extended form (`2024-05-17T08:00:00Z`) and its basic one (`20240517T080000Z`); `t` and `z` as RFC 3339 allows; seconds may be left out. */
+const TIME_RE = /^(\d{4})-?(\d{2})-?(\d{2})[Tt ](\d{2}):?(\d{2})(?::?(\d{2}))?(\.\d+)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /**
  * An xsd:dateTime as Unix seconds. A time without a zone is read as UTC (GPX and TCX require
@@ -377,12 +378,12 @@ export function parseTime(text: string | null | undefined): number | null {
   const day = Number(d);
   const hour = Number(h);
   const minute = Number(mi);
-  const second = Number(sec);
+  const second = Number(sec ?? 0);
   const fraction = frac ? Number(`0${frac}`) : 0;
   if (month < 1 || month > 12 || day < 1 || minute > 59 || second > 60) return null;
   if (hour > 23 && !(hour === 24 && minute === 0 && second === 0 && fraction === 0)) return null;
   let offsetMin = 0;
-  if (zone && zone !== "Z") {
+  if (zone && zone.toUpperCase() !== "Z") {
     const digits = zone.slice(1).replace(":", "");
     const zoneHours = Number(digits.slice(0, 2));
     const zoneMinutes = Number(digits.slice(2) || "0");

@@ -65,10 +65,10 @@ describe("GPX", () => {
     );
     expect(a!.startTime.toISOString()).toBe("2025-02-28T17:00:00.000Z");
     expect(a!.streams.time_s).toEqual([0, 7 * 3600]);
-    // A track of such points alone has no point with a time, as one of unreadable times.
+    // A track of such points alone fails as one of unreadable times, naming one.
     const e = errorOf(gpx(`<trk><trkseg>${pt("2025-02-30T17:00:00Z")}${pt("2025-02-30T17:00:01Z")}</trkseg></trk>`));
-    expect(e.code).toBe("no_activity_data");
-    expect(e.message).toMatch(/no point with a time/);
+    expect(e.code).toBe("invalid_file");
+    expect(e.message).toContain(`times cannot be read (such as "2025-02-30T17:00:00Z")`);
   });
 
   it("points dated in year 0001 are refused naming that year, not 1901", () => {
@@ -217,6 +217,19 @@ describe("GPX", () => {
     for (const tail of [new Uint8Array(4096), utf8("garbage <not xml"), utf8("<trk><trkseg></trk>"), utf8("\n<?app x?>\n<!-- c -->\n<junk/><gpx>")]) {
       expect(parse(new Uint8Array([...file, ...tail]))).toEqual(expected);
     }
+  });
+
+  it("points whose times cannot be read: the file fails naming such a time, not as one without times", () => {
+    const e = (() => {
+      try {
+        return parse(gpx(`<trk><trkseg>${pt("17/05/2026 08:00:00")}${pt("17/05/2026 08:00:01")}</trkseg></trk>`));
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(e).toMatchObject({ code: "invalid_file", message: expect.stringContaining(`times cannot be read (such as "17/05/2026 08:00:00")`) });
+    // A point with no time at all is a route point, as before.
+    expect(() => parse(gpx(`<trk><trkseg><trkpt lat="1" lon="1"></trkpt></trkseg></trk>`))).toThrow(/no point with a time/);
   });
 
   it("a second GPX document after the first (two files joined, two gzip members) fails the file: its activity is not dropped silently", () => {

@@ -144,8 +144,12 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
 
   const finishPoint = (pt: PointReader, t: TrackState) => {
     const time = parseTime(pt.time);
-    // A point without a time is a route point, not a sample.
-    if (time === null) return;
+    // A point without a time is a route point, not a sample; one whose time cannot be read is
+    // named if no point has a time (refusedTimesError).
+    if (time === null) {
+      if (pt.time?.trim()) budget.unreadable(pt.time);
+      return;
+    }
     const noFix = pt.fix?.trim() === "none";
     const distanceM = pt.channel("distance");
     t.timed++;

@@ -19,6 +19,11 @@ function parse(bytes: Uint8Array): ParsedActivity[] {
 }
 
 describe("TCX", () => {
+  it("trackpoints whose times cannot be read: the file fails naming such a time", () => {
+    const file = tcx(`<Activity Sport="Running"><Id>x</Id>${lap("x", 60, 100, tp("Mon May 17 08:00:00 2026") + tp("Mon May 17 08:01:00 2026"))}</Activity>`);
+    expect(() => parse(file)).toThrow(`times cannot be read (such as "Mon May 17 08:00:00 2026")`);
+  });
+
   it("reads laps whose Calories are all 0 (the schema requires the element) as no energy recorded: null, not 0", () => {
     const zero = "<Calories>0</Calories>";
     const [a] = parse(

@@ -227,7 +227,12 @@ function tooManyLaps(): never {
 
 function pushPoint(builder: SampleBuilder, f: Fields) {
   const t = parseTime(f.get("Time"));
-  if (t === null) return;
+  if (t === null) {
+    // Named if no trackpoint has a time (refusedTimesError).
+    const text = f.get("Time");
+    if (text?.trim()) builder.budget.unreadable(text);
+    return;
+  }
   builder.push({
     t,
     lat: num(f, "Position/LatitudeDegrees"),
