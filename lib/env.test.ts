@@ -48,6 +48,32 @@ describe("WEBHOOK_RETRY_SCHEDULE_S", () => {
   });
 });
 
+describe("DATABASE_URL", () => {
+  it("takes the PostgreSQL URLs the README names, libpq's socket forms too", () => {
+    for (const url of [
+      "postgres://postgres@127.0.0.1:5432/athletes",
+      "postgresql://me:p%40ss@db.internal/aas?sslmode=require&max=4&prepare=false",
+      "postgres://user@/db?host=/var/run/postgresql",
+      "postgres://user@%2Fvar%2Frun%2Fpostgresql/db?port=5433",
+      "postgres://me@h1:5432,h2:5433/aas",
+    ]) {
+      expect(envWith({ DATABASE_URL: url }).databaseUrl, url).toBe(url);
+    }
+  });
+
+  it.each([
+    ["notaurl", /must be a postgres:\/\/ or postgresql:\/\/ URL/],
+    ["http://db.internal/aas", /must be a postgres:\/\/ or postgresql:\/\/ URL/],
+    ["postgres://postgres@127.0.0.1/athletes?port=abc", /port=abc is not a TCP port/],
+    ["postgres://postgres@127.0.0.1:abc/athletes", /is not a host/],
+    ["postgres://postgres@db internal/athletes", /is not a host/],
+    ["postgres://me:100%@127.0.0.1/athletes", /not percent-encoding/],
+  ])("refuses %j, naming it, instead of starting to answer 503 for ever", (url, says) => {
+    expect(() => envWith({ DATABASE_URL: url })).toThrow(/Invalid configuration:\n {2}DATABASE_URL: /);
+    expect(() => envWith({ DATABASE_URL: url })).toThrow(says);
+  });
+});
+
 describe("BASE_URL", () => {
   it("is an http:// or https:// URL", () => {
     expect(envWith({ BASE_URL: "https://api.example.com/" }).baseUrl).toBe("https://api.example.com");

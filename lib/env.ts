@@ -1,6 +1,7 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { isLoopbackHost } from "../scripts/listen-host.mjs";
+import { postgresConnection } from "./db/postgres-url";
 
 /** An address range: a network address and its prefix length. */
 export type AddressRange = [ipaddr.IPv4 | ipaddr.IPv6, number];
@@ -49,7 +50,17 @@ const EnvSchema = z.object({
   BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional(),
   /** The address the server listens on (scripts/server.mjs): unset, loopback only for a loopback BASE_URL, else every interface. */
   HOST: z.string().min(1).optional(),
-  DATABASE_URL: z.string().min(1).optional(),
+  /** Read as lib/db/postgres-url.ts reads it to open the database: one reading, so a URL it cannot read stops the service here. */
+  DATABASE_URL: z
+    .string()
+    .superRefine((v, ctx) => {
+      try {
+        postgresConnection(v);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message.replace(/^DATABASE_URL: /, "") });
+      }
+    })
+    .optional(),
   DATA_DIR: z.string().min(1).default("./.data"),
   SEED_DEMO: bool.optional(),
   /** Read by next.config.ts (Next.js's gzip of answers), checked here with the others. */

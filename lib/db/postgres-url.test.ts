@@ -36,9 +36,23 @@ describe("postgresConnection", () => {
       "postgres://me:pw@127.0.0.1:5432/aas?max=4&prepare=false",
       "postgres://me@db.internal/aas?sslmode=require",
       "postgres://me:p%40ss@h1:5432,h2:5433/aas",
-      "not a url",
+      "postgresql://me@db.internal/aas",
+      "postgres:///aas",
     ]) {
       expect(postgresConnection(url)).toEqual({ url, options: {} });
+    }
+  });
+
+  it("takes a user before an empty host, libpq's form postgres.js cannot read, as its options", () => {
+    expect(postgresConnection("postgres://me:p%40ss@/aas?host=/var/run/postgresql")).toEqual({
+      url: "postgres:///aas",
+      options: { host: "/var/run/postgresql", user: "me", pass: "p@ss" },
+    });
+  });
+
+  it("refuses what postgres.js could not read, naming DATABASE_URL", () => {
+    for (const url of ["not a url", "notaurl", "http://x/aas", "postgres://me@h:abc/aas", "postgres://me@h 1/aas", "postgres://me:100%@h/aas", "postgres://h1,h 2/aas"]) {
+      expect(() => postgresConnection(url), url).toThrow(/^DATABASE_URL: /);
     }
   });
 });
