@@ -27,8 +27,9 @@ const serverScript = path.join(root, "scripts", "server.mjs");
 /** How many server processes to run, and why (printed). */
 export function workerPlan(env = process.env, { service = true } = {}) {
   if (env.WEB_CONCURRENCY) {
-    const n = Number(env.WEB_CONCURRENCY);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`WEB_CONCURRENCY must be a positive whole number, not "${env.WEB_CONCURRENCY}"`);
+    // Plain decimal digits, as lib/env.ts reads every number: Number() would also take 0x2, 1e0 and " 2 ".
+    const n = /^\d{1,15}$/.test(env.WEB_CONCURRENCY) ? Number(env.WEB_CONCURRENCY) : NaN;
+    if (!(n >= 1)) throw new Error(`WEB_CONCURRENCY must be a positive whole number in decimal digits (0-9), not "${env.WEB_CONCURRENCY}"`);
     if (n > 1 && service && !env.DATABASE_URL) {
       throw new Error("WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded database can be opened by one process only");
     }

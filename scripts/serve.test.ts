@@ -26,6 +26,11 @@ describe("npm start's worker plan", () => {
     expect(workerPlan({ DATABASE_URL: "postgres://127.0.0.1/aas", WEB_CONCURRENCY: "3" }).workers).toBe(3);
     expect(() => workerPlan({ DATABASE_URL: "postgres://127.0.0.1/aas", WEB_CONCURRENCY: "0" })).toThrow(/positive/);
     expect(() => workerPlan({ DATABASE_URL: "postgres://127.0.0.1/aas", WEB_CONCURRENCY: "two" })).toThrow(/positive/);
+    // Plain decimal digits only, as the README says of every number.
+    for (const bad of ["0x2", "1e0", " 2 ", "2.0", "+2", "0b10"]) {
+      expect(() => workerPlan({ DATABASE_URL: "postgres://127.0.0.1/aas", WEB_CONCURRENCY: bad }), bad).toThrow(/WEB_CONCURRENCY must be a positive whole number in decimal digits/);
+    }
+    expect(workerPlan({ DATABASE_URL: "postgres://127.0.0.1/aas", WEB_CONCURRENCY: "02" }).workers).toBe(2);
   });
 });
 
