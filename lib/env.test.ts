@@ -46,6 +46,16 @@ describe("WEBHOOK_RETRY_SCHEDULE_S", () => {
     expect(envWith({ WEBHOOK_RETRY_SCHEDULE_S: "1,2.5,30" }).webhookRetryScheduleS).toEqual([1, 2.5, 30]);
     expect(() => envWith({ WEBHOOK_RETRY_SCHEDULE_S: "1,99999999999999999999999" })).toThrow(/WEBHOOK_RETRY_SCHEDULE_S: each wait at most/);
   });
+
+  it.each(["soon", "1,x", "1,,2"])("refuses %j with one message, that it is not comma-separated seconds", (value) => {
+    let message = "";
+    try {
+      envWith({ WEBHOOK_RETRY_SCHEDULE_S: value });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toBe("Invalid configuration:\n  WEBHOOK_RETRY_SCHEDULE_S: comma-separated seconds");
+  });
 });
 
 describe("DATABASE_URL", () => {

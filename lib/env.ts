@@ -68,7 +68,8 @@ const EnvSchema = z.object({
   WEBHOOKS_ALLOW_PRIVATE_NETWORKS: bool.optional(),
   WEBHOOK_RETRY_SCHEDULE_S: z
     .string()
-    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, "comma-separated seconds")
+    // A value that is not numbers is told that alone (abort), not also that its waits are too long.
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, { error: "comma-separated seconds", abort: true })
     .refine((v) => v.split(",").every((x) => Number(x) <= MAX_RETRY_WAIT_S), `each wait at most ${MAX_RETRY_WAIT_S} seconds (a year)`)
     .optional(),
   DELIVERY_RUNNER: z.enum(["local", "inngest"]).default("local"),
