@@ -1,3 +1,5 @@
+import { log } from "../log";
+
 /**
  * Auth.js's own pages are the console's: its stock sign-in, sign-out and error pages (unstyled,
  * and a 500 "server configuration" page for an address it does not serve, such as GET
@@ -17,9 +19,37 @@ export const AUTH_PAGES = { signIn: "/signin", signOut: "/signout", error: "/sig
  */
 const CALLERS_ERRORS: ReadonlySet<string> = new Set(["CredentialsSignin", "UnknownAction", "JWTSessionError", "MissingCSRF"]);
 
-/** Auth.js's `logger.error`: the server's errors, with their stacks; the caller's, not at all. */
+/**
+ * Auth.js's `logger.error`: the server's errors as one log line (lib/log: one JSON object a
+ * line), naming the error and what caused it; the caller's, not at all. Auth.js wraps what its
+ * callbacks throw (a database that cannot be reached, in `authorize`) as a CallbackRouteError
+ * whose `cause` is `{ err, ...}`: that `err` is the cause named.
+ */
 export function logAuthError(error: Error): void {
   const type = (error as { type?: unknown }).type;
   if (typeof type === "string" && CALLERS_ERRORS.has(type)) return;
-  console.error(error);
+  const fields: Record<string, unknown> = { error: `${error.name}: ${error.message}` };
+  const cause = causeText(error.cause);
+  if (cause) fields.cause = cause;
+  log.error("Auth.js error", fields);
+}
+
+/** An error's cause in words, with the causes under it: `Name: message; Name: message`. */
+function causeText(cause: unknown): string | undefined {
+  const parts: string[] = [];
+  let e: unknown = cause;
+  for (let depth = 0; e && depth < 4; depth++) {
+    if (!(e instanceof Error)) {
+      const wrapped = (e as { err?: unknown }).err;
+      if (wrapped instanceof Error) e = wrapped;
+      else {
+        if (typeof e !== "object") parts.push(String(e));
+        break;
+      }
+    }
+    const err = e as Error;
+    parts.push(`${err.name}: ${err.message}`);
+    e = err.cause;
+  }
+  return parts.length ? parts.join("; ") : undefined;
 }
