@@ -78,6 +78,25 @@ describe("sampleIndices", () => {
     expect(Math.min(...kept)).toBeLessThanOrEqual(Math.min(...alt) + range / 100);
   });
 
+  it("keeps every channel's highest and lowest sample, whatever another channel does beside it", () => {
+    // garmin-edge-500-activity.fit at `low` lost its lowest altitude (58.8 m shown as 69.2) and
+    // highest cadence to other channels' turns in the same buckets.
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 20, max: 300 }), (seed, max) => {
+        const { streams } = syntheticActivity({ hours: 0.5, seed });
+        const idx = new Set(sampleIndices(streams, max));
+        for (const key of ["altitude_m", "heart_rate_hz", "power_w", "speed_mps", "cadence_hz"] as const) {
+          const values = (streams[key] ?? []) as (number | null)[];
+          const present = values.filter((v): v is number => v != null);
+          if (present.length === 0) continue;
+          const kept = [...idx].map((i) => values[i]).filter((v): v is number => v != null);
+          expect({ key, max: Math.max(...kept), min: Math.min(...kept) }).toEqual({ key, max: Math.max(...present), min: Math.min(...present) });
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it("refuses a max below two", () => {
     expect(() => sampleIndices({ size: 5, time_s: [0, 1, 2, 3, 4] }, 1)).toThrow(RangeError);
   });

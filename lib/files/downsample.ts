@@ -23,6 +23,11 @@ export const RESOLUTIONS = { low: 100, medium: 1000, high: 10000, full: Infinity
  *
  * Min/max-per-bucket (M4) keeps extremes even more strictly but needs up to four samples per
  * bucket per channel, which with nine channels would not fit `max` points.
+ * - One sample per bucket is one channel's choice: a bucket whose altitude low sits beside
+ *   another channel's sharper turn lost the low (a ride's lowest point 10 m off at `low`). So
+ *   each channel's highest and lowest sample is kept beside LTTB's choice, which is made among
+ *   as many fewer buckets (`extremesOf`): the chart's range, and the peaks a person looks for,
+ *   are the activity's own.
  */
 
 /** One channel's values (latitude and longitude apart, each under `latlng`), NaN where it has none. */
@@ -44,14 +49,43 @@ export function sampleIndices(streams: Streams, max: number): number[] {
  * samples out.
  */
 export function chooseSamples(n: number, maxes: readonly number[], read: () => { time: ArrayLike<number>; channels: Channel[] }): number[][] {
-  let columns: { x: Float64Array; series: Float64Array[] } | undefined;
+  let columns: { x: Float64Array; series: Float64Array[]; extremes?: number[] } | undefined;
   return maxes.map((max) => {
     if (max >= n) return Array.from({ length: n }, (_, i) => i);
     if (!(max >= 2)) throw new RangeError(`sampleIndices: max must be at least 2, not ${max}`);
     const limit = Math.floor(max);
     if (limit === 2) return [0, n - 1];
     columns ??= normalised(n, read());
-    return lttb(n, limit, columns.x, columns.series);
+    // Each channel's extremes are kept, and LTTB chooses the rest among as many fewer buckets.
+    const { x, series } = columns;
+    const extremes = (columns.extremes ??= extremesOf(n, series));
+    let rest = limit - extremes.length;
+    if (rest < 2) return lttb(n, limit, x, series);
+    const pick = (buckets: number) => mergeSorted(buckets === 2 ? [0, n - 1] : lttb(n, buckets, x, series), extremes);
+    // Where LTTB took an extreme itself, the answer is short of `limit` by as many: LTTB gets
+    // that many more buckets, as long as the answer still fits.
+    let best = pick(rest);
+    while (best.length < limit) {
+      const more = pick(rest + limit - best.length);
+      if (more.length <= limit && more.length > best.length) {
+        rest += limit - best.length;
+        best = more;
+        continue;
+      }
+      // More buckets overshoot (or gain nothing): the places left go to samples LTTB chose with
+      // them, then with `limit` buckets, in time order; the answer is then `limit` exactly.
+      const have = new Set(best);
+      const fill: number[] = [];
+      for (const i of [...more, ...lttb(n, limit, x, series)]) {
+        if (best.length + fill.length >= limit) break;
+        if (!have.has(i)) {
+          have.add(i);
+          fill.push(i);
+        }
+      }
+      return mergeSorted(best, fill.sort((a, b) => a - b));
+    }
+    return best;
   });
 }
 
@@ -130,6 +164,38 @@ function lttb(n: number, limit: number, x: Float64Array, series: Float64Array[])
     a = best;
   }
   out.push(n - 1);
+  return out;
+}
+
+/**
+ * Each channel's highest and lowest sample (its first of each), sorted and once each, leaving
+ * out the first and last samples, which are always kept.
+ */
+function extremesOf(n: number, series: Float64Array[]): number[] {
+  const found = new Set<number>();
+  for (const y of series) {
+    let lo = -1;
+    let hi = -1;
+    for (let i = 0; i < n; i++) {
+      const v = y[i]!;
+      if (v !== v) continue;
+      if (lo < 0 || v < y[lo]!) lo = i;
+      if (hi < 0 || v > y[hi]!) hi = i;
+    }
+    for (const e of [lo, hi]) if (e > 0 && e < n - 1) found.add(e);
+  }
+  return [...found].sort((a, b) => a - b);
+}
+
+/** Two sorted lists of indices as one, sorted, each index once. */
+function mergeSorted(a: number[], b: number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const next = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!;
+    if (out[out.length - 1] !== next) out.push(next);
+  }
   return out;
 }
 
