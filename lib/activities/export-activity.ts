@@ -51,6 +51,7 @@ export async function exportActivity({ ctx, activityId, format }: { ctx: Ctx; ac
       name: activities.name,
       sportType: activities.sportType,
       startLocal: activities.startLocal,
+      startLocalEpochS: sql<number>`extract(epoch from ${activities.startLocal})`.mapWith(Number),
       // The stored start is the athlete's wall-clock time; the files need the instant: the one
       // the file recorded (the wall clock less its offset then), else the wall clock read in
       // the athlete's timezone now.
@@ -98,11 +99,13 @@ export async function exportActivity({ ctx, activityId, format }: { ctx: Ctx; ac
     throw new ApiError("not_found", `Activity ${activityId} recorded no positions, and a GPX file is a track of them: export it as FIT or TCX.`);
   }
   const laps: Lap[] = (await readLaps(ctx.db, activityId)).map(({ activityId: _id, index: _i, ...lap }) => lap);
-  const { name, sportType, startEpochS, athleteId: _a, uploadId: _u, startLocal, ...totals } = activity;
+  const { name, sportType, startEpochS, startLocalEpochS, athleteId: _a, uploadId: _u, startLocal, ...totals } = activity;
   // Generating a long activity's file takes up to seconds (its GPX or TCX text): on the file worker, not this thread.
   const bytes = await exportStoredOffThread(format, {
     sport: sportType as z.output<typeof SportType>,
     startTime: new Date(startEpochS * 1000),
+    // The wall clock at the start less the instant: the offset a FIT file's local_timestamp carries.
+    utcOffsetS: Math.round(startLocalEpochS - startEpochS),
     // Where the samples begin after that start (a FIT session that started before its first record).
     firstSampleOffsetS: stored.firstSampleOffsetS,
     name,

@@ -210,6 +210,16 @@ describe("exportFit", () => {
     for (const e of events.slice(1, -1)) expect(times).toContain(e.t);
   });
 
+  it("the activity message carries the end on the athlete's wall clock (local_timestamp), as devices write it", () => {
+    const a = syntheticActivity({ hours: 0.1, seed: 6, sport: "run" });
+    const m = decode(exportFit({ ...a, utcOffsetS: 9 * 3600 }));
+    const activity = m.activityMesgs![0]! as { timestamp: Date; localTimestamp?: number };
+    // local_timestamp is seconds since FIT's epoch (1989-12-31T00:00:00) on the local clock.
+    const FIT_EPOCH_S = Date.UTC(1989, 11, 31) / 1000;
+    expect(activity.localTimestamp).toBe(activity.timestamp.getTime() / 1000 - FIT_EPOCH_S + 9 * 3600);
+    expect((decode(exportFit(a)).activityMesgs![0] as { localTimestamp?: number }).localTimestamp).toBeUndefined();
+  });
+
   it("writes the service's exact values in developer fields beside the native fields, which keep what they held", () => {
     const base = syntheticActivity({ hours: 0.2, seed: 5, sport: "ride" });
     const a = {

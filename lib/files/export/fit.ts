@@ -317,6 +317,8 @@ export function exportFit(a: ExportInput): Uint8Array {
     {
       mesgNum: M.ACTIVITY!,
       timestamp: fitTime(end),
+      // The end on the athlete's wall clock, as devices write it: what other tools show local time by.
+      ...(a.utcOffsetS != null ? { localTimestamp: fitTime(end) + a.utcOffsetS } : {}),
       totalTimerTime: totals.movingTimeS ?? elapsed,
       numSessions: 1,
       type: "manual",

@@ -6,6 +6,8 @@ import type { Lap, Streams, Totals } from "../types";
 export type ExportInput = {
   sport: z.output<typeof SportType>;
   startTime: Date;
+  /** The athlete's wall clock less UTC at the start, in seconds (FIT's `local_timestamp`); absent if not known. */
+  utcOffsetS?: number | null;
   /** Seconds from `startTime` to the first sample, from which `time_s` and the laps' `startOffsetS` count (ParsedActivity). */
   firstSampleOffsetS: number;
   name: string;
