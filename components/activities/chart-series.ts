@@ -9,9 +9,10 @@ import {
   fromElevationMeters,
   fromMeters,
   fromMps,
+  fromSwimMeters,
   hzToBpm,
-  METERS_PER_YARD,
   pacePer,
+  SWIM_DISTANCE_LABELS,
   UNIT_LABELS,
   type PaceBasis,
   type Units,
@@ -91,12 +92,8 @@ export function distanceReading(sport: SportType, units: Units): (m: number) => 
  */
 export function distanceUnit(sport: SportType, units: Units): DistanceUnit {
   if (paceBasis(sport) === "swim") {
-    const label = units === "metric" ? "m" : "yd";
-    return {
-      label,
-      fromMeters: (m) => (units === "metric" ? m : m / METERS_PER_YARD),
-      format: (v) => `${Math.round(v).toLocaleString("en-US")} ${label}`,
-    };
+    const label = SWIM_DISTANCE_LABELS[units];
+    return { label, fromMeters: (m) => fromSwimMeters(m, units), format: (v) => `${Math.round(v).toLocaleString("en-US")} ${label}` };
   }
   const label = UNIT_LABELS[units].distance;
   return { label, fromMeters: (m) => fromMeters(m, units), format: (v) => `${v.toFixed(v < 10 ? 2 : 1)} ${label}` };

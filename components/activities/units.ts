@@ -92,10 +92,17 @@ export function formatDistance(m: number, units: Units): string {
   return `${fromMeters(m, units).toFixed(2)} ${UNIT_LABELS[units].distance}`;
 }
 
+/** A swim's distance unit: metres or yards, as swimmers count lengths. */
+export const SWIM_DISTANCE_LABELS: Record<Units, string> = { metric: "m", imperial: "yd" };
+
+/** Metres in a swim's distance unit (metres or yards). */
+export function fromSwimMeters(m: number, units: Units): number {
+  return units === "metric" ? m : m / METERS_PER_YARD;
+}
+
 /** A swim's distance as swimmers read it: whole metres or yards (`1,500 m`, `1,640 yd`). */
 export function formatSwimDistance(m: number, units: Units): string {
-  const n = Math.round(units === "metric" ? m : m / METERS_PER_YARD);
-  return `${n.toLocaleString("en-US")} ${units === "metric" ? "m" : "yd"}`;
+  return `${Math.round(fromSwimMeters(m, units)).toLocaleString("en-US")} ${SWIM_DISTANCE_LABELS[units]}`;
 }
 
 export function formatElevation(m: number, units: Units): string {
