@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Ctx } from "../auth/actor";
 import { requireAthleteActor } from "../athletes/reach";
 import { activities, activityStreams, athleteProfiles } from "../db/schema";
-import { readUploadedFile } from "../uploads/read-uploaded-file";
+import { readUploadedFile } from "../uploads/file-chunks";
 import { exportStoredOffThread } from "../files/worker/pool";
 import type { Lap } from "../files/types";
 import { ApiError } from "../http/errors";

@@ -77,7 +77,7 @@ async function uploaded(
     sizeBytes: bytes.byteLength,
     activityIds,
   });
-  await db.insert(uploadFiles).values({ uploadId, bytes });
+  await db.insert(uploadFiles).values({ uploadId, chunk: 0, bytes });
   const streams = opts.streams ?? ride(120);
   for (const id of activityIds) {
     await db.insert(activities).values({

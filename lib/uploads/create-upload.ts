@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { uploadFiles, uploads } from "../db/schema";
+import { uploads } from "../db/schema";
 import type { AthleteActor } from "../auth/actor";
 import { assertSelf, requireAthleteActor } from "../athletes/reach";
 import { ApiError } from "../http/errors";
@@ -15,6 +15,7 @@ import { MAX_UPLOAD_BYTES, type CreateUploadFields } from "./schemas";
 import { toUploadWire } from "./to-wire";
 import { notifyUploadWork } from "./wake";
 import { beginEarlyParse } from "./early-parse";
+import { storeUploadFile } from "./file-chunks";
 
 /** A received file, recognised and hashed before the write's transaction opens. */
 export type PreparedUpload = {
@@ -99,27 +100,6 @@ export async function prepareUpload(file: ReceivedFile | undefined): Promise<Pre
   };
 }
 
-/**
- * The bytes a single statement carries. A bytea is sent as text (base64, lib/db/schema/files.ts;
- * both drivers' own hex is twice the size), so one statement with a whole 25 MiB file would cost
- * some 70 MiB of transient strings and buffers per upload (100 MiB as hex: ten at once passed a
- * gigabyte). In slices the cost is bounded by the slice, at the price of PostgreSQL rewriting the
- * growing value once per slice (a 25 MiB file: 7 statements).
- */
-const FILE_SLICE_BYTES = 4 * 1024 * 1024;
-
-/** The original file into `upload_files`, one bounded slice a statement. */
-async function storeFileBytes(tx: WriteCtx["db"], uploadId: string, bytes: Uint8Array): Promise<void> {
-  await tx.insert(uploadFiles).values({ uploadId, bytes: bytes.subarray(0, FILE_SLICE_BYTES) });
-  for (let at = FILE_SLICE_BYTES; at < bytes.byteLength; at += FILE_SLICE_BYTES) {
-    const slice = bytes.subarray(at, at + FILE_SLICE_BYTES);
-    await tx
-      .update(uploadFiles)
-      .set({ bytes: sql`${uploadFiles.bytes} || ${sql.param(slice, uploadFiles.bytes)}` })
-      .where(eq(uploadFiles.uploadId, uploadId));
-  }
-}
-
 /** Who an `external_id` belongs to besides the athlete: the app, or the athlete's own PATs and console together. */
 export function uploaderOf(actor: AthleteActor): string {
   return actor.kind === "oauth" ? actor.clientId : "athlete";
@@ -198,7 +178,7 @@ export async function createUpload({
   // A free file worker starts reading the file while its bytes are stored and the answer sent;
   // the processor takes up that parse (early-parse.ts). What commits is the same either way.
   beginEarlyParse(row.id, file.bytes, file.kind);
-  await storeFileBytes(ctx.db, row.id, file.bytes);
+  await storeUploadFile(ctx.db, row.id, file.bytes);
   await notifyUploadWork(ctx.db);
   return toUploadWire(row);
 }

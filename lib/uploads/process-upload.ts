@@ -3,7 +3,7 @@ import { requestsFirst } from "../http/requests-first";
 import type { Db } from "../db/client";
 import { inTransaction } from "../db/transaction";
 import { uploads } from "../db/schema";
-import { readUploadedFile } from "./read-uploaded-file";
+import { readUploadedFile } from "./file-chunks";
 import { FileError } from "../files/types";
 import { prepareUploadOffThread, type PreparedActivity } from "../files/worker/pool";
 import { takeEarlyParse } from "./early-parse";

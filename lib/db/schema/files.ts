@@ -71,13 +71,23 @@ export const uploads = pgTable(
   ],
 );
 
-/** The file as received, byte for byte, kept apart so reading an upload's status never reads its file. */
-export const uploadFiles = pgTable("upload_files", {
-  uploadId: text("upload_id")
-    .primaryKey()
-    .references(() => uploads.id, { onDelete: "cascade" }),
-  bytes: bytea("bytes").notNull(),
-});
+/**
+ * The file as received, byte for byte, kept apart so reading an upload's status never reads its
+ * file: a row per piece of at most UPLOAD_FILE_CHUNK_BYTES, `chunk` counting from 0, so the file
+ * is written and read one bounded statement at a time (lib/uploads/file-chunks.ts). Files stored
+ * whole before the pieces were kept are one row, chunk 0.
+ */
+export const uploadFiles = pgTable(
+  "upload_files",
+  {
+    uploadId: text("upload_id")
+      .notNull()
+      .references(() => uploads.id, { onDelete: "cascade" }),
+    chunk: integer("chunk").notNull(),
+    bytes: bytea("bytes").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.uploadId, t.chunk] })],
+);
 
 /**
  * An activity's samples, every channel in one compact value (lib/files/stream-codec.ts): one
