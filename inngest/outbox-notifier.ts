@@ -25,7 +25,7 @@ export function startOutboxNotifier(getDb: () => Promise<Db>): { stop: () => Pro
     sending = true;
     inngest
       .send({ name: OUTBOX_APPENDED, data })
-      .catch((err: unknown) => log.warn("could not tell Inngest about new webhook work; its cron will find it", { error: String(err) }))
+      .catch((err: unknown) => log.warn("could not tell Inngest about new webhook work; its minute's sweep hands it out once Inngest answers", { error: String(err) }))
       .finally(() => {
         sending = false;
         if (queued) {

@@ -99,3 +99,28 @@ describe("switches", () => {
     for (const bad of ["no", "yes", "off", "TRUE"]) expect(() => envWith({ [name]: bad }), bad).toThrow(new RegExp(`Invalid configuration:[\\s\\S]*${name}`));
   });
 });
+
+describe("DELIVERY_RUNNER=inngest", () => {
+  it("starts with Inngest's dev server (INNGEST_DEV true or its URL) or with both of Inngest's keys", () => {
+    for (const dev of ["1", "true", "http://localhost:8288", "localhost:8288"]) {
+      expect(envWith({ DELIVERY_RUNNER: "inngest", INNGEST_DEV: dev }).deliveryRunner, dev).toBe("inngest");
+    }
+    expect(envWith({ DELIVERY_RUNNER: "inngest", INNGEST_EVENT_KEY: "ek", INNGEST_SIGNING_KEY: "signkey-prod-ab" }).deliveryRunner).toBe("inngest");
+  });
+
+  it("refuses to start without them, naming what is missing (events could not be sent, nor /api/inngest answer)", () => {
+    const refusal = (vars: Record<string, string>) => {
+      try {
+        envWith({ DELIVERY_RUNNER: "inngest", ...vars });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "started";
+    };
+    expect(refusal({})).toMatch(/DELIVERY_RUNNER: inngest needs INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY .*or INNGEST_DEV=1/);
+    expect(refusal({ INNGEST_DEV: "0", INNGEST_EVENT_KEY: "ek" })).toMatch(/DELIVERY_RUNNER: inngest needs INNGEST_SIGNING_KEY \(/);
+    expect(refusal({ INNGEST_SIGNING_KEY: "k" })).toMatch(/DELIVERY_RUNNER: inngest needs INNGEST_EVENT_KEY \(/);
+    // The local runner needs none of them.
+    expect(envWith({ DELIVERY_RUNNER: "local" }).deliveryRunner).toBe("local");
+  });
+});

@@ -73,6 +73,10 @@ const EnvSchema = z.object({
     .refine((v) => v.split(",").every((x) => Number(x) <= MAX_RETRY_WAIT_S), `each wait at most ${MAX_RETRY_WAIT_S} seconds (a year)`)
     .optional(),
   DELIVERY_RUNNER: z.enum(["local", "inngest"]).default("local"),
+  /** Inngest's own settings, read by its SDK; checked here only as DELIVERY_RUNNER=inngest needs them. */
+  INNGEST_DEV: z.string().optional(),
+  INNGEST_EVENT_KEY: z.string().optional(),
+  INNGEST_SIGNING_KEY: z.string().optional(),
   RATE_LIMIT_15MIN: digits().pipe(z.number().positive()).default(600),
   RATE_LIMIT_DAILY: digits().pipe(z.number().positive()).default(30_000),
   RATE_LIMIT_OAUTH_TOKEN: digits().pipe(z.number().positive()).default(600),
@@ -83,7 +87,31 @@ const EnvSchema = z.object({
     .string()
     .refine((v) => parseRanges(v) !== undefined, "comma-separated addresses, CIDR ranges, `loopback` or `private`")
     .optional(),
+}).superRefine((e, ctx) => {
+  // Inngest's SDK runs in dev mode when INNGEST_DEV is true or a URL, and in cloud mode
+  // otherwise, where it cannot send an event without the event key (every write's hand-off
+  // would fail, leaving each delivery and upload to the minute's sweep, which Inngest could not
+  // be told of either) and /api/inngest answers Inngest with 500 without the signing key.
+  if (e.DELIVERY_RUNNER !== "inngest" || inngestDevMode(e.INNGEST_DEV) || (e.INNGEST_EVENT_KEY && e.INNGEST_SIGNING_KEY)) return;
+  const missing = ["INNGEST_EVENT_KEY", "INNGEST_SIGNING_KEY"].filter((k) => !e[k as "INNGEST_EVENT_KEY" | "INNGEST_SIGNING_KEY"]);
+  ctx.addIssue({
+    code: "custom",
+    path: ["DELIVERY_RUNNER"],
+    message: `inngest needs ${missing.join(" and ")} (Inngest Cloud or a self-hosted Inngest server), or INNGEST_DEV=1 (the Inngest dev server)`,
+  });
 });
+
+/** Whether Inngest's SDK runs in dev mode: INNGEST_DEV true, or a dev server's URL (its own reading, in inngest's Inngest.mode). */
+function inngestDevMode(value: string | undefined): boolean {
+  const v = value?.trim().toLowerCase();
+  if (!v || v === "false" || v === "0") return false;
+  if (v === "true" || v === "1") return true;
+  try {
+    return Boolean(new URL(v.includes("://") ? v : `http://${v}`));
+  } catch {
+    return false;
+  }
+}
 
 export type Env = {
   port: number;

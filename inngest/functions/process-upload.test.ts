@@ -2,11 +2,13 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { InngestTestEngine } from "@inngest/test";
 import { eq } from "drizzle-orm";
-import { activities, uploads } from "@/lib/db/schema";
+import { activities, uploadFiles, uploads } from "@/lib/db/schema";
 import { setupApi } from "@/lib/testing/fixtures";
 import { processUploadFn, UPLOAD_RECEIVED } from "./process-upload";
 import { closeFileWorkers, DEFAULT_POOL_OPTIONS, fileWorkerIsFree, prepareUploadOffThread, runOnSharedPool } from "@/lib/files/worker/pool";
 import { BUSY_DELAY_S } from "@/lib/uploads/process-upload";
+import { retryDelayS } from "@/lib/uploads/claim-uploads";
+import { takeEarlyParse } from "@/lib/uploads/early-parse";
 
 const api = setupApi();
 
@@ -84,7 +86,7 @@ describe("process-upload (Inngest)", () => {
         steps: [{ id: "retry-when-free", handler: () => ({ ids: [] }) }],
       });
       const { result, ctx } = await t.execute();
-      expect(result).toEqual({ outcome: "deferred", upload_id: id });
+      expect(result).toEqual({ outcome: "deferred", upload_id: id, again_in_s: BUSY_DELAY_S });
       expect(ctx.step.sendEvent).toHaveBeenCalledWith("retry-when-free", { name: UPLOAD_RECEIVED, data: { upload_id: id }, ts: expect.any(Number) });
       const sent = (ctx.step.sendEvent.mock.calls[0] as [string, { ts: number }])[1];
       expect(sent.ts).toBeGreaterThanOrEqual(before + BUSY_DELAY_S * 1000);
@@ -94,5 +96,30 @@ describe("process-upload (Inngest)", () => {
       await closeFileWorkers();
       await Promise.all(held);
     }
+  });
+
+  it("an unexpected error puts the upload back, counted, and sends an event for when its retry is due rather than waiting for the minute's sweep", async () => {
+    await (await api.db()).update(uploads).set({ status: "failed" }).where(eq(uploads.status, "processing"));
+    const a = await api.person();
+    const id = await upload(await api.pat(a.id), "/work/shared/samples/gpx/run.gpx");
+    // The parse begun as the file arrived is dropped, and the stored file removed: reading it
+    // back fails as nothing a file does (an upload processing without its file).
+    takeEarlyParse(id);
+    const db = await api.db();
+    await db.delete(uploadFiles).where(eq(uploadFiles.uploadId, id));
+    const before = Date.now();
+    const t = new InngestTestEngine({
+      function: processUploadFn,
+      events: [{ name: UPLOAD_RECEIVED, data: { upload_id: id } }],
+      steps: [{ id: "retry-when-free", handler: () => ({ ids: [] }) }],
+    });
+    const { result, ctx } = await t.execute();
+    expect(result).toEqual({ outcome: "retrying", upload_id: id, again_in_s: retryDelayS(1) });
+    expect(ctx.step.sendEvent).toHaveBeenCalledWith("retry-when-free", { name: UPLOAD_RECEIVED, data: { upload_id: id }, ts: expect.any(Number) });
+    const sent = (ctx.step.sendEvent.mock.calls[0] as [string, { ts: number }])[1];
+    expect(sent.ts).toBeGreaterThanOrEqual(before + retryDelayS(1) * 1000);
+    expect(sent.ts).toBeLessThan(Date.now() + 60_000);
+    const [row] = await db.select().from(uploads).where(eq(uploads.id, id));
+    expect(row).toMatchObject({ status: "processing", failures: 1 });
   });
 });

@@ -1,7 +1,7 @@
 import { getDb, type Db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { claimUploads, listProcessingUploads } from "@/lib/uploads/claim-uploads";
-import { BUSY_DELAY_S, processUpload } from "@/lib/uploads/process-upload";
+import { processUpload, takenAgainInS } from "@/lib/uploads/process-upload";
 import { listenForUploads, onUploadWake } from "@/lib/uploads/wake";
 import { inngest } from "../client";
 
@@ -39,12 +39,13 @@ export const processUploadFn = inngest.createFunction(
         const [claimed] = await claimUploads(db, { limit: 1 });
         if (!claimed) return { outcome: "not-claimed" as const };
         const outcome = await processUpload(db, claimed);
-        return outcome === "deferred" ? { outcome, upload_id: claimed.id } : { outcome };
+        const againInS = takenAgainInS(outcome, claimed);
+        return againInS === undefined ? { outcome } : { outcome, upload_id: claimed.id, again_in_s: againInS };
       });
-      // The file workers were full: the upload is put back for BUSY_DELAY_S, and taken again
-      // then, not at the minute's sweep.
+      // Put back (the file workers were full, or an unexpected error to retry): taken again when
+      // its wait ends, not at the minute's sweep.
       if ("upload_id" in processed) {
-        await step.sendEvent("retry-when-free", { ...uploadReceived(processed.upload_id), ts: Date.now() + BUSY_DELAY_S * 1000 });
+        await step.sendEvent("retry-when-free", { ...uploadReceived(processed.upload_id), ts: Date.now() + processed.again_in_s * 1000 });
       }
       return processed;
     }
@@ -78,7 +79,7 @@ export function startUploadNotifier(getDb: () => Promise<Db>): { stop: () => Pro
     sending = true;
     inngest
       .send({ name: UPLOAD_RECEIVED, data: {} })
-      .catch((err: unknown) => log.warn("could not tell Inngest about new uploads; its cron will find them", { error: String(err) }))
+      .catch((err: unknown) => log.warn("could not tell Inngest about new uploads; its minute's sweep hands them out once Inngest answers", { error: String(err) }))
       .finally(() => {
         sending = false;
         if (queued) {

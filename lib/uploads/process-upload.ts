@@ -49,6 +49,18 @@ async function parseStoredFile(db: Db, uploadId: string): Promise<PreparedActivi
 /** How long an upload waits after the file workers' queue was full (FileWorkBusyError). */
 export const BUSY_DELAY_S = 5;
 
+/**
+ * Seconds from now until an upload whose processing ended so is claimed again: after a full
+ * queue (BUSY_DELAY_S), or after an unexpected error (retryDelayS of its failures so far, this
+ * one counted); undefined when the outcome ended its processing. The local processor's poll
+ * finds it then; the Inngest function sends itself an event for that moment.
+ */
+export function takenAgainInS(outcome: UploadOutcome, claimed: ClaimedUpload): number | undefined {
+  if (outcome === "deferred") return BUSY_DELAY_S;
+  if (outcome === "retrying") return retryDelayS(claimed.failures + 1);
+  return undefined;
+}
+
 /** What a failed upload says once its processing failed MAX_UPLOAD_ATTEMPTS times. */
 const GIVEN_UP = `The file could not be processed (${MAX_UPLOAD_ATTEMPTS} attempts failed). Check that it opens in the app that recorded it, or send it again later.`;
 
@@ -130,7 +142,7 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
       return inTransaction(db, (tx) => failUpload(tx, claimed.id, { code: "invalid_file", detail: GIVEN_UP })).catch(() => "failed" as const);
     }
     await releaseUploadClaim(db, claimed.id, retryDelayS(claimed.failures + 1)).catch(() => {});
-    return "failed";
+    return "retrying";
   } finally {
     clearInterval(renewal);
   }

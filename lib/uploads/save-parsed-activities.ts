@@ -9,8 +9,12 @@ import { SportType } from "../activities/schemas";
 import { defaultActivityName } from "./name-activity";
 
 type UploadRow = typeof uploads.$inferSelect;
-/** How processing a claimed upload ended; "deferred": not started (the file workers were too busy), claimed again later. */
-export type UploadOutcome = "succeeded" | "failed" | "already_finished" | "deferred";
+/**
+ * How processing a claimed upload ended. "deferred": not started (the file workers were too
+ * busy), claimed again later, uncounted; "retrying": an unexpected error, counted, claimed again
+ * after a short wait (process-upload.ts's takenAgainInS says when for both).
+ */
+export type UploadOutcome = "succeeded" | "failed" | "already_finished" | "deferred" | "retrying";
 
 /** Laps in one insert: 12 parameters each, well under the 65,534 a statement holds. */
 const LAPS_PER_INSERT = 2_000;
