@@ -14,6 +14,7 @@ import { ATTEMPT_INTERRUPTED as INTERRUPTED } from "./subscriptions/schemas";
 import { inWriteCtx } from "../http/operation";
 import { endGrant } from "../oauth-grants/end-grant";
 import { inTransaction } from "../db/transaction";
+import { rowsOf } from "../db/client";
 
 // The claim rules every runner shares (the local runner's batch claim, the Inngest runner's
 // claim of one named delivery), against the real database.
@@ -343,5 +344,37 @@ describe("a delivery that fails while its attempt is out stays in flight until t
     await db.update(webhookSubscriptions).set({ status: "active", consecutiveFailures: 0, failingSince: null, disabledAt: null }).where(eq(webhookSubscriptions.id, sub.id));
     await requeueDeliveries(db, inArray(webhookDeliveries.id, ids));
     expect(of(await claimDueDeliveries(db, { limit: 10 }), sub.id).map((d) => d.id)).toEqual([ids[0]]);
+  });
+});
+
+// Two claims at once need two connections: PostgreSQL's pool has them, the embedded database has
+// one and runs them in turn.
+describe.runIf(process.env.TEST_DATABASE_URL)("two processes claiming at once", () => {
+  it("together take no more than MAX_IN_FLIGHT_PER_SUBSCRIPTION of one subscription: a claim counts the claims committed before it", async () => {
+    const { sub, ids } = await subscriptionWith(MAX_IN_FLIGHT_PER_SUBSCRIPTION * 2);
+    const db = await api.db();
+    let theirs: Promise<ClaimedDelivery[]> | undefined;
+    let settled = false;
+    // One process's claim, its transaction held open; the other's claim starts meanwhile, on
+    // another connection, and the first commits once that one waits (or has finished).
+    await db.transaction(async (tx) => {
+      const mine = await claimDueDeliveries(tx as unknown as typeof db, { limit: 100 });
+      expect(of(mine, sub.id).map((d) => d.id)).toEqual(ids.slice(0, MAX_IN_FLIGHT_PER_SUBSCRIPTION));
+      theirs = claimDueDeliveries(db, { limit: 100 }).finally(() => (settled = true));
+      for (let i = 0; i < 500 && !settled; i++) {
+        const [w] = rowsOf<{ n: number }>(
+          await db.execute(sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`),
+        );
+        if (w!.n > 0) return;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      if (!settled) throw new Error("the second claim neither waited nor finished");
+    });
+    expect(of(await theirs!, sub.id)).toEqual([]);
+    const inFlight = await db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(sql`${webhookDeliveries.subscriptionId} = ${sub.id} and ${webhookDeliveries.lockedUntil} > now()`);
+    expect(inFlight).toHaveLength(MAX_IN_FLIGHT_PER_SUBSCRIPTION);
   });
 });

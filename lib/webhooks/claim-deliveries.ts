@@ -3,6 +3,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { bareColumn, columnsOf, compiledStatement, notBefore, orNull, rowsAs, selectAs, type Db, type RawBigint, type RawValue } from "../db/client";
 import { events, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { CLAIM_LEASE_S } from "./claim-lease";
+import { inTransaction } from "../db/transaction";
 import { recordInterrupted } from "./record-attempt";
 import { claimable, deliverable, failing, isFailing, leased, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "./policy";
 
@@ -112,11 +113,14 @@ function eligible(o: Selection): SQL {
  * claim-lease.ts) in the claiming statement, so a dead worker's claims lapse within the lease
  * and are taken again. With `deliveryId`, that delivery or nothing: the Inngest runner's claim.
  *
- * One statement, atomic by itself: a row changed by a worker that committed meanwhile is
- * re-checked against `claimable` before it is taken (READ COMMITTED's re-evaluation of updated
- * rows). The room a subscription has is read from the statement's snapshot: one worker's
- * claims come one after another, so it never exceeds the cap; two workers claiming in the same
- * instant could each fill the room once.
+ * One statement, in a transaction of its own behind CLAIM_LOCK: a row changed by a worker that
+ * committed meanwhile is re-checked against `claimable` before it is taken (READ COMMITTED's
+ * re-evaluation of updated rows), but the room a subscription has under the cap, and whether a
+ * failing subscription's probe is out, are read from the statement's snapshot. Two processes
+ * claiming at once (the worker plan runs one per core over PostgreSQL) each saw none of the
+ * other's claims and filled the room twice: 8 of one subscription in flight, and 28 of 200
+ * starts found more than 4. Behind the lock each claim's statement begins after the last claim
+ * committed, so it counts every claim made before it.
  */
 export async function claimDueDeliveries(
   db: Db,
@@ -133,7 +137,13 @@ export async function claimDueDeliveries(
 ): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
   const values = { limit: opts.limit, leaseS: opts.leaseS ?? CLAIM_LEASE_S, deliveryId: opts.deliveryId };
-  const claimed = claimedRows(await (opts.deliveryId === undefined ? claimBatch : claimOne)(db, values));
+  const claim = opts.deliveryId === undefined ? claimBatch : claimOne;
+  const claimed = claimedRows(
+    await inTransaction(db, async (tx) => {
+      await tx.execute(CLAIM_LOCK);
+      return claim(tx, values);
+    }),
+  );
   const lapsed = claimed.filter((c) => c.lapsed && !opts.stillHeld?.(c.delivery.id));
   if (lapsed.length === 0) return claimed.map((c) => c.delivery);
   // Each claim that lapsed goes to the log before the delivery is attempted again. If the lost
@@ -146,6 +156,13 @@ export async function claimDueDeliveries(
     .filter((c) => recorded.get(c.delivery.id)?.status !== "failed")
     .map((c) => ({ ...c.delivery, attemptCount: recorded.get(c.delivery.id)?.attemptCount ?? c.delivery.attemptCount }));
 }
+
+/**
+ * Held by each claim's transaction until it commits: claims take turns across processes, each
+ * statement's snapshot taken once the claim before it committed. A claim statement takes a few
+ * milliseconds, and a process claims a quarter of its slots at a time (local-runner.ts).
+ */
+const CLAIM_LOCK = sql`select pg_advisory_xact_lock(hashtextextended('aas:webhook-claims', 0))`;
 
 /** The claim, in its two shapes (any due deliveries; one named delivery), each compiled once. */
 const claimStatement = (one: boolean) => () => sql`
