@@ -51,7 +51,9 @@ export function workerPlan(env = process.env, { service = true } = {}) {
 export function databaseIsLocal(url) {
   let u;
   try {
-    u = new URL(url);
+    // A user with no host (libpq's `postgres://user@/db?host=/dir`, which lib/db/postgres-url.ts
+    // opens) is no URL to WHATWG's parser: who connects does not change where to.
+    u = new URL(url.replace(/^(postgres(?:ql)?:\/\/)[^@/?#]*@(?=[/?#]|$)/i, "$1"));
   } catch {
     return false;
   }

@@ -14,7 +14,7 @@ describe("npm start's worker plan", () => {
 
   it("leaves a core to a PostgreSQL server on this machine, and uses every core for a remote one", () => {
     expect(workerPlan({ DATABASE_URL: "postgres://db.internal:5432/aas" }).workers).toBe(cores);
-    for (const url of ["postgres://postgres@127.0.0.1:5432/test", "postgres://localhost/aas", "postgres://[::1]/aas", "postgres:///aas?host=/var/run/postgresql", "postgres://postgres@%2Fvar%2Frun%2Fpostgresql/aas"]) {
+    for (const url of ["postgres://postgres@127.0.0.1:5432/test", "postgres://localhost/aas", "postgres://[::1]/aas", "postgres:///aas?host=/var/run/postgresql", "postgres://postgres@%2Fvar%2Frun%2Fpostgresql/aas", "postgres://postgres@/aas?host=/var/run/postgresql", "postgresql://u:p@/aas"]) {
       expect(databaseIsLocal(url), url).toBe(true);
       expect(workerPlan({ DATABASE_URL: url }).workers).toBe(Math.max(1, cores - 1));
     }
