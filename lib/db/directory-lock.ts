@@ -30,6 +30,29 @@ function running(pid: number): boolean {
 }
 
 /**
+ * When a process started, in clock ticks since boot (field 22 of Linux's /proc/<pid>/stat), or
+ * null where that cannot be read (another system). With the pid it names one process: a pid is
+ * reused once its process has ended, and a lock left by a killed service would otherwise hold
+ * the directory for whatever unrelated process was given its number later.
+ */
+function startedAt(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command's name (field 2) is in parentheses and may hold spaces: count from after it.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the process a lock names still runs: its pid, and where it was written its start time too. */
+function holds(holder: Holder): boolean {
+  if (!running(holder.pid)) return false;
+  const now = holder.started === null ? null : startedAt(holder.pid);
+  return now === null || now === holder.started;
+}
+
+/**
  * Takes `<dataDir>/pglite.lock` for this process, or throws `DirectoryInUse` naming the process
  * that holds it. A lock whose process has ended (killed, crashed) is taken over. This process's
  * own lock is its own (a development server's reload opens the database again). Answers the
@@ -41,7 +64,7 @@ export function lockDataDir(dataDir: string): () => void {
     try {
       const fd = openSync(file, "wx");
       try {
-        writeSync(fd, `${process.pid}\n`);
+        writeSync(fd, `${process.pid} ${startedAt(process.pid) ?? ""}`.trim() + "\n");
       } finally {
         closeSync(fd);
       }
@@ -49,11 +72,11 @@ export function lockDataDir(dataDir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const holder = holderOf(file);
-      if (holder === process.pid) break;
-      if (holder !== null && running(holder)) throw new DirectoryInUse(dataDir, holder);
+      if (holder?.pid === process.pid) break;
+      if (holder !== null && holds(holder)) throw new DirectoryInUse(dataDir, holder.pid);
       // Two processes that find the same stale lock at once: one makes the file again first,
       // and the other, on its next attempt, finds that one running.
-      if (attempt > 0) throw new DirectoryInUse(dataDir, holder ?? 0);
+      if (attempt > 0) throw new DirectoryInUse(dataDir, holder?.pid ?? 0);
       try {
         unlinkSync(file);
       } catch (e) {
@@ -63,7 +86,7 @@ export function lockDataDir(dataDir: string): () => void {
   }
   const release = () => {
     process.off("exit", release);
-    if (holderOf(file) !== process.pid) return;
+    if (holderOf(file)?.pid !== process.pid) return;
     try {
       unlinkSync(file);
     } catch {
@@ -74,11 +97,15 @@ export function lockDataDir(dataDir: string): () => void {
   return release;
 }
 
-/** The process id a lock file names, or null for one that names none (written halfway). */
-function holderOf(file: string): number | null {
+/** A lock's process: its id, and when it started where that was known (`<pid> <started>`; a pid alone before). */
+type Holder = { pid: number; started: string | null };
+
+/** The process a lock file names, or null for one that names none (written halfway). */
+function holderOf(file: string): Holder | null {
   try {
-    const pid = Number(readFileSync(file, "utf8").trim());
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+    const [pidText, started] = readFileSync(file, "utf8").trim().split(/\s+/);
+    const pid = Number(pidText);
+    return Number.isSafeInteger(pid) && pid > 0 ? { pid, started: started || null } : null;
   } catch {
     return null;
   }
