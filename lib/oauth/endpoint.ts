@@ -52,10 +52,16 @@ async function readForm(req: Request): Promise<URLSearchParams> {
  * asks for a token for two, which is `invalid_target`.
  */
 function checkNoRepeatedParams(form: URLSearchParams): void {
-  for (const key of new Set(form.keys())) {
-    if (key === "resource") checkResourceRepeats(form.getAll(key));
-    else if (form.getAll(key).length > 1) throw new OAuthError("invalid_request", `${key} was sent more than once.`);
+  // One pass: `getAll` per name scans the whole form each time, and a 64 KiB form holds some
+  // 11,000 names, so that check held the thread 1.5 s per request, before any authentication.
+  const seen = new Set<string>();
+  const resources: string[] = [];
+  for (const [key, value] of form) {
+    if (key === "resource") resources.push(value);
+    else if (seen.has(key)) throw new OAuthError("invalid_request", `${key} was sent more than once.`);
+    else seen.add(key);
   }
+  checkResourceRepeats(resources);
 }
 
 /**
