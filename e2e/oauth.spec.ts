@@ -92,6 +92,16 @@ test("an athlete signs in from an app's authorize link, allows it, and the app c
     expect(me.status()).toBe(200);
     expect(await me.json()).toMatchObject({ email, name: "Nora" });
     expect((await request.get("/v1/athletes/me/activities", { headers: bearer(tokens.access_token) })).status()).toBe(200);
+
+    // Asked again for part of what was allowed (a public app is always asked): the screen
+    // lists that part, what the new code carries, not the whole grant.
+    const again = authorizeLink("demo-mobile", app.redirectUri, ["athlete.read"]);
+    await page.goto(again.url);
+    await expect(page.getByRole("heading", { name: "It asks again for what you already allowed:" })).toBeVisible();
+    await expectConsent(page, "Demo Mobile", ["athlete.read"]);
+    await page.getByRole("button", { name: "Allow" }).click();
+    const narrow = await exchangeCode(request, { code: (await app.callback()).get("code")!, redirect_uri: app.redirectUri, code_verifier: again.verifier, client_id: "demo-mobile" });
+    expect(narrow.scope).toBe("athlete.read");
     await context.close();
   } finally {
     await app.close();

@@ -59,6 +59,7 @@ export function ReturnToApp({ appName, message, returnUrl, returnHost }: { appNa
 export function ConsentScreen({
   app,
   account,
+  askedScopes,
   newScopes,
   grantedScopes,
   redirectHost,
@@ -73,7 +74,10 @@ export function ConsentScreen({
   /** The teams the person coaches that have other members: a token of theirs reaches those members too. */
   coachedTeams: { id: string; name: string; members: number }[];
   account: string;
+  /** What the request asks for: what its code carries, already allowed or not. */
+  askedScopes: ScopeLine[];
   newScopes: ScopeLine[];
+  /** The whole grant so far, which may hold more than is asked for now. */
   grantedScopes: ScopeLine[];
   redirectHost: string;
   hidden: Record<string, string>;
@@ -124,7 +128,8 @@ export function ConsentScreen({
         {!newScopes.length ? "It asks again for what you already allowed:" : grantedScopes.length ? "It asks for more:" : "It will be able to:"}
       </h2>
       <ul className="mt-2 space-y-2" aria-label="Requested permissions">
-        {(newScopes.length ? newScopes : grantedScopes).map((s) => (
+        {/* Asking again for part of a grant lists that part: what this approval gives the app. */}
+        {(newScopes.length ? newScopes : askedScopes).map((s) => (
           <li key={s.name} className="flex gap-2 rounded-md border border-slate-200 p-2 text-sm">
             <span aria-hidden className="text-brand-600">✓</span>
             <span>
@@ -133,7 +138,7 @@ export function ConsentScreen({
           </li>
         ))}
       </ul>
-      {coachedTeams.length > 0 && [...newScopes, ...grantedScopes].some((s) => ATHLETE_DATA_SCOPES.has(s.name)) && (
+      {coachedTeams.length > 0 && askedScopes.some((s) => ATHLETE_DATA_SCOPES.has(s.name)) && (
         <p role="note" className="mt-3 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm text-slate-700 [overflow-wrap:anywhere]">
           You coach{" "}
           {coachedTeams.map((t, i) => (

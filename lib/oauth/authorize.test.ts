@@ -343,6 +343,18 @@ describe("consent", () => {
     expect(step.kind === "consent" && step.grantedScopes.length).toBeGreaterThan(0);
   });
 
+  it("asking again for part of a grant, the consent step names that part: what the code will carry, not the whole grant", async () => {
+    const person = await api.person();
+    await decideAuthorization(db, await request(mobile, { scope: "athlete.read activities.read activities.write" }), person.id, "allow");
+    const step = await prepareAuthorization(db, await request(mobile, { scope: "athlete.read" }), [], person.id);
+    expect(step).toMatchObject({
+      kind: "consent",
+      askedScopes: ["athlete.read"],
+      newScopes: [],
+      grantedScopes: ["athlete.read", "activities.read", "activities.write"],
+    });
+  });
+
   it("asks only for the scopes not yet granted, and after approval the grant holds the union", async () => {
     const person = await api.person();
     await decideAuthorization(db, await request(trainingLog, { scope: "athlete.read activities.read" }), person.id, "allow");

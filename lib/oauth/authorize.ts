@@ -52,7 +52,11 @@ export type AuthorizationStep =
    */
   | { kind: "error_return"; message: string; clientId: string; appName: string; returnUrl: string; returnHost: string }
   | { kind: "redirect"; url: string }
-  | { kind: "consent"; request: ValidAuthorization; newScopes: Scope[]; grantedScopes: Scope[] };
+  /**
+   * `askedScopes`: what this request asks for, which its code will carry; `newScopes`: those of
+   * them not yet granted; `grantedScopes`: the whole grant so far (which may hold more).
+   */
+  | { kind: "consent"; request: ValidAuthorization; askedScopes: Scope[]; newScopes: Scope[]; grantedScopes: Scope[] };
 
 /** What the authorization page does for a visitor who may not be signed in yet. */
 export type AuthorizationPageStep = AuthorizationStep | { kind: "sign_in" };
@@ -174,7 +178,13 @@ export async function prepareAuthorization(db: Db, params: AuthorizeParams, repe
   if (!newScopes.length && v.request.client.kind === "confidential") {
     return { kind: "redirect", url: await issueCode(db, v.request, userId) };
   }
-  return { kind: "consent", request: v.request, newScopes, grantedScopes: SCOPE_NAMES.filter((s) => granted.has(s)) };
+  return {
+    kind: "consent",
+    request: v.request,
+    askedScopes: SCOPE_NAMES.filter((s) => v.request.scopes.includes(s)),
+    newScopes,
+    grantedScopes: SCOPE_NAMES.filter((s) => granted.has(s)),
+  };
 }
 
 /**

@@ -27,6 +27,7 @@ export default async function AuthorizePage({ searchParams }: Props) {
     <ConsentScreen
       app={step.request.client}
       account={session?.user?.email ?? ""}
+      askedScopes={step.askedScopes.map((s) => ({ name: s, plain: SCOPES[s].plain }))}
       newScopes={step.newScopes.map((s) => ({ name: s, plain: SCOPES[s].plain }))}
       grantedScopes={step.grantedScopes.map((s) => ({ name: s, plain: SCOPES[s].plain }))}
       redirectHost={redirectDestination(step.request.redirectUri)}
