@@ -100,7 +100,10 @@ test("an athlete signs in from an app's authorize link, allows it, and the app c
     await expect(page.getByRole("heading", { name: "It asks again for what you already allowed:" })).toBeVisible();
     await expectConsent(page, "Demo Mobile", ["athlete.read"]);
     await page.getByRole("button", { name: "Allow" }).click();
-    const narrow = await exchangeCode(request, { code: (await app.callback()).get("code")!, redirect_uri: app.redirectUri, code_verifier: again.verifier, client_id: "demo-mobile" });
+    // From the address the browser was sent to (the listener also hears the browser's favicon request).
+    await page.waitForURL((u) => u.href.startsWith(`${app.redirectUri}?`) && u.searchParams.get("state") === again.state);
+    const code = new URL(page.url()).searchParams.get("code")!;
+    const narrow = await exchangeCode(request, { code, redirect_uri: app.redirectUri, code_verifier: again.verifier, client_id: "demo-mobile" });
     expect(narrow.scope).toBe("athlete.read");
     await context.close();
   } finally {
