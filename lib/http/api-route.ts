@@ -322,14 +322,27 @@ export async function idempotentWrite(
   tx: Db,
   { principal, key, fingerprint, status }: { principal: string; key: string | null; fingerprint: string; status: number },
   produce: () => Promise<unknown>,
+  secret?: OneTimeSecretReplay,
 ): Promise<{ replayed: boolean; status: number; payload: unknown }> {
   const claim = key === null ? undefined : await claimIdempotencyKey(tx, principal, key, fingerprint);
-  if (claim?.kind === "replay") return { replayed: true, status: claim.status, payload: claim.body };
+  if (claim?.kind === "replay") return { replayed: true, status: claim.status, payload: secret ? await secret.reissue(claim.body) : claim.body };
   const shaped = await produce();
   const out: unknown = isRawJson(shaped) ? JSON.parse(shaped.text) : shaped;
-  if (claim) await completeIdempotencyKey(tx, claim, status, out ?? null);
+  if (claim) await completeIdempotencyKey(tx, claim, status, secret ? secret.strip(out) : (out ?? null));
   return { replayed: false, status, payload: out };
 }
+
+/**
+ * A create whose answer shows a secret the service keeps only as a hash (a PAT, a client
+ * secret: CONTRACT §6). Its stored answer must not hold that secret (sealed is not hashed: the
+ * key that seals it opens it), so it is stored without it (`strip`), and a replay answers with
+ * the secret issued again for the object the first request made (`reissue`, in the replay's
+ * transaction): the one whose answer was lost is replaced, never read back.
+ */
+export type OneTimeSecretReplay = {
+  strip: (answer: unknown) => unknown;
+  reissue: (stored: unknown) => Promise<unknown>;
+};
 
 type IdempotencyScope = { principal: string; key: string | null; fingerprint: string };
 

@@ -2,7 +2,9 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { sessionCookieFor } from "../auth/test-session";
-import { activities, oauthClients, teams, webhookSubscriptions } from "../db/schema";
+import { activities, idempotencyKeys, oauthClients, teams, webhookSubscriptions } from "../db/schema";
+import { unseal } from "../crypto/seal";
+import { sha256Hex } from "../crypto/random";
 import { resetEnvForTests } from "../env";
 import { awayFromWindowEdge } from "../testing/clock";
 import { setupApi } from "../testing/fixtures";
@@ -114,6 +116,68 @@ describe("console routes: adding a webhook endpoint sent again after a lost answ
     expect(await again.json()).toEqual(await first.json());
     expect(await countRows(webhookSubscriptions, eq(webhookSubscriptions.clientId, clientId))).toBe(1);
     expect(receiver.requests).toHaveLength(1);
+  });
+});
+
+describe("console routes: a token or app created again after a lost answer (CONTRACT §6: their secrets are kept only as hashes)", () => {
+  /** Every stored answer opened as a replay would open it: no secret shown once may be in one. */
+  async function storedAnswers(principal: string): Promise<string> {
+    const rows = await (await api.db()).select().from(idempotencyKeys).where(eq(idempotencyKeys.principal, principal));
+    return rows.map((r) => unseal((r.responseBody as { sealed: string }).sealed)).join("\n");
+  }
+  const bearerStatus = async (token: string) => (await api.call(token, "GET", "/v1/athletes/me")).status;
+
+  it("a personal access token: its stored answer holds no token; a replay issues the same token row a new secret, and the lost one stops working", async () => {
+    const me = await signedIn();
+    const body = { name: "Laptop", scopes: ["athlete.read"], expires_in_days: null };
+    const first = await consoleCall(me.cookie, "POST", "/api/console/tokens", body, { "idempotency-key": "pat-1.abc" });
+    expect(first.status).toBe(201);
+    const made = (await first.json()) as { token: string; summary: { id: string; display: string } };
+    expect(await storedAnswers(`console:${me.id}`)).not.toContain(made.token);
+    expect(await bearerStatus(made.token)).toBe(200);
+
+    const again = await consoleCall(me.cookie, "POST", "/api/console/tokens", body, { "idempotency-key": "pat-1.abc" });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const replayed = (await again.json()) as typeof made;
+    expect(replayed.summary.id).toBe(made.summary.id);
+    expect(replayed.token).toMatch(/^aas_pat_/);
+    expect(replayed.token).not.toBe(made.token);
+    expect(replayed.summary.display).toBe(`aas_pat_…${replayed.token.slice(-4)}`);
+    expect(await bearerStatus(replayed.token)).toBe(200);
+    expect(await bearerStatus(made.token)).toBe(401);
+    expect(await storedAnswers(`console:${me.id}`)).not.toContain(replayed.token);
+
+    // Revoked since: nothing to issue again.
+    expect((await consoleCall(me.cookie, "DELETE", `/api/console/tokens/${made.summary.id}`)).status).toBe(200);
+    const late = await consoleCall(me.cookie, "POST", "/api/console/tokens", body, { "idempotency-key": "pat-1.abc" });
+    expect(late.status).toBe(409);
+    expect(await late.json()).toMatchObject({ code: "conflict" });
+  });
+
+  it("an app: its stored answer holds no client secret; a replay rotates the secret of the same app, and one deleted since is 409", async () => {
+    const me = await signedIn();
+    const body = { name: "Replay app", kind: "confidential", redirect_uris: ["https://replay.example.com/cb"] };
+    const first = await consoleCall(me.cookie, "POST", "/api/console/apps", body, { "idempotency-key": "app-1.abc" });
+    expect(first.status, await first.clone().text()).toBe(201);
+    const made = (await first.json()) as { app: { client_id: string }; client_secret: string };
+    expect(made.client_secret).toMatch(/^aas_cs_/);
+    expect(await storedAnswers(`console:${me.id}`)).not.toContain(made.client_secret);
+
+    const again = await consoleCall(me.cookie, "POST", "/api/console/apps", body, { "idempotency-key": "app-1.abc" });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const replayed = (await again.json()) as typeof made;
+    expect(replayed.app.client_id).toBe(made.app.client_id);
+    expect(replayed.client_secret).toMatch(/^aas_cs_/);
+    expect(replayed.client_secret).not.toBe(made.client_secret);
+    const [row] = await (await api.db()).select().from(oauthClients).where(eq(oauthClients.clientId, made.app.client_id));
+    expect(row!.secretHash).toBe(sha256Hex(replayed.client_secret));
+    expect(await countRows(oauthClients, eq(oauthClients.ownerId, me.id))).toBe(1);
+
+    expect((await consoleCall(me.cookie, "DELETE", `/api/console/apps/${made.app.client_id}`)).status).toBe(200);
+    const late = await consoleCall(me.cookie, "POST", "/api/console/apps", body, { "idempotency-key": "app-1.abc" });
+    expect(late.status).toBe(409);
   });
 });
 

@@ -10,7 +10,7 @@ import { fromTrustedProxy } from "./client-address";
 import type { FileBody } from "./file-body";
 import type { RawJson } from "./raw-json";
 import { baseHeaders, beforeWrite, errorToResponse, idempotentWrite, jsonResponse, parseRequest, route, runVerb, setLocation, shapeResponse, type RouteExports, type RouteHandler } from "./api-route";
-import type { BeforeArgs, CtxFor, HandlerArgs, HttpMethod, RouteIo } from "./operation";
+import type { BeforeArgs, CtxFor, HandlerArgs, HttpMethod, RouteIo, WriteCtx } from "./operation";
 import { consumeRateLimit, type RateLimitResult } from "./rate-limit";
 import { requestStarted, requestsFirst } from "./requests-first";
 
@@ -73,6 +73,15 @@ export type ConsoleOperation<
   response: { status: 200 | 201 | 202; schema: R; location?(answer: z.output<R>): string };
   /** A create that takes `Idempotency-Key`, as /v1's do (the console's forms send one per submission). */
   idempotent?: boolean;
+  /**
+   * For an idempotent create whose answer shows a secret kept only as a hash: its answer as
+   * stored for a replay, without the secret, and the replay's answer, with the secret issued
+   * again for the object the first request made (api-route.ts `OneTimeSecretReplay`).
+   */
+  oneTimeSecret?: {
+    strip: (answer: z.output<R>) => z.output<R>;
+    reissue: (ctx: WriteCtx, stored: z.output<R>) => Promise<z.input<R>>;
+  };
 };
 
 /** Path parameters as text (parsing still refuses NUL and malformed Unicode); the verbs judge the ids. */
@@ -169,7 +178,8 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
         run = (ctx) => fn({ params, query, body, file, prepared: undefined, ctx: ctx as CtxFor<M> });
       } else {
         const [before, fn] = steps;
-        const step = await beforeWrite(db, idem, () => before({ params, query, body, file, ctx: { db, actor } }));
+        // A stored answer without its secret is answered only in the write's transaction, which reissues it.
+        const step = await beforeWrite(db, op.oneTimeSecret ? { ...idem, key: null } : idem, () => before({ params, query, body, file, ctx: { db, actor } }));
         if ("stored" in step) {
           headers.set("Idempotent-Replayed", "true");
           setLocation(op, headers, step.stored.body);
@@ -180,9 +190,19 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
       }
       if (op.multipart) await requestsFirst();
       // A verb that answers nothing answers JSON null, which the schema then must allow.
-      const answer = await runVerb(db, op.method, { actor }, (ctx) =>
-        idempotentWrite(ctx.db, { ...idem, status: op.response.status }, async () => shapeResponse(op, (await run(ctx)) ?? null)),
-      );
+      const answer = await runVerb(db, op.method, { actor }, (ctx) => {
+        const secret = op.oneTimeSecret;
+        return idempotentWrite(
+          ctx.db,
+          { ...idem, status: op.response.status },
+          async () => shapeResponse(op, (await run(ctx)) ?? null),
+          secret && {
+            strip: (answer) => secret.strip(answer as z.output<R>),
+            // Shaped as a first answer is: the replay's secret is new.
+            reissue: async (stored) => shapeResponse(op, await secret.reissue(ctx as WriteCtx, stored as z.output<R>)),
+          },
+        );
+      });
       if (answer.replayed) headers.set("Idempotent-Replayed", "true");
       setLocation(op, headers, answer.payload);
       return jsonResponse(headers, answer.status, answer.payload);

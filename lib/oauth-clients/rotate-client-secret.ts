@@ -32,3 +32,23 @@ export async function rotateClientSecret({ ctx, clientId }: { ctx: WriteCtx; cli
     .returning();
   return { app: toDeveloperApp(row!, await connectedAthletes(ctx.db, clientId)), client_secret: secret };
 }
+
+/**
+ * The answer to a replayed registration (an `Idempotency-Key` replay: console-route.ts
+ * `oneTimeSecret`): a confidential app's secret issued again, replacing the one the lost answer
+ * carried; a public app's answer, which has none, as the app stands now. An app deleted since
+ * is 409, and the person registers another.
+ */
+export async function reissueRegisteredSecret({ ctx, registered }: { ctx: WriteCtx; registered: AppWithSecret }): Promise<AppWithSecret> {
+  requireAthleteActor(ctx.actor);
+  try {
+    if (registered.app.kind === "confidential") return await rotateClientSecret({ ctx, clientId: registered.app.client_id });
+    const app = await loadOwnedApp(ctx.db, ctx.actor.userId, registered.app.client_id);
+    return { app: toDeveloperApp(app, await connectedAthletes(ctx.db, app.clientId)), client_secret: null };
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "not_found") {
+      throw new ApiError("conflict", "The app this request registered has been deleted since: register a new one (with a new Idempotency-Key).");
+    }
+    throw err;
+  }
+}

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, or } from "drizzle-orm";
 import type { z } from "zod";
 import type { WriteCtx } from "../http/operation";
 import type { Ctx } from "../auth/actor";
@@ -42,6 +42,31 @@ export async function createPersonalAccessToken({ ctx, input }: { ctx: WriteCtx;
     })
     .returning();
   return { token, summary: toSummary(row!) };
+}
+
+/**
+ * A new secret for one of the actor's active tokens, replacing the one a create's lost answer
+ * carried (an `Idempotency-Key` replay of that create: console-route.ts `oneTimeSecret`); the
+ * token keeps its id, name, scopes and expiry. A token revoked or expired since is not renewed:
+ * 409, and the person creates another.
+ */
+export async function reissuePersonalAccessToken({ ctx, tokenId }: { ctx: WriteCtx; tokenId: string }) {
+  requireAthleteActor(ctx.actor);
+  const token = generateToken("pat");
+  const [row] = await ctx.db
+    .update(personalAccessTokens)
+    .set({ tokenHash: sha256Hex(token), lastFour: token.slice(-4) })
+    .where(
+      and(
+        eq(personalAccessTokens.id, tokenId),
+        eq(personalAccessTokens.userId, ctx.actor.userId),
+        isNull(personalAccessTokens.revokedAt),
+        or(isNull(personalAccessTokens.expiresAt), gt(personalAccessTokens.expiresAt, new Date())),
+      ),
+    )
+    .returning();
+  if (!row) throw new ApiError("conflict", "The token this request created has been revoked or has expired since: create a new one (with a new Idempotency-Key).");
+  return { token, summary: toSummary(row) };
 }
 
 export async function listPersonalAccessTokens({ ctx }: { ctx: Ctx }): Promise<PatSummary[]> {
