@@ -305,6 +305,8 @@ test("a URL already subscribed is refused on its field; re-enabling a disabled e
     expect((await request.patch(`/v1/app/webhooks/${id}`, { headers: bearer(token.access_token), data: { status: "disabled" } })).status()).toBe(200);
     await page.reload();
     await expect(item.getByText("Disabled by the app's developer. Nothing is sent")).toBeVisible();
+    // A state shown on every load, not an outcome: no alert for a screen reader to interrupt with.
+    await expect(item.getByRole("alert")).toHaveCount(0);
     await item.getByRole("button", { name: "Re-enable", exact: true }).click();
     await expect(item.getByRole("button", { name: "Send test event" })).toBeVisible();
     const said = item.getByText("Re-enabled after a fresh handshake. New events are delivered again.");

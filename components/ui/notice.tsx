@@ -7,10 +7,15 @@ const TONES = {
   warning: "border-amber-200 bg-amber-50 text-amber-900",
 } as const;
 
-/** A message on the page. Find it by its text: Next.js's route announcer is a role=alert too. */
-export function Notice({ tone = "info", children }: { tone?: keyof typeof TONES; children: ReactNode }) {
+/**
+ * A message on the page. Find it by its text: Next.js's route announcer is a role=alert too.
+ * An outcome is announced (an error as an alert); a state the page shows whenever it loads (an
+ * endpoint that is disabled) is `live={false}`: plain text, or a screen reader would interrupt
+ * with it on every load and bury the alerts that matter.
+ */
+export function Notice({ tone = "info", live = true, children }: { tone?: keyof typeof TONES; live?: boolean; children: ReactNode }) {
   return (
-    <div role={tone === "error" ? "alert" : "status"} data-kind={tone} className={`rounded-md border px-3 py-2 text-sm [overflow-wrap:anywhere] ${TONES[tone]}`}>
+    <div role={!live ? undefined : tone === "error" ? "alert" : "status"} data-kind={tone} className={`rounded-md border px-3 py-2 text-sm [overflow-wrap:anywhere] ${TONES[tone]}`}>
       {children}
     </div>
   );

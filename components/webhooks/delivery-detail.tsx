@@ -25,7 +25,13 @@ function Attempt({ a }: { a: DeliveryAttempt }) {
               Service-Event-Id.
             </p>
           ) : a.request_body === "" && Object.keys(a.request_headers).length === 0 ? (
-            <p className="text-sm text-slate-600">Nothing was sent: the request could not be prepared.</p>
+            <p className="text-sm text-slate-600">
+              {a.error === "blocked_address"
+                ? "Nothing was sent: the endpoint's address is one this service does not send to (see the response's error)."
+                : a.error === "invalid_url"
+                  ? "Nothing was sent: the endpoint's URL cannot be used (see the response's error)."
+                  : "Nothing was sent: the request could not be prepared."}
+            </p>
           ) : (
             <>
               <dl className="space-y-0.5 font-mono text-xs">

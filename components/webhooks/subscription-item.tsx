@@ -162,13 +162,13 @@ export function SubscriptionItem({
           </div>
         </div>
         {failing && sub.failing_since && (
-          <Notice tone="warning">
+          <Notice tone="warning" live={false}>
             Failing since {formatInstant(sub.failing_since)}: the last {sub.consecutive_failures} attempts failed. One delivery at a time probes the
             endpoint until it answers 2xx; at {DISABLE_AFTER_FAILURES} failures in a row it is disabled.
           </Notice>
         )}
         {sub.status === "disabled" && (
-          <Notice tone="error">
+          <Notice tone="error" live={false}>
             Disabled{sub.disabled_at ? ` ${formatInstant(sub.disabled_at)}` : ""}: {(sub.disabled_reason ?? "no reason recorded").replace(/\.$/, "")}. Nothing is sent to it
             until it is re-enabled; re-enabling runs the handshake again.
           </Notice>

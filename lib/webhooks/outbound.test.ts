@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { refusedUrl, startReceiver, type Receiver } from "../testing/webhook-receiver";
-import { isPublicAddress, mayConnectTo, RESPONSE_EXCERPT_BYTES, sendOutbound } from "./outbound";
+import { isPublicAddress, mayConnectTo, nameRefusal, RESPONSE_EXCERPT_BYTES, sendOutbound } from "./outbound";
 
 const receivers: Receiver[] = [];
 afterAll(() => Promise.all(receivers.map((r) => r.close())));
@@ -157,5 +157,12 @@ describe("sendOutbound (CONTRACT §7: 10 s, no redirects, 4 KiB, connect-time ad
     expect(await post(await refusedUrl())).toMatchObject({ outcome: "not_sent", error: "connection_refused" });
     expect(await post("http://no-such-host.invalid/hook")).toMatchObject({ outcome: "not_sent", error: "dns" });
     expect(await post("not a url")).toMatchObject({ outcome: "not_sent", error: "invalid_url" });
+  });
+});
+
+describe("a refused name, in words", () => {
+  it("names the host as written after words of its own, so the console's sentence does not capitalise it (\"Localhost resolves…\")", () => {
+    expect(nameRefusal("localhost", [{ address: "127.0.0.1" }])).toBe("the host localhost resolves only to non-public addresses");
+    expect(nameRefusal("metadata.internal", [{ address: "169.254.169.254" }])).toBe("the host metadata.internal resolves only to link-local or cloud metadata addresses");
   });
 });

@@ -113,7 +113,7 @@ export function mayConnectTo(address: string, allowPrivate: boolean): boolean {
 /** Why a name none of whose `addresses` may be connected to is refused, in words. */
 export function nameRefusal(hostname: string, addresses: readonly { address: string }[]): string {
   const local = addresses.every((a) => isMachineLocalAddress(a.address));
-  return `${hostname} resolves only to ${local ? "link-local or cloud metadata" : "non-public"} addresses`;
+  return `the host ${hostname} resolves only to ${local ? "link-local or cloud metadata" : "non-public"} addresses`;
 }
 
 /** Why `mayConnectTo` refuses `address`, in words: which of its rules it broke. */
