@@ -71,6 +71,23 @@ describe("inspectUpload recognises the kind from the content", () => {
     if (r.ok) expect(parseActivityFile(r.content, kind)[0]!.name).toBe("Løp");
   });
 
+  it.each([
+    ["gpx", '<?xml version="1.0"?>\n<gpx version="1.1"><trk><name>Côte d\'Azur – Tour</name><trkseg><trkpt lat="43.7" lon="7.2"><time>2024-01-01T10:00:00Z</time></trkpt></trkseg></trk></gpx>'],
+    [
+      "tcx",
+      '<TrainingCenterDatabase><Activities><Activity Sport="Running"><Notes>Côte d\'Azur – Tour</Notes><Lap StartTime="2024-01-01T10:00:00Z"><TotalTimeSeconds>1</TotalTimeSeconds><Track><Trackpoint><Time>2024-01-01T10:00:00Z</Time></Trackpoint></Track></Lap></Activity></Activities></TrainingCenterDatabase>',
+    ],
+  ] as const)("%s in Windows-1252 that declares no encoding is read as Windows-1252, not as U+FFFD in its name", (kind, text) => {
+    const bytes = new Uint8Array([...text].map((c) => (c === "–" ? 0x96 : c.charCodeAt(0))));
+    const r = inspectUpload(bytes);
+    expect(r).toMatchObject({ ok: true, kind });
+    if (r.ok) expect(parseActivityFile(r.content, kind)[0]!.name).toBe("Côte d'Azur – Tour");
+    // UTF-8 stays UTF-8, though the junk some transfers leave after the root is not UTF-8.
+    const again = inspectUpload(new Uint8Array([...utf8(text), 0xff, 0xfe, 0x00, 0xc3]));
+    expect(again.ok).toBe(true);
+    if (again.ok) expect(parseActivityFile(again.content, kind)[0]!.name).toBe("Côte d'Azur – Tour");
+  });
+
   it("UTF-16 XML without a BOM, told by its first bytes", () => {
     const text = '<?xml version="1.0" encoding="UTF-16"?><gpx><trk><name>Løp</name><trkseg><trkpt lat="47.1" lon="8.1"><time>2024-01-01T10:00:00Z</time></trkpt></trkseg></trk></gpx>';
     const le = new Uint8Array(Buffer.from(text, "utf16le"));

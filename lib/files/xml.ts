@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import sax from "sax";
 import { FileError } from "./types";
 
@@ -57,9 +58,12 @@ const localName = (name: string) => {
  * the `<?` of the document in UTF-16), then the declared encoding, else UTF-8 (XML 1.0 appendix
  * F, as libxml2 reads it). A declaration cannot make 8-bit text UTF-16: writers that build the
  * document as a string and save it as UTF-8 (.NET's StringWriter) declare `encoding="utf-16"`
- * over UTF-8 bytes, and such bytes are read as UTF-8.
+ * over UTF-8 bytes, and such bytes are read as UTF-8. Given the root's name (the document is
+ * read, not only its prolog), undeclared 8-bit text that is not UTF-8 (a Windows program's
+ * "Côte d'Azur" in Windows-1252, the XML rule notwithstanding) is read as Windows-1252, as
+ * browsers read such pages, rather than as U+FFFD in every name.
  */
-function decoderFor(bytes: Uint8Array): { decoder: TextDecoder; skip: number } {
+function decoderFor(bytes: Uint8Array, root?: string): { decoder: TextDecoder; skip: number } {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return { decoder: new TextDecoder("utf-16le"), skip: 2 };
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return { decoder: new TextDecoder("utf-16be"), skip: 2 };
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { decoder: new TextDecoder("utf-8"), skip: 3 };
@@ -77,8 +81,20 @@ function decoderFor(bytes: Uint8Array): { decoder: TextDecoder; skip: number } {
     }
     // The declaration was read as 8-bit text, so the bytes are not UTF-16 whatever it says.
     if (decoder && !decoder.encoding.startsWith("utf-16")) return { decoder, skip: 0 };
+    return { decoder: new TextDecoder("utf-8"), skip: 0 };
   }
-  return { decoder: new TextDecoder("utf-8"), skip: 0 };
+  return { decoder: new TextDecoder(declared || root === undefined || isUtf8Document(bytes, root) ? "utf-8" : "windows-1252"), skip: 0 };
+}
+
+/**
+ * Whether the document's bytes are UTF-8 up to the end of its root (`</root>`, any prefix):
+ * what follows it (junk some transfers append) is not the document's text. Node's native check,
+ * one pass; documents are read in the file worker.
+ */
+function isUtf8Document(bytes: Uint8Array, root: string): boolean {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const close = buf.lastIndexOf(`${root}>`);
+  return isUtf8(close >= 0 ? buf.subarray(0, close + root.length + 1) : buf);
 }
 
 /**
@@ -139,7 +155,7 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
     handler.close(name, inside, depth);
     if (depth === 1) ended = true;
   };
-  const { decoder, skip } = decoderFor(bytes);
+  const { decoder, skip } = decoderFor(bytes, root);
   const doctype = scanProlog(bytes).doctype;
   /** How many characters of the document were written to the parser before. */
   let written = 0;
