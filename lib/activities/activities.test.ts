@@ -398,6 +398,34 @@ describe("POST /v1/athletes/me/activities", () => {
     expect((await record(token, { moving_time_s: null })).moving_time_s).toBeNull();
   });
 
+  it("takes back an activity as it answered it: an average derived from distance and time is not held to the maximum, in a create or a change", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    // A treadmill's distance gives 3.333 m/s; its device measured a maximum of 3.
+    const a = await record(token, { distance_m: 10_000, elapsed_time_s: 3000, max_speed_mps: 3 });
+    expect(a).toMatchObject({ average_speed_mps: 3.333, max_speed_mps: 3 });
+    const { id, athlete_id: _athlete, created_at: _c, updated_at: _u, source: _s, ...asRead } = a;
+    const patch = (body: Record<string, unknown>) => api.call(token, "PATCH", `/v1/activities/${id}`, { body });
+    // Sent back whole, or the pair alone: no change, nothing refused or written.
+    for (const body of [asRead, { name: "Treadmill run", average_speed_mps: 3.333, max_speed_mps: 3 }]) {
+      const res = await patch(body);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+    }
+    expect(await countRows(events, and(eq(events.objectId, id), eq(events.type, "activity.updated")))).toBe(1);
+    // The distance corrected, with the average it now derives stated: taken as the derived one is.
+    expect(await (await patch({ distance_m: 20_000, average_speed_mps: 6.667 })).json()).toMatchObject({ average_speed_mps: 6.667, max_speed_mps: 3 });
+    // A create that states the average its distance and time give, above its maximum: taken too.
+    const created = await api.call(token, "POST", "/v1/athletes/me/activities", {
+      body: { name: "Copy", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 3000, distance_m: 10_000, average_speed_mps: 3.333, max_speed_mps: 3 },
+    });
+    expect(created.status).toBe(201);
+    // An average that is not distance over time is held to the maximum still.
+    const stated = await api.call(token, "POST", "/v1/athletes/me/activities", {
+      body: { name: "Copy", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 3000, distance_m: 10_000, average_speed_mps: 3.2, max_speed_mps: 3 },
+    });
+    expect(stated.status).toBe(400);
+  });
+
   it("refuses a maximum below its average (speed, heart rate): 400 invalid_parameter_combination naming the maximum, nothing written", async () => {
     const p = await api.person();
     const token = await api.pat(p.id, ["activities.read", "activities.write"]);

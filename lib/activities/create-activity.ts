@@ -7,7 +7,7 @@ import { appendEvent } from "../events/append-event";
 import { newId } from "../ids";
 import { assertSelf, requireAthleteActor } from "../athletes/reach";
 import { ApiError } from "../http/errors";
-import { MAX_SPEED_MPS, type CreateActivityInput, type UpdateActivityInput } from "./schemas";
+import { inOrder, MAX_SPEED_MPS, ORDERED_PAIRS, type CreateActivityInput, type OrderedPair, type UpdateActivityInput } from "./schemas";
 import { toActivityWire } from "./to-wire";
 
 type CreateInput = z.output<typeof CreateActivityInput>;
@@ -83,6 +83,33 @@ export function derivedAverageSpeed(
   });
 }
 
+/** Distance over time, as `derivedAverageSpeed` takes it, with no bound: null when either is unknown. */
+export function speedOver(distanceM: number | null | undefined, timeS: number | null | undefined): number | null {
+  return distanceM == null || timeS == null || timeS <= 0 ? null : distanceM / timeS;
+}
+
+/** Whether `value` would be stored as `stored` is: compared as the column writes them (a measure rounds). */
+export function sameStored(column: keyof typeof activities.$inferInsert, value: unknown, stored: unknown): boolean {
+  if (value === null || value === undefined || stored === null || stored === undefined) return (value ?? null) === (stored ?? null);
+  const col = activities[column];
+  return col.mapToDriverValue(value) === col.mapToDriverValue(stored);
+}
+
+/**
+ * Refuses a pair of ORDERED_PAIRS out of order: 400 invalid_parameter_combination naming the
+ * member the body sent (the pair's `field` when it sent both), its detail giving the values
+ * where one of them is the activity's own.
+ */
+export function assertInOrder(pair: OrderedPair, lower: number | null, upper: number | null, sent: { lower: boolean; upper: boolean }): void {
+  if (inOrder(lower, upper)) return;
+  const words = (side: "lower" | "upper") => `${sent[side] ? "" : "the activity's "}${side === "lower" ? lower : upper} ${pair.unit}`;
+  const detail = sent.lower && sent.upper ? pair.rule : `${pair.rule}: ${words("lower")} against ${words("upper")}`;
+  const field = !sent.upper ? pair.lower : !sent.lower ? pair.upper : pair.field;
+  throw new ApiError("invalid_parameter_combination", `The request body is invalid: ${field}: ${detail}`, {
+    errors: [{ field, code: "invalid_parameter_combination", detail }],
+  });
+}
+
 /** Records an activity for the actor and emits `activity.created` in the caller's transaction. */
 export async function createActivity({
   ctx,
@@ -99,6 +126,14 @@ export async function createActivity({
   const averageSpeed =
     input.average_speed_mps ??
     derivedAverageSpeed(input.distance_m, input.moving_time_s ?? input.elapsed_time_s, input.moving_time_s != null ? "moving_time_s" : "elapsed_time_s");
+  // An average equal to distance over time is the one the service would derive: not held to the
+  // maximum, whoever sent it (an app sending back an activity as it read it).
+  const time = input.moving_time_s ?? input.elapsed_time_s;
+  const derived = input.average_speed_mps == null || sameStored("averageSpeedMps", speedOver(input.distance_m, time), input.average_speed_mps);
+  for (const pair of ORDERED_PAIRS) {
+    if (pair.lower === "average_speed_mps" && derived) continue;
+    assertInOrder(pair, input[pair.lower] ?? null, input[pair.upper] ?? null, { lower: true, upper: true });
+  }
   const id = newId("act");
   const values = { id, athleteId: actor.userId, source: activitySource(actor) } as Parameters<typeof insertActivity>[1];
   // Each field as sent, null for a measurement left out; the average speed as derived above.

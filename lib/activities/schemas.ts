@@ -48,10 +48,12 @@ export type ActivityWire = z.input<typeof Activity>;
  * lib/files/sanity.ts), and an average is never above the maximum (a file's own session totals
  * are kept as it states them, CONTRACT §11). `field` is the one a refusal names when a body
  * sends both (else it names the one sent), `unit` what its detail writes after a value. Not
- * known (`null`) fits anything. A change is checked against the activity's stored value for the
- * one it leaves out (updateActivity); an average speed the service derives from distance and
- * time is not held to the maximum, so correcting a treadmill's distance never fails on a maximum
- * the device measured (it is held to MAX_SPEED_MPS, as any speed is).
+ * known (`null`) fits anything. The verbs judge them (createActivity, updateActivity: a change
+ * against the activity's stored value for the one it leaves out), not this schema: an average
+ * speed equal to distance over time (the one the service derives, whoever sent it) is not held
+ * to the maximum, so correcting a treadmill's distance never fails on a maximum the device
+ * measured, and an activity sent back as it was read is never refused (it is held to
+ * MAX_SPEED_MPS, as any speed is).
  */
 export const ORDERED_PAIRS = [
   { lower: "moving_time_s", upper: "elapsed_time_s", field: "moving_time_s", unit: "s", rule: "moving_time_s must not exceed elapsed_time_s" },
@@ -62,14 +64,6 @@ export type OrderedPair = (typeof ORDERED_PAIRS)[number];
 
 export function inOrder(lower: number | null | undefined, upper: number | null | undefined): boolean {
   return lower == null || upper == null || lower <= upper;
-}
-
-/** The schema's check of the pairs a body sends whole (both members present). */
-function checkPairsSent(v: Partial<Record<OrderedPair["lower" | "upper"], number | null>>, ctx: z.RefinementCtx): void {
-  for (const pair of ORDERED_PAIRS) {
-    if (inOrder(v[pair.lower], v[pair.upper])) continue;
-    ctx.addIssue({ code: "custom", message: pair.rule, path: [pair.field], params: { code: "invalid_parameter_combination" } });
-  }
 }
 
 const measurements = {
@@ -120,7 +114,6 @@ export const CreateActivityInput = z
     elapsed_time_s: seconds.min(1),
     ...measurements,
   })
-  .superRefine(checkPairsSent)
   .meta({ id: "CreateActivity" });
 
 export const UpdateActivityInput = z
@@ -134,7 +127,6 @@ export const UpdateActivityInput = z
     ...measurements,
   })
   .refine((v) => Object.keys(v).length > 0, { message: "must name at least one field to change" })
-  .superRefine(checkPairsSent)
   .meta({ id: "UpdateActivity", minProperties: 1 });
 
 export const ListActivitiesQuery = dateRangeListQuery("First local date included (the athlete's timezone).", {

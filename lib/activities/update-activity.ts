@@ -6,44 +6,28 @@ import { appendEvent } from "../events/append-event";
 import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
 import { findReachableActivity, activityNotFound } from "./get-activity";
-import { inOrder, ORDERED_PAIRS, type UpdateActivityInput } from "./schemas";
+import { ORDERED_PAIRS, type UpdateActivityInput } from "./schemas";
 import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
 import { toActivityWire } from "./to-wire";
-import { columnValue, derivedAverageSpeed, INPUT_COLUMNS, INPUT_FIELDS } from "./create-activity";
+import { assertInOrder, columnValue, derivedAverageSpeed, INPUT_COLUMNS, INPUT_FIELDS, sameStored, speedOver } from "./create-activity";
 
 /**
- * The schema checks the pairs a change sends whole (ORDERED_PAIRS); one that sends either member
- * is checked here against the activity's stored other. A change that names neither leaves them
- * as they are. An average speed the activity has from its distance and time, which the service
- * derived (`averageDerived`), is not held to a maximum sent alone, as a create does not hold it.
+ * The pairs of ORDERED_PAIRS a change sends either member of, judged on the values the activity
+ * will have (the stored one for a member left out). A pair the change leaves as stored (both
+ * members sent back as they were read) is as it was, and is not judged again. An average speed
+ * equal to the activity's distance over its time (`averageDerived`: the one the service derives,
+ * whoever sent it) is not held to the maximum, as a create does not hold it.
  */
 function assertPairsInOrder(input: z.output<typeof UpdateActivityInput>, existing: typeof activities.$inferSelect, averageDerived: boolean): void {
   for (const pair of ORDERED_PAIRS) {
-    const sent = { lower: input[pair.lower], upper: input[pair.upper] };
-    if (sent.lower === undefined && sent.upper === undefined) continue;
-    if (pair.lower === "average_speed_mps" && sent.lower === undefined && averageDerived) continue;
-    const value = (side: "lower" | "upper") => (sent[side] !== undefined ? sent[side] : existing[INPUT_COLUMNS[pair[side]]]) as number | null;
-    if (inOrder(value("lower"), value("upper"))) continue;
-    const words = (side: "lower" | "upper") => `${sent[side] !== undefined ? "" : "the activity's "}${value(side)} ${pair.unit}`;
-    const detail = `${pair.rule}: ${words("lower")} against ${words("upper")}`;
-    // The member the change sent, when it sent one of the two: that is the value to correct.
-    const field = sent.upper === undefined ? pair.lower : sent.lower === undefined ? pair.upper : pair.field;
-    throw new ApiError("invalid_parameter_combination", `The request body is invalid: ${field}: ${detail}`, {
-      errors: [{ field, code: "invalid_parameter_combination", detail }],
-    });
+    const sent = { lower: input[pair.lower] !== undefined, upper: input[pair.upper] !== undefined };
+    if (!sent.lower && !sent.upper) continue;
+    const column = (side: "lower" | "upper") => INPUT_COLUMNS[pair[side]];
+    const value = (side: "lower" | "upper") => (sent[side] ? input[pair[side]] : existing[column(side)]) as number | null;
+    if (sameStored(column("lower"), value("lower"), existing[column("lower")]) && sameStored(column("upper"), value("upper"), existing[column("upper")])) continue;
+    if (pair.lower === "average_speed_mps" && averageDerived) continue;
+    assertInOrder(pair, value("lower"), value("upper"), sent);
   }
-}
-
-/** Distance over time, as `derivedAverageSpeed` takes it, with no bound: null when either is unknown. */
-function speedOver(distanceM: number | null, timeS: number | null): number | null {
-  return distanceM == null || timeS == null || timeS <= 0 ? null : distanceM / timeS;
-}
-
-/** Whether `value` would be stored as `stored` is: compared as the column writes them (a measure rounds). */
-function sameStored(column: keyof typeof activities.$inferInsert, value: unknown, stored: unknown): boolean {
-  if (value === null || value === undefined || stored === null || stored === undefined) return (value ?? null) === (stored ?? null);
-  const col = activities[column];
-  return col.mapToDriverValue(value) === col.mapToDriverValue(stored);
 }
 
 /**
@@ -93,9 +77,7 @@ export async function updateActivity({
   // Whether the average the activity will have is the one its distance and time give, whoever
   // set it: one derived above, or one kept from a create or change that derived it.
   const final = <K extends keyof typeof set & keyof typeof existing>(k: K) => (k in set ? set[k] : existing[k]) as (typeof existing)[K];
-  const averageDerived =
-    input.average_speed_mps === undefined &&
-    sameStored("averageSpeedMps", speedOver(final("distanceM"), final("movingTimeS") ?? final("elapsedTimeS")), final("averageSpeedMps"));
+  const averageDerived = sameStored("averageSpeedMps", speedOver(final("distanceM"), final("movingTimeS") ?? final("elapsedTimeS")), final("averageSpeedMps"));
   assertPairsInOrder(input, existing, averageDerived);
   if (input.name !== undefined && input.name !== existing.name && hasHiddenCharacters(input.name)) {
     throw new ApiError("invalid_request", `The request body is invalid: name: ${HIDDEN_IN_NAME_MESSAGE}`, {
