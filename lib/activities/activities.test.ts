@@ -426,6 +426,20 @@ describe("POST /v1/athletes/me/activities", () => {
     expect(stated.status).toBe(400);
   });
 
+  it("names every pair out of order in one refusal, so a form shows each on its field", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.read", "activities.write"]);
+    const res = await api.call(token, "POST", "/v1/athletes/me/activities", {
+      body: { name: "Run", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 2400, moving_time_s: 2700, average_heart_rate_hz: 2.6, max_heart_rate_hz: 2.5 },
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).errors).toEqual([
+      { field: "moving_time_s", code: "invalid_parameter_combination", detail: "moving_time_s must not exceed elapsed_time_s" },
+      { field: "max_heart_rate_hz", code: "invalid_parameter_combination", detail: "max_heart_rate_hz must not be below average_heart_rate_hz" },
+    ]);
+    expect(await countRows(activities, eq(activities.athleteId, p.id))).toBe(0);
+  });
+
   it("refuses a maximum below its average (speed, heart rate): 400 invalid_parameter_combination naming the maximum, nothing written", async () => {
     const p = await api.person();
     const token = await api.pat(p.id, ["activities.read", "activities.write"]);

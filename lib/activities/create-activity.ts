@@ -95,19 +95,25 @@ export function sameStored(column: keyof typeof activities.$inferInsert, value: 
   return col.mapToDriverValue(value) === col.mapToDriverValue(stored);
 }
 
+/** A pair of ORDERED_PAIRS as a body leaves it: its two values, and which of them the body sent. */
+export type PairValues = { pair: OrderedPair; lower: number | null; upper: number | null; sent: { lower: boolean; upper: boolean } };
+
 /**
- * Refuses a pair of ORDERED_PAIRS out of order: 400 invalid_parameter_combination naming the
- * member the body sent (the pair's `field` when it sent both), its detail giving the values
- * where one of them is the activity's own.
+ * Refuses the pairs out of order, every one at once (a form shows each on its field): 400
+ * invalid_parameter_combination naming the member the body sent (the pair's `field` when it sent
+ * both), its detail giving the values where one of them is the activity's own.
  */
-export function assertInOrder(pair: OrderedPair, lower: number | null, upper: number | null, sent: { lower: boolean; upper: boolean }): void {
-  if (inOrder(lower, upper)) return;
-  const words = (side: "lower" | "upper") => `${sent[side] ? "" : "the activity's "}${side === "lower" ? lower : upper} ${pair.unit}`;
-  const detail = sent.lower && sent.upper ? pair.rule : `${pair.rule}: ${words("lower")} against ${words("upper")}`;
-  const field = !sent.upper ? pair.lower : !sent.lower ? pair.upper : pair.field;
-  throw new ApiError("invalid_parameter_combination", `The request body is invalid: ${field}: ${detail}`, {
-    errors: [{ field, code: "invalid_parameter_combination", detail }],
-  });
+export function assertInOrder(pairs: PairValues[]): void {
+  const errors = pairs
+    .filter(({ lower, upper }) => !inOrder(lower, upper))
+    .map(({ pair, lower, upper, sent }) => {
+      const words = (side: "lower" | "upper") => `${sent[side] ? "" : "the activity's "}${side === "lower" ? lower : upper} ${pair.unit}`;
+      const detail = sent.lower && sent.upper ? pair.rule : `${pair.rule}: ${words("lower")} against ${words("upper")}`;
+      const field = !sent.upper ? pair.lower : !sent.lower ? pair.upper : pair.field;
+      return { field, code: "invalid_parameter_combination" as const, detail };
+    });
+  if (!errors.length) return;
+  throw new ApiError("invalid_parameter_combination", `The request body is invalid: ${errors.map((e) => `${e.field}: ${e.detail}`).join("; ")}`, { errors });
 }
 
 /** Records an activity for the actor and emits `activity.created` in the caller's transaction. */
@@ -130,10 +136,14 @@ export async function createActivity({
   // maximum, whoever sent it (an app sending back an activity as it read it).
   const time = input.moving_time_s ?? input.elapsed_time_s;
   const derived = input.average_speed_mps == null || sameStored("averageSpeedMps", speedOver(input.distance_m, time), input.average_speed_mps);
-  for (const pair of ORDERED_PAIRS) {
-    if (pair.lower === "average_speed_mps" && derived) continue;
-    assertInOrder(pair, input[pair.lower] ?? null, input[pair.upper] ?? null, { lower: true, upper: true });
-  }
+  assertInOrder(
+    ORDERED_PAIRS.filter((pair) => !(pair.lower === "average_speed_mps" && derived)).map((pair) => ({
+      pair,
+      lower: input[pair.lower] ?? null,
+      upper: input[pair.upper] ?? null,
+      sent: { lower: true, upper: true },
+    })),
+  );
   const id = newId("act");
   const values = { id, athleteId: actor.userId, source: activitySource(actor) } as Parameters<typeof insertActivity>[1];
   // Each field as sent, null for a measurement left out; the average speed as derived above.

@@ -9,7 +9,7 @@ import { findReachableActivity, activityNotFound } from "./get-activity";
 import { ORDERED_PAIRS, type UpdateActivityInput } from "./schemas";
 import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
 import { toActivityWire } from "./to-wire";
-import { assertInOrder, columnValue, derivedAverageSpeed, INPUT_COLUMNS, INPUT_FIELDS, sameStored, speedOver } from "./create-activity";
+import { assertInOrder, type PairValues, columnValue, derivedAverageSpeed, INPUT_COLUMNS, INPUT_FIELDS, sameStored, speedOver } from "./create-activity";
 
 /**
  * The pairs of ORDERED_PAIRS a change sends either member of, judged on the values the activity
@@ -19,6 +19,7 @@ import { assertInOrder, columnValue, derivedAverageSpeed, INPUT_COLUMNS, INPUT_F
  * whoever sent it) is not held to the maximum, as a create does not hold it.
  */
 function assertPairsInOrder(input: z.output<typeof UpdateActivityInput>, existing: typeof activities.$inferSelect, averageDerived: boolean): void {
+  const judged: PairValues[] = [];
   for (const pair of ORDERED_PAIRS) {
     const sent = { lower: input[pair.lower] !== undefined, upper: input[pair.upper] !== undefined };
     if (!sent.lower && !sent.upper) continue;
@@ -26,8 +27,9 @@ function assertPairsInOrder(input: z.output<typeof UpdateActivityInput>, existin
     const value = (side: "lower" | "upper") => (sent[side] ? input[pair[side]] : existing[column(side)]) as number | null;
     if (sameStored(column("lower"), value("lower"), existing[column("lower")]) && sameStored(column("upper"), value("upper"), existing[column("upper")])) continue;
     if (pair.lower === "average_speed_mps" && averageDerived) continue;
-    assertInOrder(pair, value("lower"), value("upper"), sent);
+    judged.push({ pair, lower: value("lower"), upper: value("upper"), sent });
   }
+  assertInOrder(judged);
 }
 
 /**
