@@ -52,3 +52,9 @@ export async function reissueRegisteredSecret({ ctx, registered }: { ctx: WriteC
     throw err;
   }
 }
+
+/** A replayed registration's answer (console-route.ts `oneTimeSecret`): stored without its secret, answered with it issued again. */
+export const registeredAppReplay = {
+  strip: (answer: AppWithSecret): AppWithSecret => ({ ...answer, client_secret: null }),
+  reissue: (ctx: WriteCtx, stored: AppWithSecret) => reissueRegisteredSecret({ ctx, registered: stored }),
+};

@@ -8,7 +8,7 @@ import { ApiError } from "../http/errors";
 import { newId } from "../ids";
 import { requireAthleteActor } from "../athletes/reach";
 import { generateToken, TOKEN_PREFIXES } from "./format";
-import type { CreatePatInput, PatSummary } from "./schemas";
+import type { CreatedPat, CreatePatInput, PatSummary } from "./schemas";
 
 function toSummary(t: typeof personalAccessTokens.$inferSelect): PatSummary {
   return {
@@ -96,3 +96,9 @@ export async function revokePersonalAccessToken({ ctx, tokenId }: { ctx: WriteCt
   if (!rows[0]) throw new ApiError("not_found", "No such active token.");
   return toSummary(rows[0]);
 }
+
+/** A replayed create's answer (console-route.ts `oneTimeSecret`): stored without its token, answered with the token issued again. */
+export const createdPatReplay = {
+  strip: (answer: z.output<typeof CreatedPat>) => ({ ...answer, token: "" }),
+  reissue: (ctx: WriteCtx, stored: z.output<typeof CreatedPat>) => reissuePersonalAccessToken({ ctx, tokenId: stored.summary.id }),
+};
