@@ -14,7 +14,7 @@ import { ATTEMPT_INTERRUPTED as INTERRUPTED } from "./subscriptions/schemas";
 import { inWriteCtx } from "../http/operation";
 import { endGrant } from "../oauth-grants/end-grant";
 import { inTransaction } from "../db/transaction";
-import { rowsOf } from "../db/client";
+import { untilWaitingOnLock } from "../testing/lock-wait";
 
 // The claim rules every runner shares (the local runner's batch claim, the Inngest runner's
 // claim of one named delivery), against the real database.
@@ -361,14 +361,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("two processes claiming at once", 
       const mine = await claimDueDeliveries(tx as unknown as typeof db, { limit: 100 });
       expect(of(mine, sub.id).map((d) => d.id)).toEqual(ids.slice(0, MAX_IN_FLIGHT_PER_SUBSCRIPTION));
       theirs = claimDueDeliveries(db, { limit: 100 }).finally(() => (settled = true));
-      for (let i = 0; i < 500 && !settled; i++) {
-        const [w] = rowsOf<{ n: number }>(
-          await db.execute(sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`),
-        );
-        if (w!.n > 0) return;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      if (!settled) throw new Error("the second claim neither waited nor finished");
+      await untilWaitingOnLock(db, () => settled, "the second claim");
     });
     expect(of(await theirs!, sub.id)).toEqual([]);
     const inFlight = await db

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { createActivity } from "../activities/create-activity";
-import { rowsOf, type Db } from "../db/client";
+import type { Db } from "../db/client";
 import { webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { inWriteCtx } from "../http/operation";
 import { disconnectApp } from "../oauth-grants/disconnect-app";
 import { setupApi } from "../testing/fixtures";
 import { webhookRows } from "../testing/webhook-rows";
 import { fanOutEvents } from "./fan-out";
+import { untilWaitingOnLock } from "../testing/lock-wait";
 
 const api = setupApi();
 const rows = webhookRows(api.db);
@@ -37,14 +38,7 @@ async function fanOutDuring(db: Db, change: (tx: Db) => Promise<void>): Promise<
   await db.transaction(async (tx) => {
     await change(tx as unknown as Db);
     fanning = fanOutEvents(db).finally(() => (settled = true));
-    for (let i = 0; i < 500 && !settled; i++) {
-      const [w] = rowsOf<{ n: number }>(
-        await db.execute(sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`),
-      );
-      if (w!.n > 0) return;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    if (!settled) throw new Error("fan-out neither waited nor finished");
+    await untilWaitingOnLock(db, () => settled, "fan-out");
   });
   await fanning;
 }
