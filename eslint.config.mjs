@@ -81,6 +81,14 @@ const dynamicImports = (...patterns) =>
     ];
   });
 
+// A type named inline (`typeof import("../app/x")`, `import("drizzle-orm").SQL`) is a dependency
+// neither import rule reads: in the layered folders every module is named by an import
+// declaration (`import type` for a type), which the rules above check.
+const inlineTypeImports = {
+  selector: "TSImportType",
+  message: "Name the module in an `import type` declaration (the layer rules read declarations, not inline import() types).",
+};
+
 const config = [
   ...next,
   ...nextTs,
@@ -118,24 +126,28 @@ const config = [
   // block names every package list that applies to its files.
   // no-restricted-syntax likewise.
   {
+    files: ["app/**", "components/**", "lib/**", "inngest/**", "instrumentation*.ts"],
+    rules: { "no-restricted-syntax": ["error", inlineTypeImports] },
+  },
+  {
     files: ["lib/**"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [nextInLib] }],
-      "no-restricted-syntax": ["error", ...dynamicImports(nextInLib)],
+      "no-restricted-syntax": ["error", inlineTypeImports, ...dynamicImports(nextInLib)],
     },
   },
   {
     files: ["lib/db/schema/**"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [schemaOnlyDrizzle] }],
-      "no-restricted-syntax": ["error", ...dynamicImports(schemaOnlyDrizzle)],
+      "no-restricted-syntax": ["error", inlineTypeImports, ...dynamicImports(schemaOnlyDrizzle)],
     },
   },
   {
     files: ["app/**", "components/**"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [databaseDrivers] }],
-      "no-restricted-syntax": ["error", ...dynamicImports(databaseDrivers)],
+      "no-restricted-syntax": ["error", inlineTypeImports, ...dynamicImports(databaseDrivers)],
     },
   },
 ];

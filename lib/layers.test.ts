@@ -199,6 +199,21 @@ forbidden(
   /never imports a runner|process entry/,
 );
 
+// An inline import() type names a module no import rule reads: the layered folders name every
+// module in a declaration instead.
+forbidden(
+  "no inline import() types in the layered folders",
+  "no-restricted-syntax",
+  [
+    ["lib/auth/probe.ts", "../../app/layout", `export type M = typeof import("../../app/layout");\n`],
+    ["lib/db/schema/probe.ts", "../../ids", `export type M = typeof import("../../ids");\n`],
+    ["components/auth/probe.tsx", "drizzle-orm", `export type D = import("drizzle-orm").SQL;\n`],
+    ["app/oauth/probe/route.ts", "@/lib/db/client", `export type D = typeof import("@/lib/db/client");\n`],
+    ["inngest/probe.ts", "next/server", `export type R = import("next/server").NextRequest;\n`],
+  ],
+  /import type/,
+);
+
 allowed("what the layers allow", [
   // lib/app-events is lib, not app/: the rules match resolved folders, not name prefixes.
   ["lib/webhooks/probe.ts", "../app-events/schemas", importOf("../app-events/schemas")],

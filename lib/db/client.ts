@@ -7,6 +7,7 @@ import { PgDatabase, PgDialect, type PgInsertValue, type PgQueryResultHKT, type 
 import { getEnv } from "../env";
 import { log } from "../log";
 import { lockDataDir } from "./directory-lock";
+import type { Sql } from "postgres";
 import { postgresConnection } from "./postgres-url";
 import * as schema from "./schema";
 
@@ -123,7 +124,6 @@ function deferClose(deliver: () => void): void {
   }, 0);
 }
 
-type PostgresJs = import("postgres").Sql;
 
 /**
  * A transaction whose connection closed must never write to it again. postgres.js fails a
@@ -219,7 +219,7 @@ function guardedQuery<Q extends object>(query: Q, guard: TransactionGuard): Q {
  * `DATABASE_URL` turns this off (postgres.js reads it and it wins over the per-query option).
  * Inside a transaction, queries also pass its guard (above).
  */
-function preparingStatements(sql: PostgresJs, guard?: TransactionGuard): PostgresJs {
+function preparingStatements(sql: Sql, guard?: TransactionGuard): Sql {
   return new Proxy(sql, {
     get(target, prop, receiver) {
       if (prop === "unsafe") {
@@ -231,12 +231,12 @@ function preparingStatements(sql: PostgresJs, guard?: TransactionGuard): Postgre
       }
       if (prop === "begin" || prop === "savepoint") {
         return (...args: unknown[]) => {
-          const fn = args.pop() as (inner: PostgresJs) => unknown;
+          const fn = args.pop() as (inner: Sql) => unknown;
           const method = Reflect.get(target, prop, receiver) as (...a: unknown[]) => Promise<unknown>;
           // A savepoint belongs to the transaction it runs in; a transaction starts a guard.
           const g = prop === "savepoint" && guard ? guard : transactionGuard();
           if (g.lost) return stopped();
-          const run = (inner: PostgresJs) => {
+          const run = (inner: Sql) => {
             const x = fn(preparingStatements(inner, g));
             return guarded(Array.isArray(x) ? Promise.all(x) : Promise.resolve(x), g);
           };

@@ -3,6 +3,7 @@
 // this file as it is (types only, `.ts` imports), so scripts/build-file-worker.mjs shares it.
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type * as Esbuild from "esbuild";
 
 export const WORKER_ENTRY = "lib/files/worker/entry.ts";
 /** `npm run build` writes it here after `next build` (which empties .next first), so it ships with the chunks it matches. */
@@ -17,7 +18,7 @@ export async function bundleFileWorker(root: string, outFile: string): Promise<v
   // Named at run time, so Turbopack neither bundles nor traces esbuild (its native binary breaks
   // `next build`); a production server uses the worker `npm run build` made and never gets here.
   const esbuildModule = "esbuild";
-  const esbuild = (await import(/* turbopackIgnore: true */ /* webpackIgnore: true */ esbuildModule)) as typeof import("esbuild");
+  const esbuild = (await import(/* turbopackIgnore: true */ /* webpackIgnore: true */ esbuildModule)) as typeof Esbuild;
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: [path.join(root, WORKER_ENTRY)],
