@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
-import { NEW_PERSON_PASSWORD, signIn, signUpNewPerson } from "./helpers";
+import { NEW_PERSON_PASSWORD, signIn, signInAgainInNewTab, signUpNewPerson } from "./helpers";
 
 // The activity-files journey in a real browser against the real service: an athlete adds two
 // files (one picked, one dropped), watches both go through sending and processing, opens one,
@@ -273,12 +273,8 @@ test("a session that ends while a file is processing: the row says the outcome i
     // Every console page then says so once (not again in the row), with the way back to where the person was.
     await expect(page.getByText("Your session has ended. Nothing more can be saved until you sign in again.")).toBeVisible();
     await expect(page.getByText(/session has ended/i)).toHaveCount(1);
-    await page.getByRole("link", { name: "Sign in again" }).click();
-    await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Factivities$/);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(NEW_PERSON_PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page).toHaveURL(/\/activities$/);
+    await signInAgainInNewTab(page, email, NEW_PERSON_PASSWORD, /\/activities$/);
+    await page.reload();
     // The file was taken before the session ended: its activity is there.
     await expect(page.getByRole("list", { name: "Activities" }).getByRole("link", { name: "Friday Evening Run" })).toBeVisible();
   } finally {

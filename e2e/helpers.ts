@@ -11,6 +11,24 @@ export async function signIn(page: Page, email: string, password = DEMO_PASSWORD
   await expect(page).not.toHaveURL(/\/signin/);
 }
 
+/**
+ * After the session ended: presses the banner's "Sign in again", which opens the sign-in page in
+ * a new tab (this page keeps what was typed), signs in there, lands on `landsOn` (the page the
+ * banner was on) and closes that tab. The page then says the session is back.
+ */
+export async function signInAgainInNewTab(page: Page, email: string, password: string, landsOn: RegExp) {
+  const [tab] = await Promise.all([page.waitForEvent("popup"), page.getByRole("link", { name: "Sign in again" }).click()]);
+  await expect(tab).toHaveURL(/\/signin\?callbackUrl=/);
+  await tab.getByLabel("Email").fill(email);
+  await tab.getByLabel("Password").fill(password);
+  await tab.getByRole("button", { name: "Sign in" }).click();
+  await expect(tab).toHaveURL(landsOn);
+  await tab.close();
+  await page.bringToFront();
+  await expect(page.getByRole("status").filter({ hasText: "You are signed in again." })).toBeVisible();
+  await expect(page.getByText(/session has ended/i)).toHaveCount(0);
+}
+
 /** Creates a PAT on /settings/tokens and returns it as shown, once. */
 export async function createToken(page: Page, name: string, scopes: string[]) {
   await page.goto("/settings/tokens");

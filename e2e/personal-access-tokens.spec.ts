@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { bearer, createToken, signIn, signUpNewPerson } from "./helpers";
+import { bearer, createToken, NEW_PERSON_PASSWORD, signIn, signInAgainInNewTab, signUpNewPerson } from "./helpers";
 
 test("a new person signs up, creates a token, sees it once, uses it, revokes it, and the API refuses it", async ({ page, request }) => {
   const email = `runner-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.test`;
@@ -84,6 +84,56 @@ test("revoking a token another tab already revoked: the refusal is said, the lis
     await expect(stale).toContainText("Revoked");
     await expect(stale.getByRole("button", { name: "Revoke", exact: true })).toHaveCount(0);
     await expect(stale).toBeFocused();
+  } finally {
+    await context.close();
+  }
+});
+
+test("the session ends while a token is being made: Sign in again opens a new tab, the form keeps what was typed, and Create then works", async ({ browser }) => {
+  const { page, context, email } = await signUpNewPerson(browser, "Noor");
+  try {
+    await page.goto("/settings/tokens");
+    await page.getByRole("button", { name: "Create token" }).click();
+    await page.getByLabel("Token name").fill("kept while signed out");
+    await page.getByRole("checkbox", { name: /^activities\.read\b/ }).check();
+
+    await context.clearCookies();
+    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await expect(page.getByText("Your session has ended. Nothing more can be saved until you sign in again.")).toBeVisible();
+
+    await signInAgainInNewTab(page, email, NEW_PERSON_PASSWORD, /\/settings\/tokens$/);
+    // The form is as it was left: the same press now makes the token.
+    await expect(page.getByLabel("Token name")).toHaveValue("kept while signed out");
+    await expect(page.getByRole("checkbox", { name: /^activities\.read\b/ })).toBeChecked();
+    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await expect(page.getByTestId("new-token")).toBeVisible();
+    await expect(page.getByRole("listitem", { name: "kept while signed out" })).toBeVisible();
+  } finally {
+    await context.close();
+  }
+});
+
+test("the session ends and someone else signs in, in another tab: the page says whose it is now and offers a reload", async ({ browser }) => {
+  const { page, context, email } = await signUpNewPerson(browser, "Ines");
+  try {
+    await page.goto("/settings/tokens");
+    await context.clearCookies();
+    await page.getByRole("button", { name: "Create token" }).click();
+    await page.getByLabel("Token name").fill("not for the next person");
+    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await expect(page.getByText("Your session has ended. Nothing more can be saved until you sign in again.")).toBeVisible();
+
+    const [tab] = await Promise.all([page.waitForEvent("popup"), page.getByRole("link", { name: "Sign in again" }).click()]);
+    await tab.getByLabel("Email").fill("ava@example.com");
+    await tab.getByLabel("Password").fill("demo-password");
+    await tab.getByRole("button", { name: "Sign in" }).click();
+    await expect(tab).toHaveURL(/\/settings\/tokens$/);
+    await tab.close();
+
+    await expect(page.getByRole("alert").filter({ hasText: `This browser is now signed in as ava@example.com, not ${email}.` })).toBeVisible();
+    await page.getByRole("button", { name: "Reload" }).click();
+    await expect(page.getByText("ava@example.com", { exact: true })).toBeVisible();
+    await expect(page.getByRole("listitem", { name: "not for the next person" })).toHaveCount(0);
   } finally {
     await context.close();
   }

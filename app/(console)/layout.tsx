@@ -36,7 +36,7 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
             {session?.user && <ConsoleNav />}
           </div>
         </header>
-        <SessionEndedBanner />
+        {session?.user?.email && <SessionEndedBanner email={session.user.email} />}
         {/* tabIndex -1: the skip link moves the focus here, not just the scroll position. */}
         <main id="main" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-8 focus:outline-none">
           {children}
