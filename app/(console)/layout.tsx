@@ -36,7 +36,7 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
             {session?.user && <ConsoleNav />}
           </div>
         </header>
-        {session?.user?.email && <SessionEndedBanner email={session.user.email} />}
+        {session?.user?.id && session.user.email && <SessionEndedBanner person={{ id: session.user.id, email: session.user.email }} />}
         {/* tabIndex -1: the skip link moves the focus here, not just the scroll position. */}
         <main id="main" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-8 focus:outline-none">
           {children}

@@ -1,5 +1,5 @@
 import { consolePaths, type UploadWire } from "./files-api";
-import { sessionEnded } from "@/components/console/api";
+import { consoleHeaders, sessionEnded } from "@/components/console/api";
 
 /** The upload request was answered with an error, or never answered (`status` 0). */
 export class UploadSendError extends Error {
@@ -21,6 +21,7 @@ export function sendUpload(file: File, onProgress: (fraction: number) => void, s
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", consolePaths.uploads);
+    for (const [name, value] of Object.entries(consoleHeaders())) xhr.setRequestHeader(name, value);
     xhr.responseType = "text";
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable && e.total > 0) onProgress(Math.min(1, e.loaded / e.total));

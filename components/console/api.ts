@@ -1,3 +1,5 @@
+import { PAGE_PERSON_HEADER } from "@/lib/http/page-person";
+
 /** An error the console API answered with (its problem `detail`, `code` and field errors), or no answer at all (`status` 0). */
 export class ConsoleApiError extends Error {
   constructor(
@@ -55,13 +57,25 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 /** What a person reads when no answer came: the browser's own words ("Failed to fetch") say nothing to them. */
 export const UNREACHABLE = "The service could not be reached. Check your connection and try again.";
 
+let pagePerson: string | null = null;
+
+/** Says whose page this is (the console's layout, from the session it was rendered with): every console request names them. */
+export function setPagePerson(id: string): void {
+  pagePerson = id;
+}
+
+/** The headers every console request carries (PAGE_PERSON_HEADER, lib/http/page-person.ts, once the page knows its person), with the request's own. */
+export function consoleHeaders(own: Record<string, string> = {}): Record<string, string> {
+  return pagePerson ? { ...own, [PAGE_PERSON_HEADER]: pagePerson } : own;
+}
+
 /**
- * fetch with the session cookie. A request that gets no answer (offline, DNS, a dropped
- * connection) is a ConsoleApiError in words.
+ * fetch with the session cookie and the page's person. A request that gets no answer (offline,
+ * DNS, a dropped connection) is a ConsoleApiError in words.
  */
-export async function consoleRequest(path: string, init: RequestInit = {}): Promise<Response> {
+export async function consoleRequest(path: string, init: Omit<RequestInit, "headers"> & { headers?: Record<string, string> } = {}): Promise<Response> {
   try {
-    return await fetch(path, { ...init, credentials: "same-origin" });
+    return await fetch(path, { ...init, headers: consoleHeaders(init.headers), credentials: "same-origin" });
   } catch {
     throw new ConsoleApiError(UNREACHABLE, 0);
   }

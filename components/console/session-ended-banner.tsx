@@ -1,12 +1,13 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
-import { SESSION_ENDED_EVENT } from "@/components/console/api";
+import { SESSION_ENDED_EVENT, setPagePerson } from "@/components/console/api";
 
 /** How often an ended session is checked for again while the page is open (and at every return to the tab). */
 const CHECK_MS = 3_000;
 
 type State = { kind: "live" } | { kind: "ended" } | { kind: "back" } | { kind: "other"; email: string };
+type Person = { id: string; email: string };
 
 /**
  * Shown on every console page once a request finds the session ended (signed out in another
@@ -15,8 +16,15 @@ type State = { kind: "live" } | { kind: "ended" } | { kind: "back" } | { kind: "
  * the person returns to the tab, and every few seconds), the banner says so and the action can
  * simply be pressed again. Signed in as someone else meanwhile, the page is that person's no
  * more: the banner says so and offers a reload. Each action's own message says it was not done.
+ *
+ * It also names the page's person to every console request (setPagePerson), so that a page left
+ * open after someone else signed in, in another tab, is refused as a session that ended rather
+ * than acting for them. Set while rendering: the page's own requests start in its children's
+ * effects, which run after this.
  */
-export function SessionEndedBanner({ email }: { email: string }) {
+export function SessionEndedBanner({ person }: { person: Person }) {
+  setPagePerson(person.id);
+  const { id, email } = person;
   const [state, setState] = useState<State>({ kind: "live" });
   const checking = useRef(false);
 
@@ -33,9 +41,9 @@ export function SessionEndedBanner({ email }: { email: string }) {
       if (checking.current) return;
       checking.current = true;
       try {
-        const signedInAs = await sessionEmail();
-        if (signedInAs === undefined || signedInAs === null) return;
-        setState(signedInAs === email ? { kind: "back" } : { kind: "other", email: signedInAs });
+        const signedIn = await sessionPerson();
+        if (!signedIn) return;
+        setState(signedIn.id === id ? { kind: "back" } : { kind: "other", email: signedIn.email });
       } finally {
         checking.current = false;
       }
@@ -51,7 +59,7 @@ export function SessionEndedBanner({ email }: { email: string }) {
       window.removeEventListener("focus", onVisible);
       document.removeEventListener("visibilitychange", onVisible);
     };
-  }, [waiting, email]);
+  }, [waiting, id]);
 
   if (state.kind === "live") return null;
   if (state.kind === "back") {
@@ -103,15 +111,15 @@ function Strip({ role, children }: { role: "alert" | "status"; children: React.R
   );
 }
 
-/** The signed-in person's email as the session endpoint tells it: null while signed out, undefined when it could not be asked. */
-async function sessionEmail(): Promise<string | null | undefined> {
+/** Who is signed in, as the session endpoint tells it: null while nobody is (or it could not be asked). */
+async function sessionPerson(): Promise<Person | null> {
   try {
     const res = await fetch("/api/auth/session", { credentials: "same-origin", cache: "no-store" });
-    if (!res.ok) return undefined;
-    const body = (await res.json()) as { user?: { email?: unknown } } | null;
-    const found = body?.user?.email;
-    return typeof found === "string" ? found : null;
+    if (!res.ok) return null;
+    const body = (await res.json()) as { user?: { id?: unknown; email?: unknown } } | null;
+    const { id, email } = body?.user ?? {};
+    return typeof id === "string" && typeof email === "string" ? { id, email } : null;
   } catch {
-    return undefined;
+    return null;
   }
 }

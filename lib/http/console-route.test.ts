@@ -13,6 +13,7 @@ import { countRows } from "../testing/rows";
 import { handshakeThen, startReceiver } from "../testing/webhook-receiver";
 import { CONSOLE_LIMIT_SCALE } from "./console-route";
 import { MAX_BODY_BYTES } from "./body";
+import { PAGE_PERSON_HEADER } from "./page-person";
 
 const api = setupApi();
 const receivers: { close: () => Promise<void> }[] = [];
@@ -73,6 +74,25 @@ describe("console routes: the signed-in session", () => {
     const ok = await consoleCall(me.cookie, "GET", "/api/console/profile");
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ id: me.id });
+  });
+
+  it("refuses, as an ended session (401), a page's request that names another person than the session's: someone else signed in in another tab", async () => {
+    const me = await signedIn();
+    const other = await signedIn();
+    // The page was rendered for `me`; the browser's cookie is now `other`'s.
+    const read = await consoleCall(other.cookie, "GET", "/api/console/profile", undefined, { [PAGE_PERSON_HEADER]: me.id });
+    expect(read.status).toBe(401);
+    expect(await read.json()).toMatchObject({ code: "token_invalid" });
+    const run = { name: "Not theirs", sport_type: "run", start_local: "2026-01-02T07:00:00", elapsed_time_s: 600 };
+    const write = await consoleCall(other.cookie, "POST", "/api/console/activities", run, { [PAGE_PERSON_HEADER]: me.id });
+    expect(write.status).toBe(401);
+    expect(await countRows(activities, eq(activities.athleteId, other.id))).toBe(0);
+    // The same write from a page of the person signed in is made.
+    expect((await consoleCall(other.cookie, "POST", "/api/console/activities", run, { [PAGE_PERSON_HEADER]: other.id })).status).toBe(201);
+    // The page of the person signed in is served, and so is a request that names nobody.
+    const own = await consoleCall(other.cookie, "GET", "/api/console/profile", undefined, { [PAGE_PERSON_HEADER]: other.id });
+    expect(await own.json()).toMatchObject({ id: other.id });
+    expect((await consoleCall(other.cookie, "GET", "/api/console/profile")).status).toBe(200);
   });
 });
 

@@ -5,6 +5,7 @@ import type { Ctx } from "../auth/actor";
 import { sessionUserId } from "../auth/session";
 import { getDb } from "../db/client";
 import { ApiError } from "./errors";
+import { PAGE_PERSON_HEADER } from "./page-person";
 import { getEnv } from "../env";
 import { fromTrustedProxy } from "./client-address";
 import type { FileBody } from "./file-body";
@@ -149,6 +150,11 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
     try {
       const userId = await sessionUserId(req);
       if (!userId) throw new ApiError("token_missing", "Sign in to use the console: its endpoints take a signed-in session (apps call /v1 with a token).");
+      // A page rendered for one person acts for nobody else: after another sign-in in another tab, its requests are refused as a session that ended.
+      const pageFor = req.headers.get(PAGE_PERSON_HEADER);
+      if (pageFor !== null && pageFor !== userId) {
+        throw new ApiError("token_invalid", "This page was opened for another account than the one now signed in in this browser. Reload it.");
+      }
       if (op.method !== "GET") assertSameOrigin(req);
       const db = await getDb();
       rl = await consumeRateLimit(db, `console-user:${userId}`, Date.now(), CONSOLE_LIMIT_SCALE);
