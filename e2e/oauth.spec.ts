@@ -14,9 +14,11 @@ const PASSWORD = NEW_PERSON_PASSWORD;
 /** A native app's loopback listener (RFC 8252 §7.3): it records each callback's query. */
 async function loopbackApp() {
   const received: URLSearchParams[] = [];
+  let requests = 0;
   const waiting: ((q: URLSearchParams) => void)[] = [];
   const server = http.createServer((req, res) => {
     const query = new URL(req.url ?? "/", "http://127.0.0.1").searchParams;
+    if (query.has("code") || query.has("error")) requests++;
     res.writeHead(200, { "content-type": "text/html" }).end("<title>Demo Mobile</title><p>Signed in. You can close this window.</p>");
     const next = waiting.shift();
     if (next) next(query);
@@ -28,6 +30,8 @@ async function loopbackApp() {
     redirectUri: `http://127.0.0.1:${port}/callback`,
     /** The query of the next request to the callback. */
     callback: () => new Promise<URLSearchParams>((resolve) => (received.length ? resolve(received.shift()!) : waiting.push(resolve))),
+    /** How many answers (a code or an error) reached the callback so far. */
+    answers: () => requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -276,6 +280,33 @@ test("an athlete whose session ended presses Disconnect: the page says so once, 
     await expect(page.getByText("Disconnected Demo Training Log")).toBeVisible();
   } finally {
     await context.close();
+  }
+});
+
+test("a consent screen answered after someone else signed in in another tab decides nothing: the screen is shown again, to the person signed in now", async ({ browser }) => {
+  const { page, context, email } = await signUpNewPerson(browser, "Omar");
+  const app = await loopbackApp();
+  try {
+    const link = authorizeLink("demo-mobile", app.redirectUri, ["athlete.read"]);
+    await page.goto(link.url);
+    await expect(page.getByText(`Signed in as ${email}`)).toBeVisible();
+
+    // Another tab of the same browser: sign out, and in as someone else.
+    const other = await context.newPage();
+    await other.goto("/settings/apps");
+    await other.getByRole("button", { name: "Sign out" }).click();
+    await expect(other).toHaveURL(/\/signin/);
+    await signIn(other, "cora@example.com");
+    await other.close();
+
+    // The screen said "Signed in as Omar": Allow now gives nobody's data to the app.
+    await page.getByRole("button", { name: "Allow" }).click();
+    await expect(page).toHaveURL(/\/oauth\/authorize\?/);
+    await expect(page.getByText("Signed in as cora@example.com")).toBeVisible();
+    expect(app.answers()).toBe(0);
+  } finally {
+    await context.close();
+    await app.close();
   }
 });
 

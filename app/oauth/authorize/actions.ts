@@ -2,7 +2,7 @@
 
 import { redirect } from "next/navigation";
 import { currentUserId, signInPath } from "@/lib/auth/next-auth";
-import { consentAnswer } from "@/lib/oauth/authorize-page";
+import { consentAnswer, SHOWN_TO_FIELD } from "@/lib/oauth/authorize-page";
 import { AUTHORIZE_PARAMS, type AuthorizeParams } from "@/lib/oauth/authorize-checks";
 
 /**
@@ -19,7 +19,9 @@ export async function decideAction(form: FormData): Promise<void> {
   const userId = await currentUserId();
   if (!userId) redirect(signInPath(`/oauth/authorize?${query}`));
   const decision = form.get("decision") === "allow" ? "allow" : "deny";
-  const step = await consentAnswer(params, userId, decision);
+  const shownTo = form.get(SHOWN_TO_FIELD);
+  // Asked again (the screen shown to whoever is signed in now) unless it was this person's.
+  const step = await consentAnswer(params, userId, decision, typeof shownTo === "string" ? shownTo : null);
   if (step.kind === "redirect") redirect(step.url);
   redirect(`/oauth/authorize?${query}`);
 }

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { auth, signInPath } from "@/lib/auth/next-auth";
-import { authorizePageStep } from "@/lib/oauth/authorize-page";
+import { authorizePageStep, SHOWN_TO_FIELD } from "@/lib/oauth/authorize-page";
 import { AUTHORIZE_PARAMS, readAuthorizeParams, redirectDestination } from "@/lib/oauth/authorize-checks";
 import { SCOPES } from "@/lib/auth/scopes";
 import { ConsentScreen, AuthorizeError, ReturnToApp } from "@/components/oauth/consent-screen";
@@ -23,6 +23,8 @@ export default async function AuthorizePage({ searchParams }: Props) {
   if (step.kind === "error_page") return <AuthorizeError message={step.message} />;
   if (step.kind === "error_return") return <ReturnToApp {...step} />;
   const hidden = Object.fromEntries(AUTHORIZE_PARAMS.flatMap((n) => (params[n] !== undefined ? [[n, params[n]!]] : [])));
+  // Whose screen this is: an answer sent after someone else signed in (another tab) decides nothing.
+  if (session?.user?.id) hidden[SHOWN_TO_FIELD] = session.user.id;
   return (
     <ConsentScreen
       app={step.request.client}
