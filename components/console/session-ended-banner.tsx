@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { SESSION_ENDED_EVENT, setPagePerson } from "@/components/console/api";
 
-/** How often an ended session is checked for again while the page is open (and at every return to the tab). */
+/** How often an ended session is checked for again while the page is seen (and at every return to the tab). */
 const CHECK_MS = 3_000;
 
 type State = { kind: "live" } | { kind: "ended" } | { kind: "back" } | { kind: "other"; email: string };
@@ -51,7 +51,8 @@ export function SessionEndedBanner({ person }: { person: Person }) {
     const onVisible = () => {
       if (document.visibilityState === "visible") void check();
     };
-    const timer = window.setInterval(check, CHECK_MS);
+    // Only while the page is seen: a tab left in the background asks nothing until it is back.
+    const timer = window.setInterval(onVisible, CHECK_MS);
     window.addEventListener("focus", onVisible);
     document.addEventListener("visibilitychange", onVisible);
     return () => {
