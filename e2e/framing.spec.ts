@@ -55,3 +55,43 @@ test("a form or server action posted to a page from another site is refused with
     expect(action.status(), path).toBe(403);
   }
 });
+
+test("a page runs only the scripts its own answer names: a nonce of its own in its policy, and an inline handler slipped into the page is refused", async ({ page }) => {
+  const answer = await page.goto("/signin");
+  const policy = answer!.headers()["content-security-policy"] ?? "";
+  const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(policy)?.[1];
+  expect(nonce, policy).toBeTruthy();
+  expect(policy).toContain("object-src 'none'");
+  expect(policy).not.toContain("'unsafe-inline' 'strict-dynamic'");
+  // Each answer has a nonce of its own.
+  const again = await page.request.get("/signin");
+  expect(again.headers()["content-security-policy"]).not.toContain(nonce!);
+
+  // Markup with an inline handler, as a stored name would be if it were ever written into the page unescaped.
+  const refused = await page.evaluate(
+    () =>
+      new Promise<{ directive: string; ran: boolean }>((resolve) => {
+        document.addEventListener("securitypolicyviolation", (e) => resolve({ directive: e.effectiveDirective, ran: "pwned" in window }), { once: true });
+        document.body.insertAdjacentHTML("beforeend", '<img src="data:," onerror="window.pwned = true" alt="">');
+      }),
+  );
+  expect(refused).toEqual({ directive: "script-src-attr", ran: false });
+});
+
+test("the console's pages carry the same policy, signed in, and their scripts run under it", async ({ browser }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  try {
+    await signInByRequest(context.request, "ava@example.com");
+    for (const path of ["/activities", "/settings/tokens", "/problems"]) {
+      const res = await page.goto(path);
+      expect(res!.headers()["content-security-policy"], path).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+    }
+    // Scripts ran: a client-side control answers.
+    await page.goto("/settings/tokens");
+    await page.getByRole("button", { name: "Create token" }).click();
+    await expect(page.getByLabel("Token name")).toBeFocused();
+  } finally {
+    await context.close();
+  }
+});
