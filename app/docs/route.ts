@@ -1,3 +1,5 @@
+import { DOCS_CSP } from "@/lib/http/page-csp";
+
 // GET /docs: the interactive API reference, rendered by Swagger UI from /v1/openapi.json.
 export function GET() {
   const html = `<!doctype html>
@@ -33,5 +35,7 @@ export function GET() {
   <script src="/docs/assets/init.js"></script>
 </body>
 </html>`;
-  return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "public, max-age=300" } });
+  return new Response(html, {
+    headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "public, max-age=300", "Content-Security-Policy": DOCS_CSP },
+  });
 }
