@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { DOCS_CSP } from "./lib/http/page-csp";
 
 const nextConfig: NextConfig = {
   // PGlite ships a WASM build and data files that must be loaded from node_modules as they are.
@@ -31,6 +32,12 @@ const nextConfig: NextConfig = {
           { key: "X-Content-Type-Options", value: "nosniff" },
           { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
         ],
+      },
+      {
+        // The API reference's own policy (its scripts are its own files). Pages get theirs, with a
+        // nonce, from proxy.ts, which sets the header after these rules.
+        source: "/docs",
+        headers: [{ key: "Content-Security-Policy", value: DOCS_CSP }],
       },
       {
         source: "/oauth/authorize",
