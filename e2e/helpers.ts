@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { expect, type Browser, type Page } from "@playwright/test";
+import { expect, type Browser, type BrowserContext, type Page } from "@playwright/test";
 
 export const DEMO_PASSWORD = "demo-password";
 
@@ -27,6 +27,16 @@ export async function signInAgainInNewTab(page: Page, email: string, password: s
   await page.bringToFront();
   await expect(page.getByRole("status").filter({ hasText: "You are signed in again." })).toBeVisible();
   await expect(page.getByText(/session has ended/i)).toHaveCount(0);
+}
+
+/** In another tab of the same browser (`context`): signs out, and in as `email` (a demo account). */
+export async function signInAsSomeoneElseInAnotherTab(context: BrowserContext, email: string) {
+  const other = await context.newPage();
+  await other.goto("/settings/profile");
+  await other.getByRole("button", { name: "Sign out" }).click();
+  await expect(other).toHaveURL(/\/signin/);
+  await signIn(other, email);
+  await other.close();
 }
 
 /** Creates a PAT on /settings/tokens and returns it as shown, once. */

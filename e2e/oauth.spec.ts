@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { expect, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
 import { SCOPES, type Scope } from "../lib/auth/scopes";
-import { authorizeLink, bearer, NEW_PERSON_PASSWORD, signIn, signInAgainInNewTab, signUpNewPerson } from "./helpers";
+import { authorizeLink, bearer, NEW_PERSON_PASSWORD, signIn, signInAgainInNewTab, signInAsSomeoneElseInAnotherTab, signUpNewPerson } from "./helpers";
 
 // Journeys of the OAuth flow in a real browser: an app's authorize link, sign-in, consent,
 // the callback, and the app's use of the tokens; disconnecting; registering an app.
@@ -291,13 +291,7 @@ test("a consent screen answered after someone else signed in in another tab deci
     await page.goto(link.url);
     await expect(page.getByText(`Signed in as ${email}`)).toBeVisible();
 
-    // Another tab of the same browser: sign out, and in as someone else.
-    const other = await context.newPage();
-    await other.goto("/settings/apps");
-    await other.getByRole("button", { name: "Sign out" }).click();
-    await expect(other).toHaveURL(/\/signin/);
-    await signIn(other, "cora@example.com");
-    await other.close();
+    await signInAsSomeoneElseInAnotherTab(context, "cora@example.com");
 
     // The screen said "Signed in as Omar": Allow now gives nobody's data to the app.
     await page.getByRole("button", { name: "Allow" }).click();

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { bearer, createToken, NEW_PERSON_PASSWORD, signIn, signInAgainInNewTab, signUpNewPerson } from "./helpers";
+import { bearer, createToken, NEW_PERSON_PASSWORD, signIn, signInAgainInNewTab, signInAsSomeoneElseInAnotherTab, signUpNewPerson } from "./helpers";
 
 test("a new person signs up, creates a token, sees it once, uses it, revokes it, and the API refuses it", async ({ page, request }) => {
   const email = `runner-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.test`;
@@ -120,13 +120,7 @@ test("someone else signs in in another tab while a page is open: the page's Crea
     await page.getByRole("button", { name: "Create token" }).click();
     await page.getByLabel("Token name").fill("not for the next person");
 
-    // Another tab of the same browser: sign out, and in as someone else.
-    const other = await context.newPage();
-    await other.goto("/settings/tokens");
-    await other.getByRole("button", { name: "Sign out" }).click();
-    await expect(other).toHaveURL(/\/signin/);
-    await signIn(other, "ava@example.com");
-    await other.close();
+    await signInAsSomeoneElseInAnotherTab(context, "ava@example.com");
 
     await page.getByRole("button", { name: "Create", exact: true }).click();
     await expect(page.getByRole("alert").filter({ hasText: `This browser is now signed in as ava@example.com, not ${email}.` })).toBeVisible();
