@@ -23,7 +23,8 @@ type Person = { id: string; email: string };
  * effects, which run after this.
  */
 export function SessionEndedBanner({ person }: { person: Person }) {
-  setPagePerson(person.id);
+  // In the browser only: on the server the module is shared by every request's render.
+  if (typeof window !== "undefined") setPagePerson(person.id);
   const { id, email } = person;
   const [state, setState] = useState<State>({ kind: "live" });
   const checking = useRef(false);
