@@ -134,11 +134,14 @@ describe("sendOutbound (CONTRACT §7: 10 s, no redirects, 4 KiB, connect-time ad
     }
   });
 
-  it("names an answer that is not HTTP, and one whose headers run past 16 KiB", async () => {
+  it("names an answer that is not HTTP, one whose headers run past 16 KiB, and an interim 100 or 101 not asked for", async () => {
     const net = await import("node:net");
     const server = net.createServer((socket) => {
       socket.once("data", (request) => {
-        if (request.toString("latin1").startsWith("POST /garbage")) socket.end("NOT HTTP AT ALL\r\n\r\n");
+        const line = request.toString("latin1");
+        if (line.startsWith("POST /garbage")) socket.end("NOT HTTP AT ALL\r\n\r\n");
+        else if (line.startsWith("POST /continue")) socket.end("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+        else if (line.startsWith("POST /upgrade")) socket.end("HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: websocket\r\n\r\n");
         else socket.end(`HTTP/1.1 200 OK\r\nx-big: ${"a".repeat(100_000)}\r\ncontent-length: 0\r\n\r\n`);
       });
       socket.on("error", () => {});
@@ -148,6 +151,9 @@ describe("sendOutbound (CONTRACT §7: 10 s, no redirects, 4 KiB, connect-time ad
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       expect(await post(`${base}/garbage`)).toMatchObject({ outcome: "not_sent", error: "invalid_response" });
       expect(await post(`${base}/big-headers`)).toMatchObject({ outcome: "not_sent", error: "invalid_response" });
+      // An interim answer not asked for: the receiver's answer, not a connection reset.
+      expect(await post(`${base}/continue`)).toMatchObject({ outcome: "not_sent", error: "invalid_response", detail: expect.stringContaining("100 Continue") });
+      expect(await post(`${base}/upgrade`)).toMatchObject({ outcome: "not_sent", error: "invalid_response", detail: expect.stringContaining("101") });
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }

@@ -155,6 +155,14 @@ function classify(err: unknown): { error: NotSentReason; detail: string } {
   if (err instanceof BlockedAddress || code === "BLOCKED_ADDRESS" || e.cause instanceof BlockedAddress) return { error: "blocked_address", detail };
   if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "ENODATA") return { error: "dns", detail };
   if (code === "ECONNREFUSED") return { error: "connection_refused", detail };
+  // undici closes the connection on an interim answer it did not ask for (100 Continue, 101
+  // Switching Protocols), and on an answer sent before any request: the receiver's doing, not a reset.
+  if (code === "UND_ERR_SOCKET" && e.message === "bad response") {
+    return { error: "invalid_response", detail: "The receiver sent an answer that was not asked for (such as 100 Continue before its final status), so its answer could not be read." };
+  }
+  if (code === "UND_ERR_SOCKET" && e.message === "bad upgrade") {
+    return { error: "invalid_response", detail: "The receiver answered 101 Switching Protocols, which the delivery did not ask for." };
+  }
   if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") return { error: "connection_reset", detail };
   if (
     err instanceof undiciErrors.ConnectTimeoutError ||
