@@ -95,7 +95,7 @@ const NOT_SENT_PROSE: Record<string, string> = {
   dns: "its host name could not be resolved",
   tls: "the TLS handshake failed",
   invalid_url: "the URL could not be used",
-  invalid_response: "what came back was not an HTTP answer (or its headers were over 16 KiB)",
+  invalid_response: "what came back could not be read as its answer (not HTTP, headers over 16 KiB, or a 100 Continue or 101 that was not asked for)",
 };
 
 /** The report's excerpt (already short and printable) quoted, and its media type when named. */

@@ -14,7 +14,7 @@ export type NotSentReason =
   | "timeout"
   | "tls"
   | "invalid_url"
-  /** What came back was not an HTTP answer, or its headers ran past what is read (16 KiB). */
+  /** What came back was not an HTTP answer, its headers ran past what is read (16 KiB), or it began with an interim 100 or 101 not asked for. */
   | "invalid_response"
   | "network";
 

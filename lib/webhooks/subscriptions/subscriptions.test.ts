@@ -305,6 +305,8 @@ describe("POST /v1/app/webhooks", () => {
       `http://127.0.0.1:${port}/hooks#frag`,
       `http://127.0.0.1:${port}/hooks#`,
       `http://127.0.0.1:${port}/${"a".repeat(2000)}`,
+      // Under 2,000 characters as sent, some 11,000 as requested (and kept): each é is %C3%A9.
+      `http://127.0.0.1:${port}/${"é".repeat(1900)}`,
       "not a url",
       // Read backwards in the console: "…/hooks/moc.evil" shown as "…/hooks/live.com".
       `http://127.0.0.1:${port}/hooks/\u202emoc.live`,

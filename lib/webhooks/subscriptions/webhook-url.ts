@@ -14,7 +14,8 @@ export const MAX_WEBHOOK_URL_LENGTH = 2000;
  * Why `raw` cannot be a subscription URL, or null. `https://` only and no loopback or private
  * IP literal unless private networks are allowed (then `http://` too), and never a link-local
  * or cloud metadata one (outbound.ts, `mayConnectTo`); no credentials, no
- * fragment, no control, bidi or zero-width characters, at most 2000 characters. Host names are checked by `checkWebhookUrl`.
+ * fragment, no control, bidi or zero-width characters, at most 2000 characters as given and as
+ * requested (percent-encoded). Host names are checked by `checkWebhookUrl`.
  */
 export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | null {
   if (raw.length > MAX_WEBHOOK_URL_LENGTH) return `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`;
@@ -31,6 +32,8 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
   if (!schemes.includes(u.protocol)) return allowPrivate ? "must be an http:// or https:// URL" : "must be an https:// URL";
   if (u.username || u.password) return "must not carry credentials (user:password@)";
   if (raw.includes("#")) return "must not have a fragment";
+  // Kept and called as requested (`requestedUrl`): that form, percent-encoded, is what is limited too.
+  if (u.href.length > MAX_WEBHOOK_URL_LENGTH) return `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters as it is requested, percent-encoded (${u.href.length})`;
   const host = u.hostname.replace(/^\[|\]$/g, "");
   if (!host) return "must name a host";
   if (net.isIP(host) && !mayConnectTo(host, allowPrivate)) return addressRefusal(host);
