@@ -284,6 +284,30 @@ describe("sample checks", () => {
     expect(() => b.push({ t: T0 })).toThrow(FileError);
   });
 
+  it("a lap declared past the next lap's start is cut there, and an average speed it did not state is over the time it keeps", () => {
+    const run = build(Array.from({ length: 601 }, (_, i) => ({ at: i, speed: 3 })));
+    const a = finishActivity({
+      sport: "run",
+      name: null,
+      startS: T0,
+      samples: run,
+      declared: { elapsedTimeS: 600 },
+      laps: [
+        { startS: T0, totals: { elapsedTimeS: 300, distanceM: 900 } },
+        // Declares 3,000 s, though the activity ends 300 s after it starts.
+        { startS: T0 + 300, totals: { elapsedTimeS: 3_000, movingTimeS: 3_000, distanceM: 900 } },
+        // States its own average: kept as the file says it.
+        { startS: T0 + 450, totals: { elapsedTimeS: 3_000, distanceM: 450, averageSpeedMps: 2.5 } },
+      ],
+      ordinal: 1,
+    });
+    expect(a.laps.map((l) => [l.elapsedTimeS, l.movingTimeS, l.distanceM, l.averageSpeedMps])).toEqual([
+      [300, 300, 900, 3],
+      [150, 150, 900, 6],
+      [150, 150, 450, 2.5],
+    ]);
+  });
+
   it("names: control characters and runs of space collapse, at most 200 characters", () => {
     expect(cleanName("  Morning\u0000 run\n\t ")).toBe("Morning run");
     expect(cleanName("   ")).toBeNull();

@@ -1007,7 +1007,8 @@ export function finishActivity(input: {
       from <= to
         ? summarize(streams, samples.breaks, from, to)
         : { ...nullTotals(), elapsedTimeS: Number.isFinite(endS) ? endS - lap.startS : 0 };
-    const merged = merge(withoutUnrecorded(lap.totals, recorded), lapComputed);
+    const stated = withoutUnrecorded(lap.totals, recorded);
+    const merged = merge(stated, lapComputed);
     // A lap that starts before the activity is counted from the activity's start: a TCX or GPX
     // activity starts at its first sample, so a TCX lap opened before the GPS had a fix loses the
     // time before it. A FIT activity starts at its session's start_time, so its laps keep the
@@ -1017,13 +1018,22 @@ export function finishActivity(input: {
     // whatever it declares (a virtual ride's file gave a 27-minute ride laps of 50 and 55 minutes).
     const room = Math.min(nextStart ?? Infinity, startS + totals.elapsedTimeS) - Math.max(lap.startS, startS);
     const lapElapsed = round3(Math.min(Math.max(0, merged.elapsedTimeS - early), Math.max(0, room), LIMITS.elapsedS));
+    const lapMoving = merged.movingTimeS === null ? null : Math.min(merged.movingTimeS, lapElapsed);
+    // An average the file did not state (or stated as 0, or absurd) was derived over the time it
+    // declared: over the time the lap keeps (shortened above), the same distance is covered faster.
+    const kept = lapMoving || lapElapsed;
+    const shortened = kept < (merged.movingTimeS || merged.elapsedTimeS);
+    const averageSpeedMps =
+      shortened && check(stated.averageSpeedMps, 0, LIMITS.speedMps, true) === null && merged.distanceM !== null && kept > 0
+        ? check(merged.distanceM / kept, 0, LIMITS.speedMps)
+        : merged.averageSpeedMps;
     laps.push({
       startOffsetS: Math.max(0, round3(lap.startS - t0)),
       elapsedTimeS: lapElapsed,
-      movingTimeS: merged.movingTimeS === null ? null : Math.min(merged.movingTimeS, lapElapsed),
+      movingTimeS: lapMoving,
       distanceM: merged.distanceM,
       elevationGainM: merged.elevationGainM,
-      averageSpeedMps: merged.averageSpeedMps,
+      averageSpeedMps,
       maxSpeedMps: merged.maxSpeedMps,
       averageHeartRateHz: merged.averageHeartRateHz,
       maxHeartRateHz: merged.maxHeartRateHz,
