@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, eq, ne, sql } from "drizzle-orm";
 import { activities, activityLaps, activityStreams, athleteProfiles, uploads } from "../db/schema";
 import type { Tx } from "../db/transaction";
 import { appendEvent } from "../events/append-event";
@@ -75,22 +75,39 @@ export const lockFile = (tx: Tx, upload: UploadKeys) =>
   tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`upload:${upload.athleteId}:${upload.contentSha256}`}, 0))`).execute();
 
 /**
- * An activity of an earlier upload of the same file bytes (decompressed) by the same athlete
- * that still exists (CONTRACT §11 `duplicate_activity`); deleting every activity made from a
- * file lets it be uploaded again. Started at once, like lockRow.
+ * The activities of earlier uploads of the same file bytes (decompressed) by the same athlete
+ * that still exist (CONTRACT §11 `duplicate_activity`), the earliest upload's first, each
+ * upload's in the order it made them (a multisport file's legs share one `created_at`, so the
+ * upload's own list decides); deleting every activity made from a file lets it be uploaded
+ * again. Started at once, like lockRow.
  */
-function activityOfSameFile(tx: Tx, upload: UploadKeys): Promise<{ id: string }[]> {
-  const same = tx
-    .select({ id: uploads.id })
-    .from(uploads)
-    .where(and(eq(uploads.athleteId, upload.athleteId), eq(uploads.contentSha256, upload.contentSha256), ne(uploads.id, upload.id)));
+function activitiesOfSameFile(tx: Tx, upload: UploadKeys): Promise<{ id: string }[]> {
   return tx
     .select({ id: activities.id })
     .from(activities)
-    .where(and(eq(activities.athleteId, upload.athleteId), inArray(activities.uploadId, same)))
-    .orderBy(asc(activities.createdAt), asc(activities.id))
-    .limit(1)
+    .innerJoin(uploads, eq(uploads.id, activities.uploadId))
+    .where(
+      and(
+        eq(activities.athleteId, upload.athleteId),
+        eq(uploads.athleteId, upload.athleteId),
+        eq(uploads.contentSha256, upload.contentSha256),
+        ne(uploads.id, upload.id),
+      ),
+    )
+    .orderBy(asc(uploads.createdAt), sql`array_position(${uploads.activityIds}, ${activities.id})`, asc(activities.id))
+    .limit(MAX_NAMED_DUPLICATES + 1)
     .execute();
+}
+
+/** The most activities a duplicate's message names; past that it says how many more. */
+const MAX_NAMED_DUPLICATES = 10;
+
+/** Why a file is a duplicate, naming what is left of it (`left`: at least one, in order). */
+export function duplicateDetail(left: string[]): string {
+  if (left.length === 1) return `This file was already uploaded: it is activity ${left[0]}. Delete that activity to upload the file again.`;
+  const named = left.slice(0, MAX_NAMED_DUPLICATES);
+  const more = left.length > MAX_NAMED_DUPLICATES ? ` and more` : "";
+  return `This file was already uploaded: its activities ${named.join(", ")}${more} are still here. Delete every one of them to upload the file again.`;
 }
 
 /**
@@ -112,18 +129,14 @@ export async function saveParsedActivities(tx: Tx, keys: UploadKeys, parsed: Pre
   const [rows, , same, profiles] = await Promise.all([
     lockRow(tx, keys.id),
     lockFile(tx, keys),
-    activityOfSameFile(tx, keys),
+    activitiesOfSameFile(tx, keys),
     tx.select({ timezone: athleteProfiles.timezone }).from(athleteProfiles).where(eq(athleteProfiles.userId, keys.athleteId)).execute(),
   ]);
   const upload = stillProcessing(rows);
   if (!upload) return "already_finished";
   const existing = same[0]?.id;
   if (existing) {
-    return failUpload(tx, upload.id, {
-      code: "duplicate_activity",
-      detail: `This file was already uploaded: it is activity ${existing}. Delete that activity to upload the file again.`,
-      duplicateOf: existing,
-    });
+    return failUpload(tx, upload.id, { code: "duplicate_activity", detail: duplicateDetail(same.map((a) => a.id)), duplicateOf: existing });
   }
   if (!parsed.length) return failUpload(tx, upload.id, { code: "no_activity_data", detail: "The file holds no activity." });
   // The parser gives every activity a real start instant; should one ever lack it, the file is

@@ -680,6 +680,31 @@ describe("processing failures end as failed uploads, never 5xx, never an activit
   });
 });
 
+describe("a multisport file uploaded again", () => {
+  it("names its first leg as the duplicate and every leg still there in its detail, until all are deleted", async () => {
+    const a = await athlete();
+    const legs = [0, 1, 2].map((i) => ({ sport: i === 1 ? "cycling" : "running", start: i * 700, elapsed: 600, records: rideRecords(i * 700, 600) }));
+    const bytes = buildFit(legs);
+    const first = await settled(a.token, (await send(a.token, bytes, "tri.fit")).id);
+    expect(first.status).toBe("succeeded");
+    const ids = first.activity_ids;
+    expect(ids).toHaveLength(3);
+
+    const again = await settled(a.token, (await send(a.token, bytes, "tri.fit")).id);
+    expect(again).toMatchObject({ status: "failed", activity_id: ids[0], activity_ids: [], error: { code: "duplicate_activity" } });
+    expect(again.error!.detail).toBe(`This file was already uploaded: its activities ${ids.join(", ")} are still here. Delete every one of them to upload the file again.`);
+
+    // The first leg deleted: the second is named, and the file is still a duplicate.
+    expect((await api.call(a.token, "DELETE", `/v1/activities/${ids[0]}`)).status).toBe(204);
+    const third = await settled(a.token, (await send(a.token, bytes, "tri.fit")).id);
+    expect(third).toMatchObject({ status: "failed", activity_id: ids[1], error: { code: "duplicate_activity" } });
+    expect(third.error!.detail).toContain(`${ids[1]}, ${ids[2]}`);
+
+    for (const id of ids.slice(1)) expect((await api.call(a.token, "DELETE", `/v1/activities/${id}`)).status).toBe(204);
+    expect((await settled(a.token, (await send(a.token, bytes, "tri.fit")).id)).status).toBe("succeeded");
+  });
+});
+
 describe("GET /v1/uploads/{upload_id}", () => {
   it("shows an upload to its athlete only: another athlete, or a coach, gets 404; without activities.write 403", async () => {
     const a = await athlete();
