@@ -229,6 +229,16 @@ describe("GPX export", () => {
     expect(points(sampled + 0.2)).toBe(a.streams.size + 1);
   });
 
+  it("ends a distance that reaches past the last sample a millisecond after it: read back, the same elapsed time and distance", () => {
+    const d = a.streams.distance_m!;
+    const last = a.streams.time_s.at(-1)!;
+    const further = { ...a, totals: { ...a.totals, elapsedTimeS: last, distanceM: d.at(-1)! - d[0]! + 3.5 } };
+    const [back] = parseActivityFile(new TextEncoder().encode(gpxText(further)), "gpx");
+    expect(back!.streams.size).toBe(a.streams.size + 1);
+    expect(back!.totals.elapsedTimeS).toBe(last);
+    expect(back!.totals.distanceM).toBeCloseTo(further.totals.distanceM, 1);
+  });
+
   it("writes samples without a position at the nearest known one with <fix>none</fix>, and a last point at the activity's end", () => {
     const s = a.streams;
     const noFix = (i: number) => i < 5 || (i >= 100 && i < 110);

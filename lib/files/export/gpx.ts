@@ -98,11 +98,11 @@ export function exportGpx(activity: ExportInput): Uint8Array {
     // is no distance to add, and a point a second later would lengthen the activity read back.
     const further = endDistance != null && lastDistance != null && endDistance - lastDistance > TOTAL_ROUNDING_M + 1e-6;
     if (totals.elapsedTimeS - last >= 1 || further) {
-      // The end of the activity, a second after the last sample at the least: a point at the
+      // The end of the activity, a millisecond after the last sample at the least: a point at the
       // same instant would be merged into that sample by a reader, its distance lost. When only
-      // the distance reaches further, that costs at most a second of elapsed time, which the
-      // importer keeps in whole seconds anyway; a distance short by the gap would not be.
-      const end = Math.max(totals.elapsedTimeS, last + 1);
+      // the distance reaches further, the elapsed time read back stays what it was (the importer
+      // keeps it in whole seconds); a second later, as until 2026-12-03, made it a second longer.
+      const end = Math.max(totals.elapsedTimeS, last + 0.001);
       out.push(point(known, true, afterStart(a, end), { dist: further ? endDistance : null }));
     }
   }
