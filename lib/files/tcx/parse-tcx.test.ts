@@ -106,11 +106,15 @@ describe("TCX", () => {
           "2024-01-01T10:00:00Z",
           3,
           10,
-          point("2024-01-01T10:00:00Z", "400", "88") + point("2024-01-01T10:00:01Z", "-5", "86") + point("2024-01-01T10:00:02Z", "90", "80"),
+          point("2024-01-01T10:00:00Z", "400", "88") +
+            point("2024-01-01T10:00:01Z", "-5", "86") +
+            point("2024-01-01T10:00:02Z", "90", "80") +
+            // 255: the byte's "no value" (TCX's cadence stops at 254), not a cadence.
+            point("2024-01-01T10:00:03Z", "255", "255"),
         )}</Activity>`,
       ),
     );
-    expect(a!.streams.cadence_hz).toEqual([88 / 60, 86 / 60, 90 / 60]);
+    expect(a!.streams.cadence_hz).toEqual([88 / 60, 86 / 60, 90 / 60, null]);
   });
 
   it("a multisport session gives one activity per sport, in order", () => {

@@ -10,6 +10,8 @@ import { numberOf, parseTime, readXml } from "../xml";
 // recordings, and are not read.
 
 const KCAL_TO_J = 4184;
+/** TCX's CadenceValue_t: an unsignedByte up to 254, within what any sample may hold. */
+const TCX_CADENCE_RPM: readonly [number, number] = [SAMPLE_RANGE.cadenceRpm[0], Math.min(254, SAMPLE_RANGE.cadenceRpm[1])];
 
 const bpmToHz = (v: number | null) => (v === null ? null : v / 60);
 
@@ -242,8 +244,9 @@ function pushPoint(builder: SampleBuilder, f: Fields) {
     heartRateBpm: num(f, "HeartRateBpm/Value"),
     // The first cadence that can be one: an out-of-range <Cadence> (a writer's sentinel, a
     // sensor fault) would be left out of the sample anyway, and must not hide the RunCadence
-    // beside it, as GPX's extension channels are chosen.
-    cadenceRpm: within(num(f, "Cadence"), SAMPLE_RANGE.cadenceRpm) ?? within(num(f, "Extensions/TPX/RunCadence"), SAMPLE_RANGE.cadenceRpm),
+    // beside it, as GPX's extension channels are chosen. TCX's cadence types stop at 254: 255 is
+    // the byte's "no value", as in FIT, whose export would drop it.
+    cadenceRpm: within(num(f, "Cadence"), TCX_CADENCE_RPM) ?? within(num(f, "Extensions/TPX/RunCadence"), TCX_CADENCE_RPM),
     speedMps: num(f, "Extensions/TPX/Speed"),
     powerW: num(f, "Extensions/TPX/Watts"),
   });
