@@ -1,5 +1,6 @@
 import type { NextConfig } from "next";
 import { DOCS_CSP } from "./lib/http/page-csp";
+import { PAGE_BODY_LIMIT_BYTES } from "./scripts/page-body-limit.mjs";
 
 const nextConfig: NextConfig = {
   // PGlite ships a WASM build and data files that must be loaded from node_modules as they are.
@@ -15,8 +16,9 @@ const nextConfig: NextConfig = {
   experimental: {
     serverActions: {
       // The service's forms (sign-in, sign-up, consent, the demo's code exchange) are a few
-      // hundred bytes; Next.js stops reading a larger action body at this limit.
-      bodySizeLimit: "64kb",
+      // hundred bytes; Next.js stops reading a larger action body at this limit, and the front
+      // server refuses a page POST that declares more (scripts/page-body-limit.mjs).
+      bodySizeLimit: PAGE_BODY_LIMIT_BYTES,
     },
   },
   async headers() {

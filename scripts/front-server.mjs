@@ -12,6 +12,7 @@
 //   Next.js's own rule; Next.js refused it by throwing, a 500.
 import http from "node:http";
 import { BODY_LENGTH_HEADER } from "./body-length.mjs";
+import { PAGE_BODY_LIMIT_BYTES } from "./page-body-limit.mjs";
 import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
 import { REFUSED_HEADER, REFUSED_PATH } from "./refused-header.mjs";
 
@@ -151,6 +152,29 @@ export function foreignPagePost(req) {
   return originHost !== host;
 }
 
+/**
+ * A POST to a page whose body Next.js would not take: more than PAGE_BODY_LIMIT_BYTES declared
+ * (Next.js throws "Body exceeded 64kb limit" from the action handler: a 500 and a logged stack,
+ * for anyone who sends a large form), or a body of no declared length (chunked), which browsers
+ * never send for a form or an action and whose size would only be found out as it is read.
+ * Refused here with a page: 413 or 411. The API's own paths judge their bodies themselves.
+ */
+export function pagePostRefusal(req) {
+  if (req.method !== "POST" || ROUTE_PATHS.test(resolvedPath((req.url ?? "/").split("?")[0]))) return undefined;
+  const length = req.headers["content-length"];
+  if (length === undefined) {
+    if (req.headers["transfer-encoding"] === undefined) return undefined;
+    return { status: 411, page: pageOf("This form could not be sent", "The request did not say how long its body is. Open the page and send the form from there.") };
+  }
+  if (Number(length) > PAGE_BODY_LIMIT_BYTES) {
+    return { status: 413, page: pageOf("This form is too large", `A form sent to this service may carry at most ${PAGE_BODY_LIMIT_BYTES / 1024} KiB. Nothing was changed.`) };
+  }
+  return undefined;
+}
+
+const pageOf = (title, text) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`;
+
 const FOREIGN_POST_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Refused</title></head><body><main><h1>This form was sent from another site</h1><p>Nothing was changed. Open the page on this service and send the form from there.</p></main></body></html>`;
 
 /** A whole HTTP/1.1 answer for a socket that has no ServerResponse (CONNECT, parse errors). */
@@ -249,6 +273,11 @@ export function createFrontServer({ baseUrl: base, handle }) {
     }
     if (foreignPagePost(req)) {
       res.writeHead(403, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY", Connection: "close" }).end(FOREIGN_POST_PAGE);
+      return;
+    }
+    const tooLarge = pagePostRefusal(req);
+    if (tooLarge) {
+      res.writeHead(tooLarge.status, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY", Connection: "close" }).end(tooLarge.page);
       return;
     }
     req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";

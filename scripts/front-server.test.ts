@@ -7,6 +7,7 @@ import { gunzipSync } from "node:zlib";
 import { sendRaw } from "../lib/testing/raw-http";
 import { createFrontServer } from "./front-server.mjs";
 import { BODY_LENGTH_HEADER } from "./body-length.mjs";
+import { PAGE_BODY_LIMIT_BYTES } from "./page-body-limit.mjs";
 import { PEER_ADDRESS_HEADER } from "./peer-address.mjs";
 import { REFUSED_HEADER, REFUSED_PATH } from "./refused-header.mjs";
 
@@ -200,6 +201,30 @@ describe("the front server", () => {
     ] as const) {
       const a = await post(path, headers);
       expect({ path, headers, status: a.status, handled: seen.at(-1)?.url }).toEqual({ path, headers, status: 200, handled: path });
+    }
+  });
+
+  it("refuses a page POST that declares more than Next.js's action limit (413) or no length at all (411), with a page, before any handler; the API's paths judge their own", async () => {
+    const over = PAGE_BODY_LIMIT_BYTES + 1;
+    const before = seen.length;
+    const big = await send(`POST /signin HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: ${over}\r\nConnection: close\r\n\r\n`);
+    expect({ status: big.status, type: big.type }).toEqual({ status: 413, type: "text/html; charset=utf-8" });
+    expect(big.body).toContain("at most 64 KiB");
+    const action = await send(`POST /oauth/authorize?client_id=x HTTP/1.1\r\nHost: x\r\nNext-Action: 7f00\r\nContent-Length: ${over}\r\nConnection: close\r\n\r\n`);
+    expect(action.status).toBe(413);
+    const chunked = await send(`POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\na=\r\n0\r\n\r\n`);
+    expect(chunked.status).toBe(411);
+    expect(seen.length).toBe(before);
+    // Handed on: a page POST within the limit, and API paths whatever they declare.
+    for (const [path, length] of [
+      ["/signin", PAGE_BODY_LIMIT_BYTES],
+      ["/v1/athletes/me/uploads", over],
+      ["/api/console/uploads", over],
+      ["/api/auth/callback/credentials", over],
+      ["/oauth/token", over],
+    ] as const) {
+      const a = await sendRaw(port, Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`, "latin1"), Buffer.alloc(length, 0x61)]));
+      expect({ path, status: a.status, handled: seen.at(-1)?.url }).toEqual({ path, status: 200, handled: path });
     }
   });
 

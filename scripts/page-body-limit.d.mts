@@ -1,0 +1,1 @@
+export declare const PAGE_BODY_LIMIT_BYTES: number;
