@@ -9,7 +9,8 @@
 //   whose %-escapes are not UTF-8, and requests node:http cannot parse (it would answer a bare
 //   400 or 431, or, for CONNECT, nothing at all).
 // - A form or server action posted to a page from another origin is refused here (403), by
-//   Next.js's own rule; Next.js refused it by throwing, a 500.
+//   Next.js's own rule; Next.js refused it by throwing, a 500. So is a page POST over Next.js's
+//   action limit (413) or of no declared length (411), which Next.js threw on too.
 import http from "node:http";
 import { BODY_LENGTH_HEADER } from "./body-length.mjs";
 import { PAGE_BODY_LIMIT_BYTES } from "./page-body-limit.mjs";
