@@ -64,7 +64,8 @@ export function errorToResponse(err: unknown, req: Request, traceId: string, rl?
   const headers = baseHeaders(traceId, rl);
   if (err instanceof ApiError) {
     // A token was sent unless the refusal is that none was (an empty header sends none).
-    if (err.status === 401) headers.set("WWW-Authenticate", unauthorizedChallenge(resource, err, err.code !== "token_missing"));
+    const refused = err.status === 401 ? err : (err as { unauthorized?: ApiError }).unauthorized;
+    if (refused) headers.set("WWW-Authenticate", unauthorizedChallenge(resource, refused, refused.code !== "token_missing"));
     if (err.status === 503) headers.set("Retry-After", RETRY_AFTER_S);
     return problemResponse(env.baseUrl, err, { headers });
   }
@@ -101,7 +102,7 @@ export function rateLimited(w: RateWindow): ApiError {
  * from memory, is counted here. A caller without a valid token is counted per address
  * instead, so every answer names a window (CONTRACT §10) and guessing tokens is limited too;
  * a revoked or expired token never spends its owner's limit. The 401 is rethrown with the
- * window it used.
+ * window it used; past that window, a 429 that keeps the 401's challenge.
  */
 export async function identify(db: Db, req: Request, resource: TokenResource = "v1"): Promise<{ bearer: ResolvedBearer; rl: RateLimitResult }> {
   try {
@@ -110,7 +111,10 @@ export async function identify(db: Db, req: Request, resource: TokenResource = "
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       const rl = await consumeRateLimit(db, `addr:${clientAddress(req)}`);
-      throw Object.assign(rl.exceeded ? rateLimited(rl.exceeded) : err, { rateLimit: rl });
+      // Past the address's window the answer is a 429, which still carries the 401's challenge
+      // (RFC 9110 §11.6.1 allows it on any answer): a client behind a shared address (an
+      // assistant's host) still learns where to get a token, or that its own was refused.
+      throw Object.assign(rl.exceeded ? Object.assign(rateLimited(rl.exceeded), { unauthorized: err }) : err, { rateLimit: rl });
     }
     throw err;
   }

@@ -167,6 +167,18 @@ describe("guessing tokens", () => {
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { code: string }).code).toBe("rate_limited");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    // The 401's challenge stays on the 429 (RFC 9110 §11.6.1): where a token comes from, and that this one was refused.
+    expect(refused.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${api.url}/.well-known/oauth-protected-resource/v1", error="invalid_token", error_description="The personal access token is malformed."`);
+    // An assistant's first request, with no token, from the same (shared) address: still told where to start.
+    const mcp = await fetch(`${api.url}/mcp`, {
+      method: "POST",
+      headers: { ...from, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(mcp.status).toBe(429);
+    expect(mcp.headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="${api.url}/.well-known/oauth-protected-resource/mcp", scope="athlete.read activities.read metrics.read teams.read"`,
+    );
     const p = await api.person();
     expect((await api.call(await api.pat(p.id), "GET", "/v1/athletes/me", { headers: from })).status).toBe(200);
   });
