@@ -89,7 +89,8 @@ function envelopeId(body: unknown): string | number | undefined {
   const m = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | null;
   if (typeof m !== "object" || m === null || Array.isArray(m) || m.jsonrpc !== "2.0" || typeof m.method !== "string") return undefined;
   if (m.params !== undefined && (typeof m.params !== "object" || m.params === null || Array.isArray(m.params))) return undefined;
-  return typeof m.id === "string" || Number.isInteger(m.id) ? (m.id as string | number) : undefined;
+  // An integer id beyond what a number holds exactly (1e300) is no id a client could match its answer to.
+  return typeof m.id === "string" || Number.isSafeInteger(m.id) ? (m.id as string | number) : undefined;
 }
 
 /**
@@ -102,8 +103,12 @@ function unknownTool(message: unknown): { id: unknown; name: string } | undefine
   if (m?.method !== "tools/call" || m.id === undefined) return undefined;
   const name = m.params?.name;
   if (typeof name === "string" && MCP_TOOLS.some((t) => t.name === name)) return undefined;
-  // Named back in at most 200 printable characters, as argument names are (`invalidCall`).
-  return { id: m.id, name: printableExcerpt(typeof name === "string" ? name : String(JSON.stringify(name ?? null)), 200) };
+  // Named back in at most 200 printable characters, as argument names are (`invalidCall`); a name
+  // that held invisible characters says so, or "get_profile\u200b" would read as a tool it lists.
+  const text = typeof name === "string" ? name : String(JSON.stringify(name ?? null));
+  const shown = printableExcerpt(text, 200);
+  const hidden = typeof name === "string" && shown !== name && Array.from(name).length <= 200;
+  return { id: m.id, name: hidden ? `${shown} (with invisible, control or space characters in the name)` : shown };
 }
 
 /** A JSON-RPC error answering request `id` (HTTP 200: the transport carried it; the request failed). */

@@ -553,6 +553,12 @@ describe("the MCP server", () => {
     const hugeAnswer = (await huge.json()) as { error: { code: number; message: string } };
     expect(hugeAnswer.error.code).toBe(-32602);
     expect(hugeAnswer.error.message.length).toBeLessThan(400);
+    // A listed tool's name with an invisible character is not a tool, and is not named as if it were the listed one.
+    for (const [i, name] of ["get_profile\u200b", "get_profile\n", "get_profile\u00a0"].entries()) {
+      const answer = (await (await post(pat, { jsonrpc: "2.0", id: `h${i}`, method: "tools/call", params: { name, arguments: {} } })).json()) as { error: { code: number; message: string } };
+      expect(answer.error.code, JSON.stringify(name)).toBe(-32602);
+      expect(answer.error.message, JSON.stringify(name)).toContain("Unknown tool: get_profile (with invisible, control or space characters in the name)");
+    }
 
     // A misspelt argument is named, not dropped (the call would answer for `me` instead).
     const misspelt = (await (await post(pat, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_profile", arguments: { athleteId: "ath_x" } } })).json()) as {
@@ -622,7 +628,17 @@ describe("the MCP server", () => {
 
   it("answers JSON that is no JSON-RPC message with -32600 Invalid Request (400), not a parse error", async () => {
     const pat = await api.pat((await api.person()).id);
-    for (const body of [{}, { jsonrpc: "2.0", id: 1, method: "tools/list", params: "x" }, { jsonrpc: "2.0", id: 1 }, { jsonrpc: "1.0", id: 1, method: "ping" }, "ping", 5]) {
+    for (const body of [
+      {},
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: "x" },
+      { jsonrpc: "2.0", id: 1 },
+      { jsonrpc: "1.0", id: 1, method: "ping" },
+      "ping",
+      5,
+      // An id no number holds exactly, and one with a fraction: no id, so the envelope is wrong.
+      { jsonrpc: "2.0", id: 1e300, method: "tools/list" },
+      { jsonrpc: "2.0", id: 1.5, method: "tools/list" },
+    ]) {
       const res = await post(pat, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(await res.json(), JSON.stringify(body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } });
