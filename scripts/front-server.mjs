@@ -173,6 +173,31 @@ export function pagePostRefusal(req) {
   return undefined;
 }
 
+/** How much of a refused page POST's body is still read and dropped, and for how long (as lib/http/body.ts's dropRestAfterAnswer). */
+const REFUSED_BODY_DROP_BYTES = 8 * 1024 * 1024;
+const REFUSED_BODY_LINGER_MS = 2_000;
+
+/**
+ * A refusal of a request whose body will not be used, answered so that it reaches the client: a
+ * lingering close, as lib/http/body.ts's `dropRestAfterAnswer` makes one for the routes. The
+ * answer goes out at once and the rest of the body is read and dropped meanwhile, so a browser
+ * still sending its form reads the page instead of a reset, and the connection takes the next
+ * request. Past REFUSED_BODY_DROP_BYTES more, or a body unfinished REFUSED_BODY_LINGER_MS later,
+ * the connection is closed (the answer has long gone).
+ */
+function refuseBody(req, res, status, page) {
+  let dropped = 0;
+  const linger = setTimeout(() => req.socket.destroy(), REFUSED_BODY_LINGER_MS);
+  linger.unref();
+  req.on("data", (chunk) => {
+    dropped += chunk.length;
+    if (dropped > REFUSED_BODY_DROP_BYTES) req.socket.destroy();
+  });
+  req.on("end", () => clearTimeout(linger));
+  req.on("close", () => clearTimeout(linger));
+  res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY" }).end(page);
+}
+
 const pageOf = (title, text) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`;
 
@@ -273,12 +298,12 @@ export function createFrontServer({ baseUrl: base, handle }) {
       return;
     }
     if (foreignPagePost(req)) {
-      res.writeHead(403, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY", Connection: "close" }).end(FOREIGN_POST_PAGE);
+      refuseBody(req, res, 403, FOREIGN_POST_PAGE);
       return;
     }
     const tooLarge = pagePostRefusal(req);
     if (tooLarge) {
-      res.writeHead(tooLarge.status, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY", Connection: "close" }).end(tooLarge.page);
+      refuseBody(req, res, tooLarge.status, tooLarge.page);
       return;
     }
     req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";

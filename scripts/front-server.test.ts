@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AddressInfo } from "node:net";
 import http from "node:http";
 import type net from "node:net";
+import netModule from "node:net";
 import { createRequire } from "node:module";
 import { gunzipSync } from "node:zlib";
 import { sendRaw } from "../lib/testing/raw-http";
@@ -34,6 +35,18 @@ async function send(text: string) {
   const type = a.headers["content-type"];
   const body = type?.includes("json") ? (JSON.parse(a.body.toString("utf8")) as Record<string, unknown>) : a.body.toString("utf8");
   return { status: a.status, type, allow: a.headers.allow, body };
+}
+
+/** Every byte the server sends back for `requests`, written one after another on one connection, until it closes. */
+function pipelined(to: number, requests: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = netModule.connect(to, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")));
+    socket.on("error", reject);
+    socket.write(requests.join(""), "latin1");
+  });
 }
 
 describe("the front server", () => {
@@ -215,6 +228,18 @@ describe("the front server", () => {
     const chunked = await send(`POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\na=\r\n0\r\n\r\n`);
     expect(chunked.status).toBe(411);
     expect(seen.length).toBe(before);
+    // The refusal reaches a client still sending its body (the rest is read and dropped, not
+    // reset), and the connection then takes the next request.
+    for (let i = 0; i < 5; i++) {
+      const body = Buffer.alloc(4 * 1024 * 1024, 0x61);
+      const a = await sendRaw(port, Buffer.concat([Buffer.from(`POST /signin HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: ${body.length}\r\n\r\n`, "latin1"), body]));
+      expect(a.answered && a.status, `try ${i}`).toBe(413);
+    }
+    const both = await pipelined(port, [
+      `POST /signin HTTP/1.1\r\nHost: x\r\nContent-Length: ${over}\r\n\r\n${"a".repeat(over)}`,
+      `GET /v1/teams HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    ]);
+    expect(both.match(/^HTTP\/1\.1 \d{3}/gm)).toEqual(["HTTP/1.1 413", "HTTP/1.1 200"]);
     // Handed on: a page POST within the limit, and API paths whatever they declare.
     for (const [path, length] of [
       ["/signin", PAGE_BODY_LIMIT_BYTES],
