@@ -306,6 +306,10 @@ export function createFrontServer({ baseUrl: base, handle }) {
       refuseBody(req, res, tooLarge.status, tooLarge.page);
       return;
     }
+    // Served over https (the base URL says so, behind a proxy that ends TLS or not): browsers are
+    // told to use nothing else for a year (RFC 6797), so a later http:// link or a downgrade on
+    // the network cannot carry the session cookie's page in the clear.
+    if (baseUrl().startsWith("https://")) res.setHeader("Strict-Transport-Security", "max-age=31536000");
     req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";
     req.url = withoutTrailingSlash(req.url ?? "/");
     Promise.resolve(handle(req, res)).catch((err) => {

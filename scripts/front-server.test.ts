@@ -253,6 +253,22 @@ describe("the front server", () => {
     }
   });
 
+  it("tells browsers to keep to https (HSTS) on every answer when the service is served over https, and says nothing over http", async () => {
+    const plain = await sendRaw(port, Buffer.from("GET /signin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "latin1"));
+    expect(plain.answered && plain.headers["strict-transport-security"]).toBeUndefined();
+    const secure = createFrontServer({ baseUrl: "https://service.test", handle: (_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("handled") });
+    await new Promise<void>((r) => secure.listen(0, "127.0.0.1", r));
+    try {
+      const at = (secure.address() as AddressInfo).port;
+      for (const path of ["/signin", "/v1/athletes/me", "/oauth/token"]) {
+        const a = await sendRaw(at, Buffer.from(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, "latin1"));
+        expect(a.answered && a.headers["strict-transport-security"], path).toBe("max-age=31536000");
+      }
+    } finally {
+      await new Promise<void>((r) => secure.close(() => r()));
+    }
+  });
+
   it("answers what node:http cannot parse in the service's shapes, by the path of the request line", async () => {
     const badHeader = await send(`GET /v1/teams HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\nConnection: close\r\n\r\n`);
     expect(badHeader).toMatchObject({ status: 400, type: "application/problem+json", body: { code: "invalid_request" } });
