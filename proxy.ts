@@ -21,11 +21,9 @@ export const config = {
   matcher: [
     {
       source: "/((?!v1(?:/|$)|api/|mcp(?:/|$)|oauth/(?:token|revoke|register|jwks)(?:/|$)|\\.well-known/|_next/|docs(?:/|$)|icon\\.svg$|favicon\\.ico$).*)",
-      // A prefetch fetches no HTML to run.
-      missing: [
-        { type: "header", key: "next-router-prefetch" },
-        { type: "header", key: "purpose", value: "prefetch" },
-      ],
+      // The router's prefetch fetches no HTML to run. A browser's own prefetch (`Purpose:
+      // prefetch`) fetches the very page it may show later, so it gets the policy too.
+      missing: [{ type: "header", key: "next-router-prefetch" }],
     },
   ],
 };

@@ -66,6 +66,9 @@ test("a page runs only the scripts its own answer names: a nonce of its own in i
   // Each answer has a nonce of its own.
   const again = await page.request.get("/signin");
   expect(again.headers()["content-security-policy"]).not.toContain(nonce!);
+  // A browser's own prefetch of a page (link rel=prefetch) is the page it may show: the same policy.
+  const prefetched = await page.request.get("/signin", { headers: { Purpose: "prefetch" } });
+  expect(prefetched.headers()["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
 
   // Markup with an inline handler, as a stored name would be if it were ever written into the page unescaped.
   const refused = await page.evaluate(
