@@ -268,6 +268,11 @@ export function createFrontServer({ baseUrl: base, handle }) {
   const server = http.createServer({ ServerResponse: OneWriteResponse }, (req, res) => {
     originForm(req);
     current.set(req.socket, { path: (req.url ?? "/").split("?")[0], res });
+    // Every answer, this server's refusals included: served over https (the base URL says so,
+    // behind a proxy that ends TLS or not), browsers are told to use nothing else for a year
+    // (RFC 6797), so a later http:// link or a downgrade on the network cannot carry the
+    // session cookie's page in the clear.
+    if (baseUrl().startsWith("https://")) res.setHeader("Strict-Transport-Security", "max-age=31536000");
     // The authorization endpoint is a page, which Next.js answers OPTIONS for with a bare 400.
     if (req.method === "OPTIONS" && resolvedPath((req.url ?? "/").split("?")[0]) === "/oauth/authorize") {
       res.writeHead(204, { Allow: "GET, HEAD, POST, OPTIONS", "Cache-Control": "no-store" }).end();
@@ -306,10 +311,6 @@ export function createFrontServer({ baseUrl: base, handle }) {
       refuseBody(req, res, tooLarge.status, tooLarge.page);
       return;
     }
-    // Served over https (the base URL says so, behind a proxy that ends TLS or not): browsers are
-    // told to use nothing else for a year (RFC 6797), so a later http:// link or a downgrade on
-    // the network cannot carry the session cookie's page in the clear.
-    if (baseUrl().startsWith("https://")) res.setHeader("Strict-Transport-Security", "max-age=31536000");
     req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";
     req.url = withoutTrailingSlash(req.url ?? "/");
     Promise.resolve(handle(req, res)).catch((err) => {

@@ -264,6 +264,11 @@ describe("the front server", () => {
         const a = await sendRaw(at, Buffer.from(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, "latin1"));
         expect(a.answered && a.headers["strict-transport-security"], path).toBe("max-age=31536000");
       }
+      // The front server's own refusals too: a page POST too large, a method no route serves.
+      for (const request of [`POST /signin HTTP/1.1\r\nHost: x\r\nContent-Length: ${PAGE_BODY_LIMIT_BYTES + 1}\r\n\r\n`, "TRACE /signin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]) {
+        const a = await sendRaw(at, Buffer.from(request, "latin1"));
+        expect(a.answered && a.headers["strict-transport-security"], request.split("\r\n")[0]).toBe("max-age=31536000");
+      }
     } finally {
       await new Promise<void>((r) => secure.close(() => r()));
     }
