@@ -47,6 +47,14 @@ async function event(type: string, athleteId: string, occurredAt: Date, over: Pa
   return row!.id;
 }
 
+/** A delivery of event `eventId` to the app's (first) subscription, sent: what fan-out and the runner leave. */
+async function deliver(clientId: string, eventId: string, over: Partial<typeof webhookDeliveries.$inferInsert> = {}) {
+  const db = await api.db();
+  const [sub] = await db.select({ id: webhookSubscriptions.id }).from(webhookSubscriptions).where(eq(webhookSubscriptions.clientId, clientId));
+  const [e] = await db.select({ seq: events.seq }).from(events).where(eq(events.id, eventId));
+  await db.insert(webhookDeliveries).values({ id: newId("whd"), subscriptionId: sub!.id, eventId, eventSeq: e!.seq, status: "succeeded", attemptCount: 1, ...over });
+}
+
 async function list(token: string, query = "") {
   await eventsVisible(await api.db());
   const res = await api.call(token, "GET", `/v1/app/events${query}`);
@@ -78,6 +86,7 @@ describe("GET /v1/app/events", () => {
     // Disconnected an hour ago, and connected again since: what the app was sent before the
     // disconnect stays listed (once), what happened while disconnected never is.
     expected.push(await event("activity.created", gone!.id, at(24 * DAY)));
+    await deliver(a.clientId, expected.at(-1)!);
     expected.push(await event("athlete.deauthorized", gone!.id, at(HOUR), { clientId: a.clientId, objectType: "athlete" }));
     await event("activity.created", gone!.id, at(HOUR / 2)); // while disconnected
     await event("athlete.deauthorized", stranger!.id, at(HOUR), { clientId: b.clientId, objectType: "athlete" }); // another app's
@@ -169,20 +178,35 @@ describe("GET /v1/app/events", () => {
     await grant(a.clientId, athlete.id, ["activities.read"]);
     const db = await api.db();
     const [sub] = await db.select({ id: webhookSubscriptions.id }).from(webhookSubscriptions).where(eq(webhookSubscriptions.clientId, a.clientId));
-    const deliver = async (eventId: string) => {
-      const [e] = await db.select({ seq: events.seq }).from(events).where(eq(events.id, eventId));
-      await db.insert(webhookDeliveries).values({ id: newId("whd"), subscriptionId: sub!.id, eventId, eventSeq: e!.seq, status: "succeeded", attemptCount: 1 });
-    };
     const sent = await event("activity.created", athlete.id, new Date(Date.now() - 3 * HOUR));
-    await deliver(sent);
+    await deliver(a.clientId, sent);
     const updated = await event("activity.updated", athlete.id, new Date(Date.now() - 2 * HOUR));
     const test = await event("webhook.test", "", new Date(Date.now() - 2 * HOUR), { clientId: a.clientId, objectType: "webhook_subscription" });
-    await deliver(test);
+    await deliver(a.clientId, test);
     expect((await list(a.token)).data.map((e) => e.id)).toEqual([sent, updated]);
     // The app narrows the subscription to updates: the creation it was sent stays listed.
     await db.update(webhookSubscriptions).set({ events: ["activity.updated"] }).where(eq(webhookSubscriptions.id, sub!.id));
     await event("activity.created", athlete.id, new Date(Date.now() - HOUR)); // neither sent nor covered now
     expect((await list(a.token)).data.map((e) => e.id)).toEqual([sent, updated]);
+  });
+
+  it("shows nothing new of an athlete who has disconnected: a kind taken up after the disconnect lists none of their events, sent or not", async () => {
+    const a = await app(["activity.created"]);
+    const athlete = await api.person();
+    // Authorized 40 days ago with both scopes, disconnected an hour ago.
+    await grant(a.clientId, athlete.id, ["activities.read", "metrics.read"], { revokedAt: new Date(Date.now() - HOUR) });
+    const db = await api.db();
+    const sent = await event("activity.created", athlete.id, new Date(Date.now() - 5 * HOUR));
+    await deliver(a.clientId, sent);
+    // Covered then, but never sent (fan-out had not reached it when the athlete disconnected).
+    await event("activity.created", athlete.id, new Date(Date.now() - 2 * HOUR));
+    // Of kinds no subscription covered, so never sent.
+    await event("activity.updated", athlete.id, new Date(Date.now() - 4 * HOUR));
+    await event("metric.created", athlete.id, new Date(Date.now() - 3 * HOUR));
+    expect((await list(a.token)).data.map((e) => e.id)).toEqual([sent]);
+    // After the disconnect, the app widens its subscription to every kind: still only what it was sent.
+    await db.update(webhookSubscriptions).set({ events: ["activity.created", "activity.updated", "metric.created"] }).where(eq(webhookSubscriptions.clientId, a.clientId));
+    expect((await list(a.token)).data.map((e) => e.id)).toEqual([sent]);
   });
 
   it("is empty for an app with no subscriptions", async () => {

@@ -65,10 +65,12 @@ async function afterPosition(ctx: Ctx, appId: string, after: string, field: "aft
 }
 
 /**
- * The events of the kinds `types` that the app was or would have been sent: those addressed to
- * it (athlete.deauthorized, which follows the end of a grant and needs no scope), and athletes'
+ * The events of the kinds `types` that the app would be sent now: those addressed to it
+ * (athlete.deauthorized, which follows the end of a grant and needs no scope), and athletes'
  * events of kinds whose scope its grant carried, as of when each occurred, as fan-out judges it
- * (lib/webhooks/entitlement.ts).
+ * (lib/webhooks/entitlement.ts), by a grant still in force. An athlete who has disconnected the
+ * app gives it nothing more: what it was sent before is listed by `deliveredTo`, and no more (a
+ * kind its subscriptions took up after the disconnect would otherwise show it events it never had).
  */
 function sentTo(appId: string, types: readonly WebhookEvent["type"][]): SQL {
   const appTypes = types.filter((t) => APP_ADDRESSED_EVENT_TYPES.includes(t));
@@ -76,7 +78,7 @@ function sentTo(appId: string, types: readonly WebhookEvent["type"][]): SQL {
   const branches: SQL[] = [];
   if (appTypes.length) branches.push(sql`(${inArray(events.type, appTypes)} and ${events.clientId} = ${appId})`);
   if (athleteTypes.length) {
-    const entitled = entitledAt({ clientId: sql`${appId}`, athleteId: events.athleteId, type: events.type, occurredAt: events.occurredAt }, { ended: true });
+    const entitled = entitledAt({ clientId: sql`${appId}`, athleteId: events.athleteId, type: events.type, occurredAt: events.occurredAt });
     branches.push(sql`(${isNull(events.clientId)} and ${inArray(events.type, athleteTypes)} and ${entitled})`);
   }
   return branches.length ? sql`(${sql.join(branches, sql` or `)})` : sql`false`;
@@ -96,12 +98,13 @@ function deliveredTo(appId: string): SQL {
  * CONTRACT §5: the events of the last 30 days that the app was or would have been sent,
  * oldest first, for reconciling after an outage. Would have been: SPEC §6.2's three
  * conditions: the kind is covered by one of the app's subscriptions (active or disabled) now,
- * and, as of when the event occurred, the athlete had authorized the app and the grant carried
- * the kind's scope. So the events of an athlete who has since disconnected stay listed up to the
- * disconnect (the app was sent them), and none after it, also once they connect again.
- * `athlete.deauthorized` events addressed to the app count once the kind is covered. Was: every
- * event one of its subscriptions has a delivery of, also of a kind no subscription covers any
- * more (a subscription narrowed after it was sent). Test events (`webhook.test`) are not listed.
+ * and the athlete's grant, in force now, existed and carried the kind's scope as of when the
+ * event occurred. `athlete.deauthorized` events addressed to the app count once the kind is
+ * covered. Was: every event one of its subscriptions has a delivery of, also of a kind no
+ * subscription covers any more (a subscription narrowed after it was sent). So the events of an
+ * athlete who has since disconnected stay listed up to the disconnect as far as the app was sent
+ * them, none after it (also once they connect again), and none it was never sent: the disconnect
+ * ended its reach. Test events (`webhook.test`) are not listed.
  */
 export async function listAppEvents({
   ctx,

@@ -31,17 +31,16 @@ export function requiredScopeSql(type: Expr): SQL {
  * held it: an authorization code issued for it (written with each approval, in the approval's
  * transaction) or a token family (written at each code exchange, never deleted).
  *
- * `ended`: whether a grant revoked since the event still counts. For sending, no: a disconnect
- * ends the events at once. For the list of what the app was sent (`/v1/app/events`), yes.
+ * Only a grant in force counts: a disconnect ends the events at once, for sending and for
+ * `/v1/app/events` alike (which lists what a revoked grant was sent from the deliveries made).
  *
  * Every argument is an SQL expression of the enclosing query (the event's and the app's columns).
  */
-export function entitledAt(e: { clientId: Expr; athleteId: Expr; type: Expr; occurredAt: Expr }, { ended = false } = {}): SQL {
+export function entitledAt(e: { clientId: Expr; athleteId: Expr; type: Expr; occurredAt: Expr }): SQL {
   const scope = requiredScopeSql(e.type);
-  const inForce = ended ? sql`(${g.revokedAt} is null or ${g.revokedAt} > ${e.occurredAt})` : sql`${g.revokedAt} is null`;
   return sql`exists (
     select 1 from ${oauthGrants} ${g}
-    where ${g.clientId} = ${e.clientId} and ${g.userId} = ${e.athleteId} and ${inForce}
+    where ${g.clientId} = ${e.clientId} and ${g.userId} = ${e.athleteId} and ${g.revokedAt} is null
       and ${g.createdAt} <= ${e.occurredAt}
       and ${scope} = any(${g.scopes})
       and (${g.updatedAt} <= ${e.occurredAt}
