@@ -42,6 +42,11 @@ const nextConfig: NextConfig = {
         headers: [{ key: "Content-Security-Policy", value: DOCS_CSP }],
       },
       {
+        // Authorize's redirect page, under the same policy (its script is a file of its own).
+        source: "/docs/assets/oauth2-redirect.html",
+        headers: [{ key: "Content-Security-Policy", value: DOCS_CSP }],
+      },
+      {
         source: "/oauth/authorize",
         headers: [{ key: "Cache-Control", value: "no-store" }],
       },

@@ -38,7 +38,7 @@ export const CreateMetricInput = z
       ctx.addIssue({ code: "custom", path: ["value"], message: `${m.type} must be between ${lo} and ${hi}` });
     }
   })
-  .meta({ id: "CreateMetric" });
+  .meta({ id: "CreateMetric", example: { type: "body_mass_kg", value: 68.5, measured_local: "2026-03-01T07:00:00" } });
 
 export const ListMetricsQuery = dateRangeListQuery("First local date included.", { type: MetricType.optional() });
 

@@ -11,6 +11,7 @@ import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER } from "../webhoo
 import { HandshakeReport } from "../webhooks/subscriptions/schemas";
 import { OPERATIONS } from "./operations";
 import { MCP_TOOLS } from "../mcp/tools";
+import { getEnv } from "../env";
 
 const STATUS_TEXT: Record<number, string> = {
   400: "The request is malformed.",
@@ -27,11 +28,23 @@ const STATUS_TEXT: Record<number, string> = {
   503: "The database cannot be reached; retry after `Retry-After` seconds.",
 };
 
-const RateLimitHeaders = z.object({
-  RateLimit: z.string().meta({ description: 'Remaining requests and seconds to reset per window: `"15min";r=599;t=840, "daily";r=29999;t=51000`.' }),
-  "RateLimit-Policy": z.string().meta({ description: 'The windows: `"15min";q=600;w=900, "daily";q=30000;w=86400`.' }),
-  "Request-Id": z.string().meta({ description: "Identifies this request in the service's log." }),
-});
+/** Where /docs's Authorize comes back to: an app registered with this redirect URI can be authorized from the reference. */
+export const DOCS_OAUTH_REDIRECT_PATH = "/docs/assets/oauth2-redirect.html";
+
+/** The rate-limit windows, as this service is configured (RATE_LIMIT_15MIN, RATE_LIMIT_DAILY): requests per window. */
+export type RateLimits = { "15min": number; daily: number };
+
+/** The headers every answer carries; their examples are the configured windows. */
+function rateLimitHeaders(limits: RateLimits) {
+  return z.object({
+    RateLimit: z
+      .string()
+      .meta({ description: `Remaining requests and seconds to reset per window: \`"15min";r=${limits["15min"] - 1};t=840, "daily";r=${limits.daily - 1};t=51000\`.` }),
+    "RateLimit-Policy": z.string().meta({ description: `The windows: \`"15min";q=${limits["15min"]};w=900, "daily";q=${limits.daily};w=86400\`.` }),
+    "Request-Id": z.string().meta({ description: "Identifies this request in the service's log." }),
+  });
+}
+type RateLimitHeaders = ReturnType<typeof rateLimitHeaders>;
 
 function problemSchema(codes: ProblemCode[]) {
   const extensions = codes.includes("webhook_verification_failed")
@@ -53,11 +66,11 @@ function problemSchema(codes: ProblemCode[]) {
 }
 
 /** A file answer (an export): raw bytes in one of the declared media types, to be saved, not rendered. */
-function fileResponseObject(description: string, files: FileAnswer): ZodOpenApiResponseObject {
+function fileResponseObject(description: string, files: FileAnswer, rateHeaders: RateLimitHeaders): ZodOpenApiResponseObject {
   // OpenAPI 3.1 §4.8.24.4: binary content is described by its media type alone, with no schema.
   return {
     description: `${description} ${files.description}`,
-    headers: RateLimitHeaders.extend({
+    headers: rateHeaders.extend({
       "Content-Disposition": z.string().meta({ description: 'Always `attachment; filename="…"` (with `filename*` for names beyond ASCII).' }),
     }),
     content: Object.fromEntries(files.contentTypes.map((t) => [t, {}])),
@@ -79,8 +92,10 @@ function problemCodes(op: Operation): Map<number, ProblemCode[]> {
   ];
   if (op.auth === "athlete") common.push("subscription_required");
   if (op.scope) common.push("insufficient_scope");
-  if (op.body) common.push("invalid_request", "payload_too_large");
-  if (op.query || op.params) common.push("invalid_request");
+  // Every operation: a request the front server cannot read as one (two Authorization headers,
+  // say) is refused before any operation sees it, whatever the operation takes.
+  common.push("invalid_request");
+  if (op.body) common.push("payload_too_large");
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of new Set([...op.errors, ...common])) {
     const status = PROBLEM_CODES[code].status;
@@ -89,36 +104,46 @@ function problemCodes(op: Operation): Map<number, ProblemCode[]> {
   return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
 }
 
-/** JSON, or for a file upload `multipart/form-data`: the text fields of `op.body` and the file part, as binary. */
+/**
+ * JSON, or for a file upload `multipart/form-data`: the text fields of `op.body` and the file
+ * part, as binary, and nothing else (the service refuses other fields, as `op.body` does).
+ */
 function requestBodyOf(op: Operation): Pick<ZodOpenApiOperationObject, "requestBody"> {
   if (!op.body) return {};
   if (!op.multipart) return { requestBody: { required: true, content: { "application/json": { schema: op.body } } } };
   const { fileField, maxFileBytes } = op.multipart;
+  // An optional text field's example is empty: Swagger UI fills each form field with its schema's
+  // sample ("string", an enum's first value) and sends every field that is not empty, so a
+  // placeholder would otherwise go out as the athlete's own (an activity named "string", and an
+  // `external_id` that makes the next try a duplicate). An empty field is left out of the request.
+  const fields = Object.fromEntries(
+    Object.entries((op.body as z.ZodObject).shape).map(([name, schema]) => [name, schema.isOptional() ? schema.meta({ example: "" }) : schema]),
+  );
   const form = z
-    .object({
+    .strictObject({
       [fileField]: z.string().meta({
         format: "binary",
         description: `The file, at most ${maxFileBytes / (1024 * 1024)} MiB (decompressed too). Its kind is recognised from the content.`,
       }),
-      ...(op.body as z.ZodObject).shape,
+      ...fields,
     })
     .meta({ id: `${op.operationId[0]!.toUpperCase()}${op.operationId.slice(1)}Form` });
   return { requestBody: { required: true, content: { "multipart/form-data": { schema: form } } } };
 }
 
-function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
+function toOpenApiOperation(op: Operation, rateHeaders: RateLimitHeaders): ZodOpenApiOperationObject {
   const scopes = [op.scope, op.extraScope].filter((s) => s !== undefined);
   const responses: Record<string, ZodOpenApiResponseObject> = {
     [String(op.response.status)]: {
       description: op.response.description,
-      headers: RateLimitHeaders.extend({
+      headers: rateHeaders.extend({
         ...(op.response.location ? { Location: z.string().meta({ description: "Where to read what was made (an upload: poll it until it is done)." }) } : {}),
         ...(op.idempotent ? { "Idempotent-Replayed": z.literal("true").optional().meta({ description: "The first answer to this Idempotency-Key, given again." }) } : {}),
       }),
       ...(op.response.schema ? { content: { "application/json": { schema: op.response.schema } } } : {}),
     },
   };
-  if (op.response.files) responses[String(op.response.status)] = fileResponseObject(op.response.description, op.response.files);
+  if (op.response.files) responses[String(op.response.status)] = fileResponseObject(op.response.description, op.response.files, rateHeaders);
   for (const [status, codes] of problemCodes(op)) {
     const headers: Record<string, z.ZodType> = {};
     if (status === 401) headers["WWW-Authenticate"] = z.string().meta({ description: 'Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource/v1"' });
@@ -133,7 +158,7 @@ function toOpenApiOperation(op: Operation): ZodOpenApiOperationObject {
       headers["Retry-After"] = status === 409 && codes.length > 1 ? wait.optional() : wait;
     }
     // A refusal counted against the windows says where they stand, as a success does (CONTRACT §10).
-    for (const [name, schema] of Object.entries(RateLimitHeaders.shape)) headers[name] = schema.optional();
+    for (const [name, schema] of Object.entries(rateHeaders.shape)) headers[name] = schema.optional();
     responses[String(status)] = {
       description: `${(status === 413 && op.multipart ? `The file is larger than ${op.multipart.maxFileBytes / (1024 * 1024)} MiB, as sent or decompressed.` : STATUS_TEXT[status]) ?? ""} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
       headers: z.object(headers),
@@ -204,14 +229,19 @@ function webhookDeliveries(): ZodOpenApiPathsObject {
   );
 }
 
-let cached: { baseUrl: string; doc: ReturnType<typeof createDocument> } | undefined;
+let cached: { key: string; doc: ReturnType<typeof createDocument> } | undefined;
 
-/** The OpenAPI 3.1 document, built from the same zod schemas that validate requests and shape responses. */
-export function openApiDocument(baseUrl: string) {
-  if (cached?.baseUrl === baseUrl) return cached.doc;
+/**
+ * The OpenAPI 3.1 document, built from the same zod schemas that validate requests and shape
+ * responses, for the service at `baseUrl` with its rate-limit windows (by default as configured).
+ */
+export function openApiDocument(baseUrl: string, limits: RateLimits = { "15min": getEnv().rateLimit15Min, daily: getEnv().rateLimitDaily }) {
+  const key = JSON.stringify([baseUrl, limits["15min"], limits.daily]);
+  if (cached?.key === key) return cached.doc;
+  const headers = rateLimitHeaders(limits);
   const paths: Record<string, Record<string, ZodOpenApiOperationObject>> = {};
   for (const op of OPERATIONS) {
-    (paths[op.path] ??= {})[op.method.toLowerCase()] = toOpenApiOperation(op);
+    (paths[op.path] ??= {})[op.method.toLowerCase()] = toOpenApiOperation(op, headers);
   }
   const doc = createDocument({
     openapi: "3.1.0",
@@ -222,7 +252,7 @@ export function openApiDocument(baseUrl: string) {
         "Athletes' training data over HTTP. All values are SI units with unit-suffixed names (`distance_m`, `average_heart_rate_hz`: 150 bpm is 2.5).",
         "Activity times are local wall-clock (`start_local`, no offset), read against the athlete's `timezone`; instants are RFC 3339 UTC.",
         "Errors are RFC 9457 problem documents: branch on `code`. Lists are `{data, next_cursor}`, keyset-paginated with `limit` (1–200, default 50) and `cursor`.",
-        "Rate limits: 600 requests per 15 minutes and 30,000 per day, per app or per personal-access-token owner; every answer carries `RateLimit` and `RateLimit-Policy`.",
+        `Rate limits: ${limits["15min"].toLocaleString("en-US")} requests per 15 minutes and ${limits.daily.toLocaleString("en-US")} per day, per app or per personal-access-token owner; every answer carries \`RateLimit\` and \`RateLimit-Policy\`.`,
         `**Assistants (MCP).** \`${baseUrl}/mcp\` serves the same data over the Model Context Protocol (stateless Streamable HTTP, protocol 2025-11-25) to assistants an athlete connects with OAuth (their tokens are for \`/mcp\` only) or to a personal access token. Its tools only read, each the \`/v1\` verb with its schemas: ${MCP_TOOLS.map((t) => `\`${t.name}\` (\`${t.scope}\`)`).join(", ")}. \`tools/list\` shows those the token's scopes allow.`,
       ].join("\n\n"),
     },
@@ -245,7 +275,7 @@ export function openApiDocument(baseUrl: string) {
         oauth2: {
           type: "oauth2",
           description:
-            "OAuth 2.0 (RFC 6749) with PKCE S256 required. Authorization-code tokens act for the athlete who approved the app; client-credentials tokens act as the app and serve only `/v1/app/*`. Access tokens are RFC 9068 JWTs valid for one hour; refresh tokens rotate on every use.",
+            `OAuth 2.0 (RFC 6749) with PKCE S256 required. Authorization-code tokens act for the athlete who approved the app; client-credentials tokens act as the app and serve only \`/v1/app/*\`. Access tokens are RFC 9068 JWTs valid for one hour; refresh tokens rotate on every use. To authorize from this reference (Authorize), register an app at ${baseUrl}/developers/apps with the redirect URI \`${baseUrl}${DOCS_OAUTH_REDIRECT_PATH}\` and give its client id (and, for a confidential app, its secret).`,
           flows: {
             authorizationCode: {
               authorizationUrl: `${baseUrl}/oauth/authorize`,
@@ -270,6 +300,6 @@ export function openApiDocument(baseUrl: string) {
     paths,
     webhooks: webhookDeliveries(),
   });
-  cached = { baseUrl, doc };
+  cached = { key, doc };
   return doc;
 }

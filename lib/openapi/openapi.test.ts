@@ -8,7 +8,7 @@ import addFormats from "ajv-formats";
 import { resetEnvForTests } from "../env";
 import { setupApi } from "../testing/fixtures";
 import { routeFiles } from "../testing/route-files";
-import { openApiDocument } from "./document";
+import { DOCS_OAUTH_REDIRECT_PATH, openApiDocument } from "./document";
 import { OPERATIONS } from "./operations";
 import { MCP_TOOLS } from "../mcp/tools";
 import type { Operation } from "../http/operation";
@@ -64,6 +64,95 @@ describe("/v1/openapi.json", () => {
     expect(get.responses["402"]!.description).toContain("`subscription_required`");
     expect(get.responses["403"]!.description).toContain("`athlete_not_reachable`");
     expect(get.responses["429"]!.description).toContain("`rate_limited`");
+  });
+
+  it("lists 400 invalid_request for every operation, those that take nothing too: a request with two Authorization headers is refused before any operation", async () => {
+    const doc = await fetchDocument();
+    for (const op of OPERATIONS) {
+      const responses = (doc.paths[op.path]![op.method.toLowerCase()] as { responses: Record<string, { description: string }> }).responses;
+      expect(responses["400"]?.description, op.operationId).toContain("`invalid_request`");
+    }
+  });
+
+  it("names the rate limits the service is configured with, as its answers' RateLimit-Policy does", async () => {
+    const saved = { "15min": process.env.RATE_LIMIT_15MIN, daily: process.env.RATE_LIMIT_DAILY };
+    process.env.RATE_LIMIT_15MIN = "45";
+    process.env.RATE_LIMIT_DAILY = "1234";
+    resetEnvForTests();
+    try {
+      const res = await fetch(`${api.url}/v1/openapi.json`);
+      const text = await res.text();
+      const me = await api.call(await api.pat((await api.person()).id), "GET", "/v1/athletes/me");
+      const policy = me.headers.get("ratelimit-policy")!;
+      expect(policy).toBe('"15min";q=45;w=900, "daily";q=1234;w=86400');
+      expect(text).toContain(JSON.stringify(`The windows: \`${policy}\`.`).slice(1, -1));
+      expect(text).toContain("45 requests per 15 minutes and 1,234 per day");
+      expect(text).not.toMatch(/q=600|q=30000|30,000 per day/);
+    } finally {
+      for (const [name, value] of [["RATE_LIMIT_15MIN", saved["15min"]], ["RATE_LIMIT_DAILY", saved.daily]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      resetEnvForTests();
+    }
+  });
+
+  it("starts every JSON body from an example the service takes, as /docs's Try it out sends it", async () => {
+    const doc = (await fetchDocument()) as unknown as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { $ref?: string; example?: unknown } }> } }>>;
+      components: { schemas: Record<string, { example?: unknown }> };
+    };
+    const exampleOf = (op: Operation) => {
+      const schema = doc.paths[op.path]![op.method.toLowerCase()]!.requestBody!.content["application/json"]!.schema;
+      return (schema.$ref ? doc.components.schemas[schema.$ref.split("/").at(-1)!]! : schema).example;
+    };
+    const json = OPERATIONS.filter((op) => op.body && !op.multipart);
+    expect(json.length).toBeGreaterThanOrEqual(5);
+    for (const op of json) {
+      const example = exampleOf(op);
+      expect(example, op.operationId).toBeTypeOf("object");
+      expect(op.body!.safeParse(example).error?.issues ?? [], op.operationId).toEqual([]);
+    }
+    // And the service takes them (a webhook subscription's needs a receiver of the caller's own at its URL).
+    const byId = (id: string) => json.find((op) => op.operationId === id)!;
+    const token = await api.pat((await api.person()).id);
+    const created = await api.call(token, "POST", "/v1/athletes/me/activities", { body: exampleOf(byId("createActivity")) as object });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const updated = await api.call(token, "PATCH", `/v1/activities/${id}`, { body: exampleOf(byId("updateActivity")) as object });
+    expect(updated.status, await updated.clone().text()).toBe(200);
+    const metric = await api.call(token, "POST", "/v1/athletes/me/metrics", { body: exampleOf(byId("createMetric")) as object });
+    expect(metric.status, await metric.clone().text()).toBe(201);
+  });
+
+  it("describes an upload's form as the service reads it: the file and its three fields, nothing else, the optional ones starting empty", async () => {
+    const doc = (await fetchDocument()) as unknown as { components: { schemas: Record<string, { additionalProperties?: boolean; required: string[]; properties: Record<string, { example?: unknown }> }> } };
+    const form = doc.components.schemas.CreateUploadForm!;
+    expect(form.additionalProperties).toBe(false);
+    expect(form.required).toEqual(["file"]);
+    // Swagger UI fills a form field with its example, else a placeholder ("string", an enum's first value) it would send as the athlete's.
+    for (const [name, property] of Object.entries(form.properties)) if (name !== "file") expect(property.example, name).toBe("");
+    const person = await api.person();
+    const form2 = new FormData();
+    form2.append("file", new Blob(["<gpx></gpx>"]), "run.gpx");
+    form2.append("description", "not a field of an upload");
+    const refused = await fetch(`${api.url}/v1/athletes/me/uploads`, { method: "POST", headers: { authorization: `Bearer ${await api.pat(person.id)}` }, body: form2 });
+    expect(refused.status, await refused.clone().text()).toBe(400);
+  });
+
+  it("lets /docs's Authorize run the authorization-code flow: PKCE on, and the redirect page it names is served under the reference's policy", async () => {
+    const init = await (await fetch(`${api.url}/docs/assets/init.js`)).text();
+    expect(init).toContain(`oauth2RedirectUrl: location.origin + "${DOCS_OAUTH_REDIRECT_PATH}"`);
+    expect(init).toMatch(/initOAuth\(\{ usePkceWithAuthorizationCodeGrant: true \}\)/);
+    const page = await fetch(`${api.url}${DOCS_OAUTH_REDIRECT_PATH}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    const script = (await page.text()).match(/<script src="([^"]+)"><\/script>/)![1]!;
+    const js = await fetch(new URL(script, `${api.url}${DOCS_OAUTH_REDIRECT_PATH}`));
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toMatch(/^text\/javascript/);
+    const { components } = (await fetchDocument()) as unknown as { components: { securitySchemes: { oauth2: { description: string } } } };
+    expect(components.securitySchemes.oauth2.description).toContain(`${api.url}${DOCS_OAUTH_REDIRECT_PATH}`);
   });
 
   it("documents the MCP server, where /mcp's resource metadata sends a reader: each tool by name and scope", async () => {

@@ -31,7 +31,7 @@ const VerifyToken = z
 
 export const CreateSubscriptionInput = z
   .strictObject({ url: WebhookUrl, events: EventTypes, verify_token: VerifyToken.optional() })
-  .meta({ id: "CreateWebhookSubscription" });
+  .meta({ id: "CreateWebhookSubscription", example: { url: "https://hooks.example.com/aas", events: ["activity.created", "activity.updated", "activity.deleted"] } });
 export type CreateSubscriptionInput = z.output<typeof CreateSubscriptionInput>;
 
 export const UpdateSubscriptionInput = z
@@ -63,6 +63,7 @@ export const UpdateSubscriptionInput = z
   // the four members), and redeliver_failed: true without status: "active".
   .meta({
     id: "UpdateWebhookSubscription",
+    example: { events: ["activity.created", "activity.updated"] },
     anyOf: ["url", "events", "status", "verify_token"].map((member) => ({ required: [member] })),
     if: { properties: { redeliver_failed: { const: true } }, required: ["redeliver_failed"] },
     then: { properties: { status: { const: "active" } }, required: ["status"] },

@@ -1,10 +1,15 @@
 // GET /docs/assets/{file}: Swagger UI's files, served from the swagger-ui-dist package.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { DOCS_OAUTH_REDIRECT_PATH } from "@/lib/openapi/document";
 
 const FILES: Record<string, string> = {
   "swagger-ui.css": "text/css; charset=utf-8",
   "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+  // Where Authorize's authorization-code flow comes back to: it hands the code to the page that
+  // opened it (its script is its own file, so the page runs under /docs's policy).
+  "oauth2-redirect.html": "text/html; charset=utf-8",
+  "oauth2-redirect.js": "text/javascript; charset=utf-8",
 };
 
 const INIT = `window.ui = SwaggerUIBundle({
@@ -15,10 +20,22 @@ const INIT = `window.ui = SwaggerUIBundle({
   persistAuthorization: true,
   tryItOutEnabled: true,
   displayRequestDuration: true,
+  // A form field left empty is left out: Swagger UI sends every optional field of a multipart
+  // form, empty ones too ("Send empty value" starts ticked), and the service takes an empty
+  // name or external_id as one given, and refuses it.
+  requestInterceptor: (req) => {
+    if (typeof FormData !== "undefined" && req.body instanceof FormData) {
+      for (const [name, value] of [...req.body.entries()]) if (value === "") req.body.delete(name);
+    }
+    return req;
+  },
   defaultModelsExpandDepth: 0,
+  oauth2RedirectUrl: location.origin + "${DOCS_OAUTH_REDIRECT_PATH}",
   // Swagger UI's server picker has no accessible name of its own.
   onComplete: () => document.getElementById("servers")?.setAttribute("aria-label", "API server")
-});`;
+});
+// The service requires PKCE (S256) of every client, public or confidential.
+window.ui.initOAuth({ usePkceWithAuthorizationCodeGrant: true });`;
 
 export async function GET(_req: Request, { params }: { params: Promise<{ file: string }> }) {
   const { file } = await params;
