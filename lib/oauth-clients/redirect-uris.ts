@@ -1,5 +1,6 @@
 import { ApiError, type FieldError } from "../http/errors";
 import { hasHiddenCharacters } from "../text";
+import { docsRedirectUri } from "../openapi/docs-redirect";
 
 export type AppKind = "confidential" | "public";
 
@@ -93,7 +94,8 @@ export function tooLongRedirectUri(uri: string, index: PropertyKey | undefined):
  * field error per bad entry (`redirect_uris.2`). A URI in `registered` (the app's list before
  * this change) stays as it is without being checked again: a list sent back whole, to add or
  * remove another, must not fail on one the service itself registered under older rules (the
- * demo app's `{BASE_URL}/demo/callback` on `http://localhost`, CONTRACT §8).
+ * demo app's `{BASE_URL}/demo/callback` on `http://localhost`, CONTRACT §8). The service's own
+ * redirect page for /docs's Authorize (`docsRedirectUri`) is taken as it is too.
  */
 export function assertValidRedirectUris(uris: readonly string[], kind: AppKind, registered: readonly string[] = []): string[] {
   const trimmed = [...new Set(uris.map((u) => u.trim()).filter((u) => u.length > 0))];
@@ -104,7 +106,7 @@ export function assertValidRedirectUris(uris: readonly string[], kind: AppKind, 
     errors.push({ field: "redirect_uris", code: "invalid_request", detail: `register at most ${MAX_REDIRECT_URIS} redirect URIs` });
   }
   trimmed.forEach((uri, i) => {
-    const problem = registered.includes(uri) ? null : redirectUriProblem(uri, kind);
+    const problem = registered.includes(uri) || uri === docsRedirectUri() ? null : redirectUriProblem(uri, kind);
     if (problem) errors.push({ field: `redirect_uris.${i}`, code: "invalid_request", detail: `${JSON.stringify(uri)} ${problem}` });
   });
   if (errors.length) {

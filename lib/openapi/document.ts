@@ -12,6 +12,7 @@ import { HandshakeReport } from "../webhooks/subscriptions/schemas";
 import { OPERATIONS } from "./operations";
 import { MCP_TOOLS } from "../mcp/tools";
 import { getEnv } from "../env";
+import { DOCS_OAUTH_REDIRECT_PATH } from "./docs-redirect";
 
 const STATUS_TEXT: Record<number, string> = {
   400: "The request is malformed.",
@@ -27,9 +28,6 @@ const STATUS_TEXT: Record<number, string> = {
   500: "The service failed; `trace_id` identifies the failure in its log.",
   503: "The database cannot be reached; retry after `Retry-After` seconds.",
 };
-
-/** Where /docs's Authorize comes back to: an app registered with this redirect URI can be authorized from the reference. */
-export const DOCS_OAUTH_REDIRECT_PATH = "/docs/assets/oauth2-redirect.html";
 
 /** The rate-limit windows, as this service is configured (RATE_LIMIT_15MIN, RATE_LIMIT_DAILY): requests per window. */
 export type RateLimits = { "15min": number; daily: number };

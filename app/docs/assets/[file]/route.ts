@@ -1,7 +1,7 @@
 // GET /docs/assets/{file}: Swagger UI's files, served from the swagger-ui-dist package.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { DOCS_OAUTH_REDIRECT_PATH } from "@/lib/openapi/document";
+import { DOCS_OAUTH_REDIRECT_PATH } from "@/lib/openapi/docs-redirect";
 
 const FILES: Record<string, string> = {
   "swagger-ui.css": "text/css; charset=utf-8",
