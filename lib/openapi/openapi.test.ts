@@ -144,7 +144,7 @@ describe("/v1/openapi.json", () => {
   it("lets /docs's Authorize run the authorization-code flow: PKCE on, and the redirect page it names is served under the reference's policy", async () => {
     const init = await (await fetch(`${api.url}/docs/assets/init.js`)).text();
     expect(init).toContain(`oauth2RedirectUrl: location.origin + "${DOCS_OAUTH_REDIRECT_PATH}"`);
-    expect(init).toMatch(/initOAuth\(\{ usePkceWithAuthorizationCodeGrant: true \}\)/);
+    expect(init).toMatch(/initOAuth\(\{ usePkceWithAuthorizationCodeGrant: true, useBasicAuthenticationWithAccessCodeGrant: true \}\)/);
     const page = await fetch(`${api.url}${DOCS_OAUTH_REDIRECT_PATH}`);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toMatch(/^text\/html/);

@@ -34,8 +34,10 @@ const INIT = `window.ui = SwaggerUIBundle({
   // Swagger UI's server picker has no accessible name of its own.
   onComplete: () => document.getElementById("servers")?.setAttribute("aria-label", "API server")
 });
-// The service requires PKCE (S256) of every client, public or confidential.
-window.ui.initOAuth({ usePkceWithAuthorizationCodeGrant: true });`;
+// The service requires PKCE (S256) of every client, public or confidential, and a confidential
+// client's secret in HTTP Basic authentication (one in the body is refused with a Basic challenge,
+// which a browser would answer with its own sign-in prompt).
+window.ui.initOAuth({ usePkceWithAuthorizationCodeGrant: true, useBasicAuthenticationWithAccessCodeGrant: true });`;
 
 export async function GET(_req: Request, { params }: { params: Promise<{ file: string }> }) {
   const { file } = await params;
