@@ -14,6 +14,17 @@ function authSection(page: Page, heading: RegExp) {
   return page.locator(".auth-container").filter({ has: page.locator("h4", { hasText: heading }) });
 }
 
+/** Opens /docs and gives "Authorize" a personal access token, as a developer pastes one. */
+async function authorizeWithToken(page: Page, token: string) {
+  await page.goto("/docs");
+  await page.locator(".auth-wrapper").getByRole("button", { name: "Authorize" }).click();
+  const section = authSection(page, /bearerAuth/);
+  await section.locator("input").fill(token);
+  await section.getByRole("button", { name: "Apply credentials" }).click();
+  await expect(section.getByRole("button", { name: "Remove authorization" })).toBeVisible();
+  await page.getByRole("button", { name: "Close", exact: true }).first().click();
+}
+
 /** Opens an operation's block (Try it out is on from the start) and answers its Execute with the live response. */
 async function execute(page: Page, operation: string) {
   const block = page.locator(`[id$="-${operation}"]`);
@@ -32,13 +43,7 @@ test("on /docs, a token-authorized Execute of an upload sends the file and only 
   const { page, context } = await signUpNewPerson(browser, "Swagger");
   try {
     const token = await createToken(page, "docs", ["activities.read", "activities.write"]);
-    await page.goto("/docs");
-    await page.locator(".auth-wrapper").getByRole("button", { name: "Authorize" }).click();
-    const section = authSection(page, /bearerAuth/);
-    await section.locator("input").fill(token);
-    await section.getByRole("button", { name: "Apply credentials" }).click();
-    await expect(section.getByRole("button", { name: "Remove authorization" })).toBeVisible();
-    await page.getByRole("button", { name: "Close", exact: true }).first().click();
+    await authorizeWithToken(page, token);
 
     const uploads: string[] = [];
     for (let i = 0; i < 2; i++) {
@@ -72,13 +77,7 @@ test("on /docs, Execute of createActivity and createMetric as they start is reco
   const { page, context } = await signUpNewPerson(browser, "Sampler");
   try {
     const token = await createToken(page, "docs", ["activities.write", "metrics.write"]);
-    await page.goto("/docs");
-    await page.locator(".auth-wrapper").getByRole("button", { name: "Authorize" }).click();
-    const section = authSection(page, /bearerAuth/);
-    await section.locator("input").fill(token);
-    await section.getByRole("button", { name: "Apply credentials" }).click();
-    await expect(section.getByRole("button", { name: "Remove authorization" })).toBeVisible();
-    await page.getByRole("button", { name: "Close", exact: true }).first().click();
+    await authorizeWithToken(page, token);
     for (const operation of ["createActivity", "createMetric"]) {
       const { status, body } = await execute(page, operation);
       expect(status, `${operation}: ${body}`).toBe(201);
