@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SubscribableEventType, WebhookEvent } from "../../events/catalog";
+import { EVENT_KINDS, SUBSCRIBABLE_EVENT_TYPES, SubscribableEventType, WebhookEvent } from "../../events/catalog";
 import { Cursor, Instant, Limit, listOf } from "../../http/schemas";
 import { DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES, MAX_ATTEMPTS } from "../policy";
 
@@ -16,6 +16,9 @@ const WebhookUrl = z.string().trim().min(1, "give the endpoint's URL").meta({
   example: "https://hooks.example.com/aas",
 });
 
+/** The examples subscribe to the activity kinds, as the catalog names them. */
+const ACTIVITY_EVENT_TYPES = SUBSCRIBABLE_EVENT_TYPES.filter((t) => EVENT_KINDS[t].objectType === "activity");
+
 const EventTypes = z
   .array(SubscribableEventType)
   .min(1, "subscribe to at least one event type")
@@ -31,7 +34,7 @@ const VerifyToken = z
 
 export const CreateSubscriptionInput = z
   .strictObject({ url: WebhookUrl, events: EventTypes, verify_token: VerifyToken.optional() })
-  .meta({ id: "CreateWebhookSubscription", example: { url: "https://hooks.example.com/aas", events: ["activity.created", "activity.updated", "activity.deleted"] } });
+  .meta({ id: "CreateWebhookSubscription", example: { url: "https://hooks.example.com/aas", events: ACTIVITY_EVENT_TYPES } });
 export type CreateSubscriptionInput = z.output<typeof CreateSubscriptionInput>;
 
 export const UpdateSubscriptionInput = z
@@ -63,7 +66,7 @@ export const UpdateSubscriptionInput = z
   // the four members), and redeliver_failed: true without status: "active".
   .meta({
     id: "UpdateWebhookSubscription",
-    example: { events: ["activity.created", "activity.updated"] },
+    example: { events: ACTIVITY_EVENT_TYPES.slice(0, 2) },
     anyOf: ["url", "events", "status", "verify_token"].map((member) => ({ required: [member] })),
     if: { properties: { redeliver_failed: { const: true } }, required: ["redeliver_failed"] },
     then: { properties: { status: { const: "active" } }, required: ["status"] },
