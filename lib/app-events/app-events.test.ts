@@ -190,7 +190,7 @@ describe("GET /v1/app/events", () => {
     expect((await list(a.token)).data.map((e) => e.id)).toEqual([sent, updated]);
   });
 
-  it("shows nothing new of an athlete who has disconnected: a kind taken up after the disconnect lists none of their events, sent or not", async () => {
+  it("shows nothing new of an athlete who has disconnected: a kind taken up after the disconnect lists none of their events, and a delivery withdrawn unsent is not one sent", async () => {
     const a = await app(["activity.created"]);
     const athlete = await api.person();
     // Authorized 40 days ago with both scopes, disconnected an hour ago.
@@ -200,13 +200,24 @@ describe("GET /v1/app/events", () => {
     await deliver(a.clientId, sent);
     // Covered then, but never sent (fan-out had not reached it when the athlete disconnected).
     await event("activity.created", athlete.id, new Date(Date.now() - 2 * HOUR));
+    // Queued, then withdrawn by the disconnect before its first attempt: never sent either.
+    const withdrawn = await event("activity.created", athlete.id, new Date(Date.now() - 90 * 60_000));
+    await deliver(a.clientId, withdrawn, { status: "failed", failureReason: "athlete_disconnected", attemptCount: 0 });
+    // Attempted (the endpoint failed), then withdrawn: the app was sent it.
+    const tried = await event("activity.created", athlete.id, new Date(Date.now() - 80 * 60_000));
+    await deliver(a.clientId, tried, { status: "failed", failureReason: "athlete_disconnected", attemptCount: 1 });
     // Of kinds no subscription covered, so never sent.
     await event("activity.updated", athlete.id, new Date(Date.now() - 4 * HOUR));
     await event("metric.created", athlete.id, new Date(Date.now() - 3 * HOUR));
-    expect((await list(a.token)).data.map((e) => e.id)).toEqual([sent]);
+    expect((await list(a.token)).data.map((e) => e.id)).toEqual([sent, tried]);
     // After the disconnect, the app widens its subscription to every kind: still only what it was sent.
     await db.update(webhookSubscriptions).set({ events: ["activity.created", "activity.updated", "metric.created"] }).where(eq(webhookSubscriptions.clientId, a.clientId));
-    expect((await list(a.token)).data.map((e) => e.id)).toEqual([sent]);
+    expect((await list(a.token)).data.map((e) => e.id)).toEqual([sent, tried]);
+    // An event it was sent is a place to go on from, though the athlete has gone; one it never was is not.
+    expect((await list(a.token, `?after=${sent}`)).data.map((e) => e.id)).toEqual([tried]);
+    const res = await api.call(a.token, "GET", `/v1/app/events?after=${withdrawn}`);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: "invalid_cursor" });
   });
 
   it("is empty for an app with no subscriptions", async () => {

@@ -28,8 +28,9 @@ async function afterPosition(ctx: Ctx, appId: string, after: string, field: "aft
   };
   // Only an event of this app's: another app's event id (or place) is refused as one that does
   // not exist (answering it would tell whether it does). The app's own test events are its too
-  // (they arrive signed, with their id): a place to go on from, though never listed.
-  const ours = or(sentTo(appId, SUBSCRIBABLE_EVENT_TYPES), and(eq(events.type, TEST_EVENT_TYPE), eq(events.clientId, appId)))!;
+  // (they arrive signed, with their id): a place to go on from, though never listed. So is an
+  // event it was sent of an athlete who has since disconnected (the last one it received, say).
+  const ours = or(sentTo(appId, SUBSCRIBABLE_EVENT_TYPES), deliveredTo(appId), and(eq(events.type, TEST_EVENT_TYPE), eq(events.clientId, appId)))!;
   if (after.startsWith("evt_")) {
     return at(
       and(eq(events.id, after), ours)!,
@@ -86,12 +87,17 @@ function sentTo(appId: string, types: readonly WebhookEvent["type"][]): SQL {
 
 /**
  * The events a delivery was made for to one of the app's subscriptions (sent, or queued to be):
- * the app was sent them, whatever its subscriptions cover now. Test events aside.
+ * the app was sent them, whatever its subscriptions cover now. Not one the athlete's disconnect
+ * withdrew before its first attempt (lib/webhooks/withdraw.ts): that one was never sent, and will
+ * not be. Test events aside.
  */
 function deliveredTo(appId: string): SQL {
+  const d = webhookDeliveries;
+  const withdrawnUnsent = and(eq(d.failureReason, "athlete_disconnected"), eq(d.attemptCount, 0));
   return sql`(${ne(events.type, TEST_EVENT_TYPE)} and exists (
-    select 1 from ${webhookDeliveries} where ${webhookDeliveries.eventSeq} = ${events.seq}
-      and ${webhookDeliveries.subscriptionId} in (select ${webhookSubscriptions.id} from ${webhookSubscriptions} where ${webhookSubscriptions.clientId} = ${appId})))`;
+    select 1 from ${d} where ${d.eventSeq} = ${events.seq}
+      and ${d.subscriptionId} in (select ${webhookSubscriptions.id} from ${webhookSubscriptions} where ${webhookSubscriptions.clientId} = ${appId})
+      and not (${withdrawnUnsent})))`;
 }
 
 /**
@@ -100,8 +106,8 @@ function deliveredTo(appId: string): SQL {
  * conditions: the kind is covered by one of the app's subscriptions (active or disabled) now,
  * and the athlete's grant, in force now, existed and carried the kind's scope as of when the
  * event occurred. `athlete.deauthorized` events addressed to the app count once the kind is
- * covered. Was: every event one of its subscriptions has a delivery of, also of a kind no
- * subscription covers any more (a subscription narrowed after it was sent). So the events of an
+ * covered. Was: every event one of its subscriptions has a delivery of (but one withdrawn unsent),
+ * also of a kind no subscription covers any more (a subscription narrowed after it was sent). So the events of an
  * athlete who has since disconnected stay listed up to the disconnect as far as the app was sent
  * them, none after it (also once they connect again), and none it was never sent: the disconnect
  * ended its reach. Test events (`webhook.test`) are not listed.
