@@ -14,9 +14,15 @@ export type { OAuthClient };
 /** What an unknown client's secret is compared against, so timing does not tell them apart. */
 const NO_SUCH_CLIENT_HASH = sha256Hex("no-such-client");
 
-function invalidClient(description: string): OAuthError {
-  // RFC 6749 §5.2: 401 with the scheme the client should use.
-  return new OAuthError("invalid_client", description, 401, { "WWW-Authenticate": `Basic realm="${getEnv().baseUrl}", charset="UTF-8"` });
+/**
+ * RFC 6749 §5.2: 401, with a `Basic` challenge when the client authenticated with the
+ * Authorization header (there it must be the scheme the client used). Not otherwise: the
+ * challenge is optional then, and a browser answers one by showing its own password prompt over
+ * the page that called (a public client's fetch, /docs's Authorize); the description says what to send.
+ */
+function invalidClient(description: string, { usedAuthorization }: { usedAuthorization: boolean }): OAuthError {
+  const challenge = usedAuthorization ? { "WWW-Authenticate": `Basic realm="${getEnv().baseUrl}", charset="UTF-8"` } : undefined;
+  return new OAuthError("invalid_client", description, 401, challenge);
 }
 
 /** HTTP Basic credentials, each part form-urlencoded before encoding (RFC 6749 §2.3.1). */
@@ -48,21 +54,21 @@ export async function findClient(db: Db, clientId: string): Promise<OAuthClient 
  */
 export async function authenticateClient(db: Db, authorization: string | null, form: URLSearchParams): Promise<OAuthClient> {
   const bodyId = form.get("client_id");
-  if (form.has("client_secret")) throw invalidClient("Send the client secret with HTTP Basic authentication, not in the body.");
+  if (form.has("client_secret")) throw invalidClient("Send the client secret with HTTP Basic authentication, not in the body.", { usedAuthorization: authorization !== null });
   if (authorization) {
     const basic = decodeBasic(authorization);
-    if (!basic) throw invalidClient("The Authorization header is not valid HTTP Basic.");
+    if (!basic) throw invalidClient("The Authorization header is not valid HTTP Basic.", { usedAuthorization: true });
     if (bodyId !== null && bodyId !== basic.id) throw new OAuthError("invalid_request", "client_id in the body differs from the authenticated client.");
     const client = basic.id && basic.id.length <= MAX_CLIENT_ID_CHARS ? await findClientCached(db, basic.id) : undefined;
     // Client secrets are 190 random bits (`aas_cs_…`), so a fast hash is the right one: no
     // dictionary to slow down. Compared in constant time; unknown clients against a dummy.
     const ok = safeEqual(client?.secretHash ?? NO_SUCH_CLIENT_HASH, sha256Hex(basic.secret));
-    if (!client || client.kind !== "confidential" || !ok) throw invalidClient("Client authentication failed.");
+    if (!client || client.kind !== "confidential" || !ok) throw invalidClient("Client authentication failed.", { usedAuthorization: true });
     return client;
   }
-  if (!bodyId) throw invalidClient("Authenticate the client: HTTP Basic for confidential clients, client_id for public ones.");
+  if (!bodyId) throw invalidClient("Authenticate the client: HTTP Basic for confidential clients, client_id for public ones.", { usedAuthorization: false });
   const client = bodyId.length <= MAX_CLIENT_ID_CHARS ? await findClientCached(db, bodyId) : undefined;
-  if (!client) throw invalidClient("Unknown client.");
-  if (client.kind === "confidential") throw invalidClient("This client is confidential: authenticate with HTTP Basic.");
+  if (!client) throw invalidClient("Unknown client.", { usedAuthorization: false });
+  if (client.kind === "confidential") throw invalidClient("This client is confidential: authenticate with HTTP Basic.", { usedAuthorization: false });
   return client;
 }
