@@ -731,7 +731,11 @@ export function judge(r: HostileRequest, a: RawAnswer): Verdict {
       return { ok: false, rule: "OAuth error shape", detail: `HTTP ${a.status} ${contentType}: ${a.body.subarray(0, 200).toString("utf8")}` };
     }
     if (!OAUTH_ERRORS.has(body.error)) return { ok: false, rule: "OAuth error code", detail: `HTTP ${a.status} error "${body.error}"` };
-    if (a.status === 401 && !a.headers["www-authenticate"]) return { ok: false, rule: "401 with WWW-Authenticate", detail: `error ${body.error}` };
+    // RFC 6749 §5.2: a client that authenticated with the Authorization header is challenged;
+    // one that did not is not (a browser would show its own password prompt over the caller).
+    const sentAuthorization = r.headers.some(([name]) => name.toLowerCase() === "authorization");
+    if (a.status === 401 && sentAuthorization && !a.headers["www-authenticate"]) return { ok: false, rule: "401 with WWW-Authenticate", detail: `error ${body.error}` };
+    if (a.status === 401 && !sentAuthorization && a.headers["www-authenticate"]) return { ok: false, rule: "no challenge without Authorization", detail: `error ${body.error}` };
     return { ok: true, kind: `${a.status} ${body.error}` };
   }
   if (family === "mcp" && contentType === "application/json" && body?.jsonrpc === "2.0") {
