@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash, randomUUID } from "node:crypto";
-import type { z } from "zod";
+import { z } from "zod";
 import { getDb, type Db } from "../db/client";
 import { getEnv } from "../env";
 import { errorText, log } from "../log";
@@ -19,6 +19,7 @@ import { consumeRateLimit, rateLimitHeaders, type RateLimitResult, type RateWind
 import { readJsonBody } from "./body";
 import { isRawJson } from "./raw-json";
 import { parseQuery, parseWith } from "./validation";
+import { reachedIds } from "./schemas";
 import { requestStarted, requestsFirst, type Answering } from "./requests-first";
 import { readMultipartForm, type ReceivedFile } from "../uploads/multipart";
 import { allowAnyOrigin, anyOriginAnswer, preflightFields } from "./cors";
@@ -229,15 +230,17 @@ async function parseBody(io: RouteIo, req: Request, answering: Answering): Promi
  * The answer to an id the token cannot reach, where it is not 404: every athlete or team id the
  * token does not reach gets the same 403, so ids cannot be probed (SPEC §4.1).
  */
-const UNREACHABLE_ID: Record<string, () => ApiError> = {
-  athlete_id: () => new ApiError("athlete_not_reachable", "This token may not act on that athlete."),
-  team_id: () => new ApiError("team_not_reachable", "This token's owner does not coach or administer that team."),
-};
+const UNREACHABLE_ID = {
+  athlete: () => new ApiError("athlete_not_reachable", "This token may not act on that athlete."),
+  team: () => new ApiError("team_not_reachable", "This token's owner does not coach or administer that team."),
+} satisfies Record<NonNullable<ReturnType<typeof reachedIds.get>>["reach"], () => ApiError>;
 
 /**
  * The path's ids. One that cannot be an id of this API (longer than any it makes, or holding a
- * NUL) names no resource, so it is answered as an unknown id is (SPEC §7): 404 `not_found`, or
- * the 403 its kind gets for any id the token cannot reach (UNREACHABLE_ID).
+ * NUL) names no resource, so it is answered as an unknown id is (SPEC §7): 404 `not_found`, or,
+ * where the route's schema marks the id as one of reach (`reachedIds`: AthleteIdParam,
+ * TeamIdParam), the 403 its kind gets for any id the token cannot reach. By the schema, not by
+ * the name: an athlete's own membership of a team (`team_id` too) is 404 when unknown.
  */
 function parseParams<P extends z.ZodType>(schema: P, raw: Record<string, string | string[]>): z.output<P> {
   try {
@@ -245,8 +248,10 @@ function parseParams<P extends z.ZodType>(schema: P, raw: Record<string, string 
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     const fields = [...new Set((err.errors ?? []).map((e) => e.field))];
-    const unreachable = fields.length === 1 ? UNREACHABLE_ID[fields[0]!] : undefined;
-    if (unreachable) throw unreachable();
+    const shape = schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {};
+    const field = fields.length === 1 ? shape[fields[0]!] : undefined;
+    const reach = field ? reachedIds.get(field)?.reach : undefined;
+    if (reach) throw UNREACHABLE_ID[reach]();
     throw new ApiError("not_found", `No resource at this path: ${fields.join(", ") || "an id"} is not an id this API makes.`);
   }
 }

@@ -101,12 +101,23 @@ export function listOf<T extends z.ZodType>(item: T, id: string) {
     .meta({ id });
 }
 
+/**
+ * Path ids that name what a token reaches, not a resource it owns: every one the token cannot
+ * reach answers the same 403, one that cannot be an id of this API too, so ids cannot be probed
+ * (SPEC §4.1). Any other path id the API does not make is 404 (lib/http/api-route.ts).
+ */
+export const reachedIds = z.registry<{ reach: "athlete" | "team" }>();
+
 /** `me` or an athlete id. */
 export const AthleteIdParam = z
   .string()
   .min(1)
   .max(64)
-  .meta({ description: "An athlete id, or `me` for the token's own athlete.", example: "me" });
+  .meta({ description: "An athlete id, or `me` for the token's own athlete.", example: "me" })
+  .register(reachedIds, { reach: "athlete" });
+
+/** A team the token's owner coaches or administers. */
+export const TeamIdParam = z.string().min(1).max(64).meta({ description: "A team id.", example: "team_…" }).register(reachedIds, { reach: "team" });
 
 /** An `Idempotency-Key`: 1 to 255 visible ASCII characters, as the service checks it (assertIdempotencyKeyForm) and the OpenAPI document says. */
 export const IdempotencyKey = z

@@ -270,6 +270,36 @@ describe("ending a membership: an athlete leaves, a coach removes an athlete or 
     await expect(writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId, input: { email: athlete.email } }))).resolves.toMatchObject({ status: "invited" });
   });
 
+  it("an id that cannot be one of the API's (a NUL, too long) is answered as an unknown one: 404 for the athlete's own memberships and invitations and a coach's member, 403 for a team the coach would act on", async () => {
+    const coach = await api.person();
+    const athlete = await api.person();
+    const teamId = await api.team(coach.id, [athlete.id]);
+    const long = "team_" + "x".repeat(100);
+    for (const bad of ["%00", long]) {
+      for (const [method, path] of [
+        ["DELETE", `/api/console/memberships/${bad}`],
+        ["POST", `/api/console/invitations/${bad}`],
+        ["DELETE", `/api/console/invitations/${bad}`],
+      ] as const) {
+        const res = await asPerson(athlete.id, method, path);
+        expect(res.status, `${method} ${path}`).toBe(404);
+        expect(await res.json(), `${method} ${path}`).toMatchObject({ code: "not_found" });
+      }
+      const member = await asPerson(coach.id, "DELETE", `/api/console/teams/${teamId}/members/${bad}`);
+      expect(member.status, bad).toBe(404);
+      for (const [method, path] of [
+        ["POST", `/api/console/teams/${bad}/invitations`],
+        ["DELETE", `/api/console/teams/${bad}/members/${athlete.id}`],
+        ["DELETE", `/api/console/teams/${bad}/invitations/a%40example.com`],
+      ] as const) {
+        const res = await asPerson(coach.id, method, path);
+        expect(res.status, `${method} ${path}`).toBe(403);
+        expect(await res.json(), `${method} ${path}`).toMatchObject({ code: "team_not_reachable" });
+      }
+    }
+    expect(await canReach(await api.db(), coach.id, athlete.id)).toBe(true);
+  });
+
   it("a pending invitation is not left but declined; a cross-site leave is refused", async () => {
     const coach = await api.person();
     const athlete = await api.person();

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../http/operation";
+import { TeamIdParam } from "../http/schemas";
 import { PageQuery, TeamList, TeamMemberList } from "./schemas";
 
 export const listTeamsOp = defineOperation({
@@ -25,7 +26,7 @@ export const listTeamMembersOp = defineOperation({
   tag: "Teams",
   auth: "athlete",
   scope: "teams.read",
-  params: z.object({ team_id: z.string().min(1).max(64) }),
+  params: z.object({ team_id: TeamIdParam }),
   query: PageQuery,
   response: { status: 200, description: "A page of members.", schema: TeamMemberList },
   errors: ["invalid_request", "invalid_cursor", "team_not_reachable"],
