@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import type { WriteCtx } from "../http/operation";
+import { assertRoom, CAPS } from "../http/caps";
 import { requireAthleteActor } from "../athletes/reach";
 import { sha256Hex } from "../crypto/random";
 import { oauthClients } from "../db/schema";
@@ -18,6 +20,13 @@ const ID_ATTEMPTS = 5;
 export async function registerApp({ ctx, input }: { ctx: WriteCtx; input: RegisterAppInput }): Promise<AppWithSecret> {
   requireAthleteActor(ctx.actor);
   const redirectUris = assertValidRedirectUris(input.redirect_uris, input.kind);
+  const cap = CAPS.appsPerPerson;
+  await assertRoom(ctx.db, {
+    table: oauthClients,
+    where: eq(oauthClients.ownerId, ctx.actor.userId),
+    cap,
+    detail: `You have ${cap} apps, the most one developer may: delete one you no longer use first.`,
+  });
   const secret = input.kind === "confidential" ? generateToken("clientSecret") : null;
   for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
     const [row] = await ctx.db

@@ -1,4 +1,7 @@
+import { and, eq } from "drizzle-orm";
 import type { z } from "zod";
+import { assertRoom, CAPS } from "../http/caps";
+import { coachesNow } from "./coaching";
 import type { WriteCtx } from "../http/operation";
 import { teamMemberships, teams } from "../db/schema";
 import { newId } from "../ids";
@@ -16,6 +19,13 @@ export async function createTeam({
 }): Promise<z.output<typeof Team>> {
   requireAthleteActor(ctx.actor);
   const userId = ctx.actor.userId;
+  const cap = CAPS.coachedTeamsPerPerson;
+  await assertRoom(ctx.db, {
+    table: teamMemberships,
+    where: and(eq(teamMemberships.userId, userId), coachesNow()),
+    cap,
+    detail: `You coach ${cap} teams, the most one person may: hand one to another coach and leave it first.`,
+  });
   const now = new Date();
   const id = newId("team");
   await ctx.db.insert(teams).values({ id, name: input.name, createdBy: userId, createdAt: now });

@@ -1,10 +1,11 @@
-import { and, desc, eq, gt, isNull, or } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { WriteCtx } from "../http/operation";
 import type { Ctx } from "../auth/actor";
 import { personalAccessTokens } from "../db/schema";
 import { sha256Hex } from "../crypto/random";
 import { ApiError } from "../http/errors";
+import { assertRoom, CAPS } from "../http/caps";
 import { newId } from "../ids";
 import { requireAthleteActor } from "../athletes/reach";
 import { generateToken, TOKEN_PREFIXES } from "./format";
@@ -23,10 +24,22 @@ function toSummary(t: typeof personalAccessTokens.$inferSelect): PatSummary {
   };
 }
 
+/** A token not revoked and not expired. */
+function inForce(): SQL {
+  return and(isNull(personalAccessTokens.revokedAt), or(isNull(personalAccessTokens.expiresAt), gt(personalAccessTokens.expiresAt, new Date())))!;
+}
+
 /** Creates a PAT for the actor. The token is returned once here and stored only as a hash. */
 export async function createPersonalAccessToken({ ctx, input }: { ctx: WriteCtx; input: z.output<typeof CreatePatInput> }) {
   requireAthleteActor(ctx.actor);
   if (ctx.actor.kind !== "session") throw new ApiError("insufficient_scope", "Tokens are created in the console.");
+  const cap = CAPS.activeTokensPerPerson;
+  await assertRoom(ctx.db, {
+    table: personalAccessTokens,
+    where: and(eq(personalAccessTokens.userId, ctx.actor.userId), inForce()),
+    cap,
+    detail: `You have ${cap} tokens in force, the most one person may: revoke one you no longer use first.`,
+  });
   const token = generateToken("pat");
   const expiresAt = input.expires_in_days ? new Date(Date.now() + input.expires_in_days * 86_400_000) : null;
   const [row] = await ctx.db
@@ -60,8 +73,7 @@ export async function reissuePersonalAccessToken({ ctx, tokenId }: { ctx: WriteC
       and(
         eq(personalAccessTokens.id, tokenId),
         eq(personalAccessTokens.userId, ctx.actor.userId),
-        isNull(personalAccessTokens.revokedAt),
-        or(isNull(personalAccessTokens.expiresAt), gt(personalAccessTokens.expiresAt, new Date())),
+        inForce(),
       ),
     )
     .returning();

@@ -1,21 +1,20 @@
-import { and, count, eq, ne } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import type { WriteCtx } from "../../http/operation";
 import type { Ctx } from "../../auth/actor";
 import { seal } from "../../crypto/seal";
 import type { Db } from "../../db/client";
 import { oauthClients, webhookSubscriptions } from "../../db/schema";
 import { ApiError } from "../../http/errors";
+import { assertRoom, CAPS } from "../../http/caps";
 import { generateToken } from "../../tokens/format";
 import { verifyEndpoint } from "../handshake";
-import { MAX_SUBSCRIPTIONS_PER_APP, allowPrivateNetworks, appIdOf, newSubscriptionId, toSubscriptionWire } from "./owned-subscription";
+import { allowPrivateNetworks, appIdOf, newSubscriptionId, toSubscriptionWire } from "./owned-subscription";
 import type { CreateSubscriptionInput, SubscriptionWithSecret } from "./schemas";
 import { checkWebhookUrl } from "./webhook-url";
 
-async function assertRoomFor(db: Db, appId: string): Promise<void> {
-  const [row] = await db.select({ n: count() }).from(webhookSubscriptions).where(eq(webhookSubscriptions.clientId, appId));
-  if (Number(row?.n ?? 0) >= MAX_SUBSCRIPTIONS_PER_APP) {
-    throw new ApiError("conflict", `An app may have at most ${MAX_SUBSCRIPTIONS_PER_APP} webhook subscriptions; delete one first.`);
-  }
+function assertRoomFor(db: Db, appId: string): Promise<void> {
+  const cap = CAPS.subscriptionsPerApp;
+  return assertRoom(db, { table: webhookSubscriptions, where: eq(webhookSubscriptions.clientId, appId), cap, detail: `An app may have at most ${cap} webhook subscriptions; delete one first.` });
 }
 
 /**

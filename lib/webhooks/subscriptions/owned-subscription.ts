@@ -10,8 +10,6 @@ import type { Subscription } from "./schemas";
 
 export type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;
 
-/** An app may keep at most this many subscriptions (Stripe allows 16 endpoints). */
-export const MAX_SUBSCRIPTIONS_PER_APP = 20;
 
 /** A subscription's id (`whs_…`), made as lib/ids.ts makes the others. */
 export function newSubscriptionId(): string {

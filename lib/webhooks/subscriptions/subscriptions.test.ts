@@ -23,7 +23,7 @@ import { onWebhookWake } from "../wake";
 import { createSubscription } from "./create-subscription";
 import { getSubscription } from "./get-subscription";
 import { listDeliveries } from "./list-deliveries";
-import { MAX_SUBSCRIPTIONS_PER_APP } from "./owned-subscription";
+import { CAPS } from "../../http/caps";
 import { CreateSubscriptionInput, Delivery, DeliveryList, Subscription, SubscriptionList, SubscriptionWithSecret } from "./schemas";
 
 const api = setupApi();
@@ -374,12 +374,12 @@ describe("POST /v1/app/webhooks", () => {
     );
   });
 
-  it(`allows ${MAX_SUBSCRIPTIONS_PER_APP} subscriptions per app, then 409 conflict`, async () => {
+  it(`allows ${CAPS.subscriptionsPerApp} subscriptions per app, then 409 conflict`, async () => {
     const app = await registeredApp();
     const r = await receiver();
     const db = await api.db();
     await db.insert(webhookSubscriptions).values(
-      Array.from({ length: MAX_SUBSCRIPTIONS_PER_APP }, (_, i) => ({
+      Array.from({ length: CAPS.subscriptionsPerApp }, (_, i) => ({
         id: `whs_limit${i}_${app.clientId}`,
         clientId: app.clientId,
         url: r.url,

@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import { count, eq, type SQL } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
+import { describe, expect, it } from "vitest";
+import { sessionCookieFor } from "../auth/test-session";
+import { sha256Hex } from "../crypto/random";
+import { oauthClients, personalAccessTokens, teamMemberships, teams } from "../db/schema";
+import { newId } from "../ids";
+import { setupApi } from "../testing/fixtures";
+import { CAPS } from "./caps";
+
+const api = setupApi();
+
+/** A console write as `userId`, signed in and same-origin, as the console's pages send it. */
+async function consolePost(userId: string, path: string, body: unknown) {
+  return fetch(api.url + path, {
+    method: "POST",
+    headers: { cookie: await sessionCookieFor(userId), origin: api.url, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+async function conflict(res: Response): Promise<{ detail: string }> {
+  expect(res.status).toBe(409);
+  const body = (await res.json()) as { code: string; detail: string };
+  expect(body.code).toBe("conflict");
+  return body;
+}
+
+async function rows(table: PgTable, where: SQL) {
+  const [row] = await (await api.db()).select({ n: count() }).from(table).where(where);
+  return Number(row!.n);
+}
+
+describe("how many of each thing one owner may hold (CAPS): the create past the cap is 409 in words and adds nothing", () => {
+  it(`personal access tokens: ${CAPS.activeTokensPerPerson} in force; revoked and expired ones do not count`, async () => {
+    const person = await api.person();
+    const db = await api.db();
+    const token = (i: number, over: Partial<typeof personalAccessTokens.$inferInsert> = {}) => ({
+      id: newId("pat"),
+      userId: person.id,
+      name: `t${i}`,
+      tokenHash: sha256Hex(randomBytes(16).toString("hex")),
+      lastFour: "abcd",
+      scopes: ["athlete.read"],
+      ...over,
+    });
+    await db.insert(personalAccessTokens).values([
+      ...Array.from({ length: CAPS.activeTokensPerPerson - 1 }, (_, i) => token(i)),
+      token(-1, { revokedAt: new Date() }),
+      token(-2, { expiresAt: new Date(Date.now() - 1000) }),
+    ]);
+    const create = () => consolePost(person.id, "/api/console/tokens", { name: "One more", scopes: ["athlete.read"], expires_in_days: null });
+    expect((await create()).status).toBe(201);
+    const body = await conflict(await create());
+    expect(body.detail).toBe(`You have ${CAPS.activeTokensPerPerson} tokens in force, the most one person may: revoke one you no longer use first.`);
+    expect(await rows(personalAccessTokens, eq(personalAccessTokens.userId, person.id))).toBe(CAPS.activeTokensPerPerson + 2);
+  });
+
+  it(`apps: ${CAPS.appsPerPerson} per developer`, async () => {
+    const person = await api.person();
+    await (await api.db()).insert(oauthClients).values(
+      Array.from({ length: CAPS.appsPerPerson - 1 }, (_, i) => ({
+        clientId: `cap-${randomBytes(6).toString("hex")}-${i}`,
+        ownerId: person.id,
+        name: `App ${i}`,
+        kind: "public" as const,
+        redirectUris: ["https://cap.example.com/cb"],
+      })),
+    );
+    const create = () => consolePost(person.id, "/api/console/apps", { name: "One more", kind: "public", redirect_uris: ["https://cap.example.com/cb"] });
+    expect((await create()).status).toBe(201);
+    const body = await conflict(await create());
+    expect(body.detail).toBe(`You have ${CAPS.appsPerPerson} apps, the most one developer may: delete one you no longer use first.`);
+    expect(await rows(oauthClients, eq(oauthClients.ownerId, person.id))).toBe(CAPS.appsPerPerson);
+  });
+
+  it(`teams: ${CAPS.coachedTeamsPerPerson} coached; a team the person only plays on does not count`, async () => {
+    const person = await api.person();
+    const other = await api.person();
+    const db = await api.db();
+    const ids = Array.from({ length: CAPS.coachedTeamsPerPerson }, () => newId("team"));
+    await db.insert(teams).values(ids.map((id, i) => ({ id, name: `Team ${i}`, createdBy: i === 0 ? other.id : person.id })));
+    await db.insert(teamMemberships).values(
+      ids.map((teamId, i) => ({
+        teamId,
+        userId: person.id,
+        // The first is another coach's team the person is an athlete on.
+        role: i === 0 ? ("athlete" as const) : ("coach" as const),
+        status: "active" as const,
+        joinedAt: new Date(),
+      })),
+    );
+    const create = () => consolePost(person.id, "/api/console/teams", { name: "One more" });
+    expect((await create()).status).toBe(201);
+    const body = await conflict(await create());
+    expect(body.detail).toBe(`You coach ${CAPS.coachedTeamsPerPerson} teams, the most one person may: hand one to another coach and leave it first.`);
+    expect(await rows(teamMemberships, eq(teamMemberships.userId, person.id))).toBe(CAPS.coachedTeamsPerPerson + 1);
+  });
+});
