@@ -3,6 +3,7 @@ import { gzipSync } from "node:zlib";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { inspectUpload } from "../detect";
 import { exportFit, exportGpx, exportTcx } from "../export/index";
@@ -425,6 +426,59 @@ describe("limits and fallback", () => {
     expect(pool.mode).toBe("in-process");
     const err = await rejection(pool.run({ op: "prepare", content: read("gpx/empty_trk.gpx"), kind: "gpx" }));
     expect(err).toBeInstanceOf(FileError);
+  });
+
+  /**
+   * A worker module that counts its starts and exits before it loads (before READY) on the
+   * starts listed, and is the real worker on the others: a start that fails for a passing reason.
+   */
+  async function flakyStarts(failOn: number[]) {
+    const dir = mkdtempSync(path.join(tmpdir(), "file-worker-"));
+    const count = path.join(dir, "starts");
+    writeFileSync(count, "0");
+    const real = (await DEFAULT_POOL_OPTIONS.workerFile()) as string;
+    const file = path.join(dir, "flaky.mjs");
+    writeFileSync(
+      file,
+      `import { readFileSync, writeFileSync } from "node:fs";
+const n = Number(readFileSync(${JSON.stringify(count)}, "utf8")) + 1;
+writeFileSync(${JSON.stringify(count)}, String(n));
+if (${JSON.stringify(failOn)}.includes(n)) process.exit(1);
+await import(${JSON.stringify(pathToFileURL(real).href)});
+`,
+    );
+    return { file, starts: () => Number(readFileSync(count, "utf8")), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  }
+
+  it("a replacement that fails to start (after workers have run here) is started again: files stay off the request thread", async () => {
+    const flaky = await flakyStarts([2]);
+    try {
+      const pool = testPool({ workerFile: async () => flaky.file });
+      expect(await pool.run({ op: "prepare", content: read("tcx/sample.tcx"), kind: "tcx" })).toEqual(inProcess(read("tcx/sample.tcx"), "tcx"));
+      expect(pool.mode).toBe("worker");
+      // The task kills the worker; its replacement dies while it loads; the next one takes the file.
+      expect(await rejection(pool.run({ op: "exit" }))).toBeInstanceOf(FileWorkerError);
+      expect(await pool.run({ op: "prepare", content: read("gpx/run.gpx"), kind: "gpx" })).toEqual(inProcess(read("gpx/run.gpx"), "gpx"));
+      expect(flaky.starts()).toBe(3);
+      expect(pool.mode).toBe("worker");
+      expect(pool.pids).toHaveLength(1);
+    } finally {
+      flaky.cleanup();
+    }
+  });
+
+  it("after five failed starts in a row, reads files in-process, and still answers", async () => {
+    const flaky = await flakyStarts([2, 3, 4, 5, 6]);
+    try {
+      const pool = testPool({ workerFile: async () => flaky.file });
+      await pool.run({ op: "prepare", content: read("tcx/sample.tcx"), kind: "tcx" });
+      expect(await rejection(pool.run({ op: "exit" }))).toBeInstanceOf(FileWorkerError);
+      expect(await pool.run({ op: "prepare", content: read("gpx/run.gpx"), kind: "gpx" })).toEqual(inProcess(read("gpx/run.gpx"), "gpx"));
+      expect(flaky.starts()).toBe(6);
+      expect(pool.mode).toBe("in-process");
+    } finally {
+      flaky.cleanup();
+    }
   });
 
   it("with a worker that cannot start, runs the task in-process", async () => {

@@ -44,6 +44,10 @@ export class FileWorkerError extends Error {
  * A file that exhausts the worker's memory or time, or kills it, fails as the file's fault: the
  * worker runs nothing but that file, so trying again would end the same way.
  */
+/** Failed starts in a row, after a worker has run, before tasks run in-process for good; the pause before each retry doubles from RESTART_PAUSE_MS. */
+const MAX_START_FAILURES = 5;
+const RESTART_PAUSE_MS = 250;
+
 const OVER_LIMITS = "The file could not be read within the service's limits: it is too large or too complex.";
 
 export type PoolOptions = {
@@ -90,6 +94,12 @@ export class FileWorkerPool {
   private nextId = 1;
   private file: Promise<string | null> | null = null;
   private fallback = false;
+  /** Whether a worker of this pool has ever come up (said READY): then a failed start is passing. */
+  private everOnline = false;
+  /** Starts that failed (the worker died before READY) since a worker last came up. */
+  private startFailures = 0;
+  /** The pause before the next start after a failed one; no worker is started meanwhile. */
+  private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
   private draining = false;
   private retiring = false;
@@ -167,6 +177,8 @@ export class FileWorkerPool {
   /** Ends the workers; waiting tasks are refused. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
     for (const job of this.queue.splice(0)) job.reject(new FileWorkerError("The file worker pool is closed."));
     this.queuedBytes = 0;
     const slots = this.slots.splice(0);
@@ -201,7 +213,7 @@ export class FileWorkerPool {
     if (this.closed || this.fallback || this.opts.size === 0) return;
     void this.workerFile().then((file) => {
       if (file === null) this.fallback = true;
-      else if (!this.closed) while (this.slots.length < this.opts.size) this.spawn(file);
+      else if (!this.closed && !this.restartTimer) while (this.slots.length < this.opts.size) this.spawn(file);
     });
   }
 
@@ -223,7 +235,7 @@ export class FileWorkerPool {
     for (;;) {
       if (this.fallback) return this.runInProcess();
       let slot = this.slots.find((s) => s.job === null);
-      if (!slot && this.slots.length < this.opts.size) slot = this.spawn(file);
+      if (!slot && this.slots.length < this.opts.size && !this.restartTimer) slot = this.spawn(file);
       if (!slot) return;
       const job = this.take();
       if (!job) return;
@@ -279,6 +291,8 @@ export class FileWorkerPool {
       if (message === READY) {
         if (this.slots.every((s) => !s.online)) log.info("file worker started", { file, pid: worker.pid });
         slot.online = true;
+        this.everOnline = true;
+        this.startFailures = 0;
       } else if ("warmed" in message) {
         if (message.error === undefined) this.warmed++;
         else log.warn("file worker warm-up failed", { pid: worker.pid, error: message.error });
@@ -344,12 +358,27 @@ export class FileWorkerPool {
     this.release(slot);
     const lastWords = slot.stderr.trim().split("\n").slice(-3).join(" | ") || undefined;
     if (!slot.online) {
-      // It never ran a line of ours: the bundle is broken or processes cannot start here. The
-      // task did not run, so it runs in-process with the rest.
-      log.warn("file worker could not start: reading files on the request thread", { file, code, signal, error: failure ? errorText(failure) : lastWords });
-      this.fallback = true;
+      // It never ran a line of ours, so its task did not run: back to the head of the queue.
       if (job) this.queue.unshift(job);
       this.queuedBytes += job?.bytes ?? 0;
+      this.startFailures++;
+      if (this.everOnline && this.startFailures < MAX_START_FAILURES && !this.closed) {
+        // Workers ran here before: this start failed for a passing reason (killed while it
+        // loaded, a fork refused under load). Start another after a pause; reading files on the
+        // request thread for good would take away their heap limit and their time limit.
+        const delayMs = RESTART_PAUSE_MS * 2 ** (this.startFailures - 1);
+        log.warn("file worker did not start: starting another", { file, code, signal, delayMs, error: failure ? errorText(failure) : lastWords });
+        this.restartTimer = setTimeout(() => {
+          this.restartTimer = null;
+          if (!this.closed) this.dispatch(file);
+          this.closeIfRetired();
+        }, delayMs);
+        return;
+      }
+      // None ever started, or none would again: the bundle is broken or processes cannot start
+      // here. Its task and the rest run in-process.
+      log.warn("file worker could not start: reading files on the request thread", { file, code, signal, starts: this.startFailures, error: failure ? errorText(failure) : lastWords });
+      this.fallback = true;
       this.runInProcess();
       return;
     }
