@@ -3,7 +3,7 @@ import { eq, gt, sql } from "drizzle-orm";
 import { users, uploads } from "../db/schema";
 import type { Db } from "../db/client";
 import { createTestDatabase } from "../testing/db";
-import { claimUploads, listProcessingUploads } from "./claim-uploads";
+import { claimUploads, deferUploadClaim, listProcessingUploads, releaseUploadClaim, renewUploadClaim } from "./claim-uploads";
 
 /**
  * A claim takes exactly the uploads it answers. Written as `UPDATE … WHERE id IN (SELECT …
@@ -54,7 +54,7 @@ describe("claimUploads", () => {
 
   it("takes a named upload only while it is claimable", async () => {
     const [claimed] = await claimUploads(db, { limit: 1, uploadId: "upl_claim0100" });
-    expect(claimed).toEqual({ id: "upl_claim0100", attempts: 1, failures: 0 });
+    expect(claimed).toEqual({ id: "upl_claim0100", attempts: 1, failures: 0, claim: expect.any(String) });
     expect(await claimUploads(db, { limit: 1, uploadId: "upl_claim0100" })).toEqual([]);
     const [row] = await db.select().from(uploads).where(eq(uploads.id, "upl_claim0100"));
     expect(row!.claimedUntil!.getTime()).toBeGreaterThan(Date.now());
@@ -98,5 +98,30 @@ describe("claimUploads", () => {
     // Once the other athlete has nothing left, the season goes on oldest first.
     const rest = await claimUploads(db, { limit: 2 });
     expect(rest.map((c) => c.id).sort()).toEqual(["upl_season03", "upl_season04"]);
+  });
+});
+
+describe("a processor whose lease lapsed", () => {
+  it("changes nothing of the claim another processor took since: no renewal, no release, no deferral", async () => {
+    const id = "upl_lapsed";
+    await db.insert(uploads).values({ id, athleteId: "ath_claims", uploader: "athlete", dataType: "fit", gzip: false, receivedSha256: "r", contentSha256: "c", sizeBytes: 1 });
+    const [a] = await claimUploads(db, { limit: 1, uploadId: id });
+    // A stalls past its lease; B takes the upload.
+    await db.update(uploads).set({ claimedUntil: sql`now() - interval '1 second'` }).where(eq(uploads.id, id));
+    const [b] = await claimUploads(db, { limit: 1, uploadId: id });
+    expect(b!.claim).not.toBe(a!.claim);
+    const [before] = await db.select().from(uploads).where(eq(uploads.id, id));
+    // A wakes up: its renewal, its failure's release and its deferral all name its own claim.
+    await renewUploadClaim(db, a!, 300);
+    await releaseUploadClaim(db, a!, 0);
+    await deferUploadClaim(db, a!, 0);
+    const [after] = await db.select().from(uploads).where(eq(uploads.id, id));
+    expect(after).toEqual(before);
+    expect(after).toMatchObject({ attempts: 2, failures: 0, claimId: b!.claim });
+    // So nobody takes it from B while B's lease holds.
+    expect(await claimUploads(db, { limit: 1, uploadId: id })).toEqual([]);
+    // B's own release does end its claim early, counting the failure.
+    await releaseUploadClaim(db, b!, 0);
+    expect(await claimUploads(db, { limit: 1, uploadId: id })).toEqual([{ id, attempts: 3, failures: 1, claim: expect.any(String) }]);
   });
 });

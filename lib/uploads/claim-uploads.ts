@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { and, eq, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { bareColumn, rowsAs, selectAs, type Db } from "../db/client";
 import { uploads } from "../db/schema";
@@ -23,7 +24,8 @@ export const MAX_UPLOAD_ATTEMPTS = 3;
  */
 export const MAX_UPLOAD_CLAIMS = 10;
 
-export type ClaimedUpload = { id: string; attempts: number; failures: number };
+/** A claimed upload: its counts with this claim, and the claim's id (`uploads.claim_id`), which every later change of the claim names. */
+export type ClaimedUpload = { id: string; attempts: number; failures: number; claim: string };
 
 /** An upload waiting for a processor: processing, and no claim in force. */
 const claimable = () => and(eq(uploads.status, "processing"), or(isNull(uploads.claimedUntil), lt(uploads.claimedUntil, sql`now()`)));
@@ -31,7 +33,7 @@ const claimable = () => and(eq(uploads.status, "processing"), or(isNull(uploads.
 /** An upload's id, as `waitingInTurns` and `claimUploads` pick it. */
 const idColumn = { id: uploads.id };
 /** What a claim answers: the upload, and its counts with this claim. */
-const claimedColumns = { id: uploads.id, attempts: uploads.attempts, failures: uploads.failures };
+const claimedColumns = { id: uploads.id, attempts: uploads.attempts, failures: uploads.failures, claim: uploads.claimId };
 
 /**
  * How much later than it was sent an upload counts as sent for each upload its athlete sent in
@@ -82,17 +84,19 @@ function waitingInTurns(limit: number, lock: boolean): SQL {
 export async function claimUploads(db: Db, opts: { limit: number; leaseS?: number; uploadId?: string }): Promise<ClaimedUpload[]> {
   if (opts.limit <= 0) return [];
   const leaseS = opts.leaseS ?? UPLOAD_LEASE_S;
+  const claim = randomUUID();
   const picked = opts.uploadId
     ? sql`select ${selectAs(idColumn)} from ${uploads} where ${and(claimable(), eq(uploads.id, opts.uploadId))} for update skip locked`
     : waitingInTurns(opts.limit, true);
   const result = await db.execute(sql`
     with picked as materialized (${picked})
     update ${uploads}
-    set ${bareColumn(uploads.claimedUntil)} = now() + make_interval(secs => ${leaseS}), ${bareColumn(uploads.attempts)} = ${uploads.attempts} + 1
+    set ${bareColumn(uploads.claimedUntil)} = now() + make_interval(secs => ${leaseS}), ${bareColumn(uploads.attempts)} = ${uploads.attempts} + 1,
+      ${bareColumn(uploads.claimId)} = ${claim}
     from picked
     where ${uploads.id} = picked.id and ${claimable()}
     returning ${selectAs(claimedColumns)}`);
-  return rowsAs(claimedColumns, result).map((r) => ({ id: r.id, attempts: Number(r.attempts), failures: Number(r.failures) }));
+  return rowsAs(claimedColumns, result).map((r) => ({ id: r.id, attempts: Number(r.attempts), failures: Number(r.failures), claim }));
 }
 
 /**
@@ -105,14 +109,22 @@ export function retryDelayS(attempts: number): number {
 }
 
 /**
+ * The upload, still processing, under this claim: not one another processor has claimed since
+ * (this one's lease lapsed while it worked), whose claim is that processor's to change.
+ */
+export function stillClaimed(claimed: Pick<ClaimedUpload, "id" | "claim">): SQL {
+  return and(eq(uploads.id, claimed.id), eq(uploads.status, "processing"), eq(uploads.claimId, claimed.claim))!;
+}
+
+/**
  * Ends this processor's claim early after an unexpected error, counting it as a failure: the
  * upload is taken again once `delayS` has passed.
  */
-export async function releaseUploadClaim(db: Db, uploadId: string, delayS: number): Promise<void> {
+export async function releaseUploadClaim(db: Db, claimed: ClaimedUpload, delayS: number): Promise<void> {
   await db
     .update(uploads)
     .set({ claimedUntil: sql`now() + make_interval(secs => ${delayS})`, failures: sql`${uploads.failures} + 1` })
-    .where(and(eq(uploads.id, uploadId), eq(uploads.status, "processing")));
+    .where(stillClaimed(claimed));
 }
 
 /**
@@ -120,19 +132,19 @@ export async function releaseUploadClaim(db: Db, uploadId: string, delayS: numbe
  * could not start on the upload (the file workers' queue was full), which is neither the file's
  * fault nor a processor's death, so it counts as neither a failure nor a claim.
  */
-export async function deferUploadClaim(db: Db, uploadId: string, delayS: number): Promise<void> {
+export async function deferUploadClaim(db: Db, claimed: ClaimedUpload, delayS: number): Promise<void> {
   await db
     .update(uploads)
     .set({ claimedUntil: sql`now() + make_interval(secs => ${delayS})`, attempts: sql`greatest(${uploads.attempts} - 1, 0)` })
-    .where(and(eq(uploads.id, uploadId), eq(uploads.status, "processing")));
+    .where(stillClaimed(claimed));
 }
 
-/** Extends a claim still in force (the upload still processing), while its processor works on it. */
-export async function renewUploadClaim(db: Db, uploadId: string, leaseS = UPLOAD_LEASE_S): Promise<void> {
+/** Extends this processor's claim (the upload still processing, nobody else's since), while it works on the upload. */
+export async function renewUploadClaim(db: Db, claimed: ClaimedUpload, leaseS = UPLOAD_LEASE_S): Promise<void> {
   await db
     .update(uploads)
     .set({ claimedUntil: sql`now() + make_interval(secs => ${leaseS})` })
-    .where(and(eq(uploads.id, uploadId), eq(uploads.status, "processing")));
+    .where(stillClaimed(claimed));
 }
 
 /** Uploads waiting for a processor (none holds a claim), in turns between athletes, for the Inngest sweep. */

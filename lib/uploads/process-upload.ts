@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { requestsFirst } from "../http/requests-first";
 import type { Db } from "../db/client";
-import { inTransaction } from "../db/transaction";
+import { inTransaction, type Tx } from "../db/transaction";
 import { uploads } from "../db/schema";
 import { readUploadedFile } from "./file-chunks";
 import { FileError } from "../files/types";
@@ -9,7 +9,7 @@ import { prepareUploadOffThread, type PreparedActivity } from "../files/worker/p
 import { takeEarlyParse } from "./early-parse";
 import { errorText, log } from "../log";
 import { isRetriable } from "../http/db-errors";
-import { deferUploadClaim, MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS, releaseUploadClaim, renewUploadClaim, retryDelayS, UPLOAD_LEASE_S, type ClaimedUpload } from "./claim-uploads";
+import { deferUploadClaim, MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS, releaseUploadClaim, renewUploadClaim, retryDelayS, stillClaimed, UPLOAD_LEASE_S, type ClaimedUpload } from "./claim-uploads";
 import { failUpload, saveParsedActivities, type UploadOutcome } from "./save-parsed-activities";
 
 export type ProcessOptions = {
@@ -94,7 +94,7 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
     );
   }
   const renewal = setInterval(() => {
-    renewUploadClaim(db, claimed.id, leaseS).catch((err: unknown) => log.warn("upload claim not renewed", { upload_id: claimed.id, error: String(err) }));
+    renewUploadClaim(db, claimed, leaseS).catch((err: unknown) => log.warn("upload claim not renewed", { upload_id: claimed.id, error: String(err) }));
   }, (leaseS * 1000) / 3);
   renewal.unref?.();
   try {
@@ -130,7 +130,7 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
   } catch (err) {
     if (isRetriable(err)) {
       log.warn("file workers busy; upload deferred", { upload_id: claimed.id, delay_s: BUSY_DELAY_S });
-      await deferUploadClaim(db, claimed.id, BUSY_DELAY_S).catch(() => {});
+      await deferUploadClaim(db, claimed, BUSY_DELAY_S).catch(() => {});
       return "deferred";
     }
     log.error("upload processing failed; it will be retried", {
@@ -139,9 +139,15 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
       error: errorText(err),
     });
     if (claimed.failures + 1 >= MAX_UPLOAD_ATTEMPTS) {
-      return inTransaction(db, (tx) => failUpload(tx, claimed.id, { code: "invalid_file", detail: GIVEN_UP })).catch(() => "failed" as const);
+      // Only under this claim: a processor whose lease lapsed while another took the upload
+      // does not end that one's work with its own failure.
+      const giveUp = async (tx: Tx): Promise<UploadOutcome> => {
+        const [mine] = await tx.select({ id: uploads.id }).from(uploads).where(stillClaimed(claimed)).for("update");
+        return mine ? failUpload(tx, claimed.id, { code: "invalid_file", detail: GIVEN_UP }) : "already_finished";
+      };
+      return inTransaction(db, giveUp).catch(() => "failed" as const);
     }
-    await releaseUploadClaim(db, claimed.id, retryDelayS(claimed.failures + 1)).catch(() => {});
+    await releaseUploadClaim(db, claimed, retryDelayS(claimed.failures + 1)).catch(() => {});
     return "retrying";
   } finally {
     clearInterval(renewal);

@@ -59,6 +59,11 @@ export const uploads = pgTable(
      */
     failures: integer("failures").notNull().default(0),
     claimedUntil: timestamp("claimed_until", { withTimezone: true }),
+    /**
+     * The claim in force (or last made): a processor renews, shortens or gives back only its own,
+     * so one whose lease lapsed while another took the upload changes nothing of the other's.
+     */
+    claimId: text("claim_id"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
