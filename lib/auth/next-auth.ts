@@ -8,7 +8,7 @@ import { authSecret } from "../secrets";
 import { AUTH_PAGES, logAuthError } from "./auth-pages";
 import { checkedSessionToken, endConsoleSession, sessionUserOf } from "./console-sessions";
 import { checkSignIn, type SignInRefusal } from "./credentials";
-import { secureSessionCookie } from "./session";
+import { secureSessionCookie, sessionCookieConfig } from "./session";
 import { noteRefusal } from "./signin-refusal";
 
 export class InvalidCredentials extends CredentialsSignin {
@@ -44,6 +44,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   // The cookie's name and `Secure` follow BASE_URL's scheme, not a proxy's X-Forwarded-Proto
   // (lib/auth/session.ts reads the same one).
   useSecureCookies: secureSessionCookie(),
+  cookies: sessionCookieConfig(),
   session: { strategy: "jwt", maxAge: 30 * 86_400 },
   pages: AUTH_PAGES,
   logger: { error: logAuthError },

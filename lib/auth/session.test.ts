@@ -1,3 +1,5 @@
+import { Auth, skipCSRFCheck } from "@auth/core";
+import Credentials from "@auth/core/providers/credentials";
 import { encode } from "next-auth/jwt";
 import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
@@ -6,7 +8,7 @@ import { resetEnvForTests } from "../env";
 import { authSecret } from "../secrets";
 import { setupApi } from "../testing/fixtures";
 import { checkedSessionToken, pruneConsoleSessions, sessionUserOf, CONSOLE_SESSION_DAYS, consoleSessionHolds, endConsoleSession, startConsoleSession } from "./console-sessions";
-import { endSessionOf, sessionUserId } from "./session";
+import { endSessionOf, secureSessionCookie, sessionCookieConfig, sessionUserId } from "./session";
 
 const api = setupApi();
 
@@ -38,15 +40,55 @@ describe("sessionUserId: the session cookie follows BASE_URL's scheme", () => {
   it("over https reads only the __Secure- cookie: a plain one (which any page could plant) signs nobody in", async () => {
     servedAt("https://aas.example.com");
     const p = await signedIn();
-    expect(await sessionUserId(await withSession("__Secure-authjs.session-token", p.id, p.sid))).toBe(p.id);
+    expect(await sessionUserId(await withSession("__Host-authjs.session-token", p.id, p.sid))).toBe(p.id);
     expect(await sessionUserId(await withSession("authjs.session-token", p.id, p.sid))).toBeNull();
+    expect(await sessionUserId(await withSession("__Secure-authjs.session-token", p.id, p.sid))).toBeNull();
   });
 
   it("over http reads the plain cookie, as Auth.js writes it there", async () => {
     servedAt("http://localhost:3000");
     const p = await signedIn();
     expect(await sessionUserId(await withSession("authjs.session-token", p.id, p.sid))).toBe(p.id);
-    expect(await sessionUserId(await withSession("__Secure-authjs.session-token", p.id, p.sid))).toBeNull();
+    expect(await sessionUserId(await withSession("__Host-authjs.session-token", p.id, p.sid))).toBeNull();
+  });
+});
+
+describe("the session cookie Auth.js writes with this service's settings (lib/auth/next-auth.ts)", () => {
+  async function signInThroughAuthJs(baseUrl: string) {
+    servedAt(baseUrl);
+    const res = await Auth(
+      new Request(`${baseUrl}/api/auth/callback/credentials`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ email: "a@example.com", password: "a-password-of-length" }),
+      }),
+      {
+        secret: authSecret(),
+        trustHost: true,
+        basePath: "/api/auth",
+        useSecureCookies: secureSessionCookie(),
+        cookies: sessionCookieConfig(),
+        skipCSRFCheck,
+        providers: [Credentials({ credentials: { email: {}, password: {} }, authorize: () => ({ id: "ath_cookie", email: "a@example.com" }) })],
+      },
+    );
+    return res.headers.getSetCookie().find((c) => c.includes("session-token="));
+  }
+
+  it("over https is a __Host- cookie: Secure, Path=/, no Domain, HttpOnly, SameSite=Lax", async () => {
+    const cookie = await signInThroughAuthJs("https://aas.example.com");
+    expect(cookie).toMatch(/^__Host-authjs\.session-token=/);
+    expect(cookie).toMatch(/; Secure/i);
+    expect(cookie).toMatch(/; Path=\/(;|$)/i);
+    expect(cookie).toMatch(/; HttpOnly/i);
+    expect(cookie).toMatch(/; SameSite=Lax/i);
+    expect(cookie).not.toMatch(/; Domain=/i);
+  });
+
+  it("over http is the plain cookie, without Secure (a browser would drop it)", async () => {
+    const cookie = await signInThroughAuthJs("http://localhost:3000");
+    expect(cookie).toMatch(/^authjs\.session-token=/);
+    expect(cookie).not.toMatch(/; Secure/i);
   });
 });
 

@@ -6,16 +6,27 @@ import { authSecret } from "../secrets";
 import { consoleSessionHolds, endConsoleSession } from "./console-sessions";
 
 /**
- * Whether sessions live in a `__Secure-` cookie: when the service is served over https
+ * Whether sessions live in a `__Host-` cookie: when the service is served over https
  * (BASE_URL), whatever a proxy's headers say. Only that cookie is then read: a browser takes a
- * `__Secure-` cookie only from an https page with `Secure` set, so a page of another (or an
- * insecure) origin cannot plant a session of its own choosing in place of the person's.
+ * `__Host-` cookie only from an https page of this very host (`Secure`, `Path=/`, no `Domain`),
+ * so no other origin, a sibling subdomain included, can plant a session of its own choosing in
+ * place of the person's (a `__Secure-` cookie may carry `Domain=` the parent domain).
  */
 export function secureSessionCookie(): boolean {
   return getEnv().baseUrl.startsWith("https://");
 }
 
-const sessionCookieName = () => (secureSessionCookie() ? "__Secure-authjs.session-token" : "authjs.session-token");
+const sessionCookieName = () => (secureSessionCookie() ? "__Host-authjs.session-token" : "authjs.session-token");
+
+/** Auth.js's `cookies` setting for the session: the name read here, and what `__Host-` requires. */
+export function sessionCookieConfig() {
+  return {
+    sessionToken: {
+      name: sessionCookieName(),
+      options: { httpOnly: true, sameSite: "lax" as const, path: "/", secure: secureSessionCookie() },
+    },
+  };
+}
 
 /** The session token in a `Cookie` header, as Auth.js wrote it (its cookie, secret and salt), or null. */
 async function sessionToken(cookie: string | null): Promise<Record<string, unknown> | null> {
@@ -26,7 +37,7 @@ async function sessionToken(cookie: string | null): Promise<Record<string, unkno
     secret: authSecret(),
     cookieName: name,
     salt: name,
-    secureCookie: name.startsWith("__Secure-"),
+    secureCookie: secureSessionCookie(),
   });
 }
 
