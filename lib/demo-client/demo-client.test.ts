@@ -60,7 +60,7 @@ describe("the demo app's flow", () => {
       resource: `${getEnv().baseUrl}/v1`,
     });
     expect(url.search).toContain("scope=athlete.read%20activities.read");
-    const checked = await validateAuthorizationRequest(await api.db(), Object.fromEntries(url.searchParams), []);
+    const checked = await validateAuthorizationRequest(await api.db(), Object.fromEntries(url.searchParams), [], null);
     expect(checked.ok).toBe(true);
   });
 

@@ -79,10 +79,14 @@ export async function validateAuthorizationRequest(
   db: Db,
   params: AuthorizeParams,
   repeated: string[],
+  /** The signed-in athlete, for whom a client's metadata document may be fetched (counted); none fetches nothing. */
+  userId: string | null,
 ): Promise<{ ok: true; request: ValidAuthorization } | { ok: false; step: AuthorizationStep }> {
   let client: Awaited<ReturnType<typeof findClient>>;
   try {
-    client = !params.client_id || repeated.includes("client_id") ? undefined : isMetadataDocumentUrl(params.client_id) ? await metadataDocumentClient(db, params.client_id) : await findClient(db, params.client_id);
+    const named = !params.client_id || repeated.includes("client_id") ? undefined : params.client_id;
+    if (named && isMetadataDocumentUrl(named) && !userId) return { ok: false, step: { kind: "error_page", message: "Sign in to open this link: it names an app by its metadata document." } };
+    client = !named ? undefined : isMetadataDocumentUrl(named) ? await metadataDocumentClient(db, named, userId!) : await findClient(db, named);
   } catch (err) {
     if (!(err instanceof ClientMetadataError)) throw err;
     return { ok: false, step: { kind: "error_page", message: `This link names an app by its metadata document at ${params.client_id}, which cannot be used: ${err.message}.` } };
@@ -170,7 +174,7 @@ async function activeGrant(db: Db, clientId: string, userId: string, opts: { loc
  * redirect, so its identity cannot be assured (RFC 8252 §8.6, RFC 9700 §2.1).
  */
 export async function prepareAuthorization(db: Db, params: AuthorizeParams, repeated: string[], userId: string): Promise<AuthorizationStep> {
-  const v = await validateAuthorizationRequest(db, params, repeated);
+  const v = await validateAuthorizationRequest(db, params, repeated, userId);
   if (!v.ok) return trusted(db, v.step, userId);
   const grant = await activeGrant(db, v.request.client.clientId, userId);
   const granted = new Set(grant?.scopes ?? []);
@@ -202,7 +206,7 @@ export async function authorizationStep(
   // A client named by its metadata document is fetched only for someone signed in: a link
   // opened by anyone must not make the service fetch addresses on their behalf.
   if (params.client_id && isMetadataDocumentUrl(params.client_id)) return { kind: "sign_in" };
-  const v = await validateAuthorizationRequest(db, params, repeated);
+  const v = await validateAuthorizationRequest(db, params, repeated, null);
   return !v.ok && v.step.kind === "error_page" ? v.step : { kind: "sign_in" };
 }
 
@@ -217,7 +221,7 @@ export async function decideAuthorization(
   userId: string,
   decision: "allow" | "deny",
 ): Promise<AuthorizationStep> {
-  const v = await validateAuthorizationRequest(db, params, []);
+  const v = await validateAuthorizationRequest(db, params, [], userId);
   if (!v.ok) return trusted(db, v.step, userId);
   if (decision === "deny") {
     return {

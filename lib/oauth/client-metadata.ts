@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { oauthClients } from "../db/schema";
 import { getEnv } from "../env";
+import { addToCounters } from "../http/rate-limit";
 import { unstorableText } from "../http/validation";
 import { uriReadingProblem } from "../oauth-clients/redirect-uris";
 import { hasHiddenCharacters } from "../text";
@@ -201,14 +202,38 @@ function fetchDocumentOnce(url: string): Promise<{ doc: Document; ttlS: number }
 }
 
 /**
- * The client a metadata-document client_id names: the stored one while it is fresh, else the
- * document fetched again (`fetchDocumentOnce`) and stored; a new one prunes the clients no
- * athlete authorized within a day (pruneUnusedClients). Throws ClientMetadataError when the
- * document cannot be used (the authorization shows it on a page and never redirects).
+ * Documents fetched for one person in an hour. Each names any URL, so without a bound a
+ * signed-in account could make the service send requests to a third party as fast as it
+ * loads pages (and fill the table of clients); what the service has stored, and a fetch
+ * already under way, costs nothing and is not counted.
  */
-export async function metadataDocumentClient(db: Db, url: string, nowMs = Date.now()): Promise<OAuthClient> {
+export const METADATA_FETCHES_PER_HOUR = 30;
+
+/** Counts one fetch for `userId` in its hour; ClientMetadataError (shown on the page) past the bound. */
+async function countFetch(db: Db, userId: string, nowMs: number): Promise<void> {
+  const windowMs = 3_600_000;
+  const windowStart = new Date(Math.floor(nowMs / windowMs) * windowMs);
+  const totals = await addToCounters(db, [{ bucket: `oauth-metadata:${userId}:1h`, windowStart, n: 1 }]);
+  if (([...totals.values()][0] ?? 0) > METADATA_FETCHES_PER_HOUR) {
+    const minutes = Math.max(1, Math.ceil((windowStart.getTime() + windowMs - nowMs) / 60_000));
+    throw new ClientMetadataError(
+      `the service has fetched ${METADATA_FETCHES_PER_HOUR} apps' documents for you within the hour, the most it does for one person; try again in ${minutes} minute${minutes === 1 ? "" : "s"}`,
+    );
+  }
+}
+
+/**
+ * The client a metadata-document client_id names: the stored one while it is fresh, else the
+ * document fetched again (`fetchDocumentOnce`, counted for `userId`: METADATA_FETCHES_PER_HOUR)
+ * and stored; a new one prunes the clients no athlete authorized within a day
+ * (pruneUnusedClients). Throws ClientMetadataError when the document cannot be used (the
+ * authorization shows it on a page and never redirects).
+ */
+export async function metadataDocumentClient(db: Db, url: string, userId: string, nowMs = Date.now()): Promise<OAuthClient> {
   const [row] = await db.select().from(oauthClients).where(eq(oauthClients.clientId, url)).limit(1);
   if (row && (row.registration !== "metadata_document" || (row.metadataExpiresAt && row.metadataExpiresAt.getTime() > nowMs))) return row;
+  const known = refused.get(url);
+  if (!(known && known.untilMs > Date.now()) && !fetching.has(url)) await countFetch(db, userId, nowMs);
   const { doc, ttlS } = await fetchDocumentOnce(url);
   const values = {
     name: doc.client_name,

@@ -10,7 +10,7 @@ import { newId } from "../ids";
 import { awayFromWindowEdge } from "../testing/clock";
 import { setupApi } from "../testing/fixtures";
 import { decideAuthorization, prepareAuthorization, type AuthorizationStep } from "./authorize";
-import { metadataTtlS, REFUSED_DOCUMENT_TTL_MS } from "./client-metadata";
+import { METADATA_FETCHES_PER_HOUR, metadataTtlS, REFUSED_DOCUMENT_TTL_MS } from "./client-metadata";
 import { checkRegistration, REGISTRATIONS_PER_HOUR } from "./register";
 import { OAuthError } from "./errors";
 
@@ -198,6 +198,24 @@ describe("client metadata documents", () => {
     expect((await prepareAuthorization(db, params(`${base}/other.json`), [], person.id)).kind).toBe("consent");
     expect(await db.select().from(oauthClients).where(eq(oauthClients.clientId, url))).toEqual([]);
     expect((await prepareAuthorization(db, params(url), [], person.id)).kind).toBe("consent");
+  });
+
+  it(`are fetched at most ${METADATA_FETCHES_PER_HOUR} times an hour for one person: past that the page says so and nothing is fetched; others are not held back`, async () => {
+    await awayFromWindowEdge(3_600_000, 60_000);
+    const person = await api.person();
+    for (let i = 0; i < METADATA_FETCHES_PER_HOUR; i++) {
+      expectErrorPage(await prepareAuthorization(db, params(`${base}/many-${i}.json`), [], person.id), /answered HTTP 404/);
+    }
+    expect(hits.get(`/many-${METADATA_FETCHES_PER_HOUR - 1}.json`)).toBe(1);
+    // What the service already knows costs nothing: a refusal that still stands is shown again, unfetched.
+    expectErrorPage(await prepareAuthorization(db, params(`${base}/many-0.json`), [], person.id), /answered HTTP 404/);
+    expect(hits.get("/many-0.json")).toBe(1);
+    const over = `/many-${METADATA_FETCHES_PER_HOUR}.json`;
+    expectErrorPage(await prepareAuthorization(db, params(`${base}${over}`), [], person.id), new RegExp(`fetched ${METADATA_FETCHES_PER_HOUR} apps' documents for you within the hour.*try again in \\d+ minutes?`));
+    expect(hits.get(over) ?? 0).toBe(0);
+    const other = await api.person();
+    expectErrorPage(await prepareAuthorization(db, params(`${base}${over}`), [], other.id), /answered HTTP 404/);
+    expect(hits.get(over)).toBe(1);
   });
 
   it("are fetched only for a signed-in athlete: a link opened by anyone fetches nothing", async () => {
