@@ -93,7 +93,7 @@ test("the console's pages carry the same policy, signed in, and their scripts ru
     // Scripts ran: a client-side control answers.
     await page.goto("/settings/tokens");
     await page.getByRole("button", { name: "Create token" }).click();
-    await expect(page.getByLabel("Token name")).toBeFocused();
+    await expect(page.getByLabel("Name", { exact: true })).toBeFocused();
   } finally {
     await context.close();
   }

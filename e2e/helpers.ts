@@ -43,10 +43,10 @@ export async function signInAsSomeoneElseInAnotherTab(context: BrowserContext, e
 export async function createToken(page: Page, name: string, scopes: string[]) {
   await page.goto("/settings/tokens");
   await page.getByRole("button", { name: "Create token" }).click();
-  await page.getByLabel("Token name").fill(name);
+  await page.getByLabel("Name", { exact: true }).fill(name);
   for (const box of await page.getByRole("checkbox").all()) await box.uncheck();
   for (const s of scopes) await page.getByRole("checkbox", { name: new RegExp(`^${s.replace(".", "\\.")}\\b`) }).check();
-  await page.getByRole("button", { name: "Create", exact: true }).click();
+  await page.getByRole("button", { name: "Create token" }).click();
   const shown = page.getByTestId("new-token");
   await expect(shown).toBeVisible();
   const token = (await shown.textContent())!.trim();

@@ -20,7 +20,7 @@ test("a new person signs up, creates a token, sees it once, uses it, revokes it,
   // field; Cancel gives the focus back to the button.
   await page.goto("/settings/tokens");
   await page.getByRole("button", { name: "Create token" }).click();
-  await expect(page.getByLabel("Token name")).toBeFocused();
+  await expect(page.getByLabel("Name", { exact: true })).toBeFocused();
   await page.getByRole("button", { name: "Cancel" }).click();
   await expect(page.getByRole("button", { name: "Create token" })).toBeFocused();
 
@@ -94,18 +94,18 @@ test("the session ends while a token is being made: Sign in again opens a new ta
   try {
     await page.goto("/settings/tokens");
     await page.getByRole("button", { name: "Create token" }).click();
-    await page.getByLabel("Token name").fill("kept while signed out");
+    await page.getByLabel("Name", { exact: true }).fill("kept while signed out");
     await page.getByRole("checkbox", { name: /^activities\.read\b/ }).check();
 
     await context.clearCookies();
-    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await page.getByRole("button", { name: "Create token" }).click();
     await expect(page.getByText("Your session has ended. Nothing more can be saved until you sign in again.")).toBeVisible();
 
     await signInAgainInNewTab(page, email, NEW_PERSON_PASSWORD, /\/settings\/tokens$/);
     // The form is as it was left: the same press now makes the token.
-    await expect(page.getByLabel("Token name")).toHaveValue("kept while signed out");
+    await expect(page.getByLabel("Name", { exact: true })).toHaveValue("kept while signed out");
     await expect(page.getByRole("checkbox", { name: /^activities\.read\b/ })).toBeChecked();
-    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await page.getByRole("button", { name: "Create token" }).click();
     await expect(page.getByTestId("new-token")).toBeVisible();
     await expect(page.getByRole("listitem", { name: "kept while signed out" })).toBeVisible();
   } finally {
@@ -118,11 +118,11 @@ test("someone else signs in in another tab while a page is open: the page's Crea
   try {
     await page.goto("/settings/tokens");
     await page.getByRole("button", { name: "Create token" }).click();
-    await page.getByLabel("Token name").fill("not for the next person");
+    await page.getByLabel("Name", { exact: true }).fill("not for the next person");
 
     await signInAsSomeoneElseInAnotherTab(context, "ava@example.com");
 
-    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await page.getByRole("button", { name: "Create token" }).click();
     await expect(page.getByRole("alert").filter({ hasText: `This browser is now signed in as ava@example.com, not ${email}.` })).toBeVisible();
     await expect(page.getByTestId("new-token")).toHaveCount(0);
     await page.getByRole("button", { name: "Reload" }).click();
@@ -147,7 +147,17 @@ test("a malformed sign-up form names each bad field", async ({ page }) => {
   await page.getByLabel("Email").fill("not-an-email");
   await page.getByLabel("Password").fill("short");
   await page.getByRole("button", { name: "Sign up" }).click();
-  await expect(page.getByText("Enter your name")).toBeVisible();
   await expect(page.getByText("Enter a valid email address")).toBeVisible();
   await expect(page.getByText("Use at least 8 characters")).toBeVisible();
+});
+
+test("signs up with only Email and Password (CONTRACT §9's fields): the name starts as the email's part before the @", async ({ page }) => {
+  const local = `solo.${Date.now()}`;
+  await page.goto("/signup");
+  await page.getByLabel("Email").fill(`${local}@example.com`);
+  await page.getByLabel("Password").fill("a-long-password");
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await expect(page).not.toHaveURL(/\/signup/);
+  await page.goto("/settings/profile");
+  await expect(page.getByLabel("Name")).toHaveValue(local);
 });

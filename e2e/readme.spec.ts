@@ -102,14 +102,14 @@ async function signIn(page: Page, email: string) {
   await expect(page).not.toHaveURL(/\/signin/);
 }
 
-/** README step 2: Tokens → Create token → the name → the boxes → Create, and the token shown once. */
+/** README step 2: Tokens → Create token → the name → the boxes → Create token, and the token shown once. */
 async function createToken(page: Page, name: string, scopes: string[]) {
   await page.getByRole("link", { name: "Tokens" }).click();
   await page.getByRole("button", { name: "Create token" }).click();
-  await page.getByLabel("Token name").fill(name);
+  await page.getByLabel("Name", { exact: true }).fill(name);
   for (const box of await page.getByRole("checkbox").all()) await box.uncheck();
   for (const s of scopes) await page.getByRole("checkbox", { name: new RegExp(`^${s.replace(".", "\\.")}\\b`) }).check();
-  await page.getByRole("button", { name: "Create", exact: true }).click();
+  await page.getByRole("button", { name: "Create token" }).click();
   const token = (await page.getByTestId("new-token").textContent())!.trim();
   expect(token).toMatch(/^aas_pat_/);
   return token;

@@ -38,7 +38,15 @@ export function AuthForm({ mode, action, callbackUrl, demo, error }: Props) {
       {callbackUrl && <input type="hidden" name="callbackUrl" value={callbackUrl} />}
       {signup && zone && <input type="hidden" name="timezone" value={zone} />}
       {signup && (
-        <Field label="Name" name="name" autoComplete="name" maxLength={100} defaultValue={state.values?.name} error={state.fieldErrors?.name} required />
+        <Field
+          label="Name"
+          name="name"
+          autoComplete="name"
+          maxLength={100}
+          defaultValue={state.values?.name}
+          error={state.fieldErrors?.name}
+          hint="Optional: shown to your coaches. Left empty, the part of your email before the @."
+        />
       )}
       <Field
         label="Email"

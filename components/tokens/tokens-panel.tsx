@@ -193,7 +193,7 @@ function CreateTokenForm({
       <FormError error={create.error} shown={["name", "scopes"]} />
       {/* Opened in place of "Create token": the keyboard goes on in its first field. */}
       <Field
-        label="Token name"
+        label="Name"
         value={name}
         maxLength={PAT_NAME_MAX_LENGTH}
         onChange={(e) => setName(e.target.value)}
@@ -204,21 +204,29 @@ function CreateTokenForm({
       <ChoiceGroup legend="Scopes" error={fields.scopes}>
         {(boxProps) => (
           <div className="mt-2 grid gap-2 sm:grid-cols-2">
-            {scopes.map((s) => (
-              <label key={s.name} className="flex items-start gap-2 rounded border border-slate-200 p-2 text-sm">
-                <input
-                  type="checkbox"
-                  className="mt-0.5"
-                  {...boxProps}
-                  checked={chosen.includes(s.name)}
-                  onChange={(e) => setChosen((c) => (e.target.checked ? [...c, s.name] : c.filter((x) => x !== s.name)))}
-                />
-                <span>
-                  <span className="font-mono text-xs">{s.name}</span>
-                  <span className="block text-slate-600">{s.plain}</span>
-                </span>
-              </label>
-            ))}
+            {scopes.map((s) => {
+              // Named by the scope alone (CONTRACT's names), described by its plain words.
+              const plainId = `scope-plain-${s.name.replace(".", "-")}`;
+              return (
+                <label key={s.name} className="flex items-start gap-2 rounded border border-slate-200 p-2 text-sm">
+                  <input
+                    type="checkbox"
+                    className="mt-0.5"
+                    {...boxProps}
+                    aria-label={s.name}
+                    aria-describedby={[boxProps["aria-describedby"], plainId].filter(Boolean).join(" ")}
+                    checked={chosen.includes(s.name)}
+                    onChange={(e) => setChosen((c) => (e.target.checked ? [...c, s.name] : c.filter((x) => x !== s.name)))}
+                  />
+                  <span>
+                    <span className="font-mono text-xs">{s.name}</span>
+                    <span id={plainId} className="block text-slate-600">
+                      {s.plain}
+                    </span>
+                  </span>
+                </label>
+              );
+            })}
           </div>
         )}
       </ChoiceGroup>
@@ -230,8 +238,9 @@ function CreateTokenForm({
         <option value="365">365 days</option>
       </SelectField>
       <div className="flex gap-2">
+        {/* "Create token" as CONTRACT names it: the button that opened the form is gone while it is open. */}
         <Button type="submit" disabled={create.isPending}>
-          Create
+          Create token
         </Button>
         <Button type="button" variant="secondary" onClick={onCancel}>
           Cancel

@@ -325,14 +325,20 @@ describe("consent", () => {
     }
   });
 
-  it("does not ask again for scopes already granted: a code goes straight back", async () => {
+  it("asks a confidential app's athlete again even for scopes already granted (CONTRACT §9: the consent screen, with Allow and Deny, after sign-in); Deny then leaves the grant as it was", async () => {
     const person = await api.person();
     await decideAuthorization(db, await request(trainingLog), person.id, "allow");
     for (const scope of ["athlete.read activities.read", "activities.read", "athlete.read"]) {
-      const params = await request(trainingLog, { scope });
-      const url = redirectUrl(await prepareAuthorization(db, params, [], person.id));
-      expect(oauth.validateAuthResponse(as, { client_id: trainingLog.client_id }, url, params.state).get("code"), scope).toBeTruthy();
+      const step = await prepareAuthorization(db, await request(trainingLog, { scope }), [], person.id);
+      expect(step, scope).toMatchObject({ kind: "consent", newScopes: [] });
+      expect(step.kind === "consent" && [...step.askedScopes].sort(), scope).toEqual(scope.split(" ").sort());
     }
+    const params = await request(trainingLog, { scope: "athlete.read" });
+    const denied = redirectUrl(await decideAuthorization(db, params, person.id, "deny"));
+    expect(denied.searchParams.get("error")).toBe("access_denied");
+    expect([...(await activeGrant(trainingLog.client_id, person.id))!.scopes].sort()).toEqual(["activities.read", "athlete.read"]);
+    const allowed = redirectUrl(await decideAuthorization(db, params, person.id, "allow"));
+    expect(oauth.validateAuthResponse(as, { client_id: trainingLog.client_id }, allowed, params.state).get("code")).toBeTruthy();
   });
 
   it("asks a public client again even for scopes already granted: its identity cannot be assured (RFC 8252 §8.6)", async () => {
@@ -373,9 +379,9 @@ describe("consent", () => {
     const [row] = await db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, sha256Hex(code)));
     expect([...row!.scopes].sort()).toEqual(["athlete.read", "metrics.read", "teams.read"]);
 
-    // Now nothing new is asked: straight back.
+    // Now nothing new is asked: the screen says so.
     const again = await prepareAuthorization(db, await request(trainingLog, { scope: "metrics.read activities.read" }), [], person.id);
-    expect(again.kind).toBe("redirect");
+    expect(again).toMatchObject({ kind: "consent", newScopes: [] });
   });
 
   it("two approvals at once leave the grant holding both, whether or not one existed before", async () => {

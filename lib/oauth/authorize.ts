@@ -168,10 +168,11 @@ async function activeGrant(db: Db, clientId: string, userId: string, opts: { loc
 }
 
 /**
- * What the signed-in athlete sees: nothing when a confidential app already holds every scope
- * asked for (a code goes straight back), otherwise a consent screen for the difference. A
- * public app is always asked: any program on the device can claim its client_id and loopback
- * redirect, so its identity cannot be assured (RFC 8252 §8.6, RFC 9700 §2.1).
+ * What the signed-in athlete sees: the consent screen, every time (CONTRACT §9: after sign-in
+ * it names the app and each scope asked, with "Allow" and "Deny"), marking what is new beside
+ * what the app already holds. Not skipped for an app that already holds every scope: the athlete
+ * may mean to say no this time, and a public app's identity cannot be assured anyway (any program
+ * on the device can claim its client_id and loopback redirect: RFC 8252 §8.6, RFC 9700 §2.1).
  */
 export async function prepareAuthorization(db: Db, params: AuthorizeParams, repeated: string[], userId: string): Promise<AuthorizationStep> {
   const v = await validateAuthorizationRequest(db, params, repeated, userId);
@@ -179,9 +180,6 @@ export async function prepareAuthorization(db: Db, params: AuthorizeParams, repe
   const grant = await activeGrant(db, v.request.client.clientId, userId);
   const granted = new Set(grant?.scopes ?? []);
   const newScopes = v.request.scopes.filter((s) => !granted.has(s));
-  if (!newScopes.length && v.request.client.kind === "confidential") {
-    return { kind: "redirect", url: await issueCode(db, v.request, userId) };
-  }
   return {
     kind: "consent",
     request: v.request,

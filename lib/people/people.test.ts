@@ -52,6 +52,23 @@ describe("a person's name", () => {
   });
 });
 
+describe("a sign-up with only an email and a password (CONTRACT §9's two fields)", () => {
+  it("is taken, named by the email's part before the @ until the person sets a name; a name given is kept", async () => {
+    const db = await api.db();
+    const email = `Nameless.${Date.now()}@Example.com`;
+    for (const name of [undefined, "", "   "]) {
+      const parsed = SignUpInput.safeParse({ email: `${name === undefined ? "u" : name.length}${email}`, password: "a-long-password", name });
+      expect(parsed.success, JSON.stringify(name)).toBe(true);
+      expect(parsed.data!.name).toBe(`${name === undefined ? "u" : name.length}${email}`.toLowerCase().split("@")[0]);
+    }
+    const parsed = SignUpInput.safeParse({ email, password: "a-long-password" });
+    const person = await signUpFrom(db, parsed.data!, "203.0.113.30");
+    const me = (await (await api.call(await api.pat(person.id, ["athlete.read"]), "GET", "/v1/athletes/me")).json()) as { name: string };
+    expect(me.name).toBe(email.toLowerCase().split("@")[0]);
+    expect(SignUpInput.parse({ email: "b@example.com", password: "a-long-password", name: " Bo Lind " }).name).toBe("Bo Lind");
+  });
+});
+
 describe("a new account's timezone (the browser's, sent by the sign-up form)", () => {
   it("is kept when the service knows it, and left at the default (UTC), never refused, when it does not", async () => {
     const db = await api.db();
