@@ -224,7 +224,8 @@ export function SubscriptionItem({
                   disabled={busy}
                   onClick={() => act(() => reenable.mutateAsync(true))}
                 >
-                  Re-enable and redeliver
+                  {/* Not "Re-enable and redeliver": a name holding "Re-enable" or "Redeliver" makes those two ambiguous (a name is matched by its words). */}
+                  Resume and resend failed events
                 </Button>
               </>
             ) : (
