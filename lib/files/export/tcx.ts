@@ -39,6 +39,22 @@ const HEADER =
 /** Heart rate as TCX's HeartRateInBeatsPerMinute_t (1–255 bpm), or null. */
 const bpm = (hz: number | null) => (hz == null || perMinute(hz) < 1 || perMinute(hz) > 255 ? null : perMinute(hz));
 
+/**
+ * Each lap's DistanceMeters as written. TCX has no distance of the activity's own: a reader
+ * (this service's, Garmin's) adds up its laps'. A device's laps need not add up to its
+ * session's distance (each rounded, or the last closed before the session ended: 10 laps of 1 km
+ * and 247.4 m under a session of 10,248.7 m), so the last lap takes the difference, and the file
+ * gives back the activity's distance (CONTRACT §11), to the centimetre it is written in.
+ */
+function lapDistancesAddingUp(laps: readonly Lap[], distanceM: number | null): string[] {
+  const written = laps.map((l) => num(l.distanceM ?? 0, 2));
+  if (distanceM == null || !laps.length) return written;
+  const before = written.slice(0, -1).reduce((sum, d) => sum + Number(d), 0);
+  const last = distanceM - before;
+  if (last >= 0) written[written.length - 1] = num(last, 2);
+  return written;
+}
+
 /** A TCX v2 document with the activity's laps, their totals and points, as UTF-8. */
 export function exportTcx(activity: ExportInput): Uint8Array {
   const a = firstPointAtStart(activity);
@@ -51,6 +67,7 @@ export function exportTcx(activity: ExportInput): Uint8Array {
   const end = Math.max(totals.elapsedTimeS, last);
   const laps: Lap[] = a.laps.length ? a.laps : [{ ...totals, startOffsetS: 0, elapsedTimeS: Math.max(totals.elapsedTimeS, last) }];
   const timer = laps.reduce((s, l) => s + (l.movingTimeS ?? l.elapsedTimeS), 0);
+  const lapDistances = lapDistancesAddingUp(laps, totals.distanceM);
   const kcal = totals.energyJ == null ? 0 : totals.energyJ / 4184;
   const { latlng, altitude_m, distance_m, heart_rate_hz, cadence_hz, speed_mps, power_w } = streams;
 
@@ -64,7 +81,7 @@ export function exportTcx(activity: ExportInput): Uint8Array {
     const hrMax = bpm(lap.maxHeartRateHz);
     out.push(`   <Lap StartTime="${isoTime(lapStart)}">\n`);
     out.push(`    <TotalTimeSeconds>${num(lapTimer, 3)}</TotalTimeSeconds>\n`);
-    out.push(`    <DistanceMeters>${num(lap.distanceM ?? 0, 2)}</DistanceMeters>\n`);
+    out.push(`    <DistanceMeters>${lapDistances[k]}</DistanceMeters>\n`);
     if (lap.maxSpeedMps != null) out.push(`    <MaximumSpeed>${num(lap.maxSpeedMps, 3)}</MaximumSpeed>\n`);
     out.push(`    <Calories>${Math.min(65535, Math.round(timer > 0 ? (kcal * lapTimer) / timer : 0))}</Calories>\n`);
     if (hrAvg != null) out.push(`    <AverageHeartRateBpm><Value>${hrAvg}</Value></AverageHeartRateBpm>\n`);
