@@ -125,7 +125,7 @@ async function signedIn(browser: Browser, email: string) {
 test("the README's first steps run as written, on this run's port, to a verified signed webhook", async ({ browser, baseURL }) => {
   test.setTimeout(240_000);
   // The browser steps as the README words them.
-  for (const words of ["`ava@example.com` / `demo-password`", "**Tokens**", "**Create token**", "name `readme`", "tick `activities.write`", "**Create**", "`cora@example.com`", "name\n`coach`", "**Allow**"]) {
+  for (const words of ["`ava@example.com` / `demo-password`", "**Tokens**", "**Create token**", "name `readme`", "tick `activities.write`", "**Create token** again", "`cora@example.com`", "name\n`coach`", "**Allow**"]) {
     expect(README.replace(/\s+/g, " "), `README wording: ${words}`).toContain(words.replace(/\s+/g, " "));
   }
   // The reader's shell is in the clone (the files section uploads a sample from it); the files
@@ -155,15 +155,14 @@ test("the README's first steps run as written, on this run's port, to a verified
     values.COACH_TOKEN = await createToken(cora, "coach", ["athlete.read", "teams.read"]);
     await runBlock(shell, tryIt[3]!, values, received);
 
-    // The authorization link, opened where ava is signed in; Allow if asked; the code from the address.
+    // The authorization link, opened where ava is signed in; Allow (asked every time); the code from the address.
     const link = await shell.run(oauth[0]!.code);
     expect(link.status).toBe(0);
     await runBlockOutput(oauth[0]!, link.lines);
     const callback = ava.waitForRequest((r) => r.url().startsWith("http://127.0.0.1:8976/callback"));
     // Nothing listens on 127.0.0.1:8976: the browser's last navigation fails, as the README says.
     await ava.goto(link.lines.at(-1)!).catch(() => {});
-    const allow = ava.getByRole("button", { name: "Allow" });
-    if (await allow.isVisible().catch(() => false)) await allow.click();
+    await ava.getByRole("button", { name: "Allow" }).click();
     values.CODE = new URL((await callback).url()).searchParams.get("code")!;
     await runBlock(shell, oauth[1]!, values, received);
 
