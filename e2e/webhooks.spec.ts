@@ -178,9 +178,12 @@ test("a developer subscribes an endpoint, an athlete's new activity is delivered
 });
 
 test("a delivery that failed because the athlete disconnected the app says so in the developer's log", async ({ browser, request, baseURL }) => {
-  // The endpoint fails this athlete's activity, so its delivery waits for a retry when the athlete disconnects.
+  // The endpoint fails this athlete's events, so their activity's delivery waits for a retry when
+  // they disconnect. Known by the athlete, set before the activity is written: its delivery can
+  // arrive before the test has read the POST's answer.
+  let athleteId = "";
   let activityId = "";
-  const hooks = await endpoint((body) => ((JSON.parse(body) as { object_id: string }).object_id === activityId ? 500 : 204));
+  const hooks = await endpoint((body) => ((JSON.parse(body) as { athlete_id: string }).athlete_id === athleteId ? 500 : 204));
   try {
     const { dev, page: devPage } = await developerOnWebhooks(browser);
     const { url, item } = await addEndpoint(devPage, hooks);
@@ -189,7 +192,8 @@ test("a delivery that failed because the athlete disconnected the app says so in
     await athlete.page.goto(authorizeLink("demo-training-log", `${baseURL}/demo/callback`, ["activities.read"]).url);
     await athlete.page.getByRole("button", { name: "Allow" }).click();
     await athlete.page.waitForURL(/\/demo\/callback\?/);
-    const pat = await createToken(athlete.page, "withdrawn delivery", ["activities.write"]);
+    const pat = await createToken(athlete.page, "withdrawn delivery", ["athlete.read", "activities.write"]);
+    athleteId = ((await (await request.get("/v1/athletes/me", { headers: bearer(pat) })).json()) as { id: string }).id;
     const created = await request.post("/v1/athletes/me/activities", {
       headers: bearer(pat),
       data: { name: "Canal loop", sport_type: "run", start_local: "2026-03-02T07:30:00", elapsed_time_s: 1500 },
