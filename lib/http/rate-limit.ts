@@ -26,6 +26,16 @@ function windowStart(nowMs: number, windowS: number): Date {
   return new Date(Math.floor(nowMs / (windowS * 1000)) * windowS * 1000);
 }
 
+/**
+ * Counts one in `bucket`'s epoch-aligned window of `windowS` seconds: the count with this one,
+ * and the whole seconds until the window ends (a `Retry-After` once the count is past a bound).
+ */
+export async function countOneInWindow(db: Db, bucket: string, windowS: number, nowMs = Date.now()): Promise<{ used: number; resetS: number }> {
+  const start = windowStart(nowMs, windowS);
+  const totals = await addToCounters(db, [{ bucket, windowStart: start, n: 1 }]);
+  return { used: [...totals.values()][0] ?? 0, resetS: Math.max(1, Math.ceil((start.getTime() + windowS * 1000 - nowMs) / 1000)) };
+}
+
 /** The longest bucket name stored as it is; a longer one is stored by its digest. */
 export const MAX_BUCKET_CHARS = 160;
 

@@ -85,8 +85,10 @@ export async function validateAuthorizationRequest(
   let client: Awaited<ReturnType<typeof findClient>>;
   try {
     const named = !params.client_id || repeated.includes("client_id") ? undefined : params.client_id;
-    if (named && isMetadataDocumentUrl(named) && !userId) return { ok: false, step: { kind: "error_page", message: "Sign in to open this link: it names an app by its metadata document." } };
-    client = !named ? undefined : isMetadataDocumentUrl(named) ? await metadataDocumentClient(db, named, userId!) : await findClient(db, named);
+    if (named && isMetadataDocumentUrl(named)) {
+      if (!userId) return { ok: false, step: { kind: "error_page", message: "Sign in to open this link: it names an app by its metadata document." } };
+      client = await metadataDocumentClient(db, named, userId);
+    } else client = named ? await findClient(db, named) : undefined;
   } catch (err) {
     if (!(err instanceof ClientMetadataError)) throw err;
     return { ok: false, step: { kind: "error_page", message: `This link names an app by its metadata document at ${params.client_id}, which cannot be used: ${err.message}.` } };

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { oauthClients } from "../db/schema";
 import { getEnv } from "../env";
-import { addToCounters } from "../http/rate-limit";
+import { countOneInWindow } from "../http/rate-limit";
 import { unstorableText } from "../http/validation";
 import { uriReadingProblem } from "../oauth-clients/redirect-uris";
 import { hasHiddenCharacters } from "../text";
@@ -176,14 +176,20 @@ const fetching = new Map<string, Promise<{ doc: Document; ttlS: number }>>();
 /** Documents that could not be used, by URL, with until when that stands (per process). */
 const refused = new Map<string, { untilMs: number; error: ClientMetadataError }>();
 
+/** The refusal of the document at `url` that still stands, if one does. */
+function standingRefusal(url: string): ClientMetadataError | undefined {
+  const known = refused.get(url);
+  return known && known.untilMs > Date.now() ? known.error : undefined;
+}
+
 /**
  * `fetchDocument`, at most once at a time per URL, and not again for REFUSED_DOCUMENT_TTL_MS
  * after a refusal: anyone signed in can name any URL, and each page load fetched it anew (50
  * loads at once were 50 requests to whatever server the URL names).
  */
 function fetchDocumentOnce(url: string): Promise<{ doc: Document; ttlS: number }> {
-  const known = refused.get(url);
-  if (known && known.untilMs > Date.now()) return Promise.reject(known.error);
+  const known = standingRefusal(url);
+  if (known) return Promise.reject(known);
   let pending = fetching.get(url);
   if (!pending) {
     pending = fetchDocument(url)
@@ -211,11 +217,9 @@ export const METADATA_FETCHES_PER_HOUR = 30;
 
 /** Counts one fetch for `userId` in its hour; ClientMetadataError (shown on the page) past the bound. */
 async function countFetch(db: Db, userId: string, nowMs: number): Promise<void> {
-  const windowMs = 3_600_000;
-  const windowStart = new Date(Math.floor(nowMs / windowMs) * windowMs);
-  const totals = await addToCounters(db, [{ bucket: `oauth-metadata:${userId}:1h`, windowStart, n: 1 }]);
-  if (([...totals.values()][0] ?? 0) > METADATA_FETCHES_PER_HOUR) {
-    const minutes = Math.max(1, Math.ceil((windowStart.getTime() + windowMs - nowMs) / 60_000));
+  const { used, resetS } = await countOneInWindow(db, `oauth-metadata:${userId}:1h`, 3_600, nowMs);
+  if (used > METADATA_FETCHES_PER_HOUR) {
+    const minutes = Math.ceil(resetS / 60);
     throw new ClientMetadataError(
       `the service has fetched ${METADATA_FETCHES_PER_HOUR} apps' documents for you within the hour, the most it does for one person; try again in ${minutes} minute${minutes === 1 ? "" : "s"}`,
     );
@@ -232,8 +236,7 @@ async function countFetch(db: Db, userId: string, nowMs: number): Promise<void> 
 export async function metadataDocumentClient(db: Db, url: string, userId: string, nowMs = Date.now()): Promise<OAuthClient> {
   const [row] = await db.select().from(oauthClients).where(eq(oauthClients.clientId, url)).limit(1);
   if (row && (row.registration !== "metadata_document" || (row.metadataExpiresAt && row.metadataExpiresAt.getTime() > nowMs))) return row;
-  const known = refused.get(url);
-  if (!(known && known.untilMs > Date.now()) && !fetching.has(url)) await countFetch(db, userId, nowMs);
+  if (!standingRefusal(url) && !fetching.has(url)) await countFetch(db, userId, nowMs);
   const { doc, ttlS } = await fetchDocumentOnce(url);
   const values = {
     name: doc.client_name,

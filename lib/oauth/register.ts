@@ -6,7 +6,7 @@ import { clientAddress } from "../http/client-address";
 import { isDatabaseUnavailable } from "../http/db-errors";
 import { errorText, log } from "../log";
 import { oauthClients } from "../db/schema";
-import { addToCounters } from "../http/rate-limit";
+import { countOneInWindow } from "../http/rate-limit";
 import { HIDDEN_IN_NAME, unreviewedRedirectUriFault } from "./client-metadata";
 import { pruneUnusedClients } from "./unused-clients";
 import { hasHiddenCharacters } from "../text";
@@ -97,13 +97,8 @@ export function checkRegistration(body: unknown): KeptMetadata {
  * for free.
  */
 export async function countRegistration(db: Db, address: string, nowMs = Date.now()): Promise<void> {
-  const windowMs = 3_600_000;
-  const windowStart = new Date(Math.floor(nowMs / windowMs) * windowMs);
-  const bucket = `oauth-register:${address}:1h`;
-  const totals = await addToCounters(db, [{ bucket, windowStart, n: 1 }]);
-  const used = [...totals.values()][0] ?? 0;
+  const { used, resetS: retryAfterS } = await countOneInWindow(db, `oauth-register:${address}:1h`, 3_600, nowMs);
   if (used > REGISTRATIONS_PER_HOUR) {
-    const retryAfterS = Math.max(1, Math.ceil((windowStart.getTime() + windowMs - nowMs) / 1000));
     throw new OAuthError("slow_down", `At most ${REGISTRATIONS_PER_HOUR} registrations an hour from one address; retry in ${retryAfterS} s.`, 429, { "Retry-After": String(retryAfterS) });
   }
 }

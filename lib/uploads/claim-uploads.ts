@@ -112,7 +112,7 @@ export function retryDelayS(attempts: number): number {
  * The upload, still processing, under this claim: not one another processor has claimed since
  * (this one's lease lapsed while it worked), whose claim is that processor's to change.
  */
-export function stillClaimed(claimed: Pick<ClaimedUpload, "id" | "claim">): SQL {
+function stillClaimed(claimed: Pick<ClaimedUpload, "id" | "claim">): SQL {
   return and(eq(uploads.id, claimed.id), eq(uploads.status, "processing"), eq(uploads.claimId, claimed.claim))!;
 }
 

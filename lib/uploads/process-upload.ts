@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { requestsFirst } from "../http/requests-first";
 import type { Db } from "../db/client";
-import { inTransaction, type Tx } from "../db/transaction";
+import { inTransaction } from "../db/transaction";
 import { uploads } from "../db/schema";
 import { readUploadedFile } from "./file-chunks";
 import { FileError } from "../files/types";
@@ -9,7 +9,7 @@ import { prepareUploadOffThread, type PreparedActivity } from "../files/worker/p
 import { takeEarlyParse } from "./early-parse";
 import { errorText, log } from "../log";
 import { isRetriable } from "../http/db-errors";
-import { deferUploadClaim, MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS, releaseUploadClaim, renewUploadClaim, retryDelayS, stillClaimed, UPLOAD_LEASE_S, type ClaimedUpload } from "./claim-uploads";
+import { deferUploadClaim, MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS, releaseUploadClaim, renewUploadClaim, retryDelayS, UPLOAD_LEASE_S, type ClaimedUpload } from "./claim-uploads";
 import { failUpload, saveParsedActivities, type UploadOutcome } from "./save-parsed-activities";
 
 export type ProcessOptions = {
@@ -139,13 +139,9 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
       error: errorText(err),
     });
     if (claimed.failures + 1 >= MAX_UPLOAD_ATTEMPTS) {
-      // Only under this claim: a processor whose lease lapsed while another took the upload
-      // does not end that one's work with its own failure.
-      const giveUp = async (tx: Tx): Promise<UploadOutcome> => {
-        const [mine] = await tx.select({ id: uploads.id }).from(uploads).where(stillClaimed(claimed)).for("update");
-        return mine ? failUpload(tx, claimed.id, { code: "invalid_file", detail: GIVEN_UP }) : "already_finished";
-      };
-      return inTransaction(db, giveUp).catch(() => "failed" as const);
+      // Only under this claim: not another processor's, taken after this one's lease lapsed.
+      const giveUp = { code: "invalid_file", detail: GIVEN_UP } as const;
+      return inTransaction(db, (tx) => failUpload(tx, claimed.id, giveUp, { claim: claimed.claim })).catch(() => "failed" as const);
     }
     await releaseUploadClaim(db, claimed, retryDelayS(claimed.failures + 1)).catch(() => {});
     return "retrying";

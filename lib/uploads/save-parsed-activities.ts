@@ -44,13 +44,19 @@ async function lockProcessing(tx: Tx, uploadId: string): Promise<UploadRow | und
   return stillProcessing(await lockRow(tx, uploadId));
 }
 
-/** Ends an upload as failed with `{code, detail}`, unless it already ended. */
+/**
+ * Ends an upload as failed with `{code, detail}`, unless it already ended, or, with `claim`,
+ * another processor has claimed it since (claim-uploads.ts `stillClaimed`): a processor whose
+ * lease lapsed does not end the other's work with its own failure.
+ */
 export async function failUpload(
   tx: Tx,
   uploadId: string,
   error: { code: "invalid_file" | "no_activity_data" | "duplicate_activity"; detail: string; duplicateOf?: string },
+  { claim }: { claim?: string } = {},
 ): Promise<UploadOutcome> {
-  if (!(await lockProcessing(tx, uploadId))) return "already_finished";
+  const row = await lockProcessing(tx, uploadId);
+  if (!row || (claim !== undefined && row.claimId !== claim)) return "already_finished";
   await tx
     .update(uploads)
     .set({

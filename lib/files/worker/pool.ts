@@ -40,14 +40,14 @@ export class FileWorkerError extends Error {
   }
 }
 
-/**
- * A file that exhausts the worker's memory or time, or kills it, fails as the file's fault: the
- * worker runs nothing but that file, so trying again would end the same way.
- */
 /** Failed starts in a row, after a worker has run, before tasks run in-process for good; the pause before each retry doubles from RESTART_PAUSE_MS. */
 const MAX_START_FAILURES = 5;
 const RESTART_PAUSE_MS = 250;
 
+/**
+ * A file that exhausts the worker's memory or time, or kills it, fails as the file's fault: the
+ * worker runs nothing but that file, so trying again would end the same way.
+ */
 const OVER_LIMITS = "The file could not be read within the service's limits: it is too large or too complex.";
 
 export type PoolOptions = {
