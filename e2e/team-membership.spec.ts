@@ -49,6 +49,11 @@ test("an athlete leaves a team, and a coach removes an athlete and withdraws an 
     await expect(page.getByText("You are not on a team. A coach can invite you by your email.")).toBeVisible();
     expect((await request.get(`/v1/athletes/${lenaId}`, { headers: bearer(token) })).status()).toBe(403);
 
+    // Ida has her invitation open when the coach withdraws it.
+    await invitee.page.goto("/settings/teams");
+    const idaInvitation = invitee.page.getByRole("list", { name: "Pending invitations" }).getByRole("listitem", { name });
+    await expect(idaInvitation).toBeVisible();
+
     // The coach removes Rui and withdraws Ida's invitation.
     await coach.page.goto("/teams");
     const roster = coach.page.getByRole("list", { name: `Members of ${name}` });
@@ -61,8 +66,11 @@ test("an athlete leaves a team, and a coach removes an athlete and withdraws an 
     await roster.getByRole("listitem", { name: invitee.email }).getByRole("button", { name: "Withdraw" }).click();
     await expect(coach.page.locator(":focus")).toHaveText(`Withdrew the invitation to ${invitee.email}.`);
     await expect(roster.getByRole("listitem")).toHaveCount(1);
-    await invitee.page.goto("/settings/teams");
+    // Her Accept, on the page loaded before, says why nothing happened, and the page drops the invitation.
+    await idaInvitation.getByRole("button", { name: "Accept" }).click();
+    await expect(invitee.page.getByRole("alert").filter({ hasText: "You have no pending invitation to that team" })).toBeVisible();
     await expect(invitee.page.getByText("No pending invitations.")).toBeVisible();
+    await expect(invitee.page.getByText("You are not on a team. A coach can invite you by your email.")).toBeVisible();
   } finally {
     for (const p of [coach, leaver, removed, invitee]) await p.context.close();
   }

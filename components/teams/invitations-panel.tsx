@@ -41,6 +41,8 @@ export function InvitationsPanel() {
       void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY });
       void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
     },
+    // An invitation withdrawn or answered elsewhere since the page loaded: the list shows what is left.
+    onError: () => void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY }),
   });
 
   // One click leaves, with no confirm(), as "Disconnect" does on the connected apps page: a coach
