@@ -335,6 +335,13 @@ describe("POST /v1/athletes/me/activities", () => {
     }
   });
 
+  it("keeps an average speed sent as null (not known) as null, and derives one only when it is left out", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["activities.write"]);
+    expect((await record(token, { distance_m: 5000, elapsed_time_s: 1000, average_speed_mps: null })).average_speed_mps).toBeNull();
+    expect((await record(token, { distance_m: 5000, elapsed_time_s: 1000 })).average_speed_mps).toBe(5);
+  });
+
   it("also accepts the athlete's own id in place of `me`", async () => {
     const p = await api.person();
     const res = await api.call(await api.pat(p.id, ["activities.write"]), "POST", `/v1/athletes/${p.id}/activities`, {

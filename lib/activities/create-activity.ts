@@ -129,9 +129,11 @@ export async function createActivity({
   requireAthleteActor(ctx.actor);
   assertSelf(ctx.actor, athleteId);
   const actor = ctx.actor;
+  // Derived only when left out: sent as null, it is not known, as in a change (CONTRACT §4).
   const averageSpeed =
-    input.average_speed_mps ??
-    derivedAverageSpeed(input.distance_m, input.moving_time_s ?? input.elapsed_time_s, input.moving_time_s != null ? "moving_time_s" : "elapsed_time_s");
+    input.average_speed_mps !== undefined
+      ? input.average_speed_mps
+      : derivedAverageSpeed(input.distance_m, input.moving_time_s ?? input.elapsed_time_s, input.moving_time_s != null ? "moving_time_s" : "elapsed_time_s");
   // An average equal to distance over time is the one the service would derive: not held to the
   // maximum, whoever sent it (an app sending back an activity as it read it).
   const time = input.moving_time_s ?? input.elapsed_time_s;

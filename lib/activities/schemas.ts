@@ -78,12 +78,15 @@ const measurements = {
     .optional()
     .meta({
       description:
-        "Left out, it is `distance_m` over `moving_time_s` (else `elapsed_time_s`), and a change of any of those three that leaves it out derives it again: send it with the change to keep another.",
+        "Left out, it is `distance_m` over `moving_time_s` (else `elapsed_time_s`), and a change of any of those three that leaves it out derives it again: send it with the change to keep another. Sent as `null`, it is not known.",
     }),
   max_speed_mps: nonNegative(MAX_SPEED_MPS)
     .nullable()
     .optional()
-    .meta({ description: "At least `average_speed_mps` when both are given (in a change that leaves one out, the activity's)." }),
+    .meta({
+      description:
+        "At least `average_speed_mps` when both are given (in a change that leaves one out, the activity's), unless the average is `distance_m` over the time, the one the service derives: a corrected distance never fails on the maximum a device measured.",
+    }),
   average_heart_rate_hz: heartRate.nullable().optional(),
   max_heart_rate_hz: heartRate
     .nullable()

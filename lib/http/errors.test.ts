@@ -165,6 +165,22 @@ describe("400: malformed requests", () => {
     expect((await api.call(token, "GET", "/v1/athletes/me/activities?sport_type=ride&limit=5")).status).toBe(200);
   });
 
+  it("invalid_request naming each query parameter the route does not know (a Strava client's per_page, a typo), rather than answering the whole list", async () => {
+    const { token } = await writer();
+    const res = await api.call(token, "GET", "/v1/athletes/me/activities?per_page=10&sport=ride&limit=5");
+    const body = await expectProblem(res, 400, "invalid_request");
+    expect(body.errors).toEqual([
+      { field: "per_page", code: "invalid_request", detail: "is not a known parameter" },
+      { field: "sport", code: "invalid_request", detail: "is not a known parameter" },
+    ]);
+    // Its checks still run with it: an end before start is refused as before.
+    const range = await api.call(token, "GET", "/v1/athletes/me/metrics?start=2026-03-02&end=2026-03-01");
+    expect((await expectProblem(range, 400, "invalid_parameter_combination")).errors).toEqual([expect.objectContaining({ field: "end" })]);
+    expect((await expectProblem(await api.call(token, "GET", "/v1/athletes/me/metrics?after=1700000000"), 400, "invalid_request")).errors).toEqual([
+      expect.objectContaining({ field: "after", detail: "is not a known parameter" }),
+    ]);
+  });
+
   it("invalid_date alone for a date that is not one, whatever the other end of the range (no end-before-start as well)", async () => {
     const { token } = await writer();
     for (const path of ["/v1/athletes/me/activities?start=2026-1-5&end=2026-01-10", "/v1/athletes/me/metrics?start=2026-02-30&end=2026-02-01"]) {

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { printableExcerpt } from "../text";
 import { ApiError, isProblemCode, type FieldError, type ProblemCode } from "./errors";
 
@@ -18,7 +18,7 @@ export function validationError(error: z.ZodError, where: "body" | "query" | "pa
       return issue.keys.map((key) => ({
         field: [...issue.path, key.length > MAX_FIELD_CHARS ? printableExcerpt(key.slice(0, MAX_FIELD_CHARS * 2), MAX_FIELD_CHARS) : key].join("."),
         code: "invalid_request" as const,
-        detail: "is not a known field",
+        detail: where === "query" ? "is not a known parameter" : "is not a known field",
       }));
     }
     // A query parameter is flat text: a list it holds (`keys=a,b`) is split only to be checked,
@@ -128,11 +128,22 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where:
   return r.data;
 }
 
+/** Each route's query schema made strict once (`strict()` keeps its refinements). */
+const strictQueries = new WeakMap<z.ZodType, z.ZodType>();
+
+function strictQuery(schema: z.ZodType): z.ZodType {
+  let strict = strictQueries.get(schema);
+  if (!strict) strictQueries.set(schema, (strict = schema instanceof z.ZodObject ? schema.strict() : schema));
+  return strict;
+}
+
 /**
  * The query string parsed by the route's schema. Each parameter takes one value: one given more
  * than once (`?sport_type=run&sport_type=ride`) is refused, naming it, where reading it as an
  * object would quietly keep the last value and answer as if the others had not been sent (a
  * multipart form's repeated field is refused the same way). Lists are one comma-separated value.
+ * A parameter the route does not know is refused too, as a body's unknown member is: a Strava
+ * client's `per_page` or `after`, or a typo, would otherwise get the whole list unfiltered.
  */
 export function parseQuery<S extends z.ZodType>(schema: S, searchParams: URLSearchParams): z.output<S> {
   const seen = new Set<string>();
@@ -146,5 +157,5 @@ export function parseQuery<S extends z.ZodType>(schema: S, searchParams: URLSear
     }));
     throw new ApiError("invalid_request", `The query parameters are invalid: ${errors.map((e) => `${e.field}: is given more than once`).join("; ")}`, { errors });
   }
-  return parseWith(schema, Object.fromEntries(searchParams), "query");
+  return parseWith(strictQuery(schema), Object.fromEntries(searchParams), "query") as z.output<S>;
 }
