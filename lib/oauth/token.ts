@@ -162,7 +162,10 @@ async function exchangeCode(db: Db, client: OAuthClient, form: URLSearchParams, 
 
   const [replayed] = await db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, codeHash));
   if (replayed?.familyId && replayed.clientId === client.clientId) {
-    // RFC 6749 §4.1.2 / RFC 9700 §4.5: a replayed code revokes the tokens it issued.
+    // RFC 6749 §4.1.2 / RFC 9700 §4.5: a replayed code revokes the tokens it issued. Only when the
+    // app it was issued to sends it again: anyone may name a public client, and a code seen in a
+    // log must not let another client end an app's grant (as RFC 7009 §2.2 leaves another
+    // client's token alone, and a refresh token sent by another client revokes nothing).
     await db.update(oauthTokenFamilies).set({ revokedAt: new Date() }).where(eq(oauthTokenFamilies.id, replayed.familyId));
   }
   throw invalidGrant("The authorization code is invalid, expired or already used.");
