@@ -204,13 +204,23 @@ function serverFor(ctx: Ctx, traceId: string, outage: { err?: unknown }): McpSer
 /** The part of a media type before its parameters, lower-cased. */
 const mediaType = (header: string | null) => header?.split(";")[0]!.trim().toLowerCase();
 
-/** Whether the SDK's transport takes the request's headers: else it answers them itself (406, 415, 400). */
-function transportTakes(req: Request): boolean {
+/**
+ * What the request's headers leave to be answered, before anything in the message is looked at:
+ * `sdk` for an Accept or Content-Type the SDK's transport answers itself (406, 415), `version`
+ * for an MCP-Protocol-Version it does not support (answered here: the transport checks it on
+ * every message but `initialize`, which it would answer 200), null when the headers are taken.
+ */
+function headersRefused(req: Request): "sdk" | "version" | null {
   const accept = req.headers.get("accept") ?? "";
-  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return false;
-  if (mediaType(req.headers.get("content-type")) !== "application/json") return false;
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return "sdk";
+  if (mediaType(req.headers.get("content-type")) !== "application/json") return "sdk";
   const version = req.headers.get("mcp-protocol-version");
-  return version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+  return version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version) ? null : "version";
+}
+
+/** A JSON-RPC response or error response sent to this server (no `method`). */
+function isResponseMessage(body: unknown): boolean {
+  return typeof body === "object" && body !== null && !Array.isArray(body) && !("method" in body) && ("result" in body || "error" in body);
 }
 
 /**
@@ -347,12 +357,31 @@ async function sdkAnswer(req: Request, body: unknown, ctx: Ctx, traceId: string,
     // A JSON answer (enableJsonResponse) is whole: read here, it goes out with its length, and
     // a short one (initialize, a notification's error) is not gzipped (known-length.ts).
     if (answer.body && /^application\/json\b/i.test(answer.headers.get("content-type") ?? "")) {
-      return knownLengthResponse(new Uint8Array(await answer.arrayBuffer()), { status: answer.status, headers });
+      return knownLengthResponse(withoutErrorData(new Uint8Array(await answer.arrayBuffer()), answer.status, traceId), { status: answer.status, headers });
     }
     return new Response(answer.body, { status: answer.status, headers });
   } finally {
     await server.close();
   }
+}
+
+/**
+ * The SDK's transport answers an exception in its handling with HTTP 4xx and `error.data` set to
+ * the exception's text ("RangeError: Maximum call stack size exceeded"): logged under the trace
+ * id, not sent.
+ */
+export function withoutErrorData(bytes: Uint8Array, status: number, traceId: string): Uint8Array {
+  if (status < 400) return bytes;
+  let answer: { error?: { data?: unknown } };
+  try {
+    answer = JSON.parse(new TextDecoder().decode(bytes)) as typeof answer;
+  } catch {
+    return bytes;
+  }
+  if (answer.error?.data === undefined) return bytes;
+  log.warn("mcp transport error", { trace_id: traceId, data: printableExcerpt(String(answer.error.data), 500) });
+  delete answer.error.data;
+  return new TextEncoder().encode(JSON.stringify(answer));
 }
 
 /** POST /mcp. `direct: false` leaves every message to the SDK's server (tests compare the two). */
@@ -381,16 +410,27 @@ export async function handleMcpRequest(req: Request, { direct = true }: { direct
     const body = withoutTask(read.message);
     const ctx: Ctx = { db, actor, self: bearer.self };
     // Headers the transport refuses (Accept, Content-Type, an MCP-Protocol-Version it does not
-    // support) are answered by it before anything in the message is looked at: "If the server
+    // support) are answered before anything in the message is looked at: "If the server
     // receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond
-    // with 400 Bad Request" (MCP 2025-11-25, Transports), whatever the message asks.
-    if (!transportTakes(req)) return await sdkAnswer(req, body, ctx, traceId, rl);
+    // with 400 Bad Request" (MCP 2025-11-25, Transports), whatever the message asks, an
+    // `initialize` included.
+    const refused = headersRefused(req);
+    if (refused === "version") {
+      const version = printableExcerpt(req.headers.get("mcp-protocol-version")!, 40);
+      return transportError(400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`, baseHeaders(traceId, rl));
+    }
+    if (refused) return await sdkAnswer(req, body, ctx, traceId, rl);
     // One message per request, as revision 2025-11-25 has it (batches were dropped in
     // 2025-06-18): the SDK's transport would run a batch's calls together as one request,
     // counted once against the caller's limit (CONTRACT §10).
     if (Array.isArray(body)) {
       return transportError(400, -32600, "Invalid Request: send one JSON-RPC message per request; batches are not accepted (MCP 2025-11-25).", baseHeaders(traceId, rl));
     }
+    // A response is accepted with 202 (MCP 2025-11-25, Transports) and matched to nothing: this
+    // server is stateless and never sends a request. The SDK would look for its request and, not
+    // finding one, write the whole response into an error message (a deeply nested one overflows
+    // the stack, and its transport answered that as a Parse error carrying the exception's text).
+    if (isResponseMessage(body) && JSONRPCMessageSchema.safeParse(body).success) return new Response(null, { status: 202, headers: baseHeaders(traceId, rl) });
     // A request with an id, as nearly every message is; a notification is the SDK's to answer.
     const parsed = JSONRPCRequestSchema.safeParse(body);
     const request = parsed.data;

@@ -15,7 +15,7 @@ import { awayFromWindowEdge } from "../testing/clock";
 import { setupApi } from "../testing/fixtures";
 import { startUploadProcessor, type UploadProcessor } from "../uploads/local-processor";
 import { log } from "../log";
-import { handleMcpRequest } from "./handler";
+import { handleMcpRequest, withoutErrorData } from "./handler";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -489,12 +489,12 @@ describe("the MCP server", () => {
       expect(await refused.json()).toMatchObject({ id: 11, result: { isError: true } });
       expect(connect.mock.calls.length).toBe(invalid);
 
-      // What it leaves to the SDK: another method, a protocol version it does not know.
+      // What it leaves to the SDK: another method, an Accept header the transport refuses.
       const left: [unknown, Record<string, string>][] = [
         [{ jsonrpc: "2.0", id: 13, method: "tools/list" }, {}],
-        [{ jsonrpc: "2.0", id: 15, method: "tools/call", params: { name: "get_profile" } }, { "mcp-protocol-version": "1999-01-01" }],
+        [{ jsonrpc: "2.0", id: 15, method: "tools/call", params: { name: "get_profile" } }, { accept: "application/json" }],
         // Invalid arguments with headers the transport refuses: the transport's answer, not a tool error.
-        [{ jsonrpc: "2.0", id: 16, method: "tools/call", params: { name: "list_activities", arguments: { limit: "many" } } }, { "mcp-protocol-version": "1999-01-01" }],
+        [{ jsonrpc: "2.0", id: 16, method: "tools/call", params: { name: "list_activities", arguments: { limit: "many" } } }, { accept: "application/json" }],
       ];
       for (const [message, extra] of left) {
         const calls = connect.mock.calls.length;
@@ -517,6 +517,10 @@ describe("the MCP server", () => {
       // A tool this token's scopes do not allow: no step-up for a request the transport refuses.
       { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "list_activities", arguments: {} } },
       { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "get_profile" } },
+      // initialize too, which the SDK's transport alone would answer 200 with any version; and
+      // as a batch of one, which would then get past the refusal of batches.
+      { jsonrpc: "2.0", id: 6, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+      [{ jsonrpc: "2.0", id: 7, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }],
     ];
     for (const message of messages) {
       const body = JSON.stringify(message);
@@ -528,6 +532,32 @@ describe("the MCP server", () => {
         expect(res.status, body).toBe(406);
       }
     }
+  });
+
+  it("takes a response sent to it with 202, however deeply nested its result or error (it sends no requests, so it matches none)", async () => {
+    const pat = await api.pat((await api.person()).id, ["athlete.read"]);
+    const headers = { authorization: `Bearer ${pat}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+    for (const body of [
+      '{"jsonrpc":"2.0","id":1,"result":{}}',
+      `{"jsonrpc":"2.0","id":2,"result":{"nested":${deep(10_000)}}}`,
+      `{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"no","data":${deep(20_000)}}}`,
+    ]) {
+      for (const res of await bothWays(headers, body)) {
+        expect(res.status, body.slice(0, 40)).toBe(202);
+        expect(await res.text()).toBe("");
+      }
+    }
+  });
+
+  it("sends no exception's text in an error the SDK's transport answers (error.data), and leaves any other answer as it is", () => {
+    const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+    const text = (b: Uint8Array) => new TextDecoder().decode(b);
+    const parseError = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error", data: "RangeError: Maximum call stack size exceeded" } };
+    expect(JSON.parse(text(withoutErrorData(bytes(parseError), 400, "t")))).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+    const result = { jsonrpc: "2.0", id: 1, result: { data: "kept" } };
+    expect(text(withoutErrorData(bytes(result), 200, "t"))).toBe(JSON.stringify(result));
+    expect(text(withoutErrorData(new TextEncoder().encode("not json"), 400, "t"))).toBe("not json");
   });
 
   it("runs a tools/call that asks for a task as a plain call: this server declares no task capability", async () => {
