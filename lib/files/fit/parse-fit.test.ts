@@ -793,6 +793,21 @@ describe("FIT files whose own messages disagree with their records", () => {
     expect(a!.totals.movingTimeS).toBe(3599);
   });
 
+  it("several pauses that timer events bracket are read as one long one is, where the session gave its timer time as its elapsed time", () => {
+    // Four stretches of 999 s with three stops of 5 minutes between them: no one gap is as long
+    // as the 900 s the session closed late, but the three together are.
+    const starts = [0, 1300, 2600, 3900];
+    const records = starts.flatMap((at, i) => rideRecords(at, 999, { distanceFrom: i * 8000 }));
+    const pauses = starts.slice(1).map((at) => ({ stop: at - 300, start: at }));
+    const bytes = buildFit([{ sport: "cycling", start: 0, elapsed: 3999, timer: 3999, writtenEnd: 4899, records, pauses }]);
+    const [a] = parseFitBytes(bytes);
+    expect(a!.streams.size).toBe(4000);
+    expect(a!.streams.time_s.at(-1)).toBe(4899);
+    expect(a!.streams.distance_m!.at(-1)).toBe(24_000 + 999 * 8);
+    expect(a!.totals.elapsedTimeS).toBe(4899);
+    expect(a!.totals.movingTimeS).toBe(3999);
+  });
+
   it("a multisport leg that ends where the next begins gets none of the next leg's samples", () => {
     const swim = rideRecords(0, 599).map((r) => ({ at: r.at, heartRate: 120, speed: 1.2, distance: r.at * 1.2 }));
     const bike = rideRecords(600, 600).map((r) => ({ ...r, speed: 9, power: 200 }));

@@ -360,7 +360,8 @@ function timesInOrder(d: Declared, start: number | null, end: number | null): De
  *
  * A gap that a timer stop opens is a pause, not a jump: the session's elapsed time was written
  * as its timer time (some writers give both the same), and its span is from its start_time to
- * its close. "pause" then, and nothing is moved; "jump" where one was undone.
+ * its close. So are several such gaps that add up to the lateness. "pause" then, and nothing is
+ * moved; "jump" where one was undone.
  */
 function undoClockJump(records: Record_[], stops: number[], laps: Mesg[], start: number, end: number, elapsed: number, nextStart: number | null): "jump" | "pause" | null {
   const jump = end - start - elapsed;
@@ -369,13 +370,22 @@ function undoClockJump(records: Record_[], stops: number[], laps: Mesg[], start:
   while (lo < records.length && records[lo]!.t < start) lo++;
   let gapAt = -1;
   let gap = 0;
+  // The time between records that a timer stop opens: pauses, however many.
+  let paused = 0;
+  let s = 0;
   for (let i = lo + 1; i < records.length && records[i]!.t <= end; i++) {
-    const g = records[i]!.t - records[i - 1]!.t;
+    const [from, to] = [records[i - 1]!.t, records[i]!.t];
+    const g = to - from;
+    while (s < stops.length && stops[s]! < from) s++;
+    if (s < stops.length && stops[s]! < to) paused += g;
     if (g > gap) {
       gap = g;
       gapAt = i;
     }
   }
+  // Three stops of 5 minutes in a session that closed 15 minutes late are as much a pause as one
+  // of 15 minutes (a trainer app's writer stated its timer time as the elapsed time of both).
+  if (Math.abs(paused - jump) <= CONTRADICTED_SPAN_S) return "pause";
   if (gapAt < 0 || gap < jump || gap - jump > CONTRADICTED_SPAN_S) return null;
   const from = records[gapAt - 1]!.t;
   if (stops.some((t) => t >= from && t < records[gapAt]!.t)) return "pause";
