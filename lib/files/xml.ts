@@ -42,11 +42,18 @@ const TOLERATED = new Set(["Invalid character entity", "Invalid character in ent
 
 /** What a reader hears of a document, in document order. */
 export type XmlHandler = {
-  /** An element opens: its name without a prefix, its attributes (names as written, values decoded), its depth (the root is 1). */
-  open(name: string, attributes: Record<string, string>, depth: number): void;
-  /** An element closes, with the text written directly in it since its last child (CDATA included). */
-  close(name: string, text: string, depth: number): void;
+  /**
+   * An element opens: its name without a prefix, its attributes (names as written, values
+   * decoded), its depth (the root is 1), and its namespace's URI ("" for none), from the xmlns
+   * declarations in force: two vocabularies may use one name for different things.
+   */
+  open(name: string, attributes: Record<string, string>, depth: number, namespace: string): void;
+  /** An element closes, with the text written directly in it since its last child (CDATA included), and its namespace as it opened. */
+  close(name: string, text: string, depth: number, namespace: string): void;
 };
+
+/** No prefix bound: where no xmlns declaration is in force. */
+const NO_PREFIXES: ReadonlyMap<string, string> = new Map();
 
 const localName = (name: string) => {
   const colon = name.indexOf(":");
@@ -109,6 +116,9 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
   let sawRoot = false;
   const parser = sax.parser(true, { trim: false, normalize: false, position: true });
   const names: string[] = [];
+  /** Per open element: the prefixes bound there (xmlns, xmlns:p) and its namespace's URI. */
+  const scopes: ReadonlyMap<string, string>[] = [];
+  const namespaces: string[] = [];
   let text = "";
   let failure: string | null = null;
   /** The root has closed: the document is read, and what follows is only looked at for a second one. */
@@ -142,7 +152,20 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
       throw new FileError("invalid_file", `The ${what} file nests its elements more than ${MAX_XML_DEPTH} deep, which no ${what} file needs.`);
     }
     text = "";
-    handler.open(name, tag.attributes as Record<string, string>, names.length);
+    const attributes = tag.attributes as Record<string, string>;
+    const outer = scopes.at(-1) ?? NO_PREFIXES;
+    let scope = outer;
+    for (const attr in attributes) {
+      if (attr !== "xmlns" && !attr.startsWith("xmlns:")) continue;
+      const bound = scope === outer ? new Map(outer) : (scope as Map<string, string>);
+      bound.set(attr === "xmlns" ? "" : attr.slice(6), attributes[attr]!);
+      scope = bound;
+    }
+    scopes.push(scope);
+    const colon = tag.name.indexOf(":");
+    const namespace = scope.get(colon < 0 ? "" : tag.name.slice(0, colon)) ?? "";
+    namespaces.push(namespace);
+    handler.open(name, attributes, names.length, namespace);
   };
   parser.ontext = parser.oncdata = (t) => {
     text += t;
@@ -150,9 +173,11 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
   parser.onclosetag = () => {
     const depth = names.length;
     const name = names.pop()!;
+    scopes.pop();
+    const namespace = namespaces.pop()!;
     const inside = text;
     text = "";
-    handler.close(name, inside, depth);
+    handler.close(name, inside, depth, namespace);
     if (depth === 1) ended = true;
   };
   const { decoder, skip } = decoderFor(bytes, root);

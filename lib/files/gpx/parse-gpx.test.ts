@@ -344,6 +344,38 @@ describe("GPX", () => {
     expect(swim!.streams.distance_m![18]).toBe(180);
   });
 
+  it("OpenTracks' per-point sensor distance is not the distance: Cluetrust's cumulative one beside it is, or the track measured", () => {
+    // A ride north at about 8 m/s (0.000072° of latitude a second) for 10 minutes, as OpenTracks
+    // writes a point with a speed sensor: the distance since the point before, then (newer
+    // versions) the distance so far; the prefixes bound where OpenTracks binds them.
+    const head = ' xmlns:opentracks="http://opentracksapp.com/xmlschemas/v1" xmlns:cluetrust="http://www.cluetrust.com/Schemas/" xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v2"';
+    const at = (i: number) => new Date(Date.UTC(2024, 5, 1, 6) + i * 1000).toISOString();
+    const file = (ext: (i: number) => string) =>
+      utf8(
+        `<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="OpenTracks" xmlns="http://www.topografix.com/GPX/1/1"${head}><trk><trkseg>` +
+          Array.from({ length: 600 }, (_, i) => pt(at(i), `<extensions>${ext(i)}</extensions>`, 47 + i * 0.000072, 8)).join("") +
+          "</trkseg></trk></gpx>",
+      );
+    const step = (i: number) => (i === 0 ? 0 : 7.9 + (i % 3) * 0.1);
+    const sofar = (i: number) => Array.from({ length: i + 1 }, (_, k) => step(k)).reduce((a, b) => a + b, 0);
+    const [both] = parse(file((i) => `<opentracks:distance>${step(i).toFixed(2)}</opentracks:distance><cluetrust:distance>${sofar(i).toFixed(2)}</cluetrust:distance>`));
+    expect(both!.totals.distanceM).toBeCloseTo(sofar(599), 0);
+    expect(both!.streams.distance_m![300]).toBeCloseTo(sofar(300), 0);
+    // Older versions: the step alone, inside Garmin's TrackPointExtension. Measured along the track (8 m a point).
+    const [alone] = parse(file((i) => `<gpxtpx:TrackPointExtension><gpxtpx:hr>140</gpxtpx:hr><opentracks:distance>${step(i).toFixed(2)}</opentracks:distance></gpxtpx:TrackPointExtension>`));
+    expect(alone!.totals.distanceM! / (599 * 0.000072 * 111_195)).toBeCloseTo(1, 2);
+    expect(alone!.streams.heart_rate_hz![10]).toBeCloseTo(140 / 60, 3);
+    // The same element under a prefix bound to another vocabulary is a distance as before.
+    const [other] = parse(
+      utf8(
+        `<?xml version="1.0"?><gpx version="1.1" creator="x" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>` +
+          Array.from({ length: 600 }, (_, i) => pt(at(i), `<extensions><opentracks:distance xmlns:opentracks="urn:x">${sofar(i).toFixed(2)}</opentracks:distance></extensions>`, 47 + i * 0.000072, 8)).join("") +
+          "</trkseg></trk></gpx>",
+      ),
+    );
+    expect(other!.totals.distanceM).toBeCloseTo(sofar(599), 0);
+  });
+
   describe("a position no activity can reach", () => {
     // A run north at 2.8 m/s, one point a second, for an hour: about 10 km.
     const STEP = 2.8 / 111_195;

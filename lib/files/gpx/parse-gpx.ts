@@ -19,6 +19,14 @@ const EXT = {
   speed: new Set(["speed"]),
   distance: new Set(["distance"]),
 };
+/**
+ * Elements a vocabulary names like a channel that are not that channel: OpenTracks writes, beside
+ * Cluetrust's cumulative distance, `<opentracks:distance>`, the sensor's distance since the point
+ * before (older versions wrote it alone); read as the distance, a 4.8 km ride was 8 m long.
+ */
+const NOT_CHANNELS: Record<string, ReadonlySet<string>> = {
+  "http://opentracksapp.com/xmlschemas/v1": new Set(["distance"]),
+};
 type ExtChannel = keyof typeof EXT;
 const EXT_CHANNELS = Object.keys(EXT) as ExtChannel[];
 
@@ -80,9 +88,10 @@ class PointReader {
     this.extensions++;
   }
 
-  /** A value element closed `depth` levels below an <extensions> (1: its child). */
-  extensionValue(name: string, parent: string | undefined, text: string, depth: number) {
+  /** A value element of `namespace` closed `depth` levels below an <extensions> (1: its child). */
+  extensionValue(name: string, namespace: string, parent: string | undefined, text: string, depth: number) {
     let key = name.toLowerCase();
+    if (NOT_CHANNELS[namespace]?.has(key)) return;
     let at = depth;
     // <hr><Value>150</Value></hr>: the value of its parent.
     if (key === "value" && parent !== undefined) {
@@ -185,7 +194,7 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
         inExtensions = true;
       }
     },
-    close(name, text, depth) {
+    close(name, text, depth, namespace) {
       path.pop();
       if (point) {
         const ext = POINT_CHILD_DEPTH; // the depth of <extensions>, as of the point's other children
@@ -194,7 +203,7 @@ export function parseGpx(content: Uint8Array): ParsedActivity[] {
           point = null;
           inExtensions = false;
         } else if (inExtensions && depth > ext) {
-          point.extensionValue(name, depth > ext + 1 ? path[depth - 2] : undefined, text, depth - ext);
+          point.extensionValue(name, namespace, depth > ext + 1 ? path[depth - 2] : undefined, text, depth - ext);
         } else if (inExtensions && depth === ext) {
           inExtensions = false;
         } else if (depth === ext) {
