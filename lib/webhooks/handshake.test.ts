@@ -128,7 +128,7 @@ describe("the verification handshake (SPEC §4.4, CONTRACT §7)", () => {
     expect(report).toMatchObject({ outcome: "body_incomplete", status: 200, content_type: "application/json", body_excerpt: '{"hub.challenge":"ab', error: "timeout" });
     const refused = (await verifyEndpoint(r.url, { allowPrivate: true, timeoutMs: 300 }).catch((e: unknown) => e)) as ApiError;
     expect(refused.message).toBe(
-      'The verification handshake did not complete. The endpoint answered 200, but its body stopped before its end (it did not finish within 0.3 s), after `{"hub.challenge":"ab` (application/json).',
+      'The verification handshake did not complete. The endpoint answered 200, but its body stopped before its end (it did not finish within 0.3 s), after \u201c{"hub.challenge":"ab\u201d (application/json).',
     );
   });
 
@@ -191,6 +191,8 @@ describe("what a handshake report shows of the answer (issue 9: no more than a r
     expect(err.code).toBe("webhook_verification_failed");
     expect(err.message).toContain("answered 404 instead of 200");
     expect(err.message).toContain("(text/plain)");
+    // In quotes a page shows as quotes, not Markdown's backticks.
+    expect(err.message).toMatch(/with \u201c[^\u201d`]+\u201d \(text\/plain\)/);
     expect(err.message.length).toBeLessThan(400);
     expect(err.message).not.toMatch(/SECRET|[\u0000-\u001f\u202e]/);
     expect(JSON.stringify(err.extensions)).not.toContain("SECRET");

@@ -100,8 +100,10 @@ const NOT_SENT_PROSE: Record<string, string> = {
 
 /** The report's excerpt (already short and printable) quoted, and its media type when named. */
 function quote(r: HandshakeReport): string {
-  const text = printableExcerpt(r.body_excerpt ?? "").replaceAll("`", "'");
-  const body = text ? `\`${text}\`` : "an empty body";
+  // Typographic quotes, which read as quotes in the console's notice as in the API's detail
+  // (backticks are Markdown's, and a notice showed them as written).
+  const text = printableExcerpt(r.body_excerpt ?? "").replaceAll("\u201d", '"');
+  const body = text ? `\u201c${text}\u201d` : "an empty body";
   return r.content_type ? `${body} (${r.content_type})` : body;
 }
 
