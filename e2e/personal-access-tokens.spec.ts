@@ -151,6 +151,23 @@ test("a malformed sign-up form names each bad field", async ({ page }) => {
   await expect(page.getByText("Use at least 8 characters")).toBeVisible();
 });
 
+test("a sign-up refused for its email keeps the new password typed, so fixing the email is all it takes; one refused for its password clears it", async ({ page }) => {
+  await page.goto("/signup");
+  await page.getByLabel("Email").fill("ava@example.com");
+  await page.getByLabel("Password").fill("a-long-new-password");
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await expect(page.getByText("An account with this email already exists.")).toBeVisible();
+  await expect(page.getByLabel("Password")).toHaveValue("a-long-new-password");
+  await page.getByLabel("Email").fill(`kept.${Date.now()}@example.com`);
+  await page.getByLabel("Password").fill("short");
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await expect(page.getByText("Use at least 8 characters")).toBeVisible();
+  await expect(page.getByLabel("Password")).toHaveValue("");
+  await page.getByLabel("Password").fill("a-long-new-password");
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await expect(page).not.toHaveURL(/\/signup/);
+});
+
 test("signs up with only Email and Password (CONTRACT §9's fields): the name starts as the email's part before the @", async ({ page }) => {
   const local = `solo.${Date.now()}`;
   await page.goto("/signup");

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useActionState, useSyncExternalStore } from "react";
+import { useActionState, useState, useSyncExternalStore } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Form } from "@/components/ui/form";
@@ -30,10 +30,20 @@ const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone ?? ""
 export function AuthForm({ mode, action, callbackUrl, demo, error }: Props) {
   const [state, formAction, pending] = useActionState(action, { error });
   const signup = mode === "signup";
+  // React resets the form after its action; a sign-up refused for its email or name keeps the
+  // new password it was sent with (the server never sends a password back). Sign-in's is
+  // cleared, as a wrong one should be.
+  const [newPassword, setNewPassword] = useState("");
   const zone = useSyncExternalStore(noChanges, browserZone, () => "");
   const suffix = callbackUrl ? `?callbackUrl=${encodeURIComponent(callbackUrl)}` : "";
   return (
-    <Form action={formAction} failure={state} className="space-y-4" noValidate>
+    <Form
+      action={formAction}
+      onSubmit={signup ? (e) => setNewPassword(String(new FormData(e.currentTarget).get("password") ?? "")) : undefined}
+      failure={state}
+      className="space-y-4"
+      noValidate
+    >
       {state.error && <Notice tone="error">{state.error}</Notice>}
       {callbackUrl && <input type="hidden" name="callbackUrl" value={callbackUrl} />}
       {signup && zone && <input type="hidden" name="timezone" value={zone} />}
@@ -64,6 +74,7 @@ export function AuthForm({ mode, action, callbackUrl, demo, error }: Props) {
         type="password"
         maxLength={200}
         autoComplete={signup ? "new-password" : "current-password"}
+        defaultValue={signup && !state.fieldErrors?.password ? newPassword : undefined}
         error={state.fieldErrors?.password}
         hint={signup ? "At least 8 characters." : undefined}
         required
