@@ -46,3 +46,26 @@ test("a new account's timezone is the browser's, so its times read as the athlet
     await context.close();
   }
 });
+
+test("a swim's distance is typed and edited in metres, as its page reads it; a distance typed before the sport changes keeps its meaning", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Mira");
+  try {
+    await page.goto("/activities");
+    await page.getByRole("button", { name: "Record activity" }).click();
+    await page.getByLabel("Name").fill("Pool set");
+    await page.getByLabel("Duration").fill("40:00");
+    await page.getByLabel("Distance (km)").fill("1.5");
+    await page.getByLabel("Sport type").selectOption("swim");
+    await expect(page.getByLabel("Distance (m)")).toHaveValue("1500");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect(page.getByText("Recorded “Pool set”")).toBeVisible();
+
+    await page.getByRole("list", { name: "Activities" }).getByRole("link", { name: /Pool set/ }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Pool set" })).toBeVisible();
+    await expect(page.getByText("1,500 m").first()).toBeVisible();
+    await page.getByRole("button", { name: "Edit" }).click();
+    await expect(page.getByLabel("Distance (m)")).toHaveValue("1500");
+  } finally {
+    await context.close();
+  }
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CreateActivityInput, UpdateActivityInput, type ActivityWire } from "@/lib/activities/schemas";
-import { changedFields, emptyFormValues, FIELD_OF, formErrorsFromApi, readForm, toFormValues } from "./activity-form-values";
+import { changedFields, emptyFormValues, FIELD_OF, formErrorsFromApi, readForm, toFormValues, withSport } from "./activity-form-values";
 
 const activity: ActivityWire = {
   id: "act_1",
@@ -96,9 +96,35 @@ describe("editing", () => {
   });
 });
 
+describe("a swim's distance", () => {
+  const swim: ActivityWire = { ...activity, name: "Pool", sport_type: "swim", distance_m: 1500, elevation_gain_m: null };
+
+  it("is in metres or yards, as its page reads it, both ways", () => {
+    expect(toFormValues(swim, "metric").distance).toBe("1500");
+    expect(toFormValues(swim, "imperial").distance).toBe("1640");
+    const typed = { ...emptyFormValues("UTC"), name: "Pool", sport_type: "swim" as const, duration: "40", distance: "1640" };
+    expect(readForm(typed, "imperial").input!.distance_m).toBeCloseTo(1640 * 0.9144, 6);
+    expect(readForm({ ...typed, distance: "1500" }, "metric").input!.distance_m).toBe(1500);
+    // A range error names its limit in the same unit.
+    expect(formErrorsFromApi({ distance_m: "Too big: expected number to be <=1000000" }, "metric", "swim")).toEqual({ distance: "Must be at most 1000000 m." });
+  });
+
+  it("is carried over when the sport changes to or from a swim, so the figure keeps its meaning", () => {
+    const run = { ...emptyFormValues("UTC"), distance: "1.5" };
+    const asSwim = withSport(run, "swim", "metric");
+    expect(asSwim).toEqual({ ...run, sport_type: "swim", distance: "1500" });
+    expect(withSport(asSwim, "ride", "metric").distance).toBe("1.5");
+    expect(withSport({ ...run, distance: "1" }, "swim", "imperial").distance).toBe("1760");
+    // Between sports of one unit, and for text that is no number, it stays as typed.
+    expect(withSport(run, "ride", "metric").distance).toBe("1.5");
+    expect(withSport({ ...run, distance: "far" }, "swim", "metric").distance).toBe("far");
+    expect(withSport({ ...run, distance: "" }, "swim", "metric").distance).toBe("");
+  });
+});
+
 describe("formErrorsFromApi", () => {
   it("moves the API's field errors onto the form's fields", () => {
-    expect(formErrorsFromApi({ distance_m: "too far", start_local: "bad date", body: "x" }, "metric")).toEqual({
+    expect(formErrorsFromApi({ distance_m: "too far", start_local: "bad date", body: "x" }, "metric", "run")).toEqual({
       distance: "too far",
       date: "bad date",
     });
@@ -113,6 +139,7 @@ describe("formErrorsFromApi", () => {
           max_speed_mps: "max_speed_mps must not be below average_speed_mps: the activity's 3 m/s against 2.9 m/s",
         },
         "metric",
+        "run",
       ),
     ).toEqual({
       moving_time: "Must be no longer than the duration.",
@@ -130,6 +157,7 @@ describe("formErrorsFromApi", () => {
           distance_m: "distance_m over elapsed_time_s is 1000000 m/s (1000000 m in 1 s), above the 100 m/s any speed may be",
         },
         "metric",
+        "run",
       ),
     ).toEqual({
       duration: "Must be at least the moving time.",
@@ -148,6 +176,7 @@ describe("formErrorsFromApi", () => {
           elapsed_time_s: "Too big: expected number to be <=2592000",
         },
         "imperial",
+        "run",
       ),
     ).toEqual({
       max_hr: "Must be at most 300 bpm.",

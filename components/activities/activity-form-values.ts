@@ -1,12 +1,12 @@
 // Between the activity form (text in the athlete's units) and the API (SI numbers).
 import type { z } from "zod";
 import { ORDERED_PAIRS, type ActivityWire, type CreateActivityInput, type OrderedPair } from "@/lib/activities/schemas";
+import { distanceUnit } from "./chart-series";
 import type { SportType } from "./sport";
 import {
   bpmToHz,
   formatDuration,
   fromElevationMeters,
-  fromMeters,
   fromMps,
   hzToBpm,
   inputNumber,
@@ -14,7 +14,6 @@ import {
   kcalToJoules,
   parseDuration,
   toElevationMeters,
-  toMeters,
   toMps,
   UNIT_LABELS,
   type Units,
@@ -67,11 +66,15 @@ export const FIELD_OF: Record<WireInputField, FormField> = {
   energy_j: "energy",
 };
 
-// How each form field shows an SI number from an API message, in the athlete's units.
-const SHOW: Partial<Record<FormField, (si: number, units: Units) => string>> = {
+// How each form field shows an SI number from an API message, in the athlete's units (the
+// distance in the sport's: metres or yards for a swim).
+const SHOW: Partial<Record<FormField, (si: number, units: Units, sport: SportType) => string>> = {
   duration: (s) => formatDuration(s),
   moving_time: (s) => formatDuration(s),
-  distance: (m, u) => `${inputNumber(fromMeters(m, u), 1)} ${UNIT_LABELS[u].distance}`,
+  distance: (m, u, sport) => {
+    const unit = distanceUnit(sport, u);
+    return `${inputNumber(unit.fromMeters(m), Math.min(unit.inputDigits, 1))} ${unit.label}`;
+  },
   elevation: (m, u) => `${inputNumber(fromElevationMeters(m, u), 0)} ${UNIT_LABELS[u].elevation}`,
   max_speed: (v, u) => `${inputNumber(fromMps(v, u), 1)} ${UNIT_LABELS[u].speed}`,
   avg_hr: (hz) => `${inputNumber(hzToBpm(hz), 0)} bpm`,
@@ -102,7 +105,7 @@ const BOUND_WORDS = { "<=": "at most", "<": "less than", ">=": "at least", ">": 
  * The API's field errors, moved onto the form's fields. A range error names its limit in SI
  * units (`<=5` Hz); the athlete typed bpm, so the limit is shown in bpm.
  */
-export function formErrorsFromApi(fields: Record<string, string>, units: Units): FormErrors {
+export function formErrorsFromApi(fields: Record<string, string>, units: Units, sport: SportType): FormErrors {
   const out: FormErrors = {};
   for (const [wire, detail] of Object.entries(fields)) {
     const field = FIELD_OF[wire as WireInputField];
@@ -113,11 +116,11 @@ export function formErrorsFromApi(fields: Record<string, string>, units: Units):
     const tooFast = DERIVED_TOO_FAST.exec(detail);
     out[field] =
       bound && show && wire !== "average_speed_mps"
-        ? `Must be ${BOUND_WORDS[bound[1] as keyof typeof BOUND_WORDS]} ${show(Number(bound[2]), units)}.`
+        ? `Must be ${BOUND_WORDS[bound[1] as keyof typeof BOUND_WORDS]} ${show(Number(bound[2]), units, sport)}.`
         : pair
           ? PAIR_WORDS[pair]
           : tooFast
-            ? `Gives an average speed over ${SHOW.max_speed!(Number(tooFast[1]), units)}: check the distance and the times.`
+            ? `Gives an average speed over ${SHOW.max_speed!(Number(tooFast[1]), units, sport)}: check the distance and the times.`
             : detail;
   }
   return out;
@@ -163,7 +166,7 @@ export function toFormValues(a: ActivityWire, units: Units): FormValues {
     time: time.endsWith(":00") ? time.slice(0, 5) : time,
     duration: formatDuration(a.elapsed_time_s),
     moving_time: a.moving_time_s === null ? "" : formatDuration(a.moving_time_s),
-    distance: opt(a.distance_m, (m) => fromMeters(m, units), 3),
+    distance: opt(a.distance_m, distanceUnit(a.sport_type, units).fromMeters, distanceUnit(a.sport_type, units).inputDigits),
     elevation: opt(a.elevation_gain_m, (m) => fromElevationMeters(m, units), 0),
     max_speed: opt(a.max_speed_mps, (v) => fromMps(v, units), 1),
     avg_hr: opt(a.average_heart_rate_hz, hzToBpm, 0),
@@ -204,7 +207,7 @@ export function readForm(v: FormValues, units: Units): { input: ActivityInput; e
   if (!/^\d{2}:\d{2}:\d{2}$/.test(time)) errors.time = "Pick a start time.";
   const elapsed = duration("duration", true);
   const moving = duration("moving_time", false);
-  const distance = number("distance", (d) => toMeters(d, units));
+  const distance = number("distance", distanceUnit(v.sport_type, units).toMeters);
   const input: ActivityInput = {
     name,
     sport_type: v.sport_type,
@@ -220,6 +223,18 @@ export function readForm(v: FormValues, units: Units): { input: ActivityInput; e
     energy_j: number("energy", kcalToJoules),
   };
   return Object.keys(errors).length ? { errors } : { input };
+}
+
+/**
+ * The values after a change of sport: a distance typed in the old sport's unit is carried over
+ * into the new one's (1.5 km is 1500 m when the sport becomes a swim), so the figure still means
+ * what was typed; text that is no number stays as it is.
+ */
+export function withSport(v: FormValues, sport: SportType, units: Units): FormValues {
+  const [from, to] = [distanceUnit(v.sport_type, units), distanceUnit(sport, units)];
+  const typed = Number(v.distance.trim().replace(",", "."));
+  const carried = from.label !== to.label && v.distance.trim() !== "" && Number.isFinite(typed) && typed >= 0;
+  return { ...v, sport_type: sport, distance: carried ? inputNumber(to.fromMeters(from.toMeters(typed)), to.inputDigits) : v.distance };
 }
 
 const WIRE_OF: Record<Exclude<FormField, "date" | "time">, keyof ActivityInput> = {

@@ -6,7 +6,8 @@ import { Button } from "@/components/ui/button";
 import { Field, SelectField } from "@/components/ui/field";
 import { Form } from "@/components/ui/form";
 import { Notice } from "@/components/ui/notice";
-import { FIELD_OF, formErrorsFromApi, readForm, type ActivityInput, type FormErrors, type FormField, type FormValues } from "./activity-form-values";
+import { FIELD_OF, formErrorsFromApi, readForm, withSport, type ActivityInput, type FormErrors, type FormField, type FormValues } from "./activity-form-values";
+import { distanceUnit } from "./chart-series";
 import { SPORT_LABELS, SPORTS, type SportType } from "./sport";
 import { UNIT_LABELS, type Units } from "./units";
 
@@ -27,7 +28,7 @@ export function ActivityForm({ initial, units, pending, error, onSubmit, onCance
   // An API answer stays on the page until the next submit, not after it.
   const [dismissed, setDismissed] = useState<Error | null>(null);
   const apiError = error && error !== dismissed ? error : null;
-  const fromApi = apiError instanceof ConsoleApiError ? formErrorsFromApi(apiError.fields, units) : {};
+  const fromApi = apiError instanceof ConsoleApiError ? formErrorsFromApi(apiError.fields, units, values.sport_type) : {};
   const errors = { ...fromApi, ...local };
   // The API's summary names SI fields; when every error sits on a field, the fields say it better.
   const fieldLevel =
@@ -36,6 +37,7 @@ export function ActivityForm({ initial, units, pending, error, onSubmit, onCance
       Object.keys(apiError.fields).length > 0 &&
       Object.keys(apiError.fields).every((f) => f in FIELD_OF));
   const u = UNIT_LABELS[units];
+  const distance = distanceUnit(values.sport_type, units);
 
   const bind = (field: FormField): InputHTMLAttributes<HTMLInputElement> & { error?: string } => ({
     value: values[field],
@@ -71,7 +73,7 @@ export function ActivityForm({ initial, units, pending, error, onSubmit, onCance
           label="Sport type"
           value={values.sport_type}
           error={errors.sport_type}
-          onChange={(e) => setValues((v) => ({ ...v, sport_type: e.target.value as SportType }))}
+          onChange={(e) => setValues((v) => withSport(v, e.target.value as SportType, units))}
         >
           {SPORTS.map((s) => (
             <option key={s} value={s}>
@@ -84,7 +86,8 @@ export function ActivityForm({ initial, units, pending, error, onSubmit, onCance
           <Field label="Start time" type="time" {...bind("time")} />
         </div>
         <Field label="Duration" placeholder="1:05:00" hint="Elapsed time: h:mm:ss, m:ss or minutes" autoComplete="off" {...bind("duration")} />
-        <Field label={`Distance (${u.distance})`} placeholder="0.00" {...decimal} {...bind("distance")} />
+        {/* A swim's in metres or yards, as its page reads it. */}
+        <Field label={`Distance (${distance.label})`} placeholder={distance.inputDigits ? "0.00" : "0"} {...decimal} {...bind("distance")} />
       </div>
 
       <fieldset className="space-y-4">

@@ -5,7 +5,9 @@ import { formatAverage, formatDistance, formatDuration, formatLocal, type Units 
 
 /** One activity in a list: its name (a link to its page), sport, start and three figures. */
 export function ActivityRow({ activity: a, units }: { activity: ActivityWire; units: Units }) {
-  // The same three columns on every row, so they line up down the list.
+  // The same three columns on every row, so they line up down the list, in CONTRACT §9's words
+  // for /activities: km and km/h, or miles and min/mile, whatever the sport (an activity's own
+  // page reads it as its sport does: a run's pace, a swim in metres or yards).
   const stats = [
     { label: "Distance", value: a.distance_m !== null ? formatDistance(a.distance_m, units) : "—" },
     { label: "Time", value: formatDuration(a.moving_time_s ?? a.elapsed_time_s) },

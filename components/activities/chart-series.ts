@@ -13,6 +13,8 @@ import {
   hzToBpm,
   pacePer,
   SWIM_DISTANCE_LABELS,
+  toMeters,
+  toSwimMeters,
   UNIT_LABELS,
   type PaceBasis,
   type Units,
@@ -47,7 +49,11 @@ export type Channel = {
  * the unit (`label`) the activity's headline and laps say distance in (`distanceReading`),
  * `format` reads an axis value in words.
  */
-export type DistanceUnit = { label: string; fromMeters: (m: number) => number; format: (v: number) => string };
+/**
+ * A sport's distance unit: its label, metres to it and back, a value in it in words, and how many
+ * decimals a form field shows (whole metres or yards for a swim, km or miles to the metre).
+ */
+export type DistanceUnit = { label: string; fromMeters: (m: number) => number; toMeters: (v: number) => number; format: (v: number) => string; inputDigits: number };
 
 /**
  * `channels` are charted; `single` are the channels with one value to draw (a file that recorded
@@ -87,16 +93,22 @@ export function distanceReading(sport: SportType, units: Units): (m: number) => 
 }
 
 /**
- * The charts' distance unit for a sport: the one `distanceReading` says, so a swim's charts run
- * in metres or yards as its headline and laps do, not in km or miles.
+ * The distance unit for a sport: the one `distanceReading` says, so a swim's charts and its form
+ * field run in metres or yards as its headline and laps do, not in km or miles.
  */
 export function distanceUnit(sport: SportType, units: Units): DistanceUnit {
   if (paceBasis(sport) === "swim") {
     const label = SWIM_DISTANCE_LABELS[units];
-    return { label, fromMeters: (m) => fromSwimMeters(m, units), format: (v) => `${Math.round(v).toLocaleString("en-US")} ${label}` };
+    return {
+      label,
+      fromMeters: (m) => fromSwimMeters(m, units),
+      toMeters: (v) => toSwimMeters(v, units),
+      format: (v) => `${Math.round(v).toLocaleString("en-US")} ${label}`,
+      inputDigits: 0,
+    };
   }
   const label = UNIT_LABELS[units].distance;
-  return { label, fromMeters: (m) => fromMeters(m, units), format: (v) => `${v.toFixed(v < 10 ? 2 : 1)} ${label}` };
+  return { label, fromMeters: (m) => fromMeters(m, units), toMeters: (v) => toMeters(v, units), format: (v) => `${v.toFixed(v < 10 ? 2 : 1)} ${label}`, inputDigits: 3 };
 }
 
 // Each chart's least height (`Channel.minSpan`), in its unit: what a person would call a change

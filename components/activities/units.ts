@@ -100,6 +100,11 @@ export function fromSwimMeters(m: number, units: Units): number {
   return units === "metric" ? m : m / METERS_PER_YARD;
 }
 
+/** A swim's distance in metres or yards to metres. */
+export function toSwimMeters(v: number, units: Units): number {
+  return units === "metric" ? v : v * METERS_PER_YARD;
+}
+
 /** A swim's distance as swimmers read it: whole metres or yards (`1,500 m`, `1,640 yd`). */
 export function formatSwimDistance(m: number, units: Units): string {
   return `${Math.round(fromSwimMeters(m, units)).toLocaleString("en-US")} ${SWIM_DISTANCE_LABELS[units]}`;
