@@ -808,6 +808,22 @@ describe("FIT files whose own messages disagree with their records", () => {
     expect(a!.totals.movingTimeS).toBe(3999);
   });
 
+  it("a rest lap that states no distance and a maximum speed of 0 keeps that 0, though the sample it shares with the lap before has a speed", () => {
+    // A pool swim's way: 300 s swimming, a 60 s rest recorded as a lap of its own (no records in
+    // it but the last length's, at the instant the rest began), 300 s swimming.
+    const swim = (from: number, distanceFrom: number) => rideRecords(from, 300, { distanceFrom }).map((r) => ({ at: r.at, distance: distanceFrom + (r.at - from) * 1.2, speed: 1.2 }));
+    const records = [...swim(0, 0), ...swim(360, 360)];
+    const laps = [
+      { start: 0, elapsed: 300, distance: 360 },
+      { start: 300, elapsed: 60, distance: 0, fields: { avgSpeed: 0, maxSpeed: 0, enhancedAvgSpeed: 0, enhancedMaxSpeed: 0 } },
+      { start: 360, elapsed: 300, distance: 360 },
+    ];
+    const [a] = parseFitBytes(buildFit([{ sport: "swimming", start: 0, elapsed: 660, distance: 720, records, laps }]));
+    const rest = a!.laps[1]!;
+    expect([rest.distanceM, rest.averageSpeedMps, rest.maxSpeedMps]).toEqual([0, 0, 0]);
+    expect(a!.laps[0]!.maxSpeedMps).toBe(1.2);
+  });
+
   it("a multisport leg that ends where the next begins gets none of the next leg's samples", () => {
     const swim = rideRecords(0, 599).map((r) => ({ at: r.at, heartRate: 120, speed: 1.2, distance: r.at * 1.2 }));
     const bike = rideRecords(600, 600).map((r) => ({ ...r, speed: 9, power: 200 }));

@@ -39,7 +39,7 @@ export type SessionSpec = {
   maxHeartRate?: number;
   records: RecordSpec[];
   /** `noStartTime`: the lap gives only its timestamp (its end) and its elapsed time. */
-  laps?: { start: number; elapsed: number; distance?: number; noStartTime?: boolean; sport?: string }[];
+  laps?: { start: number; elapsed: number; distance?: number; noStartTime?: boolean; sport?: string; fields?: Record<string, unknown> }[];
   /** More session fields as a writer gives them (`{ avgPower: 0 }`). */
   fields?: Record<string, unknown>;
   /** Timer stop/start pairs, seconds after the file's start. */
@@ -98,6 +98,7 @@ export function buildFit(
         totalTimerTime: l.elapsed,
         ...(l.distance !== undefined ? { totalDistance: l.distance } : {}),
         ...(l.sport !== undefined ? { sport: l.sport } : {}),
+        ...l.fields,
       } as never);
       lapIndex++;
     }
