@@ -1,3 +1,6 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { authorizeLink, createToken, signIn, signUpNewPerson } from "./helpers";
@@ -70,6 +73,53 @@ for (const path of DEVELOPER_PAGES) {
     await expectNoSeriousViolations(page, path);
   });
 }
+
+test("the webhooks page with a delivery open has no serious violation, and its headings go down one level at a time: endpoint, delivery, attempt", async ({
+  page,
+}) => {
+  // An endpoint on loopback that answers the handshake and every delivery.
+  const server = http.createServer((req, res) => {
+    if (req.method === "GET") {
+      const challenge = new URL(req.url ?? "/", "http://127.0.0.1").searchParams.get("hub.challenge");
+      return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ "hub.challenge": challenge }));
+    }
+    req.resume().on("end", () => res.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    await signIn(page, "dev@example.com");
+    await page.goto("/developers/apps/demo-training-log/webhooks");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a11y-${randomBytes(3).toString("hex")}`;
+    await page.getByLabel("Endpoint URL").fill(url);
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.getByRole("button", { name: "Done", exact: true }).click();
+    const item = page.getByRole("listitem", { name: url });
+    await item.getByRole("button", { name: "Send test event" }).click();
+    // Other journeys' activity events may reach the endpoint too: the test event's delivery is the one opened.
+    const row = item.getByRole("listitem", { name: /^Delivery / }).filter({ hasText: "webhook.test" });
+    await expect(row).toContainText("succeeded");
+    await row.getByRole("button", { name: /webhook\.test/ }).click();
+
+    // A screen reader jumping by headings hears which endpoint, which delivery and which attempt a Request or Response is of.
+    await expect(item.getByRole("heading", { level: 2, name: url })).toBeVisible();
+    await expect(row.getByRole("heading", { level: 3, name: /^webhook\.test evt_\w+$/ })).toHaveCount(1);
+    const attempt = row.getByRole("listitem", { name: "Attempt 1" });
+    await expect(attempt.getByRole("heading", { level: 4, name: /^Attempt 1 · / })).toBeVisible();
+    await expect(attempt.getByRole("heading", { level: 5, name: "Request" })).toBeVisible();
+    await expect(attempt.getByRole("heading", { level: 5, name: "Response" })).toBeVisible();
+
+    await expectNoSeriousViolations(page, "webhooks with a delivery open");
+    // heading-order is a moderate rule, which the check above lets through.
+    const outline = await new AxeBuilder({ page }).withRules(["heading-order", "empty-heading"]).analyze();
+    expect(outline.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+
+    await item.getByRole("button", { name: "Delete" }).click();
+    await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
 
 test("the consent screen has no serious accessibility violation", async ({ page, baseURL }) => {
   await signIn(page, "ava@example.com");

@@ -15,9 +15,9 @@ type Received = { headers: http.IncomingHttpHeaders; body: string };
 /**
  * The developer's endpoint on loopback: answers the handshake (only with the token `verifyToken()`
  * names, when it names one, as a Strava-style receiver checks it), records every delivery
- * (answering `status(body)`, 204 by default).
+ * (answering `status(body)`, 204 by default, once it is known: a promise holds the answer back).
  */
-async function endpoint(status: (body: string) => number = () => 204, verifyToken: () => string | null = () => null) {
+async function endpoint(status: (body: string) => number | Promise<number> = () => 204, verifyToken: () => string | null = () => null) {
   const deliveries: Received[] = [];
   const handshakes: URLSearchParams[] = [];
   const server = http.createServer((req, res) => {
@@ -34,7 +34,7 @@ async function endpoint(status: (body: string) => number = () => 204, verifyToke
     req.on("data", (c: string) => (body += c));
     req.on("end", () => {
       deliveries.push({ headers: req.headers, body });
-      res.writeHead(status(body)).end();
+      void Promise.resolve(status(body)).then((s) => res.writeHead(s).end());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -547,6 +547,67 @@ test("the edit form says every field's problem at once: a URL too long along wit
     await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);
     await dev.close();
   } finally {
+    await hooks.close();
+  }
+});
+
+test("a test event is said to be queued only while it is: the notice goes once its delivery is attempted or the endpoint disabled, and the failure count moves with the log", async ({
+  browser,
+  request,
+}) => {
+  // Test events are answered as `answer` says; `release` answers one held back.
+  let answer: () => number | Promise<number> = () => 204;
+  let release = (_status: number) => {};
+  const hooks = await endpoint((body) => ((JSON.parse(body) as { type: string }).type === "webhook.test" ? answer() : 204));
+  try {
+    // An endpoint of metric.created alone, which no journey sends to the demo app: what reaches it is the test events sent here.
+    const token = await demoAppToken(request);
+    const url = `${hooks.url}/${randomBytes(3).toString("hex")}`;
+    const created = await request.post("/v1/app/webhooks", { headers: bearer(token), data: { url, events: ["metric.created"] } });
+    expect(created.status(), await created.text()).toBe(201);
+    const { dev, page } = await developerOnWebhooks(browser);
+    const item = page.getByRole("listitem", { name: url });
+    const queued = item.getByText(/^Test event evt_\w+ queued; it appears in the delivery log\.$/);
+    const failures = item.getByTestId("consecutive-failures");
+    const row = (n: number) => item.getByRole("listitem", { name: `Delivery ${hooks.deliveries[n]!.headers["service-delivery-id"] as string}` });
+
+    // Held by the endpoint, the first attempt has not ended: the event is still queued. Answered 2xx, it is not.
+    answer = () => new Promise((resolve) => (release = resolve));
+    await item.getByRole("button", { name: "Send test event" }).click();
+    await expect(queued).toBeVisible();
+    await expect.poll(() => hooks.deliveries.length, { timeout: 15_000 }).toBe(1);
+    await expect(queued).toBeVisible();
+    release(204);
+    await expect(row(0)).toContainText("succeeded");
+    await expect(queued).toHaveCount(0);
+    await expect(failures).toHaveText("0 consecutive failures");
+
+    // Answered 500: the log shows the failed attempt, and the header counts it (the log asks for
+    // the list again when it sees an attempt; components/webhooks/shared.test.ts holds that rule).
+    // Attempted, the event is no longer "queued".
+    answer = () => 500;
+    await item.getByRole("button", { name: "Send test event" }).click();
+    await expect.poll(() => hooks.deliveries.length, { timeout: 15_000 }).toBe(2);
+    await expect(row(1)).toContainText("HTTP 500");
+    await expect(failures).toHaveText("1 consecutive failure");
+    await expect(queued).toHaveCount(0);
+
+    // A failing endpoint is probed by its oldest pending delivery alone (retried in about 10 s):
+    // the next test event waits, queued, until the app disables the endpoint, which fails it.
+    // The log sees its delivery fail, and the header says "Disabled" with it.
+    await item.getByRole("button", { name: "Send test event" }).click();
+    await expect(queued).toBeVisible();
+    const third = /evt_\w+/.exec((await queued.textContent())!)![0];
+    await disableOverApi(request, url);
+    await expect(item.getByRole("listitem", { name: /^Delivery / }).filter({ hasText: third })).toContainText("failed");
+    await expect(item.getByText("Disabled by the app's developer. Nothing is sent")).toBeVisible();
+    await expect(queued).toHaveCount(0);
+
+    await item.getByRole("button", { name: "Delete" }).click();
+    await expect(page.getByRole("listitem", { name: url })).toHaveCount(0);
+    await dev.close();
+  } finally {
+    release(204);
     await hooks.close();
   }
 });

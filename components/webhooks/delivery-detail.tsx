@@ -13,12 +13,13 @@ import { ScrollRegion } from "@/components/ui/scroll-region";
 function Attempt({ a }: { a: DeliveryAttempt }) {
   return (
     <li className="space-y-2 rounded-md border border-slate-200 bg-white p-3" aria-label={`Attempt ${a.attempt}`}>
-      <p className="text-sm font-medium">
+      {/* Each attempt a heading under the delivery's (h3): jumping by headings says which attempt a Request or Response belongs to. */}
+      <h4 className="text-sm font-medium">
         Attempt {a.attempt} · {formatInstant(a.started_at)} · {a.duration_ms} ms
-      </p>
+      </h4>
       <div className="grid gap-3 lg:grid-cols-2">
         <section className="min-w-0 space-y-1">
-          <h4 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Request</h4>
+          <h5 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Request</h5>
           {a.error === ATTEMPT_INTERRUPTED ? (
             <p className="text-sm text-slate-600">
               Not recorded: the service stopped during this attempt. The endpoint may have received it; the next attempt sends it again with the same
@@ -47,7 +48,7 @@ function Attempt({ a }: { a: DeliveryAttempt }) {
           )}
         </section>
         <section className="min-w-0 space-y-1">
-          <h4 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Response</h4>
+          <h5 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Response</h5>
           {a.outcome === "response" ? (
             <>
               <p className="text-sm">
@@ -93,6 +94,8 @@ export function DeliveryDetail({
 
   return (
     <div className="space-y-3">
+      {/* The delivery's heading, under its endpoint's (h2): the row's button just above says the same words to the eye. */}
+      <h3 className="sr-only">{delivery.event ? `${delivery.event.type} ${delivery.event.id}` : `Delivery ${delivery.id}`}</h3>
       <div className="flex flex-wrap items-start justify-between gap-3">
         <dl className="space-y-0.5 text-xs">
           <div>

@@ -1,7 +1,7 @@
 "use client";
 
-import { useInfiniteQuery } from "@tanstack/react-query";
-import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useEffectEvent, useLayoutEffect, useRef, useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { FOCUSABLE_ROW } from "@/components/ui/focusable-rows";
@@ -9,7 +9,17 @@ import { formatInstant } from "@/components/ui/format";
 import { Notice } from "@/components/ui/notice";
 import type { Delivery } from "@/lib/webhooks/subscriptions/schemas";
 import { DeliveryDetail } from "./delivery-detail";
-import { deliveriesKey, deliveryLogPollMs, deliveryOutcome, openDeliveryLog, subscriptionPath, type DeliveryFilter } from "./shared";
+import {
+  deliveriesKey,
+  deliveryLogPollMs,
+  deliveryOutcome,
+  noteShownDeliveries,
+  openDeliveryLog,
+  subscriptionPath,
+  webhooksKey,
+  type DeliveryFilter,
+  type ShownDeliveries,
+} from "./shared";
 
 const FILTERS: { value: DeliveryFilter; label: string }[] = [
   { value: "all", label: "All" },
@@ -25,7 +35,19 @@ const STATUS_TONES: Record<Delivery["status"], string> = {
 };
 
 /** A subscription's deliveries, newest first, refreshed while shown (every 3 s when it is the only log open). */
-export function DeliveryLog({ clientId, subscriptionId, subscriptionActive }: { clientId: string; subscriptionId: string; subscriptionActive: boolean }) {
+export function DeliveryLog({
+  clientId,
+  subscriptionId,
+  subscriptionActive,
+  onShown,
+}: {
+  clientId: string;
+  subscriptionId: string;
+  subscriptionActive: boolean;
+  /** Told the deliveries shown each time the log loads them. */
+  onShown?: (deliveries: Delivery[]) => void;
+}) {
+  const qc = useQueryClient();
   const [filter, setFilter] = useState<DeliveryFilter>("all");
   const [openId, setOpenId] = useState<string | null>(null);
   const log = useInfiniteQuery({
@@ -42,6 +64,19 @@ export function DeliveryLog({ clientId, subscriptionId, subscriptionActive }: { 
     refetchInterval: (query) => deliveryLogPollMs(undefined, query.state.data?.pages.length ?? 1),
   });
   useEffect(() => openDeliveryLog(subscriptionId), [subscriptionId]);
+  // A delivery attempted since the log last loaded changed its endpoint's failure count, perhaps
+  // its status: the endpoint's header reads them from the list of subscriptions, polled every
+  // 10 s, which is asked again at once so that the header and the log move together.
+  const shown = useRef<ShownDeliveries | null>(null);
+  const onLoaded = useEffectEvent((loaded: Delivery[]) => {
+    const { shown: now, moved } = noteShownDeliveries(shown.current, loaded);
+    shown.current = now;
+    if (moved) void qc.invalidateQueries({ queryKey: webhooksKey(clientId), exact: true });
+    onShown?.(loaded);
+  });
+  useEffect(() => {
+    if (log.data) onLoaded(log.data.pages.flatMap((p) => p.data));
+  }, [log.data]);
   const deliveries = log.data?.pages.flatMap((p) => p.data) ?? [];
   const listRef = useRef<HTMLUListElement>(null);
   const moreRef = useRef<HTMLButtonElement>(null);

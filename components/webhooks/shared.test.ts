@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { EVENT_KINDS, SUBSCRIBABLE_EVENT_TYPES } from "@/lib/events/catalog";
-import { ATTEMPT_INTERRUPTED, CreateSubscriptionInput, type DeliveryAttempt } from "@/lib/webhooks/subscriptions/schemas";
+import { ATTEMPT_INTERRUPTED, CreateSubscriptionInput, type Delivery, type DeliveryAttempt } from "@/lib/webhooks/subscriptions/schemas";
 import { CONSOLE_LIMIT_SCALE } from "@/lib/http/console-route";
 import { getEnv } from "@/lib/env";
-import { EVENT_OPTIONS, deliveryLogPollMs, deliveryOutcome, openDeliveryLog } from "./shared";
+import { EVENT_OPTIONS, deliveryLogPollMs, deliveryOutcome, noteShownDeliveries, openDeliveryLog } from "./shared";
 
 describe("the console's event options", () => {
   it("offer every kind a subscription may ask for, each with its catalog description and scope", () => {
@@ -77,5 +77,39 @@ describe("a delivery's outcome in the log", () => {
     expect(deliveryOutcome({ ...base, status: "pending", attempt_count: 1, attempts: [attempt({ outcome: "not_sent", response_status: null, error: "dns" })] })).toBe(
       "Not sent: Host name not found",
     );
+  });
+});
+
+describe("what a delivery log tells its endpoint's header", () => {
+  const delivery = (id: string, minute: number, status: Delivery["status"], attempt_count: number): Delivery => ({
+    id,
+    subscription_id: "whs_a",
+    event: null,
+    status,
+    failure_reason: null,
+    attempt_count,
+    next_attempt_at: null,
+    created_at: `2026-12-04T07:${String(minute).padStart(2, "0")}:00.000Z`,
+    attempts: [],
+  });
+
+  it("is nothing on the log's first load: the header was read with the page", () => {
+    expect(noteShownDeliveries(null, [delivery("whd_1", 10, "failed", 3)]).moved).toBe(false);
+  });
+
+  it("is news when a delivery shown before changed state or was attempted again", () => {
+    const { shown } = noteShownDeliveries(null, [delivery("whd_1", 10, "pending", 0)]);
+    expect(noteShownDeliveries(shown, [delivery("whd_1", 10, "pending", 0)]).moved).toBe(false);
+    expect(noteShownDeliveries(shown, [delivery("whd_1", 10, "pending", 1)]).moved).toBe(true);
+    expect(noteShownDeliveries(shown, [delivery("whd_1", 10, "succeeded", 1)]).moved).toBe(true);
+    expect(noteShownDeliveries(shown, [delivery("whd_1", 10, "failed", 0)]).moved).toBe(true);
+  });
+
+  it("is news when a new delivery shows up attempted already, not when it waits or is an older one loaded late", () => {
+    const { shown } = noteShownDeliveries(null, [delivery("whd_2", 20, "succeeded", 1)]);
+    expect(noteShownDeliveries(shown, [delivery("whd_3", 21, "pending", 0)]).moved).toBe(false);
+    expect(noteShownDeliveries(shown, [delivery("whd_3", 21, "succeeded", 1)]).moved).toBe(true);
+    // A filter or "Load older deliveries" shows deliveries made before the newest one shown.
+    expect(noteShownDeliveries(shown, [delivery("whd_0", 5, "failed", 20)]).moved).toBe(false);
   });
 });

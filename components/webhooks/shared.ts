@@ -83,3 +83,27 @@ export function openDeliveryLog(id: string): () => void {
 export function deliveryLogPollMs(open = openLogs.size, pages = 1): number {
   return DELIVERY_LOG_POLL_MS * Math.max(1, Math.ceil(open / 2)) * Math.max(1, pages);
 }
+
+/** What a delivery log last showed: each delivery's status and attempt count, and when the newest one was made. */
+export type ShownDeliveries = { states: ReadonlyMap<string, string>; newest: number };
+
+/**
+ * What a log shows now, after `before` (null: its first load), and whether a delivery was
+ * attempted in between: one shown before that moved on, or a new one shown attempted already.
+ * Each such attempt changed its endpoint's failure count, perhaps its status. Older deliveries
+ * first shown by a filter or "Load older deliveries" are no news.
+ */
+export function noteShownDeliveries(before: ShownDeliveries | null, loaded: readonly Delivery[]): { shown: ShownDeliveries; moved: boolean } {
+  const states = new Map(before?.states);
+  let newest = before?.newest ?? 0;
+  let moved = false;
+  for (const d of loaded) {
+    const state = `${d.status} ${d.attempt_count}`;
+    const was = states.get(d.id);
+    const created = Date.parse(d.created_at);
+    if (before && (was === undefined ? d.attempt_count > 0 && created > before.newest : was !== state)) moved = true;
+    states.set(d.id, state);
+    newest = Math.max(newest, created);
+  }
+  return { shown: { states, newest }, moved };
+}

@@ -49,6 +49,15 @@ export function SubscriptionItem({
   const qc = useQueryClient();
   const path = subscriptionPath(clientId, sub.id);
   const [notice, setNotice] = useState<string | null>(null);
+  /**
+   * The test event just sent, said to be queued while its delivery waits for a first attempt.
+   * Once the log shows it attempted (its outcome is there) or the endpoint is disabled (its
+   * delivery was marked failed), "queued" is no longer true and the notice goes.
+   */
+  const [queued, setQueued] = useState<{ delivery: string; text: string } | null>(null);
+  // Cleared in the render that learns of it (React's way of resetting state on a prop's change):
+  // re-enabled later, the endpoint would not send this event anyway.
+  if (queued && sub.status !== "active") setQueued(null);
   // Re-enabling and disabling take their own buttons away: the outcome takes the focus, so the
   // keyboard goes on from there.
   const [statusSaid, sayStatus] = useOutcome();
@@ -91,7 +100,7 @@ export function SubscriptionItem({
     onError,
     mutationFn: () => consoleFetch<Delivery>(`${path}/send-test-event`, { method: "POST" }),
     onSuccess: (d) => {
-      setNotice(`Test event ${d.event?.id ?? ""} queued; it appears in the delivery log.`);
+      setQueued({ delivery: d.id, text: `Test event ${d.event?.id ?? ""} queued; it appears in the delivery log.` });
       setLogOpen(true);
       refresh();
     },
@@ -123,6 +132,7 @@ export function SubscriptionItem({
   // the latest action: an older failure of another button never hides a newer one.
   const start = () => {
     setNotice(null);
+    setQueued(null);
     sayStatus(null);
     for (const m of [reenable, disable, test, rotate, remove]) m.reset();
   };
@@ -148,10 +158,11 @@ export function SubscriptionItem({
       <div className="space-y-3 p-4">
         <div className="flex flex-wrap items-start justify-between gap-3">
           <div className="min-w-0 space-y-1">
-            <p className="flex flex-wrap items-center gap-2">
+            <div className="flex flex-wrap items-center gap-2">
               <StatusBadge sub={sub} />
-              <span className="break-all font-mono text-sm">{sub.url}</span>
-            </p>
+              {/* The endpoint heads its item (the page's h1 above, each opened delivery's h3 below), looking as the URL always did. */}
+              <h2 className="break-all font-mono text-sm">{sub.url}</h2>
+            </div>
             <p className="text-xs text-slate-600">{sub.events.join(" · ")}</p>
             <p className="text-xs text-slate-500">
               <span data-testid="consecutive-failures">
@@ -174,6 +185,7 @@ export function SubscriptionItem({
           </Notice>
         )}
         {notice && <Notice tone="success">{notice}</Notice>}
+        {queued && <Notice tone="success">{queued.text}</Notice>}
         {statusSaid && (
           <FocusedNotice key={statusSaid.id} tone="success">
             {statusSaid.text}
@@ -280,7 +292,14 @@ export function SubscriptionItem({
         </button>
         {logOpen && (
           <div className="border-t border-slate-100 p-4">
-            <DeliveryLog clientId={clientId} subscriptionId={sub.id} subscriptionActive={sub.status === "active"} />
+            <DeliveryLog
+              clientId={clientId}
+              subscriptionId={sub.id}
+              subscriptionActive={sub.status === "active"}
+              onShown={(deliveries) =>
+                setQueued((q) => (q && deliveries.some((d) => d.id === q.delivery && (d.status !== "pending" || d.attempt_count > 0)) ? null : q))
+              }
+            />
           </div>
         )}
       </div>
