@@ -55,7 +55,7 @@ function Attempt({ a }: { a: DeliveryAttempt }) {
                 Status <span className={`font-mono font-semibold ${a.response_status! < 300 ? "text-emerald-700" : "text-red-700"}`}>{a.response_status}</span>
               </p>
               <ScrollRegion as="pre" label={`Attempt ${a.attempt} response body`} className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 text-xs">
-                {a.response_body_excerpt ? a.response_body_excerpt : <span className="text-slate-500">(empty body)</span>}
+                {a.response_body_excerpt ? a.response_body_excerpt : <span className="text-slate-600">(empty body)</span>}
               </ScrollRegion>
             </>
           ) : (
