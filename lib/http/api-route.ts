@@ -194,6 +194,9 @@ function idempotencyPrincipal(actor: Actor): string {
   }
 }
 
+/** The query of an operation that takes none. */
+const NO_QUERY = z.strictObject({});
+
 /**
  * Path, query and body parsed by the route's schemas; any failure is a 400 problem with `errors[]`.
  * `answering` is the request's count (requests-first.ts): a JSON body still arriving is the
@@ -208,8 +211,10 @@ export async function parseRequest<P extends z.ZodType, Q extends z.ZodType, B e
   const url = new URL(req.url);
   const rawParams = (await routeCtx.params) ?? {};
   // An operation without a schema for a part never reads it: `undefined` stands for `never`.
+  // Its query is still held to having no parameters: `?force=true` on a DELETE, or `?limit=` on
+  // a list that is not paged, is refused naming it, not ignored.
   const params = (io.params ? parseParams(io.params, rawParams) : undefined) as z.output<P>;
-  const query = (io.query ? parseQuery(io.query, url.searchParams) : undefined) as z.output<Q>;
+  const query = (io.query ? parseQuery(io.query, url.searchParams) : url.search ? void parseQuery(NO_QUERY, url.searchParams) : undefined) as z.output<Q>;
   const { body, file, release } = await parseBody(io, req, answering);
   return { params, query, body: body as z.output<B>, file, rawParams, req, url, release };
 }

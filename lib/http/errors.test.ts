@@ -179,6 +179,22 @@ describe("400: malformed requests", () => {
     expect((await expectProblem(await api.call(token, "GET", "/v1/athletes/me/metrics?after=1700000000"), 400, "invalid_request")).errors).toEqual([
       expect.objectContaining({ field: "after", detail: "is not a known parameter" }),
     ]);
+    // An operation that takes no query refuses any parameter too, and does nothing: a DELETE stays undone.
+    const created = await api.call(token, "POST", "/v1/athletes/me/activities", {
+      body: { name: "Kept", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800 },
+    });
+    const { id } = (await created.json()) as { id: string };
+    for (const [method, path, field] of [
+      ["GET", "/v1/athletes/me?fields=name", "fields"],
+      ["DELETE", `/v1/activities/${id}?force=true`, "force"],
+      ["GET", `/v1/activities/${id}/laps?limit=abc`, "limit"],
+    ] as const) {
+      expect((await expectProblem(await api.call(token, method, path), 400, "invalid_request")).errors, path).toEqual([
+        { field, code: "invalid_request", detail: "is not a known parameter" },
+      ]);
+    }
+    expect((await api.call(token, "GET", `/v1/activities/${id}`)).status).toBe(200);
+    expect((await api.call(token, "GET", "/v1/athletes/me?")).status).toBe(200);
   });
 
   it("invalid_date alone for a date that is not one, whatever the other end of the range (no end-before-start as well)", async () => {

@@ -249,7 +249,7 @@ export function openApiDocument(baseUrl: string, limits: RateLimits = { "15min":
       description: [
         "Athletes' training data over HTTP. All values are SI units with unit-suffixed names (`distance_m`, `average_heart_rate_hz`: 150 bpm is 2.5).",
         "Activity times are local wall-clock (`start_local`, no offset), read against the athlete's `timezone`; instants are RFC 3339 UTC.",
-        "Errors are RFC 9457 problem documents: branch on `code`. Lists are `{data, next_cursor}`, keyset-paginated with `limit` (1–200, default 50) and `cursor`.",
+        "Errors are RFC 9457 problem documents: branch on `code`. Paged lists are `{data, next_cursor}`, keyset-paginated with `limit` (1–200, default 50) and `cursor` (an activity's laps come whole, as `{data}`). A query parameter an operation does not list is a 400 `invalid_request` naming it.",
         `Rate limits: ${limits["15min"].toLocaleString("en-US")} requests per 15 minutes and ${limits.daily.toLocaleString("en-US")} per day, per app or per personal-access-token owner; every answer carries \`RateLimit\` and \`RateLimit-Policy\`.`,
         `**Assistants (MCP).** \`${baseUrl}/mcp\` serves the same data over the Model Context Protocol (stateless Streamable HTTP, protocol 2025-11-25) to assistants an athlete connects with OAuth (their tokens are for \`/mcp\` only) or to a personal access token. Its tools only read, each the \`/v1\` verb with its schemas: ${MCP_TOOLS.map((t) => `\`${t.name}\` (\`${t.scope}\`)`).join(", ")}. \`tools/list\` shows those the token's scopes allow.`,
       ].join("\n\n"),
