@@ -244,3 +244,35 @@ describe("numberOf", () => {
     expect(numberOf(`${"1".repeat(60)}.x`)).toBeNull();
   });
 });
+
+describe("readXml and namespaces", () => {
+  it("gives each element the namespace its prefix is bound to where it stands: an inner declaration for its subtree only, xmlns=\"\" none, an undeclared prefix none", () => {
+    const heard: string[] = [];
+    readXml(
+      utf8(
+        '<gpx xmlns="urn:gpx" xmlns:o="urn:o"><a><o:d/><o:d xmlns:o="urn:other"><o:e/></o:d><o:d/><d xmlns=""><c/></d><c/><y:z/></a></gpx>',
+      ),
+      "GPX",
+      "gpx",
+      {
+        open: (name, _attrs, depth, namespace) => heard.push(`${depth} ${name} ${namespace}`),
+        close: (name, _text, depth, namespace) => heard.push(`/${depth} ${name} ${namespace}`),
+      },
+    );
+    expect(heard.filter((h) => !h.startsWith("/"))).toEqual([
+      "1 gpx urn:gpx",
+      "2 a urn:gpx",
+      "3 d urn:o",
+      "3 d urn:other",
+      "4 e urn:other",
+      "3 d urn:o",
+      "3 d ",
+      "4 c ",
+      "3 c urn:gpx",
+      "3 z ",
+    ]);
+    // An element closes in the namespace it opened in.
+    expect(heard).toContain("/3 d urn:other");
+    expect(heard).toContain("/4 c ");
+  });
+});

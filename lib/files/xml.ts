@@ -52,8 +52,7 @@ export type XmlHandler = {
   close(name: string, text: string, depth: number, namespace: string): void;
 };
 
-/** No prefix bound: where no xmlns declaration is in force. */
-const NO_PREFIXES: ReadonlyMap<string, string> = new Map();
+
 
 const localName = (name: string) => {
   const colon = name.indexOf(":");
@@ -116,8 +115,13 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
   let sawRoot = false;
   const parser = sax.parser(true, { trim: false, normalize: false, position: true });
   const names: string[] = [];
-  /** Per open element: the prefixes bound there (xmlns, xmlns:p) and its namespace's URI. */
-  const scopes: ReadonlyMap<string, string>[] = [];
+  /**
+   * The namespace bound to each prefix ("" for xmlns), innermost last, and per open element the
+   * prefixes it bound and its namespace's URI: each declaration is pushed and popped once, so a
+   * file of many (a hostile one binds thousands on every element) costs what its text does.
+   */
+  const bindings = new Map<string, string[]>();
+  const bound: string[][] = [];
   const namespaces: string[] = [];
   let text = "";
   let failure: string | null = null;
@@ -153,17 +157,18 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
     }
     text = "";
     const attributes = tag.attributes as Record<string, string>;
-    const outer = scopes.at(-1) ?? NO_PREFIXES;
-    let scope = outer;
+    const here: string[] = [];
     for (const attr in attributes) {
       if (attr !== "xmlns" && !attr.startsWith("xmlns:")) continue;
-      const bound = scope === outer ? new Map(outer) : (scope as Map<string, string>);
-      bound.set(attr === "xmlns" ? "" : attr.slice(6), attributes[attr]!);
-      scope = bound;
+      const prefix = attr === "xmlns" ? "" : attr.slice(6);
+      let uris = bindings.get(prefix);
+      if (!uris) bindings.set(prefix, (uris = []));
+      uris.push(attributes[attr]!);
+      here.push(prefix);
     }
-    scopes.push(scope);
+    bound.push(here);
     const colon = tag.name.indexOf(":");
-    const namespace = scope.get(colon < 0 ? "" : tag.name.slice(0, colon)) ?? "";
+    const namespace = bindings.get(colon < 0 ? "" : tag.name.slice(0, colon))?.at(-1) ?? "";
     namespaces.push(namespace);
     handler.open(name, attributes, names.length, namespace);
   };
@@ -173,7 +178,7 @@ export function readXml(bytes: Uint8Array, what: string, root: string, handler: 
   parser.onclosetag = () => {
     const depth = names.length;
     const name = names.pop()!;
-    scopes.pop();
+    for (const prefix of bound.pop()!) bindings.get(prefix)!.pop();
     const namespace = namespaces.pop()!;
     const inside = text;
     text = "";
