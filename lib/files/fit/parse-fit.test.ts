@@ -808,6 +808,37 @@ describe("FIT files whose own messages disagree with their records", () => {
     expect(a!.totals.movingTimeS).toBe(3999);
   });
 
+  it("many short stops add up as well, and a few that make up less than a minute: the ride keeps its end", () => {
+    // Stops of 20 s at traffic lights with 30 s of riding between them, the session stating its timer time as its elapsed time.
+    for (const stops of [2, 80]) {
+      const records = Array.from({ length: stops + 1 }, (_, i) => rideRecords(i * 50, 29, { distanceFrom: i * 240 })).flat();
+      const pauses = Array.from({ length: stops }, (_, i) => ({ stop: i * 50 + 30, start: i * 50 + 50 }));
+      const timer = (stops + 1) * 30 - 1;
+      const [a] = parseFitBytes(buildFit([{ sport: "cycling", start: 0, elapsed: timer, timer, writtenEnd: stops * 50 + 29, records, pauses }]));
+      expect(a!.streams.size, String(stops)).toBe(records.length);
+      expect(a!.totals.elapsedTimeS, String(stops)).toBe(stops * 50 + 29);
+      expect(a!.totals.movingTimeS, String(stops)).toBe(timer);
+    }
+  });
+
+  it("a clock jump in a session that states its real elapsed time is undone, though its pauses add up to as much as the jump", () => {
+    // Two stops of 5 minutes, then the clock jumps 10 minutes ahead with no stop (the real
+    // 3,000–3,999 s written as 3,600–4,599). Its timer time (3,400 s) is not its elapsed time.
+    const records = [
+      ...rideRecords(0, 999),
+      ...rideRecords(1300, 999, { distanceFrom: 8000 }),
+      ...rideRecords(2600, 399, { distanceFrom: 16_000 }),
+      ...rideRecords(3600, 999, { distanceFrom: 19_200 }),
+    ];
+    const pauses = [
+      { stop: 1000, start: 1300 },
+      { stop: 2300, start: 2600 },
+    ];
+    const [a] = parseFitBytes(buildFit([{ sport: "cycling", start: 0, elapsed: 4000, timer: 3400, writtenEnd: 4600, records, pauses }]));
+    expect(a!.streams.time_s.at(-1)).toBe(3999);
+    expect(a!.totals.elapsedTimeS).toBe(4000);
+  });
+
   it("a rest lap that states no distance and a maximum speed of 0 keeps that 0, though the sample it shares with the lap before has a speed", () => {
     // A pool swim's way: 300 s swimming, a 60 s rest recorded as a lap of its own (no records in
     // it but the last length's, at the instant the rest began), 300 s swimming.

@@ -363,29 +363,40 @@ function timesInOrder(d: Declared, start: number | null, end: number | null): De
  * its close. So are several such gaps that add up to the lateness. "pause" then, and nothing is
  * moved; "jump" where one was undone.
  */
-function undoClockJump(records: Record_[], stops: number[], laps: Mesg[], start: number, end: number, elapsed: number, nextStart: number | null): "jump" | "pause" | null {
+function undoClockJump(
+  records: Record_[],
+  stops: number[],
+  laps: Mesg[],
+  { start, end, elapsed, timer, nextStart }: { start: number; end: number; elapsed: number; timer: number | null; nextStart: number | null },
+): "jump" | "pause" | null {
   const jump = end - start - elapsed;
-  if (!(elapsed > 0) || !(jump > CONTRADICTED_SPAN_S)) return null;
+  const timerAsElapsed = timer !== null && Math.abs(timer - elapsed) <= 1;
+  // Pauses may add up to less than the minute a lone gap must pass (two stops at traffic lights).
+  if (!(elapsed > 0) || !(jump > (timerAsElapsed ? 1 : CONTRADICTED_SPAN_S))) return null;
   let lo = 0;
   while (lo < records.length && records[lo]!.t < start) lo++;
   let gapAt = -1;
   let gap = 0;
-  // The time between records that a timer stop opens: pauses, however many.
+  // The time between records that a timer stop opens, less the step the records were taking
+  // before it (a gap is the pause and one more sample's interval): pauses, however many.
   let paused = 0;
   let s = 0;
   for (let i = lo + 1; i < records.length && records[i]!.t <= end; i++) {
     const [from, to] = [records[i - 1]!.t, records[i]!.t];
     const g = to - from;
     while (s < stops.length && stops[s]! < from) s++;
-    if (s < stops.length && stops[s]! < to) paused += g;
+    if (s < stops.length && stops[s]! < to) paused += g - (i - 2 >= lo ? Math.min(g, from - records[i - 2]!.t) : 0);
     if (g > gap) {
       gap = g;
       gapAt = i;
     }
   }
   // Three stops of 5 minutes in a session that closed 15 minutes late are as much a pause as one
-  // of 15 minutes (a trainer app's writer stated its timer time as the elapsed time of both).
-  if (Math.abs(paused - jump) <= CONTRADICTED_SPAN_S) return "pause";
+  // of 15 minutes, where the session states its timer time as its elapsed time (a trainer app's
+  // writer did, for both). One that states a real elapsed time (its timer shorter) and closed
+  // late by what its pauses add up to is late for another reason (a clock jump): not this.
+  if (timerAsElapsed && paused > 0 && Math.abs(paused - jump) <= Math.min(CONTRADICTED_SPAN_S, jump / 2)) return "pause";
+  if (!(jump > CONTRADICTED_SPAN_S)) return null;
   if (gapAt < 0 || gap < jump || gap - jump > CONTRADICTED_SPAN_S) return null;
   const from = records[gapAt - 1]!.t;
   if (stops.some((t) => t >= from && t < records[gapAt]!.t)) return "pause";
@@ -583,7 +594,7 @@ function activitiesOf(messages: Record<string, Mesg[]>, counts: ChainCounts, bef
     const nextStart = unix(next?.startTime);
     // A forward jump of the device's clock within the session is undone first: its span stands
     // as it states it (the rules below are for spans that contradict their records otherwise).
-    const jumped = sorted && startTime !== null && end !== null && elapsed !== null ? undoClockJump(records, stops, laps, start, end, elapsed, nextStart) : null;
+    const jumped = sorted && startTime !== null && end !== null && elapsed !== null ? undoClockJump(records, stops, laps, { start, end, elapsed, timer: declared.movingTimeS ?? null, nextStart }) : null;
     if (jumped === "pause") {
       // Its elapsed time is its timer time: the span is from its start_time to its close.
       until = end!;
