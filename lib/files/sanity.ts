@@ -867,14 +867,16 @@ const ZERO_WHEN_NOT_COMPUTED = ["maxSpeedMps", "averageHeartRateHz", "maxHeartRa
  * average power or an energy of 0 where the samples give that total above 0 is the writer's
  * "not computed" (a session with `avg_power` 0 over an hour of 200 W records), and the samples'
  * total is taken instead. A 0 for a channel the samples never recorded is `withoutUnrecorded`'s.
- * A maximum speed of 0 beside a stated distance of 0 was computed (no distance, no speed): a pool
- * swim's rest lap says so, and the one sample it shares with the length before (the instant the
- * rest began) gave it that length's speed.
+ * A maximum speed of 0 beside a stated distance of 0 was computed (no distance, no speed) where
+ * the samples covered none either: a pool swim's rest lap says so, and the one sample it shares
+ * with the length before (the instant the rest began) gave it that length's speed. A writer's
+ * zeros over an hour of riding are its "not computed", the maximum speed's too.
  */
+const STILL_M = 1;
 function withoutContradictedZeros(d: Declared, sampled: Declared): Declared {
   const out = { ...d };
   for (const k of ZERO_WHEN_NOT_COMPUTED) {
-    if (k === "maxSpeedMps" && d.distanceM === 0) continue;
+    if (k === "maxSpeedMps" && d.distanceM === 0 && !((sampled.distanceM ?? 0) > STILL_M)) continue;
     if (d[k] === 0 && (sampled[k] ?? 0) > 0) out[k] = null;
   }
   return out;

@@ -853,6 +853,10 @@ describe("FIT files whose own messages disagree with their records", () => {
     const rest = a!.laps[1]!;
     expect([rest.distanceM, rest.averageSpeedMps, rest.maxSpeedMps]).toEqual([0, 0, 0]);
     expect(a!.laps[0]!.maxSpeedMps).toBe(1.2);
+    // Zeros over an hour of riding are a writer's "not computed", the maximum speed's as well.
+    const zeros = { maxSpeed: 0, enhancedMaxSpeed: 0, avgSpeed: 0, enhancedAvgSpeed: 0 };
+    const [ride] = parseFitBytes(buildFit([{ sport: "cycling", start: 0, elapsed: 3600, distance: 0, records: rideRecords(0, 3599), fields: zeros }]));
+    expect(ride!.totals.maxSpeedMps).toBe(8);
   });
 
   it("a multisport leg that ends where the next begins gets none of the next leg's samples", () => {
