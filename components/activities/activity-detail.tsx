@@ -233,7 +233,7 @@ function EditForm({
       units={units}
       pending={pending}
       error={error}
-      onSubmit={(input, after) => onSave(changedFields(before, after, input))}
+      onSubmit={(input, after) => onSave(changedFields(before, after, input, units))}
       onCancel={onCancel}
     />
   );

@@ -83,16 +83,16 @@ describe("editing", () => {
   it("sends only what changed, and leaves the average speed to the API, which derives it again when distance changed", () => {
     const before = toFormValues(activity, "imperial");
     const after = { ...before, name: "Tempo run", distance: "7" };
-    const patch = changedFields(before, after, readForm(after, "imperial").input!);
+    const patch = changedFields(before, after, readForm(after, "imperial").input!, "imperial");
     expect(Object.keys(patch).sort()).toEqual(["distance_m", "name"]);
     expect(patch.distance_m).toBeCloseTo(11_265.4, 1);
   });
 
   it("sends nothing when nothing changed, and null when a measurement is cleared", () => {
     const before = toFormValues(activity, "metric");
-    expect(changedFields(before, before, readForm(before, "metric").input!)).toEqual({});
+    expect(changedFields(before, before, readForm(before, "metric").input!, "metric")).toEqual({});
     const after = { ...before, max_hr: "" };
-    expect(changedFields(before, after, readForm(after, "metric").input!)).toEqual({ max_heart_rate_hz: null });
+    expect(changedFields(before, after, readForm(after, "metric").input!, "metric")).toEqual({ max_heart_rate_hz: null });
   });
 });
 
@@ -107,6 +107,31 @@ describe("a swim's distance", () => {
     expect(readForm({ ...typed, distance: "1500" }, "metric").input!.distance_m).toBe(1500);
     // A range error names its limit in the same unit.
     expect(formErrorsFromApi({ distance_m: "Too big: expected number to be <=1000000" }, "metric", "swim")).toEqual({ distance: "Must be at most 1000000 m." });
+  });
+
+  it("is read with the thousands comma the page writes it with (1,500 m), where a comma elsewhere is a decimal mark", () => {
+    const typed = { ...emptyFormValues("UTC"), name: "Pool", sport_type: "swim" as const, duration: "40", distance: "1,500" };
+    expect(readForm(typed, "metric").input!.distance_m).toBe(1500);
+    expect(withSport(typed, "run", "metric").distance).toBe("1.5");
+    expect(readForm({ ...typed, sport_type: "run", distance: "1,5" }, "metric").input!.distance_m).toBe(1500);
+    expect(readForm({ ...typed, distance: "1,5" }, "metric").input!.distance_m).toBe(1.5);
+  });
+
+  it("changed only by a change of sport is not sent: the stored distance (and the device's average speed) stand", () => {
+    for (const units of ["metric", "imperial"] as const) {
+      for (const [from, to, distance_m] of [
+        ["run", "swim", 2012.34],
+        ["swim", "run", 1500],
+      ] as const) {
+        const before = toFormValues({ ...activity, sport_type: from, distance_m }, units);
+        const after = withSport(before, to, units);
+        expect(after.distance, `${units} ${from}`).not.toBe(before.distance);
+        expect(changedFields(before, after, readForm(after, units).input!, units), `${units} ${from}`).toEqual({ sport_type: to });
+        // Typed after the change, it is sent.
+        const typed = { ...after, distance: to === "swim" ? "2100" : "2.1" };
+        expect(changedFields(before, typed, readForm(typed, units).input!, units)).toHaveProperty("distance_m");
+      }
+    }
   });
 
   it("is carried over when the sport changes to or from a swim, so the figure keeps its meaning", () => {

@@ -176,13 +176,22 @@ export function toFormValues(a: ActivityWire, units: Units): FormValues {
   };
 }
 
+/**
+ * A typed number: a comma is a decimal mark ("1,5" km), except in a field of whole metres or
+ * yards, where "1,500" is written as the page writes a swim's distance, with a thousands comma.
+ */
+function typedNumber(text: string, wholeUnits = false): number {
+  const t = text.trim();
+  return Number(wholeUnits && /^\d{1,3}(,\d{3})+$/.test(t) ? t.replaceAll(",", "") : t.replace(",", "."));
+}
+
 /** Reads the form into SI units, or says which fields cannot be read. */
 export function readForm(v: FormValues, units: Units): { input: ActivityInput; errors?: never } | { input?: never; errors: FormErrors } {
   const errors: FormErrors = {};
-  const number = (field: FormField, convert: (n: number) => number): number | null => {
+  const number = (field: FormField, convert: (n: number) => number, wholeUnits = false): number | null => {
     const text = v[field].trim();
     if (text === "") return null;
-    const n = Number(text.replace(",", "."));
+    const n = typedNumber(text, wholeUnits);
     if (!Number.isFinite(n)) errors[field] = "Enter a number.";
     else if (n < 0) errors[field] = "Must be zero or more.";
     else return convert(n);
@@ -207,7 +216,8 @@ export function readForm(v: FormValues, units: Units): { input: ActivityInput; e
   if (!/^\d{2}:\d{2}:\d{2}$/.test(time)) errors.time = "Pick a start time.";
   const elapsed = duration("duration", true);
   const moving = duration("moving_time", false);
-  const distance = number("distance", distanceUnit(v.sport_type, units).toMeters);
+  const unit = distanceUnit(v.sport_type, units);
+  const distance = number("distance", unit.toMeters, unit.inputDigits === 0);
   const input: ActivityInput = {
     name,
     sport_type: v.sport_type,
@@ -232,7 +242,7 @@ export function readForm(v: FormValues, units: Units): { input: ActivityInput; e
  */
 export function withSport(v: FormValues, sport: SportType, units: Units): FormValues {
   const [from, to] = [distanceUnit(v.sport_type, units), distanceUnit(sport, units)];
-  const typed = Number(v.distance.trim().replace(",", "."));
+  const typed = typedNumber(v.distance, from.inputDigits === 0);
   const carried = from.label !== to.label && v.distance.trim() !== "" && Number.isFinite(typed) && typed >= 0;
   return { ...v, sport_type: sport, distance: carried ? inputNumber(to.fromMeters(from.toMeters(typed)), to.inputDigits) : v.distance };
 }
@@ -254,15 +264,18 @@ const WIRE_OF: Record<Exclude<FormField, "date" | "time">, keyof ActivityInput> 
 /**
  * The PATCH for an edit: only the fields the person changed, so a value they did not touch is
  * never rewritten through a rounded conversion. When distance or time changed, the API derives
- * the average speed from them again.
+ * the average speed from them again. A distance that only a change of sport carried into another
+ * unit (`withSport`) was not changed: sent back through two roundings, it would have replaced
+ * the device's average speed with one derived from it.
  */
-export function changedFields(before: FormValues, after: FormValues, input: ActivityInput): Partial<ActivityInput> {
+export function changedFields(before: FormValues, after: FormValues, input: ActivityInput, units: Units): Partial<ActivityInput> {
   const patch: Partial<ActivityInput> = {};
   const set = <K extends keyof ActivityInput>(k: K) => {
     patch[k] = input[k];
   };
+  const carried = withSport(before, after.sport_type, units).distance;
   for (const [field, wire] of Object.entries(WIRE_OF) as [keyof typeof WIRE_OF, keyof ActivityInput][]) {
-    if (before[field] !== after[field]) set(wire);
+    if (field === "distance" ? after.distance !== carried : before[field] !== after[field]) set(wire);
   }
   if (before.date !== after.date || before.time !== after.time) set("start_local");
   return patch;
