@@ -158,6 +158,8 @@ test("a sign-up refused for its email keeps the new password typed, so fixing th
   await page.getByRole("button", { name: "Sign up" }).click();
   await expect(page.getByText("An account with this email already exists.")).toBeVisible();
   await expect(page.getByLabel("Password")).toHaveValue("a-long-new-password");
+  // Kept in the field's value, not written into the page's markup.
+  await expect(page.getByLabel("Password")).not.toHaveAttribute("value", /./);
   await page.getByLabel("Email").fill(`kept.${Date.now()}@example.com`);
   await page.getByLabel("Password").fill("short");
   await page.getByRole("button", { name: "Sign up" }).click();

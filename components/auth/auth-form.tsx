@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useActionState, useState, useSyncExternalStore } from "react";
+import { useActionState, useEffect, useRef, useSyncExternalStore } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Form } from "@/components/ui/form";
@@ -31,15 +31,21 @@ export function AuthForm({ mode, action, callbackUrl, demo, error }: Props) {
   const [state, formAction, pending] = useActionState(action, { error });
   const signup = mode === "signup";
   // React resets the form after its action; a sign-up refused for its email or name keeps the
-  // new password it was sent with (the server never sends a password back). Sign-in's is
-  // cleared, as a wrong one should be.
-  const [newPassword, setNewPassword] = useState("");
+  // new password it was sent with (the server never sends a password back). Put back into the
+  // field's value, never its markup (a defaultValue is the input's value attribute). Sign-in's
+  // is cleared, as a wrong one should be.
+  const newPassword = useRef("");
+  const passwordField = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (signup && passwordField.current && newPassword.current && !state.fieldErrors?.password) passwordField.current.value = newPassword.current;
+    newPassword.current = "";
+  }, [signup, state]);
   const zone = useSyncExternalStore(noChanges, browserZone, () => "");
   const suffix = callbackUrl ? `?callbackUrl=${encodeURIComponent(callbackUrl)}` : "";
   return (
     <Form
       action={formAction}
-      onSubmit={signup ? (e) => setNewPassword(String(new FormData(e.currentTarget).get("password") ?? "")) : undefined}
+      onSubmit={signup ? (e) => void (newPassword.current = String(new FormData(e.currentTarget).get("password") ?? "")) : undefined}
       failure={state}
       className="space-y-4"
       noValidate
@@ -74,7 +80,7 @@ export function AuthForm({ mode, action, callbackUrl, demo, error }: Props) {
         type="password"
         maxLength={200}
         autoComplete={signup ? "new-password" : "current-password"}
-        defaultValue={signup && !state.fieldErrors?.password ? newPassword : undefined}
+        ref={passwordField}
         error={state.fieldErrors?.password}
         hint={signup ? "At least 8 characters." : undefined}
         required
