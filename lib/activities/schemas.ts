@@ -96,6 +96,9 @@ const measurements = {
   energy_j: nonNegative(100_000_000).nullable().optional(),
 };
 
+const NAME_DESCRIPTION =
+  "Without control, bidi or zero-width characters (an emoji's own are writing). White space around it is removed, and a name of white space alone is refused.";
+
 /**
  * An activity's name as a person or an app gives it: shown to the athlete's coaches and apps, so
  * no bidi override or zero-width character that would make it read as something else (team,
@@ -107,7 +110,7 @@ export const ActivityName = z
   .min(1)
   .max(200)
   .refine((name) => !hasHiddenCharacters(name), HIDDEN_IN_NAME_MESSAGE)
-  .meta({ description: "Without control, bidi or zero-width characters (an emoji's own are writing)." });
+  .meta({ description: NAME_DESCRIPTION });
 
 export const CreateActivityInput = z
   .strictObject({
@@ -137,7 +140,7 @@ export const UpdateActivityInput = z
   .strictObject({
     // Its hidden characters are checked by updateActivity, against the stored name: a name
     // recorded before ActivityName, sent back as it was read, is no change and is not refused.
-    name: z.string().trim().min(1).max(200).optional().meta({ description: "Without control, bidi or zero-width characters (an emoji's own are writing)." }),
+    name: z.string().trim().min(1).max(200).optional().meta({ description: NAME_DESCRIPTION }),
     sport_type: SportType.optional(),
     start_local: LocalDateTime.optional(),
     elapsed_time_s: seconds.min(1).optional(),

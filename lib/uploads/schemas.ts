@@ -41,7 +41,7 @@ export type UploadWire = z.input<typeof Upload>;
  */
 export const CreateUploadFields = z
   .strictObject({
-    name: ActivityName.optional().meta({ description: "The activity's name; default: the file's own, else e.g. \"Morning Run\"." }),
+    name: ActivityName.optional().meta({ description: "The activity's name (not blank; white space around it is removed); default: the file's own, else e.g. \"Morning Run\"." }),
     sport_type: SportType.optional().meta({ description: "Overrides the sport the file names." }),
     external_id: z
       .string()
