@@ -158,6 +158,7 @@ export function emptyFormValues(timezone: string, now = new Date()): FormValues 
 export function toFormValues(a: ActivityWire, units: Units): FormValues {
   const opt = (v: number | null, convert: (n: number) => number, digits: number) => (v === null ? "" : inputNumber(convert(v), digits));
   const [date = "", time = ""] = a.start_local.split("T");
+  const distance = distanceUnit(a.sport_type, units);
   return {
     name: a.name,
     sport_type: a.sport_type,
@@ -166,7 +167,7 @@ export function toFormValues(a: ActivityWire, units: Units): FormValues {
     time: time.endsWith(":00") ? time.slice(0, 5) : time,
     duration: formatDuration(a.elapsed_time_s),
     moving_time: a.moving_time_s === null ? "" : formatDuration(a.moving_time_s),
-    distance: opt(a.distance_m, distanceUnit(a.sport_type, units).fromMeters, distanceUnit(a.sport_type, units).inputDigits),
+    distance: opt(a.distance_m, distance.fromMeters, distance.inputDigits),
     elevation: opt(a.elevation_gain_m, (m) => fromElevationMeters(m, units), 0),
     max_speed: opt(a.max_speed_mps, (v) => fromMps(v, units), 1),
     avg_hr: opt(a.average_heart_rate_hz, hzToBpm, 0),

@@ -45,13 +45,11 @@ export type Channel = {
 };
 
 /**
- * A distance on the charts' axis and under their cursor: `fromMeters` gives the axis value in
- * the unit (`label`) the activity's headline and laps say distance in (`distanceReading`),
- * `format` reads an axis value in words.
- */
-/**
- * A sport's distance unit: its label, metres to it and back, a value in it in words, and how many
- * decimals a form field shows (whole metres or yards for a swim, km or miles to the metre).
+ * A sport's distance unit, on the charts' axis and under their cursor, and in the activity form:
+ * `fromMeters` gives a value in the unit (`label`) the activity's headline and laps say distance
+ * in (`distanceReading`), `toMeters` takes one back, `format` reads a value in words, and
+ * `inputDigits` is how many decimals a form field shows (whole metres or yards for a swim, km or
+ * miles to the metre).
  */
 export type DistanceUnit = { label: string; fromMeters: (m: number) => number; toMeters: (v: number) => number; format: (v: number) => string; inputDigits: number };
 

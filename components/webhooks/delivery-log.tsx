@@ -1,7 +1,7 @@
 "use client";
 
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useEffectEvent, useLayoutEffect, useRef, useState } from "react";
+import { useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { consoleFetch } from "@/components/console/api";
 import { Button } from "@/components/ui/button";
 import { FOCUSABLE_ROW } from "@/components/ui/focusable-rows";
@@ -74,10 +74,10 @@ export function DeliveryLog({
     if (moved) void qc.invalidateQueries({ queryKey: webhooksKey(clientId), exact: true });
     onShown?.(loaded);
   });
+  const deliveries = useMemo(() => log.data?.pages.flatMap((p) => p.data) ?? [], [log.data]);
   useEffect(() => {
-    if (log.data) onLoaded(log.data.pages.flatMap((p) => p.data));
-  }, [log.data]);
-  const deliveries = log.data?.pages.flatMap((p) => p.data) ?? [];
+    if (log.data) onLoaded(deliveries);
+  }, [log.data, deliveries]);
   const listRef = useRef<HTMLUListElement>(null);
   const moreRef = useRef<HTMLButtonElement>(null);
   /**
