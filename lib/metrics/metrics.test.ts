@@ -179,6 +179,43 @@ describe("GET /v1/athletes/{athlete_id}/metrics", () => {
   });
 });
 
+describe("GET /v1/metrics/{metric_id}", () => {
+  it("answers the metric a metric.created event names, at the Location its creation gave", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["metrics.read", "metrics.write"]);
+    const created = await api.call(token, "POST", "/v1/athletes/me/metrics", {
+      body: { type: "sleep_duration_s", value: 27_000, measured_local: "2026-03-02T00:00:00" },
+    });
+    expect(created.status).toBe(201);
+    const m = Metric.parse(await created.json());
+    expect(created.headers.get("location")).toBe(`/v1/metrics/${m.id}`);
+    const [event] = await (await api.db()).select().from(events).where(eq(events.objectId, m.id));
+    const res = await api.call(token, "GET", `/v1/metrics/${event!.objectId}`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(Metric.parse(await res.json())).toEqual(m);
+  });
+
+  it("lets a coach read an active member's metric; a stranger, an unknown id and an overlong one get the same 404", async () => {
+    const coach = await api.person();
+    const member = await api.person();
+    const stranger = await api.person();
+    await api.team(coach.id, [member.id]);
+    const m = await record(await api.pat(member.id, ["metrics.write"]), { type: "body_mass_kg", value: 64.2, measured_local: "2026-03-01T06:30:00" });
+    const coachRead = await api.call(await api.pat(coach.id, ["metrics.read"]), "GET", `/v1/metrics/${m.id}`);
+    expect(coachRead.status).toBe(200);
+    expect(await coachRead.json()).toEqual(m);
+    const strangerToken = await api.pat(stranger.id, ["metrics.read"]);
+    for (const id of [m.id, "met_doesnotexist", "x".repeat(65)]) {
+      const res = await api.call(strangerToken, "GET", `/v1/metrics/${id}`);
+      expect(res.status, id).toBe(404);
+      expect((await res.json()).code).toBe("not_found");
+    }
+    const wrongScope = await api.call(await api.pat(member.id, ["activities.read"]), "GET", `/v1/metrics/${m.id}`);
+    expect(wrongScope.status).toBe(403);
+    expect(wrongScope.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope", scope="metrics.read"`);
+  });
+});
+
 describe("scopes", () => {
   it("reads need metrics.read and writes metrics.write; activity scopes do not stand in for them", async () => {
     const p = await api.person();

@@ -8,7 +8,8 @@ import { appendEvent } from "../events/append-event";
 import { decodeLocalTimeCursor, page } from "../http/pagination";
 import { newId } from "../ids";
 import { toWireLocal } from "../time/local";
-import { assertSelf, requireAthleteActor, resolveReachableAthlete } from "../athletes/reach";
+import { ApiError } from "../http/errors";
+import { assertSelf, canReach, requireAthleteActor, resolveReachableAthlete } from "../athletes/reach";
 import type { CreateMetricInput, ListMetricsQuery, MetricWire } from "./schemas";
 
 function toMetricWire(m: typeof metrics.$inferSelect): MetricWire {
@@ -53,6 +54,20 @@ export async function listMetrics({
     .limit(query.limit + 1);
   const p = page(rows, query.limit, (r) => [r.measuredLocal, r.id]);
   return { data: p.data.map(toMetricWire), next_cursor: p.next_cursor };
+}
+
+/**
+ * One metric the actor reaches (its athlete's, or a coach's active member's), as a
+ * `metric.created` event's `object_id` names it (SPEC §2.2: the subscriber calls the API for
+ * detail). Anything else is the same 404 as an id that does not exist (SPEC §7).
+ */
+export async function getMetric({ ctx, metricId }: { ctx: Ctx; metricId: string }): Promise<MetricWire> {
+  requireAthleteActor(ctx.actor);
+  const [row] = await ctx.db.select().from(metrics).where(eq(metrics.id, metricId)).limit(1);
+  if (!row || !(await canReach(ctx.db, ctx.actor.userId, row.athleteId))) {
+    throw new ApiError("not_found", `Metric ${metricId} was not found.`);
+  }
+  return toMetricWire(row);
 }
 
 /** The insert of a metric, written once (lib/db/client.ts). */

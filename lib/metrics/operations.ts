@@ -3,6 +3,8 @@ import { defineOperation } from "../http/operation";
 import { AthleteIdParam } from "../http/schemas";
 import { CreateMetricInput, ListMetricsQuery, Metric, MetricList } from "./schemas";
 
+const MetricIdParam = z.string().min(1).max(64).meta({ example: "met_2bQ9mN4rT1vB8kL3pZaX9c" });
+
 export const listMetricsOp = defineOperation({
   method: "GET",
   path: "/v1/athletes/{athlete_id}/metrics",
@@ -18,6 +20,21 @@ export const listMetricsOp = defineOperation({
   errors: ["invalid_request", "invalid_date", "invalid_enum_value", "invalid_parameter_combination", "invalid_cursor", "athlete_not_reachable"],
 });
 
+export const getMetricOp = defineOperation({
+  method: "GET",
+  path: "/v1/metrics/{metric_id}",
+  operationId: "getMetric",
+  summary: "Get a metric",
+  description:
+    "One metric by its id, as a `metric.created` event names it (`object_id`). The athlete's own and, for a coach, an active member's; any other id is 404, as one that does not exist.",
+  tag: "Metrics",
+  auth: "athlete",
+  scope: "metrics.read",
+  params: z.object({ metric_id: MetricIdParam }),
+  response: { status: 200, description: "The metric.", schema: Metric },
+  errors: ["not_found"],
+});
+
 export const createMetricOp = defineOperation({
   method: "POST",
   path: "/v1/athletes/me/metrics",
@@ -29,6 +46,6 @@ export const createMetricOp = defineOperation({
   scope: "metrics.write",
   body: CreateMetricInput,
   idempotent: true,
-  response: { status: 201, description: "The metric recorded.", schema: Metric },
+  response: { status: 201, description: "The metric recorded.", schema: Metric, location: (m) => `/v1/metrics/${m.id}` },
   errors: ["invalid_request", "invalid_date", "invalid_enum_value", "payload_too_large", "idempotency_key_in_use", "idempotency_key_reused"],
 });

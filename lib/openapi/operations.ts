@@ -10,7 +10,7 @@ import {
   listActivityLapsOp,
   updateActivityOp,
 } from "../activities/operations";
-import { createMetricOp, listMetricsOp } from "../metrics/operations";
+import { createMetricOp, getMetricOp, listMetricsOp } from "../metrics/operations";
 import { listTeamMembersOp, listTeamsOp } from "../teams/operations";
 import { getAppUsageOp } from "../usage/operations";
 import { listAppEventsOp } from "../app-events/operations";
@@ -41,6 +41,7 @@ export const OPERATIONS: Operation[] = [
   exportActivityOp,
   listMetricsOp,
   createMetricOp,
+  getMetricOp,
   listTeamsOp,
   listTeamMembersOp,
   getAppUsageOp,
