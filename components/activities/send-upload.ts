@@ -15,13 +15,16 @@ export class UploadSendError extends Error {
 
 /**
  * POSTs one file as multipart/form-data. XMLHttpRequest, not fetch: fetch cannot report how
- * much of a request body has gone out, and the progress bar shows exactly that.
+ * much of a request body has gone out, and the progress bar shows exactly that. `idempotencyKey`
+ * is the file's own, the same when it is sent again: an upload whose answer never came (a
+ * dropped connection) is answered as it was made, not made twice.
  */
-export function sendUpload(file: File, onProgress: (fraction: number) => void, signal?: AbortSignal): Promise<UploadWire> {
+export function sendUpload(file: File, idempotencyKey: string, onProgress: (fraction: number) => void, signal?: AbortSignal): Promise<UploadWire> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", consolePaths.uploads);
     for (const [name, value] of Object.entries(consoleHeaders())) xhr.setRequestHeader(name, value);
+    xhr.setRequestHeader("Idempotency-Key", idempotencyKey);
     xhr.responseType = "text";
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable && e.total > 0) onProgress(Math.min(1, e.loaded / e.total));

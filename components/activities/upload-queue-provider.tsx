@@ -3,6 +3,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import type { UploadWire } from "./files-api";
 import { sendUpload } from "./send-upload";
+import { nonce } from "@/components/console/submission-key";
 import { mayStartSending, type Phase } from "./upload-queue";
 import { checkBeforeSending, type UploadProblem } from "./upload-outcome";
 
@@ -13,6 +14,8 @@ export const MAX_FILES_AT_ONCE = 100;
 
 export type UploadItem = {
   key: string;
+  /** The `Idempotency-Key` it is sent under, again when it is retried (send-upload.ts). */
+  idempotencyKey: string;
   /** Counts up in the order files were picked, within one pick too: they are sent in this order. */
   seq: number;
   file: File;
@@ -69,7 +72,7 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
         ...taken.map((file): UploadItem => {
           const rejected = checkBeforeSending(file);
           const seq = nextKey.current++;
-          return { key: `u${seq}`, seq, file, phase: rejected ? "finished" : "queued", rejected, progress: 0, accepted: null, sendError: null };
+          return { key: `u${seq}`, idempotencyKey: `upload.${nonce()}`, seq, file, phase: rejected ? "finished" : "queued", rejected, progress: 0, accepted: null, sendError: null };
         }),
         ...prev,
       ]);
@@ -101,7 +104,7 @@ export function UploadQueueProvider({ children }: { children: ReactNode }) {
       const item = items.find((i) => i.key === key)!;
       started.current.add(key);
       update(key, { phase: "sending" });
-      sendUpload(item.file, (progress) => update(key, { progress })).then(
+      sendUpload(item.file, item.idempotencyKey, (progress) => update(key, { progress })).then(
         (accepted) => update(key, { phase: "sent", progress: 1, accepted }),
         (sendError: unknown) => update(key, { phase: "finished", sendError }),
       );

@@ -3,7 +3,7 @@
 import { useRef } from "react";
 
 /** 32 random bits as hex, four times: `crypto.randomUUID` exists only in secure contexts, `getRandomValues` everywhere. */
-function nonce(): string {
+export function nonce(): string {
   return Array.from(crypto.getRandomValues(new Uint32Array(4)), (n) => n.toString(16).padStart(8, "0")).join("");
 }
 

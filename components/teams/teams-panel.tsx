@@ -153,10 +153,16 @@ function InviteForm({ team }: { team: CoachedTeam }) {
   const qc = useQueryClient();
   const [email, setEmail] = useState("");
   const [sent, setSent] = useState<string | null>(null);
+  const submission = useSubmissionKey();
   const invite = useMutation({
     mutationFn: () =>
-      consoleFetch<RosterEntry>(`/api/console/teams/${encodeURIComponent(team.id)}/invitations`, { method: "POST", body: { email } }),
+      consoleFetch<RosterEntry>(`/api/console/teams/${encodeURIComponent(team.id)}/invitations`, {
+        method: "POST",
+        body: { email },
+        idempotencyKey: submission.keyFor({ email }),
+      }),
     onSuccess: (entry) => {
+      submission.renew();
       setSent(entry.email);
       setEmail("");
       void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });

@@ -59,14 +59,28 @@ function unauthorizedChallenge(resource: TokenResource, err: ApiError, sent: boo
   return `Bearer ${parts.join(", ")}`;
 }
 
+/**
+ * The console's 401 challenge (RFC 9110 §11.6.1: a 401 names one): it takes a signed-in
+ * session, not a bearer token, so it points no client at an OAuth resource's metadata.
+ */
+const CONSOLE_CHALLENGE = 'Session realm="console"';
+
 /** Every failure becomes a problem document; unknown ones are logged with the trace id. */
-export function errorToResponse(err: unknown, req: Request, traceId: string, rl?: RateLimitResult, resource: TokenResource = "v1"): Response {
+export function errorToResponse(
+  err: unknown,
+  req: Request,
+  traceId: string,
+  rl?: RateLimitResult,
+  resource: TokenResource | "console" = "v1",
+): Response {
   const env = getEnv();
   const headers = baseHeaders(traceId, rl);
   if (err instanceof ApiError) {
     // A token was sent unless the refusal is that none was (an empty header sends none).
     const refused = err.status === 401 ? err : (err as { unauthorized?: ApiError }).unauthorized;
-    if (refused) headers.set("WWW-Authenticate", unauthorizedChallenge(resource, refused, refused.code !== "token_missing"));
+    if (refused) {
+      headers.set("WWW-Authenticate", resource === "console" ? CONSOLE_CHALLENGE : unauthorizedChallenge(resource, refused, refused.code !== "token_missing"));
+    }
     if (err.status === 503) headers.set("Retry-After", RETRY_AFTER_S);
     return problemResponse(env.baseUrl, err, { headers });
   }
@@ -266,7 +280,7 @@ function parseParams<P extends z.ZodType>(schema: P, raw: Record<string, string 
  * same key with another file, or the same bytes under another name (which the upload keeps as
  * its `file_name`), is 422.
  */
-function fileFingerprint(key: string | null, file: ReceivedFile | undefined): string {
+export function fileFingerprint(key: string | null, file: ReceivedFile | undefined): string {
   return key !== null && file ? ` file:${JSON.stringify(file.name)}:${createHash("sha256").update(file.bytes).digest("hex")}` : "";
 }
 

@@ -68,6 +68,8 @@ describe("console routes: the signed-in session", () => {
     const res = await fetch(`${api.url}/api/console/profile`);
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ code: "token_missing" });
+    // A session's challenge, not /v1's: no client is pointed at an OAuth resource's metadata here.
+    expect(res.headers.get("www-authenticate")).toBe('Session realm="console"');
     const forged = await fetch(`${api.url}/api/console/profile`, { headers: { cookie: "authjs.session-token=eyJhbGciOiJub25lIn0.e30." } });
     expect(forged.status).toBe(401);
     const me = await signedIn();
@@ -113,6 +115,43 @@ describe("console routes: a create sent again after a lost answer is made once (
     expect(await other.json()).toMatchObject({ code: "idempotency_key_reused" });
     for (let i = 0; i < 2; i++) expect((await consoleCall(me.cookie, "POST", "/api/console/activities", run)).status).toBe(201);
     expect(await countRows(activities, eq(activities.athleteId, me.id))).toBe(before + 3);
+  });
+});
+
+describe("console routes: an invitation or a delete sent again after a lost answer (Idempotency-Key, as /v1's)", () => {
+  it("answers the invitation it made, not 409 'already invited'; a malformed key is refused and changes nothing", async () => {
+    const coach = await signedIn();
+    const athlete = await signedIn();
+    const team = await consoleCall(coach.cookie, "POST", "/api/console/teams", { name: "Tuesday track" });
+    expect(team.status).toBe(201);
+    const teamId = ((await team.json()) as { id: string }).id;
+    const invite = (key: string) => consoleCall(coach.cookie, "POST", `/api/console/teams/${teamId}/invitations`, { email: athlete.email }, { "idempotency-key": key });
+    const bad = await invite("not a key");
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: "invalid_request", errors: [expect.objectContaining({ field: "Idempotency-Key" })] });
+    const first = await invite("invite-1.abc");
+    expect(first.status).toBe(201);
+    const again = await invite("invite-1.abc");
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await again.json()).toEqual(await first.json());
+    // Without the key, the same invitation again is refused as made already.
+    expect((await consoleCall(coach.cookie, "POST", `/api/console/teams/${teamId}/invitations`, { email: athlete.email })).status).toBe(409);
+  });
+
+  it("answers a delete of an activity again as it did (200), not 404", async () => {
+    const me = await signedIn();
+    const run = { name: "Easy", sport_type: "run", start_local: "2026-03-01T07:30:00", elapsed_time_s: 1800 };
+    const made = await consoleCall(me.cookie, "POST", "/api/console/activities", run);
+    const { id } = (await made.json()) as { id: string };
+    const del = () => consoleCall(me.cookie, "DELETE", `/api/console/activities/${id}`, undefined, { "idempotency-key": "delete-1" });
+    const first = await del();
+    expect(first.status).toBe(200);
+    const again = await del();
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await countRows(activities, eq(activities.id, id))).toBe(0);
+    expect((await consoleCall(me.cookie, "DELETE", `/api/console/activities/${id}`)).status).toBe(404);
   });
 });
 
@@ -329,6 +368,24 @@ describe("console routes: path parameters", () => {
     const patch = await consoleCall(me.cookie, "PATCH", "/api/console/activities/%00", { name: "x" });
     expect(patch.status).toBe(404);
     expect(await patch.json()).toMatchObject({ code: "not_found" });
+  });
+
+  it("answer an id longer than any this service makes as a path that names nothing, before any query, without repeating it", async () => {
+    const me = await signedIn();
+    const long = "x".repeat(6000);
+    for (const [method, path] of [
+      ["GET", `/api/console/apps/${long}`],
+      ["GET", `/api/console/activities/${long}`],
+      ["DELETE", `/api/console/tokens/${long}`],
+      ["DELETE", `/api/console/teams/team_x/members/${long}`],
+      ["DELETE", `/api/console/teams/team_x/invitations/${long}%40example.com`],
+    ] as const) {
+      const res = await consoleCall(me.cookie, method, path);
+      const text = await res.text();
+      expect(res.status, path.slice(0, 40)).toBe(404);
+      expect(text.length, path.slice(0, 40)).toBeLessThan(500);
+      expect(text).not.toContain("x".repeat(100));
+    }
   });
 
   it("answer a 404 problem for a console path that does not exist", async () => {

@@ -10,7 +10,7 @@ import { getEnv } from "../env";
 import { fromTrustedProxy } from "./client-address";
 import type { FileBody } from "./file-body";
 import type { RawJson } from "./raw-json";
-import { baseHeaders, beforeWrite, errorToResponse, idempotentWrite, jsonResponse, parseRequest, route, runVerb, setLocation, shapeResponse, type RouteExports, type RouteHandler } from "./api-route";
+import { baseHeaders, beforeWrite, errorToResponse, fileFingerprint, idempotentWrite, jsonResponse, parseRequest, route, runVerb, setLocation, shapeResponse, type RouteExports, type RouteHandler } from "./api-route";
 import type { BeforeArgs, CtxFor, HandlerArgs, HttpMethod, RouteIo, WriteCtx } from "./operation";
 import { consumeRateLimit, type RateLimitResult } from "./rate-limit";
 import { requestStarted, requestsFirst } from "./requests-first";
@@ -85,9 +85,16 @@ export type ConsoleOperation<
   };
 };
 
-/** Path parameters as text (parsing still refuses NUL and malformed Unicode); the verbs judge the ids. */
-export function pathParams<K extends string>(...names: K[]): z.ZodObject<Record<K, z.ZodString>> {
-  return z.strictObject(Object.fromEntries(names.map((n) => [n, z.string()])) as Record<K, z.ZodString>);
+/**
+ * Path parameters as ids: text of 1 to 64 characters, as /v1's (every id this service makes is
+ * shorter), so anything longer is the 404 of a path that names nothing before any query runs,
+ * and is not repeated back in it (parsing still refuses NUL and malformed Unicode); the verbs
+ * judge the ids.
+ */
+export const ConsoleIdParam = z.string().min(1).max(64);
+
+export function pathParams<K extends string>(...names: K[]): z.ZodObject<Record<K, typeof ConsoleIdParam>> {
+  return z.strictObject(Object.fromEntries(names.map((n) => [n, ConsoleIdParam])) as Record<K, typeof ConsoleIdParam>);
 }
 
 type ConsoleArgs<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, M extends HttpMethod, X> = Omit<
@@ -171,10 +178,12 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
       const actor = { kind: "session" as const, userId };
       // A create the console sends with a key (a person pressing Save again after a lost answer)
       // is made once, as on /v1; the keys are the person's own, apart from their tokens'.
+      const key = op.idempotent ? req.headers.get("idempotency-key") : null;
       const idem = {
         principal: `console:${userId}`,
-        key: op.idempotent ? req.headers.get("idempotency-key") : null,
-        fingerprint: `${op.method} ${new URL(req.url).pathname} ${JSON.stringify(body)}`,
+        key,
+        // An uploaded file counts as /v1's does: the same key with another file is 422.
+        fingerprint: `${op.method} ${new URL(req.url).pathname} ${JSON.stringify(body)}${fileFingerprint(key, file)}`,
       };
       const headers = baseHeaders(traceId, rl);
       let run: (ctx: Ctx) => Promise<unknown>;
@@ -213,7 +222,7 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
       setLocation(op, headers, answer.payload);
       return jsonResponse(headers, answer.status, answer.payload);
     } catch (err) {
-      return errorToResponse(err, req, traceId, rl);
+      return errorToResponse(err, req, traceId, rl, "console");
     } finally {
       answered();
       release();

@@ -1063,6 +1063,27 @@ describe("console routes (session, same origin)", () => {
     await settled(a.token, up.id);
   });
 
+  it("makes a file sent again under its Idempotency-Key once (the queue's retry after a lost answer); another file under that key is 422", async () => {
+    const a = await athlete();
+    const cookie = await sessionCookieFor(a.id);
+    const keyed = (file: Uint8Array, name: string) =>
+      fetch(`${api.url}/api/console/uploads`, { method: "POST", headers: { cookie, origin: api.url, "idempotency-key": "upload.k1" }, body: form([{ name: "file", file, fileName: name }]) });
+    const before = await countRows(uploads);
+    const first = await keyed(sample("gpx/run.gpx"), "run.gpx");
+    expect(first.status).toBe(202);
+    const again = await keyed(sample("gpx/run.gpx"), "run.gpx");
+    expect(again.status).toBe(202);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const up = Upload.parse(await first.json());
+    expect(Upload.parse(await again.json()).id).toBe(up.id);
+    expect(again.headers.get("location")).toBe(`/api/console/uploads/${up.id}`);
+    const other = await keyed(sample("tcx/sample.tcx"), "sample.tcx");
+    expect(other.status).toBe(422);
+    expect(await other.json()).toMatchObject({ code: "idempotency_key_reused" });
+    expect(await countRows(uploads)).toBe(before + 1);
+    await settled(a.token, up.id);
+  });
+
   it("refuses a cross-site upload and one without a session, recording nothing", async () => {
     const a = await athlete();
     const before = await countRows(uploads);

@@ -955,17 +955,30 @@ describe("POST /v1/app/webhooks/{id}/send-test-event", () => {
     expect(log.data.map((x) => x.id)).toEqual([d.id]);
   });
 
-  it("accepts Idempotency-Key: a retried request answers the same delivery and sends no second event", async () => {
+  it("accepts Idempotency-Key, in the API and the console: a retried request answers the same delivery and sends no second event", async () => {
     const app = await registeredApp();
     const sub = await subscribe(app, (await receiver()).url, ["metric.created"]);
-    const send = () => api.call(app.token, "POST", `/v1/app/webhooks/${sub.id}/send-test-event`, { headers: { "idempotency-key": "test-once" } });
-    const first = await send();
-    expect(first.status).toBe(202);
-    const again = await send();
-    expect(again.status).toBe(202);
-    expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(Delivery.parse(await again.json()).id).toBe(Delivery.parse(await first.json()).id);
-    expect(await countRows(webhookDeliveries, eq(webhookDeliveries.subscriptionId, sub.id))).toBe(1);
+    const cookie = await sessionCookieFor(app.ownerId);
+    const senders = {
+      api: (key: string) => api.call(app.token, "POST", `/v1/app/webhooks/${sub.id}/send-test-event`, { headers: { "idempotency-key": key } }),
+      console: (key: string) =>
+        fetch(`${api.url}/api/console/apps/${app.clientId}/webhooks/${sub.id}/send-test-event`, {
+          method: "POST",
+          headers: { cookie, origin: api.url, "idempotency-key": key },
+        }),
+    };
+    let made = 0;
+    for (const [where, send] of Object.entries(senders)) {
+      const first = await send(`test-once-${where}`);
+      expect(first.status, where).toBe(202);
+      const again = await send(`test-once-${where}`);
+      expect(again.status, where).toBe(202);
+      expect(again.headers.get("idempotent-replayed"), where).toBe("true");
+      expect(Delivery.parse(await again.json()).id).toBe(Delivery.parse(await first.json()).id);
+      expect(await countRows(webhookDeliveries, eq(webhookDeliveries.subscriptionId, sub.id)), where).toBe(++made);
+      await expectProblem(await send("not a key"), 400, "invalid_request");
+      expect(await countRows(webhookDeliveries, eq(webhookDeliveries.subscriptionId, sub.id)), where).toBe(made);
+    }
   });
 });
 

@@ -6,7 +6,7 @@ import { CreateUploadFields, Upload } from "@/lib/uploads/schemas";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   POST: consoleHandler(
-    { method: "POST", body: CreateUploadFields, multipart: UPLOAD_MULTIPART, response: { status: 202, schema: Upload, location: (u) => `/api/console/uploads/${u.id}` } },
+    { method: "POST", idempotent: true, body: CreateUploadFields, multipart: UPLOAD_MULTIPART, response: { status: 202, schema: Upload, location: (u) => `/api/console/uploads/${u.id}` } },
     async ({ file }) => prepareUpload(file),
     ({ ctx, body, prepared }) => createUpload({ ctx, athleteId: "me", fields: body, file: prepared }),
   ),

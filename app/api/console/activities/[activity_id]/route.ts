@@ -15,7 +15,7 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   PATCH: consoleHandler({ method: "PATCH", params, body: UpdateActivityInput, response: { status: 200, schema: Activity } }, ({ ctx, params, body }) =>
     updateActivity({ ctx, activityId: params.activity_id, input: body }),
   ),
-  DELETE: consoleHandler({ method: "DELETE", params, response: { status: 200, schema: z.null() } }, ({ ctx, params }) =>
+  DELETE: consoleHandler({ method: "DELETE", idempotent: true, params, response: { status: 200, schema: z.null() } }, ({ ctx, params }) =>
     deleteActivity({ ctx, activityId: params.activity_id }),
   ),
 });

@@ -7,7 +7,7 @@ import { inviteAthlete } from "@/lib/teams/invite-athlete";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   POST: consoleHandler(
-    { method: "POST", params: z.strictObject({ team_id: TeamIdParam }), body: InviteAthleteInput, response: { status: 201, schema: RosterEntry } },
+    { method: "POST", idempotent: true, params: z.strictObject({ team_id: TeamIdParam }), body: InviteAthleteInput, response: { status: 201, schema: RosterEntry } },
     ({ ctx, params, body }) => inviteAthlete({ ctx, teamId: params.team_id, input: body }),
   ),
 });

@@ -6,7 +6,7 @@ import { removeFromTeam } from "@/lib/teams/end-membership";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   DELETE: consoleHandler(
-    { method: "DELETE", params: z.strictObject({ team_id: TeamIdParam, email: z.string() }), response: { status: 200, schema: z.null() } },
+    { method: "DELETE", params: z.strictObject({ team_id: TeamIdParam, email: z.string().min(1).max(254) }), response: { status: 200, schema: z.null() } },
     ({ ctx, params }) => removeFromTeam({ ctx, teamId: params.team_id, member: { email: params.email } }),
   ),
 });

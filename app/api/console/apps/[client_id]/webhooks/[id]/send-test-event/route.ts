@@ -6,7 +6,7 @@ import { wakingRunner } from "@/lib/webhooks/subscriptions/wake-after-commit";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = consoleRoute({
   POST: wakingRunner(
-    consoleHandler({ method: "POST", params: pathParams("client_id", "id"), response: { status: 202, schema: Delivery } }, ({ ctx, params }) =>
+    consoleHandler({ method: "POST", idempotent: true, params: pathParams("client_id", "id"), response: { status: 202, schema: Delivery } }, ({ ctx, params }) =>
       sendTestEvent({ ctx, clientId: params.client_id, id: params.id }),
     ),
   ),
