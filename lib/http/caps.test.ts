@@ -4,7 +4,7 @@ import type { PgTable } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { sessionCookieFor } from "../auth/test-session";
 import { sha256Hex } from "../crypto/random";
-import { oauthClients, personalAccessTokens, teamMemberships, teams } from "../db/schema";
+import { oauthClients, personalAccessTokens, teamMemberships, teams, users } from "../db/schema";
 import { newId } from "../ids";
 import { setupApi } from "../testing/fixtures";
 import { CAPS } from "./caps";
@@ -96,5 +96,27 @@ describe("how many of each thing one owner may hold (CAPS): the create past the 
     const body = await conflict(await create());
     expect(body.detail).toBe(`You coach ${CAPS.coachedTeamsPerPerson} teams, the most one person may: hand one to another coach and leave it first.`);
     expect(await rows(teamMemberships, eq(teamMemberships.userId, person.id))).toBe(CAPS.coachedTeamsPerPerson + 1);
+  });
+
+  it(`invitations: ${CAPS.pendingInvitationsPerTeam} unanswered per team; members who accepted do not count`, async () => {
+    const coach = await api.person();
+    const db = await api.db();
+    const created = await consolePost(coach.id, "/api/console/teams", { name: "Open door" });
+    const team = (await created.json()) as { id: string; name: string };
+    const cap = CAPS.pendingInvitationsPerTeam;
+    // Accounts inserted as rows: signing up this many through argon2 would take the test's time.
+    const people = Array.from({ length: cap + 1 }, (_, i) => ({ id: newId("ath"), email: `cap-${i}-${randomBytes(4).toString("hex")}@example.test`, passwordHash: "x" }));
+    await db.insert(users).values(people);
+    const [accepted, ...invited] = people;
+    await db.insert(teamMemberships).values([
+      { teamId: team.id, userId: accepted!.id, role: "athlete" as const, status: "active" as const, joinedAt: new Date() },
+      ...invited.slice(0, cap - 1).map((p) => ({ teamId: team.id, userId: p.id, role: "athlete" as const, status: "invited" as const, invitedBy: coach.id })),
+    ]);
+    const invite = (email: string) => consolePost(coach.id, `/api/console/teams/${team.id}/invitations`, { email });
+    expect((await invite(invited[cap - 1]!.email)).status).toBe(201);
+    const other = await api.person();
+    const body = await conflict(await invite(other.email));
+    expect(body.detail).toBe(`${team.name} has ${cap} invitations nobody has answered yet, the most a team may: withdraw some first.`);
+    expect(await rows(teamMemberships, eq(teamMemberships.teamId, team.id))).toBe(cap + 2);
   });
 });

@@ -17,6 +17,8 @@ export const CAPS = {
   appsPerPerson: 50,
   /** Teams a person coaches or administers (created, or joined as a coach). */
   coachedTeamsPerPerson: 100,
+  /** Invitations a team has sent and nobody has answered yet (members who accepted do not count). */
+  pendingInvitationsPerTeam: 200,
 } as const;
 
 /**

@@ -7,10 +7,10 @@ import { getDb } from "../db/client";
 import { ApiError } from "./errors";
 import { PAGE_PERSON_HEADER } from "./page-person";
 import { getEnv } from "../env";
-import { fromTrustedProxy } from "./client-address";
+import { clientAddress, fromTrustedProxy } from "./client-address";
 import type { FileBody } from "./file-body";
 import type { RawJson } from "./raw-json";
-import { baseHeaders, beforeWrite, errorToResponse, fileFingerprint, idempotentWrite, jsonResponse, parseRequest, route, runVerb, setLocation, shapeResponse, type RouteExports, type RouteHandler } from "./api-route";
+import { baseHeaders, beforeWrite, errorToResponse, fileFingerprint, idempotentWrite, jsonResponse, rateLimited, parseRequest, route, runVerb, setLocation, shapeResponse, type RouteExports, type RouteHandler } from "./api-route";
 import type { BeforeArgs, CtxFor, HandlerArgs, HttpMethod, RouteIo, WriteCtx } from "./operation";
 import { consumeRateLimit, type RateLimitResult } from "./rate-limit";
 import { requestStarted, requestsFirst } from "./requests-first";
@@ -155,15 +155,23 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
     // Counted while it is answered, as handle() counts (requests-first.ts).
     const answered = requestStarted();
     try {
+      const db = await getDb();
+      // A request refused for its session counts against its address, as /v1's without a valid
+      // token do (`identify`): a cookie replayed in a loop meets a window too, then 429.
+      const unauthorized = async (err: ApiError): Promise<never> => {
+        rl = await consumeRateLimit(db, `addr:${clientAddress(req)}`);
+        throw rl.exceeded ? Object.assign(rateLimited(rl.exceeded), { unauthorized: err }) : err;
+      };
       const userId = await sessionUserId(req);
-      if (!userId) throw new ApiError("token_missing", "Sign in to use the console: its endpoints take a signed-in session (apps call /v1 with a token).");
+      if (!userId) {
+        return await unauthorized(new ApiError("token_missing", "Sign in to use the console: its endpoints take a signed-in session (apps call /v1 with a token)."));
+      }
       // A page rendered for one person acts for nobody else: after another sign-in in another tab, its requests are refused as a session that ended.
       const pageFor = req.headers.get(PAGE_PERSON_HEADER);
       if (pageFor !== null && pageFor !== userId) {
-        throw new ApiError("token_invalid", "This page was opened for another account than the one now signed in in this browser. Reload it.");
+        return await unauthorized(new ApiError("token_invalid", "This page was opened for another account than the one now signed in in this browser. Reload it."));
       }
       if (op.method !== "GET") assertSameOrigin(req);
-      const db = await getDb();
       rl = await consumeRateLimit(db, `console-user:${userId}`, Date.now(), CONSOLE_LIMIT_SCALE);
       if (rl.exceeded) {
         const w = rl.exceeded;

@@ -184,6 +184,25 @@ describe("guessing tokens", () => {
   });
 });
 
+describe("guessing console sessions", () => {
+  it("counts console requests without a valid session per address, as /v1's without a valid token, and refuses past the window with the console's challenge", async () => {
+    const from = { "x-forwarded-for": "198.51.100.77" };
+    const forged = { ...from, cookie: "authjs.session-token=eyJhbGciOiJub25lIn0.e30." };
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await fetch(`${api.url}/api/console/profile`, { headers: i % 2 ? forged : from });
+      expect(res.status).toBe(401);
+      expect(remaining(res)["15min"]!.r).toBe(LIMIT - 1 - i);
+    }
+    const refused = await fetch(`${api.url}/api/console/profile`, { headers: forged });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ code: "rate_limited" });
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.headers.get("www-authenticate")).toBe('Session realm="console"');
+    // The same address's /v1 callers without a token share that window: it is the address's.
+    expect((await api.call(null, "GET", "/v1/athletes/me", { headers: from })).status).toBe(429);
+  });
+});
+
 describe("429 rate_limited", () => {
   it("refuses the request after the limit, with Retry-After in seconds and nothing written", async () => {
     const p = await api.person();

@@ -4,6 +4,7 @@ import type { WriteCtx } from "../http/operation";
 import type { Db } from "../db/client";
 import { teamMemberships, teams, users } from "../db/schema";
 import { ApiError } from "../http/errors";
+import { assertRoom, CAPS } from "../http/caps";
 import { requireAthleteActor } from "../athletes/reach";
 import type { InviteAthleteInput, RosterEntry } from "./console-schemas";
 import { rosterEntry } from "./roster-entry";
@@ -68,6 +69,15 @@ export async function inviteAthlete({
     const detail = `${input.email} has ${pending!.n} invitations from you still unanswered; wait for their answer or withdraw one first.`;
     throw new ApiError("conflict", detail, { errors: [{ field: "email", code: "conflict", detail }] });
   }
+  // A team's unanswered invitations are bounded too (its roster is read whole): past the cap,
+  // the coach withdraws some first.
+  const cap = CAPS.pendingInvitationsPerTeam;
+  await assertRoom(ctx.db, {
+    table: teamMemberships,
+    where: and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.status, "invited")),
+    cap,
+    detail: `${teamName} has ${cap} invitations nobody has answered yet, the most a team may: withdraw some first.`,
+  });
   // The primary key settles two coaches inviting the same person at once: one row wins.
   const [row] = await ctx.db
     .insert(teamMemberships)
