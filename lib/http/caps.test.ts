@@ -8,6 +8,7 @@ import { oauthClients, personalAccessTokens, teamMemberships, teams, users } fro
 import { newId } from "../ids";
 import { setupApi } from "../testing/fixtures";
 import { CAPS } from "./caps";
+import { ENDED_TOKENS_LISTED } from "../tokens/personal-access-tokens";
 
 const api = setupApi();
 
@@ -55,6 +56,34 @@ describe("how many of each thing one owner may hold (CAPS): the create past the 
     const body = await conflict(await create());
     expect(body.detail).toBe(`You have ${CAPS.activeTokensPerPerson} tokens in force, the most one person may: revoke one you no longer use first.`);
     expect(await rows(personalAccessTokens, eq(personalAccessTokens.userId, person.id))).toBe(CAPS.activeTokensPerPerson + 2);
+  });
+
+  it(`lists every token in force and the ${ENDED_TOKENS_LISTED} that ended last, newest first: revoking in a loop does not grow the list`, async () => {
+    const person = await api.person();
+    const db = await api.db();
+    const t0 = Date.now() - 86_400_000;
+    const at = (s: number) => new Date(t0 + s * 1000);
+    const token = (name: string, over: Partial<typeof personalAccessTokens.$inferInsert>) => ({
+      id: newId("pat"),
+      userId: person.id,
+      name,
+      tokenHash: sha256Hex(randomBytes(16).toString("hex")),
+      lastFour: "abcd",
+      scopes: ["athlete.read"],
+      ...over,
+    });
+    const ended = Array.from({ length: ENDED_TOKENS_LISTED + 10 }, (_, i) => token(`ended ${i}`, { createdAt: at(i), revokedAt: at(1000 + i) }));
+    // Made first and kept longest: in force, it is listed however old.
+    const oldLive = token("old live", { createdAt: at(-100) });
+    // Made last but ended first: the earliest to end is left out.
+    const expiredEarly = token("expired early", { createdAt: at(500), expiresAt: at(600) });
+    const newLive = token("new live", { createdAt: at(501) });
+    await db.insert(personalAccessTokens).values([...ended, oldLive, expiredEarly, newLive]);
+    const res = await fetch(`${api.url}/api/console/tokens`, { headers: { cookie: await sessionCookieFor(person.id) } });
+    expect(res.status).toBe(200);
+    const names = ((await res.json()) as { name: string }[]).map((t) => t.name);
+    const lastEnded = ended.slice(-ENDED_TOKENS_LISTED).map((t) => t.name).reverse();
+    expect(names).toEqual(["new live", ...lastEnded, "old live"]);
   });
 
   it(`apps: ${CAPS.appsPerPerson} per developer`, async () => {

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, not, or, sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { WriteCtx } from "../http/operation";
 import type { Ctx } from "../auth/actor";
@@ -81,14 +81,28 @@ export async function reissuePersonalAccessToken({ ctx, tokenId }: { ctx: WriteC
   return { token, summary: toSummary(row) };
 }
 
+/** How many revoked or expired tokens the list shows, the most recently ended. */
+export const ENDED_TOKENS_LISTED = 50;
+
+/**
+ * The actor's tokens, newest first: every one in force (the cap bounds them) and the
+ * `ENDED_TOKENS_LISTED` that ended last, revoked or expired. Older ended ones stay stored, so a
+ * request with one is still told `token_revoked`, but are not listed: creating and revoking in
+ * a loop would otherwise grow the list without end.
+ */
 export async function listPersonalAccessTokens({ ctx }: { ctx: Ctx }): Promise<PatSummary[]> {
   requireAthleteActor(ctx.actor);
-  const rows = await ctx.db
-    .select()
-    .from(personalAccessTokens)
-    .where(eq(personalAccessTokens.userId, ctx.actor.userId))
-    .orderBy(desc(personalAccessTokens.createdAt));
-  return rows.map(toSummary);
+  const mine = eq(personalAccessTokens.userId, ctx.actor.userId);
+  const [live, ended] = await Promise.all([
+    ctx.db.select().from(personalAccessTokens).where(and(mine, inForce())),
+    ctx.db
+      .select()
+      .from(personalAccessTokens)
+      .where(and(mine, not(inForce())))
+      .orderBy(desc(sql`coalesce(${personalAccessTokens.revokedAt}, ${personalAccessTokens.expiresAt})`), desc(personalAccessTokens.id))
+      .limit(ENDED_TOKENS_LISTED),
+  ]);
+  return [...live, ...ended].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)).map(toSummary);
 }
 
 /** Revokes one of the actor's tokens; the very next request with it gets 401 `token_revoked`. */
