@@ -171,3 +171,39 @@ test("a failed send's \"Try again\" goes away as the file is sent again, and the
     await context.close();
   }
 });
+
+test("a file whose answer was lost on the way back is made once when sent again: the retry is answered with the upload the first send made", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Lior");
+  try {
+    // The first send reaches the service and is made there; its answer never reaches the page.
+    let lose = true;
+    const made: string[] = [];
+    const keys: (string | null)[] = [];
+    await page.route("**/api/console/uploads", async (route) => {
+      if (route.request().method() !== "POST") return route.continue();
+      keys.push(await route.request().headerValue("idempotency-key"));
+      const answer = await route.fetch();
+      made.push(((await answer.json()) as { id: string }).id);
+      if (lose) {
+        lose = false;
+        return route.abort("connectionreset");
+      }
+      return route.fulfill({ response: answer });
+    });
+    await page.goto("/activities");
+    await page.getByLabel("Choose files").setInputFiles({ name: "lost.gpx", mimeType: "application/gpx+xml", buffer: gpxRun(24) });
+    const row = page.getByTestId("upload-row").filter({ hasText: "lost.gpx" });
+    await row.getByRole("button", { name: "Try again" }).click();
+    await expect(page.getByRole("progressbar", { name: "lost.gpx upload progress" })).toHaveAttribute("aria-valuetext", "Done", { timeout: 30_000 });
+    // One upload: the retry carried the first send's key and was answered with what it made.
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toBeTruthy();
+    expect(keys[1]).toBe(keys[0]);
+    expect(made[1]).toBe(made[0]);
+    await expect(row).not.toContainText("already uploaded");
+    await page.goto("/activities");
+    await expect(page.getByRole("link", { name: "Queue run 24" })).toHaveCount(1);
+  } finally {
+    await context.close();
+  }
+});
