@@ -797,9 +797,13 @@ describe("PATCH /v1/activities/{activity_id}", () => {
     expect(await record(token, { average_heart_rate_hz: 0.2, max_heart_rate_hz: 5 })).toMatchObject({ average_heart_rate_hz: 0.2, max_heart_rate_hz: 5 });
   });
 
-  it.runIf(process.env.TEST_DATABASE_URL)("refuses a change by someone who cannot see the activity at once, without waiting for the owner's lock on it", async () => {
+  it.runIf(process.env.TEST_DATABASE_URL).each([
+    ["someone who cannot see the activity", "not_found"],
+    ["the owner's coach, who reads it but may not change it", "athlete_not_reachable"],
+  ] as const)("refuses a change by %s at once, without waiting for the owner's lock on it", async (who, code) => {
     const owner = await api.person();
     const stranger = await api.person();
+    if (code === "athlete_not_reachable") await api.team(stranger.id, [owner.id]);
     const a = await record(await api.pat(owner.id));
     const db = await api.db();
     let release!: () => void;
@@ -829,8 +833,8 @@ describe("PATCH /v1/activities/{activity_id}", () => {
         }
       };
       const first = await Promise.race([refused, waitingForLock()]);
-      expect(first).toBeInstanceOf(ApiError);
-      expect(first).toMatchObject({ code: "not_found" });
+      expect(first, who).toBeInstanceOf(ApiError);
+      expect(first).toMatchObject({ code });
     } finally {
       release();
       await owning;

@@ -2,9 +2,8 @@ import { eq, inArray } from "drizzle-orm";
 import type { WriteCtx } from "../http/operation";
 import { activities, uploadFiles, uploads } from "../db/schema";
 import { appendEvent } from "../events/append-event";
-import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
-import { findReachableActivity, activityNotFound } from "./get-activity";
+import { findOwnActivity, activityNotFound } from "./get-activity";
 
 /**
  * Deletes the actor's own activity with its streams and laps (their rows cascade) and emits
@@ -16,10 +15,7 @@ import { findReachableActivity, activityNotFound } from "./get-activity";
 export async function deleteActivity({ ctx, activityId }: { ctx: WriteCtx; activityId: string }): Promise<void> {
   requireAthleteActor(ctx.actor);
   const actor = ctx.actor;
-  const existing = await findReachableActivity(ctx, activityId);
-  if (existing.athleteId !== actor.userId) {
-    throw new ApiError("athlete_not_reachable", "Only the athlete who owns an activity can delete it.");
-  }
+  const existing = await findOwnActivity(ctx, activityId, { doing: "delete" });
   // The upload's row is locked first, so two deletes of a multisport file's last two
   // activities see each other: the second one to lock finds nothing left and drops the file.
   const [upload] = existing.uploadId

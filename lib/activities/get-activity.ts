@@ -29,17 +29,21 @@ export async function reachedActivity<R extends { athleteId: string }>(ctx: Ctx,
 }
 
 /**
- * An activity the actor reaches; anything else is the same 404 (SPEC §7). `forUpdate` then locks
- * the row for the rest of the caller's transaction: a write that decides from the stored values
- * then changes the row it read, and a concurrent write waits for it and reads the row again. The
- * lock is taken only once the row is known to be reachable, so someone who may not see it is
- * answered at once and never holds (or waits for) its lock.
+ * An activity the actor may change or delete: their own. One they cannot reach is the same 404
+ * as an id that does not exist (SPEC §7); one they reach but do not own (a member's, read by
+ * their coach) is 403, said before any lock is taken. `forUpdate` then locks the row for the
+ * rest of the caller's transaction: a write that decides from the stored values then changes
+ * the row it read, and a concurrent write waits for it and reads the row again. Only the owner's
+ * request takes (or waits for) the lock: anyone refused is answered at once.
  */
-export async function findReachableActivity(ctx: Ctx, activityId: string, opts: { forUpdate?: boolean } = {}) {
+export async function findOwnActivity(ctx: Ctx, activityId: string, { doing, forUpdate = false }: { doing: "change" | "delete"; forUpdate?: boolean }) {
   requireAthleteActor(ctx.actor);
   const q = ctx.db.select().from(activities).where(eq(activities.id, activityId)).limit(1);
   const row = await reachedActivity(ctx, activityId, (await q)[0]);
-  if (!opts.forUpdate) return row;
+  if (row.athleteId !== ctx.actor.userId) {
+    throw new ApiError("athlete_not_reachable", `Only the athlete who owns an activity can ${doing} it.`);
+  }
+  if (!forUpdate) return row;
   // Read again under the lock: a change committed meanwhile is what this write decides from.
   const [locked] = await q.for("update");
   if (!locked) throw activityNotFound(activityId);

@@ -5,7 +5,7 @@ import { activities } from "../db/schema";
 import { appendEvent } from "../events/append-event";
 import { ApiError } from "../http/errors";
 import { requireAthleteActor } from "../athletes/reach";
-import { findReachableActivity, activityNotFound } from "./get-activity";
+import { findOwnActivity, activityNotFound } from "./get-activity";
 import { ORDERED_PAIRS, type UpdateActivityInput } from "./schemas";
 import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
 import { toActivityWire } from "./to-wire";
@@ -49,10 +49,7 @@ export async function updateActivity({
   requireAthleteActor(ctx.actor);
   const actor = ctx.actor;
   // Locked: the times checked and the speed derived below are those of the row this changes.
-  const existing = await findReachableActivity(ctx, activityId, { forUpdate: true });
-  if (existing.athleteId !== actor.userId) {
-    throw new ApiError("athlete_not_reachable", "Only the athlete who owns an activity can change it.");
-  }
+  const existing = await findOwnActivity(ctx, activityId, { doing: "change", forUpdate: true });
   // Only what differs from the row as stored (a measure compared as it rounds): a change that
   // gives every field the value it has (an app sending the activity back as it read it, say)
   // changes nothing, so it writes nothing, emits no `activity.updated` and keeps `updated_at`.
