@@ -75,3 +75,53 @@ test("an athlete leaves a team, and a coach removes an athlete and withdraws an 
     for (const p of [coach, leaver, removed, invitee]) await p.context.close();
   }
 });
+
+test("a coach deletes a team, asked once more in words: the athlete's reach ends at once and their team list empties; Cancel keeps it", async ({
+  browser,
+  request,
+}) => {
+  const [coach, athlete] = await Promise.all([signUpNewPerson(browser, "Coach"), signUpNewPerson(browser, "Noor")]);
+  try {
+    const name = `Short Season ${Date.now()}`;
+    await coach.page.goto("/teams");
+    await coach.page.getByLabel("Team name").fill(name);
+    await coach.page.getByRole("button", { name: "Create team" }).click();
+    const team = coach.page.getByRole("region", { name });
+    await team.getByLabel("Email").fill(athlete.email);
+    await team.getByRole("button", { name: "Invite athlete" }).click();
+    await expect(team.getByText(`Invited ${athlete.email}.`)).toBeVisible();
+    await athlete.page.goto("/settings/teams");
+    await athlete.page.getByRole("list", { name: "Pending invitations" }).getByRole("listitem", { name }).getByRole("button", { name: "Accept" }).click();
+    await expect(athlete.page.getByRole("list", { name: "Your teams" }).getByRole("listitem", { name })).toBeVisible();
+
+    const token = await createToken(coach.page, "roster", ["athlete.read", "teams.read"]);
+    const teams = (await (await request.get("/v1/teams", { headers: bearer(token) })).json()) as { data: { id: string; name: string }[] };
+    const teamId = teams.data.find((t) => t.name === name)!.id;
+    const members = (await (await request.get(`/v1/teams/${teamId}/members`, { headers: bearer(token) })).json()) as { data: { athlete_id: string; name: string }[] };
+    const noorId = members.data.find((m) => m.name === "Noor")!.athlete_id;
+    expect((await request.get(`/v1/athletes/${noorId}`, { headers: bearer(token) })).status()).toBe(200);
+
+    await coach.page.goto("/teams");
+    // Cancel first: nothing happens, and the keyboard is back on the button.
+    await team.getByRole("button", { name: "Delete team" }).click();
+    const asked = team.getByRole("group", { name: `Delete ${name}` });
+    await expect(coach.page.locator(":focus")).toHaveText(
+      `Delete ${name}? Its athlete stays on the service with all their data, but you will no longer see it, and invitations not yet answered are withdrawn. This cannot be undone.`,
+    );
+    await asked.getByRole("button", { name: "Cancel" }).click();
+    await expect(team.getByRole("button", { name: "Delete team" })).toBeFocused();
+    expect((await request.get(`/v1/athletes/${noorId}`, { headers: bearer(token) })).status()).toBe(200);
+
+    await team.getByRole("button", { name: "Delete team" }).click();
+    await asked.getByRole("button", { name: `Delete ${name}` }).click();
+    await expect(coach.page.locator(":focus")).toHaveText(`Deleted ${name}. Its athletes keep their data; you no longer see it.`);
+    await expect(coach.page.getByRole("region", { name })).toHaveCount(0);
+    await expect(coach.page.getByText("You do not coach a team yet.")).toBeVisible();
+    expect((await request.get(`/v1/athletes/${noorId}`, { headers: bearer(token) })).status()).toBe(403);
+
+    await athlete.page.goto("/settings/teams");
+    await expect(athlete.page.getByText("You are not on a team. A coach can invite you by your email.")).toBeVisible();
+  } finally {
+    for (const p of [coach, athlete]) await p.context.close();
+  }
+});

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ConsoleApiError, consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
 import { Button } from "@/components/ui/button";
@@ -19,9 +19,16 @@ import { COACHED_TEAMS_KEY, MEMBERSHIPS_KEY, ROLE_LABELS, formatDay, useCoachedT
 /** The teams the person coaches, each with its roster and an invite form, and a form to start one. */
 export function TeamsPanel() {
   const teams = useCoachedTeams();
+  // Said here, above the teams: the deleted team's card, and the button pressed, are gone.
+  const [deleted, sayDeleted] = useOutcome();
   return (
     <div className="grid gap-6 lg:grid-cols-3 lg:items-start">
       <div className="space-y-6 lg:col-span-2">
+        {deleted && (
+          <FocusedNotice key={deleted.id} tone="success">
+            {deleted.text}
+          </FocusedNotice>
+        )}
         {teams.isPending && <p className="text-sm text-slate-500">Loading…</p>}
         {teams.error && <Notice tone="error">{teams.error.message}</Notice>}
         {teams.data?.length === 0 && (
@@ -32,7 +39,7 @@ export function TeamsPanel() {
             </p>
           </Card>
         )}
-        {teams.data?.map((t) => <TeamCard key={t.id} team={t} />)}
+        {teams.data?.map((t) => <TeamCard key={t.id} team={t} onDeleted={sayDeleted} />)}
       </div>
       <CreateTeamCard />
     </div>
@@ -42,7 +49,7 @@ export function TeamsPanel() {
 /** A 404 from Remove or Withdraw: the person or the invitation was gone already. */
 const isGone = (err: unknown) => err instanceof ConsoleApiError && err.status === 404;
 
-function TeamCard({ team }: { team: CoachedTeam }) {
+function TeamCard({ team, onDeleted }: { team: CoachedTeam; onDeleted: (text: string) => void }) {
   const qc = useQueryClient();
   const active = team.members.filter((m) => m.status === "active").length;
   const invited = team.members.length - active;
@@ -106,8 +113,78 @@ function TeamCard({ team }: { team: CoachedTeam }) {
           ))}
         </ul>
         <InviteForm team={team} />
+        <DeleteTeam team={team} athletes={active - team.members.filter((m) => m.status === "active" && m.role !== "athlete").length} onDeleted={onDeleted} />
       </Card>
     </section>
+  );
+}
+
+/**
+ * "Delete team", asked once more in words: every membership and invitation goes, and with them
+ * the coach's reach; the athletes keep their own data. Deleted elsewhere already (404/403 for a
+ * team no longer coached) reads as done.
+ */
+function DeleteTeam({ team, athletes, onDeleted }: { team: CoachedTeam; athletes: number; onDeleted: (text: string) => void }) {
+  const qc = useQueryClient();
+  const [asking, setAsking] = useState(false);
+  // Cancel puts the keyboard back on "Delete team", not at the top of the page.
+  const opener = useRef<HTMLButtonElement>(null);
+  const cancelled = useRef(false);
+  useEffect(() => {
+    if (!asking && cancelled.current) {
+      cancelled.current = false;
+      opener.current?.focus();
+    }
+  }, [asking]);
+  const remove = useMutation({
+    mutationFn: () => consoleFetch<null>(`/api/console/teams/${encodeURIComponent(team.id)}`, { method: "DELETE" }),
+    onSuccess: () => {
+      onDeleted(`Deleted ${team.name}. Its athletes keep their data; you no longer see it.`);
+      void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
+      void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY });
+    },
+    onError: (err) => {
+      if (err instanceof ConsoleApiError && (err.status === 404 || err.status === 403)) onDeleted(`${team.name} is no longer yours to delete: it was deleted, or you left it.`);
+      void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
+    },
+  });
+  if (!asking) {
+    return (
+      <div className="mt-4 border-t border-slate-100 pt-4">
+        <Button ref={opener} variant="danger" onClick={() => setAsking(true)}>
+          Delete team
+        </Button>
+      </div>
+    );
+  }
+  return (
+    <div className="mt-4 space-y-3 border-t border-slate-100 pt-4" role="group" aria-label={`Delete ${team.name}`}>
+      <FocusedNotice tone="warning">
+        Delete {team.name}?{" "}
+        {athletes === 0
+          ? "Nobody has joined it yet"
+          : `${athletes === 1 ? "Its athlete stays" : `Its ${athletes} athletes stay`} on the service with all their data, but you will no longer see it`}
+        , and invitations not yet answered are withdrawn. This cannot be undone.
+      </FocusedNotice>
+      {remove.error && !(remove.error instanceof ConsoleApiError && (remove.error.status === 404 || remove.error.status === 403)) && (
+        <Notice tone="error">Could not delete {team.name}: {remove.error.message}</Notice>
+      )}
+      <div className="flex gap-2">
+        <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
+          Delete {team.name}
+        </Button>
+        <Button
+          variant="secondary"
+          disabled={remove.isPending}
+          onClick={() => {
+            cancelled.current = true;
+            setAsking(false);
+          }}
+        >
+          Cancel
+        </Button>
+      </div>
+    </div>
   );
 }
 

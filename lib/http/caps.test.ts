@@ -123,7 +123,7 @@ describe("how many of each thing one owner may hold (CAPS): the create past the 
     const create = () => consolePost(person.id, "/api/console/teams", { name: "One more" });
     expect((await create()).status).toBe(201);
     const body = await conflict(await create());
-    expect(body.detail).toBe(`You coach ${CAPS.coachedTeamsPerPerson} teams, the most one person may: hand one to another coach and leave it first.`);
+    expect(body.detail).toBe(`You coach ${CAPS.coachedTeamsPerPerson} teams, the most one person may: delete one you are done with first.`);
     expect(await rows(teamMemberships, eq(teamMemberships.userId, person.id))).toBe(CAPS.coachedTeamsPerPerson + 1);
   });
 

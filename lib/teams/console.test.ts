@@ -323,7 +323,7 @@ describe("ending a membership: an athlete leaves, a coach removes an athlete or 
     const teamId = await api.team(coach.id, [athlete.id], { name: "Harbor" });
     const only = await asPerson(coach.id, "DELETE", `/api/console/memberships/${teamId}`);
     expect(only.status).toBe(409);
-    expect((await only.json()).detail).toBe("You are the only coach of Harbor: a team needs one. Its athletes can leave it themselves.");
+    expect((await only.json()).detail).toBe("You are the only coach of Harbor: a team needs one. Delete the team instead, if it is done with.");
     expect(await canReach(await api.db(), coach.id, athlete.id)).toBe(true);
 
     await (await api.db()).insert(teamMemberships).values({ teamId, userId: second.id, role: "coach", status: "active", joinedAt: new Date() });
@@ -511,5 +511,59 @@ describe("a coach's view of a team member's activities (GET /api/console/athlete
     // Once the athlete leaves, the coach no longer sees their list.
     expect((await asPerson(athlete.id, "DELETE", `/api/console/memberships/${teamId}`)).status).toBe(200);
     expect((await asPerson(coach.id, "GET", path)).status).toBe(403);
+  });
+});
+
+describe("deleting a team (DELETE /api/console/teams/{team_id})", () => {
+  it("ends every membership and invitation at once, for tokens issued before; the athletes keep their data; only its coach may", async () => {
+    const coach = await api.person();
+    const athlete = await api.person();
+    const invited = await api.person();
+    const teamId = await api.team(coach.id, [athlete.id], { name: "Done with" });
+    await writeAs(coach.id, (ctx) => inviteAthlete({ ctx, teamId, input: InviteAthleteInput.parse({ email: invited.email }) }));
+    const activity = await api.call(await api.pat(athlete.id, ["activities.write"]), "POST", "/v1/athletes/me/activities", {
+      body: { name: "Mine", sport_type: "run", start_local: "2026-03-01T07:00:00", elapsed_time_s: 600 },
+    });
+    expect(activity.status).toBe(201);
+    const pat = await api.pat(coach.id, ["athlete.read", "teams.read"]);
+    expect((await api.call(pat, "GET", `/v1/athletes/${athlete.id}`)).status).toBe(200);
+
+    // The athlete is no coach of it: refused, and nothing changes.
+    const refused = await asPerson(athlete.id, "DELETE", `/api/console/teams/${teamId}`);
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).code).toBe("team_not_reachable");
+    expect(await canReach(await api.db(), coach.id, athlete.id)).toBe(true);
+
+    const deleted = await asPerson(coach.id, "DELETE", `/api/console/teams/${teamId}`);
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toBeNull();
+    expect((await api.call(pat, "GET", `/v1/athletes/${athlete.id}`)).status).toBe(403);
+    expect((await api.call(pat, "GET", `/v1/teams/${teamId}/members`)).status).toBe(403);
+    expect(await (await api.db()).select().from(teamMemberships).where(eq(teamMemberships.teamId, teamId))).toEqual([]);
+    expect(await listCoachedTeams(await api.as(coach.id))).toEqual([]);
+    expect((await listMyMemberships(await api.as(invited.id))).invitations).toEqual([]);
+    const kept = await api.call(await api.pat(athlete.id, ["activities.read"]), "GET", "/v1/athletes/me/activities");
+    expect(((await kept.json()) as { data: unknown[] }).data).toHaveLength(1);
+    // Gone: again is the same refusal as a team never coached.
+    expect((await asPerson(coach.id, "DELETE", `/api/console/teams/${teamId}`)).status).toBe(403);
+  });
+
+  it("an invitation sent while the team is deleted either goes with it or is refused: never a 5xx, never a row left behind", async () => {
+    for (let i = 0; i < 10; i++) {
+      const coach = await api.person();
+      const athlete = await api.person();
+      const teamId = await api.team(coach.id, []);
+      const [invite, remove] = await Promise.all([
+        fetch(`${api.url}/api/console/teams/${teamId}/invitations`, {
+          method: "POST",
+          headers: { cookie: await sessionCookieFor(coach.id), origin: api.url, "content-type": "application/json" },
+          body: JSON.stringify({ email: athlete.email }),
+        }),
+        asPerson(coach.id, "DELETE", `/api/console/teams/${teamId}`),
+      ]);
+      expect(remove.status).toBe(200);
+      expect([201, 403]).toContain(invite.status);
+      expect(await (await api.db()).select().from(teamMemberships).where(eq(teamMemberships.teamId, teamId))).toEqual([]);
+    }
   });
 });

@@ -24,7 +24,7 @@ export async function createTeam({
     table: teamMemberships,
     where: and(eq(teamMemberships.userId, userId), coachesNow()),
     cap,
-    detail: `You coach ${cap} teams, the most one person may: hand one to another coach and leave it first.`,
+    detail: `You coach ${cap} teams, the most one person may: delete one you are done with first.`,
   });
   const now = new Date();
   const id = newId("team");

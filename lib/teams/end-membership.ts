@@ -31,7 +31,7 @@ export async function leaveTeam({ ctx, teamId }: { ctx: WriteCtx; teamId: string
       .from(teamMemberships)
       .where(and(eq(teamMemberships.teamId, teamId), coachesNow()));
     if (!runners.some((r) => r.userId !== userId)) {
-      throw new ApiError("conflict", `You are the only coach of ${team.name}: a team needs one. Its athletes can leave it themselves.`);
+      throw new ApiError("conflict", `You are the only coach of ${team.name}: a team needs one. Delete the team instead, if it is done with.`);
     }
   }
   await ctx.db.delete(teamMemberships).where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, userId)));
@@ -87,4 +87,19 @@ export async function removeFromTeam({
     .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.userId, member.athleteId), eq(teamMemberships.status, "active")));
   if (other) throw new ApiError("conflict", `Coaches and admins of ${teamName} are not removed by others: each leaves the team on their own.`);
   throw new ApiError("not_found", `That athlete is not on ${teamName} (any more): they may have left or been removed.`);
+}
+
+/**
+ * A coach or admin deletes their team: every membership and unanswered invitation goes with it
+ * (their rows cascade), so from the commit on nobody reaches its athletes through it, through
+ * any token. The athletes keep everything of their own. The team's row is locked first, as a
+ * leave locks it, and an invitation reads it under a share lock, so an invitation in flight
+ * either lands before the delete (and goes with it) or finds the team gone.
+ */
+export async function deleteTeam({ ctx, teamId }: { ctx: WriteCtx; teamId: string }): Promise<null> {
+  requireAthleteActor(ctx.actor);
+  await ctx.db.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId)).for("update");
+  await coachedTeamName(ctx.db, ctx.actor.userId, teamId, "delete it");
+  await ctx.db.delete(teams).where(eq(teams.id, teamId));
+  return null;
 }

@@ -25,7 +25,10 @@ export async function coachedTeamName(db: Db, userId: string, teamId: string, do
         eq(teamMemberships.userId, userId),
         coachesNow(),
       ),
-    );
+    )
+    // Shared: a delete of the team waits for the write that read it here, or this waits for the
+    // delete and finds the team gone (end-membership.ts, deleteTeam).
+    .for("share", { of: teams });
   if (!row) throw new ApiError("team_not_reachable", `Only a coach or admin of team ${teamId} may ${doing}.`);
   return row.name;
 }
