@@ -371,3 +371,35 @@ describe.runIf(process.env.TEST_DATABASE_URL)("two processes claiming at once", 
     expect(inFlight).toHaveLength(MAX_IN_FLIGHT_PER_SUBSCRIPTION);
   });
 });
+
+// Another session's lock on the subscription's row needs a second connection: PostgreSQL's pool
+// has one, the embedded database has a single connection, on which no other session can hold it.
+describe.runIf(process.env.TEST_DATABASE_URL)("a failing subscription's probe whose row another session holds (fan-out's FOR SHARE)", () => {
+  it("is not left waiting behind itself: its claim looks again in a second; a delivery behind it still waits for the recovery", async () => {
+    const { sub, ids } = await subscriptionWith(2);
+    const db = await api.db();
+    await db.update(webhookSubscriptions).set({ consecutiveFailures: 3, failingSince: new Date() }).where(eq(webhookSubscriptions.id, sub.id));
+    const [before] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[0]!));
+    let probe: Awaited<ReturnType<typeof claimDelivery>> | undefined;
+    let behind: Awaited<ReturnType<typeof claimDelivery>> | undefined;
+    const t0 = Date.now();
+    // As fan-out's save does for every live subscription an event goes to: the claim (on
+    // another connection of the pool) skips the locked row.
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`select ${webhookSubscriptions.id} from ${webhookSubscriptions} where ${webhookSubscriptions.id} = ${sub.id} for share`);
+      probe = await claimDelivery(db, ids[0]!);
+      behind = await claimDelivery(db, ids[1]!);
+    });
+    expect(probe!.state).toBe("wait");
+    const until = (probe as { until: Date | null }).until;
+    expect(until).not.toBeNull();
+    expect(until!.getTime()).toBeGreaterThan(t0);
+    expect(until!.getTime()).toBeLessThan(Date.now() + 2_000);
+    expect(behind).toEqual({ state: "wait", until: null });
+    const [after] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[0]!));
+    expect(after).toMatchObject({ status: "pending", attemptCount: 0, updatedAt: before!.updatedAt });
+    // Once the row is free, the look again claims it as the probe.
+    const again = await claimDelivery(db, ids[0]!);
+    expect(again).toMatchObject({ state: "claimed", delivery: { id: ids[0], probe: true } });
+  });
+});

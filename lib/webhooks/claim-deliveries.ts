@@ -178,6 +178,9 @@ const claimStatement = (one: boolean) => () => sql`
 const claimBatch = compiledStatement("webhook_claim", claimStatement(false));
 const claimOne = compiledStatement("webhook_claim_one", claimStatement(true));
 
+/** How soon a failing subscription's probe the claim passed by (its subscription's row was locked) is looked at again. */
+export const PROBE_RELOOK_MS = 1_000;
+
 export type ClaimOne =
   | { state: "claimed"; delivery: ClaimedDelivery }
   /** Not yet: look again at `until`; null: it waits behind its failing subscription's probe. */
@@ -189,8 +192,9 @@ export type ClaimOne =
  * Claims one named delivery (the Inngest runner's unit of work) with the same statement as the
  * local runner's batch. When the policy does not let it go, says when to look again: when it
  * falls due or its own lease ends, else when the soonest lease of its subscription ends (the
- * cap, or a probe in flight); with none of those, it waits behind its failing subscription's
- * probe (`until: null`) and is dispatched again when the subscription recovers.
+ * cap, or a probe in flight); with none of those, the probe itself looks again in
+ * PROBE_RELOOK_MS, and a delivery behind it waits for it (`until: null`) and is dispatched
+ * again when the subscription recovers.
  */
 export async function claimDelivery(db: Db, deliveryId: string, opts: { leaseS?: number } = {}): Promise<ClaimOne> {
   const [delivery] = await claimDueDeliveries(db, { limit: 1, deliveryId, leaseS: opts.leaseS });
@@ -204,6 +208,9 @@ export async function claimDelivery(db: Db, deliveryId: string, opts: { leaseS?:
       notYet: sql<string | Date | null>`case when ${later} > now() then ${later} end`,
       soonestLease: sql<string | Date | null>`(select min(${x.lockedUntil}) from ${webhookDeliveries} ${x}
         where ${x.subscriptionId} = ${webhookDeliveries.subscriptionId} and ${x.status} = 'pending' and ${leased(x)})`,
+      // An older pending delivery of its subscription: the probe, if the subscription is failing.
+      behind: sql<boolean>`exists (select 1 from ${webhookDeliveries} ${x}
+        where ${x.subscriptionId} = ${webhookDeliveries.subscriptionId} and ${x.status} = 'pending' and ${x.eventSeq} < ${webhookDeliveries.eventSeq})`,
       now: sql<string | Date>`now()`,
     })
     .from(webhookDeliveries)
@@ -216,6 +223,11 @@ export async function claimDelivery(db: Db, deliveryId: string, opts: { leaseS?:
   if (until) return { state: "wait", until: notBefore(until) };
   // Nothing holds it but the probe rule, or a claim that changed meanwhile: look again now.
   if (!isFailing(row.consecutiveFailures)) return { state: "wait", until: notBefore(row.now) };
+  // It is the probe, and the claim passed it by: its subscription's row was locked by someone
+  // else at that instant (fan-out's FOR SHARE, a record, a developer's change; the claim skips
+  // locked rows), or the attempt in flight beside it was recorded between the claim and this
+  // look. Its run is the only one it has: it looks again shortly, as the local runner's next pass would.
+  if (!row.behind) return { state: "wait", until: new Date(new Date(row.now).getTime() + PROBE_RELOOK_MS) };
   // It waits behind the probe and its hand-out ends here. The next hand-out (the recovery's, the
   // next probe's, the sweep's) names the delivery's version (inngest/client.ts `deliveryDue`),
   // and Inngest drops an event id it has seen within a day: without a new version, the one
