@@ -59,6 +59,11 @@ test("/teams (coach) has no serious accessibility violation", async ({ page }) =
   await signIn(page, "cora@example.com");
   await page.goto("/teams");
   await expectNoSeriousViolations(page, "/teams");
+  // The question "Delete team" asks before it deletes (cancelled: the demo world stays).
+  await page.getByRole("button", { name: "Delete team" }).first().click();
+  await expect(page.getByRole("group", { name: /^Delete / })).toBeVisible();
+  await expectNoSeriousViolations(page, "/teams, asked whether to delete a team");
+  await page.getByRole("button", { name: "Cancel" }).click();
   // A member's activities, reached from the roster.
   await page.getByRole("link", { name: "Ava Lind" }).first().click();
   await expect(page.getByRole("list", { name: "Ava Lind’s activities" }).getByRole("listitem").first()).toBeVisible();
