@@ -123,4 +123,23 @@ describe("DELIVERY_RUNNER=inngest", () => {
     // The local runner needs none of them.
     expect(envWith({ DELIVERY_RUNNER: "local" }).deliveryRunner).toBe("local");
   });
+
+  it("refuses INNGEST_DEV beside either key: dev mode would ignore them and run functions for unsigned calls", () => {
+    const refusal = (vars: Record<string, string>) => {
+      try {
+        envWith({ DELIVERY_RUNNER: "inngest", ...vars });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "started";
+    };
+    const keys = { INNGEST_EVENT_KEY: "ek", INNGEST_SIGNING_KEY: "signkey-prod-ab" };
+    for (const dev of ["1", "true", "http://localhost:8288"]) {
+      expect(refusal({ INNGEST_DEV: dev, ...keys }), dev).toMatch(/INNGEST_DEV: dev mode accepts unsigned calls on \/api\/inngest and ignores INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY/);
+    }
+    expect(refusal({ INNGEST_DEV: "1", INNGEST_SIGNING_KEY: "k" })).toMatch(/INNGEST_DEV: .*ignores INNGEST_SIGNING_KEY: unset INNGEST_DEV/);
+    expect(refusal({ INNGEST_DEV: "1", INNGEST_EVENT_KEY: "ek" })).toMatch(/INNGEST_DEV: .*ignores INNGEST_EVENT_KEY: /);
+    // INNGEST_DEV off: the keys alone, as before.
+    expect(refusal({ INNGEST_DEV: "0", ...keys })).toBe("started");
+  });
 });

@@ -92,7 +92,21 @@ const EnvSchema = z.object({
   // otherwise, where it cannot send an event without the event key (every write's hand-off
   // would fail, leaving each delivery and upload to the minute's sweep, which Inngest could not
   // be told of either) and /api/inngest answers Inngest with 500 without the signing key.
-  if (e.DELIVERY_RUNNER !== "inngest" || inngestDevMode(e.INNGEST_DEV) || (e.INNGEST_EVENT_KEY && e.INNGEST_SIGNING_KEY)) return;
+  if (e.DELIVERY_RUNNER !== "inngest") return;
+  if (inngestDevMode(e.INNGEST_DEV)) {
+    // Dev mode wins over the keys: /api/inngest then runs any function for an unsigned call
+    // from anyone, with the event and step results the caller sends, and events go to the dev
+    // server. Keys beside it are a deployment with dev mode left on, not a choice.
+    const keys = ["INNGEST_EVENT_KEY", "INNGEST_SIGNING_KEY"].filter((k) => e[k as "INNGEST_EVENT_KEY" | "INNGEST_SIGNING_KEY"]);
+    if (keys.length === 0) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["INNGEST_DEV"],
+      message: `dev mode accepts unsigned calls on /api/inngest and ignores ${keys.join(" and ")}: unset INNGEST_DEV (Inngest Cloud or a self-hosted Inngest server), or unset the keys (the Inngest dev server)`,
+    });
+    return;
+  }
+  if (e.INNGEST_EVENT_KEY && e.INNGEST_SIGNING_KEY) return;
   const missing = ["INNGEST_EVENT_KEY", "INNGEST_SIGNING_KEY"].filter((k) => !e[k as "INNGEST_EVENT_KEY" | "INNGEST_SIGNING_KEY"]);
   ctx.addIssue({
     code: "custom",
