@@ -236,8 +236,8 @@ export function SubscriptionItem({
                   disabled={busy}
                   onClick={() => act(() => reenable.mutateAsync(true))}
                 >
-                  {/* Not "Re-enable and redeliver": a name holding "Re-enable" or "Redeliver" makes those two ambiguous (a name is matched by its words). */}
-                  Resume and resend failed events
+                  {/* CONTRACT §7's name. It holds "Re-enable" too: a script tells the two apart by the exact name. */}
+                  Re-enable and redeliver
                 </Button>
               </>
             ) : (

@@ -10,7 +10,7 @@ const sub = alias(webhookSubscriptions, "reach_subscription");
 
 /**
  * The delivery row of the enclosing statement still goes to its subscription's app: fan-out's
- * rule (`reachesApp`), judged now. Sending one again (a redelivery, "Resume and resend failed events")
+ * rule (`reachesApp`), judged now. Sending one again (a redelivery, "Re-enable and redeliver")
  * needs it: a disconnected athlete's events are not sent again (SPEC §6.2).
  */
 export const deliveryStillReaches: SQL = sql`exists (

@@ -24,7 +24,7 @@ export const DISABLED_BY_DEVELOPER = "Disabled by the app's developer.";
 /**
  * The deliveries that failed during the streak of failures that began at `since`: those that
  * ran out of attempts in it, and those failed when the subscription was disabled (CONTRACT §7,
- * "Resume and resend failed events").
+ * "Re-enable and redeliver").
  */
 function failedSince(subscriptionId: string, since: Date) {
   const attemptedSince = exists(
