@@ -8,6 +8,7 @@ import { setupApi } from "@/lib/testing/fixtures";
 import { refusedUrl, startReceiver } from "@/lib/testing/webhook-receiver";
 import { webhookRows } from "@/lib/testing/webhook-rows";
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/policy";
+import { LOCAL_RUNNER_CONCURRENCY } from "@/lib/webhooks/runner-defaults";
 import { claimDelivery, type ClaimedDelivery } from "@/lib/webhooks/claim-deliveries";
 import { fanOutEvents } from "@/lib/webhooks/fan-out";
 import { recordAttempt } from "@/lib/webhooks/record-attempt";
@@ -118,6 +119,13 @@ describe("fan-out-events (Inngest)", () => {
 });
 
 describe("deliver-webhook (Inngest)", () => {
+  it("runs at most MAX_IN_FLIGHT_PER_SUBSCRIPTION attempts of a subscription, and at most the local runner's slots in all: hanging endpoints leave fan-out and uploads room", () => {
+    expect(deliverWebhookFn.opts.concurrency).toEqual([
+      { key: "event.data.subscription_id", limit: MAX_IN_FLIGHT_PER_SUBSCRIPTION },
+      { limit: LOCAL_RUNNER_CONCURRENCY },
+    ]);
+  });
+
   it("a run beyond its subscription's in-flight cap sends nothing until a slot frees, then delivers", async () => {
     const { sub, record, rx } = await setup(() => 200);
     for (let i = 0; i <= MAX_IN_FLIGHT_PER_SUBSCRIPTION; i++) await record();

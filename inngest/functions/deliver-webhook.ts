@@ -3,6 +3,7 @@ import { getEnv } from "@/lib/env";
 import { listDueDeliveries } from "@/lib/webhooks/claim-deliveries";
 import { MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/policy";
 import { deliverOnce } from "@/lib/webhooks/deliver-once";
+import { LOCAL_RUNNER_CONCURRENCY } from "@/lib/webhooks/runner-defaults";
 import { DELIVERY_DUE, deliveryDue, inngest, type DeliveryDueData } from "../client";
 
 /** Steps one run may take: every attempt and the wait after it (room for held claims too). */
@@ -22,8 +23,15 @@ export const deliverWebhookFn = inngest.createFunction(
     // recorded as attempts and retried on the schedule, not by Inngest.
     retries: 5,
     // The claim lets no more than this many of a subscription's deliveries be in flight; runs
-    // beyond it would only wait for a slot.
-    concurrency: [{ key: "event.data.subscription_id", limit: MAX_IN_FLIGHT_PER_SUBSCRIPTION }],
+    // beyond it would only wait for a slot. All subscriptions together, as many as the local
+    // runner's slots: each attempt holds an executing step until it is answered (up to the
+    // 10 s timeout), and without a ceiling a few hanging endpoints, 4 attempts each, would take
+    // every step the Inngest account may run at once, and fan-out and uploads would queue
+    // behind them.
+    concurrency: [
+      { key: "event.data.subscription_id", limit: MAX_IN_FLIGHT_PER_SUBSCRIPTION },
+      { limit: LOCAL_RUNNER_CONCURRENCY },
+    ],
     triggers: [{ event: DELIVERY_DUE }],
   },
   async ({ event, step }) => {
