@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { readFileSync } from "node:fs";
 import { InngestTestEngine } from "@inngest/test";
 import { eq } from "drizzle-orm";
@@ -7,7 +7,7 @@ import { setupApi } from "@/lib/testing/fixtures";
 import { processUploadFn, UPLOAD_RECEIVED } from "./process-upload";
 import { closeFileWorkers, DEFAULT_POOL_OPTIONS, fileWorkerIsFree, prepareUploadOffThread, runOnSharedPool } from "@/lib/files/worker/pool";
 import { BUSY_DELAY_S } from "@/lib/uploads/process-upload";
-import { retryDelayS } from "@/lib/uploads/claim-uploads";
+import { claimUploads, deferUploadClaim, retryDelayS } from "@/lib/uploads/claim-uploads";
 import { takeEarlyParse } from "@/lib/uploads/early-parse";
 
 const api = setupApi();
@@ -60,7 +60,60 @@ describe("process-upload (Inngest)", () => {
     });
     const { result, ctx } = await t.execute();
     expect(result).toMatchObject({ dispatched: 1 });
-    expect(ctx.step.sendEvent).toHaveBeenCalledWith("dispatch-waiting", [{ name: UPLOAD_RECEIVED, data: { upload_id: id } }]);
+    expect(ctx.step.sendEvent).toHaveBeenCalledWith("dispatch-waiting", [{ id: `upload-${id}-0`, name: UPLOAD_RECEIVED, data: { upload_id: id } }]);
+  });
+
+  it("a sweep hands out an upload it already handed out under the same event id (Inngest drops it), and under a new one once its claim changed; the minute's cron under one per minute", async () => {
+    await (await api.db()).update(uploads).set({ status: "failed" }).where(eq(uploads.status, "processing"));
+    const a = await api.person();
+    const id = await upload(await api.pat(a.id), "/work/shared/samples/gpx/run.gpx");
+    const sweepIds = async (event: { name: string; data: object; ts?: number }) => {
+      const { ctx } = await new InngestTestEngine({ function: processUploadFn, events: [event], steps: [{ id: "dispatch-waiting", handler: () => ({ ids: [] }) }] }).execute();
+      const call = vi.mocked(ctx.step.sendEvent).mock.calls.find(([stepId]) => stepId === "dispatch-waiting");
+      return (call![1] as { id: string; data: { upload_id: string } }[]).filter((e) => e.data.upload_id === id).map((e) => e.id);
+    };
+    // Each commit's sweep lists every upload waiting: a second one while the first hand-out is
+    // still queued names it as the first did.
+    const first = await sweepIds({ name: UPLOAD_RECEIVED, data: {} });
+    expect(first).toHaveLength(1);
+    expect(await sweepIds({ name: UPLOAD_RECEIVED, data: {} })).toEqual(first);
+    // Claimed and put back (the file workers were full): a new hand-out once its wait is over.
+    const db = await api.db();
+    const [claimed] = await claimUploads(db, { limit: 1, uploadId: id });
+    await deferUploadClaim(db, claimed!, 0.05);
+    await new Promise((r) => setTimeout(r, 100));
+    const again = await sweepIds({ name: UPLOAD_RECEIVED, data: {} });
+    expect(again).toHaveLength(1);
+    expect(again[0]).not.toBe(first[0]);
+    // The minute's cron: a hand-out of its own each minute.
+    const now = Date.now();
+    const cron = await sweepIds({ name: "inngest/scheduled.timer", data: { cron: "* * * * *" }, ts: now });
+    const nextMinute = await sweepIds({ name: "inngest/scheduled.timer", data: { cron: "* * * * *" }, ts: now + 60_000 });
+    expect(cron).toHaveLength(1);
+    expect(cron[0]).not.toBe(again[0]);
+    expect(nextMinute[0]).not.toBe(cron[0]);
+  });
+
+  it("a run whose upload is still held a little longer than its event expected (the hold on the database's clock) waits for the hold's end and takes it then", async () => {
+    await (await api.db()).update(uploads).set({ status: "failed" }).where(eq(uploads.status, "processing"));
+    const a = await api.person();
+    const id = await upload(await api.pat(a.id), "/work/shared/samples/gpx/run.gpx");
+    const db = await api.db();
+    // Put back for 300 ms by the database's clock; the event that names it comes before that ends.
+    const [claimed] = await claimUploads(db, { limit: 1, uploadId: id });
+    await deferUploadClaim(db, claimed!, 0.3);
+    const [held] = await db.select().from(uploads).where(eq(uploads.id, id));
+    const t = new InngestTestEngine({
+      function: processUploadFn,
+      events: [{ name: UPLOAD_RECEIVED, data: { upload_id: id } }],
+      steps: [{ id: "wait-for-hold", handler: () => new Promise((r) => setTimeout(r, 700)) }],
+    });
+    const { result, ctx } = await t.execute();
+    const [[, until]] = vi.mocked(ctx.step.sleepUntil).mock.calls as unknown as [[string, Date]];
+    expect(until.getTime()).toBeGreaterThan(held!.claimedUntil!.getTime());
+    expect(result).toEqual({ outcome: "succeeded" });
+    const [row] = await db.select().from(uploads).where(eq(uploads.id, id));
+    expect(row).toMatchObject({ status: "succeeded", attempts: 1 });
   });
 
   it("takes uploads in turns between athletes, whatever order their events came in", async () => {

@@ -1,6 +1,6 @@
 import { getDb, type Db } from "@/lib/db/client";
 import { log } from "@/lib/log";
-import { claimUploads, listProcessingUploads } from "@/lib/uploads/claim-uploads";
+import { claimUploads, listProcessingUploads, uploadHeldUntil, type WaitingUpload } from "@/lib/uploads/claim-uploads";
 import { processUpload, takenAgainInS } from "@/lib/uploads/process-upload";
 import { listenForUploads, onUploadWake } from "@/lib/uploads/wake";
 import { inngest } from "../client";
@@ -18,9 +18,10 @@ const SWEEP_LIMIT = 100;
  * claims the next upload in turn between athletes (lib/uploads/claim-uploads.ts), which is
  * that one or one whose turn comes first, so the order is decided when a processor is free, not
  * when the events were queued (one athlete's 30 events ahead of another's one would otherwise
- * be 30 files ahead). A run that finds nothing waiting does nothing. The minute's cron, or an
- * event naming none, sends one event per upload waiting, uploads whose processor died included
- * once their lease lapsed.
+ * be 30 files ahead). A run that finds nothing waiting does nothing, unless its upload is still
+ * held: then it waits for the hold's end and claims once more. The minute's cron, or an event
+ * naming none, sends one event per upload waiting, uploads whose processor died included once
+ * their lease lapsed, each under an id that names the upload's claim state (`uploadHandedOut`).
  */
 export const processUploadFn = inngest.createFunction(
   {
@@ -34,29 +35,63 @@ export const processUploadFn = inngest.createFunction(
   async ({ event, step }) => {
     const uploadId = (event.data as UploadReceivedData | undefined)?.upload_id;
     if (uploadId) {
-      const processed = await step.run("process", async () => {
-        const db = await getDb();
-        const [claimed] = await claimUploads(db, { limit: 1 });
-        if (!claimed) return { outcome: "not-claimed" as const };
-        const outcome = await processUpload(db, claimed);
-        const againInS = takenAgainInS(outcome, claimed);
-        return againInS === undefined ? { outcome } : { outcome, upload_id: claimed.id, again_in_s: againInS };
-      });
+      let processed = await step.run("process", async () => processNext(uploadId));
+      // Its upload still held: an event sent for when a put-back's wait ends (timed by the app's
+      // clock, the wait set by the database's) can come a little early. Wait for the hold's end,
+      // by the database's account, and claim once more rather than leave it to the minute's sweep.
+      if ("held_until" in processed) {
+        await step.sleepUntil("wait-for-hold", new Date(Date.parse(processed.held_until) + HOLD_MARGIN_MS));
+        processed = await step.run("process-after-hold", async () => processNext(uploadId));
+      }
       // Put back (the file workers were full, or an unexpected error to retry): taken again when
       // its wait ends, not at the minute's sweep.
       if ("upload_id" in processed) {
-        await step.sendEvent("retry-when-free", { ...uploadReceived(processed.upload_id), ts: Date.now() + processed.again_in_s * 1000 });
+        await step.sendEvent("retry-when-free", { ...uploadEvent(processed.upload_id), ts: Date.now() + processed.again_in_s * 1000 });
       }
-      return processed;
+      return "held_until" in processed ? { outcome: processed.outcome } : processed;
     }
     const waiting = await step.run("find-waiting", async () => listProcessingUploads(await getDb(), SWEEP_LIMIT));
-    if (waiting.length) await step.sendEvent("dispatch-waiting", waiting.map(uploadReceived));
+    // The minute's cron under ids of its own (one per minute); a commit's sweep under the
+    // uploads' versions, so an upload already handed out and not yet claimed is not again.
+    const sweptAt = event.name === UPLOAD_RECEIVED ? undefined : (event.ts ?? Date.now());
+    if (waiting.length) await step.sendEvent("dispatch-waiting", waiting.map((u) => uploadHandedOut(u, sweptAt)));
     return { dispatched: waiting.length };
   },
 );
 
-function uploadReceived(uploadId: string) {
+/** After a hold ends, how much later its upload is claimed again (the clocks of Inngest and the database differ a little). */
+const HOLD_MARGIN_MS = 250;
+
+/**
+ * Claims the next upload in turn and processes it. With nothing to claim while the named
+ * upload is still held, says until when (`held_until`).
+ */
+async function processNext(uploadId: string) {
+  const db = await getDb();
+  const [claimed] = await claimUploads(db, { limit: 1 });
+  if (!claimed) {
+    const heldUntil = await uploadHeldUntil(db, uploadId);
+    return heldUntil ? { outcome: "not-claimed" as const, held_until: heldUntil.toISOString() } : { outcome: "not-claimed" as const };
+  }
+  const outcome = await processUpload(db, claimed);
+  const againInS = takenAgainInS(outcome, claimed);
+  return againInS === undefined ? { outcome } : { outcome, upload_id: claimed.id, again_in_s: againInS };
+}
+
+function uploadEvent(uploadId: string) {
   return { name: UPLOAD_RECEIVED, data: { upload_id: uploadId } satisfies UploadReceivedData };
+}
+
+/**
+ * A sweep's hand-out of a waiting upload. Its id names the upload's claim state (`version`), so
+ * Inngest drops a second hand-out of an upload whose first is still queued (each commit's
+ * sweep lists every upload waiting: a burst of n uploads started O(n²) runs), while one put
+ * back or whose claim lapsed is handed out again. The minute's cron adds its minute: a
+ * hand-out whose run failed before it claimed changed nothing, and would otherwise be dropped.
+ */
+export function uploadHandedOut(u: WaitingUpload, sweptAt?: number) {
+  const id = `upload-${u.id}-${u.version}`;
+  return { ...uploadEvent(u.id), id: sweptAt === undefined ? id : `${id}-swept-${Math.floor(sweptAt / 60_000)}` };
 }
 
 /**

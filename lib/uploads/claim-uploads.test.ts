@@ -84,7 +84,7 @@ describe("claimUploads", () => {
       upload("upl_one1", "ath_one", 41),
     ]);
     // The sweep (Inngest) hands them out in the same order as the claims.
-    expect(await listProcessingUploads(db, 5)).toEqual(["upl_season00", "upl_one0", "upl_season01", "upl_one1", "upl_season02"]);
+    expect((await listProcessingUploads(db, 5)).map((u) => u.id)).toEqual(["upl_season00", "upl_one0", "upl_season01", "upl_one1", "upl_season02"]);
     // The season's first file is taken and done (one processor, one file at a time): the
     // season's second still counts the first, so the other athlete's file is next.
     const first = await claimUploads(db, { limit: 1 });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, isNull, lt, or, sql, type SQL } from "drizzle-orm";
-import { bareColumn, rowsAs, selectAs, type Db } from "../db/client";
+import { and, eq, gte, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { bareColumn, rowsAs, selectAs, type Db, type RawBigint, type RawColumns } from "../db/client";
 import { uploads } from "../db/schema";
 
 /**
@@ -52,10 +52,10 @@ export const TURN_S = 60;
  * The uploads counted are read with one window over the hour before the oldest waiting upload
  * (`uploads_athlete_created_idx`).
  */
-function waitingInTurns(limit: number, lock: boolean): SQL {
+function waitingInTurns(limit: number, lock: boolean, columns: RawColumns = idColumn): SQL {
   const waiting = sql`select ${uploads.athleteId} from ${uploads} where ${uploads.status} = 'processing'`;
   return sql`
-    select ${selectAs(idColumn)} from ${uploads}
+    select ${selectAs(columns)} from ${uploads}
     join (
       select ${uploads.id} as id,
         count(*) over (partition by ${uploads.athleteId} order by ${uploads.createdAt} range between interval '1 hour' preceding and current row) - 1 as before
@@ -147,8 +147,31 @@ export async function renewUploadClaim(db: Db, claimed: ClaimedUpload, leaseS = 
     .where(stillClaimed(claimed));
 }
 
+/** An upload waiting for a processor; `version` changes whenever its claim does (every claim, renewal, put-back and release sets `claimed_until`). */
+export type WaitingUpload = { id: string; version: string };
+
+const waitingColumns = {
+  id: uploads.id,
+  // Computed: claimed_until in whole milliseconds, 0 for an upload never claimed.
+  version: sql<RawBigint>`coalesce(floor(extract(epoch from ${uploads.claimedUntil}) * 1000)::bigint, 0)`,
+};
+
 /** Uploads waiting for a processor (none holds a claim), in turns between athletes, for the Inngest sweep. */
-export async function listProcessingUploads(db: Db, limit: number): Promise<string[]> {
-  const result = await db.execute(waitingInTurns(limit, false));
-  return rowsAs(idColumn, result).map((r) => r.id);
+export async function listProcessingUploads(db: Db, limit: number): Promise<WaitingUpload[]> {
+  const result = await db.execute(waitingInTurns(limit, false, waitingColumns));
+  return rowsAs(waitingColumns, result).map((r) => ({ id: r.id, version: String(r.version) }));
+}
+
+/**
+ * When the hold on an upload still processing ends, if one is in force now (a claim, or a
+ * put-back's wait): what a processor that found nothing to claim waits for, so an upload held
+ * a few milliseconds longer than the event that named it expected (the hold set on the
+ * database's clock, the event timed by another) is taken when its hold ends.
+ */
+export async function uploadHeldUntil(db: Db, uploadId: string): Promise<Date | null> {
+  const [row] = await db
+    .select({ until: uploads.claimedUntil })
+    .from(uploads)
+    .where(and(eq(uploads.id, uploadId), eq(uploads.status, "processing"), gte(uploads.claimedUntil, sql`now()`)));
+  return row?.until ?? null;
 }
