@@ -24,6 +24,7 @@ export const EVENT_KINDS = {
   "activity.updated": { objectType: "activity", to: "grants", scope: "activities.read", description: "An athlete changed an activity." },
   "activity.deleted": { objectType: "activity", to: "grants", scope: "activities.read", description: "An athlete deleted an activity; it can no longer be fetched." },
   "metric.created": { objectType: "metric", to: "grants", scope: "metrics.read", description: "An athlete recorded a body metric." },
+  "metric.deleted": { objectType: "metric", to: "grants", scope: "metrics.read", description: "An athlete deleted a metric; it can no longer be fetched." },
   "athlete.deauthorized": { objectType: "athlete", to: "app", description: "An athlete disconnected the app." },
   "webhook.test": {
     objectType: "webhook_subscription",

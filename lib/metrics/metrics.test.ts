@@ -216,6 +216,45 @@ describe("GET /v1/metrics/{metric_id}", () => {
   });
 });
 
+describe("DELETE /v1/metrics/{metric_id}", () => {
+  it("deletes the athlete's own metric (204) and emits one metric.deleted; GET is 404 after, a delete again 404, the same key a replay", async () => {
+    const p = await api.person();
+    const token = await api.pat(p.id, ["metrics.read", "metrics.write"]);
+    const m = await record(token, { type: "body_mass_kg", value: 17, measured_local: "2026-03-01T06:30:00" });
+    const del = await api.call(token, "DELETE", `/v1/metrics/${m.id}`, { headers: { "idempotency-key": "typo-17" } });
+    expect(del.status).toBe(204);
+    expect((await api.call(token, "GET", `/v1/metrics/${m.id}`)).status).toBe(404);
+    expect((await list(token, "/v1/athletes/me/metrics")).data).toEqual([]);
+    const db = await api.db();
+    const emitted = await db.select().from(events).where(eq(events.objectId, m.id));
+    expect(emitted.map((e) => e.type).sort()).toEqual(["metric.created", "metric.deleted"]);
+    expect(emitted.find((e) => e.type === "metric.deleted")).toMatchObject({ athleteId: p.id, objectType: "metric" });
+    const replay = await api.call(token, "DELETE", `/v1/metrics/${m.id}`, { headers: { "idempotency-key": "typo-17" } });
+    expect(replay.status).toBe(204);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect((await api.call(token, "DELETE", `/v1/metrics/${m.id}`)).status).toBe(404);
+    expect(await countRows(events, eq(events.objectId, m.id))).toBe(2);
+  });
+
+  it("a coach reads a member's metric but may not delete it (403); a stranger gets 404; metrics.read alone is 403 insufficient_scope; nothing changes", async () => {
+    const coach = await api.person();
+    const member = await api.person();
+    const stranger = await api.person();
+    await api.team(coach.id, [member.id]);
+    const m = await record(await api.pat(member.id, ["metrics.write"]), { type: "sleep_duration_s", value: 25_000, measured_local: "2026-03-01T06:30:00" });
+    const before = { metrics: await countRows(metrics), events: await countRows(events) };
+    const byCoach = await api.call(await api.pat(coach.id, ["metrics.read", "metrics.write"]), "DELETE", `/v1/metrics/${m.id}`);
+    expect(byCoach.status).toBe(403);
+    expect((await byCoach.json()).code).toBe("athlete_not_reachable");
+    const byStranger = await api.call(await api.pat(stranger.id, ["metrics.write"]), "DELETE", `/v1/metrics/${m.id}`);
+    expect(byStranger.status).toBe(404);
+    const readOnly = await api.call(await api.pat(member.id, ["metrics.read"]), "DELETE", `/v1/metrics/${m.id}`);
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope", scope="metrics.write"`);
+    expect({ metrics: await countRows(metrics), events: await countRows(events) }).toEqual(before);
+  });
+});
+
 describe("scopes", () => {
   it("reads need metrics.read and writes metrics.write; activity scopes do not stand in for them", async () => {
     const p = await api.person();

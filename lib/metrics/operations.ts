@@ -35,6 +35,22 @@ export const getMetricOp = defineOperation({
   errors: ["not_found"],
 });
 
+export const deleteMetricOp = defineOperation({
+  method: "DELETE",
+  path: "/v1/metrics/{metric_id}",
+  operationId: "deleteMetric",
+  summary: "Delete a metric",
+  description:
+    "Deletes one of the token's athlete's own metrics (a value recorded by mistake) and emits `metric.deleted`. A coach reads a member's metrics but does not delete them. Accepts `Idempotency-Key`.",
+  tag: "Metrics",
+  auth: "athlete",
+  scope: "metrics.write",
+  params: z.object({ metric_id: MetricIdParam }),
+  idempotent: true,
+  response: { status: 204, description: "Deleted; `GET` on it answers 404 from now on." },
+  errors: ["athlete_not_reachable", "not_found", "idempotency_key_in_use", "idempotency_key_reused"],
+});
+
 export const createMetricOp = defineOperation({
   method: "POST",
   path: "/v1/athletes/me/metrics",

@@ -10,7 +10,7 @@ import {
   listActivityLapsOp,
   updateActivityOp,
 } from "../activities/operations";
-import { createMetricOp, getMetricOp, listMetricsOp } from "../metrics/operations";
+import { createMetricOp, deleteMetricOp, getMetricOp, listMetricsOp } from "../metrics/operations";
 import { listTeamMembersOp, listTeamsOp } from "../teams/operations";
 import { getAppUsageOp } from "../usage/operations";
 import { listAppEventsOp } from "../app-events/operations";
@@ -42,6 +42,7 @@ export const OPERATIONS: Operation[] = [
   listMetricsOp,
   createMetricOp,
   getMetricOp,
+  deleteMetricOp,
   listTeamsOp,
   listTeamMembersOp,
   getAppUsageOp,
