@@ -6,7 +6,7 @@ export const SCOPES = {
   "activities.read": { plain: "Read your activities" },
   "activities.write": { plain: "Add, upload, edit and delete your activities" },
   "metrics.read": { plain: "Read your body metrics: weight, resting heart rate, HRV and sleep" },
-  "metrics.write": { plain: "Record body metrics for you" },
+  "metrics.write": { plain: "Record and delete your body metrics" },
   "teams.read": { plain: "See the teams you coach or administer, and their members" },
   "location.read": { plain: "See the routes of your activities, where you trained" },
 } as const;
