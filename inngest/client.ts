@@ -17,6 +17,14 @@ export const DELIVERY_DUE = "aas/delivery.due";
 export type DeliveryDueData = { delivery_id: string; subscription_id: string };
 
 /**
+ * A failing subscription recovered: the deliveries that waited behind its probe are to be
+ * handed out, a page at a time (`hand-out-waiting`); `after_seq` continues after that outbox
+ * position.
+ */
+export const DELIVERIES_WAITING = "aas/deliveries.waiting";
+export type DeliveriesWaitingData = { subscription_id: string; after_seq?: number };
+
+/**
  * The event that hands one delivery to `deliver-webhook`. Its id names the delivery's version
  * (the row's updated_at), so Inngest drops a second hand-out of an unchanged delivery (fan-out
  * and a sweep that both saw it) while a redelivery or a recovery hands it out again. A run that

@@ -35,8 +35,8 @@ describe("/api/inngest", () => {
     const res = await GET(new Request("http://localhost:3000/api/inngest"), {});
     expect(res.status).toBe(200);
     const body = (await res.json()) as { function_count: number; mode: string };
-    expect(body).toMatchObject({ function_count: 3, mode: "dev" });
-    expect(functions.map((f) => f.id())).toEqual(["fan-out-events", "deliver-webhook", "process-upload"]);
+    expect(body).toMatchObject({ function_count: 4, mode: "dev" });
+    expect(functions.map((f) => f.id())).toEqual(["fan-out-events", "deliver-webhook", "hand-out-waiting", "process-upload"]);
   });
 
   it("is not served in dev mode beside Inngest's keys: dev mode would run a function's step for anyone's unsigned call", async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { InngestTestEngine } from "@inngest/test";
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { createActivity } from "@/lib/activities/create-activity";
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "@/lib/db/schema";
 import { resetEnvForTests } from "@/lib/env";
@@ -13,8 +13,9 @@ import { claimDelivery, type ClaimedDelivery } from "@/lib/webhooks/claim-delive
 import { fanOutEvents } from "@/lib/webhooks/fan-out";
 import { recordAttempt } from "@/lib/webhooks/record-attempt";
 import { verifyWebhookSignature } from "@/lib/webhooks/signature";
-import { DELIVERY_DUE, deliveryDue } from "../client";
+import { DELIVERIES_WAITING, DELIVERY_DUE, deliveryDue } from "../client";
 import { deliverWebhookFn } from "./deliver-webhook";
+import { handOutWaitingFn } from "./hand-out-waiting";
 import { fanOutEventsFn } from "./fan-out-events";
 import { inWriteCtx } from "../../lib/http/operation";
 
@@ -31,7 +32,7 @@ beforeAll(() => resetEnvForTests());
  * every event it may send. Pass copies: the engine records step results into the array given.
  */
 const sleeps = Array.from({ length: 40 }, (_, i) => ({ id: `wait-${i}`, handler: () => undefined }));
-const sends = ["dispatch-waiting", "dispatch-next-probe", "dispatch-due", ...Array.from({ length: 20 }, (_, i) => `dispatch-${i}`)].map((id) => ({
+const sends = ["hand-out-waiting", "dispatch-waiting-0", "dispatch-next-probe", "dispatch-due", ...Array.from({ length: 20 }, (_, i) => `dispatch-${i}`)].map((id) => ({
   id,
   handler: () => ({ ids: [] }),
 }));
@@ -95,10 +96,14 @@ describe("fan-out-events (Inngest)", () => {
     const { sub, record, rx } = await setup(() => 200);
     await record();
     const [fanned] = (await fanOutEvents(await api.db())).deliveries.filter((x) => x.subscriptionId === sub.id);
-    const handedOut = deliveryDue(fanned!).id;
-    // Its run failed before claiming (the database was unreachable): the row is unchanged, and due long ago.
+    // As if fanned out and handed out ten minutes ago, and its run failed before claiming (the
+    // database was unreachable): the row is unchanged since, and due long ago.
+    const handedOut = deliveryDue({ ...fanned!, version: String(Number(fanned!.version) - 10 * 60_000) }).id;
     const db = await api.db();
-    await db.update(webhookDeliveries).set({ nextAttemptAt: new Date(Date.now() - 10 * 60_000) }).where(eq(webhookDeliveries.id, fanned!.id));
+    await db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: sql`${webhookDeliveries.nextAttemptAt} - interval '10 minutes'`, updatedAt: sql`${webhookDeliveries.updatedAt} - interval '10 minutes'` })
+      .where(eq(webhookDeliveries.id, fanned!.id));
     const [row] = await deliveries(sub.id);
     expect(deliveryDue({ id: row!.id, subscriptionId: sub.id, version: String(row!.updatedAt.getTime()) }).id).toBe(handedOut);
     const sweep = (ts: number) =>
@@ -106,13 +111,17 @@ describe("fan-out-events (Inngest)", () => {
     const ids = async (ts: number) => {
       const { ctx } = await sweep(ts).execute();
       const call = vi.mocked(ctx.step.sendEvent).mock.calls.find(([stepId]) => stepId === "dispatch-due");
-      return (call![1] as { id: string; data: { delivery_id: string } }[]).filter((e) => e.data.delivery_id === fanned!.id).map((e) => e.id);
+      return ((call?.[1] ?? []) as { id: string; data: { delivery_id: string } }[]).filter((e) => e.data.delivery_id === fanned!.id).map((e) => e.id);
     };
     const first = await ids(Date.now());
     expect(first).toHaveLength(1);
     expect(first[0]).not.toBe(handedOut);
-    // The next minute's sweep is a hand-out of its own again.
-    const next = await ids(Date.now() + 60_000);
+    // The next minute's sweep passes over it (just handed out); once that hand-out is two
+    // minutes old and the delivery still unclaimed, the sweep's is a hand-out of its own again.
+    expect(await ids(Date.now() + 60_000)).toEqual([]);
+    await db.update(webhookDeliveries).set({ updatedAt: new Date(Date.now() - 3 * 60_000) }).where(eq(webhookDeliveries.id, fanned!.id));
+    const next = await ids(Date.now() + 120_000);
+    expect(next).toHaveLength(1);
     expect(next[0]).not.toBe(first[0]);
     await rx.close();
   });
@@ -248,10 +257,17 @@ describe("deliver-webhook (Inngest)", () => {
     });
     const { result, ctx } = await probe.execute();
     expect(result).toMatchObject({ state: "succeeded", subscriptionRecovered: true });
-    expect(ctx.step.sendEvent).toHaveBeenCalledWith("dispatch-waiting", [
+    expect(ctx.step.sendEvent).toHaveBeenCalledWith("hand-out-waiting", { name: DELIVERIES_WAITING, data: { subscription_id: sub.id } });
+    const handOut = new InngestTestEngine({
+      function: handOutWaitingFn,
+      events: [{ name: DELIVERIES_WAITING, data: { subscription_id: sub.id } }],
+      steps: [...sends],
+    });
+    const { ctx: handOutCtx } = await handOut.execute();
+    expect(handOutCtx.step.sendEvent).toHaveBeenCalledWith("dispatch-waiting-0", [
       { id: expect.stringMatching(`^deliver-${second!.id}-\\d+$`), name: DELIVERY_DUE, data: { delivery_id: second!.id, subscription_id: sub.id } },
     ]);
-    const waitingCall = ctx.step.sendEvent.mock.calls.find(([name]) => name === "dispatch-waiting") as [string, { id: string }[]];
+    const waitingCall = handOutCtx.step.sendEvent.mock.calls.find(([name]) => name === "dispatch-waiting-0") as [string, { id: string }[]];
     expect(waitingCall[1][0]!.id).not.toBe(firstHandOut);
     await rx.close();
   });

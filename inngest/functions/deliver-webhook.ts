@@ -4,7 +4,7 @@ import { listDueDeliveries } from "@/lib/webhooks/claim-deliveries";
 import { MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/policy";
 import { deliverOnce } from "@/lib/webhooks/deliver-once";
 import { LOCAL_RUNNER_CONCURRENCY } from "@/lib/webhooks/runner-defaults";
-import { DELIVERY_DUE, deliveryDue, inngest, type DeliveryDueData } from "../client";
+import { DELIVERIES_WAITING, DELIVERY_DUE, deliveryDue, inngest, type DeliveriesWaitingData, type DeliveryDueData } from "../client";
 
 /** Steps one run may take: every attempt and the wait after it (room for held claims too). */
 const MAX_ROUNDS = 2 * MAX_ATTEMPTS;
@@ -14,7 +14,7 @@ const MAX_ROUNDS = 2 * MAX_ATTEMPTS;
  * (CONTRACT §7's schedule, decided by lib/webhooks/record-attempt.ts). Each attempt is one
  * step: claim, sign, POST, record. A subscription runs at most a few attempts at once, and
  * while it is failing the claim lets only its oldest pending delivery through; when that
- * succeeds, the deliveries that waited behind it are dispatched again.
+ * succeeds, the deliveries that waited behind it are dispatched again (`hand-out-waiting`).
  */
 export const deliverWebhookFn = inngest.createFunction(
   {
@@ -46,13 +46,8 @@ export const deliverWebhookFn = inngest.createFunction(
         continue;
       }
       if (r.state === "succeeded" && r.subscriptionRecovered) {
-        const waiting = await step.run("find-waiting", async () => listDueDeliveries(await getDb(), { limit: 500, subscriptionId }));
-        if (waiting.length) {
-          await step.sendEvent(
-            "dispatch-waiting",
-            waiting.map(deliveryDue),
-          );
-        }
+        // However many waited: `hand-out-waiting` pages through them.
+        await step.sendEvent("hand-out-waiting", { name: DELIVERIES_WAITING, data: { subscription_id: subscriptionId } satisfies DeliveriesWaitingData });
       }
       if (r.state === "failed" && !r.subscriptionDisabled) {
         // The probe gave up; the next oldest delivery of a still-failing subscription takes over.

@@ -38,7 +38,12 @@ export const fanOutEventsFn = inngest.createFunction(
     let swept = 0;
     const queue = (event.data as OutboxAppendedData | undefined)?.queue === true;
     if (queue || event.name !== OUTBOX_APPENDED) {
-      const due = await step.run("find-due", async () => listDueDeliveries(await getDb(), { limit: 500, overdueS: queue ? 0 : 120 }));
+      // The minute's sweep marks what it hands out, and passes over what was handed out (or
+      // claimed, or recorded) in the last two minutes: a hand-out still queued for one of its
+      // subscription's slots is not handed out again each minute. Subscriptions take turns.
+      const due = await step.run("find-due", async () =>
+        listDueDeliveries(await getDb(), queue ? { limit: 500 } : { limit: 500, overdueS: 120, handOut: true }),
+      );
       // Announced: each under its version. The minute's sweep: under the sweep's own id (`sweptDue`).
       const sweptAt = event.ts ?? Date.now();
       if (due.length) await step.sendEvent("dispatch-due", due.map((d) => (queue ? deliveryDue(d) : sweptDue(d, sweptAt))));

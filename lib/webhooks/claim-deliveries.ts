@@ -44,8 +44,13 @@ type Selection = {
   /** Only this delivery (the Inngest runner's unit of work). */
   deliveryId?: string | Placeholder;
   subscriptionId?: string;
-  /** Only deliveries due at least this long ago (the sweep leaves alone those a worker is about to take). */
+  /**
+   * Only deliveries due at least this long ago, and not claimed, recorded or handed out since
+   * (the sweep leaves alone those a worker is about to take, or was just handed).
+   */
   overdueS?: number;
+  /** With `subscriptionId`: only its deliveries of events after this outbox position (a listing's next page). */
+  afterSeq?: number;
   /**
    * For a claim: healthy subscriptions get no more than their room under the cap, and the rows
    * are locked (SKIP LOCKED keeps two workers off the same rows). A listing only reads.
@@ -81,6 +86,13 @@ function eligible(o: Selection): SQL {
   // claimed: the claim sets updated_at, renewals do not) goes to the log as an interrupted attempt.
   const lapse = selectAs(lapseColumns);
   const room = o.claim ? sql`${MAX_IN_FLIGHT_PER_SUBSCRIPTION} - (select count(*) from (${inFlightOfS}) f)::int` : sql`${o.limit}::int`;
+  // A sweep passes over what was claimed, recorded or handed out within the same bound: a
+  // hand-out still queued for a worker is not handed out again each time (listDueDeliveries).
+  const due = overdue > 0 && !o.claim ? sql`${claimable(d, overdue)} and ${d.updatedAt} <= now() - make_interval(secs => ${overdue})` : claimable(d, overdue);
+  const afterSeq = o.afterSeq === undefined ? sql`` : sql`and ${d.eventSeq} > ${o.afterSeq}`;
+  // A claim takes the soonest due. A listing takes subscriptions in turns (each one's first,
+  // then each one's second...), so one subscription's backlog does not fill it.
+  const order = o.claim ? sql`h.next_attempt_at, h.event_seq` : sql`row_number() over (partition by r.id order by h.event_seq), h.next_attempt_at, h.event_seq`;
   return sql`
     healthy as (
       select h.id, h.lapsed_until, h.claimed_at from (
@@ -89,19 +101,20 @@ function eligible(o: Selection): SQL {
       cross join lateral (
         select ${d.id} as id, ${d.nextAttemptAt} as next_attempt_at, ${d.eventSeq} as event_seq, ${lapse}
         from ${webhookDeliveries} ${d}
-        where ${d.subscriptionId} = r.id and ${claimable(d, overdue)} ${onlyDelivery}
+        where ${d.subscriptionId} = r.id and ${due} ${onlyDelivery} ${afterSeq}
         order by ${d.eventSeq}
         limit greatest(r.free, 0)
         ${lock(d)}) h
-      order by h.next_attempt_at, h.event_seq
+      order by ${order}
       limit ${o.limit}),
     heads as (
       select h.id, h.lapsed_until, h.claimed_at from ${webhookSubscriptions} ${s}
       cross join lateral (
-        select ${d.id} as id, ${claimable(d, overdue)} as ok, ${lapse} from ${webhookDeliveries} ${d}
+        select ${d.id} as id, ${d.eventSeq} as event_seq, ${due} as ok, ${lapse} from ${webhookDeliveries} ${d}
         where ${d.subscriptionId} = ${s.id} and ${d.status} = 'pending'
         order by ${d.eventSeq} limit 1) h
       where ${deliverable(s)} and ${failing(s)} ${onlySub} and h.ok ${o.deliveryId ? sql`and h.id = ${o.deliveryId}` : sql``}
+        ${o.afterSeq === undefined ? sql`` : sql`and h.event_seq > ${o.afterSeq}`}
         and not exists (${inFlightOfS})
       limit greatest(${o.limit} - (select count(*) from healthy), 0)
       ${lock(s)})`;
@@ -239,35 +252,61 @@ export async function claimDelivery(db: Db, deliveryId: string, opts: { leaseS?:
   return { state: "wait", until: null };
 }
 
-/** A delivery to hand to a worker; `version` changes whenever the row does (its updated_at). */
-export type DueDelivery = { id: string; subscriptionId: string; version: string };
+/** A delivery to hand to a worker; `version` changes whenever the row does (its updated_at); `seq`, its event's outbox position. */
+export type DueDelivery = { id: string; subscriptionId: string; version: string; seq: number };
 
 /**
  * Deliveries the policy lets go now that no worker holds (the claim's own selection, without
  * the cap or the locks): what a sweeper hands out again after a crash, an outage or a
- * redelivery. `overdueS` leaves alone those a sleeping worker is about to take. Handing out
- * more of a subscription than its cap is harmless: the claim makes the rest wait.
+ * redelivery, and what waited behind a failing subscription's probe once it recovers. With
+ * `subscriptionId`, that subscription's, oldest events first, after `afterSeq` (one page);
+ * without, subscriptions in turns. `overdueS` leaves alone those a sleeping worker is about to
+ * take, and those claimed, recorded or handed out within that time. Handing out more of a
+ * subscription than its cap is harmless: the claim makes the rest wait.
+ *
+ * With `handOut`, the rows listed are marked as handed out now: each gets a new version (its
+ * updated_at moves; not a lapsed claim's, whose updated_at says when that claim was made), so
+ * the hand-out's event id is new and a sweep passes over it for `overdueS`. Rows another
+ * hand-out is marking at that instant are left to it (SKIP LOCKED).
  */
 export async function listDueDeliveries(
   db: Db,
-  opts: { limit: number; overdueS?: number; subscriptionId?: string },
+  opts: { limit: number; overdueS?: number; subscriptionId?: string; afterSeq?: number; handOut?: boolean },
 ): Promise<DueDelivery[]> {
+  const { handOut, ...selection } = opts;
+  const listed = sql`
+    select ${d.id} as id from ${webhookDeliveries} ${d}
+    where ${d.id} in (select id from healthy union all select id from heads)
+    order by ${d.nextAttemptAt}
+    limit ${opts.limit}`;
   const rows = rowsAs(
     dueColumns,
-    await db.execute(sql`
-      with ${eligible({ ...opts, claim: false })}
-      select ${selectAs(dueColumns)}
-      from ${webhookDeliveries} ${d}
-      where ${d.id} in (select id from healthy union all select id from heads)
-      order by ${d.nextAttemptAt}
-      limit ${opts.limit}`),
+    await db.execute(
+      handOut
+        ? sql`
+      with ${eligible({ ...selection, claim: false })},
+      picked as materialized (${listed} for update of ${d} skip locked)
+      update ${webhookDeliveries} ${d}
+      set ${bareColumn(webhookDeliveries.updatedAt)} =
+        case when ${d.lockedUntil} is null then greatest(now(), ${d.updatedAt} + interval '1 millisecond') else ${d.updatedAt} end
+      from picked
+      where ${d.id} = picked.id and ${claimable(d)}
+      returning ${selectAs(dueColumns)}`
+        : sql`
+      with ${eligible({ ...selection, claim: false })}
+      select ${selectAs(dueColumns)} from ${webhookDeliveries} ${d}
+      where ${d.id} in (${listed})`,
+    ),
   );
-  return rows.map((r) => ({ id: r.id, subscriptionId: r.subscription_id, version: String(r.version) }));
+  return rows
+    .map((r) => ({ id: r.id, subscriptionId: r.subscription_id, version: String(r.version), seq: Number(r.seq) }))
+    .sort((a, b) => a.seq - b.seq);
 }
 
 const dueColumns = {
   id: d.id,
   subscription_id: d.subscriptionId,
+  seq: d.eventSeq,
   // Computed: updated_at in whole milliseconds.
   version: sql<RawBigint>`floor(extract(epoch from ${d.updatedAt}) * 1000)::bigint`,
 };
