@@ -42,8 +42,10 @@ export function sendUpload(file: File, idempotencyKey: string, onProgress: (frac
         return;
       }
       const p = (body ?? {}) as { code?: string; detail?: string };
-      if (xhr.status === 401) sessionEnded();
-      reject(new UploadSendError(xhr.status, p.code, p.detail));
+      // A 429 with the console's 401 challenge: refused for having no session, as a 401 is.
+      const ended = xhr.status === 401 || (xhr.status === 429 && xhr.getResponseHeader("www-authenticate")?.startsWith("Session"));
+      if (ended) sessionEnded();
+      reject(new UploadSendError(ended ? 401 : xhr.status, p.code, p.detail));
     };
     xhr.onerror = () => reject(new UploadSendError(0, undefined, undefined));
     xhr.onabort = () => reject(new UploadSendError(0, "aborted", "The upload was cancelled."));

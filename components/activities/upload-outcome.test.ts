@@ -160,3 +160,12 @@ describe("describeCheckProblem: why a row could not learn how its upload went", 
     expect(describeCheckProblem(new ConsoleApiError("The service answered with an error (500). Try again in a moment.", 500)).final).toBe(false);
   });
 });
+
+describe("a file sent again while its first send is still being taken", () => {
+  it("is said in words and offered again (409 idempotency_key_in_use), not refused for good", () => {
+    const p = describeSendFailure(409, "idempotency_key_in_use", "A request with this Idempotency-Key is still in progress.");
+    expect(p.retryable).toBe(true);
+    expect(p.headline).toBe("This file is still being received from an earlier try. Wait a moment and try again.");
+    expect(describeSendFailure(409, "conflict", "x").retryable).toBe(false);
+  });
+});

@@ -59,6 +59,9 @@ export function describeSendFailure(status: number, code: string | undefined, de
   // The banner says the session ended (components/console/session-ended-banner.tsx); this says what became of the file.
   if (status === 401) return { ...base, headline: "Not uploaded. Once you are signed in, upload it again.", retryable: true };
   if (status === 429) return { ...base, headline: "Too many uploads at once. Wait a moment and try again.", retryable: true };
+  // Sent again while the first send of it is still being taken (its key is in use): once that
+  // one is done, trying again is answered with what it made.
+  if (code === "idempotency_key_in_use") return { ...base, headline: "This file is still being received from an earlier try. Wait a moment and try again.", retryable: true };
   if (status === 0) return { ...base, headline: "The file could not be sent: the connection failed. Check it and try again.", retryable: true };
   if (status >= 500) return { ...base, headline: "The service could not take the file just now. Try again in a moment.", retryable: true };
   return { ...base, headline: "The file was refused.", detail: detail ?? null, retryable: false };

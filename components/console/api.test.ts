@@ -68,6 +68,26 @@ describe("an ended session (401), said once for the page by the banner", () => {
     expect(told).toHaveBeenCalledTimes(3);
   });
 
+  it("so is a 429 that keeps the console's session challenge (too many requests without a session from one address); a signed-in person's 429 is a wait", async () => {
+    const told = vi.fn();
+    const target = new EventTarget();
+    target.addEventListener(SESSION_ENDED_EVENT, told);
+    vi.stubGlobal("window", target);
+    const limited = (challenge: boolean) => async () =>
+      Response.json(
+        { detail: "The 15-minute limit of 3000 requests is used up; retry in 60 s.", code: "rate_limited" },
+        { status: 429, headers: { "content-type": "application/problem+json", "retry-after": "60", ...(challenge ? { "www-authenticate": 'Session realm="console"' } : {}) } },
+      );
+    const ended = await failure(limited(true));
+    expect(ended.status).toBe(401);
+    expect(ended.message).toBe("Not loaded.");
+    expect(told).toHaveBeenCalledTimes(1);
+    const waiting = await failure(limited(false));
+    expect(waiting.status).toBe(429);
+    expect(retryAfterOf(waiting)).toBe(60_000);
+    expect(told).toHaveBeenCalledTimes(1);
+  });
+
   it("a read's error says only that it was not loaded, not the banner's words again", async () => {
     vi.stubGlobal("window", new EventTarget());
     const e = await failure(unauthorized);

@@ -105,7 +105,9 @@ export function sessionEnded(): void {
  * loaded, for a read), since the problem's detail speaks to developers.
  */
 export async function problemOf(res: Response, method = "GET"): Promise<ConsoleApiError> {
-  if (res.status === 401) {
+  // A 429 that keeps the console's 401 challenge refused a request without a session (too many
+  // from this address): the session ended all the same.
+  if (res.status === 401 || (res.status === 429 && res.headers.get("www-authenticate")?.startsWith("Session"))) {
     sessionEnded();
     const read = method === "GET" || method === "HEAD";
     return new ConsoleApiError(read ? SESSION_ENDED_NOT_LOADED : SESSION_ENDED_NOT_CHANGED, 401, "token_missing");

@@ -125,6 +125,7 @@ function TeamCard({ team, onDeleted }: { team: CoachedTeam; onDeleted: (text: st
  * team no longer coached) reads as done.
  */
 function DeleteTeam({ team, athletes, onDeleted }: { team: CoachedTeam; athletes: number; onDeleted: (text: string) => void }) {
+  const coaches = team.members.filter((m) => m.status === "active" && m.role !== "athlete").length;
   const qc = useQueryClient();
   const [asking, setAsking] = useState(false);
   // Cancel puts the keyboard back on "Delete team", not at the top of the page.
@@ -146,12 +147,22 @@ function DeleteTeam({ team, athletes, onDeleted }: { team: CoachedTeam; athletes
     onError: (err) => {
       if (err instanceof ConsoleApiError && (err.status === 404 || err.status === 403)) onDeleted(`${team.name} is no longer yours to delete: it was deleted, or you left it.`);
       void qc.invalidateQueries({ queryKey: COACHED_TEAMS_KEY });
+      void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY });
     },
   });
+  // Deleted: nothing here is to be pressed again while the list catches up.
+  const busy = remove.isPending || remove.isSuccess;
   if (!asking) {
     return (
       <div className="mt-4 border-t border-slate-100 pt-4">
-        <Button ref={opener} variant="danger" onClick={() => setAsking(true)}>
+        <Button
+          ref={opener}
+          variant="danger"
+          onClick={() => {
+            remove.reset();
+            setAsking(true);
+          }}
+        >
           Delete team
         </Button>
       </div>
@@ -163,21 +174,22 @@ function DeleteTeam({ team, athletes, onDeleted }: { team: CoachedTeam; athletes
         Delete {team.name}?{" "}
         {athletes === 0
           ? "Nobody has joined it yet"
-          : `${athletes === 1 ? "Its athlete stays" : `Its ${athletes} athletes stay`} on the service with all their data, but you will no longer see it`}
+          : `${athletes === 1 ? "Its athlete stays" : `Its ${athletes} athletes stay`} on the service with all their data, but you${coaches > 1 ? " and its other coaches" : ""} will no longer see it`}
         , and invitations not yet answered are withdrawn. This cannot be undone.
       </FocusedNotice>
       {remove.error && !(remove.error instanceof ConsoleApiError && (remove.error.status === 404 || remove.error.status === 403)) && (
         <Notice tone="error">Could not delete {team.name}: {remove.error.message}</Notice>
       )}
       <div className="flex gap-2">
-        <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
+        <Button variant="danger" disabled={busy} onClick={() => remove.mutate()}>
           Delete {team.name}
         </Button>
         <Button
           variant="secondary"
-          disabled={remove.isPending}
+          disabled={busy}
           onClick={() => {
             cancelled.current = true;
+            remove.reset();
             setAsking(false);
           }}
         >

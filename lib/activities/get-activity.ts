@@ -65,7 +65,7 @@ const identities = perDatabase((db: Db) => {
 
 /**
  * The id, owner and row version of an activity the actor reaches, for a read that needs no more
- * of the row (its JSON, its laps); anything else is the same 404 as `findReachableActivity`'s.
+ * of the row (its JSON, its laps); anything else is the same 404 as `findOwnActivity`'s.
  * Concurrent requests for the same id share the one row the batch read: treat it as read-only.
  */
 export async function reachableActivityIdentity(ctx: Ctx, activityId: string) {

@@ -157,9 +157,12 @@ export function consoleHandler<P extends z.ZodType, Q extends z.ZodType, B exten
     try {
       const db = await getDb();
       // A request refused for its session counts against its address, as /v1's without a valid
-      // token do (`identify`): a cookie replayed in a loop meets a window too, then 429.
+      // token do (`identify`): a cookie replayed in a loop meets a window too, then 429 (which
+      // keeps the 401's challenge, so the page still learns the session ended). A window of the
+      // console's own and as wide as a person's: pages left open after signing out poll, and
+      // several people share one address; neither spends /v1's window for that address.
       const unauthorized = async (err: ApiError): Promise<never> => {
-        rl = await consumeRateLimit(db, `addr:${clientAddress(req)}`);
+        rl = await consumeRateLimit(db, `console-addr:${clientAddress(req)}`, Date.now(), CONSOLE_LIMIT_SCALE);
         throw rl.exceeded ? Object.assign(rateLimited(rl.exceeded), { unauthorized: err }) : err;
       };
       const userId = await sessionUserId(req);

@@ -11,6 +11,7 @@ import { newId } from "../ids";
 import { issueAccessToken } from "../oauth/access-token";
 import type { Scope } from "../auth/scopes";
 import { consumeRateLimit, peekRateLimit } from "./rate-limit";
+import { CONSOLE_LIMIT_SCALE } from "./console-route";
 
 const api = setupApi();
 
@@ -185,21 +186,25 @@ describe("guessing tokens", () => {
 });
 
 describe("guessing console sessions", () => {
-  it("counts console requests without a valid session per address, as /v1's without a valid token, and refuses past the window with the console's challenge", async () => {
+  it("counts console requests without a valid session per address, in a window of the console's own, and refuses past it with the console's challenge", async () => {
     const from = { "x-forwarded-for": "198.51.100.77" };
     const forged = { ...from, cookie: "authjs.session-token=eyJhbGciOiJub25lIn0.e30." };
-    for (let i = 0; i < LIMIT; i++) {
+    const window = LIMIT * CONSOLE_LIMIT_SCALE;
+    for (let i = 0; i < window; i++) {
       const res = await fetch(`${api.url}/api/console/profile`, { headers: i % 2 ? forged : from });
       expect(res.status).toBe(401);
-      expect(remaining(res)["15min"]!.r).toBe(LIMIT - 1 - i);
+      expect(remaining(res)["15min"]!.r).toBe(window - 1 - i);
     }
     const refused = await fetch(`${api.url}/api/console/profile`, { headers: forged });
     expect(refused.status).toBe(429);
     expect(await refused.json()).toMatchObject({ code: "rate_limited" });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    // The 401's challenge stays on the 429: the page still learns its session ended.
     expect(refused.headers.get("www-authenticate")).toBe('Session realm="console"');
-    // The same address's /v1 callers without a token share that window: it is the address's.
-    expect((await api.call(null, "GET", "/v1/athletes/me", { headers: from })).status).toBe(429);
+    // /v1's callers without a token at the same address have their own window, untouched.
+    const v1 = await api.call(null, "GET", "/v1/athletes/me", { headers: from });
+    expect(v1.status).toBe(401);
+    expect(remaining(v1)["15min"]!.r).toBe(LIMIT - 1);
   });
 });
 

@@ -98,8 +98,11 @@ export async function removeFromTeam({
  */
 export async function deleteTeam({ ctx, teamId }: { ctx: WriteCtx; teamId: string }): Promise<null> {
   requireAthleteActor(ctx.actor);
+  // Refused before any lock, as a change to someone else's activity is: only a coach's request
+  // takes the team's lock (and is then checked again under it, a leave having perhaps come first).
+  await coachedTeamName(ctx.db, ctx.actor.userId, teamId, "delete it", { lock: false });
   await ctx.db.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId)).for("update");
-  await coachedTeamName(ctx.db, ctx.actor.userId, teamId, "delete it");
+  await coachedTeamName(ctx.db, ctx.actor.userId, teamId, "delete it", { lock: false });
   await ctx.db.delete(teams).where(eq(teams.id, teamId));
   return null;
 }

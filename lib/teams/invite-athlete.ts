@@ -14,8 +14,8 @@ import { coachesNow } from "./coaching";
  * The team's name, if `userId` is an active coach or admin of it; 403 otherwise, also for
  * unknown teams. `doing` names what only they may do ("invite to it").
  */
-export async function coachedTeamName(db: Db, userId: string, teamId: string, doing = "invite to it"): Promise<string> {
-  const [row] = await db
+export async function coachedTeamName(db: Db, userId: string, teamId: string, doing = "invite to it", { lock = true } = {}): Promise<string> {
+  const read = db
     .select({ name: teams.name })
     .from(teamMemberships)
     .innerJoin(teams, eq(teams.id, teamMemberships.teamId))
@@ -25,10 +25,11 @@ export async function coachedTeamName(db: Db, userId: string, teamId: string, do
         eq(teamMemberships.userId, userId),
         coachesNow(),
       ),
-    )
-    // Shared: a delete of the team waits for the write that read it here, or this waits for the
-    // delete and finds the team gone (end-membership.ts, deleteTeam).
-    .for("share", { of: teams });
+    );
+  // Shared (unless the caller holds the team's row already): a delete of the team waits for the
+  // write that read it here, or this waits for the delete and finds the team gone
+  // (end-membership.ts, deleteTeam).
+  const [row] = lock ? await read.for("share", { of: teams }) : await read;
   if (!row) throw new ApiError("team_not_reachable", `Only a coach or admin of team ${teamId} may ${doing}.`);
   return row.name;
 }
