@@ -30,6 +30,13 @@ describe("consoleFetch's errors, in words a person can act on", () => {
     expect(e.code).toBeUndefined();
   });
 
+  it("says a form pressed again while its first press is still being saved (409 idempotency_key_in_use) in words, not the header's name", async () => {
+    const problem = { detail: "A request with this Idempotency-Key is still in progress.", code: "idempotency_key_in_use" };
+    const e = await failure(async () => Response.json(problem, { status: 409, headers: { "content-type": "application/problem+json", "retry-after": "1" } }), "POST");
+    expect(e.message).toBe("This is still being saved from your earlier try. Wait a moment and try again.");
+    expect(e.code).toBe("idempotency_key_in_use");
+  });
+
   it("keeps a problem document's detail, code and field errors", async () => {
     const problem = { detail: "The request body is invalid: name: give the token a name", code: "invalid_request", errors: [{ field: "name", code: "invalid_request", detail: "give the token a name" }] };
     const e = await failure(async () => Response.json(problem, { status: 400, headers: { "content-type": "application/problem+json" } }));

@@ -124,14 +124,20 @@ export async function problemOf(res: Response, method = "GET"): Promise<ConsoleA
           .map((e) => [e.field, e.detail]),
       )
     : {};
+  // A form pressed again while its first press is still being saved (the same key, on PostgreSQL):
+  // the service's words speak of the header; these say what to do.
+  const said = code === "idempotency_key_in_use" ? STILL_SAVING : typeof detail === "string" && detail ? detail : statusSentence(res.status);
   return new ConsoleApiError(
-    typeof detail === "string" && detail ? detail : statusSentence(res.status),
+    said,
     res.status,
     typeof code === "string" ? code : undefined,
     fields,
     retryAfterMs,
   );
 }
+
+/** What a form says when it was sent again while the first send of it is still being saved. */
+export const STILL_SAVING = "This is still being saved from your earlier try. Wait a moment and try again.";
 
 /**
  * fetch for the console API: JSON in and out, problems turned into ConsoleApiError. Used inside
