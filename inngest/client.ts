@@ -17,12 +17,19 @@ export const DELIVERY_DUE = "aas/delivery.due";
 export type DeliveryDueData = { delivery_id: string; subscription_id: string };
 
 /**
- * A failing subscription recovered: the deliveries that waited behind its probe are to be
- * handed out, a page at a time (`hand-out-waiting`); `after_seq` continues after that outbox
- * position.
+ * A subscription's deliveries wait with no run to take them: those that waited behind its
+ * probe once it recovers. They are handed out a page at a time (`hand-out-waiting`); `as_of`
+ * (a version, ms: `listDueDeliveries`'s `asOf`) keeps to what waited then, not what was handed
+ * out since, so a second such event finds nothing left; `after_seq` continues after that
+ * outbox position.
  */
 export const DELIVERIES_WAITING = "aas/deliveries.waiting";
-export type DeliveriesWaitingData = { subscription_id: string; after_seq?: number };
+export type DeliveriesWaitingData = { subscription_id: string; as_of?: number; after_seq?: number };
+
+/** The hand-out of a subscription's deliveries waiting as of `asOf`: one per subscription and version, however many runs find them. */
+export function deliveriesWaiting(subscriptionId: string, asOf: number) {
+  return { id: `waiting-${subscriptionId}-v${asOf}`, name: DELIVERIES_WAITING, data: { subscription_id: subscriptionId, as_of: asOf } satisfies DeliveriesWaitingData };
+}
 
 /**
  * The event that hands one delivery to `deliver-webhook`. Its id names the delivery's version

@@ -10,6 +10,7 @@ import { webhookRows } from "@/lib/testing/webhook-rows";
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/policy";
 import { LOCAL_RUNNER_CONCURRENCY } from "@/lib/webhooks/runner-defaults";
 import { claimDelivery, type ClaimedDelivery } from "@/lib/webhooks/claim-deliveries";
+import { deliverOnce } from "@/lib/webhooks/deliver-once";
 import { fanOutEvents } from "@/lib/webhooks/fan-out";
 import { recordAttempt } from "@/lib/webhooks/record-attempt";
 import { verifyWebhookSignature } from "@/lib/webhooks/signature";
@@ -257,10 +258,12 @@ describe("deliver-webhook (Inngest)", () => {
     });
     const { result, ctx } = await probe.execute();
     expect(result).toMatchObject({ state: "succeeded", subscriptionRecovered: true });
-    expect(ctx.step.sendEvent).toHaveBeenCalledWith("hand-out-waiting", { name: DELIVERIES_WAITING, data: { subscription_id: sub.id } });
+    const [s] = await db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, sub.id));
+    const asOf = Math.floor(s!.updatedAt.getTime());
+    expect(ctx.step.sendEvent).toHaveBeenCalledWith("hand-out-waiting", { id: `waiting-${sub.id}-v${asOf}`, name: DELIVERIES_WAITING, data: { subscription_id: sub.id, as_of: asOf } });
     const handOut = new InngestTestEngine({
       function: handOutWaitingFn,
-      events: [{ name: DELIVERIES_WAITING, data: { subscription_id: sub.id } }],
+      events: [{ name: DELIVERIES_WAITING, data: { subscription_id: sub.id, as_of: asOf } }],
       steps: [...sends],
     });
     const { ctx: handOutCtx } = await handOut.execute();
@@ -269,6 +272,64 @@ describe("deliver-webhook (Inngest)", () => {
     ]);
     const waitingCall = handOutCtx.step.sendEvent.mock.calls.find(([name]) => name === "dispatch-waiting-0") as [string, { id: string }[]];
     expect(waitingCall[1][0]!.id).not.toBe(firstHandOut);
+    await rx.close();
+  });
+
+  it("hands out what waited behind the probe when the recovering attempt's step runs again (its first result never reached Inngest), once", async () => {
+    const { sub, record, rx } = await setup(() => 200);
+    for (let i = 0; i < 3; i++) await record();
+    const db = await api.db();
+    await fanOutEvents(db);
+    const ds = await deliveries(sub.id);
+    await db.update(webhookSubscriptions).set({ consecutiveFailures: 3, failingSince: new Date() }).where(eq(webhookSubscriptions.id, sub.id));
+    // The two behind the probe end their runs waiting.
+    expect(await claimDelivery(db, ds[1]!.id)).toEqual({ state: "wait", until: null });
+    expect(await claimDelivery(db, ds[2]!.id)).toEqual({ state: "wait", until: null });
+    // The probe's attempt step recovers the subscription, but its result is lost: Inngest runs the step again.
+    const first = await deliverOnce(db, ds[0]!.id, { allowPrivate: true, schedule: [0] });
+    expect(first).toMatchObject({ state: "succeeded", subscriptionRecovered: true });
+    const again = new InngestTestEngine({
+      function: deliverWebhookFn,
+      events: [{ name: DELIVERY_DUE, data: { delivery_id: ds[0]!.id, subscription_id: sub.id } }],
+      steps: [...sleeps, ...sends],
+    });
+    const { result, ctx } = await again.execute();
+    expect(result).toMatchObject({ state: "succeeded", waitingAsOf: (first as { waitingAsOf: number }).waitingAsOf });
+    const [[, waiting]] = vi.mocked(ctx.step.sendEvent).mock.calls.filter(([id]) => id === "hand-out-waiting") as unknown as [[string, { id: string; data: object }]];
+    // The same hand-out as the first run's would have been: Inngest takes one of them.
+    expect(waiting.id).toBe(`waiting-${sub.id}-v${(first as { waitingAsOf: number }).waitingAsOf}`);
+    const handOut = () => new InngestTestEngine({ function: handOutWaitingFn, events: [{ name: DELIVERIES_WAITING, data: waiting.data }], steps: [...sends] }).execute();
+    const { ctx: handOutCtx } = await handOut();
+    const sent = vi.mocked(handOutCtx.step.sendEvent).mock.calls.filter(([id]) => id === "dispatch-waiting-0").flatMap(([, e]) => e as { data: { delivery_id: string } }[]);
+    expect(sent.map((e) => e.data.delivery_id)).toEqual([ds[1]!.id, ds[2]!.id]);
+    // Found once more (a duplicate run of the probe, another copy of the event): nothing is handed out twice.
+    expect((await handOut()).result).toEqual({ handedOut: 0, done: true });
+    const dup = await new InngestTestEngine({
+      function: deliverWebhookFn,
+      events: [{ name: DELIVERY_DUE, data: { delivery_id: ds[0]!.id, subscription_id: sub.id } }],
+      steps: [...sleeps, ...sends],
+    }).execute();
+    expect(dup.result).toEqual({ state: "succeeded" });
+    expect(vi.mocked(dup.ctx.step.sendEvent).mock.calls.map(([id]) => id)).not.toContain("hand-out-waiting");
+    expect(rx.requests).toHaveLength(1);
+    await rx.close();
+  });
+
+  it("a healthy subscription's duplicate run hands out nothing of the deliveries queued behind it", async () => {
+    const { sub, record, rx } = await setup(() => 200);
+    for (let i = 0; i < 3; i++) await record();
+    const db = await api.db();
+    await fanOutEvents(db);
+    const ds = await deliveries(sub.id);
+    // The first succeeds; the others' runs are still queued. A second hand-out of the first runs.
+    await deliverOnce(db, ds[0]!.id, { allowPrivate: true, schedule: [0] });
+    const { result, ctx } = await new InngestTestEngine({
+      function: deliverWebhookFn,
+      events: [{ name: DELIVERY_DUE, data: { delivery_id: ds[0]!.id, subscription_id: sub.id } }],
+      steps: [...sleeps, ...sends],
+    }).execute();
+    expect(result).toEqual({ state: "succeeded" });
+    expect(vi.mocked(ctx.step.sendEvent).mock.calls.map(([id]) => id)).not.toContain("hand-out-waiting");
     await rx.close();
   });
 });

@@ -4,7 +4,7 @@ import { listDueDeliveries } from "@/lib/webhooks/claim-deliveries";
 import { MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/lib/webhooks/policy";
 import { deliverOnce } from "@/lib/webhooks/deliver-once";
 import { LOCAL_RUNNER_CONCURRENCY } from "@/lib/webhooks/runner-defaults";
-import { DELIVERIES_WAITING, DELIVERY_DUE, deliveryDue, inngest, type DeliveriesWaitingData, type DeliveryDueData } from "../client";
+import { deliveriesWaiting, DELIVERY_DUE, deliveryDue, inngest, type DeliveryDueData } from "../client";
 
 /** Steps one run may take: every attempt and the wait after it (room for held claims too). */
 const MAX_ROUNDS = 2 * MAX_ATTEMPTS;
@@ -14,7 +14,8 @@ const MAX_ROUNDS = 2 * MAX_ATTEMPTS;
  * (CONTRACT §7's schedule, decided by lib/webhooks/record-attempt.ts). Each attempt is one
  * step: claim, sign, POST, record. A subscription runs at most a few attempts at once, and
  * while it is failing the claim lets only its oldest pending delivery through; when that
- * succeeds, the deliveries that waited behind it are dispatched again (`hand-out-waiting`).
+ * succeeds, the deliveries that waited behind it are dispatched again (`hand-out-waiting`),
+ * decided from the data (`waitingAfterSuccess`), so a second run of that step decides the same.
  */
 export const deliverWebhookFn = inngest.createFunction(
   {
@@ -45,9 +46,10 @@ export const deliverWebhookFn = inngest.createFunction(
         await step.sleepUntil(`wait-${round}`, new Date(r.at));
         continue;
       }
-      if (r.state === "succeeded" && r.subscriptionRecovered) {
-        // However many waited: `hand-out-waiting` pages through them.
-        await step.sendEvent("hand-out-waiting", { name: DELIVERIES_WAITING, data: { subscription_id: subscriptionId } satisfies DeliveriesWaitingData });
+      if (r.state === "succeeded" && r.waitingAsOf !== undefined) {
+        // It ended its subscription's failure streak (or a run of this step already did, and its
+        // result was lost): however many waited behind it, `hand-out-waiting` pages through them.
+        await step.sendEvent("hand-out-waiting", deliveriesWaiting(subscriptionId, r.waitingAsOf));
       }
       if (r.state === "failed" && !r.subscriptionDisabled) {
         // The probe gave up; the next oldest delivery of a still-failing subscription takes over.

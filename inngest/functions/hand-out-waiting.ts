@@ -10,7 +10,9 @@ export const WAITING_PAGES_PER_RUN = 20;
 /**
  * Hands out every delivery that waited behind a failing subscription's probe once it recovers
  * (sent by `deliver-webhook`): while the subscription failed, each ended its run waiting, so
- * nothing else would take them but the minute's sweep. A page at a time, oldest events first,
+ * nothing else would take them but the minute's sweep. Only those unchanged since `as_of`:
+ * what was handed out since (by an earlier run for the same recovery, or fan-out) has a run
+ * already. A page at a time, oldest events first,
  * as the local runner takes them; each page marked as handed out (`listDueDeliveries`'s
  * `handOut`), so the sweep does not hand them out again while they wait for the subscription's
  * slots. After WAITING_PAGES_PER_RUN pages the rest goes to the next run, from where this one
@@ -24,12 +26,12 @@ export const handOutWaitingFn = inngest.createFunction(
     triggers: [{ event: DELIVERIES_WAITING }],
   },
   async ({ event, step }) => {
-    const { subscription_id: subscriptionId, after_seq: start } = event.data as DeliveriesWaitingData;
+    const { subscription_id: subscriptionId, as_of: asOf, after_seq: start } = event.data as DeliveriesWaitingData;
     let afterSeq = start;
     let handedOut = 0;
     for (let page = 0; page < WAITING_PAGES_PER_RUN; page++) {
       const waiting = await step.run(`find-waiting-${page}`, async () =>
-        listDueDeliveries(await getDb(), { limit: WAITING_PAGE, subscriptionId, afterSeq, handOut: true }),
+        listDueDeliveries(await getDb(), { limit: WAITING_PAGE, subscriptionId, afterSeq, asOf, handOut: true }),
       );
       // Empty: none left (rows claimed meanwhile can make a page short, so only empty ends it).
       if (waiting.length === 0) return { handedOut, done: true };
@@ -38,9 +40,9 @@ export const handOutWaitingFn = inngest.createFunction(
       afterSeq = waiting.at(-1)!.seq;
     }
     await step.sendEvent("hand-out-rest", {
-      id: `waiting-${subscriptionId}-${afterSeq}`,
+      id: `waiting-${subscriptionId}-v${asOf ?? "any"}-after-${afterSeq}`,
       name: DELIVERIES_WAITING,
-      data: { subscription_id: subscriptionId, after_seq: afterSeq } satisfies DeliveriesWaitingData,
+      data: { subscription_id: subscriptionId, as_of: asOf, after_seq: afterSeq } satisfies DeliveriesWaitingData,
     });
     return { handedOut, done: false };
   },

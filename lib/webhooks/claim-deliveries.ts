@@ -52,6 +52,11 @@ type Selection = {
   /** With `subscriptionId`: only its deliveries of events after this outbox position (a listing's next page). */
   afterSeq?: number;
   /**
+   * A listing: only deliveries unchanged since this version (`versionOf`, ms): not claimed,
+   * recorded or handed out after it. What waited as of then, and not what was handed out since.
+   */
+  asOf?: number;
+  /**
    * For a claim: healthy subscriptions get no more than their room under the cap, and the rows
    * are locked (SKIP LOCKED keeps two workers off the same rows). A listing only reads.
    */
@@ -90,6 +95,7 @@ function eligible(o: Selection): SQL {
   // hand-out still queued for a worker is not handed out again each time (listDueDeliveries).
   const due = overdue > 0 && !o.claim ? sql`${claimable(d, overdue)} and ${d.updatedAt} <= now() - make_interval(secs => ${overdue})` : claimable(d, overdue);
   const afterSeq = o.afterSeq === undefined ? sql`` : sql`and ${d.eventSeq} > ${o.afterSeq}`;
+  const asOf = o.asOf === undefined || o.claim ? sql`` : sql` and ${versionOf(d)} <= ${o.asOf}`;
   // A claim takes the soonest due. A listing takes subscriptions in turns (each one's first,
   // then each one's second...), so one subscription's backlog does not fill it.
   const order = o.claim ? sql`h.next_attempt_at, h.event_seq` : sql`row_number() over (partition by r.id order by h.event_seq), h.next_attempt_at, h.event_seq`;
@@ -101,7 +107,7 @@ function eligible(o: Selection): SQL {
       cross join lateral (
         select ${d.id} as id, ${d.nextAttemptAt} as next_attempt_at, ${d.eventSeq} as event_seq, ${lapse}
         from ${webhookDeliveries} ${d}
-        where ${d.subscriptionId} = r.id and ${due} ${onlyDelivery} ${afterSeq}
+        where ${d.subscriptionId} = r.id and ${due} ${onlyDelivery} ${afterSeq}${asOf}
         order by ${d.eventSeq}
         limit greatest(r.free, 0)
         ${lock(d)}) h
@@ -271,7 +277,7 @@ export type DueDelivery = { id: string; subscriptionId: string; version: string;
  */
 export async function listDueDeliveries(
   db: Db,
-  opts: { limit: number; overdueS?: number; subscriptionId?: string; afterSeq?: number; handOut?: boolean },
+  opts: { limit: number; overdueS?: number; subscriptionId?: string; afterSeq?: number; asOf?: number; handOut?: boolean },
 ): Promise<DueDelivery[]> {
   const { handOut, ...selection } = opts;
   const listed = sql`
@@ -303,13 +309,47 @@ export async function listDueDeliveries(
     .sort((a, b) => a.seq - b.seq);
 }
 
+/** A row's version (a delivery's `DueDelivery.version`, a subscription's for `waitingAfterSuccess`): its updated_at in whole milliseconds. */
+function versionOf(t: { updatedAt: SQLWrapper }) {
+  return sql<RawBigint>`floor(extract(epoch from ${t.updatedAt}) * 1000)::bigint`;
+}
+
 const dueColumns = {
   id: d.id,
   subscription_id: d.subscriptionId,
   seq: d.eventSeq,
   // Computed: updated_at in whole milliseconds.
-  version: sql<RawBigint>`floor(extract(epoch from ${d.updatedAt}) * 1000)::bigint`,
+  version: versionOf(d),
 };
+
+/**
+ * After a delivery succeeded (or a run finds it succeeded already): whether deliveries of its
+ * subscription wait for a hand-out that nothing else will give them, and as of which version
+ * (the subscription's, ms) to hand them out (`listDueDeliveries`'s `asOf`). While a
+ * subscription failed, the deliveries behind its probe ended their runs waiting; the success
+ * that ended the streak set the subscription's updated_at, and they were last changed before
+ * it. So: the subscription is active and healthy, and has due deliveries no worker holds,
+ * unchanged since the subscription last changed. The answer comes from the data, not from the
+ * attempt that recovered the subscription: a run of that attempt's step that finds its delivery
+ * succeeded (the first run's result never reached Inngest) answers the same. A healthy
+ * subscription's row is not written by its deliveries' successes, so deliveries handed out
+ * since its last change (their runs queued) do not count; and a hand-out marks what it hands
+ * out, so it is not counted again.
+ */
+export async function waitingAfterSuccess(db: Db, deliveryId: string): Promise<{ subscriptionId: string; asOf: number } | null> {
+  const [row] = rowsAs(
+    waitingColumns,
+    await db.execute(sql`
+      select ${selectAs(waitingColumns)} from ${webhookDeliveries} ${x}
+      join ${webhookSubscriptions} ${s} on ${s.id} = ${x.subscriptionId}
+      where ${x.id} = ${deliveryId} and ${deliverable(s)} and not ${failing(s)}
+        and exists (select 1 from ${webhookDeliveries} ${d}
+          where ${d.subscriptionId} = ${s.id} and ${claimable(d)} and ${versionOf(d)} <= ${versionOf(s)})`),
+  );
+  return row ? { subscriptionId: row.subscription_id, asOf: Number(row.as_of) } : null;
+}
+
+const waitingColumns = { subscription_id: s.id, as_of: versionOf(s) };
 
 /** What `loadClaimed` reads: the delivery, its subscription, its event (a LEFT JOIN: null when the event row is gone), and its lapsed claim. */
 const claimedColumns = {

@@ -1,7 +1,7 @@
 import "server-only";
 import { perDatabase, type Db } from "../db/client";
 import { attemptDelivery, type DeliveryOptions } from "./attempt-delivery";
-import { claimDelivery } from "./claim-deliveries";
+import { claimDelivery, waitingAfterSuccess } from "./claim-deliveries";
 import { claimLease } from "./claim-lease";
 import type { AttemptRecorded } from "./record-attempt";
 import { deliveryTidier } from "./tidy";
@@ -10,7 +10,16 @@ import { deliveryTidier } from "./tidy";
 const tidier = perDatabase(() => deliveryTidier());
 
 export type DeliverOnceResult =
-  | { state: "succeeded" | "failed" | "gone"; subscriptionRecovered?: boolean; subscriptionDisabled?: boolean }
+  | {
+      state: "succeeded" | "failed" | "gone";
+      subscriptionRecovered?: boolean;
+      subscriptionDisabled?: boolean;
+      /**
+       * Succeeded, and deliveries of its subscription wait for a hand-out as of this version
+       * (`waitingAfterSuccess`): those that waited behind its probe, once it recovered.
+       */
+      waitingAsOf?: number;
+    }
   /** Try again at `at` (ISO): a retry, a claim held elsewhere, or a delivery not yet due. */
   | { state: "retry"; at: string }
   /** Waits behind its failing subscription's probe; dispatched again when that recovers. */
@@ -23,7 +32,9 @@ export type DeliverOnceResult =
  */
 export async function deliverOnce(db: Db, deliveryId: string, opts: DeliveryOptions & { leaseS?: number }): Promise<DeliverOnceResult> {
   const claim = await claimDelivery(db, deliveryId, { leaseS: opts.leaseS });
-  if (claim.state === "done") return { state: claim.status };
+  // Succeeded already: perhaps by this very step's first run, whose result (a recovery among
+  // it) never reached Inngest. What waits is read from the data again.
+  if (claim.state === "done") return claim.status === "succeeded" ? { state: "succeeded", ...(await waiting(db, deliveryId)) } : { state: claim.status };
   if (claim.state === "wait") return claim.until ? { state: "retry", at: claim.until.toISOString() } : { state: "queued" };
   // The claim is renewed while the attempt runs; a step that dies with its process leaves it
   // to lapse within the lease, and Inngest's retry of the step claims it again.
@@ -38,5 +49,11 @@ export async function deliverOnce(db: Db, deliveryId: string, opts: DeliveryOpti
   void tidier(db).recorded(db);
   if (!r) return { state: "gone" };
   if (r.status === "pending") return { state: "retry", at: (r.nextAttemptAt ?? new Date()).toISOString() };
-  return { state: r.status, subscriptionRecovered: r.subscriptionRecovered, subscriptionDisabled: r.subscriptionDisabled };
+  const recovered = r.status === "succeeded" && r.subscriptionRecovered ? await waiting(db, deliveryId) : {};
+  return { state: r.status, subscriptionRecovered: r.subscriptionRecovered, subscriptionDisabled: r.subscriptionDisabled, ...recovered };
+}
+
+async function waiting(db: Db, deliveryId: string): Promise<{ waitingAsOf?: number }> {
+  const w = await waitingAfterSuccess(db, deliveryId);
+  return w ? { waitingAsOf: w.asOf } : {};
 }
