@@ -18,7 +18,8 @@ export type DeliveryDueData = { delivery_id: string; subscription_id: string };
 
 /**
  * A subscription's deliveries wait with no run to take them: those that waited behind its
- * probe once it recovers. They are handed out a page at a time (`hand-out-waiting`); `as_of`
+ * probe once it recovers, or a whole streak queued again (a re-enable with redeliver_failed,
+ * told by the outbox notifier). They are handed out a page at a time (`hand-out-waiting`); `as_of`
  * (a version, ms: `listDueDeliveries`'s `asOf`) keeps to what waited then, not what was handed
  * out since, so a second such event finds nothing left; `after_seq` continues after that
  * outbox position.

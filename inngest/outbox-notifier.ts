@@ -2,9 +2,9 @@ import "server-only";
 import type { Db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import type { Work } from "@/lib/events/notify";
-import { listenForWebhookWork } from "@/lib/webhooks/listen";
+import { listenForWebhookWork, type RequeuedSubscription } from "@/lib/webhooks/listen";
 import { onWebhookWake } from "@/lib/webhooks/wake";
-import { inngest, OUTBOX_APPENDED, type OutboxAppendedData } from "./client";
+import { deliveriesWaiting, inngest, OUTBOX_APPENDED, type OutboxAppendedData } from "./client";
 
 /**
  * DELIVERY_RUNNER=inngest: tells Inngest when writes commit (LISTEN, the same NOTIFY the
@@ -35,7 +35,16 @@ export function startOutboxNotifier(getDb: () => Promise<Db>): { stop: () => Pro
         }
       });
   };
-  const onWork = (work: Work) => send(work === "queue" ? { queue: true } : {});
+  // A whole subscription requeued (a re-enable with redeliver_failed): every one of its
+  // deliveries is handed out, a page at a time, not the queue listing's 500 with the rest left
+  // to the minute's sweep. One event per requeue (its id names it), not coalesced.
+  const handOut = (r: RequeuedSubscription) => {
+    if (stopped) return;
+    inngest
+      .send(deliveriesWaiting(r.subscriptionId, r.asOf))
+      .catch((err: unknown) => log.warn("could not tell Inngest about a subscription's requeued deliveries; its minute's sweep hands them out once Inngest answers", { error: String(err) }));
+  };
+  const onWork = (work: Work, requeued?: RequeuedSubscription) => (requeued ? handOut(requeued) : send(work === "queue" ? { queue: true } : {}));
   const offWake = onWebhookWake(() => onWork("queue"));
   let attempt: NodeJS.Timeout | undefined;
   const listen = () => {

@@ -10,7 +10,8 @@ export const WAITING_PAGES_PER_RUN = 20;
 /**
  * Hands out every delivery that waited behind a failing subscription's probe once it recovers
  * (sent by `deliver-webhook`): while the subscription failed, each ended its run waiting, so
- * nothing else would take them but the minute's sweep. Only those unchanged since `as_of`:
+ * nothing else would take them but the minute's sweep. The same for a whole streak queued again
+ * by a re-enable with redeliver_failed (sent by the outbox notifier). Only those unchanged since `as_of`:
  * what was handed out since (by an earlier run for the same recovery, or fan-out) has a run
  * already. A page at a time, oldest events first,
  * as the local runner takes them; each page marked as handed out (`listDueDeliveries`'s

@@ -99,7 +99,7 @@ export async function updateSubscription({
   let redelivered: number | undefined;
   if (input.redeliver_failed) {
     const since = current.failingSince ?? current.disabledAt;
-    redelivered = since ? (await requeueDeliveries(ctx.db, failedSince(id, since))).length : 0;
+    redelivered = since ? (await requeueDeliveries(ctx.db, failedSince(id, since), { wholeSubscription: id })).length : 0;
   }
   return { ...toSubscriptionWire(row!, nowMs), ...(redelivered !== undefined ? { redelivered } : {}) };
 }
