@@ -116,6 +116,31 @@ describe("process-upload (Inngest)", () => {
     expect(row).toMatchObject({ status: "succeeded", attempts: 1 });
   });
 
+  it("a run whose upload another run is processing waits for the first hold to end (a put-back of a second), not that run's whole lease, and takes the put-back upload", async () => {
+    await (await api.db()).update(uploads).set({ status: "failed" }).where(eq(uploads.status, "processing"));
+    const a = await api.person();
+    const b = await api.person();
+    const putBack = await upload(await api.pat(a.id), "/work/shared/samples/gpx/run.gpx");
+    const named = await upload(await api.pat(b.id), "/work/shared/samples/gpx/run.gpx");
+    const db = await api.db();
+    // One put back for a second (the file workers were full); the named one being processed by another run (its 30 s lease).
+    const [c1] = await claimUploads(db, { limit: 1, uploadId: putBack });
+    await deferUploadClaim(db, c1!, 1);
+    await claimUploads(db, { limit: 1, uploadId: named });
+    const [{ claimedUntil: putBackUntil }] = (await db.select().from(uploads).where(eq(uploads.id, putBack))) as [{ claimedUntil: Date }];
+    const t = new InngestTestEngine({
+      function: processUploadFn,
+      events: [{ name: UPLOAD_RECEIVED, data: { upload_id: named } }],
+      steps: [{ id: "wait-for-hold", handler: () => new Promise((r) => setTimeout(r, Math.max(0, putBackUntil.getTime() - Date.now()) + 300)) }],
+    });
+    const { result, ctx } = await t.execute();
+    const [[, until]] = vi.mocked(ctx.step.sleepUntil).mock.calls as unknown as [[string, Date]];
+    expect(until.getTime()).toBeGreaterThan(putBackUntil.getTime());
+    expect(until.getTime()).toBeLessThan(putBackUntil.getTime() + 5_000);
+    expect(result).toEqual({ outcome: "succeeded" });
+    expect((await db.select().from(uploads).where(eq(uploads.id, putBack)))[0]).toMatchObject({ status: "succeeded" });
+  });
+
   it("takes uploads in turns between athletes, whatever order their events came in", async () => {
     // Out of the way: what the sweep test above left waiting.
     await (await api.db()).update(uploads).set({ status: "failed" }).where(eq(uploads.status, "processing"));

@@ -19,7 +19,7 @@ const SWEEP_LIMIT = 100;
  * that one or one whose turn comes first, so the order is decided when a processor is free, not
  * when the events were queued (one athlete's 30 events ahead of another's one would otherwise
  * be 30 files ahead). A run that finds nothing waiting does nothing, unless its upload is still
- * held: then it waits for the hold's end and claims once more. The minute's cron, or an event
+ * held: then it waits for the first hold on any upload to end and claims once more (a few times). The minute's cron, or an event
  * naming none, sends one event per upload waiting, uploads whose processor died included once
  * their lease lapsed, each under an id that names the upload's claim state (`uploadHandedOut`).
  */
@@ -37,11 +37,15 @@ export const processUploadFn = inngest.createFunction(
     if (uploadId) {
       let processed = await step.run("process", async () => processNext(uploadId));
       // Its upload still held: an event sent for when a put-back's wait ends (timed by the app's
-      // clock, the wait set by the database's) can come a little early. Wait for the hold's end,
-      // by the database's account, and claim once more rather than leave it to the minute's sweep.
-      if ("held_until" in processed) {
-        await step.sleepUntil("wait-for-hold", new Date(Date.parse(processed.held_until) + HOLD_MARGIN_MS));
-        processed = await step.run("process-after-hold", async () => processNext(uploadId));
+      // clock, the wait set by the database's) can come a little early, or another run took it
+      // in turn and is processing it. Wait until the first hold on any upload ends (a put-back
+      // of a second, not the other run's lease of 30), by the database's account, and claim once
+      // more rather than leave it to the minute's sweep; a few times, while it is still held.
+      for (let i = 0; i < HOLD_WAITS && "held_until" in processed; i++) {
+        const suffix = i === 0 ? "" : `-${i}`;
+        const until = processed.held_until;
+        await step.sleepUntil(`wait-for-hold${suffix}`, new Date(Date.parse(until) + HOLD_MARGIN_MS));
+        processed = await step.run(`process-after-hold${suffix}`, async () => processNext(uploadId));
       }
       // Put back (the file workers were full, or an unexpected error to retry): taken again when
       // its wait ends, not at the minute's sweep.
@@ -61,6 +65,8 @@ export const processUploadFn = inngest.createFunction(
 
 /** After a hold ends, how much later its upload is claimed again (the clocks of Inngest and the database differ a little). */
 const HOLD_MARGIN_MS = 250;
+/** Waits one run takes for holds to end (`uploadHeldUntil`) before it leaves its upload to the events and the minute's sweep. */
+const HOLD_WAITS = 3;
 
 /**
  * Claims the next upload in turn and processes it. With nothing to claim while the named

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, gte, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { bareColumn, rowsAs, selectAs, type Db, type RawBigint, type RawColumns } from "../db/client";
 import { uploads } from "../db/schema";
 
@@ -163,15 +164,23 @@ export async function listProcessingUploads(db: Db, limit: number): Promise<Wait
 }
 
 /**
- * When the hold on an upload still processing ends, if one is in force now (a claim, or a
- * put-back's wait): what a processor that found nothing to claim waits for, so an upload held
- * a few milliseconds longer than the event that named it expected (the hold set on the
- * database's clock, the event timed by another) is taken when its hold ends.
+ * While the named upload is still processing and held (a claim, or a put-back's wait): when the
+ * first hold on any upload still processing ends. What a processor that found nothing to claim
+ * waits for: an upload held a few milliseconds longer than the event that named it expected
+ * (the hold set on the database's clock, the event timed by another) is taken when its hold
+ * ends; and when another processor is working on the named upload (its lease 30 s, renewed),
+ * an upload put back for a second meanwhile is taken when that second is over, not after the
+ * other's lease. Null when the named upload is held by nothing (taken, finished, or free).
  */
 export async function uploadHeldUntil(db: Db, uploadId: string): Promise<Date | null> {
   const [row] = await db
-    .select({ until: uploads.claimedUntil })
+    .select({
+      until: sql<string | Date>`(select min(${held.claimedUntil}) from ${uploads} ${held}
+        where ${held.status} = 'processing' and ${held.claimedUntil} >= now())`,
+    })
     .from(uploads)
     .where(and(eq(uploads.id, uploadId), eq(uploads.status, "processing"), gte(uploads.claimedUntil, sql`now()`)));
-  return row?.until ?? null;
+  return row?.until ? new Date(row.until) : null;
 }
+
+const held = alias(uploads, "held");
