@@ -127,7 +127,8 @@ describe("process-upload (Inngest)", () => {
     const [c1] = await claimUploads(db, { limit: 1, uploadId: putBack });
     await deferUploadClaim(db, c1!, 1);
     await claimUploads(db, { limit: 1, uploadId: named });
-    const [{ claimedUntil: putBackUntil }] = (await db.select().from(uploads).where(eq(uploads.id, putBack))) as [{ claimedUntil: Date }];
+    const [held] = await db.select({ claimedUntil: uploads.claimedUntil }).from(uploads).where(eq(uploads.id, putBack));
+    const putBackUntil = held!.claimedUntil!;
     const t = new InngestTestEngine({
       function: processUploadFn,
       events: [{ name: UPLOAD_RECEIVED, data: { upload_id: named } }],
