@@ -193,6 +193,11 @@ test("names of one long word (a token's, an activity's, an app's) wrap on a 375 
     await page.getByRole("listitem", { name: long }).getByRole("link", { name: long }).click();
     await expect(page.getByRole("button", { name: "Delete app" })).toBeVisible();
     await fits("the app's page");
+    // The question names the app, on its button too.
+    await page.getByRole("button", { name: "Delete app" }).click();
+    await expect(page.getByRole("button", { name: `Delete ${long}` })).toBeVisible();
+    await fits("the app's delete question");
+    await page.getByRole("button", { name: "Cancel" }).click();
   } finally {
     await context.close();
   }

@@ -20,8 +20,18 @@ test("deleting an app lands on the list, which says what was deleted where the f
   try {
     const clientId = await registerApp(page, "Doomed Tracker");
     await page.goto(`/developers/apps/${clientId}`);
-    page.once("dialog", (d) => void d.accept());
-    await page.getByRole("button", { name: "Delete app" }).click();
+    // Asked once more on the page, in words (no dialog); Cancel gives the keyboard back to "Delete app".
+    const opener = page.getByRole("button", { name: "Delete app" });
+    await opener.click();
+    const question = page.getByRole("group", { name: "Delete Doomed Tracker" });
+    await expect(page.locator(":focus")).toHaveText(
+      "Delete Doomed Tracker? No athlete has authorized it now; its webhook subscriptions are deleted and every token issued to it stops working. This cannot be undone.",
+    );
+    await question.getByRole("button", { name: "Cancel" }).click();
+    await expect(opener).toBeFocused();
+    await expect(page).toHaveURL(new RegExp(`/developers/apps/${clientId}$`));
+    await opener.click();
+    await page.getByRole("button", { name: "Delete Doomed Tracker", exact: true }).click();
     await expect(page).toHaveURL(/\/developers\/apps$/);
     const said = "Deleted Doomed Tracker: every athlete who authorized it is disconnected, and its tokens no longer work.";
     await expect(page.locator(":focus")).toHaveText(said);

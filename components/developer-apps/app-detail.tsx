@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { ConsoleApiError, consoleFetch, isClientError } from "@/components/console/api";
 import { useFocusBack } from "@/components/ui/focus-back";
+import { AskAgain } from "@/components/ui/ask-again";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -260,16 +261,25 @@ export function DeveloperAppDetail({ clientId, endpoints }: { clientId: string; 
                   {a.connected_athletes > 0 && ` (${a.connected_athletes} now)`}: its access and refresh tokens stop working at once. This cannot be
                   undone.
                 </p>
-                {remove.error && <Notice tone="error">{remove.error.message}</Notice>}
-                <Button
-                  variant="danger"
-                  disabled={remove.isPending}
-                  onClick={() => {
-                    if (window.confirm(`Delete "${a.name}"? Every athlete is disconnected and every token issued to it stops working.`)) remove.mutate(a.name);
-                  }}
-                >
-                  Delete app
-                </Button>
+                <AskAgain
+                  opener="Delete app"
+                  groupLabel={`Delete ${a.name}`}
+                  confirm={`Delete ${a.name}`}
+                  question={
+                    <>
+                      Delete <bdi>{a.name}</bdi>?{" "}
+                      {a.connected_athletes === 0
+                        ? "No athlete has authorized it now"
+                        : `${a.connected_athletes === 1 ? "The athlete" : `All ${a.connected_athletes} athletes`} who authorized it ${a.connected_athletes === 1 ? "is" : "are"} disconnected`}
+                      ; its webhook subscriptions are deleted and every token issued to it stops working. This cannot be undone.
+                    </>
+                  }
+                  error={remove.error && <Notice tone="error">Could not delete {a.name}: {remove.error.message}</Notice>}
+                  // Deleted: the page moves on to the list.
+                  busy={remove.isPending || remove.isSuccess}
+                  onConfirm={() => remove.mutate(a.name)}
+                  onReset={() => remove.reset()}
+                />
               </div>
             </Card>
           </div>

@@ -2,9 +2,10 @@
 
 import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
 import { ConsoleApiError, consoleFetch } from "@/components/console/api";
 import { useSubmissionKey } from "@/components/console/submission-key";
+import { AskAgain } from "@/components/ui/ask-again";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
@@ -127,16 +128,6 @@ function TeamCard({ team, onDeleted }: { team: CoachedTeam; onDeleted: (text: st
 function DeleteTeam({ team, athletes, onDeleted }: { team: CoachedTeam; athletes: number; onDeleted: (text: string) => void }) {
   const coaches = team.members.filter((m) => m.status === "active" && m.role !== "athlete").length;
   const qc = useQueryClient();
-  const [asking, setAsking] = useState(false);
-  // Cancel puts the keyboard back on "Delete team", not at the top of the page.
-  const opener = useRef<HTMLButtonElement>(null);
-  const cancelled = useRef(false);
-  useEffect(() => {
-    if (!asking && cancelled.current) {
-      cancelled.current = false;
-      opener.current?.focus();
-    }
-  }, [asking]);
   const remove = useMutation({
     mutationFn: () => consoleFetch<null>(`/api/console/teams/${encodeURIComponent(team.id)}`, { method: "DELETE" }),
     onSuccess: () => {
@@ -150,53 +141,32 @@ function DeleteTeam({ team, athletes, onDeleted }: { team: CoachedTeam; athletes
       void qc.invalidateQueries({ queryKey: MEMBERSHIPS_KEY });
     },
   });
-  // Deleted: nothing here is to be pressed again while the list catches up.
-  const busy = remove.isPending || remove.isSuccess;
-  if (!asking) {
-    return (
-      <div className="mt-4 border-t border-slate-100 pt-4">
-        <Button
-          ref={opener}
-          variant="danger"
-          onClick={() => {
-            remove.reset();
-            setAsking(true);
-          }}
-        >
-          Delete team
-        </Button>
-      </div>
-    );
-  }
   return (
-    <div className="mt-4 space-y-3 border-t border-slate-100 pt-4" role="group" aria-label={`Delete ${team.name}`}>
-      <FocusedNotice tone="warning">
-        Delete {team.name}?{" "}
-        {athletes === 0
-          ? "Nobody has joined it yet"
-          : `${athletes === 1 ? "Its athlete stays" : `Its ${athletes} athletes stay`} on the service with all their data, but you${coaches > 1 ? " and its other coaches" : ""} will no longer see it`}
-        , and invitations not yet answered are withdrawn. This cannot be undone.
-      </FocusedNotice>
-      {remove.error && !(remove.error instanceof ConsoleApiError && (remove.error.status === 404 || remove.error.status === 403)) && (
-        <Notice tone="error">Could not delete {team.name}: {remove.error.message}</Notice>
-      )}
-      <div className="flex gap-2">
-        <Button variant="danger" disabled={busy} onClick={() => remove.mutate()}>
-          Delete {team.name}
-        </Button>
-        <Button
-          variant="secondary"
-          disabled={busy}
-          onClick={() => {
-            cancelled.current = true;
-            remove.reset();
-            setAsking(false);
-          }}
-        >
-          Cancel
-        </Button>
-      </div>
-    </div>
+    <AskAgain
+      className="mt-4 border-t border-slate-100 pt-4"
+      opener="Delete team"
+      groupLabel={`Delete ${team.name}`}
+      confirm={`Delete ${team.name}`}
+      question={
+        <>
+          Delete {team.name}?{" "}
+          {athletes === 0
+            ? "Nobody has joined it yet"
+            : `${athletes === 1 ? "Its athlete stays" : `Its ${athletes} athletes stay`} on the service with all their data, but you${coaches > 1 ? " and its other coaches" : ""} will no longer see it`}
+          , and invitations not yet answered are withdrawn. This cannot be undone.
+        </>
+      }
+      error={
+        remove.error &&
+        !(remove.error instanceof ConsoleApiError && (remove.error.status === 404 || remove.error.status === 403)) && (
+          <Notice tone="error">Could not delete {team.name}: {remove.error.message}</Notice>
+        )
+      }
+      // Deleted: nothing here is to be pressed again while the list catches up.
+      busy={remove.isPending || remove.isSuccess}
+      onConfirm={() => remove.mutate()}
+      onReset={() => remove.reset()}
+    />
   );
 }
 
