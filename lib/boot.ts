@@ -1,7 +1,7 @@
 import "server-only";
 import { getDbHandle } from "./db/client";
 import { DirectoryInUse } from "./db/directory-lock";
-import { seedDemoWorld, SeedRefused } from "./db/seed";
+import { demoWorldAtStart, SeedRefused } from "./db/seed";
 import { getEnv } from "./env";
 import { log } from "./log";
 import { pruneIdempotencyKeys } from "./http/idempotency";
@@ -9,7 +9,8 @@ import { pruneRateLimitCounters } from "./http/rate-limit";
 import { pruneConsoleSessions } from "./auth/console-sessions";
 
 /**
- * Start-up: apply migrations, seed the demo world when asked, and keep housekeeping running.
+ * Start-up: apply migrations, seed the demo world when asked (and keep one that is there at this
+ * base URL), and keep housekeeping running.
  * A database that is down at start is retried in the background; requests answer 503 meanwhile.
  * Webhook delivery is started by the process entry (instrumentation.ts), which picks the runner.
  */
@@ -17,14 +18,12 @@ export async function boot(): Promise<void> {
   const env = getEnv();
   try {
     const { db } = await getDbHandle();
-    if (env.seedDemo) {
-      try {
-        const result = await seedDemoWorld(db, { baseUrl: env.baseUrl });
-        log.info(result === "seeded" ? "demo world seeded" : "demo world present");
-      } catch (err) {
-        if (err instanceof SeedRefused) log.warn("demo world not seeded", { reason: err.message });
-        else throw err;
-      }
+    try {
+      const result = await demoWorldAtStart(db, { seed: env.seedDemo, baseUrl: env.baseUrl });
+      if (result !== "absent") log.info(result === "seeded" ? "demo world seeded" : "demo world present");
+    } catch (err) {
+      if (err instanceof SeedRefused) log.warn("demo world not seeded", { reason: err.message });
+      else throw err;
     }
     const timer = setInterval(() => {
       pruneRateLimitCounters(db).catch((e: unknown) => log.warn("pruning counters failed", { error: String(e) }));

@@ -10,6 +10,8 @@ import { localDateTimeIn } from "../time/local";
 import { SPORT_TYPES } from "../activities/schemas";
 
 export const DEMO_PASSWORD = "demo-password";
+/** Demo Training Log (CONTRACT §8): a registered app's id always ends in a random suffix, so only the seed writes this one. */
+export const DEMO_CONFIDENTIAL_CLIENT_ID = "demo-training-log";
 export const DEMO_CONFIDENTIAL_SECRET = "aas_cs_DemoTrainingLogSecret00000000001v3hLV";
 
 type Sport = (typeof SPORT_TYPES)[number];
@@ -142,25 +144,44 @@ export class SeedRefused extends Error {}
  * (any `…/demo/callback`) is replaced where it stands; the app's other URIs are left as they are.
  */
 async function demoAppFollowsBaseUrl(db: Db, baseUrl: string): Promise<void> {
-  const [app] = await db.select({ redirectUris: oauthClients.redirectUris }).from(oauthClients).where(eq(oauthClients.clientId, "demo-training-log"));
+  const [app] = await db.select({ redirectUris: oauthClients.redirectUris }).from(oauthClients).where(eq(oauthClients.clientId, DEMO_CONFIDENTIAL_CLIENT_ID));
   if (!app) return;
   const callback = `${baseUrl}/demo/callback`;
   const isDemoCallback = (uri: string) => URL.parse(uri)?.pathname === "/demo/callback";
   if (app.redirectUris.includes(callback) || !app.redirectUris.some(isDemoCallback)) return;
   const redirectUris = app.redirectUris.map((uri) => (isDemoCallback(uri) ? callback : uri)).filter((uri, i, all) => all.indexOf(uri) === i);
-  await db.update(oauthClients).set({ redirectUris, homepageUrl: callback }).where(eq(oauthClients.clientId, "demo-training-log"));
+  await db.update(oauthClients).set({ redirectUris, homepageUrl: callback }).where(eq(oauthClients.clientId, DEMO_CONFIDENTIAL_CLIENT_ID));
+}
+
+async function demoWorldPresent(db: Db): Promise<boolean> {
+  const [app] = await db.select({ id: oauthClients.clientId }).from(oauthClients).where(eq(oauthClients.clientId, DEMO_CONFIDENTIAL_CLIENT_ID));
+  return app !== undefined;
+}
+
+/**
+ * What start-up does with the demo world: seeds it when `SEED_DEMO` asks, and either way keeps
+ * a demo world that is there reachable at this base URL. `npm run db:seed` seeds at its own
+ * `BASE_URL` (localhost:3000 unless told), and a PostgreSQL service starts with `SEED_DEMO`
+ * false: its "Start the demo" was refused as an unregistered redirect on any other address.
+ */
+export async function demoWorldAtStart(db: Db, opts: { seed: boolean; baseUrl: string }): Promise<"seeded" | "present" | "absent"> {
+  if (opts.seed) return seedDemoWorld(db, opts);
+  if (!(await demoWorldPresent(db))) return "absent";
+  await demoAppFollowsBaseUrl(db, opts.baseUrl);
+  return "present";
 }
 
 /**
  * CONTRACT §8's demo world. Refuses a database that already holds other people; does nothing
- * when the demo world is already there.
+ * when the demo world is already there. It is there when its confidential app is: the seed
+ * writes every demo person and both apps in one transaction, and no registered app can take
+ * that `client_id`. A person who signed up as `ava@example.com` is not the demo world.
  */
 export async function seedDemoWorld(db: Db, opts: { baseUrl: string; now?: Date }): Promise<"seeded" | "present"> {
   const now = opts.now ?? new Date();
   const [{ n }] = (await db.select({ n: count() }).from(users)) as [{ n: number }];
   if (Number(n) > 0) {
-    const [ava] = await db.select({ id: users.id }).from(users).where(eq(users.email, "ava@example.com"));
-    if (ava) {
+    if (await demoWorldPresent(db)) {
       await demoAppFollowsBaseUrl(db, opts.baseUrl);
       return "present";
     }
@@ -224,7 +245,7 @@ export async function seedDemoWorld(db: Db, opts: { baseUrl: string; now?: Date 
     ]);
     await tx.insert(oauthClients).values([
       {
-        clientId: "demo-training-log",
+        clientId: DEMO_CONFIDENTIAL_CLIENT_ID,
         ownerId: ids["dev@example.com"]!,
         name: "Demo Training Log",
         kind: "confidential",

@@ -1,12 +1,12 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
-import { DEMO_CONFIDENTIAL_SECRET } from "../db/seed";
+import { DEMO_CONFIDENTIAL_CLIENT_ID, DEMO_CONFIDENTIAL_SECRET } from "../db/seed";
 import { getEnv } from "../env";
 
 // The demo world's confidential app (CONTRACT §8), played by this service itself so a newcomer
 // can walk the authorization code flow in a browser: what a server-side app does, in the open.
 
-export const DEMO_CLIENT_ID = "demo-training-log";
+export const DEMO_CLIENT_ID = DEMO_CONFIDENTIAL_CLIENT_ID;
 export const DEMO_SCOPES = ["athlete.read", "activities.read"] as const;
 /** The cookie that carries the PKCE verifier and state from the start of the flow to its return. */
 export const DEMO_COOKIE = "demo_oauth";
