@@ -353,6 +353,18 @@ test("the demo app walks the flow in a browser, and refuses to exchange a code t
     await expect(page.getByText("Exchanged: the app redeemed the code")).toBeVisible();
     // The answers scroll in their boxes: each is a named region the keyboard reaches.
     await expect(page.getByRole("region", { name: "POST /oauth/token: answer, scrollable" })).toHaveAttribute("tabindex", "0");
+
+    // A code the token endpoint refuses (here one it never issued): said in red alone, never "Exchanged".
+    await page.goto("/demo/callback");
+    await page.getByRole("link", { name: "Start the demo" }).click();
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL((u) => u.pathname === "/demo/callback" && u.searchParams.has("code"));
+    const bogus = new URL(page.url());
+    bogus.searchParams.set("code", "not-a-code-this-service-issued");
+    await page.goto(bogus.toString());
+    await page.getByRole("button", { name: "Exchange code" }).click();
+    await expect(page.getByText("The token endpoint refused the code, so the API was not called.")).toBeVisible();
+    await expect(page.getByText("Exchanged: the app redeemed the code")).toHaveCount(0);
   } finally {
     await context.close();
   }

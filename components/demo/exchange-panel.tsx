@@ -51,9 +51,12 @@ export function ExchangePanel({
       {result.error && <Notice tone="error">{result.error}</Notice>}
       {result.result && (
         <>
-          <Notice tone="success">
-            Exchanged: the app redeemed the code with its secret and the PKCE verifier kept in this browser&apos;s cookie.
-          </Notice>
+          {/* Said only when the token endpoint answered with tokens: a refused code is said below, in red alone. */}
+          {result.result.profile && (
+            <Notice tone="success">
+              Exchanged: the app redeemed the code with its secret and the PKCE verifier kept in this browser&apos;s cookie.
+            </Notice>
+          )}
           <Json title="POST /oauth/token" result={result.result.token} />
           {result.result.profile ? (
             <Json title="GET /v1/athletes/me with the access token" result={result.result.profile} />
