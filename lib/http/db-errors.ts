@@ -15,6 +15,13 @@ const CONNECTION_CODES = new Set([
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
   "53300", // too_many_connections
+  // The server answers but will not let the service in: its database is gone (dropped, being
+  // restored, a failover's replica not yet promoted) or its role or password is refused (rotated
+  // credentials). Nothing in the request can change that: 503 with Retry-After, as an outage, not
+  // 500 as if the request had found a fault.
+  "3D000", // invalid_catalog_name
+  "28000", // invalid_authorization_specification
+  "28P01", // invalid_password
 ]);
 
 /** The `Retry-After` of every 503 the service answers (the database unreachable, the service busy), in seconds. */
