@@ -13,6 +13,7 @@ import { OPERATIONS } from "./operations";
 import { MCP_TOOLS } from "../mcp/tools";
 import { getEnv } from "../env";
 import { DOCS_OAUTH_REDIRECT_PATH } from "./docs-redirect";
+import { oauthPaths, oauthTag } from "./oauth";
 
 const STATUS_TEXT: Record<number, string> = {
   400: "The request is malformed.",
@@ -29,8 +30,11 @@ const STATUS_TEXT: Record<number, string> = {
   503: "The database cannot be reached; retry after `Retry-After` seconds.",
 };
 
-/** The rate-limit windows, as this service is configured (RATE_LIMIT_15MIN, RATE_LIMIT_DAILY): requests per window. */
-export type RateLimits = { "15min": number; daily: number };
+/**
+ * The rate-limit windows, as this service is configured (RATE_LIMIT_15MIN, RATE_LIMIT_DAILY):
+ * requests per window; and the token endpoint's, a minute per client and per address (RATE_LIMIT_OAUTH_TOKEN).
+ */
+export type RateLimits = { "15min": number; daily: number; oauthToken: number };
 
 /** The headers every answer carries; their examples are the configured windows. */
 function rateLimitHeaders(limits: RateLimits) {
@@ -109,6 +113,8 @@ function problemCodes(op: Operation): Map<number, ProblemCode[]> {
 function requestBodyOf(op: Operation): Pick<ZodOpenApiOperationObject, "requestBody"> {
   if (!op.body) return {};
   if (!op.multipart) return { requestBody: { required: true, content: { "application/json": { schema: op.body } } } };
+  const made = forms.get(op.body);
+  if (made) return made;
   const { fileField, maxFileBytes } = op.multipart;
   // An optional text field's example is empty: Swagger UI fills each form field with its schema's
   // sample ("string", an enum's first value) and sends every field that is not empty, so a
@@ -126,7 +132,39 @@ function requestBodyOf(op: Operation): Pick<ZodOpenApiOperationObject, "requestB
       ...fields,
     })
     .meta({ id: `${op.operationId[0]!.toUpperCase()}${op.operationId.slice(1)}Form` });
-  return { requestBody: { required: true, content: { "multipart/form-data": { schema: form } } } };
+  const body = { requestBody: { required: true, content: { "multipart/form-data": { schema: form } } } };
+  forms.set(op.body, body);
+  return body;
+}
+
+/** Each upload form once, named after the first operation that takes it (`atOwnId` serves one at two paths). */
+const forms = new WeakMap<z.ZodType, Pick<ZodOpenApiOperationObject, "requestBody">>();
+
+const OWN_PREFIX = "/v1/athletes/me/";
+
+/**
+ * A write at `/v1/athletes/me/…` as the `{athlete_id}` path serves it too: the `/me` route
+ * files are the `{athlete_id}` ones at `athlete_id=me` (app/v1/athletes/me/…), and the verb
+ * takes the caller's own id as `me` (`assertSelf`). Records are only ever the caller's own, so
+ * any other id, a coach's athletes' included, is 403 `athlete_not_reachable`.
+ */
+function atOwnId(op: Operation): Operation | undefined {
+  if (op.method === "GET" || !op.path.startsWith(OWN_PREFIX)) return undefined;
+  const mePath = op.path;
+  return {
+    ...op,
+    path: `/v1/athletes/{athlete_id}/${mePath.slice(OWN_PREFIX.length)}`,
+    operationId: `${op.operationId}ByAthleteId`,
+    summary: `${op.summary}, by the athlete's own id`,
+    description: `\`${op.method} ${mePath}\`, at the token's own athlete id, with the same request and answer; any other id is 403 \`athlete_not_reachable\`. ${op.description ?? ""}`.trim(),
+    params: z.object({
+      athlete_id: z.string().min(1).meta({
+        description: "`me`, or the token's own athlete id (the `id` of `GET /v1/athletes/me`). Any other id is 403 `athlete_not_reachable`, a coach's athletes' included: records are only created by the athlete.",
+        example: "me",
+      }),
+    }),
+    errors: [...op.errors, "athlete_not_reachable"],
+  };
 }
 
 function toOpenApiOperation(op: Operation, rateHeaders: RateLimitHeaders): ZodOpenApiOperationObject {
@@ -233,14 +271,19 @@ let cached: { key: string; doc: ReturnType<typeof createDocument> } | undefined;
  * The OpenAPI 3.1 document, built from the same zod schemas that validate requests and shape
  * responses, for the service at `baseUrl` with its rate-limit windows (by default as configured).
  */
-export function openApiDocument(baseUrl: string, limits: RateLimits = { "15min": getEnv().rateLimit15Min, daily: getEnv().rateLimitDaily }) {
-  const key = JSON.stringify([baseUrl, limits["15min"], limits.daily]);
+export function openApiDocument(
+  baseUrl: string,
+  limits: RateLimits = { "15min": getEnv().rateLimit15Min, daily: getEnv().rateLimitDaily, oauthToken: getEnv().rateLimitOAuthToken },
+) {
+  const key = JSON.stringify([baseUrl, limits["15min"], limits.daily, limits.oauthToken]);
   if (cached?.key === key) return cached.doc;
   const headers = rateLimitHeaders(limits);
   const paths: Record<string, Record<string, ZodOpenApiOperationObject>> = {};
-  for (const op of OPERATIONS) {
+  for (const op of OPERATIONS.flatMap((o) => [o, atOwnId(o)].filter((x) => x !== undefined))) {
     (paths[op.path] ??= {})[op.method.toLowerCase()] = toOpenApiOperation(op, headers);
   }
+  // The resources as lib/env.ts derives them from the base URL.
+  const authServer = { baseUrl, apiBaseUrl: `${baseUrl}/v1`, mcpUrl: `${baseUrl}/mcp`, rateLimitOAuthToken: limits.oauthToken };
   const doc = createDocument({
     openapi: "3.1.0",
     info: {
@@ -251,6 +294,7 @@ export function openApiDocument(baseUrl: string, limits: RateLimits = { "15min":
         "Activity times are local wall-clock (`start_local`, no offset), read against the athlete's `timezone`; instants are RFC 3339 UTC.",
         "Errors are RFC 9457 problem documents: branch on `code`. Paged lists are `{data, next_cursor}`, keyset-paginated with `limit` (1–200, default 50) and `cursor` (an activity's laps come whole, as `{data}`). A query parameter an operation does not list is a 400 `invalid_request` naming it.",
         `Rate limits: ${limits["15min"].toLocaleString("en-US")} requests per 15 minutes and ${limits.daily.toLocaleString("en-US")} per day, per app or per personal-access-token owner; every answer carries \`RateLimit\` and \`RateLimit-Policy\`.`,
+        `**OAuth.** The authorization server's endpoints (\`/oauth/token\`, \`/oauth/revoke\`, \`/oauth/register\`, \`/oauth/jwks\`) and the discovery documents (\`/.well-known/…\`) are at the site root, under the tag OAuth; they answer RFC 6749 §5.2 errors (\`{"error", "error_description"}\`), not problem documents.`,
         `**Assistants (MCP).** \`${baseUrl}/mcp\` serves the same data over the Model Context Protocol (stateless Streamable HTTP, protocol 2025-11-25) to assistants an athlete connects with OAuth (their tokens are for \`/mcp\` only) or to a personal access token. Its tools only read, each the \`/v1\` verb with its schemas: ${MCP_TOOLS.map((t) => `\`${t.name}\` (\`${t.scope}\`)`).join(", ")}. \`tools/list\` shows those the token's scopes allow.`,
       ].join("\n\n"),
     },
@@ -267,6 +311,7 @@ export function openApiDocument(baseUrl: string, limits: RateLimits = { "15min":
         description:
           "The app's webhook subscriptions, their delivery logs and the events feed, with a client-credentials token. Deliveries are `POST`s of a thin event signed in `Service-Signature: t=<unix>,v1=<hex>` (HMAC-SHA256 of `<t>.<raw body>` with the subscription's secret).",
       },
+      oauthTag(authServer),
     ],
     components: {
       securitySchemes: {
@@ -284,6 +329,12 @@ export function openApiDocument(baseUrl: string, limits: RateLimits = { "15min":
             clientCredentials: { tokenUrl: `${baseUrl}/oauth/token`, scopes: {} },
           },
         },
+        clientSecretBasic: {
+          type: "http",
+          scheme: "basic",
+          description:
+            "A confidential app's `client_id` and `client_secret` (`client_secret_basic`, RFC 6749 §2.3.1), for `/oauth/token` and `/oauth/revoke`. A public client sends no secret: only `client_id` in the form, and PKCE.",
+        },
         bearerAuth: {
           type: "http",
           scheme: "bearer",
@@ -295,7 +346,7 @@ export function openApiDocument(baseUrl: string, limits: RateLimits = { "15min":
         },
       },
     },
-    paths,
+    paths: { ...paths, ...oauthPaths(authServer, problemSchema) },
     webhooks: webhookDeliveries(),
   });
   cached = { key, doc };

@@ -1,11 +1,17 @@
+import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { validate } from "@readme/openapi-parser";
+import { eq } from "drizzle-orm";
+import { decodeJwt } from "jose";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { resetEnvForTests } from "../env";
+import { sha256Hex } from "../crypto/random";
+import { oauthCodes, oauthRefreshTokens } from "../db/schema";
+import { decideAuthorization } from "../oauth/authorize";
 import { setupApi } from "../testing/fixtures";
 import { routeFiles } from "../testing/route-files";
 import { openApiDocument } from "./document";
@@ -300,5 +306,310 @@ describe("the retry policy in the document's words", () => {
     expect(new Set(attempts)).toEqual(new Set([MAX_ATTEMPTS]));
     expect(new Set(failures)).toEqual(new Set([DISABLE_AFTER_FAILURES]));
     expect(new Set(failing)).toEqual(new Set([FAILING_AFTER_FAILURES]));
+  });
+});
+
+describe("the authorization server in the document (/oauth/*, /.well-known/*)", () => {
+  type Doc = Awaited<ReturnType<typeof fetchDocument>> & { servers: { url: string }[]; components: { schemas: Record<string, unknown> } };
+  type Header = { required?: boolean; schema: { const?: string } };
+  type DocOperation = { tags: string[]; security?: Record<string, string[]>[]; responses: Record<string, { description: string; headers?: Record<string, Header> }> };
+  const operation = (doc: Doc, p: string, method: string) => doc.paths[p]![method] as DocOperation;
+
+  /** Every header the document requires of this answer is sent, with its value where it names one. */
+  function checkHeaders(doc: Doc, p: string, method: string, res: Response) {
+    const documented = operation(doc, p, method).responses[String(res.status)];
+    expect(documented, `${method.toUpperCase()} ${p} ${res.status} is documented`).toBeDefined();
+    for (const [name, header] of Object.entries(documented!.headers ?? {})) {
+      if (header.required) expect(res.headers.get(name), `${p} ${res.status} ${name}`).not.toBeNull();
+      if (header.schema.const !== undefined && res.headers.has(name)) expect(res.headers.get(name), `${p} ${res.status} ${name}`).toBe(header.schema.const);
+    }
+  }
+
+  /** A real OAuth answer against the document: its status, headers and body. */
+  async function checkOAuthAnswer(doc: Doc, p: string, res: Response, method = "post") {
+    checkHeaders(doc, p, method, res);
+    return (await checkAgainstDocument(doc, p, method, res)) as Record<string, unknown>;
+  }
+
+  function formValidator(doc: Doc, schema: string) {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(doc, "openapi");
+    return (form: Record<string, string>) => ajv.validate({ $ref: `openapi#/components/schemas/${schema}` }, form);
+  }
+
+  const post = (p: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
+    fetch(`${api.url}${p}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(form).toString() });
+  const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}` });
+
+  /** A public client registered over HTTP, as an assistant does, and a code the athlete approved for it. */
+  async function publicClientWithCode(doc: Doc) {
+    const redirectUri = "http://127.0.0.1:47999/callback";
+    const registered = await fetch(`${api.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Doc Assistant", redirect_uris: [redirectUri] }),
+    });
+    expect(registered.status, await registered.clone().text()).toBe(201);
+    const { client_id } = (await checkOAuthAnswer(doc, "/oauth/register", registered)) as { client_id: string };
+    const person = await api.person();
+    const verifier = randomBytes(40).toString("base64url");
+    const before = Date.now();
+    const step = await decideAuthorization(
+      await api.db(),
+      {
+        client_id,
+        redirect_uri: redirectUri,
+        response_type: "code",
+        scope: "athlete.read activities.read",
+        state: "s",
+        code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+        code_challenge_method: "S256",
+        resource: `${api.url}/v1`,
+      },
+      person.id,
+      "allow",
+    );
+    expect(step.kind).toBe("redirect");
+    const code = new URL((step as { url: string }).url).searchParams.get("code")!;
+    return { clientId: client_id, redirectUri, verifier, code, before };
+  }
+
+  it("places each path where the service serves it (the document's server and the path), one for each route file under app/oauth and app/.well-known", async () => {
+    const doc = (await fetchDocument()) as Doc;
+    const appDir = path.resolve(__dirname, "../../app");
+    const served = [...routeFiles(path.join(appDir, "oauth")), ...routeFiles(path.join(appDir, ".well-known"))].map((f) => `/${path.relative(appDir, path.dirname(f))}`);
+    const rootPaths = Object.keys(doc.paths).filter((p) => !p.startsWith("/v1/"));
+    expect(new Set(rootPaths)).toEqual(new Set(served));
+    for (const p of rootPaths) {
+      const item = doc.paths[p] as { servers?: { url: string }[] } & Record<string, unknown>;
+      const url = `${(item.servers ?? doc.servers)[0]!.url}${p}`;
+      for (const method of Object.keys(item).filter((m) => m !== "servers")) {
+        expect(operation(doc, p, method).tags, p).toEqual(["OAuth"]);
+        if (method === "get") {
+          const res = await fetch(url);
+          expect(res.status, url).toBe(200);
+          checkHeaders(doc, p, "get", res);
+          await checkAgainstDocument(doc, p, "get", res);
+        } else {
+          // A POST endpoint, asked with GET at the URL the document gives: its documented 405, not a 404 page.
+          const res = await fetch(url);
+          expect(res.status, url).toBe(405);
+          checkHeaders(doc, p, method, res);
+          const pointer = `#/paths/${p.replaceAll("/", "~1")}/${method}/responses/405/content/application~1json/schema`;
+          const ajv = new Ajv2020({ strict: false });
+          addFormats.default(ajv);
+          ajv.addSchema(doc, "openapi");
+          expect(ajv.validate({ $ref: `openapi${pointer}` }, await res.json()), url).toBe(true);
+        }
+      }
+    }
+  });
+
+  it("names the endpoints and client authentication methods the discovery metadata advertises", async () => {
+    const doc = (await fetchDocument()) as Doc;
+    const meta = (await (await fetch(`${api.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, string> & Record<`${string}_supported`, string[]>;
+    for (const [member, method] of [["token_endpoint", "post"], ["revocation_endpoint", "post"], ["registration_endpoint", "post"], ["jwks_uri", "get"]] as const) {
+      const url = new URL(meta[member]!);
+      expect(`${doc.servers[0]!.url}${url.pathname}`, member).toBe(meta[member]);
+      expect(doc.paths[url.pathname]?.[method], member).toBeDefined();
+    }
+    // The document's client authentication is the methods advertised: HTTP Basic, or none (a public client).
+    const schemes = (doc.components as unknown as { securitySchemes: Record<string, { type: string; scheme?: string }> }).securitySchemes;
+    for (const [p, member] of [["/oauth/token", "token_endpoint_auth_methods_supported"], ["/oauth/revoke", "revocation_endpoint_auth_methods_supported"]] as const) {
+      const methods = operation(doc, p, "post").security!.map((s) => {
+        const [name] = Object.keys(s);
+        return name === undefined ? "none" : schemes[name]!.scheme === "basic" ? "client_secret_basic" : name;
+      });
+      expect(new Set(methods), p).toEqual(new Set(meta[member]));
+    }
+  });
+
+  it("matches the token endpoint's answers for each grant, and the lifetimes it states are the tokens'", async () => {
+    const doc = (await fetchDocument()) as Doc;
+    const validForm = formValidator(doc, "OAuthTokenRequest");
+    const { clientId, redirectUri, verifier, code, before } = await publicClientWithCode(doc);
+
+    const exchange = { grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId };
+    expect(validForm(exchange)).toBe(true);
+    const issued = await post("/oauth/token", exchange);
+    expect(issued.status, await issued.clone().text()).toBe(200);
+    const tokens = (await checkOAuthAnswer(doc, "/oauth/token", issued)) as { access_token: string; expires_in: number; refresh_token: string; scope: string };
+    expect(tokens.scope).toBe("athlete.read activities.read");
+
+    // The lifetimes in the document's words, against what was issued.
+    const schemas = doc.components.schemas as Record<string, { properties: Record<string, { description?: string; example?: unknown }> }>;
+    const answer = schemas.OAuthTokenResponse!.properties;
+    expect(tokens.expires_in).toBe(answer.expires_in!.example);
+    const claims = decodeJwt(tokens.access_token);
+    expect(claims.exp! - claims.iat!).toBe(answer.expires_in!.example);
+    const refreshDays = Number(/valid (\d+) days/.exec(answer.refresh_token!.description!)![1]);
+    const db = await api.db();
+    const [refreshRow] = await db.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, sha256Hex(tokens.refresh_token)));
+    expect(Math.round((refreshRow!.expiresAt.getTime() - Date.now()) / 86_400_000)).toBe(refreshDays);
+    const codeSeconds = Number(/valid (\d+) seconds/.exec(schemas.OAuthTokenRequest!.properties.code!.description!)![1]);
+    const [codeRow] = await db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, sha256Hex(code)));
+    expect(Math.round((codeRow!.expiresAt.getTime() - before) / 1000)).toBe(codeSeconds);
+
+    const refresh = { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId };
+    expect(validForm(refresh)).toBe(true);
+    const refreshed = await post("/oauth/token", refresh);
+    expect(refreshed.status, await refreshed.clone().text()).toBe(200);
+    expect(await checkOAuthAnswer(doc, "/oauth/token", refreshed)).toHaveProperty("refresh_token");
+    // The one used is used up, as the document says: invalid_grant, in the documented error shape.
+    const reused = await post("/oauth/token", refresh);
+    expect(reused.status).toBe(400);
+    expect(await checkOAuthAnswer(doc, "/oauth/token", reused)).toMatchObject({ error: "invalid_grant" });
+
+    const app = await api.app({ name: "Doc confidential" });
+    expect(validForm({ grant_type: "client_credentials" })).toBe(true);
+    const appToken = await post("/oauth/token", { grant_type: "client_credentials" }, basic(app.clientId, app.secret));
+    expect(appToken.status, await appToken.clone().text()).toBe(200);
+    const appTokens = await checkOAuthAnswer(doc, "/oauth/token", appToken);
+    expect(appTokens).not.toHaveProperty("refresh_token");
+    expect(appTokens).not.toHaveProperty("scope");
+    const publicCredentials = await post("/oauth/token", { grant_type: "client_credentials", client_id: clientId });
+    expect(publicCredentials.status).toBe(400);
+    expect(await checkOAuthAnswer(doc, "/oauth/token", publicCredentials)).toMatchObject({ error: "unauthorized_client" });
+  });
+
+  it("refuses in its form what the token endpoint refuses, and documents its refusals: invalid_client with a Basic challenge only after Basic, slow_down with Retry-After", async () => {
+    const doc = (await fetchDocument()) as Doc;
+    const validForm = formValidator(doc, "OAuthTokenRequest");
+    const { clientId, redirectUri, verifier, code } = await publicClientWithCode(doc);
+    for (const missing of ["code_verifier", "redirect_uri", "code"]) {
+      const form: Record<string, string> = { grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId };
+      delete form[missing];
+      expect(validForm(form), missing).toBe(false);
+      const res = await post("/oauth/token", form);
+      expect(res.status, missing).toBe(400);
+      expect(await checkOAuthAnswer(doc, "/oauth/token", res), missing).toMatchObject({ error: "invalid_request" });
+    }
+    expect(validForm({ grant_type: "password", username: "a", password: "b" })).toBe(false);
+    const password = await post("/oauth/token", { grant_type: "password", client_id: clientId });
+    expect(await checkOAuthAnswer(doc, "/oauth/token", password)).toMatchObject({ error: "unsupported_grant_type" });
+
+    const app = await api.app({ name: "Doc refusals" });
+    const wrongSecret = await post("/oauth/token", { grant_type: "client_credentials" }, basic(app.clientId, "aas_cs_wrong"));
+    expect(wrongSecret.status).toBe(401);
+    expect(wrongSecret.headers.get("www-authenticate")).toMatch(/^Basic realm=/);
+    expect(await checkOAuthAnswer(doc, "/oauth/token", wrongSecret)).toMatchObject({ error: "invalid_client" });
+    // client_secret_post is not accepted, and a browser is not shown a password prompt for it.
+    const secretInBody = await post("/oauth/token", { grant_type: "client_credentials", client_id: app.clientId, client_secret: app.secret });
+    expect(secretInBody.status).toBe(401);
+    expect(secretInBody.headers.get("www-authenticate")).toBeNull();
+    expect(await checkOAuthAnswer(doc, "/oauth/token", secretInBody)).toMatchObject({ error: "invalid_client" });
+    expect(operation(doc, "/oauth/token", "post").responses["401"]!.headers!["WWW-Authenticate"]!.required).not.toBe(true);
+
+    const saved = process.env.RATE_LIMIT_OAUTH_TOKEN;
+    process.env.RATE_LIMIT_OAUTH_TOKEN = "5";
+    resetEnvForTests();
+    try {
+      const limited = (await fetchDocument()) as Doc;
+      expect(operation(limited, "/oauth/token", "post").responses["429"]!.description).toContain("More than 5 requests a minute");
+      let res: Response | undefined;
+      for (let i = 0; i < 7 && res?.status !== 429; i++) res = await post("/oauth/token", { grant_type: "client_credentials" }, basic(app.clientId, "aas_cs_wrong"));
+      expect(res!.status).toBe(429);
+      expect(Number(res!.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await checkOAuthAnswer(limited, "/oauth/token", res!)).toMatchObject({ error: "slow_down" });
+    } finally {
+      if (saved === undefined) delete process.env.RATE_LIMIT_OAUTH_TOKEN;
+      else process.env.RATE_LIMIT_OAUTH_TOKEN = saved;
+      resetEnvForTests();
+    }
+  });
+
+  it("matches the revocation endpoint's answers: 200 with no body, a refusal for a client-credentials token", async () => {
+    const doc = (await fetchDocument()) as Doc;
+    const validForm = formValidator(doc, "OAuthRevocationRequest");
+    const { clientId, redirectUri, verifier, code } = await publicClientWithCode(doc);
+    const issued = await post("/oauth/token", { grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId });
+    const { refresh_token } = (await issued.json()) as { refresh_token: string };
+
+    const form = { token: refresh_token, client_id: clientId };
+    expect(validForm(form)).toBe(true);
+    const revoked = await post("/oauth/revoke", form);
+    expect(revoked.status).toBe(200);
+    checkHeaders(doc, "/oauth/revoke", "post", revoked);
+    expect(operation(doc, "/oauth/revoke", "post").responses["200"]).not.toHaveProperty("content");
+    expect(await revoked.text()).toBe("");
+    const refused = await post("/oauth/token", { grant_type: "refresh_token", refresh_token, client_id: clientId });
+    expect(await checkOAuthAnswer(doc, "/oauth/token", refused)).toMatchObject({ error: "invalid_grant" });
+
+    expect(validForm({ client_id: clientId })).toBe(false);
+    const noToken = await post("/oauth/revoke", { client_id: clientId });
+    expect(await checkOAuthAnswer(doc, "/oauth/revoke", noToken)).toMatchObject({ error: "invalid_request" });
+    const app = await api.app({ name: "Doc revocation" });
+    const appToken = await post("/oauth/revoke", { token: app.token }, basic(app.clientId, app.secret));
+    expect(appToken.status).toBe(400);
+    expect(await checkOAuthAnswer(doc, "/oauth/revoke", appToken)).toMatchObject({ error: "unsupported_token_type" });
+  });
+
+  it("refuses in its registration schema what registration refuses", async () => {
+    const doc = (await fetchDocument()) as Doc;
+    const valid = formValidator(doc, "OAuthClientRegistrationRequest") as (body: object) => boolean;
+    const cases: [object, string][] = [
+      [{ client_name: "Many", redirect_uris: Array.from({ length: 11 }, (_, i) => `https://x.example/cb${i}`) }, "invalid_redirect_uri"],
+      [{ client_name: "None", redirect_uris: [] }, "invalid_redirect_uri"],
+      [{ client_name: "Secret", redirect_uris: ["https://x.example/cb"], token_endpoint_auth_method: "client_secret_basic" }, "invalid_client_metadata"],
+      [{ client_name: "Machine", redirect_uris: ["https://x.example/cb"], grant_types: ["client_credentials"] }, "invalid_client_metadata"],
+    ];
+    for (const [body, error] of cases) {
+      expect(valid(body), JSON.stringify(body)).toBe(false);
+      const res = await fetch(`${api.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(await checkOAuthAnswer(doc, "/oauth/register", res), JSON.stringify(body)).toMatchObject({ error });
+    }
+  });
+});
+
+describe("POST at /v1/athletes/{athlete_id}/… (the caller's own id)", () => {
+  it("is documented wherever a route serves the /me write at the {athlete_id} path too", async () => {
+    const doc = await fetchDocument();
+    const dir = path.resolve(__dirname, "../../app/v1/athletes/[athlete_id]");
+    let found = 0;
+    for (const file of routeFiles(dir)) {
+      const mod = (await import(file)) as Record<string, { operation?: Operation } | undefined>;
+      for (const handler of Object.values(mod)) {
+        const op = handler?.operation;
+        if (!op?.path.startsWith("/v1/athletes/me/")) continue;
+        found++;
+        const byId = op.path.replace("/v1/athletes/me/", "/v1/athletes/{athlete_id}/");
+        const documented = doc.paths[byId]?.[op.method.toLowerCase()] as { responses: Record<string, { description: string }> } | undefined;
+        expect(documented, `${op.method} ${byId}`).toBeDefined();
+        expect(documented!.responses["403"]!.description, byId).toContain("`athlete_not_reachable`");
+      }
+    }
+    expect(found).toBeGreaterThanOrEqual(3);
+  });
+
+  it("matches the answers: the athlete's own id records, another id (their coach's) is 403 athlete_not_reachable", async () => {
+    const doc = await fetchDocument();
+    const coach = await api.person();
+    const ava = await api.person();
+    await api.team(coach.id, [ava.id]);
+    const token = await api.pat(ava.id);
+    const coachToken = await api.pat(coach.id);
+    const activity = { name: "Own id run", sport_type: "run", start_local: "2026-04-01T07:30:00", elapsed_time_s: 1800 };
+    const metric = { type: "body_mass_kg", value: 58.2, measured_local: "2026-04-01T07:00:00" };
+    for (const [kind, body] of [["activities", activity], ["metrics", metric]] as const) {
+      const own = await api.call(token, "POST", `/v1/athletes/${ava.id}/${kind}`, { body });
+      expect(own.status, await own.clone().text()).toBe(201);
+      await checkAgainstDocument(doc, `/v1/athletes/{athlete_id}/${kind}`, "post", own);
+      const other = await api.call(coachToken, "POST", `/v1/athletes/${ava.id}/${kind}`, { body });
+      expect(other.status).toBe(403);
+      expect(await checkAgainstDocument(doc, `/v1/athletes/{athlete_id}/${kind}`, "post", other)).toMatchObject({ code: "athlete_not_reachable" });
+    }
+    const upload = (who: string) => {
+      const form = new FormData();
+      form.append("file", new Blob(["<gpx></gpx>"]), "run.gpx");
+      return fetch(`${api.url}/v1/athletes/${ava.id}/uploads`, { method: "POST", headers: { authorization: `Bearer ${who}` }, body: form });
+    };
+    const own = await upload(token);
+    expect(own.status, await own.clone().text()).toBe(202);
+    await checkAgainstDocument(doc, "/v1/athletes/{athlete_id}/uploads", "post", own);
+    const other = await upload(coachToken);
+    expect(other.status).toBe(403);
+    expect(await checkAgainstDocument(doc, "/v1/athletes/{athlete_id}/uploads", "post", other)).toMatchObject({ code: "athlete_not_reachable" });
   });
 });
