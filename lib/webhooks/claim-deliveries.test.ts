@@ -196,6 +196,36 @@ describe("claim leases (issue 9: a killed worker's claims are free again within 
     expect(row).toMatchObject({ status: "succeeded", attemptCount: 2, lockedUntil: null });
   });
 
+  it("a lapsed claim of a delivery that now waits behind its failing subscription's probe is logged from its own claim time, when the Inngest runner's claim passes it by", async () => {
+    const { sub, ids } = await subscriptionWith(2);
+    const db = await api.db();
+    const [probe, behind] = ids as [string, string];
+    // Both were out while the subscription was healthy; the second's run died (its claim lapsed),
+    // and meanwhile the subscription began failing: the first is its probe.
+    expect((await claimDueDeliveries(db, { limit: 10 })).map((d) => d.id).sort()).toEqual([...ids].sort());
+    await lapse(behind);
+    await db.update(webhookDeliveries).set({ lockedUntil: null }).where(eq(webhookDeliveries.id, probe));
+    await db.update(webhookSubscriptions).set({ consecutiveFailures: 1, failingSince: sql`now()` }).where(eq(webhookSubscriptions.id, sub.id));
+
+    // Its hand-out's run finds it behind the probe: it waits, its interrupted attempt logged now.
+    expect(await claimDelivery(db, behind)).toEqual({ state: "wait", until: null });
+    const [cut, ...rest] = await attemptsOf(behind);
+    expect(rest).toEqual([]);
+    expect(cut).toMatchObject({ attempt: 1, outcome: "not_sent", error: INTERRUPTED });
+    expect(Date.now() - cut!.startedAt.getTime()).toBeGreaterThanOrEqual(5_000);
+    expect(cut!.durationMs).toBeGreaterThanOrEqual(4_500);
+    expect(cut!.durationMs).toBeLessThanOrEqual(5_500);
+    const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, behind));
+    expect(row).toMatchObject({ status: "pending", attemptCount: 1, lockedUntil: null });
+
+    // The subscription recovers: the claim that takes it logs nothing more, and its attempt is the second.
+    await db.update(webhookSubscriptions).set({ consecutiveFailures: 0, failingSince: null }).where(eq(webhookSubscriptions.id, sub.id));
+    await db.update(webhookDeliveries).set({ status: "succeeded" }).where(eq(webhookDeliveries.id, probe));
+    const again = await claimDelivery(db, behind);
+    expect(again.state === "claimed" && again.delivery.attemptCount).toBe(1);
+    expect(await attemptsOf(behind)).toHaveLength(1);
+  });
+
   it("a delivery whose attempts run out by interruptions fails as attempts_exhausted and is not sent again (a send that kills its worker every time)", async () => {
     const { ids } = await subscriptionWith(1);
     const db = await api.db();

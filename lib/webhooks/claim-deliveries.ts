@@ -251,10 +251,31 @@ export async function claimDelivery(db: Db, deliveryId: string, opts: { leaseS?:
   // next probe's, the sweep's) names the delivery's version (inngest/client.ts `deliveryDue`),
   // and Inngest drops an event id it has seen within a day: without a new version, the one
   // that led here would be taken for it.
-  await db
-    .update(webhookDeliveries)
-    .set({ updatedAt: sql`greatest(now(), ${webhookDeliveries.updatedAt} + interval '1 millisecond')` })
-    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, "pending")));
+  //
+  // A claim of it that lapsed (its run died mid-attempt) is logged as interrupted first, from
+  // what the claim left (updated_at: when it was claimed, locked_until: when its lease ended),
+  // and its lease cleared: the new version overwrites that claim time, and the claim that takes
+  // the delivery later would log the attempt as starting now and lasting nothing. Under the row's
+  // lock, so a claim made meanwhile (a new lease) is left alone.
+  const failed = await inTransaction(db, async (tx) => {
+    const [held] = await tx
+      .select({ attemptCount: webhookDeliveries.attemptCount, claimedAt: webhookDeliveries.updatedAt, lockedUntil: webhookDeliveries.lockedUntil, lapsed: sql<boolean>`not ${leased(webhookDeliveries)}` })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, "pending")))
+      .for("update");
+    if (!held) return false;
+    if (held.lockedUntil && !held.lapsed) return false;
+    if (held.lockedUntil) {
+      const recorded = await recordInterrupted(tx, [{ deliveryId, attemptCount: held.attemptCount, claimedAt: held.claimedAt, lapsedAt: held.lockedUntil }]);
+      if (recorded.get(deliveryId)?.status === "failed") return true;
+    }
+    await tx
+      .update(webhookDeliveries)
+      .set({ lockedUntil: null, updatedAt: sql`greatest(now(), ${webhookDeliveries.updatedAt} + interval '1 millisecond')` })
+      .where(eq(webhookDeliveries.id, deliveryId));
+    return false;
+  });
+  if (failed) return { state: "done", status: "failed" };
   return { state: "wait", until: null };
 }
 
