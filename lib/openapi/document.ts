@@ -41,7 +41,9 @@ function rateLimitHeaders(limits: RateLimits) {
   return z.object({
     RateLimit: z
       .string()
-      .meta({ description: `Remaining requests and seconds to reset per window: \`"15min";r=${limits["15min"] - 1};t=840, "daily";r=${limits.daily - 1};t=51000\`.` }),
+      .meta({
+        description: `Remaining requests and seconds to reset per window: \`"15min";r=${limits["15min"] - 1};t=840, "daily";r=${limits.daily - 1};t=51000\`. Absent from a 503 answered while the database cannot be reached: nothing could be counted.`,
+      }),
     "RateLimit-Policy": z.string().meta({ description: `The windows: \`"15min";q=${limits["15min"]};w=900, "daily";q=${limits.daily};w=86400\`.` }),
     "Request-Id": z.string().meta({ description: "Identifies this request in the service's log." }),
   });
