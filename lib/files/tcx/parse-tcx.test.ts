@@ -229,6 +229,24 @@ describe("TCX", () => {
     expect(a!.laps.map((l) => l.averagePowerW)).toEqual([200, 140]);
   });
 
+  it("the laps' average speeds give the activity's (their distance over the time they say it took), not the distance over TotalTimeSeconds", () => {
+    const speed = (v: number) => `<Extensions><ns3:LX><ns3:AvgSpeed>${v}</ns3:AvgSpeed></ns3:LX></Extensions>`;
+    const laps = (second: string) =>
+      `<Activity Sport="Biking">` +
+      // A ride stopped for most of its first lap's timer time (garmin_connect.tcx: 1.69 km in 1:12:32, at 5.427 m/s).
+      lap("2024-01-01T10:00:00Z", 3600, 1800, tp("2024-01-01T10:00:00Z") + tp("2024-01-01T11:00:00Z"), speed(6)) +
+      lap("2024-01-01T11:00:00Z", 1200, 9000, tp("2024-01-01T11:00:01Z") + tp("2024-01-01T11:20:00Z"), second) +
+      `</Activity>`;
+    const [a] = parse(tcx(laps(speed(7.5))));
+    // 10,800 m over 1,800 / 6 + 9,000 / 7.5 = 1,500 s; the timer's 4,800 s would say 2.25 m/s.
+    expect(a!.totals.movingTimeS).toBe(4800);
+    expect(a!.totals.averageSpeedMps).toBeCloseTo(7.2, 9);
+    expect(a!.laps.map((l) => l.averageSpeedMps)).toEqual([6, 7.5]);
+    // A lap that covered distance without stating its average: derived from distance over time, as before.
+    const [b] = parse(tcx(laps("")));
+    expect(b!.totals.averageSpeedMps).toBeCloseTo(10800 / 4800, 3);
+  });
+
   it("a cut TCX is invalid_file", () => {
     const bytes = sample("tcx", "garmin_connect.tcx");
     try {

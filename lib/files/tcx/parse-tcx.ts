@@ -190,6 +190,7 @@ export function parseTcx(content: Uint8Array): ParsedActivity[] {
           movingTimeS: sum(distinct.map((d) => d.movingTimeS)),
           distanceM: sum(distinct.map((d) => d.distanceM)),
           maxSpeedMps: maxOf(distinct.map((d) => d.maxSpeedMps)),
+          averageSpeedMps: averageSpeedOfLaps(distinct),
           averageHeartRateHz: weightedByTime(distinct, "averageHeartRateHz"),
           maxHeartRateHz: maxOf(distinct.map((d) => d.maxHeartRateHz)),
           // A lap's average watts (its LX extension) over the laps, as its heart rate.
@@ -250,6 +251,24 @@ function pushPoint(builder: SampleBuilder, f: Fields) {
     speedMps: num(f, "Extensions/TPX/Speed"),
     powerW: num(f, "Extensions/TPX/Watts"),
   });
+}
+
+/**
+ * The activity's average speed from its laps' own (their LX extension's `AvgSpeed`, CONTRACT
+ * §11: speeds come from the file's lap totals where it has them): the distance over the time the
+ * laps say it took them (each lap's distance at its own average). Null unless every lap that
+ * covered distance states its average: the distance over the moving time is derived then.
+ */
+function averageSpeedOfLaps(laps: Declared[]): number | null {
+  let distance = 0;
+  let time = 0;
+  for (const l of laps) {
+    if (!l.distanceM) continue;
+    if (!l.averageSpeedMps || !(l.averageSpeedMps > 0)) return null;
+    distance += l.distanceM;
+    time += l.distanceM / l.averageSpeedMps;
+  }
+  return time > 0 ? distance / time : null;
 }
 
 /** The average of `key` over the laps that state one, weighted by their time. */
