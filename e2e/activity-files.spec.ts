@@ -181,6 +181,30 @@ test("the file input has a name of its own: files set through its label are uplo
   }
 });
 
+test("on a phone, a finger on a chart moves the cursor of every chart, whose legends read the values there", async ({ browser }) => {
+  const { page, context } = await signUpNewPerson(browser, "Tove", { hasTouch: true, isMobile: true, viewport: { width: 390, height: 844 } });
+  try {
+    await page.goto("/activities");
+    await page.getByLabel("Choose files").setInputFiles(path.join(fixtures, FIT));
+    const bar = page.getByRole("progressbar", { name: `${FIT} upload progress` });
+    await expect(bar).toHaveAttribute("aria-valuetext", "Done", { timeout: 30_000 });
+    await page.getByTestId("upload-row").filter({ hasText: FIT }).getByRole("link").click();
+    const pace = page.getByRole("img", { name: /^Pace against/ });
+    const heart = page.getByRole("img", { name: /^Heart rate against/ });
+    // Each legend's second row is its channel's value under the cursor: nothing yet, "—".
+    const value = (chart: typeof pace) => chart.locator(".u-legend .u-series").nth(1).locator(".u-value");
+    await expect(value(heart)).toHaveText("—");
+    await pace.scrollIntoViewIfNeeded();
+    const plot = (await pace.locator(".u-over").boundingBox())!;
+    await page.touchscreen.tap(plot.x + plot.width / 2, plot.y + plot.height / 2);
+    // The chart tapped and the one below it both read a value at that point.
+    await expect(value(pace)).toHaveText(/\d/);
+    await expect(value(heart)).toHaveText(/\d+ bpm/);
+  } finally {
+    await context.close();
+  }
+});
+
 test("files that cannot become activities are refused in words, and nothing is added", async ({ browser }) => {
   const { page, context } = await signUpNewPerson(browser, "Sam");
   try {

@@ -177,6 +177,8 @@ function Chart({
     // uPlot measures and draws on the DOM, so it loads in the browser only.
     void import("uplot").then(({ default: UPlot }) => {
       if (cancelled) return;
+      // Whether a finger, not a mouse, last moved this chart's cursor.
+      let byTouch = false;
       const opts = chartOptions({
         xMode,
         channel,
@@ -187,9 +189,28 @@ function Chart({
         onCursor: (row) => {
           mouseRow.current = row;
         },
+        keepOnLeave: () => byTouch,
       });
       plot = new UPlot(opts, [x, channel.values] as uPlot.AlignedData, el);
       registry.set(channel.key, plot);
+      // A finger on a chart moves the cursor of them all, as the mouse does (uPlot follows the
+      // mouse alone): on a phone the values were otherwise out of reach. A sideways drag moves it;
+      // the page still scrolls up and down under the finger.
+      const over = plot.over;
+      over.style.touchAction = "pan-y";
+      const touched = (e: TouchEvent) => {
+        const t = e.touches[0];
+        if (!t || !plot) return;
+        const at = plot.posToVal(t.clientX - over.getBoundingClientRect().left, "x");
+        for (const p of registry.values()) p.setCursor({ left: p.valToPos(at, "x"), top: p.over.clientHeight / 2 });
+        mouseRow.current = plot.cursor.idx ?? null;
+      };
+      over.addEventListener("touchstart", touched, { passive: true });
+      over.addEventListener("touchmove", touched, { passive: true });
+      over.addEventListener("pointerdown", (e) => (byTouch = e.pointerType === "touch"));
+      over.addEventListener("pointermove", (e) => {
+        if (e.pointerType === "mouse") byTouch = false;
+      });
       let width = el.clientWidth;
       observer = new ResizeObserver(() => {
         const w = el.clientWidth;

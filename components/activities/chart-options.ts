@@ -19,10 +19,12 @@ export type ChartOptionsInput = {
   height: number;
   /** The row under the cursor, whenever uPlot moves it (the mouse, or the keyboard's slider). */
   onCursor: (row: number) => void;
+  /** True while the cursor was last put down by a finger: a mouseleave then leaves it where it is. */
+  keepOnLeave?: () => boolean;
 };
 
 /** uPlot's options for one channel's chart against distance or time. */
-export function chartOptions({ xMode, channel, distance, syncKey, width, height, onCursor }: ChartOptionsInput): uPlot.Options {
+export function chartOptions({ xMode, channel, distance, syncKey, width, height, onCursor, keepOnLeave }: ChartOptionsInput): uPlot.Options {
   const range = chartRange(channel);
   const isolated = isolatedPoints(channel.values);
   return {
@@ -34,7 +36,13 @@ export function chartOptions({ xMode, channel, distance, syncKey, width, height,
       points: { size: 7 },
       // The legend reads the value under the cursor and is no control: uPlot's click on a
       // label hid the line, unreachable by keyboard and with nothing saying how to undo it.
-      bind: { click: () => null },
+      bind: {
+        click: () => null,
+        // After a tap the browser may send a mouseleave, which took away the cursor the finger
+        // had just put down: on a phone no value could be read. After a touch the cursor stays
+        // where the finger left it, until a mouse moves over the chart again.
+        mouseleave: (_u, _target, handler) => (e) => (keepOnLeave?.() ? null : handler(e)),
+      },
     },
     scales: {
       x: { time: false },
