@@ -8,7 +8,7 @@ import { FileError } from "../files/types";
 import { prepareUploadOffThread, type PreparedActivity } from "../files/worker/pool";
 import { takeEarlyParse } from "./early-parse";
 import { errorText, log } from "../log";
-import { isRetriable } from "../http/db-errors";
+import { isDatabaseUnavailable, isRetriable } from "../http/db-errors";
 import { deferUploadClaim, MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS, releaseUploadClaim, renewUploadClaim, retryDelayS, UPLOAD_LEASE_S, type ClaimedUpload } from "./claim-uploads";
 import { failUpload, saveParsedActivities, type UploadOutcome } from "./save-parsed-activities";
 
@@ -51,7 +51,7 @@ export const BUSY_DELAY_S = 5;
 
 /**
  * Seconds from now until an upload whose processing ended so is claimed again: after a full
- * queue (BUSY_DELAY_S), or after an unexpected error (retryDelayS of its failures so far, this
+ * queue or the database unreachable (BUSY_DELAY_S), or after an unexpected error (retryDelayS of its failures so far, this
  * one counted); undefined when the outcome ended its processing. The local processor's poll
  * finds it then; the Inngest function sends itself an event for that moment.
  */
@@ -77,7 +77,8 @@ const GIVEN_UP = `The file could not be processed (${MAX_UPLOAD_ATTEMPTS} attemp
  * (lib/files/worker), one file at a time, so requests on this thread are served meanwhile.
  * A worker that dies or runs out of memory on a file fails it as `invalid_file`. A full queue
  * (FileWorkBusyError) is no failure: the upload is put back, uncounted, for BUSY_DELAY_S, so
- * other callers' exports and uploads never use up a good file's attempts.
+ * other callers' exports and uploads never use up a good file's attempts; nor is the database
+ * unreachable (isDatabaseUnavailable), put back the same way.
  */
 export async function processUpload(db: Db, claimed: ClaimedUpload, opts: ProcessOptions = {}): Promise<UploadOutcome> {
   const leaseS = opts.leaseS ?? UPLOAD_LEASE_S;
@@ -130,6 +131,15 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
   } catch (err) {
     if (isRetriable(err)) {
       log.warn("file workers busy; upload deferred", { upload_id: claimed.id, delay_s: BUSY_DELAY_S });
+      await deferUploadClaim(db, claimed, BUSY_DELAY_S).catch(() => {});
+      return "deferred";
+    }
+    // The database away (a restart, a failover) is no fault of the file: put back uncounted, as
+    // a full queue is. Counted, a few seconds' outage failed a good file for good as invalid_file,
+    // and its external_id then answered that failed upload to every retry. If the put-back cannot
+    // be written either, the claim lapses with its lease and is taken again.
+    if (isDatabaseUnavailable(err)) {
+      log.warn("database unreachable; upload deferred", { upload_id: claimed.id, delay_s: BUSY_DELAY_S, error: errorText(err) });
       await deferUploadClaim(db, claimed, BUSY_DELAY_S).catch(() => {});
       return "deferred";
     }

@@ -6,6 +6,7 @@ import { gzipSync } from "node:zlib";
 import { randomBytes } from "node:crypto";
 import { request } from "node:http";
 import { and, eq, sql } from "drizzle-orm";
+import postgres from "postgres";
 import { Decoder, Stream } from "@garmin/fitsdk";
 import { setupApi } from "../testing/fixtures";
 import { sendEndlessBody } from "../testing/endless-body";
@@ -994,6 +995,38 @@ describe("early parse: a free file worker reads the file while it is stored (ear
       await busy;
     }
     expect(earlyBytesKept()).toBe(before);
+  }));
+
+  it("an upload whose processing meets the database unreachable is put back uncounted, however often, and succeeds once it is back (never invalid_file)", processorStopped(async () => {
+    const a = await athlete();
+    const db = await api.db();
+    const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
+    // What postgres.js throws while the server is away: a real connection refused by a port where
+    // nothing listens, raised where the processor next talks to the database.
+    const gone = postgres("postgres://postgres@127.0.0.1:1/gone", { max: 1, connect_timeout: 2, onnotice: () => {} });
+    const unreachable = await gone`select 1`.then(
+      () => expect.unreachable("something listens on port 1"),
+      (e: unknown) => e,
+    );
+    await gone.end();
+    for (let i = 0; i <= Math.max(MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS); i++) {
+      await db.update(uploads).set({ claimedUntil: null }).where(eq(uploads.id, up.id));
+      const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
+      expect(
+        await processUpload(db, claim!, {
+          afterParse: async () => {
+            throw unreachable;
+          },
+        }),
+      ).toBe("deferred");
+    }
+    const [row] = await db.select({ status: uploads.status, attempts: uploads.attempts, failures: uploads.failures }).from(uploads).where(eq(uploads.id, up.id));
+    expect(row).toMatchObject({ status: "processing", attempts: 0, failures: 0 });
+    expect(await activitiesOf(a.id)).toBe(0);
+    await db.update(uploads).set({ claimedUntil: null }).where(eq(uploads.id, up.id));
+    const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
+    expect(await processUpload(db, claim!)).toBe("succeeded");
+    expect(await activitiesOf(a.id)).toBe(1);
   }));
 
   it("an upload claimed while the file workers' queue is full is put back uncounted, and succeeds once they have room", processorStopped(async () => {
