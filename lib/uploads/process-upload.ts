@@ -5,7 +5,7 @@ import { inTransaction } from "../db/transaction";
 import { uploads } from "../db/schema";
 import { readUploadedFile } from "./file-chunks";
 import { FileError } from "../files/types";
-import { prepareUploadOffThread, type PreparedActivity } from "../files/worker/pool";
+import { FileWorkerError, prepareUploadOffThread, type PreparedActivity } from "../files/worker/pool";
 import { takeEarlyParse } from "./early-parse";
 import { errorText, log } from "../log";
 import { isDatabaseUnavailable, isRetriable } from "../http/db-errors";
@@ -32,10 +32,20 @@ async function earlyOutcome(uploadId: string, early: Promise<PreparedActivity[]>
   try {
     return await early;
   } catch (err) {
-    if (err instanceof FileError || isRetriable(err)) throw err;
+    if (err instanceof FileError || busy(err)) throw err;
     log.warn("early parse failed; reading the upload's file back", { upload_id: uploadId, error: errorText(err) });
     return undefined;
   }
+}
+
+/**
+ * The file workers too busy to take the upload now: put back uncounted. A worker stopped from
+ * outside on it (FileWorkerStoppedError, retriable for an export's request) is not: the kernel's
+ * OOM killer stops a worker the file itself exhausted with the same signal, and uncounted such a
+ * file would be tried for ever.
+ */
+function busy(err: unknown): boolean {
+  return isRetriable(err) && !(err instanceof FileWorkerError);
 }
 
 /** The upload's file read back from the database (in slices) and parsed in the file worker. */
@@ -129,7 +139,7 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
     });
     return outcome;
   } catch (err) {
-    if (isRetriable(err)) {
+    if (busy(err)) {
       log.warn("file workers busy; upload deferred", { upload_id: claimed.id, delay_s: BUSY_DELAY_S });
       await deferUploadClaim(db, claimed, BUSY_DELAY_S).catch(() => {});
       return "deferred";

@@ -26,7 +26,7 @@ import { rowsOf } from "../db/client";
 import { uploadBodyBudget } from "./body-budget";
 import { readUploadedFile, storeUploadFile, UPLOAD_FILE_CHUNK_BYTES } from "./file-chunks";
 import { startUploadProcessor, type UploadProcessor } from "./local-processor";
-import { closeFileWorkers, DEFAULT_POOL_OPTIONS, fileWorkerIsFree, FileWorkerError, prepareUploadOffThread, runOnSharedPool } from "../files/worker/pool";
+import { closeFileWorkers, DEFAULT_POOL_OPTIONS, fileWorkerIsFree, FileWorkerError, FileWorkerStoppedError, prepareUploadOffThread, runOnSharedPool } from "../files/worker/pool";
 import { prepareUpload } from "../files/worker/run-task";
 import { beginEarlyParse, earlyBytesKept, earlyParsesKept, EARLY_MAX_BYTES, EARLY_MAX_KEPT_BYTES, takeEarlyParse } from "./early-parse";
 
@@ -1027,6 +1027,17 @@ describe("early parse: a free file worker reads the file while it is stored (ear
     const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
     expect(await processUpload(db, claim!)).toBe("succeeded");
     expect(await activitiesOf(a.id)).toBe(1);
+  }));
+
+  it("an upload whose file worker is stopped from outside counts the attempt (the OOM killer stops a worker its file exhausted with the same signal)", processorStopped(async () => {
+    const a = await athlete();
+    const db = await api.db();
+    const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
+    const [claim] = await claimUploads(db, { limit: 1, uploadId: up.id });
+    const stopped = new FileWorkerStoppedError("The service was interrupted while it worked on this file; try again shortly.");
+    expect(await processUpload(db, claim!, { afterParse: async () => Promise.reject(stopped) })).toBe("retrying");
+    const [row] = await db.select({ status: uploads.status, failures: uploads.failures }).from(uploads).where(eq(uploads.id, up.id));
+    expect(row).toMatchObject({ status: "processing", failures: 1 });
   }));
 
   it("an upload claimed while the file workers' queue is full is put back uncounted, and succeeds once they have room", processorStopped(async () => {

@@ -13,6 +13,7 @@ import { syntheticActivity } from "../synthetic";
 import { SAMPLES_DIR } from "../testing/samples";
 import { FileError, STREAM_KEYS, type FileKind } from "../types";
 import { bundleFileWorker, bundleIsFresh } from "./bundle";
+import { errorToResponse } from "../../http/api-route";
 import {
   closeFileWorkers,
   DEFAULT_POOL_OPTIONS,
@@ -23,6 +24,7 @@ import {
   FileWorkBusyError,
   FileWorkerError,
   FileWorkerPool,
+  FileWorkerStoppedError,
   fileWorkMode,
   prepareActivitiesOffThread,
   prepareUploadOffThread,
@@ -237,6 +239,13 @@ describe("a worker that dies", () => {
     const err = await task;
     expect(err).toBeInstanceOf(FileWorkerError);
     expect(err).not.toBeInstanceOf(FileError);
+    // Not the request's fault either: a request (an export) meeting it is answered 503 with
+    // Retry-After, not a 500 asking to report a fault (an upload still counts it: process-upload.ts).
+    expect(err).toBeInstanceOf(FileWorkerStoppedError);
+    const answer = errorToResponse(err, new Request("http://localhost/v1/activities/act_x/export?format=gpx"), "trace");
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get("Retry-After")).toBe("5");
+    expect(((await answer.json()) as { detail: string }).detail).toBe("The service was interrupted while it worked on this file; try again shortly.");
     expect(pool.replaced).toBe(1);
     expect(diedOfItsTask(null, "SIGKILL", false)).toBe(false);
     expect(diedOfItsTask(null, "SIGTERM", false)).toBe(false);

@@ -40,6 +40,17 @@ export class FileWorkerError extends Error {
   }
 }
 
+/**
+ * The worker was stopped from outside (a kill the pool did not send: an operator, a service
+ * manager, the kernel's OOM killer) during a task. Nothing says the request caused it, and the
+ * worker is replaced: the same request can succeed shortly (`retriable`: an export answers 503
+ * with Retry-After, not 500). An upload still counts it (process-upload.ts): the OOM killer stops
+ * a worker that the file itself exhausted with the same SIGKILL.
+ */
+export class FileWorkerStoppedError extends FileWorkerError {
+  readonly retriable = true;
+}
+
 /** Failed starts in a row, after a worker has run, before tasks run in-process for good; the pause before each retry doubles from RESTART_PAUSE_MS. */
 const MAX_START_FAILURES = 5;
 const RESTART_PAUSE_MS = 250;
@@ -387,7 +398,7 @@ export class FileWorkerPool {
       const outOfMemory = /heap out of memory|Allocation failed/i.test(slot.stderr);
       const filesFault = diedOfItsTask(code, signal, outOfMemory);
       log.warn("file worker died on a task: replaced", { op: job.task.op, code, signal, outOfMemory, filesFault, error: failure ? errorText(failure) : lastWords });
-      job.reject(filesFault ? this.overLimits(job.task) : new FileWorkerError(`The file worker was stopped (${signal ?? `exit ${code}`}) during the ${job.task.op} task.`));
+      job.reject(filesFault ? this.overLimits(job.task) : new FileWorkerStoppedError("The service was interrupted while it worked on this file; try again shortly."));
     }
     if (!this.closed) this.dispatch(file);
     this.closeIfRetired();
