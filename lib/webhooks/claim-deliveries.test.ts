@@ -265,6 +265,37 @@ describe("claim leases (issue 9: a killed worker's claims are free again within 
     expect(s).toMatchObject({ consecutiveFailures: 0, status: "active" });
   });
 
+  it("a worker paused past its lease that records its timeout after the worker that took over was answered 2xx: logged, but the healthy endpoint's streak stays 0", async () => {
+    const { sub, ids } = await subscriptionWith(1);
+    const db = await api.db();
+    const [paused] = await claimDueDeliveries(db, { limit: 10 });
+    // The first worker stalls past its lease (SIGSTOP, a VM pause); another takes the delivery and is answered.
+    await lapse(ids[0]!);
+    const [takenOver] = await claimDueDeliveries(db, { limit: 10 });
+    expect(takenOver).toMatchObject({ id: ids[0], attemptCount: 1 });
+    await succeed(takenOver!);
+    // The paused worker wakes and records what it saw: its request timed out.
+    const stale = await recordAttempt(db, {
+      deliveryId: paused!.id,
+      subscriptionId: paused!.subscriptionId,
+      startedAt: new Date(Date.now() - 10_000),
+      requestHeaders: {},
+      requestBody: "{}",
+      result: { outcome: "not_sent", error: "timeout", detail: "no answer within 10 s", durationMs: 10_000 },
+      probe: paused!.probe,
+    });
+    expect(stale).toMatchObject({ status: "succeeded", subscriptionDisabled: false });
+    expect((await attemptsOf(ids[0]!)).map((a) => [a.attempt, a.outcome, a.error ?? a.responseStatus])).toEqual([
+      [1, "not_sent", INTERRUPTED],
+      [2, "response", 204],
+      [3, "not_sent", "timeout"],
+    ]);
+    const [s] = await db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, sub.id));
+    expect(s).toMatchObject({ consecutiveFailures: 0, failingSince: null, status: "active" });
+    const [d] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids[0]!));
+    expect(d).toMatchObject({ status: "succeeded", attemptCount: 3, lockedUntil: null });
+  });
+
   it("a claim that was not lapsed (recorded, or never claimed) logs nothing; a count that moved since the claim read it logs nothing", async () => {
     const { ids } = await subscriptionWith(1);
     const db = await api.db();

@@ -45,6 +45,14 @@ describe("what a failed attempt leads to (CONTRACT §7)", () => {
     });
   });
 
+  it("a failure of a delivery another attempt already delivered counts for nothing, even a failing subscription's probe", () => {
+    expect(afterFailure({ attempt: 2, subscription: active(0), probe: false, delivered: true })).toMatchObject({ countsTowardsStreak: false, streak: 0, disable: false });
+    expect(afterFailure({ attempt: 3, subscription: active(DISABLE_AFTER_FAILURES - 1), probe: true, delivered: true })).toMatchObject({
+      countsTowardsStreak: false,
+      disable: false,
+    });
+  });
+
   it("fails the delivery after its last attempt", () => {
     expect(afterFailure({ attempt: MAX_ATTEMPTS, subscription: active(1), probe: false }).retryInS).toBeNull();
   });

@@ -67,6 +67,11 @@ export function retryDelayS(
  * logged and retried, but do not each add to the streak. At DISABLE_AFTER_FAILURES the
  * subscription is disabled; otherwise the delivery is retried on the schedule, or fails after
  * its last attempt (`retryInS` null).
+ *
+ * A failure recorded for a delivery another attempt already delivered counts for nothing: a
+ * worker paused past its lease (a VM paused, a process stopped) records its stale timeout after
+ * the worker that took the delivery over was answered 2xx, and the endpoint that answered is
+ * not failing.
  */
 export function afterFailure(o: {
   /** This attempt's number since the delivery was last queued again by hand (or since it was made), 1-based. */
@@ -74,11 +79,13 @@ export function afterFailure(o: {
   /** The subscription before this attempt (null: deleted meanwhile). */
   subscription: { status: "active" | "disabled"; consecutiveFailures: number } | null;
   probe: boolean;
+  /** Another attempt of this delivery succeeded meanwhile. */
+  delivered?: boolean;
   schedule?: readonly number[];
   random?: () => number;
 }): { countsTowardsStreak: boolean; streak: number; disable: boolean; retryInS: number | null } {
   const sub = o.subscription;
-  const counts = sub?.status === "active" && (!isFailing(sub.consecutiveFailures) || o.probe);
+  const counts = !o.delivered && sub?.status === "active" && (!isFailing(sub.consecutiveFailures) || o.probe);
   const streak = (sub?.consecutiveFailures ?? 0) + (counts ? 1 : 0);
   return {
     countsTowardsStreak: counts,

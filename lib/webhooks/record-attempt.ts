@@ -111,7 +111,14 @@ async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null
       requestHeaders: a.requestHeaders,
       requestBody: a.requestBody,
     });
-    const next = afterFailure({ attempt: attempt - d.requeuedAtAttempt, subscription: sub ?? null, probe: a.probe, schedule: a.schedule, random: a.random });
+    const next = afterFailure({
+      attempt: attempt - d.requeuedAtAttempt,
+      subscription: sub ?? null,
+      probe: a.probe,
+      delivered: d.status === "succeeded",
+      schedule: a.schedule,
+      random: a.random,
+    });
     if (next.countsTowardsStreak) {
       await tx
         .update(webhookSubscriptions)
