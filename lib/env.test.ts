@@ -91,6 +91,21 @@ describe("BASE_URL", () => {
       expect(() => envWith({ BASE_URL: bad }), bad).toThrow(/BASE_URL: must be an http:\/\/ or https:\/\/ URL/);
     }
   });
+
+  it("is the service's origin alone: a path, a query, a fragment or credentials would be published as the issuer and in every link, and answer 404", () => {
+    expect(envWith({ BASE_URL: "http://localhost:3112" }).baseUrl).toBe("http://localhost:3112");
+    expect(envWith({ BASE_URL: "https://activities.example.com:8443//" }).baseUrl).toBe("https://activities.example.com:8443");
+    for (const bad of ["http://localhost:3112/svc?x=1#frag", "http://localhost:3112/svc", "https://example.com/?x=1", "https://example.com?", "https://example.com/#", "https://user:pw@example.com", "https://user@example.com/"]) {
+      expect(() => envWith({ BASE_URL: bad }), bad).toThrow(/BASE_URL: must be the service's own origin/);
+    }
+  });
+});
+
+describe("SECRETS_KEY", () => {
+  it("is at least 16 characters where it is set (generated into DATA_DIR/secrets.json otherwise)", () => {
+    expect(() => envWith({ SECRETS_KEY: "kill-restart-test-key" })).not.toThrow();
+    expect(() => envWith({ SECRETS_KEY: "a" })).toThrow(/Invalid configuration:[\s\S]*SECRETS_KEY/);
+  });
 });
 
 describe("switches", () => {

@@ -47,7 +47,16 @@ const MAX_RETRY_WAIT_S = 365 * 86_400;
 
 const EnvSchema = z.object({
   PORT: digits().pipe(z.number().min(1).max(65535)).default(3000),
-  BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional(),
+  BASE_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL", abort: true })
+    // The address the service is served at, and the issuer its OAuth documents name (RFC 8414
+    // §2: no query or fragment): its pages and routes are at the root, so a path would name
+    // places that answer 404, and credentials would be published in every document.
+    .refine((v) => {
+      const u = new URL(v);
+      return !u.username && !u.password && !u.search && !u.hash && !v.includes("?") && !v.includes("#") && /^\/*$/.test(u.pathname);
+    }, "must be the service's own origin, scheme, host and optional port (https://activities.example.com), without a path, query, fragment or credentials: the service is served at the root of its address")
+    .optional(),
   /** The address the server listens on (scripts/server.mjs): unset, loopback only for a loopback BASE_URL, else every interface. */
   HOST: z.string().min(1).optional(),
   /** Read as lib/db/postgres-url.ts reads it to open the database: one reading, so a URL it cannot read stops the service here. */
@@ -81,6 +90,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_DAILY: digits().pipe(z.number().positive()).default(30_000),
   RATE_LIMIT_OAUTH_TOKEN: digits().pipe(z.number().positive()).default(600),
   AUTH_SECRET: z.string().min(16).optional(),
+  /** Read by lib/crypto/seal.ts; checked here with the others (a short key is a weak key). */
+  SECRETS_KEY: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   FILE_WORKERS: digits().pipe(z.number().max(16)).default(1),
   TRUSTED_PROXIES: z
