@@ -66,6 +66,18 @@ export function databaseIsLocal(url) {
 }
 
 /**
+ * DATA_DIR as the absolute path every server process is given. A relative DATA_DIR is what the
+ * person who started the launcher meant from where they started it: resolved against the
+ * launcher's working directory, once, since the server processes run in the app's directory
+ * (the database and the secrets the launcher generates would otherwise be in two places).
+ * Unset, it is the app's own `.data` (where `npm start` and `npm run dev`, run in the app's
+ * directory, have always kept it), whatever directory a service manager starts the launcher in.
+ */
+export function resolveDataDir(env, appDir, cwd = process.cwd()) {
+  return env.DATA_DIR ? path.resolve(cwd, env.DATA_DIR) : path.join(path.resolve(appDir), ".data");
+}
+
+/**
  * Secrets the service generates into DATA_DIR/secrets.json when the operator gave none
  * (lib/secrets.ts) are generated here, once, before the server starts (one process or several):
  * workers starting together would otherwise each generate and write their own, and sign
@@ -74,6 +86,7 @@ export function databaseIsLocal(url) {
 export function ensureGeneratedSecrets(env) {
   const wanted = ["AUTH_SECRET", "SECRETS_KEY"].filter((name) => !env[name]);
   if (wanted.length === 0) return;
+  // serve() passes DATA_DIR resolved (resolveDataDir); the default is only for a direct call.
   const file = path.resolve(env.DATA_DIR || "./.data", "secrets.json");
   const secrets = readSecretsFile(file);
   const missing = wanted.filter((name) => !secrets[name]);
@@ -87,6 +100,7 @@ export function ensureGeneratedSecrets(env) {
  * listens; the process exits when the server does (or on SIGINT/SIGTERM, after the workers).
  */
 export async function serve({ appDir, nextArgs, env = process.env, log = console.log }) {
+  env = { ...env, DATA_DIR: resolveDataDir(env, appDir) };
   const service = path.resolve(appDir) === root;
   const { workers, reason } = workerPlan(env, { service });
   const args = [appDir, ...nextArgs];

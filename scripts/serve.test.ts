@@ -1,7 +1,9 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
 import { databaseIsLocal, ensureGeneratedSecrets, workerPlan } from "./serve.mjs";
 
 const cores = os.availableParallelism();
@@ -65,4 +67,63 @@ describe("secrets generated before the workers start", () => {
     expect(() => ensureGeneratedSecrets({ DATA_DIR: dir })).toThrow(/not readable JSON/);
     expect(readFileSync(path.join(dir, "secrets.json"), "utf8")).toBe("{not json");
   });
+});
+
+describe("DATA_DIR, as every server process the launcher starts is given it", () => {
+  const serveScript = fileURLToPath(new URL("./serve.mjs", import.meta.url));
+  const dirs: string[] = [];
+  const procs: ReturnType<typeof spawn>[] = [];
+  afterEach(() => {
+    for (const p of procs.splice(0)) p.kill("SIGKILL");
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** An app whose `next` stands in for Next.js and answers with where the app would keep its data (lib/env.ts's DATA_DIR, resolved as lib/db/client.ts and lib/secrets.ts resolve it). */
+  function standInApp(dir: string) {
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "app", private: true }));
+    const next = path.join(dir, "node_modules", "next");
+    mkdirSync(next, { recursive: true });
+    writeFileSync(path.join(next, "package.json"), JSON.stringify({ name: "next", main: "index.js" }));
+    writeFileSync(
+      path.join(next, "index.js"),
+      `const path = require("node:path");
+      module.exports = () => ({
+        prepare: async () => {},
+        getRequestHandler: () => (req, res) => res.end(path.resolve(process.env.DATA_DIR || "./.data")),
+      });`,
+    );
+  }
+
+  /** Runs `node scripts/serve.mjs <app>` in `cwd`; resolves with the data directory its server processes use. */
+  async function dataDirOfServers(app: string, cwd: string, env: Record<string, string | undefined>) {
+    const proc = spawn(process.execPath, [serveScript, app, "-p", "0", "-H", "127.0.0.1"], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    procs.push(proc);
+    let out = "";
+    const port = await new Promise<number>((resolve, reject) => {
+      proc.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        const m = /Ready on port (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      proc.once("exit", (code) => reject(new Error(`the launcher exited (${code}): ${out}`)));
+    });
+    const seen = new Set<string>();
+    // With several workers, enough requests to meet each (new connections, spread among them).
+    for (let i = 0; i < 8; i++) seen.add(await (await fetch(`http://127.0.0.1:${port}/`, { headers: { connection: "close" } })).text());
+    proc.kill("SIGTERM");
+    return [...seen];
+  }
+
+  it("is a relative DATA_DIR resolved against the directory the launcher was started in, in one process and in a cluster", async () => {
+    const app = mkdtempSync(path.join(os.tmpdir(), "aas-serve-app-"));
+    const from = mkdtempSync(path.join(os.tmpdir(), "aas-serve-cwd-"));
+    dirs.push(app, from);
+    standInApp(app);
+    for (const workers of ["1", "2"]) {
+      // Before, the server processes (run in the app's directory) took it as <app>/rel-data.
+      expect({ workers, dirs: await dataDirOfServers(app, from, { DATA_DIR: "rel-data", WEB_CONCURRENCY: workers }) }).toEqual({ workers, dirs: [path.join(from, "rel-data")] });
+    }
+    // Unset: the app's own .data, wherever the launcher runs (a service manager may start it in /).
+    expect(await dataDirOfServers(app, from, { DATA_DIR: undefined, WEB_CONCURRENCY: "1" })).toEqual([path.join(app, ".data")]);
+  }, 30_000);
 });

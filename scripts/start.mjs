@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { serve } from "./serve.mjs";
+import { resolveDataDir, serve } from "./serve.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
@@ -45,6 +45,8 @@ if (stale || !existsSync(path.join(root, ".next", "file-worker", "entry.mjs"))) 
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
+// Absolute, so the banner names where the data is and every server process uses that place.
+env.DATA_DIR = resolveDataDir(env, root);
 const embedded = !env.DATABASE_URL;
 // As lib/env.ts reads SEED_DEMO: true or 1.
 const seeding = ["true", "1"].includes(env.SEED_DEMO || (embedded ? "true" : "false"));
@@ -53,7 +55,7 @@ console.log(`
   ────────────────────────
   Console:  ${baseUrl}/signin
   API:      ${baseUrl}/v1   (reference: ${baseUrl}/docs)
-  Database: ${embedded ? `embedded PostgreSQL (PGlite) in ${env.DATA_DIR || "./.data"}` : "PostgreSQL (DATABASE_URL)"}
+  Database: ${embedded ? `embedded PostgreSQL (PGlite) in ${env.DATA_DIR}` : "PostgreSQL (DATABASE_URL)"}
 ${seeding ? `  Demo:     sign in as ava@example.com (athlete), cora@example.com (coach) or dev@example.com (developer), password demo-password\n` : ""}`);
 
 await serve({ appDir: root, nextArgs: ["-p", port, ...process.argv.slice(2)], env }).catch((err) => {
