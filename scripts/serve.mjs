@@ -23,6 +23,12 @@ import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 const serverScript = path.join(root, "scripts", "server.mjs");
+/**
+ * How long a stop (SIGINT/SIGTERM) may take: a server process still running then is killed, and
+ * the launcher exits 1. scripts/server.mjs ends its own stop within its GRACE_MS, less than this;
+ * this bound holds when it cannot (its thread held by the work it is stopping).
+ */
+export const STOP_BOUND_MS = 10_000;
 
 /** How many server processes to run, and why (printed). */
 export function workerPlan(env = process.env, { service = true } = {}) {
@@ -107,7 +113,19 @@ export async function serve({ appDir, nextArgs, env = process.env, log = console
   if (service) ensureGeneratedSecrets(env);
   if (workers === 1) {
     const child = spawn(process.execPath, [...process.execArgv, serverScript, ...args], { cwd: appDir, env, stdio: "inherit" });
-    for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+    let stopping = false;
+    for (const sig of ["SIGINT", "SIGTERM"]) {
+      process.on(sig, () => {
+        // A second signal is passed on too: the server then stops at once.
+        child.kill(sig);
+        if (stopping) return;
+        stopping = true;
+        setTimeout(() => {
+          child.kill("SIGKILL");
+          process.exit(1);
+        }, STOP_BOUND_MS).unref();
+      });
+    }
     child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
     return;
   }
@@ -158,7 +176,10 @@ export async function serve({ appDir, nextArgs, env = process.env, log = console
       const alive = Object.values(cluster.workers ?? {});
       if (alive.length === 0) process.exit(0);
       for (const w of alive) w?.process.kill(sig);
-      setTimeout(() => process.exit(1), 10_000).unref();
+      setTimeout(() => {
+        for (const w of Object.values(cluster.workers ?? {})) w?.process.kill("SIGKILL");
+        process.exit(1);
+      }, STOP_BOUND_MS).unref();
     });
   }
 }

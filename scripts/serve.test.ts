@@ -69,17 +69,29 @@ describe("secrets generated before the workers start", () => {
   });
 });
 
-describe("DATA_DIR, as every server process the launcher starts is given it", () => {
+describe("the launcher's server processes", () => {
   const serveScript = fileURLToPath(new URL("./serve.mjs", import.meta.url));
   const dirs: string[] = [];
   const procs: ReturnType<typeof spawn>[] = [];
+  const servers: number[] = [];
   afterEach(() => {
     for (const p of procs.splice(0)) p.kill("SIGKILL");
+    for (const pid of servers.splice(0)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
-  /** An app whose `next` stands in for Next.js and answers with where the app would keep its data (lib/env.ts's DATA_DIR, resolved as lib/db/client.ts and lib/secrets.ts resolve it). */
-  function standInApp(dir: string) {
+  /**
+   * An app whose `next` stands in for Next.js and answers with where the app would keep its data
+   * (lib/env.ts's DATA_DIR, resolved as lib/db/client.ts and lib/secrets.ts resolve it).
+   * `onPrepare` is code run as the app is prepared (a shutdown registered, as instrumentation-node.ts does).
+   */
+  function standInApp(dir: string, onPrepare = "") {
     writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "app", private: true }));
     const next = path.join(dir, "node_modules", "next");
     mkdirSync(next, { recursive: true });
@@ -88,25 +100,32 @@ describe("DATA_DIR, as every server process the launcher starts is given it", ()
       path.join(next, "index.js"),
       `const path = require("node:path");
       module.exports = () => ({
-        prepare: async () => {},
+        prepare: async () => { ${onPrepare} },
         getRequestHandler: () => (req, res) => res.end(path.resolve(process.env.DATA_DIR || "./.data")),
       });`,
     );
   }
 
-  /** Runs `node scripts/serve.mjs <app>` in `cwd`; resolves with the data directory its server processes use. */
-  async function dataDirOfServers(app: string, cwd: string, env: Record<string, string | undefined>) {
+  /** Runs `node scripts/serve.mjs <app>` in `cwd`; resolves once it is ready. */
+  async function launch(app: string, cwd: string, env: Record<string, string | undefined>) {
     const proc = spawn(process.execPath, [serveScript, app, "-p", "0", "-H", "127.0.0.1"], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     procs.push(proc);
-    let out = "";
+    const output = { out: "" };
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once("exit", (code, signal) => resolve({ code, signal })));
     const port = await new Promise<number>((resolve, reject) => {
       proc.stdout.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-        const m = /Ready on port (\d+)/.exec(out);
+        output.out += chunk.toString();
+        const m = /Ready on port (\d+)/.exec(output.out);
         if (m) resolve(Number(m[1]));
       });
-      proc.once("exit", (code) => reject(new Error(`the launcher exited (${code}): ${out}`)));
+      void exited.then((e) => reject(new Error(`the launcher exited (${JSON.stringify(e)}): ${output.out}`)));
     });
+    return { proc, port, output, exited };
+  }
+
+  /** Runs `node scripts/serve.mjs <app>` in `cwd`; resolves with the data directory its server processes use. */
+  async function dataDirOfServers(app: string, cwd: string, env: Record<string, string | undefined>) {
+    const { proc, port } = await launch(app, cwd, env);
     const seen = new Set<string>();
     // With several workers, enough requests to meet each (new connections, spread among them).
     for (let i = 0; i < 8; i++) seen.add(await (await fetch(`http://127.0.0.1:${port}/`, { headers: { connection: "close" } })).text());
@@ -126,4 +145,32 @@ describe("DATA_DIR, as every server process the launcher starts is given it", ()
     // Unset: the app's own .data, wherever the launcher runs (a service manager may start it in /).
     expect(await dataDirOfServers(app, from, { DATA_DIR: undefined, WEB_CONCURRENCY: "1" })).toEqual([path.join(app, ".data")]);
   }, 30_000);
+
+  it("stops within its bound with one server process too, killing a server that does not stop (as the cluster's launcher does)", async () => {
+    const app = mkdtempSync(path.join(os.tmpdir(), "aas-serve-app-"));
+    dirs.push(app);
+    // A shutdown that never returns the thread: the server's own timer cannot end it either.
+    standInApp(app, `console.log("server pid " + process.pid); globalThis[Symbol.for("athlete-activity-service.shutdown")] = async () => { for (;;); };`);
+    const { proc, output, exited } = await launch(app, app, { WEB_CONCURRENCY: "1" });
+    const server = Number(/server pid (\d+)/.exec(output.out)?.[1]);
+    const alive = () => {
+      try {
+        process.kill(server, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive()).toBe(true);
+    servers.push(server);
+    const started = Date.now();
+    proc.kill("SIGTERM");
+    // Before, the launcher waited on its server for ever (this wait ran into the test's timeout).
+    expect(await exited).toEqual({ code: 1, signal: null });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_000);
+    expect(Date.now() - started).toBeLessThan(12_000);
+    for (let i = 0; alive() && i < 100; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(alive()).toBe(false);
+  }, 20_000);
 });
+

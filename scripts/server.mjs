@@ -34,7 +34,10 @@ function parseArgs(argv) {
 const opts = parseArgs(process.argv.slice(2));
 /** Where the app registers what it must stop before the process exits (instrumentation-node.ts). */
 const SHUTDOWN = Symbol.for("athlete-activity-service.shutdown");
-/** How long a stop waits for requests in flight and the app's own shutdown; scripts/serve.mjs waits 10 s. */
+/**
+ * How long a stop waits for requests in flight and the app's own shutdown, in all: less than the
+ * launcher's STOP_BOUND_MS (scripts/serve.mjs, 10 s), which kills a server process still running then.
+ */
 const GRACE_MS = 8_000;
 /** The front server, once made; until then there is nothing to close. */
 let server;
