@@ -5,16 +5,35 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { resolveDataDir, serve } from "./serve.mjs";
+import { resolveDataDir, serve, workerPlan } from "./serve.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 const port = env.PORT || "3000";
-// Checked before anything is built or printed, as lib/env.ts checks every other setting.
-if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
-  console.error(`Invalid configuration:\n  PORT: expected a port number from 1 to 65535, got "${port}"`);
-  process.exit(1);
+
+/**
+ * The settings, checked before anything is built, printed or written (the banner, DATA_DIR's
+ * secrets.json): by lib/env.ts's own getEnv, the check every server process makes as it starts,
+ * loaded through tsx as the other TypeScript tools here are (lib/ is TypeScript with extensionless
+ * imports, which Node.js alone does not load). Without tsx (an install without dev packages) the
+ * server processes' own check is the only one. Then the worker plan's (WEB_CONCURRENCY).
+ */
+async function checkSettings() {
+  let tsImport;
+  try {
+    ({ tsImport } = await import("tsx/esm/api"));
+  } catch (err) {
+    if (err?.code !== "ERR_MODULE_NOT_FOUND") throw err;
+  }
+  try {
+    if (tsImport) (await tsImport(path.join(root, "lib", "env.ts"), import.meta.url)).getEnv();
+    workerPlan(env);
+  } catch (err) {
+    console.error(err.message);
+    process.exit(1);
+  }
 }
+await checkSettings();
 const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, "");
 
 function newestMtime(dir) {
