@@ -39,32 +39,52 @@ const SHUTDOWN = Symbol.for("athlete-activity-service.shutdown");
  * launcher's STOP_BOUND_MS (scripts/serve.mjs, 10 s), which kills a server process still running then.
  */
 const GRACE_MS = 8_000;
+/** The part of GRACE_MS requests in flight may take; the app's shutdown has the rest. */
+const DRAIN_MS = 5_000;
 /** The front server, once made; until then there is nothing to close. */
 let server;
 let stopping = false;
+/** Set once the app shuts down: a request arriving after that is answered 503 here, not handed to the app. */
+let appStopped = false;
+/** Answers begun and not yet finished (or cut off). */
+const inFlight = new Set();
+let allAnswered;
 /**
- * Stops gracefully: no new connections, requests in flight answered, then the app's shutdown
- * (its runners stop and record what they were doing, the database closes: the embedded one
- * checkpoints its files), within GRACE_MS. A second signal stops at once.
+ * Stops gracefully, within GRACE_MS; a second signal stops at once.
+ *
+ * - No new connections, and every answer from now on (those under way whose headers have not
+ *   gone yet too) says `Connection: close`: a client sends nothing more on that connection,
+ *   which closes once its answer is out.
+ * - A connection kept alive from before the stop is not closed under its client: closing one the
+ *   server sees idle may cut off a request the client has just sent (it gets a reset, and cannot
+ *   tell whether the request was carried out). It carries at most one more request, answered
+ *   as above, or closes by the keep-alive timeout its client was told (`Keep-Alive: timeout=5`).
+ *   So not server.close(), which destroys every connection idle at that instant.
+ * - Once every answer under way is out (at most DRAIN_MS), the app shuts down (its runners stop
+ *   and record what they were doing, the database closes: the embedded one checkpoints its
+ *   files); a request still arriving on a kept-alive connection meanwhile is answered 503.
+ * - The process exits once the app has shut down and every connection has closed.
  */
 const stop = async (code) => {
   if (stopping) process.exit(code);
   stopping = true;
   setTimeout(() => process.exit(code), GRACE_MS).unref();
+  let closed;
   if (server) {
-    const closed = new Promise((resolve) => server.close(() => resolve(undefined)));
-    // A keep-alive connection whose answer was sent after the close began is idle now, not
-    // closed: close such ones as they come, rather than wait out their keep-alive time.
-    const idle = setInterval(() => server.closeIdleConnections(), 100);
-    server.closeIdleConnections();
-    await closed;
-    clearInterval(idle);
+    for (const res of inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
+    closed = new Promise((resolve) => net.Server.prototype.close.call(server, () => resolve(undefined)));
+    if (inFlight.size > 0) {
+      const drained = new Promise((resolve) => (allAnswered = resolve));
+      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
+    }
   }
+  appStopped = true;
   try {
     await globalThis[SHUTDOWN]?.();
   } catch (err) {
     console.error("shutdown:", err);
   }
+  await closed;
   process.exit(code);
 };
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => void stop(0));
@@ -94,13 +114,37 @@ if (opts.port !== 0) {
     probe.listen(opts.port, listenHost, () => probe.close(resolve));
   }).catch(cannotListen);
 }
+/**
+ * A request that arrives once the app has shut down (on a connection kept alive from before the
+ * stop): not served, and said so, in the service's 503 (CONTRACT §3 on the API's paths).
+ */
+function stoppedAnswer(req, res) {
+  const detail = "The service is stopping: this request was not served. Send it again in a few seconds.";
+  const api = /^\/(v1|mcp|api|oauth|\.well-known)(\/|$)/.test((req.url ?? "/").split("?")[0]);
+  const body = api
+    ? JSON.stringify({ type: `${baseUrl}/problems/service_unavailable`, title: "Service unavailable", status: 503, detail, code: "service_unavailable" })
+    : `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Service unavailable</title></head><body><main><h1>The service is stopping</h1><p>${detail}</p></main></body></html>`;
+  const type = api ? "application/problem+json" : "text/html; charset=utf-8";
+  res.writeHead(503, { "Content-Type": type, "Cache-Control": "no-store", "Retry-After": "5", Connection: "close" }).end(body);
+}
+
 // Next.js from the app's own node_modules (the bench serves a second app with this script).
 const next = createRequire(path.join(opts.dir, "package.json"))("next");
 const app = (next.default ?? next)({ dev: opts.dev, dir: opts.dir, hostname: opts.hostname ?? "localhost", port: opts.port });
 await app.prepare();
 const handle = app.getRequestHandler();
 
-server = createFrontServer({ baseUrl, handle: (req, res) => handle(req, res) });
+server = createFrontServer({ baseUrl, handle: (req, res) => (appStopped ? stoppedAnswer(req, res) : handle(req, res)) });
+// Before the front server's own listener: every request's answer is counted while under way,
+// and told to close its connection once the stop has begun.
+server.prependListener("request", (req, res) => {
+  inFlight.add(res);
+  if (stopping) res.setHeader("Connection", "close");
+  res.once("close", () => {
+    inFlight.delete(res);
+    if (inFlight.size === 0) allAnswered?.();
+  });
+});
 if (opts.dev) server.on("upgrade", (req, socket, head) => app.getUpgradeHandler()(req, socket, head));
 server.once("error", cannotListen);
 server.listen(opts.port, listenHost, () => {

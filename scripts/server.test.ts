@@ -1,4 +1,6 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
+import http from "node:http";
+import net from "node:net";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -32,6 +34,7 @@ function appWithNext(dir: string) {
         console.error("GET", req.url);
         if (req.url === "/slow") setTimeout(() => res.end("slow ok"), 1000);
         else if (req.url === "/host") res.end(String(process.env.HOST));
+        else if (req.url === "/quick") setImmediate(() => res.end("quick ok"));
         else res.end("ok");
       },
     });`,
@@ -156,5 +159,90 @@ describe("one server process (scripts/server.mjs)", () => {
     expect(await slow).toBe("slow ok");
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(output.out).toContain("app shut down");
+  }, 20_000);
+
+  it("stops without resetting a request a keep-alive client sent meanwhile: each is answered (Connection: close from then on), or its connection was never accepted", async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "aas-server-"));
+    appWithNext(dir);
+    const { proc, port, exited } = await startServer(dir);
+    child = proc;
+    let stopped = false;
+    void exited.then(() => (stopped = true));
+    const outcomes = { answered: 0, afterStop: 0, refused: 0, told: 0 };
+    const failures: string[] = [];
+    /** One client on one kept-alive connection at a time (a node:http Agent, which drops a connection told `Connection: close`), sending its next request as soon as the last is answered. */
+    const client = async () => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        while (!stopped) {
+          const outcome = await new Promise<"answered" | "refused" | Error>((resolve) => {
+            const req = http.get({ host: "127.0.0.1", port, path: "/quick", agent }, (res) => {
+              if (res.headers.connection === "close") outcomes.told++;
+              res.resume();
+              res.on("end", () => resolve("answered"));
+              res.on("error", resolve);
+            });
+            // A new connection the stopped server never accepted: the client knows nothing was sent.
+            req.on("error", (err: NodeJS.ErrnoException) => resolve(err.code === "ECONNREFUSED" ? "refused" : err));
+          });
+          if (outcome === "refused") {
+            outcomes.refused++;
+            break;
+          }
+          if (outcome instanceof Error) failures.push(`${(outcome as NodeJS.ErrnoException).code ?? ""} ${outcome.message}`);
+          else {
+            outcomes.answered++;
+            if (stopping) outcomes.afterStop++;
+          }
+        }
+      } finally {
+        agent.destroy();
+      }
+    };
+    let stopping = false;
+    const clients = Array.from({ length: 8 }, client);
+    // Under load, the stop comes.
+    while (outcomes.answered < 400) await new Promise((r) => setTimeout(r, 5));
+    stopping = true;
+    proc.kill("SIGTERM");
+    await Promise.all(clients);
+    // Before, the stop closed kept-alive connections it thought idle every 100 ms, while their
+    // clients' next requests were on the way: ECONNRESET, "socket hang up".
+    expect(failures).toEqual([]);
+    expect(outcomes.told).toBeGreaterThan(0);
+    expect(await exited).toEqual({ code: 0, signal: null });
+  }, 30_000);
+
+  it("leaves a connection kept alive from before the stop to its client, and answers a request on it after the app has shut down with a 503 that closes it", async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "aas-server-"));
+    appWithNext(dir);
+    const { proc, port, exited, output } = await startServer(dir);
+    child = proc;
+    const socket = net.connect(port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
+    const ended = new Promise<string>((resolve) => socket.once("close", () => resolve(received)));
+    socket.on("error", (err) => (received += `\n[${err.message}]`));
+    const request = "GET /v1/athletes/me HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    socket.write(request);
+    for (let i = 0; !received.includes("\r\n\r\nok"); i++) {
+      if (i > 500) throw new Error(`no first answer: ${received}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(received).not.toMatch(/connection: close/i);
+    proc.kill("SIGTERM");
+    for (let i = 0; !output.out.includes("app shut down"); i++) {
+      if (i > 500) throw new Error("the app never shut down");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    received = "";
+    socket.write(request);
+    // Before, the stop closed the idle connection at once: the request met a closed socket.
+    const answer = await ended;
+    expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(answer).toMatch(/\r\nretry-after: 5\r\n/i);
+    expect(answer).toContain('"code":"service_unavailable"');
+    expect(await exited).toEqual({ code: 0, signal: null });
   }, 20_000);
 });
