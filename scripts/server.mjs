@@ -41,6 +41,8 @@ const SHUTDOWN = Symbol.for("athlete-activity-service.shutdown");
 const GRACE_MS = 8_000;
 /** The part of GRACE_MS requests in flight may take; the app's shutdown has the rest. */
 const DRAIN_MS = 5_000;
+/** How long nothing must arrive before the app shuts down, once nothing is under way. */
+const QUIET_MS = 100;
 /** The front server, once made; until then there is nothing to close. */
 let server;
 let stopping = false;
@@ -48,6 +50,8 @@ let stopping = false;
 let appStopped = false;
 /** Answers begun and not yet finished (or cut off). */
 const inFlight = new Set();
+/** Requests begun, all told. */
+let begun = 0;
 let allAnswered;
 /**
  * Stops gracefully, within GRACE_MS; a second signal stops at once.
@@ -60,7 +64,7 @@ let allAnswered;
  *   tell whether the request was carried out). It carries at most one more request, answered
  *   as above, or closes by the keep-alive timeout its client was told (`Keep-Alive: timeout=5`).
  *   So not server.close(), which destroys every connection idle at that instant.
- * - Once every answer under way is out (at most DRAIN_MS), the app shuts down (its runners stop
+ * - Once every answer under way is out and no request has come for QUIET_MS (at most DRAIN_MS), the app shuts down (its runners stop
  *   and record what they were doing, the database closes: the embedded one checkpoints its
  *   files); a request still arriving on a kept-alive connection meanwhile is answered 503.
  * - The process exits once the app has shut down and every connection has closed.
@@ -73,9 +77,15 @@ const stop = async (code) => {
   if (server) {
     for (const res of inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
     closed = new Promise((resolve) => net.Server.prototype.close.call(server, () => resolve(undefined)));
-    if (inFlight.size > 0) {
-      const drained = new Promise((resolve) => (allAnswered = resolve));
-      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
+    // Until nothing is under way and nothing new has come for QUIET_MS (a request a client had
+    // sent as the stop began is served, not refused), at most DRAIN_MS.
+    const deadline = Date.now() + DRAIN_MS;
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)).unref());
+    for (;;) {
+      const seen = begun;
+      if (inFlight.size > 0) await Promise.race([new Promise((resolve) => (allAnswered = resolve)), sleep(deadline - Date.now())]);
+      await sleep(Math.min(QUIET_MS, deadline - Date.now()));
+      if (Date.now() >= deadline || (begun === seen && inFlight.size === 0)) break;
     }
   }
   appStopped = true;
@@ -139,6 +149,7 @@ server = createFrontServer({ baseUrl, handle: (req, res) => (appStopped ? stoppe
 // and told to close its connection once the stop has begun.
 server.prependListener("request", (req, res) => {
   inFlight.add(res);
+  begun++;
   if (stopping) res.setHeader("Connection", "close");
   res.once("close", () => {
     inFlight.delete(res);
