@@ -80,7 +80,8 @@ const stop = async (code) => {
     // Until nothing is under way and nothing new has come for QUIET_MS (a request a client had
     // sent as the stop began is served, not refused), at most DRAIN_MS.
     const deadline = Date.now() + DRAIN_MS;
-    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)).unref());
+    // Held, not unref'd: with nothing else open, the process would end here, before the app's shutdown.
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
     for (;;) {
       const seen = begun;
       if (inFlight.size > 0) await Promise.race([new Promise((resolve) => (allAnswered = resolve)), sleep(deadline - Date.now())]);
