@@ -125,11 +125,18 @@ describe("the launcher's server processes", () => {
 
   /** Runs `node scripts/serve.mjs <app>` in `cwd`; resolves with the data directory its server processes use. */
   async function dataDirOfServers(app: string, cwd: string, env: Record<string, string | undefined>) {
-    const { proc, port } = await launch(app, cwd, env);
+    const { proc, port, exited, output } = await launch(app, cwd, env);
+    // A cluster's launcher takes signals once every worker listens.
+    for (let i = 0; env.WEB_CONCURRENCY !== "1" && !output.out.includes("workers listening"); i++) {
+      if (i > 500) throw new Error(`the workers never all listened: ${output.out}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const seen = new Set<string>();
     // With several workers, enough requests to meet each (new connections, spread among them).
     for (let i = 0; i < 8; i++) seen.add(await (await fetch(`http://127.0.0.1:${port}/`, { headers: { connection: "close" } })).text());
+    // Stopped through the launcher, which passes the signal on to its server processes.
     proc.kill("SIGTERM");
+    expect(await exited).toEqual({ code: 0, signal: null });
     return [...seen];
   }
 
