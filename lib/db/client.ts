@@ -1,12 +1,12 @@
 import "server-only";
 import net from "node:net";
 import path from "node:path";
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync } from "node:fs";
 import { getTableColumns, sql, type Column, type ExtractTablesWithRelations, type Name, type Query, type SQL, type SQLWrapper } from "drizzle-orm";
 import { PgDatabase, PgDialect, type PgInsertValue, type PgQueryResultHKT, type PgTable } from "drizzle-orm/pg-core";
 import { getEnv } from "../env";
 import { log } from "../log";
-import { lockDataDir } from "./directory-lock";
+import { DirectoryInUse, lockDataDir } from "./directory-lock";
 import type { Sql } from "postgres";
 import { postgresConnection } from "./postgres-url";
 import * as schema from "./schema";
@@ -29,6 +29,8 @@ const MIGRATIONS = path.join(process.cwd(), "drizzle");
 // One handle per process on globalThis: hot reload re-evaluates modules, and PGlite must
 // never open one directory twice.
 const g = globalThis as unknown as { __aasDb?: Promise<DbHandle> };
+/** Whether the process has opened its database once, and what it does when the database refuses it before that (`onDatabaseRefused`). */
+const dbState = ((globalThis as unknown as { __aasDbState?: { opened: boolean; onRefused?: (err: DatabaseRefused) => void } }).__aasDbState ??= { opened: false });
 
 async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
   const { PGlite } = await import("@electric-sql/pglite");
@@ -36,15 +38,25 @@ async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
   const { migrate } = await import("drizzle-orm/pglite/migrator");
   let dir: string | undefined;
   let unlock = () => {};
-  if (dataDir) {
-    dir = path.resolve(dataDir, "pglite");
-    mkdirSync(dir, { recursive: true });
-    // One process at a time: a second would lose the first's writes, and its own.
-    unlock = lockDataDir(path.resolve(dataDir));
+  let client: InstanceType<typeof PGlite>;
+  try {
+    if (dataDir) {
+      dir = path.resolve(dataDir, "pglite");
+      mkdirSync(dir, { recursive: true });
+      // PGlite reports a directory it cannot write only as "failed to initialize properly".
+      accessSync(dir, constants.W_OK);
+      // One process at a time: a second would lose the first's writes, and its own.
+      unlock = lockDataDir(path.resolve(dataDir));
+    }
+    client = new PGlite(dir);
+    await client.waitReady;
+  } catch (err) {
+    unlock();
+    // Nothing outside this process is waited for: a directory it cannot write, a file where a
+    // directory should be, a full disk or a database PGlite cannot read stay so until someone acts.
+    throw err instanceof DirectoryInUse ? err : dataDirRefused(err, dataDir);
   }
   try {
-    const client = new PGlite(dir);
-    await client.waitReady;
     const db = drizzle({ client, schema });
     await migrate(db, { migrationsFolder: MIGRATIONS });
     return {
@@ -56,9 +68,89 @@ async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
       },
     };
   } catch (err) {
+    await client.close().catch(() => {});
     unlock();
     throw err;
   }
+}
+
+/**
+ * The database cannot be used by this start, and waiting would not change that (no such
+ * database, a role or password refused, a DATA_DIR this process cannot write). Its message is one sentence for a person,
+ * naming the setting and what to do. While the process has never opened its database, the
+ * service stops on it (lib/boot.ts, `onDatabaseRefused`); an outage (connection refused, a
+ * timeout, a host not yet resolvable) is retried instead, and requests answer 503 meanwhile.
+ */
+export class DatabaseRefused extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "DatabaseRefused";
+  }
+}
+
+/** A PostgreSQL URL with its password (in the user part or a `password` parameter) masked, to be printed. */
+export function maskedUrl(url: string): string {
+  return url
+    .replace(/^(postgres(?:ql)?:\/\/[^:@/?#]*):[^@/?#]*@/i, "$1:****@")
+    .replace(/([?&]password=)[^&#]*/gi, "$1****");
+}
+
+/** SQLSTATEs the server answers a login with that no wait changes. */
+const LOGIN_REFUSED: Record<string, string> = {
+  "3D000": "create that database (createdb) or correct the database name in DATABASE_URL",
+  "28000": "create that role, or correct the user in DATABASE_URL (or pg_hba.conf, which may refuse it)",
+  "28P01": "correct the password in DATABASE_URL (or the role's password on the server)",
+};
+
+/** The first code in `err` or its causes (a drizzle query error carries the driver's in its cause). */
+export function errorCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The deepest message in `err` and its causes: the server's own words under drizzle's "Failed query: …". */
+function rootMessage(err: unknown): string {
+  let message = err instanceof Error ? err.message : String(err);
+  for (let e = (err as { cause?: unknown })?.cause, depth = 0; e && depth < 5; depth++) {
+    if (e instanceof Error && e.message) message = e.message;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return message;
+}
+
+/** `err` from opening the embedded database as the sentence that stops the service. */
+function dataDirRefused(err: unknown, dataDir: string | undefined): DatabaseRefused {
+  // PGlite's own file system reports emscripten's errno numbers, with no code or message.
+  const EMSCRIPTEN_ERRNO: Record<number, string> = { 2: "EACCES", 63: "EPERM", 69: "EROFS", 54: "ENOTDIR", 20: "EEXIST", 51: "ENOSPC", 44: "ENOENT" };
+  const errno = (err as { errno?: unknown })?.errno;
+  const code = errorCode(err) ?? (typeof errno === "number" ? EMSCRIPTEN_ERRNO[errno] : undefined);
+  const message = err instanceof Error && err.message ? err.message : code ?? String(err);
+  if (!dataDir) return new DatabaseRefused(`The embedded database (in memory) could not be opened: ${message}.`, { cause: err });
+  const where = `DATA_DIR (${path.resolve(dataDir)})`;
+  const uid = typeof process.getuid === "function" ? ` (uid ${process.getuid()})` : "";
+  const what =
+    code === "EACCES" || code === "EPERM"
+      ? `cannot be written by this process${uid}: ${message}. Give the service's user write access to it and what is in it (chown or chmod), or set DATA_DIR to a directory it can write`
+      : code === "EROFS"
+        ? `is on a read-only file system: ${message}. Set DATA_DIR to a writable directory, or mount it writable`
+        : code === "ENOTDIR" || code === "EEXIST"
+          ? `cannot be made a directory, because a part of that path is a file: ${message}. Remove or move that file, or set DATA_DIR to another directory`
+          : code === "ENOSPC"
+            ? `is on a full disk: ${message}. Free space on it (a half-written embedded database is not repaired by waiting)`
+            : `could not be opened as the embedded database: ${message}${code ? ` (${code})` : ""}. Check the directory, or set DATA_DIR to another one`;
+  return new DatabaseRefused(`${where} ${what}, and start the service again.`, { cause: err });
+}
+
+/** `err` from a login to PostgreSQL as the sentence that stops the service, or undefined for an outage (retried). */
+function loginRefused(err: unknown, url: string): DatabaseRefused | undefined {
+  const code = errorCode(err);
+  const todo = code ? LOGIN_REFUSED[code] : undefined;
+  if (!todo) return undefined;
+  return new DatabaseRefused(`DATABASE_URL (${maskedUrl(url)}) is refused by the server: ${rootMessage(err)} (${code}). ${todo[0]!.toUpperCase()}${todo.slice(1)}, and start the service again.`, { cause: err });
 }
 
 /**
@@ -265,6 +357,8 @@ async function openPostgres(url: string, opts: { max?: number } = {}): Promise<D
     await migrator`select pg_advisory_lock(7411)`;
     await migrate(drizzle({ client: migrator }), { migrationsFolder: MIGRATIONS });
     await migrator`select pg_advisory_unlock(7411)`;
+  } catch (err) {
+    throw loginRefused(err, url) ?? err;
   } finally {
     await migrator.end();
   }
@@ -286,17 +380,28 @@ export async function openDatabase(opts: { url?: string; dataDir?: string; max?:
   return opts.url ? openPostgres(opts.url, opts) : openPglite(opts.dataDir);
 }
 
+/**
+ * What the process does when its database refuses it (`DatabaseRefused`) before it was ever
+ * opened: lib/boot.ts stops the service. Once the database has been opened, the same failures
+ * are an outage like any other (requests answer 503, lib/http/db-errors.ts).
+ */
+export function onDatabaseRefused(handler: ((err: DatabaseRefused) => void) | undefined): void {
+  dbState.onRefused = handler;
+}
+
 /** The process's database, opened and migrated on first use. A failed open is retried on the next call. */
 export function getDbHandle(): Promise<DbHandle> {
   if (!g.__aasDb) {
     const env = getEnv();
     const opening = openDatabase({ url: env.databaseUrl, dataDir: env.dataDir }).then(
       (h) => {
+        dbState.opened = true;
         log.info("database ready", { kind: h.kind });
         return h;
       },
       (err: unknown) => {
         g.__aasDb = undefined;
+        if (err instanceof DatabaseRefused && !dbState.opened) dbState.onRefused?.(err);
         throw err;
       },
     );
@@ -320,6 +425,8 @@ export async function closeDb(): Promise<void> {
 /** Tests install their own database (in-memory PGlite or a fresh PostgreSQL database). */
 export function setDbHandleForTests(handle: DbHandle | undefined): void {
   g.__aasDb = handle ? Promise.resolve(handle) : undefined;
+  // None: the process is as one that has not opened its database yet.
+  if (!handle) dbState.opened = false;
 }
 
 /**

@@ -1,0 +1,146 @@
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { boot } from "./boot";
+import { closeDb, getDb, maskedUrl, setDbHandleForTests } from "./db/client";
+import { resetEnvForTests } from "./env";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const BASE = process.env.TEST_DATABASE_URL;
+
+let exits: (string | number | null | undefined)[] = [];
+let printed: string[] = [];
+let logged: string[] = [];
+const saved = { DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, LOG_LEVEL: process.env.LOG_LEVEL };
+
+beforeEach(() => {
+  exits = [];
+  printed = [];
+  logged = [];
+  vi.spyOn(process, "exit").mockImplementation(((code?: string | number | null) => void exits.push(code)) as never);
+  vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void printed.push(args.join(" ")));
+  vi.spyOn(process.stderr, "write").mockImplementation(((line: string) => (logged.push(String(line)), true)) as never);
+  setDbHandleForTests(undefined);
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await closeDb();
+  setDbHandleForTests(undefined);
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  resetEnvForTests();
+});
+
+function configure(env: { DATABASE_URL?: string; DATA_DIR?: string }) {
+  delete process.env.DATABASE_URL;
+  delete process.env.DATA_DIR;
+  Object.assign(process.env, env, { LOG_LEVEL: "info" });
+  resetEnvForTests();
+}
+
+
+function withoutDatabaseUrl(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _, ...rest } = env;
+  return rest;
+}
+
+describe("maskedUrl", () => {
+  it("masks a password in the user part or a password parameter", () => {
+    expect(maskedUrl("postgres://app:s3cr%40t@db:5432/aas?sslmode=require")).toBe("postgres://app:****@db:5432/aas?sslmode=require");
+    expect(maskedUrl("postgresql://app@db/aas?password=x&max=4")).toBe("postgresql://app@db/aas?password=****&max=4");
+    expect(maskedUrl("postgres://db/aas")).toBe("postgres://db/aas");
+  });
+});
+
+describe.skipIf(!BASE)("start on PostgreSQL: what waiting cannot fix stops the service", () => {
+  it("a database the server does not have: one sentence naming DATABASE_URL (password masked), exit 1", async () => {
+    const url = new URL(BASE!);
+    url.pathname = `/aas_missing_${randomBytes(4).toString("hex")}`;
+    url.password = "not-shown";
+    configure({ DATABASE_URL: url.toString() });
+    await boot();
+    expect(exits).toEqual([1]);
+    expect(printed).toHaveLength(1);
+    expect(printed[0]).toContain(`DATABASE_URL (${url.toString().replace(":not-shown@", ":****@")})`);
+    expect(printed[0]).toMatch(/does not exist \(3D000\)\. Create that database/);
+    expect(printed.join("") + logged.join("")).not.toContain("not-shown");
+  });
+
+  it("a role the server refuses: exit 1, naming DATABASE_URL and the code", async () => {
+    const url = new URL(BASE!);
+    url.username = `nobody_${randomBytes(3).toString("hex")}`;
+    configure({ DATABASE_URL: url.toString() });
+    await boot();
+    expect(exits).toEqual([1]);
+    expect(printed[0]).toMatch(/^DATABASE_URL \(.*\) is refused by the server: .*\((28000|28P01)\)/);
+  });
+
+  it("a server not reachable yet is retried (503 meanwhile), logged with message and code; a refusal met on a later attempt still stops it", async () => {
+    configure({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/aas" });
+    await boot();
+    expect(exits).toEqual([]);
+    const line = JSON.parse(logged.find((l) => l.includes("start-up failed"))!) as { error: string; code: string };
+    expect(line.code).toBe("ECONNREFUSED");
+    expect(line.error).not.toMatch(/^\w+: /);
+    // The next attempt (a request's, a runner's) finds the server, which has no such database.
+    const url = new URL(BASE!);
+    url.pathname = "/aas_missing_later";
+    configure({ DATABASE_URL: url.toString() });
+    await expect(getDb()).rejects.toThrow(/3D000/);
+    expect(exits).toEqual([1]);
+  });
+});
+
+describe("start on the embedded database: what waiting cannot fix stops the service", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "aas-boot-"));
+  });
+  afterEach(() => {
+    chmodSync(dir, 0o755);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a DATA_DIR that is a file: exit 1, naming DATA_DIR's absolute path", async () => {
+    const file = path.join(dir, "data");
+    writeFileSync(file, "");
+    configure({ DATA_DIR: path.relative(process.cwd(), file) });
+    await boot();
+    expect(exits).toEqual([1]);
+    expect(printed).toEqual([expect.stringMatching(new RegExp(`^DATA_DIR \\(${file}\\) cannot be made a directory, because a part of that path is a file: ENOTDIR`))]);
+  });
+
+  it("a DATA_DIR this process cannot write: exit 1, naming it", () => {
+    const data = path.join(dir, "data");
+    mkdirSync(path.join(data, "pglite"), { recursive: true });
+    chmodSync(data, 0o555);
+    chmodSync(path.join(data, "pglite"), 0o555);
+    chmodSync(dir, 0o755);
+    // As root every directory is writable: the service is started as nobody, as in a container.
+    const asNobody = process.getuid?.() === 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
+    const child = [
+      `import { boot } from ${JSON.stringify(path.join(ROOT, "lib/boot.ts"))};`,
+      "await boot();",
+      'setTimeout(() => { console.log("still running"); process.exit(0); }, 2000);',
+    ].join("\n");
+    const script = path.join(dir, "child.mts");
+    writeFileSync(script, child);
+    const cmd = [...asNobody, path.join(ROOT, "node_modules/.bin/tsx"), "--conditions=react-server", script];
+    const run = spawnSync(cmd[0]!, cmd.slice(1), {
+      cwd: ROOT,
+      env: { ...withoutDatabaseUrl(process.env), DATA_DIR: data, LOG_LEVEL: "info", AUTH_SECRET: "a".repeat(32), SECRETS_KEY: "b".repeat(32) },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.stdout).not.toContain("still running");
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim()).toMatch(new RegExp(`^DATA_DIR \\(${data}\\) cannot be written by this process \\(uid \\d+\\): EACCES`));
+  });
+});
