@@ -4,9 +4,11 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import postgres from "postgres";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { boot } from "./boot";
 import { closeDb, getDb, maskedUrl, setDbHandleForTests } from "./db/client";
+import { postgresConnection } from "./db/postgres-url";
 import { resetEnvForTests } from "./env";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -45,6 +47,26 @@ function configure(env: { DATABASE_URL?: string; DATA_DIR?: string }) {
   resetEnvForTests();
 }
 
+/** A new database on the TEST_DATABASE_URL server, its URL (with a password, to see it masked), and a connection to it. */
+async function newDatabase() {
+  const admin = postgres(postgresConnection(BASE!).url, { max: 1, onnotice: () => {} });
+  const name = `aas_boot_${randomBytes(5).toString("hex")}`;
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(BASE!);
+  url.pathname = `/${name}`;
+  url.password = "not-shown";
+  const sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
+  return {
+    name,
+    url: url.toString(),
+    sql,
+    drop: async () => {
+      await sql.end();
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
 
 function withoutDatabaseUrl(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const { DATABASE_URL: _, ...rest } = env;
@@ -96,6 +118,26 @@ describe.skipIf(!BASE)("start on PostgreSQL: what waiting cannot fix stops the s
     await expect(getDb()).rejects.toThrow(/3D000/);
     expect(exits).toEqual([1]);
   });
+
+  it("a migration that fails: exit 1 naming the migration, the server's message and code; nothing applied", async () => {
+    const db = await newDatabase();
+    try {
+      await db.sql`create table console_sessions (id text primary key)`;
+      configure({ DATABASE_URL: db.url });
+      await boot();
+      expect(exits).toEqual([1]);
+      expect(printed).toHaveLength(1);
+      expect(printed[0]).toContain("Migration drizzle/0014_console_sessions.sql failed on the database at DATABASE_URL");
+      expect(printed[0]).toContain('CREATE TABLE \\"console_sessions\\"');
+      expect(printed[0]).toMatch(/relation "console_sessions" already exists \(42P07\)/);
+      expect(printed[0]).not.toContain("not-shown");
+      // One transaction: the migrations before 0014 were rolled back with it.
+      expect(await db.sql`select to_regclass('public.users')::text as t`).toEqual([{ t: null }]);
+      expect(await db.sql`select count(*)::int as n from drizzle.__drizzle_migrations`).toEqual([{ n: 0 }]);
+    } finally {
+      await db.drop();
+    }
+  });
 });
 
 describe("start on the embedded database: what waiting cannot fix stops the service", () => {
@@ -142,5 +184,17 @@ describe("start on the embedded database: what waiting cannot fix stops the serv
     expect(run.stdout).not.toContain("still running");
     expect(run.status).toBe(1);
     expect(run.stderr.trim()).toMatch(new RegExp(`^DATA_DIR \\(${data}\\) cannot be written by this process \\(uid \\d+\\): EACCES`));
+  });
+
+  it("a migration that fails: exit 1 naming the migration and PostgreSQL's message", async () => {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const pg = new PGlite(path.join(dir, "pglite"));
+    await pg.exec("create table console_sessions (id text primary key)");
+    await pg.close();
+    configure({ DATA_DIR: dir });
+    await boot();
+    expect(exits).toEqual([1]);
+    expect(printed[0]).toContain(`Migration drizzle/0014_console_sessions.sql failed on the embedded database in DATA_DIR (${dir})`);
+    expect(printed[0]).toMatch(/relation "console_sessions" already exists \(42P07\)/);
   });
 });

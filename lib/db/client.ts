@@ -1,7 +1,7 @@
 import "server-only";
 import net from "node:net";
 import path from "node:path";
-import { accessSync, constants, mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync, readFileSync } from "node:fs";
 import { getTableColumns, sql, type Column, type ExtractTablesWithRelations, type Name, type Query, type SQL, type SQLWrapper } from "drizzle-orm";
 import { PgDatabase, PgDialect, type PgInsertValue, type PgQueryResultHKT, type PgTable } from "drizzle-orm/pg-core";
 import { getEnv } from "../env";
@@ -58,7 +58,7 @@ async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
   }
   try {
     const db = drizzle({ client, schema });
-    await migrate(db, { migrationsFolder: MIGRATIONS });
+    await migrateOrRefuse(db as unknown as Db, () => migrate(db, { migrationsFolder: MIGRATIONS }), dataDir ? `the embedded database in DATA_DIR (${path.resolve(dataDir)})` : "the embedded database");
     return {
       db: db as unknown as Db,
       kind: "pglite",
@@ -76,7 +76,8 @@ async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
 
 /**
  * The database cannot be used by this start, and waiting would not change that (no such
- * database, a role or password refused, a DATA_DIR this process cannot write). Its message is one sentence for a person,
+ * database, a role or password refused, a DATA_DIR this process cannot write, a migration that
+ * fails). Its message is one sentence for a person,
  * naming the setting and what to do. While the process has never opened its database, the
  * service stops on it (lib/boot.ts, `onDatabaseRefused`); an outage (connection refused, a
  * timeout, a host not yet resolvable) is retried instead, and requests answer 503 meanwhile.
@@ -102,6 +103,26 @@ const LOGIN_REFUSED: Record<string, string> = {
   "28P01": "correct the password in DATABASE_URL (or the role's password on the server)",
 };
 
+/** Codes of a failure to reach the server or keep a connection to it, rather than an answer from it: retried. */
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now (starting up, recovering)
+  "53300", // too_many_connections
+]);
+
 /** The first code in `err` or its causes (a drizzle query error carries the driver's in its cause). */
 export function errorCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
@@ -120,6 +141,11 @@ function rootMessage(err: unknown): string {
     e = (e as { cause?: unknown }).cause;
   }
   return message;
+}
+
+function isConnectionFailure(err: unknown): boolean {
+  const code = errorCode(err);
+  return code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith("08"));
 }
 
 /** `err` from opening the embedded database as the sentence that stops the service. */
@@ -151,6 +177,50 @@ function loginRefused(err: unknown, url: string): DatabaseRefused | undefined {
   const todo = code ? LOGIN_REFUSED[code] : undefined;
   if (!todo) return undefined;
   return new DatabaseRefused(`DATABASE_URL (${maskedUrl(url)}) is refused by the server: ${rootMessage(err)} (${code}). ${todo[0]!.toUpperCase()}${todo.slice(1)}, and start the service again.`, { cause: err });
+}
+
+type JournalEntry = { tag: string; when: number };
+
+/** This build's migrations, in order, as drizzle-kit recorded them (drizzle/meta/_journal.json). */
+function readJournal(): JournalEntry[] {
+  return (JSON.parse(readFileSync(path.join(MIGRATIONS, "meta", "_journal.json"), "utf8")) as { entries: JournalEntry[] }).entries;
+}
+
+/**
+ * Runs this build's pending migrations (`run`, drizzle's migrator: all of them in one
+ * transaction, so a failure leaves nothing half-applied). A migration that fails stops the service with which one, and the server's own message and
+ * code; a lost connection is thrown as it is (an outage, retried).
+ */
+async function migrateOrRefuse(db: Db, run: () => Promise<void>, where: string): Promise<void> {
+  const journal = readJournal();
+  try {
+    await run();
+  } catch (err) {
+    if (isConnectionFailure(err)) throw err;
+    throw migrationFailed(err, journal, where);
+  }
+}
+
+/** A failed migration as the sentence that stops the service: which migration, its statement, and the server's message and code. */
+function migrationFailed(err: unknown, journal: JournalEntry[], where: string): DatabaseRefused {
+  const query = (err as { query?: unknown })?.query;
+  const statement = typeof query === "string" ? query.trim() : undefined;
+  // drizzle's error names the statement only: the migration whose file holds it.
+  const migration = statement
+    ? journal.find((m) => {
+        try {
+          return readFileSync(path.join(MIGRATIONS, `${m.tag}.sql`), "utf8").split("--> statement-breakpoint").some((s) => s.trim() === statement);
+        } catch {
+          return false;
+        }
+      })
+    : undefined;
+  const code = errorCode(err);
+  const named = migration ? `Migration drizzle/${migration.tag}.sql` : "A migration";
+  const shown = statement ? ` at ${JSON.stringify(statement.length > 300 ? `${statement.slice(0, 300)}…` : statement)}` : "";
+  const cause = `${rootMessage(err)}${code ? ` (${code})` : ""}`;
+  const todo = "fix the database (or the migration) and start the service again";
+  return new DatabaseRefused(`${named} failed on ${where}${shown}: ${cause}. Nothing of this start's migrations was applied; ${todo}.`, { cause: err });
 }
 
 /**
@@ -355,10 +425,11 @@ async function openPostgres(url: string, opts: { max?: number } = {}): Promise<D
   const migrator = postgres(pgUrl, { ...where, max: 1, onnotice: () => {} });
   try {
     await migrator`select pg_advisory_lock(7411)`;
-    await migrate(drizzle({ client: migrator }), { migrationsFolder: MIGRATIONS });
+    const mdb = drizzle({ client: migrator });
+    await migrateOrRefuse(mdb as unknown as Db, () => migrate(mdb, { migrationsFolder: MIGRATIONS }), `the database at DATABASE_URL (${maskedUrl(url)})`);
     await migrator`select pg_advisory_unlock(7411)`;
   } catch (err) {
-    throw loginRefused(err, url) ?? err;
+    throw err instanceof DatabaseRefused ? err : (loginRefused(err, url) ?? err);
   } finally {
     await migrator.end();
   }
