@@ -1,18 +1,19 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { boot } from "./boot";
-import { closeDb, getDb, maskedUrl, setDbHandleForTests } from "./db/client";
+import { closeDb, getDb, maskedUrl, openDatabase, rowsOf, setDbHandleForTests } from "./db/client";
 import { postgresConnection } from "./db/postgres-url";
 import { resetEnvForTests } from "./env";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BASE = process.env.TEST_DATABASE_URL;
+const journal = (JSON.parse(readFileSync(path.join(ROOT, "drizzle/meta/_journal.json"), "utf8")) as { entries: { tag: string; when: number }[] }).entries;
 
 let exits: (string | number | null | undefined)[] = [];
 let printed: string[] = [];
@@ -138,6 +139,28 @@ describe.skipIf(!BASE)("start on PostgreSQL: what waiting cannot fix stops the s
       await db.drop();
     }
   });
+
+  it("a database a newer release migrated: exit 1, this release must not write to it", async () => {
+    const db = await newDatabase();
+    try {
+      const handle = await openDatabase({ url: db.url, max: 1 });
+      await handle.close();
+      await db.sql`insert into drizzle.__drizzle_migrations (hash, created_at) values ('newer', ${journal.at(-1)!.when + 60_000})`;
+      configure({ DATABASE_URL: db.url });
+      await boot();
+      expect(exits).toEqual([1]);
+      expect(printed[0]).toMatch(/^The database at DATABASE_URL \(.*:\*\*\*\*@.*\) was migrated by a newer release of this service .*this release must not write to it/);
+
+      // More migrations recorded than this release has, whatever their dates.
+      await db.sql`update drizzle.__drizzle_migrations set created_at = 1 where hash = 'newer'`;
+      setDbHandleForTests(undefined);
+      await boot();
+      expect(exits).toEqual([1, 1]);
+      expect(printed[1]).toContain(`records ${journal.length + 1} migrations`);
+    } finally {
+      await db.drop();
+    }
+  });
 });
 
 describe("start on the embedded database: what waiting cannot fix stops the service", () => {
@@ -196,5 +219,19 @@ describe("start on the embedded database: what waiting cannot fix stops the serv
     expect(exits).toEqual([1]);
     expect(printed[0]).toContain(`Migration drizzle/0014_console_sessions.sql failed on the embedded database in DATA_DIR (${dir})`);
     expect(printed[0]).toMatch(/relation "console_sessions" already exists \(42P07\)/);
+  });
+
+  it("a database a newer release migrated: exit 1, this release must not write to it", async () => {
+    await (await openDatabase({ dataDir: dir })).close();
+    const { PGlite } = await import("@electric-sql/pglite");
+    const pg = new PGlite(path.join(dir, "pglite"));
+    await pg.query("insert into drizzle.__drizzle_migrations (hash, created_at) values ('newer', $1)", [journal.at(-1)!.when + 60_000]);
+    const before = rowsOf<{ n: number }>(await pg.query("select count(*)::int as n from drizzle.__drizzle_migrations"))[0]!.n;
+    await pg.close();
+    configure({ DATA_DIR: dir });
+    await boot();
+    expect(exits).toEqual([1]);
+    expect(printed[0]).toMatch(new RegExp(`^The embedded database in DATA_DIR \\(${dir}\\) was migrated by a newer release of this service \\(it records ${before} migrations`));
+    expect(printed[0]).toContain(`this release knows ${journal.length}, up to ${journal.at(-1)!.tag}), and this release must not write to it`);
   });
 });

@@ -26,7 +26,8 @@ function stop(err: Error): void {
  * A database that is down at start (connection refused, a timeout, a host not yet resolvable)
  * is retried in the background; requests answer 503 meanwhile. One that refuses the service
  * and that waiting cannot change (`DatabaseRefused`: no such database, a role or password
- * refused, a DATA_DIR it cannot write, a migration that fails) stops it, here or at whichever later attempt first meets it, as long as the
+ * refused, a DATA_DIR it cannot write, a migration that fails, a database a newer release
+ * migrated) stops it, here or at whichever later attempt first meets it, as long as the
  * database has never been opened.
  * Webhook delivery is started by the process entry (instrumentation.ts), which picks the runner.
  */

@@ -77,7 +77,7 @@ async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
 /**
  * The database cannot be used by this start, and waiting would not change that (no such
  * database, a role or password refused, a DATA_DIR this process cannot write, a migration that
- * fails). Its message is one sentence for a person,
+ * fails, a database migrated by a newer release). Its message is one sentence for a person,
  * naming the setting and what to do. While the process has never opened its database, the
  * service stops on it (lib/boot.ts, `onDatabaseRefused`); an outage (connection refused, a
  * timeout, a host not yet resolvable) is retried instead, and requests answer 503 meanwhile.
@@ -186,28 +186,47 @@ function readJournal(): JournalEntry[] {
   return (JSON.parse(readFileSync(path.join(MIGRATIONS, "meta", "_journal.json"), "utf8")) as { entries: JournalEntry[] }).entries;
 }
 
+/** The migrations the database records (drizzle's table, on PGlite too): how many, and the newest one's `when`. */
+async function appliedMigrations(db: Db): Promise<{ count: number; last: number | null }> {
+  const [table] = rowsOf<{ t: string | null }>(await db.execute(sql`select to_regclass('drizzle.__drizzle_migrations')::text as t`));
+  if (!table?.t) return { count: 0, last: null };
+  const [row] = rowsOf<{ n: string | number; last: string | null }>(await db.execute(sql`select count(*)::text as n, max(created_at)::text as last from drizzle.__drizzle_migrations`));
+  return { count: Number(row?.n ?? 0), last: row?.last == null ? null : Number(row.last) };
+}
+
 /**
  * Runs this build's pending migrations (`run`, drizzle's migrator: all of them in one
- * transaction, so a failure leaves nothing half-applied). A migration that fails stops the service with which one, and the server's own message and
+ * transaction, so a failure leaves nothing half-applied), after refusing a database that
+ * records migrations this build does not know: a newer release migrated it, and this one's
+ * writes (an INSERT without a column the newer release made NOT NULL, say) must not reach it.
+ * A migration that fails stops the service with which one, and the server's own message and
  * code; a lost connection is thrown as it is (an outage, retried).
  */
 async function migrateOrRefuse(db: Db, run: () => Promise<void>, where: string): Promise<void> {
   const journal = readJournal();
+  const known = journal.at(-1);
+  const applied = await appliedMigrations(db);
+  if (applied.count > journal.length || (applied.last !== null && known && applied.last > known.when)) {
+    throw new DatabaseRefused(
+      `${where[0]!.toUpperCase()}${where.slice(1)} was migrated by a newer release of this service (it records ${applied.count} migrations, the last made ${new Date(applied.last ?? 0).toISOString()}; this release knows ${journal.length}, up to ${known?.tag ?? "none"}), and this release must not write to it: run the newer release, or restore the backup taken before the upgrade.`,
+    );
+  }
   try {
     await run();
   } catch (err) {
     if (isConnectionFailure(err)) throw err;
-    throw migrationFailed(err, journal, where);
+    throw migrationFailed(err, journal, applied.last, where);
   }
 }
 
 /** A failed migration as the sentence that stops the service: which migration, its statement, and the server's message and code. */
-function migrationFailed(err: unknown, journal: JournalEntry[], where: string): DatabaseRefused {
+function migrationFailed(err: unknown, journal: JournalEntry[], last: number | null, where: string): DatabaseRefused {
   const query = (err as { query?: unknown })?.query;
   const statement = typeof query === "string" ? query.trim() : undefined;
-  // drizzle's error names the statement only: the migration whose file holds it.
+  // drizzle's error names the statement only: the pending migration whose file holds it.
   const migration = statement
     ? journal.find((m) => {
+        if (last !== null && m.when <= last) return false;
         try {
           return readFileSync(path.join(MIGRATIONS, `${m.tag}.sql`), "utf8").split("--> statement-breakpoint").some((s) => s.trim() === statement);
         } catch {

@@ -88,7 +88,12 @@ export const uploadFiles = pgTable(
     uploadId: text("upload_id")
       .notNull()
       .references(() => uploads.id, { onDelete: "cascade" }),
-    chunk: integer("chunk").notNull(),
+    /**
+     * Default 0: a release from before the pieces (0021) stores a file as one row without a
+     * chunk, which is the file's chunk 0 to this one; without a default, each of its uploads
+     * failed during a rolling deploy or after a rollback. This release always gives the chunk.
+     */
+    chunk: integer("chunk").notNull().default(0),
     bytes: bytea("bytes").notNull(),
   },
   (t) => [primaryKey({ columns: [t.uploadId, t.chunk] })],
