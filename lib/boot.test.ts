@@ -163,6 +163,60 @@ describe.skipIf(!BASE)("start on PostgreSQL: what waiting cannot fix stops the s
   });
 });
 
+describe.skipIf(!BASE)("migrations on PostgreSQL wait a bounded time for a table's lock", () => {
+  it("a migration whose table another session holds fails within lock_timeout, saying so, instead of queuing readers behind it", async () => {
+    const db = await newDatabase();
+    const holder = postgres(db.url, { max: 1, onnotice: () => {} });
+    try {
+      await (await openDatabase({ url: db.url, max: 1 })).close();
+      // 0023 pending again: it ALTERs "upload_files".
+      const last = journal.at(-1)!;
+      expect(last.tag).toBe("0023_upload_file_chunk_default");
+      await db.sql`alter table upload_files alter column chunk drop default`;
+      await db.sql`delete from drizzle.__drizzle_migrations where created_at = ${last.when}`;
+      let release = () => {};
+      const held = new Promise<void>((r) => (release = r));
+      let holding = () => {};
+      const holds = new Promise<void>((r) => (holding = r));
+      const tx = holder.begin(async (t) => {
+        await t`select count(*) from upload_files`;
+        holding();
+        await held;
+      });
+      await holds;
+      const started = Date.now();
+      const opening = openDatabase({ url: db.url, max: 1, migrationLockTimeoutMs: 500 });
+      await expect(opening).rejects.toThrow(/Migration drizzle\/0023_upload_file_chunk_default\.sql failed .*\(55P03\)\. .*another session holds a lock on the table/);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(await db.sql`select count(*)::int as n from drizzle.__drizzle_migrations where created_at = ${last.when}`).toEqual([{ n: 0 }]);
+      release();
+      await tx;
+      await (await openDatabase({ url: db.url, max: 1, migrationLockTimeoutMs: 500 })).close();
+      expect(await db.sql`select count(*)::int as n from drizzle.__drizzle_migrations where created_at = ${last.when}`).toEqual([{ n: 1 }]);
+    } finally {
+      await holder.end();
+      await db.drop();
+    }
+  });
+
+  it("instances starting together still take turns: the advisory lock is waited for beyond lock_timeout", async () => {
+    const db = await newDatabase();
+    const holder = postgres(db.url, { max: 1, onnotice: () => {} });
+    try {
+      const conn = await holder.reserve();
+      await conn`select pg_advisory_lock(7411)`;
+      const opening = openDatabase({ url: db.url, max: 1, migrationLockTimeoutMs: 200 });
+      await new Promise((r) => setTimeout(r, 1_000));
+      await conn`select pg_advisory_unlock(7411)`;
+      conn.release();
+      await (await opening).close();
+    } finally {
+      await holder.end();
+      await db.drop();
+    }
+  });
+});
+
 describe("start on the embedded database: what waiting cannot fix stops the service", () => {
   let dir: string;
   beforeEach(() => {

@@ -194,6 +194,9 @@ async function appliedMigrations(db: Db): Promise<{ count: number; last: number 
   return { count: Number(row?.n ?? 0), last: row?.last == null ? null : Number(row.last) };
 }
 
+/** How long a migration's statement waits for a table's lock before failing (PostgreSQL's `lock_timeout`). */
+const MIGRATION_LOCK_TIMEOUT_MS = 10_000;
+
 /**
  * Runs this build's pending migrations (`run`, drizzle's migrator: all of them in one
  * transaction, so a failure leaves nothing half-applied), after refusing a database that
@@ -238,7 +241,10 @@ function migrationFailed(err: unknown, journal: JournalEntry[], last: number | n
   const named = migration ? `Migration drizzle/${migration.tag}.sql` : "A migration";
   const shown = statement ? ` at ${JSON.stringify(statement.length > 300 ? `${statement.slice(0, 300)}…` : statement)}` : "";
   const cause = `${rootMessage(err)}${code ? ` (${code})` : ""}`;
-  const todo = "fix the database (or the migration) and start the service again";
+  const todo =
+    code === "55P03"
+      ? `another session holds a lock on the table it changes, and the migration did not wait more than ${MIGRATION_LOCK_TIMEOUT_MS / 1000} s for it (so as not to hold every reader behind it): start the service again when that session's transaction has ended (pg_stat_activity and pg_locks show it)`
+      : "fix the database (or the migration) and start the service again";
   return new DatabaseRefused(`${named} failed on ${where}${shown}: ${cause}. Nothing of this start's migrations was applied; ${todo}.`, { cause: err });
 }
 
@@ -434,7 +440,7 @@ function preparingStatements(sql: Sql, guard?: TransactionGuard): Sql {
   });
 }
 
-async function openPostgres(url: string, opts: { max?: number } = {}): Promise<DbHandle> {
+async function openPostgres(url: string, opts: { max?: number; migrationLockTimeoutMs?: number } = {}): Promise<DbHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const { migrate } = await import("drizzle-orm/postgres-js/migrator");
@@ -444,6 +450,11 @@ async function openPostgres(url: string, opts: { max?: number } = {}): Promise<D
   const migrator = postgres(pgUrl, { ...where, max: 1, onnotice: () => {} });
   try {
     await migrator`select pg_advisory_lock(7411)`;
+    // Only now, so that instances starting together still wait their turn: a migration's own
+    // statement that cannot have its table's lock within this fails (and the service stops,
+    // saying so) instead of queuing every reader of that table behind it for as long as the
+    // query holding the lock runs. The connection ends below; nothing else uses this setting.
+    await migrator.unsafe(`set lock_timeout = ${Math.round(opts.migrationLockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS)}`);
     const mdb = drizzle({ client: migrator });
     await migrateOrRefuse(mdb as unknown as Db, () => migrate(mdb, { migrationsFolder: MIGRATIONS }), `the database at DATABASE_URL (${maskedUrl(url)})`);
     await migrator`select pg_advisory_unlock(7411)`;
@@ -466,7 +477,8 @@ async function openPostgres(url: string, opts: { max?: number } = {}): Promise<D
   return { db: db as unknown as Db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
 }
 
-export async function openDatabase(opts: { url?: string; dataDir?: string; max?: number }): Promise<DbHandle> {
+/** `migrationLockTimeoutMs`: how long a migration waits for a table's lock on PostgreSQL (10 s; tests shorten it). */
+export async function openDatabase(opts: { url?: string; dataDir?: string; max?: number; migrationLockTimeoutMs?: number }): Promise<DbHandle> {
   return opts.url ? openPostgres(opts.url, opts) : openPglite(opts.dataDir);
 }
 
