@@ -7,6 +7,9 @@ import { PgDatabase, PgDialect, type PgInsertValue, type PgQueryResultHKT, type 
 import { getEnv } from "../env";
 import { log } from "../log";
 import { DirectoryInUse, lockDataDir } from "./directory-lock";
+import { errorCode, isConnectionFailure, type LOGIN_REFUSED_CODES } from "./connection-errors";
+
+export { errorCode };
 import type { Sql } from "postgres";
 import { postgresConnection } from "./postgres-url";
 import * as schema from "./schema";
@@ -97,41 +100,11 @@ export function maskedUrl(url: string): string {
 }
 
 /** SQLSTATEs the server answers a login with that no wait changes. */
-const LOGIN_REFUSED: Record<string, string> = {
+const LOGIN_REFUSED: Record<(typeof LOGIN_REFUSED_CODES)[number], string> = {
   "3D000": "create that database (createdb) or correct the database name in DATABASE_URL",
   "28000": "create that role, or correct the user in DATABASE_URL (or pg_hba.conf, which may refuse it)",
   "28P01": "correct the password in DATABASE_URL (or the role's password on the server)",
 };
-
-/** Codes of a failure to reach the server or keep a connection to it, rather than an answer from it: retried. */
-const CONNECTION_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ETIMEDOUT",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EPIPE",
-  "CONNECT_TIMEOUT",
-  "CONNECTION_CLOSED",
-  "CONNECTION_ENDED",
-  "CONNECTION_DESTROYED",
-  "57P01", // admin_shutdown
-  "57P02", // crash_shutdown
-  "57P03", // cannot_connect_now (starting up, recovering)
-  "53300", // too_many_connections
-]);
-
-/** The first code in `err` or its causes (a drizzle query error carries the driver's in its cause). */
-export function errorCode(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 /** The deepest message in `err` and its causes: the server's own words under drizzle's "Failed query: …". */
 function rootMessage(err: unknown): string {
@@ -143,10 +116,6 @@ function rootMessage(err: unknown): string {
   return message;
 }
 
-function isConnectionFailure(err: unknown): boolean {
-  const code = errorCode(err);
-  return code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith("08"));
-}
 
 /** `err` from opening the embedded database as the sentence that stops the service. */
 function dataDirRefused(err: unknown, dataDir: string | undefined): DatabaseRefused {
@@ -174,7 +143,7 @@ function dataDirRefused(err: unknown, dataDir: string | undefined): DatabaseRefu
 /** `err` from a login to PostgreSQL as the sentence that stops the service, or undefined for an outage (retried). */
 function loginRefused(err: unknown, url: string): DatabaseRefused | undefined {
   const code = errorCode(err);
-  const todo = code ? LOGIN_REFUSED[code] : undefined;
+  const todo = code ? LOGIN_REFUSED[code as keyof typeof LOGIN_REFUSED] : undefined;
   if (!todo) return undefined;
   return new DatabaseRefused(`DATABASE_URL (${maskedUrl(url)}) is refused by the server: ${rootMessage(err)} (${code}). ${todo[0]!.toUpperCase()}${todo.slice(1)}, and start the service again.`, { cause: err });
 }
