@@ -10,6 +10,7 @@ import { boot } from "./boot";
 import { closeDb, getDb, maskedUrl, openDatabase, rowsOf, setDbHandleForTests } from "./db/client";
 import { postgresConnection } from "./db/postgres-url";
 import { resetEnvForTests } from "./env";
+import { resetKeyCacheForTests, signingKey } from "./oauth/keys";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BASE = process.env.TEST_DATABASE_URL;
@@ -18,7 +19,7 @@ const journal = (JSON.parse(readFileSync(path.join(ROOT, "drizzle/meta/_journal.
 let exits: (string | number | null | undefined)[] = [];
 let printed: string[] = [];
 let logged: string[] = [];
-const saved = { DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, LOG_LEVEL: process.env.LOG_LEVEL };
+const saved = { DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, LOG_LEVEL: process.env.LOG_LEVEL, SECRETS_KEY: process.env.SECRETS_KEY };
 
 beforeEach(() => {
   exits = [];
@@ -273,6 +274,28 @@ describe("start on the embedded database: what waiting cannot fix stops the serv
     expect(exits).toEqual([1]);
     expect(printed[0]).toContain(`Migration drizzle/0014_console_sessions.sql failed on the embedded database in DATA_DIR (${dir})`);
     expect(printed[0]).toMatch(/relation "console_sessions" already exists \(42P07\)/);
+  });
+
+  it("a SECRETS_KEY that cannot open the secrets it holds sealed: exit 1, naming SECRETS_KEY; the key they were sealed with starts", async () => {
+    process.env.SECRETS_KEY = "the-first-instance-key";
+    const first = await openDatabase({ dataDir: dir });
+    resetKeyCacheForTests();
+    await signingKey(first.db);
+    await first.close();
+    resetKeyCacheForTests();
+    configure({ DATA_DIR: dir });
+    process.env.SECRETS_KEY = "another-instance-key";
+    await boot();
+    expect(exits).toEqual([1]);
+    expect(printed).toEqual([expect.stringMatching(/^SECRETS_KEY cannot open the token signing key this database holds sealed: it is not the key they were sealed with\./)]);
+
+    process.env.SECRETS_KEY = "the-first-instance-key";
+    exits = [];
+    printed = [];
+    await boot();
+    expect(exits).toEqual([]);
+    expect(printed).toEqual([]);
+    await expect(getDb()).resolves.toBeDefined();
   });
 
   it("a database a newer release migrated: exit 1, this release must not write to it", async () => {

@@ -1,5 +1,6 @@
 import "server-only";
-import { DatabaseRefused, errorCode, getDbHandle, onDatabaseRefused } from "./db/client";
+import { assertSecretsKeyOpensStored } from "./crypto/sealed-at-rest";
+import { checkDatabaseAtOpen, DatabaseRefused, errorCode, getDbHandle, onDatabaseRefused } from "./db/client";
 import { DirectoryInUse } from "./db/directory-lock";
 import { demoWorldAtStart, SeedRefused } from "./db/seed";
 import { getEnv } from "./env";
@@ -27,13 +28,16 @@ function stop(err: Error): void {
  * is retried in the background; requests answer 503 meanwhile. One that refuses the service
  * and that waiting cannot change (`DatabaseRefused`: no such database, a role or password
  * refused, a DATA_DIR it cannot write, a migration that fails, a database a newer release
- * migrated) stops it, here or at whichever later attempt first meets it, as long as the
+ * migrated, a SECRETS_KEY that cannot open the secrets it holds sealed) stops it, here or at whichever later attempt first meets it, as long as the
  * database has never been opened.
  * Webhook delivery is started by the process entry (instrumentation.ts), which picks the runner.
  */
 export async function boot(): Promise<void> {
   const env = getEnv();
   onDatabaseRefused(stop);
+  // A SECRETS_KEY that cannot open the stored secrets would fail every token request and
+  // delivery at first use: found at start instead, at whichever attempt first opens the database.
+  checkDatabaseAtOpen(assertSecretsKeyOpensStored);
   try {
     const { db } = await getDbHandle();
     try {

@@ -32,8 +32,12 @@ const MIGRATIONS = path.join(process.cwd(), "drizzle");
 // One handle per process on globalThis: hot reload re-evaluates modules, and PGlite must
 // never open one directory twice.
 const g = globalThis as unknown as { __aasDb?: Promise<DbHandle> };
-/** Whether the process has opened its database once, and what it does when the database refuses it before that (`onDatabaseRefused`). */
-const dbState = ((globalThis as unknown as { __aasDbState?: { opened: boolean; onRefused?: (err: DatabaseRefused) => void } }).__aasDbState ??= { opened: false });
+/**
+ * Whether the process has opened its database once, what it does when the database refuses it
+ * before that (`onDatabaseRefused`), and what it checks of a database it has just opened (`checkDatabaseAtOpen`).
+ */
+type DbState = { opened: boolean; onRefused?: (err: DatabaseRefused) => void; check?: (db: Db) => Promise<void> };
+const dbState = ((globalThis as unknown as { __aasDbState?: DbState }).__aasDbState ??= { opened: false });
 
 async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
   const { PGlite } = await import("@electric-sql/pglite");
@@ -460,22 +464,41 @@ export function onDatabaseRefused(handler: ((err: DatabaseRefused) => void) | un
   dbState.onRefused = handler;
 }
 
+/**
+ * A check of the database once it is open and migrated, before anything uses it (lib/boot.ts:
+ * that SECRETS_KEY opens what it holds sealed). A `DatabaseRefused` it throws is handled as the
+ * open's own; any other error fails this open, which the next use retries.
+ */
+export function checkDatabaseAtOpen(check: ((db: Db) => Promise<void>) | undefined): void {
+  dbState.check = check;
+}
+
 /** The process's database, opened and migrated on first use. A failed open is retried on the next call. */
 export function getDbHandle(): Promise<DbHandle> {
   if (!g.__aasDb) {
     const env = getEnv();
-    const opening = openDatabase({ url: env.databaseUrl, dataDir: env.dataDir }).then(
-      (h) => {
-        dbState.opened = true;
-        log.info("database ready", { kind: h.kind });
+    const opening = openDatabase({ url: env.databaseUrl, dataDir: env.dataDir })
+      .then(async (h) => {
+        try {
+          await dbState.check?.(h.db);
+        } catch (err) {
+          await h.close().catch(() => {});
+          throw err;
+        }
         return h;
-      },
-      (err: unknown) => {
-        g.__aasDb = undefined;
-        if (err instanceof DatabaseRefused && !dbState.opened) dbState.onRefused?.(err);
-        throw err;
-      },
-    );
+      })
+      .then(
+        (h) => {
+          dbState.opened = true;
+          log.info("database ready", { kind: h.kind });
+          return h;
+        },
+        (err: unknown) => {
+          g.__aasDb = undefined;
+          if (err instanceof DatabaseRefused && !dbState.opened) dbState.onRefused?.(err);
+          throw err;
+        },
+      );
     g.__aasDb = opening;
   }
   return g.__aasDb;
