@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { boot } from "./boot";
+import { boot, stopBoot } from "./boot";
 import { closeDb, getDb, maskedUrl, openDatabase, rowsOf, setDbHandleForTests } from "./db/client";
 import { postgresConnection } from "./db/postgres-url";
 import { resetEnvForTests } from "./env";
@@ -32,6 +32,7 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
+  stopBoot();
   vi.restoreAllMocks();
   await closeDb();
   setDbHandleForTests(undefined);
@@ -120,6 +121,30 @@ describe.skipIf(!BASE)("start on PostgreSQL: what waiting cannot fix stops the s
     await expect(getDb()).rejects.toThrow(/3D000/);
     expect(exits).toEqual([1]);
   });
+
+  it("a server reachable only later: boot's own retry opens it, then seeds the demo world and starts housekeeping", async () => {
+    configure({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/aas" });
+    process.env.SEED_DEMO = "true";
+    try {
+      await boot();
+      expect(logged.some((l) => l.includes("start-up failed"))).toBe(true);
+      // The server comes up (here: the setting now names one that answers); nothing else opens the database.
+      const db = await newDatabase();
+      try {
+        configure({ DATABASE_URL: db.url });
+        process.env.SEED_DEMO = "true";
+        const demoPeople = async () => (await db.sql<{ n: number }[]>`select count(*)::int as n from users where email = 'ava@example.com'`.catch(() => [{ n: 0 }]))[0]!.n;
+        await vi.waitFor(async () => expect(await demoPeople()).toBe(1), { timeout: 60_000, interval: 250 });
+        expect(exits).toEqual([]);
+      } finally {
+        stopBoot();
+        await closeDb();
+        await db.drop();
+      }
+    } finally {
+      delete process.env.SEED_DEMO;
+    }
+  }, 90_000);
 
   it("a migration that fails: exit 1 naming the migration, the server's message and code; nothing applied", async () => {
     const db = await newDatabase();
@@ -226,6 +251,22 @@ describe("start on the embedded database: what waiting cannot fix stops the serv
   afterEach(() => {
     chmodSync(dir, 0o755);
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("another process has the embedded database open: exit 1 naming it, at start and at whichever later attempt first meets it", async () => {
+    // This process's parent stands for a live service holding DATA_DIR.
+    const stat = readFileSync(`/proc/${process.ppid}/stat`, "utf8");
+    writeFileSync(path.join(dir, "pglite.lock"), `${process.ppid} ${stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]}\n`);
+    configure({ DATA_DIR: dir });
+    await boot();
+    expect(exits).toEqual([1]);
+    expect(printed).toEqual([expect.stringMatching(new RegExp(`^The embedded database in ${dir} is open in another process \\(pid ${process.ppid}\\)`))]);
+    // A later attempt (a request's, a runner's) of a process whose first failed otherwise stops it too.
+    exits = [];
+    printed = [];
+    await expect(getDb()).rejects.toThrow(/open in another process/);
+    expect(exits).toEqual([1]);
+    expect(printed).toHaveLength(1);
   });
 
   it("a DATA_DIR that is a file: exit 1, naming DATA_DIR's absolute path", async () => {

@@ -36,7 +36,10 @@ const g = globalThis as unknown as { __aasDb?: Promise<DbHandle> };
  * Whether the process has opened its database once, what it does when the database refuses it
  * before that (`onDatabaseRefused`), and what it checks of a database it has just opened (`checkDatabaseAtOpen`).
  */
-type DbState = { opened: boolean; onRefused?: (err: DatabaseRefused) => void; check?: (db: Db) => Promise<void> };
+type DbState = { opened: boolean; onRefused?: (err: StartRefused) => void; check?: (db: Db) => Promise<void> };
+/** What stops a start that has not yet opened its database: waiting would not change it. */
+export type StartRefused = DatabaseRefused | DirectoryInUse;
+export const isStartRefused = (err: unknown): err is StartRefused => err instanceof DatabaseRefused || err instanceof DirectoryInUse;
 const dbState = ((globalThis as unknown as { __aasDbState?: DbState }).__aasDbState ??= { opened: false });
 
 async function openPglite(dataDir: string | undefined): Promise<DbHandle> {
@@ -456,11 +459,12 @@ export async function openDatabase(opts: { url?: string; dataDir?: string; max?:
 }
 
 /**
- * What the process does when its database refuses it (`DatabaseRefused`) before it was ever
- * opened: lib/boot.ts stops the service. Once the database has been opened, the same failures
+ * What the process does when its database refuses it (`DatabaseRefused`, or `DirectoryInUse`:
+ * another process has the embedded database open) before it was ever opened, at whichever
+ * attempt meets it: lib/boot.ts stops the service. Once the database has been opened, the same failures
  * are an outage like any other (requests answer 503, lib/http/db-errors.ts).
  */
-export function onDatabaseRefused(handler: ((err: DatabaseRefused) => void) | undefined): void {
+export function onDatabaseRefused(handler: ((err: StartRefused) => void) | undefined): void {
   dbState.onRefused = handler;
 }
 
@@ -495,7 +499,7 @@ export function getDbHandle(): Promise<DbHandle> {
         },
         (err: unknown) => {
           g.__aasDb = undefined;
-          if (err instanceof DatabaseRefused && !dbState.opened) dbState.onRefused?.(err);
+          if (isStartRefused(err) && !dbState.opened) dbState.onRefused?.(err);
           throw err;
         },
       );
