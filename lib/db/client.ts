@@ -8,11 +8,11 @@ import { getEnv } from "../env";
 import { log } from "../log";
 import { DirectoryInUse, lockDataDir } from "./directory-lock";
 import { errorCode, isConnectionFailure, type LOGIN_REFUSED_CODES } from "./connection-errors";
-
-export { errorCode };
 import type { Sql } from "postgres";
 import { postgresConnection } from "./postgres-url";
 import * as schema from "./schema";
+
+export { errorCode };
 
 export type Schema = typeof schema;
 /**
@@ -122,7 +122,6 @@ function rootMessage(err: unknown): string {
   }
   return message;
 }
-
 
 /** `err` from opening the embedded database as the sentence that stops the service. */
 function dataDirRefused(err: unknown, dataDir: string | undefined): DatabaseRefused {
