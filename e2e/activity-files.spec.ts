@@ -78,6 +78,15 @@ test("an athlete uploads two files, opens one with its route and charts, downloa
     await expect(heart).toBeVisible();
     await expect(pace.locator("canvas")).toHaveCount(1);
     await expect(heart.locator("canvas")).toHaveCount(1);
+    // The route marks where the charts' cursor is: a point of the route itself, while the mouse is on a chart.
+    const marker = route.locator("circle[data-cursor]");
+    await expect(marker).toHaveCount(0);
+    await pace.locator(".u-over").hover();
+    await expect(marker).toHaveCount(1);
+    const [cx, cy, d] = await Promise.all([marker.getAttribute("cx"), marker.getAttribute("cy"), route.locator("path").first().getAttribute("d")]);
+    expect(d).toMatch(new RegExp(`[ML]${cx} ${cy}(?=[ML]|$)`));
+    await page.mouse.move(0, 0);
+    await expect(marker).toHaveCount(0);
     await page.getByRole("button", { name: "Time" }).click();
     await expect(page.getByRole("img", { name: /^Heart rate against time/ })).toBeVisible();
     await expect(page.getByRole("button", { name: "Time" })).toHaveAttribute("aria-pressed", "true");

@@ -6,6 +6,7 @@ import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type R
 import type { StreamsWire } from "./files-api";
 import { chartOptions } from "./chart-options";
 import { buildChartData, cursorStops, hasDistanceAxis, moveCursor, readoutAt, summarize, type Channel, type DistanceUnit, type XMode } from "./chart-series";
+import type { SampleCursor } from "./sample-cursor";
 import type { SportType } from "./sport";
 import type { Units } from "./units";
 
@@ -22,7 +23,18 @@ type Plots = Map<string, uPlot>;
  * mouse moves it over any chart; the keyboard moves it from one control for them all (a slider
  * above the charts), sample by sample.
  */
-export function ActivityCharts({ streams, sport, units }: { streams: StreamsWire["streams"]; sport: SportType; units: Units }) {
+export function ActivityCharts({
+  streams,
+  sport,
+  units,
+  cursor,
+}: {
+  streams: StreamsWire["streams"];
+  sport: SportType;
+  units: Units;
+  /** Told which sample the cursor is on, for the route's marker. */
+  cursor?: SampleCursor;
+}) {
   const canUseDistance = hasDistanceAxis(streams);
   const [xMode, setXMode] = useState<XMode>(canUseDistance ? "distance" : "time");
   const data = useMemo(() => buildChartData(streams, sport, units, xMode), [streams, sport, units, xMode]);
@@ -70,7 +82,18 @@ export function ActivityCharts({ streams, sport, units }: { streams: StreamsWire
       {/* Keyed by the axis: its stops are another list against distance than against time. */}
       <CursorControl key={data.xMode} data={data} plots={plots} mouseRow={mouseRow} />
       {data.channels.map((c) => (
-        <Chart key={c.key} x={data.x} xMode={data.xMode} channel={c} distance={data.distance} syncKey={syncKey} plots={plots} mouseRow={mouseRow} />
+        <Chart
+          key={c.key}
+          x={data.x}
+          rows={data.rows}
+          xMode={data.xMode}
+          channel={c}
+          distance={data.distance}
+          syncKey={syncKey}
+          plots={plots}
+          mouseRow={mouseRow}
+          cursor={cursor}
+        />
       ))}
       {single}
     </div>
@@ -148,20 +171,24 @@ function CursorControl({
 
 function Chart({
   x,
+  rows,
   xMode,
   channel,
   distance,
   syncKey,
   plots,
   mouseRow,
+  cursor,
 }: {
   x: number[];
+  rows: (number | null)[];
   xMode: XMode;
   channel: Channel;
   distance: DistanceUnit;
   syncKey: string;
   plots: RefObject<Plots>;
   mouseRow: RefObject<number | null>;
+  cursor?: SampleCursor;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const against = xMode === "distance" ? "distance" : "time";
@@ -189,6 +216,7 @@ function Chart({
         onCursor: (row) => {
           mouseRow.current = row;
         },
+        onRow: (row) => cursor?.set(row === null ? null : (rows[row] ?? null)),
         keepOnLeave: () => byTouch,
       });
       plot = new UPlot(opts, [x, channel.values] as uPlot.AlignedData, el);
@@ -227,7 +255,7 @@ function Chart({
       if (plot && registry.get(channel.key) === plot) registry.delete(channel.key);
       plot?.destroy();
     };
-  }, [x, xMode, channel, distance, syncKey, plots, mouseRow]);
+  }, [x, rows, xMode, channel, distance, syncKey, plots, mouseRow, cursor]);
 
   return (
     <figure className="m-0">

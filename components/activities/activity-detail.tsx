@@ -23,6 +23,7 @@ import { consolePaths, type LapWire, type StreamsWire } from "./files-api";
 import { LapsTable } from "./laps-table";
 import { activitiesChanged, activityGone, activityKey, lapsKey, streamsKey } from "./query-keys";
 import { RouteMap } from "./route-map";
+import { createSampleCursor } from "./sample-cursor";
 import { SPORT_LABELS } from "./sport";
 import {
   formatDuration,
@@ -321,6 +322,8 @@ const ROUTE_PLACEHOLDER = "aspect-[3/2] w-full rounded-md bg-slate-100";
 /** What the file recorded: the route, the charts and the laps. Nothing for an activity typed by hand. */
 function Recording({ activity: a, units }: { activity: ActivityWire; units: Units }) {
   const fromFile = a.source === "upload";
+  // The sample under the charts' cursor, marked on the route.
+  const [cursor] = useState(createSampleCursor);
   const streams = useQuery(streamsQuery(a.id, fromFile));
   const laps = useQuery({
     queryKey: lapsKey(a.id),
@@ -336,14 +339,14 @@ function Recording({ activity: a, units }: { activity: ActivityWire; units: Unit
     <div className="grid grid-cols-1 gap-6 lg:grid-cols-5">
       {(streams.isPending || hasRoute) && (
         <div className="min-w-0 lg:col-span-2">
-          <Card title="Route">{s ? <RouteMap latlng={s.latlng ?? []} units={units} /> : <div className={ROUTE_PLACEHOLDER} />}</Card>
+          <Card title="Route">{s ? <RouteMap latlng={s.latlng ?? []} units={units} cursor={cursor} /> : <div className={ROUTE_PLACEHOLDER} />}</Card>
         </div>
       )}
       <div className={`min-w-0 ${streams.isPending || hasRoute ? "lg:col-span-3" : "lg:col-span-5"}`}>
         <Card title="Charts">
           {streams.isPending && <div className="h-64 w-full rounded-md bg-slate-100" aria-hidden />}
           {streams.error && <Notice tone="error">Could not load the samples: {streams.error.message}</Notice>}
-          {s && <ActivityCharts streams={s} sport={a.sport_type} units={units} />}
+          {s && <ActivityCharts streams={s} sport={a.sport_type} units={units} cursor={cursor} />}
         </Card>
       </div>
       <div className="min-w-0 lg:col-span-5">

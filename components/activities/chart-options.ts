@@ -19,12 +19,14 @@ export type ChartOptionsInput = {
   height: number;
   /** The row under the cursor, whenever uPlot moves it (the mouse, or the keyboard's slider). */
   onCursor: (row: number) => void;
+  /** The row under the cursor, or null once it has left the chart: for the route's marker. */
+  onRow?: (row: number | null) => void;
   /** True while the cursor was last put down by a finger: a mouseleave then leaves it where it is. */
   keepOnLeave?: () => boolean;
 };
 
 /** uPlot's options for one channel's chart against distance or time. */
-export function chartOptions({ xMode, channel, distance, syncKey, width, height, onCursor, keepOnLeave }: ChartOptionsInput): uPlot.Options {
+export function chartOptions({ xMode, channel, distance, syncKey, width, height, onCursor, onRow, keepOnLeave }: ChartOptionsInput): uPlot.Options {
   const range = chartRange(channel);
   const isolated = isolatedPoints(channel.values);
   return {
@@ -54,6 +56,7 @@ export function chartOptions({ xMode, channel, distance, syncKey, width, height,
       setCursor: [
         (u) => {
           if (u.cursor.idx !== null && u.cursor.idx !== undefined) onCursor(u.cursor.idx);
+          onRow?.(u.cursor.idx ?? null);
         },
       ],
     },

@@ -182,6 +182,13 @@ describe("pauses break the line", () => {
     expect(d.x.slice(10, 13)).toEqual([10, 550, 1090]);
     for (const c of d.channels) expect(c.values[11]).toBeNull();
     expect(d.channels.find((c) => c.key === "heart_rate")!.values.filter((v) => v !== null)).toHaveLength(t.length);
+    // Each row names the sample it shows (for the route's marker); the break names none.
+    expect(d.rows).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, null, 11, 12, 13, 14, 15]);
+  });
+
+  it("names the sample of each row against distance, past samples with no distance", () => {
+    const gaps = { time_s: [0, 1, 2, 3], distance_m: [0, null, 5, 9], heart_rate_hz: [2, 2, 2, 2] };
+    expect(buildChartData(gaps, "run", "metric", "distance").rows).toEqual([0, 2, 3]);
   });
 
   it("leaves an activity without pauses as it was", () => {

@@ -67,6 +67,8 @@ export type ChartData = {
   channels: Channel[];
   single: { label: string; value: string }[];
   breaks: number[];
+  /** The sample (an index into the streams) each row of `x` shows; null for a row that breaks the line. */
+  rows: (number | null)[];
 };
 
 // Running-type sports read pace per km or mile, swims pace per 100 m or 100 yd (as swimmers
@@ -349,6 +351,7 @@ export function buildChartData(streams: StreamsWire["streams"], sport: SportType
     channels: channels.filter((c) => drawable(c.values).length >= MIN_CHART_VALUES),
     single: single.map((c) => ({ label: c.label, value: c.format(drawable(c.values)[0]!) })),
     breaks,
+    rows,
   };
 }
 

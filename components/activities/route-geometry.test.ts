@@ -42,6 +42,11 @@ describe("drawRoute", () => {
     const r = drawRoute([[50, 8], [50.001, 8], null, [0, 0], [50.002, 8.001], [50.003, 8.001]], 300, 300, 10)!;
     expect(r.d.match(/M/g)).toHaveLength(2);
     expect(points(r.d)).toHaveLength(4);
+    // Where each sample is drawn, by its index in the stream (for the charts' cursor): the path's own points.
+    const [a, b, c, e] = points(r.d);
+    expect(r.at).toEqual([a, b, null, null, c, e]);
+    expect(r.at[0]).toEqual(r.start);
+    expect(r.at[5]).toEqual(r.finish);
   });
 
   it("keeps a route across the antimeridian in one piece", () => {

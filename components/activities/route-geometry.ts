@@ -10,6 +10,8 @@ export type RouteDrawing = {
   finish: Point;
   /** A round distance and its length in drawing units, for a scale bar. */
   metresPerUnit: number;
+  /** Where each sample of the stream is drawn (same index), or null for one without a position: the charts' cursor on the route. */
+  at: (Point | null)[];
 };
 
 const EARTH_RADIUS_M = 6_378_137;
@@ -34,11 +36,13 @@ export function mercator([lat, lng]: LatLng): Point {
 export function drawRoute(latlng: readonly (LatLng | null)[], width: number, height: number, padding: number): RouteDrawing | null {
   const runs: Point[][] = [];
   let run: Point[] = [];
+  // The projected position of each sample, by its index in the stream.
+  const projected: (Point | null)[] = new Array<Point | null>(latlng.length).fill(null);
   let prevLng: number | null = null;
   let shift = 0;
   let count = 0;
   let latSum = 0;
-  for (const p of latlng) {
+  for (const [i, p] of latlng.entries()) {
     if (!valid(p)) {
       if (run.length) runs.push(run);
       run = [];
@@ -52,7 +56,9 @@ export function drawRoute(latlng: readonly (LatLng | null)[], width: number, hei
     }
     const lng = p[1] + shift;
     prevLng = lng;
-    run.push(mercator([p[0], lng]));
+    const q = mercator([p[0], lng]);
+    run.push(q);
+    projected[i] = q;
     count++;
     latSum += p[0];
   }
@@ -91,7 +97,7 @@ export function drawRoute(latlng: readonly (LatLng | null)[], width: number, hei
   // Mercator stretches by 1/cos(latitude); at the route's mean latitude one radian of x is R·cos φ metres.
   const meanLat = ((latSum / count) * Math.PI) / 180;
   const metresPerUnit = scale > 0 && Number.isFinite(scale) ? (EARTH_RADIUS_M * Math.cos(meanLat)) / scale : 0;
-  return { d, start: toView(first), finish: toView(last), metresPerUnit };
+  return { d, start: toView(first), finish: toView(last), metresPerUnit, at: projected.map((q) => (q ? toView(q) : null)) };
 }
 
 /** The longest 1, 2 or 5 × 10ⁿ of `unitM` metres that fits in `maxUnits` drawing units. */

@@ -1,12 +1,16 @@
-import { useId } from "react";
-import { drawRoute, scaleBar, type LatLng } from "./route-geometry";
+import { useId, useSyncExternalStore } from "react";
+import { drawRoute, scaleBar, type LatLng, type Point } from "./route-geometry";
+import type { SampleCursor } from "./sample-cursor";
 import { METERS_PER_MILE, type Units } from "./units";
 
 const W = 600;
 const H = 400;
 
-/** The route drawn from the `latlng` stream: north up, start (circle) and finish (square) marked. */
-export function RouteMap({ latlng, units }: { latlng: readonly (LatLng | null)[]; units: Units }) {
+/**
+ * The route drawn from the `latlng` stream: north up, start (circle) and finish (square) marked,
+ * and where the charts' cursor is, while it is on them.
+ */
+export function RouteMap({ latlng, units, cursor }: { latlng: readonly (LatLng | null)[]; units: Units; cursor?: SampleCursor }) {
   const descId = useId();
   const drawing = drawRoute(latlng, W, H, 24);
   if (!drawing) return <p className="text-sm text-slate-600">This activity recorded no positions to draw.</p>;
@@ -27,6 +31,7 @@ export function RouteMap({ latlng, units }: { latlng: readonly (LatLng | null)[]
         <path d={drawing.d} fill="none" stroke="#1466bd" strokeWidth={3.5} strokeLinejoin="round" strokeLinecap="round" />
         <circle cx={drawing.start.x} cy={drawing.start.y} r={8} fill="#047857" stroke="#ffffff" strokeWidth={2.5} />
         <rect x={drawing.finish.x - 7} y={drawing.finish.y - 7} width={14} height={14} fill="#111827" stroke="#ffffff" strokeWidth={2.5} />
+        {cursor && <CursorMarker at={drawing.at} cursor={cursor} />}
         {bar && (
           <g transform={`translate(${W - 16 - bar.length} ${H - 18})`} fill="#334155">
             <rect width={bar.length} height={4} />
@@ -53,6 +58,14 @@ export function RouteMap({ latlng, units }: { latlng: readonly (LatLng | null)[]
       </figcaption>
     </figure>
   );
+}
+
+/** The charts' cursor on the route: drawn again alone as it moves. Nothing for a sample without a position. */
+function CursorMarker({ at, cursor }: { at: readonly (Point | null)[]; cursor: SampleCursor }) {
+  const sample = useSyncExternalStore(cursor.subscribe, cursor.get, () => null);
+  const p = sample === null ? null : at[sample];
+  if (!p) return null;
+  return <circle data-cursor={sample} cx={p.x} cy={p.y} r={7} fill="#f59e0b" stroke="#ffffff" strokeWidth={2.5} aria-hidden />;
 }
 
 const formatScale = (v: number) => (v >= 1 ? String(v) : v.toPrecision(1));
