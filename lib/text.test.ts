@@ -31,6 +31,14 @@ describe("other characters drawn as nothing", () => {
     expect(hasHiddenCharacters("I \u2764\uFE0F running")).toBe(false);
   });
 
+  it("finds combining marks that combine with nothing, at the start: a name of them alone looks empty", () => {
+    expect(hasHiddenCharacters("\u0301\u0301")).toBe(true);
+    expect(hasHiddenCharacters("\u0301Café")).toBe(true);
+    expect(hasHiddenCharacters("Cafe\u0301 ride")).toBe(false);
+    expect(hasHiddenCharacters("क्षेत्र")).toBe(false);
+    expect(stripHiddenCharacters("\u0301\u0301Løp")).toBe("Løp");
+  });
+
   it("are all hidden in a URL, where nothing hidden belongs", () => {
     for (const text of ["https://a.example/👩\u200D💻", "https://a.example/\u0627\u200C\u0628", "https://a.example/\u2764\uFE0F"]) {
       expect(hasHiddenCharacters(text, { strict: true }), JSON.stringify(text)).toBe(true);

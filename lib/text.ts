@@ -11,14 +11,14 @@ export function printableExcerpt(text: string, max: number): string {
 }
 
 /**
- * The start of `text`, at most `max` UTF-16 code units (as a schema's `.max()` counts), cut
- * between characters: never in the middle of an emoji's surrogate pair, which would leave a lone
- * surrogate (stored, it reads back as U+FFFD).
+ * The start of `text`, at most `max` characters counted as code points (as a zod 4 schema's
+ * `.max()` counts them, and PostgreSQL's varchar), cut between code points: never in the middle
+ * of an emoji's surrogate pair, which would leave a lone surrogate (stored, it reads back as U+FFFD).
  */
 export function firstCharacters(text: string, max: number): string {
   if (text.length <= max) return text;
-  const code = text.charCodeAt(max - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max).join("");
 }
 
 /**
@@ -42,7 +42,8 @@ const ZWNJ_SCRIPT = String.raw`[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Deva
  */
 const IN_PLACE = String.raw`(?<=\u{1F3F4}[\u{E0020}-\u{E007E}]*)[\u{E0020}-\u{E007F}]|(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200D(?=\p{Extended_Pictographic})|(?<=\p{Emoji})[\uFE0E\uFE0F]|(?<=${ZWNJ_SCRIPT}\p{M}*)[\u200C\u200D](?=${ZWNJ_SCRIPT})`;
 
-const NAME_SCAN = new RegExp(`(${IN_PLACE})|${HIDDEN}`, "gu");
+// Combining marks at the start combine with nothing: a name of them alone looks empty.
+const NAME_SCAN = new RegExp(`(${IN_PLACE})|${HIDDEN}|^\\p{M}+`, "gu");
 const STRICT_SCAN = new RegExp(HIDDEN, "u");
 
 /**

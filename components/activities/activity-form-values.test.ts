@@ -43,6 +43,15 @@ describe("readForm", () => {
     expect(input).not.toHaveProperty("average_speed_mps");
   });
 
+  it("reads decimal numbers only: a hex, binary or exponent literal is not a number a person types", () => {
+    for (const distance of ["0x10", "0b11", "0o7", "1e3", "Infinity", "1.2.3", "."]) {
+      expect(readForm({ ...emptyFormValues("UTC"), name: "Run", duration: "30", distance }, "metric").errors, distance).toEqual({ distance: "Enter a number." });
+    }
+    for (const [distance, m] of [["10", 10_000], ["10.5", 10_500], ["10,5", 10_500], [".5", 500], ["5.", 5_000], ["+2", 2_000]] as const) {
+      expect(readForm({ ...emptyFormValues("UTC"), name: "Run", duration: "30", distance }, "metric").input?.distance_m, distance).toBeCloseTo(m, 6);
+    }
+  });
+
   it("names each field it cannot read", () => {
     const { errors } = readForm({ ...emptyFormValues("UTC"), date: "", duration: "soon", distance: "far", max_hr: "-1" }, "metric");
     expect(errors).toEqual({
@@ -199,16 +208,20 @@ describe("formErrorsFromApi", () => {
           distance_m: "Too big: expected number to be <=1000000",
           elevation_gain_m: "Too small: expected number to be >=0",
           elapsed_time_s: "Too big: expected number to be <=2592000",
+          energy_j: "Too big: expected number to be <=100000000",
         },
         "imperial",
         "run",
       ),
     ).toEqual({
       max_hr: "Must be at most 300 bpm.",
-      distance: "Must be at most 621.4 mi.",
+      // 621.37 mi and 23,900.57 kcal: rounded to a number the form takes, not to the nearest (621.4 and 23901 are over).
+      distance: "Must be at most 621.3 mi.",
       elevation: "Must be at least 0 ft.",
       duration: "Must be at most 720:00:00.",
+      energy: "Must be at most 23900 kcal.",
     });
+    expect(formErrorsFromApi({ average_power_w: "Too small: expected number to be >=10.2" }, "metric", "ride")).toEqual({ power: "Must be at least 11 W." });
   });
 });
 

@@ -66,21 +66,34 @@ export const FIELD_OF: Record<WireInputField, FormField> = {
   energy_j: "energy",
 };
 
-// How each form field shows an SI number from an API message, in the athlete's units (the
+/**
+ * A limit in the form's units, rounded toward what the limit allows (down for an upper limit, up
+ * for a lower one), so the number said is one the form takes: 23,900.6 kcal at most reads
+ * "at most 23900 kcal", not 23901, which is over it.
+ */
+function limitNumber(n: number, digits: number, toward: "down" | "up"): string {
+  const f = 10 ** digits;
+  // A limit that converts to a round number up to floating-point noise (5 Hz = 300 bpm) stays it.
+  const r = toward === "down" ? Math.floor(n * f + 1e-9) / f : Math.ceil(n * f - 1e-9) / f;
+  return inputNumber(r, digits);
+}
+
+// How each form field shows an SI limit from an API message, in the athlete's units (the
 // distance in the sport's: metres or yards for a swim).
-const SHOW: Partial<Record<FormField, (si: number, units: Units, sport: SportType) => string>> = {
+type Show = (si: number, units: Units, sport: SportType, toward: "down" | "up") => string;
+const SHOW: Partial<Record<FormField, Show>> = {
   duration: (s) => formatDuration(s),
   moving_time: (s) => formatDuration(s),
-  distance: (m, u, sport) => {
+  distance: (m, u, sport, toward) => {
     const unit = distanceUnit(sport, u);
-    return `${inputNumber(unit.fromMeters(m), Math.min(unit.inputDigits, 1))} ${unit.label}`;
+    return `${limitNumber(unit.fromMeters(m), Math.min(unit.inputDigits, 1), toward)} ${unit.label}`;
   },
-  elevation: (m, u) => `${inputNumber(fromElevationMeters(m, u), 0)} ${UNIT_LABELS[u].elevation}`,
-  max_speed: (v, u) => `${inputNumber(fromMps(v, u), 1)} ${UNIT_LABELS[u].speed}`,
-  avg_hr: (hz) => `${inputNumber(hzToBpm(hz), 0)} bpm`,
-  max_hr: (hz) => `${inputNumber(hzToBpm(hz), 0)} bpm`,
-  power: (w) => `${inputNumber(w, 0)} W`,
-  energy: (j) => `${inputNumber(joulesToKcal(j), 0)} kcal`,
+  elevation: (m, u, _s, toward) => `${limitNumber(fromElevationMeters(m, u), 0, toward)} ${UNIT_LABELS[u].elevation}`,
+  max_speed: (v, u, _s, toward) => `${limitNumber(fromMps(v, u), 1, toward)} ${UNIT_LABELS[u].speed}`,
+  avg_hr: (hz, _u, _s, toward) => `${limitNumber(hzToBpm(hz), 0, toward)} bpm`,
+  max_hr: (hz, _u, _s, toward) => `${limitNumber(hzToBpm(hz), 0, toward)} bpm`,
+  power: (w, _u, _s, toward) => `${limitNumber(w, 0, toward)} W`,
+  energy: (j, _u, _s, toward) => `${limitNumber(joulesToKcal(j), 0, toward)} kcal`,
 };
 const BOUND = /^Too (?:big|small): expected number to be ([<>]=?)(-?[\d.]+(?:e[+-]?\d+)?)$/;
 /**
@@ -116,11 +129,11 @@ export function formErrorsFromApi(fields: Record<string, string>, units: Units, 
     const tooFast = DERIVED_TOO_FAST.exec(detail);
     out[field] =
       bound && show && wire !== "average_speed_mps"
-        ? `Must be ${BOUND_WORDS[bound[1] as keyof typeof BOUND_WORDS]} ${show(Number(bound[2]), units, sport)}.`
+        ? `Must be ${BOUND_WORDS[bound[1] as keyof typeof BOUND_WORDS]} ${show(Number(bound[2]), units, sport, bound[1]!.startsWith("<") ? "down" : "up")}.`
         : pair
           ? PAIR_WORDS[pair]
           : tooFast
-            ? `Gives an average speed over ${SHOW.max_speed!(Number(tooFast[1]), units, sport)}: check the distance and the times.`
+            ? `Gives an average speed over ${SHOW.max_speed!(Number(tooFast[1]), units, sport, "down")}: check the distance and the times.`
             : detail;
   }
   return out;
@@ -183,7 +196,9 @@ export function toFormValues(a: ActivityWire, units: Units): FormValues {
  */
 function typedNumber(text: string, wholeUnits = false): number {
   const t = text.trim();
-  return Number(wholeUnits && /^\d{1,3}(,\d{3})+$/.test(t) ? t.replaceAll(",", "") : t.replace(",", "."));
+  const n = wholeUnits && /^\d{1,3}(,\d{3})+$/.test(t) ? t.replaceAll(",", "") : t.replace(",", ".");
+  // Decimal digits with one point only: Number() also reads 0x10, 0b11, 1e3 and Infinity, which no one types as a distance.
+  return /^[+-]?(\d+\.?\d*|\.\d+)$/.test(n) ? Number(n) : Number.NaN;
 }
 
 /** Reads the form into SI units, or says which fields cannot be read. */

@@ -21,7 +21,8 @@ export function ActivityRow({ activity: a, units }: { activity: ActivityWire; un
       <div className="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between sm:gap-4">
         <div className="min-w-0 [overflow-wrap:anywhere]">
           <Link href={`/activities/${a.id}`} className="font-medium text-slate-900 after:absolute after:inset-0 hover:text-brand-700">
-            {a.name}
+            {/* Isolated: a name in a right-to-left script reads in its own direction, and moves nothing around it. */}
+            <bdi>{a.name}</bdi>
           </Link>
           <p className="text-xs text-slate-500">
             {SPORT_LABELS[a.sport_type]} · {formatLocal(a.start_local, { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "numeric", minute: "2-digit" })}

@@ -18,7 +18,10 @@ export function PageHeader({ title, description, actions }: { title: string; des
   return (
     <div className="mb-6 flex flex-wrap items-end justify-between gap-3">
       <div className="min-w-0">
-        <h1 className="text-2xl font-semibold tracking-tight [overflow-wrap:anywhere]">{title}</h1>
+        <h1 className="text-2xl font-semibold tracking-tight [overflow-wrap:anywhere]">
+          {/* A title is often a name a person gave (an activity's, a team's): read in its own direction. */}
+          <bdi>{title}</bdi>
+        </h1>
         {description && <p className="mt-1 text-sm text-slate-600">{description}</p>}
       </div>
       {actions}

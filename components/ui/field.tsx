@@ -1,5 +1,5 @@
-import { useId, type InputHTMLAttributes, type ReactNode, type Ref, type SelectHTMLAttributes } from "react";
-import { asSentence } from "./format";
+import { useId, type ChangeEvent, type InputHTMLAttributes, type ReactNode, type Ref, type SelectHTMLAttributes } from "react";
+import { asSentence, withinCharacters } from "./format";
 
 const control =
   "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30 aria-[invalid=true]:border-red-400";
@@ -31,20 +31,34 @@ function Below({ id, error, hint }: { id: string; error?: ReactNode; hint?: Reac
   );
 }
 
-/** A labelled input with its hint and error below it; the label is the accessible name. */
+/**
+ * A labelled input with its hint and error below it; the label is the accessible name.
+ * `maxLength` counts characters as the service does (code points, `withinCharacters`), not as
+ * the browser's own attribute would (UTF-16 units); text composed with an input method is cut
+ * once it is committed.
+ */
 export function Field({
   label,
   error,
   hint,
+  maxLength,
+  onChange,
   ...props
 }: InputHTMLAttributes<HTMLInputElement> & { label: string; error?: string; hint?: ReactNode; ref?: Ref<HTMLInputElement> }) {
   const id = useId();
+  const limited = (e: ChangeEvent<HTMLInputElement>) => {
+    if (maxLength !== undefined && !(e.nativeEvent as InputEvent).isComposing) {
+      const cut = withinCharacters(e.target.value, maxLength);
+      if (cut !== e.target.value) e.target.value = cut;
+    }
+    onChange?.(e);
+  };
   return (
     <div className="space-y-1">
       <label htmlFor={id} className="block text-sm font-medium text-slate-700">
         {label}
       </label>
-      <input id={id} {...described(id, error, hint)} className={control} {...props} />
+      <input id={id} {...described(id, error, hint)} className={control} onChange={maxLength !== undefined || onChange ? limited : undefined} {...props} />
       <Below id={id} error={error} hint={hint} />
     </div>
   );

@@ -27,3 +27,15 @@ describe("PATCH /api/console/profile: a refused name is said in words (the setti
     expect(body.errors).toEqual([{ field: "name", code: "invalid_request", detail: "use at most 100 characters" }]);
   });
 });
+
+describe("PATCH /api/console/profile: timezones", () => {
+  it("takes Etc/GMT+12 (the only zone at UTC−12), and refuses another name of a zone saying which to send", async () => {
+    const ok = await patchProfile({ timezone: "Etc/GMT+12" });
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).timezone).toBe("Etc/GMT+12");
+    const alias = await (await patchProfile({ timezone: "US/Eastern" })).json();
+    expect(alias.errors).toEqual([{ field: "timezone", code: "invalid_enum_value", detail: "must be an IANA timezone name: send America/New_York, this service's name for that zone" }]);
+    const none = await (await patchProfile({ timezone: "+05:30" })).json();
+    expect(none.errors).toEqual([{ field: "timezone", code: "invalid_enum_value", detail: "must be an IANA timezone name" }]);
+  });
+});

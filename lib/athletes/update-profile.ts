@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { WriteCtx } from "../http/operation";
 import { athleteProfiles, users } from "../db/schema";
-import { isValidTimezone } from "../time/local";
+import { canonicalTimezone, isValidTimezone } from "../time/local";
 import { HIDDEN_IN_NAME_MESSAGE, hasHiddenCharacters } from "../text";
 import { getAthleteProfile } from "./get-athlete-profile";
 import { requireAthleteActor } from "./reach";
@@ -17,7 +17,12 @@ export const UpdateProfileInput = z.strictObject({
     .optional(),
   timezone: z
     .string()
-    .refine(isValidTimezone, { message: "must be an IANA timezone name", params: { code: "invalid_enum_value" } })
+    .superRefine((tz, c) => {
+      if (isValidTimezone(tz)) return;
+      // Another name ICU knows for a zone (US/Eastern, Etc/UTC, another case): the one to send.
+      const named = canonicalTimezone(tz);
+      c.addIssue({ code: "custom", message: named ? `must be an IANA timezone name: send ${named}, this service's name for that zone` : "must be an IANA timezone name", params: { code: "invalid_enum_value" } });
+    })
     .optional(),
   uses_metric_units: z.boolean().optional(),
 });

@@ -109,8 +109,14 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? 0);
   if (declared <= MAX_BODY_BYTES) {
     const type = req.headers.get("content-type");
-    if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
+    // application/json or a +json type (not application/json-seq), with parameters after `;`.
+    if (type && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type.trim())) {
       throw unreadable("The request body must be JSON with `Content-Type: application/json`.");
+    }
+    // JSON is UTF-8 (RFC 8259): a body declared in another charset would be read as what it is not.
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type ?? "")?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+      throw unreadable(`The request body must be JSON in UTF-8: charset=${charset.slice(0, 40)} is not read. Send it as UTF-8, with \`Content-Type: application/json\`.`);
     }
   }
   const read = await readBodyUpTo(req, MAX_BODY_BYTES);

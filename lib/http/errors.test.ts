@@ -95,16 +95,16 @@ describe("400: malformed requests", () => {
 
   it("invalid_request for a body sent as another content type, even if it is JSON", async () => {
     const { token } = await writer();
-    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json-seq", "application/json; charset=utf-16", "application/json;charset=\"latin1\""]) {
       const res = await raw(token, "POST", "/v1/athletes/me/activities", JSON.stringify(RUN), { "content-type": type });
       const body = await expectProblem(res, 400, "invalid_request");
       expect(body.errors).toEqual([expect.objectContaining({ field: "body", code: "invalid_request" })]);
     }
     // application/json with a charset, and +json types, are JSON.
-    const ok = await raw(token, "POST", "/v1/athletes/me/activities", JSON.stringify(RUN), {
-      "content-type": "application/json; charset=utf-8",
-    });
-    expect(ok.status).toBe(201);
+    for (const type of ["application/json; charset=utf-8", "application/json;charset=\"UTF-8\"", "application/vnd.api+json", "APPLICATION/JSON"]) {
+      const ok = await raw(token, "POST", "/v1/athletes/me/activities", JSON.stringify({ ...RUN, start_local: `2026-0${1 + (type.length % 8)}-01T07:00:00` }), { "content-type": type });
+      expect(ok.status, type).toBe(201);
+    }
   });
 
   it("invalid_date for days that do not exist, in the query and in the body", async () => {

@@ -75,6 +75,10 @@ describe("a new account's timezone (the browser's, sent by the sign-up form)", (
     for (const [sent, kept] of [
       ["Pacific/Auckland", "Pacific/Auckland"],
       ["Asia/Calcutta", "Asia/Calcutta"],
+      // Another name of a zone the browser may report: the zone under this service's name.
+      ["US/Eastern", "America/New_York"],
+      ["Etc/GMT+12", "Etc/GMT+12"],
+      ["+05:30", "UTC"],
       ["Mars/Olympus_Mons", "UTC"],
       ["", "UTC"],
       [undefined, "UTC"],

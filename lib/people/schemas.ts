@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { hasHiddenCharacters } from "../text";
-import { isValidTimezone } from "../time/local";
+import { canonicalTimezone } from "../time/local";
 
 /**
  * A sign-up: email and password (CONTRACT §9 names only those two fields), and a name if the
@@ -23,7 +23,7 @@ export const SignUpInput = z
     timezone: z
       .string()
       .optional()
-      .transform((tz) => (tz && isValidTimezone(tz) ? tz : undefined)),
+      .transform((tz) => (tz ? canonicalTimezone(tz) : undefined)),
   })
   .transform(({ name, ...rest }) => ({ ...rest, name: name || nameFromEmail(rest.email) }));
 

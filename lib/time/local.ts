@@ -71,16 +71,41 @@ const RENAMED_ZONES: Record<string, string> = {
 let picker: string[] | undefined;
 let accepted: Set<string> | undefined;
 
-/** The zones to pick from: every zone ICU knows, under today's IANA name, sorted. */
+/**
+ * Etc/GMT-14 … Etc/GMT+12: zones of a fixed offset (POSIX signs: Etc/GMT+12 is UTC−12, the only
+ * zone there, "anywhere on Earth"), which ICU keeps under their own names without listing them.
+ */
+const FIXED_OFFSET_ZONES = Array.from({ length: 27 }, (_, i) => i - 14)
+  .filter((n) => n !== 0)
+  .map((n) => `Etc/GMT${n > 0 ? "+" : "-"}${Math.abs(n)}`);
+
+/** The zones to pick from: every zone ICU knows, under today's IANA name, sorted, UTC first. */
 export function timezones(): string[] {
-  return (picker ??= ["UTC", ...new Set(Intl.supportedValuesOf("timeZone").map((z) => RENAMED_ZONES[z] ?? z))].sort((a, b) =>
+  return (picker ??= ["UTC", ...new Set([...Intl.supportedValuesOf("timeZone").map((z) => RENAMED_ZONES[z] ?? z), ...FIXED_OFFSET_ZONES])].sort((a, b) =>
     a === "UTC" ? -1 : b === "UTC" ? 1 : a.localeCompare(b),
   ));
 }
 
 export function isValidTimezone(tz: string): boolean {
-  accepted ??= new Set(["UTC", ...Intl.supportedValuesOf("timeZone"), ...Object.values(RENAMED_ZONES)]);
+  accepted ??= new Set(["UTC", ...Intl.supportedValuesOf("timeZone"), ...Object.values(RENAMED_ZONES), ...FIXED_OFFSET_ZONES]);
   return accepted.has(tz);
+}
+
+/**
+ * The name this service takes for a zone ICU knows by another (`US/Eastern` → America/New_York,
+ * `Etc/UTC` and `GMT` → UTC, `europe/oslo` → Europe/Oslo), `tz` itself when it is taken as it
+ * is, or undefined for no zone (an offset such as `+05:30` is no zone: it knows no summer time).
+ */
+export function canonicalTimezone(tz: string): string | undefined {
+  if (isValidTimezone(tz)) return tz;
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(tz) || tz.length > 64) return undefined;
+  try {
+    const resolved = new Intl.DateTimeFormat("en", { timeZone: tz }).resolvedOptions().timeZone;
+    const named = RENAMED_ZONES[resolved] ?? resolved;
+    return isValidTimezone(named) ? named : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The wall-clock time in `tz` at instant `at`, as `YYYY-MM-DDTHH:MM:SS`. */
