@@ -149,3 +149,46 @@ describe("how many of each thing one owner may hold (CAPS): the create past the 
     expect(await rows(teamMemberships, eq(teamMemberships.teamId, team.id))).toBe(cap + 2);
   });
 });
+
+// Parallel transactions need a server that runs them at once: the embedded database runs one at a time.
+describe.skipIf(!process.env.TEST_DATABASE_URL)("a flood of creates at once cannot pass a cap together (PostgreSQL)", () => {
+  it("personal access tokens: 5 places left, 40 creates at once: 5 made, 35 refused", async () => {
+    const person = await api.person();
+    const db = await api.db();
+    await db.insert(personalAccessTokens).values(
+      Array.from({ length: CAPS.activeTokensPerPerson - 5 }, (_, i) => ({
+        id: newId("pat"),
+        userId: person.id,
+        name: `t${i}`,
+        tokenHash: sha256Hex(randomBytes(16).toString("hex")),
+        lastFour: "abcd",
+        scopes: ["athlete.read"],
+      })),
+    );
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => consolePost(person.id, "/api/console/tokens", { name: `flood ${i}`, scopes: ["athlete.read"], expires_in_days: null }).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(35);
+    expect(await rows(personalAccessTokens, eq(personalAccessTokens.userId, person.id))).toBe(CAPS.activeTokensPerPerson);
+  });
+
+  it("apps: 2 places left, 20 registrations at once: 2 made", async () => {
+    const person = await api.person();
+    const db = await api.db();
+    await db.insert(oauthClients).values(
+      Array.from({ length: CAPS.appsPerPerson - 2 }, (_, i) => ({
+        clientId: `app_${randomBytes(6).toString("hex")}`,
+        ownerId: person.id,
+        name: `a${i}`,
+        kind: "public" as const,
+        redirectUris: ["http://127.0.0.1/cb"],
+      })),
+    );
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => consolePost(person.id, "/api/console/apps", { name: `flood ${i}`, kind: "public", redirect_uris: ["http://127.0.0.1/callback"] }).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 201)).toHaveLength(2);
+    expect(await rows(oauthClients, eq(oauthClients.ownerId, person.id))).toBe(CAPS.appsPerPerson);
+  });
+});

@@ -23,6 +23,7 @@ export async function registerApp({ ctx, input }: { ctx: WriteCtx; input: Regist
   const cap = CAPS.appsPerPerson;
   await assertRoom(ctx.db, {
     table: oauthClients,
+    owner: ctx.actor.userId,
     where: eq(oauthClients.ownerId, ctx.actor.userId),
     cap,
     detail: `You have ${cap} apps, the most one developer may: delete one you no longer use first.`,

@@ -22,6 +22,7 @@ export async function createTeam({
   const cap = CAPS.coachedTeamsPerPerson;
   await assertRoom(ctx.db, {
     table: teamMemberships,
+    owner: `coach:${userId}`,
     where: and(eq(teamMemberships.userId, userId), coachesNow()),
     cap,
     detail: `You coach ${cap} teams, the most one person may: delete one you are done with first.`,

@@ -78,6 +78,7 @@ export async function inviteAthlete({
   const cap = CAPS.pendingInvitationsPerTeam;
   await assertRoom(ctx.db, {
     table: teamMemberships,
+    owner: `invitations:${teamId}`,
     where: and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.status, "invited")),
     cap,
     detail: `${teamName} has ${cap} invitations nobody has answered yet, the most a team may: withdraw some first.`,

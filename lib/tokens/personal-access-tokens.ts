@@ -36,6 +36,7 @@ export async function createPersonalAccessToken({ ctx, input }: { ctx: WriteCtx;
   const cap = CAPS.activeTokensPerPerson;
   await assertRoom(ctx.db, {
     table: personalAccessTokens,
+    owner: ctx.actor.userId,
     where: and(eq(personalAccessTokens.userId, ctx.actor.userId), inForce()),
     cap,
     detail: `You have ${cap} tokens in force, the most one person may: revoke one you no longer use first.`,

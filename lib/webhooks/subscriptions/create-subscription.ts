@@ -14,7 +14,7 @@ import { checkWebhookUrl } from "./webhook-url";
 
 function assertRoomFor(db: Db, appId: string): Promise<void> {
   const cap = CAPS.subscriptionsPerApp;
-  return assertRoom(db, { table: webhookSubscriptions, where: eq(webhookSubscriptions.clientId, appId), cap, detail: `An app may have at most ${cap} webhook subscriptions; delete one first.` });
+  return assertRoom(db, { table: webhookSubscriptions, owner: appId, where: eq(webhookSubscriptions.clientId, appId), cap, detail: `An app may have at most ${cap} webhook subscriptions; delete one first.` });
 }
 
 /**
