@@ -1,6 +1,7 @@
 import { eq, inArray } from "drizzle-orm";
 import type { WriteCtx } from "../http/operation";
-import { activities, uploadFiles, uploads } from "../db/schema";
+import { activities, uploads } from "../db/schema";
+import { deleteUploadFile } from "../uploads/file-chunks";
 import { appendEvent } from "../events/append-event";
 import { requireAthleteActor } from "../athletes/reach";
 import { findOwnActivity, activityNotFound } from "./get-activity";
@@ -33,7 +34,7 @@ export async function deleteActivity({ ctx, activityId }: { ctx: WriteCtx; activ
     // client that names the file by its own id can send it again under that id and have it made
     // anew (a replay of the old upload would answer an activity that is no more).
     if (!remaining.length) {
-      await ctx.db.delete(uploadFiles).where(eq(uploadFiles.uploadId, upload.id));
+      await deleteUploadFile(ctx.db, upload.id);
       await ctx.db.update(uploads).set({ externalId: null }).where(eq(uploads.id, upload.id));
     }
   }

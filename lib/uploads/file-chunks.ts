@@ -30,6 +30,15 @@ export async function storeUploadFile(db: Db, uploadId: string, bytes: Uint8Arra
 }
 
 /**
+ * Lets go of an upload's stored file: its last activity was deleted, or it failed and so made
+ * none (nothing can read a failed upload's file back: exports go through an activity, and a
+ * client re-sending a refused file would otherwise add its bytes for good at every try).
+ */
+export async function deleteUploadFile(db: Db, uploadId: string): Promise<void> {
+  await db.delete(uploadFiles).where(eq(uploadFiles.uploadId, uploadId));
+}
+
+/**
  * An upload's file as received, with its kind, or null if it is gone (its last activity deleted
  * meanwhile, between two chunks' reads).
  */

@@ -6,6 +6,7 @@ import type { PreparedActivity } from "../files/worker/pool";
 import { newId } from "../ids";
 import { localDateTimeIn } from "../time/local";
 import { SportType } from "../activities/schemas";
+import { deleteUploadFile } from "./file-chunks";
 import { defaultActivityName } from "./name-activity";
 
 type UploadRow = typeof uploads.$inferSelect;
@@ -69,6 +70,9 @@ export async function failUpload(
       updatedAt: sql`now()`,
     })
     .where(eq(uploads.id, uploadId));
+  // It made no activity, so nothing will read its file again: kept, a client re-sending a
+  // refused file (or sending copies of one at once: all but one are duplicates) grew storage for good.
+  await deleteUploadFile(tx, uploadId);
   return "failed";
 }
 

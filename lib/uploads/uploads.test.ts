@@ -523,13 +523,13 @@ describe("POST /v1/athletes/me/uploads", () => {
     expect(await countRows(uploads)).toBe(before);
   });
 
-  it("cuts a file's long activity name at 200 between characters: an emoji across the cut is left out whole, not cut in half (a stored U+FFFD)", async () => {
+  it("cuts a file's long activity name at 200 characters, counted as the API counts them (code points): an emoji is one, never cut in half (a stored U+FFFD)", async () => {
     const a = await athlete();
     const long = `${"a".repeat(199)}🏃bbbbb`;
     const gpx = Buffer.from(sample("gpx/run.gpx").toString("utf8").replace("<name>Untitled</name>", `<name>${long}</name>`));
     const done = await settled(a.token, (await send(a.token, gpx, "long.gpx")).id);
     expect(done.status).toBe("succeeded");
-    expect((await activity(a.token, done.activity_id!)).name).toBe("a".repeat(199));
+    expect((await activity(a.token, done.activity_id!)).name).toBe(`${"a".repeat(199)}🏃`);
   });
 
   it("takes a `file` part sent without a filename (as `curl -F 'file=<ride.fit'` sends it), its bytes as they came", async () => {
@@ -613,6 +613,11 @@ function corruptMiddle(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
+/** How many chunks of an upload's file are stored. */
+async function storedChunks(uploadId: string): Promise<number> {
+  return (await (await api.db()).select({ chunk: uploadFiles.chunk }).from(uploadFiles).where(eq(uploadFiles.uploadId, uploadId))).length;
+}
+
 describe("processing failures end as failed uploads, never 5xx, never an activity (CONTRACT §11)", () => {
   const fit = sample("fit/activity-small-fenix2-run.fit");
   const gpx = sample("gpx/run.gpx").toString("utf8");
@@ -642,6 +647,8 @@ describe("processing failures end as failed uploads, never 5xx, never an activit
       expect(done.error!.detail).not.toMatch(/undefined|\[object|attempts failed/);
       expect(done.error!.detail).not.toMatch(/\p{Cc}/u);
       expect(await activitiesOf(a.id)).toBe(0);
+      // Nothing will read the file of an upload that made no activity: it is not kept.
+      expect(await storedChunks(up.id)).toBe(0);
     });
   }
 
@@ -672,6 +679,9 @@ describe("processing failures end as failed uploads, never 5xx, never an activit
     const second = await settled(a.token, (await send(a.token, gzipSync(bytes), "b.tcx.gz")).id);
     expect(second).toMatchObject({ status: "failed", activity_id: first.activity_id, activity_ids: [], error: { code: "duplicate_activity" } });
     expect(await activitiesOf(a.id)).toBe(1);
+    // The duplicate's copy of the file is let go; the first upload's is kept for export.
+    expect(await storedChunks(second.id)).toBe(0);
+    expect(await storedChunks(first.id)).toBe(1);
     // Another athlete's identical file is not a duplicate.
     const b = await athlete();
     expect((await settled(b.token, (await send(b.token, bytes, "a.tcx")).id)).status).toBe("succeeded");
