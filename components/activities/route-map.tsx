@@ -5,6 +5,8 @@ import { METERS_PER_MILE, type Units } from "./units";
 
 const W = 600;
 const H = 400;
+/** The strip at the bottom the scale bar and its label take. */
+const BAR_STRIP = 30;
 
 /**
  * The route drawn from the `latlng` stream: north up, start (circle) and finish (square) marked,
@@ -12,7 +14,8 @@ const H = 400;
  */
 export function RouteMap({ latlng, units, cursor }: { latlng: readonly (LatLng | null)[]; units: Units; cursor?: SampleCursor }) {
   const descId = useId();
-  const drawing = drawRoute(latlng, W, H, 24);
+  // Fitted above the scale bar's strip, so the route never runs under it.
+  const drawing = drawRoute(latlng, W, H - BAR_STRIP, 24);
   if (!drawing) return <p className="text-sm text-slate-600">This activity recorded no positions to draw.</p>;
   const unitM = units === "metric" ? 1000 : METERS_PER_MILE;
   const bar = scaleBar(drawing.metresPerUnit, W / 3, unitM);
