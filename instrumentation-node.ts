@@ -61,6 +61,9 @@ function registerShutdown() {
     __aasUploads?: { stop: () => Promise<void> };
   };
   g[Symbol.for("athlete-activity-service.shutdown")] = async () => {
+    // Start-up's retries, seeding and housekeeping end first: none may reopen the database once it is closed.
+    const { stopBoot } = await import("./lib/boot");
+    stopBoot();
     await Promise.allSettled([g.__aasDelivery?.stop(), g.__aasUploads?.stop()]);
     const { closeFileWorkers } = await import("./lib/files/worker/pool");
     const { closeDb } = await import("./lib/db/client");

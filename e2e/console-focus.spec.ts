@@ -18,8 +18,14 @@ test("a failed submit moves the focus to the first field it refused, which says 
     await mine.keyboard.press("Enter");
     await expect(mine.getByLabel("Name", { exact: true })).toHaveAccessibleDescription("Give the token a name.");
     await expect(mine.getByLabel("Name", { exact: true })).toBeFocused();
-    // The name field holds no more than the service takes.
-    await expect(mine.getByLabel("Name", { exact: true })).toHaveAttribute("maxlength", "100");
+    // The name field holds no more than the service takes, counted as it counts: characters, an emoji one.
+    const nameField = mine.getByLabel("Name", { exact: true });
+    await nameField.fill("x".repeat(101));
+    await expect(nameField).toHaveValue("x".repeat(100));
+    await nameField.fill("🏃".repeat(101));
+    await expect(nameField).toHaveValue("🏃".repeat(100));
+    await nameField.fill("");
+    await expect(nameField).toBeFocused();
 
     // Named, with no scope chosen: the first scope's box takes the focus and reads the group's error.
     await mine.getByLabel("Name", { exact: true }).fill("no scopes");

@@ -146,6 +146,38 @@ describe.skipIf(!BASE)("start on PostgreSQL: what waiting cannot fix stops the s
     }
   }, 90_000);
 
+  it("a database a request opens before boot's next attempt: the demo world is seeded at once, not at that attempt", async () => {
+    configure({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/aas" });
+    process.env.SEED_DEMO = "true";
+    try {
+      // boot's own next attempt would come in 10 minutes: only the open can start the seeding.
+      await boot({ retryFirstMs: 600_000 });
+      expect(logged.some((l) => l.includes("start-up failed"))).toBe(true);
+      const db = await newDatabase();
+      try {
+        configure({ DATABASE_URL: db.url });
+        process.env.SEED_DEMO = "true";
+        await getDb();
+        const demoPeople = async () => (await db.sql<{ n: number }[]>`select count(*)::int as n from users where email = 'ava@example.com'`)[0]!.n;
+        await vi.waitFor(async () => expect(await demoPeople()).toBe(1), { timeout: 60_000, interval: 250 });
+      } finally {
+        stopBoot();
+        await closeDb();
+        await db.drop();
+      }
+    } finally {
+      delete process.env.SEED_DEMO;
+    }
+  }, 90_000);
+
+  it("stopBoot during an attempt: the attempt does nothing more once it returns (no failure logged, no retry)", async () => {
+    configure({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/aas" });
+    const started = boot();
+    stopBoot();
+    await started;
+    expect(logged.filter((l) => l.includes("start-up failed"))).toEqual([]);
+  });
+
   it("a migration that fails: exit 1 naming the migration, the server's message and code; nothing applied", async () => {
     const db = await newDatabase();
     try {

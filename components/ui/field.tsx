@@ -1,4 +1,4 @@
-import { useId, type ChangeEvent, type InputHTMLAttributes, type ReactNode, type Ref, type SelectHTMLAttributes } from "react";
+import { useId, type ChangeEvent, type CompositionEvent, type InputHTMLAttributes, type ReactNode, type Ref, type SelectHTMLAttributes } from "react";
 import { asSentence, withinCharacters } from "./format";
 
 const control =
@@ -34,8 +34,9 @@ function Below({ id, error, hint }: { id: string; error?: ReactNode; hint?: Reac
 /**
  * A labelled input with its hint and error below it; the label is the accessible name.
  * `maxLength` counts characters as the service does (code points, `withinCharacters`), not as
- * the browser's own attribute would (UTF-16 units); text composed with an input method is cut
- * once it is committed.
+ * the browser's own attribute would (UTF-16 units: 100 emoji filled a 200-character name). Text
+ * composed with an input method is cut once the composition ends (its last input event comes
+ * while still composing).
  */
 export function Field({
   label,
@@ -43,22 +44,40 @@ export function Field({
   hint,
   maxLength,
   onChange,
+  onCompositionEnd,
   ...props
 }: InputHTMLAttributes<HTMLInputElement> & { label: string; error?: string; hint?: ReactNode; ref?: Ref<HTMLInputElement> }) {
   const id = useId();
+  /** Cuts the input's text to `maxLength` characters; true when it did. */
+  const cut = (input: HTMLInputElement) => {
+    if (maxLength === undefined) return false;
+    const within = withinCharacters(input.value, maxLength);
+    if (within === input.value) return false;
+    input.value = within;
+    return true;
+  };
   const limited = (e: ChangeEvent<HTMLInputElement>) => {
-    if (maxLength !== undefined && !(e.nativeEvent as InputEvent).isComposing) {
-      const cut = withinCharacters(e.target.value, maxLength);
-      if (cut !== e.target.value) e.target.value = cut;
-    }
+    if (!(e.nativeEvent as InputEvent).isComposing) cut(e.target);
     onChange?.(e);
+  };
+  const composed = (e: CompositionEvent<HTMLInputElement>) => {
+    onCompositionEnd?.(e);
+    // What the handler reads of a change is its target's value: the input, now cut.
+    if (cut(e.currentTarget)) onChange?.({ ...e, target: e.currentTarget } as unknown as ChangeEvent<HTMLInputElement>);
   };
   return (
     <div className="space-y-1">
       <label htmlFor={id} className="block text-sm font-medium text-slate-700">
         {label}
       </label>
-      <input id={id} {...described(id, error, hint)} className={control} onChange={maxLength !== undefined || onChange ? limited : undefined} {...props} />
+      <input
+        id={id}
+        {...described(id, error, hint)}
+        className={control}
+        onChange={maxLength !== undefined || onChange ? limited : undefined}
+        onCompositionEnd={maxLength !== undefined || onCompositionEnd ? composed : undefined}
+        {...props}
+      />
       <Below id={id} error={error} hint={hint} />
     </div>
   );

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../db/client";
 import { signingKeys, webhookSubscriptions } from "../db/schema";
-import { signingKey, resetKeyCacheForTests } from "../oauth/keys";
+import { resetKeyCacheForTests, sealPrivateJwk, signingKey } from "../oauth/keys";
 import { createTestDatabase } from "../testing/db";
 import { webhookRows } from "../testing/webhook-rows";
 import { assertSecretsKeyOpensStored, SecretsKeyMismatch } from "./sealed-at-rest";
@@ -40,6 +40,15 @@ describe("start-up check that SECRETS_KEY opens what the database holds sealed",
     const err = await assertSecretsKeyOpensStored(db).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SecretsKeyMismatch);
     expect((err as Error).message).toMatch(/^SECRETS_KEY cannot open the token signing key/);
+  });
+
+  it("checks the key the service signs with (the oldest not retired), not another row", async () => {
+    await signingKey(db);
+    // A later key, retired, sealed under a key long gone: not the one in use, so no reason to stop.
+    process.env.SECRETS_KEY = "an-other-key-long-gone";
+    await db.insert(signingKeys).values({ kid: "later", alg: "ES256", privateJwk: sealPrivateJwk({ kty: "EC" }), publicJwk: {}, createdAt: new Date(Date.now() + 60_000), retiredAt: new Date() });
+    process.env.SECRETS_KEY = KEY;
+    await expect(assertSecretsKeyOpensStored(db)).resolves.toBeUndefined();
   });
 
   it("a webhook signing secret sealed with another key: refused", async () => {

@@ -1,5 +1,5 @@
 import "server-only";
-import { desc, sql } from "drizzle-orm";
+import { asc, desc, isNull, sql } from "drizzle-orm";
 import { DatabaseRefused, type Db } from "../db/client";
 import { signingKeys, webhookSubscriptions } from "../db/schema";
 import { unseal } from "./seal";
@@ -26,17 +26,18 @@ function opens(sealed: string): boolean {
 }
 
 /**
- * At start-up: the newest sealed token signing key and webhook signing secret open with this
+ * At start-up: the token signing key in use and the newest webhook signing secret open with this
  * process's SECRETS_KEY. A different key (another instance's, a lost `secrets.json`) would
  * otherwise be found only at first use: a 500 for every token request and every delivery.
  * A database with nothing sealed yet passes. Two reads by primary key or a small table's newest row.
  */
 export async function assertSecretsKeyOpensStored(db: Db): Promise<void> {
+  // The key the service signs with (lib/oauth/keys.ts: the oldest not retired).
   const [key] = await db
     .select({ sealed: sql<string | null>`${signingKeys.privateJwk}->>'sealed'` })
     .from(signingKeys)
-    .where(sql`${signingKeys.privateJwk} ? 'sealed'`)
-    .orderBy(desc(signingKeys.createdAt))
+    .where(isNull(signingKeys.retiredAt))
+    .orderBy(asc(signingKeys.createdAt))
     .limit(1);
   if (key?.sealed && !opens(key.sealed)) throw new SecretsKeyMismatch("token signing key");
   const [subscription] = await db

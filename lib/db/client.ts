@@ -36,7 +36,7 @@ const g = globalThis as unknown as { __aasDb?: Promise<DbHandle> };
  * Whether the process has opened its database once, what it does when the database refuses it
  * before that (`onDatabaseRefused`), and what it checks of a database it has just opened (`checkDatabaseAtOpen`).
  */
-type DbState = { opened: boolean; onRefused?: (err: StartRefused) => void; check?: (db: Db) => Promise<void> };
+type DbState = { opened: boolean; onRefused?: (err: StartRefused) => void; check?: (db: Db) => Promise<void>; onOpened?: () => void };
 /** What stops a start that has not yet opened its database: waiting would not change it. */
 export type StartRefused = DatabaseRefused | DirectoryInUse;
 export const isStartRefused = (err: unknown): err is StartRefused => err instanceof DatabaseRefused || err instanceof DirectoryInUse;
@@ -467,6 +467,11 @@ export function onDatabaseRefused(handler: ((err: StartRefused) => void) | undef
   dbState.onRefused = handler;
 }
 
+/** What the process does once its database has opened, whoever opened it (lib/boot.ts: start-up's seeding and housekeeping). */
+export function onDatabaseOpened(handler: (() => void) | undefined): void {
+  dbState.onOpened = handler;
+}
+
 /**
  * A check of the database once it is open and migrated, before anything uses it (lib/boot.ts:
  * that SECRETS_KEY opens what it holds sealed). A `DatabaseRefused` it throws is handled as the
@@ -494,6 +499,8 @@ export function getDbHandle(): Promise<DbHandle> {
         (h) => {
           dbState.opened = true;
           log.info("database ready", { kind: h.kind });
+          // After this promise settles: the handler's own getDbHandle() finds it open.
+          if (dbState.onOpened) queueMicrotask(dbState.onOpened);
           return h;
         },
         (err: unknown) => {

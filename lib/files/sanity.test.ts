@@ -311,6 +311,8 @@ describe("sample checks", () => {
   it("names: control characters and runs of space collapse, at most 200 characters", () => {
     expect(cleanName("  Morning\u0000 run\n\t ")).toBe("Morning run");
     expect(cleanName("   ")).toBeNull();
+    // Marks that combine with nothing, alone or after what is taken out: no name at all, never "".
+    for (const none of [" \u0301", "\u200B\u0301", "\u0301\u0301"]) expect(cleanName(none), JSON.stringify(none)).toBeNull();
     // Cut to what ActivityName takes (200 characters, as code points), between characters: never half an emoji.
     expect(cleanName("🏃".repeat(300))).toBe("🏃".repeat(200));
     expect(cleanName(`${"a".repeat(199)}🏃🏃`)).toBe(`${"a".repeat(199)}🏃`);

@@ -1094,8 +1094,9 @@ export function cleanName(name: string | null | undefined): string | null {
   if (typeof name !== "string") return null;
   const s = stripHiddenCharacters(name.replace(/[\u0000-\u001f\u007f]+/g, " ")).replace(/\s+/g, " ").trim();
   if (!s) return null;
-  // Stripped again after the cut: a joiner the cut left at the end joins nothing.
-  return stripHiddenCharacters(firstCharacters(s, 200)).trimEnd();
+  // Stripped again after the cut: a joiner the cut left at the end joins nothing. Nothing left
+  // (only marks that combined with nothing, say): no name, and the activity gets its default.
+  return stripHiddenCharacters(firstCharacters(s, 200)).trim() || null;
 }
 
 /** The error for a file that holds no timed sample. */

@@ -113,9 +113,11 @@ export async function readJsonBody(req: Request): Promise<unknown> {
     if (type && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type.trim())) {
       throw unreadable("The request body must be JSON with `Content-Type: application/json`.");
     }
-    // JSON is UTF-8 (RFC 8259): a body declared in another charset would be read as what it is not.
+    // JSON is UTF-8 (RFC 8259), and a charset parameter has no effect on it: one naming an
+    // ASCII-compatible charset (ISO-8859-1, us-ascii, as some HTTP clients add) is ignored, but a
+    // body declared UTF-16 or UTF-32 would be read as what it is not, and is refused in words.
     const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type ?? "")?.[1]?.toLowerCase();
-    if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    if (charset && /^(utf-?(16|32)|ucs-?[24])/.test(charset)) {
       throw unreadable(`The request body must be JSON in UTF-8: charset=${charset.slice(0, 40)} is not read. Send it as UTF-8, with \`Content-Type: application/json\`.`);
     }
   }

@@ -51,7 +51,9 @@ function busy(err: unknown): boolean {
 /** The upload's file read back from the database (in slices) and parsed in the file worker. */
 async function parseStoredFile(db: Db, uploadId: string): Promise<PreparedActivity[]> {
   const file = await readUploadedFile(db, uploadId);
-  // Only the delete of an upload's last activity removes its file, and that upload succeeded.
+  // Only a finished upload loses its file: the delete of its last activity (it succeeded), or its
+  // failure. Missing here, another processor finished it meanwhile (this one's lease lapsed), and
+  // failing it again changes nothing: failUpload finds it no longer processing.
   if (!file) throw new Error(`upload ${uploadId} is processing but its file is missing`);
   return prepareUploadOffThread(file.bytes, file.dataType);
 }
