@@ -25,11 +25,15 @@ export function GET() {
   .swagger-ui .opblock.opblock-put .opblock-summary-method{background:#b45309}
   .swagger-ui .opblock.opblock-patch .opblock-summary-method{background:#0f766e}
   .swagger-ui .opblock.opblock-delete .opblock-summary-method{background:#b91c1c}
-  .swagger-ui .opblock.opblock-head .opblock-summary-method,.swagger-ui .opblock.opblock-options .opblock-summary-method{background:#6d28d9}</style>
+  .swagger-ui .opblock.opblock-head .opblock-summary-method,.swagger-ui .opblock.opblock-options .opblock-summary-method{background:#6d28d9}
+  .swagger-ui .btn.execute{background:#1d4ed8;border-color:#1d4ed8;color:#fff}
+  .swagger-ui .try-out__btn.cancel,.swagger-ui .btn.cancel{color:#b91c1c;border-color:#b91c1c}
+  .swagger-ui .parameter__in{color:#475569}
+  .swagger-ui .microlight span[style*="211, 99, 99"],.swagger-ui .microlight span[style*="#d36363"]{color:#fca5a5 !important}</style>
 </head>
 <body>
   <header><strong>Athlete Activity Service API</strong><a href="/v1/openapi.json">openapi.json</a><a href="/settings/tokens">Create a token</a></header>
-  <div id="reference"></div>
+  <main><div id="reference"></div></main>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script src="/docs/assets/init.js"></script>
 </body>

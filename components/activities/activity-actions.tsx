@@ -126,7 +126,7 @@ export function DownloadMenu({ activityId, gpx = true }: { activityId: string; g
                   button.current?.focus();
                   if (!download.isPending) download.mutate(f.format);
                 }}
-                className="block px-3 py-2 text-slate-800 hover:bg-slate-100 focus:bg-slate-100 focus:outline-none aria-disabled:text-slate-400"
+                className="block px-3 py-2 text-slate-800 hover:bg-slate-100 focus:bg-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-brand-500 aria-disabled:text-slate-400"
               >
                 {f.label}
               </a>

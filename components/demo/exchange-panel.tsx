@@ -10,10 +10,10 @@ function Json({ title, result }: { title: string; result: HttpResult }) {
   const ok = result.status >= 200 && result.status < 300;
   return (
     <section className="space-y-1">
-      <h3 className="text-sm font-medium">
+      <h2 className="text-sm font-medium">
         {title}{" "}
         <span className={`ml-1 rounded px-1.5 py-0.5 text-xs ${ok ? "bg-emerald-50 text-emerald-700" : "bg-red-50 text-red-700"}`}>{result.status}</span>
-      </h3>
+      </h2>
       <ScrollRegion as="pre" label={`${title}: answer`} className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-3 text-xs text-slate-100">
         {JSON.stringify(result.body, null, 2)}
       </ScrollRegion>

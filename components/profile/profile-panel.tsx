@@ -10,6 +10,7 @@ import { Form } from "@/components/ui/form";
 import { FormError } from "@/components/ui/form-error";
 import { Notice } from "@/components/ui/notice";
 import type { AthleteWire } from "@/lib/athletes/schemas";
+import { zoneLabel } from "./zone-label";
 import { PROFILE_KEY, useProfile } from "./use-profile";
 
 /** Name, timezone and units: how the console addresses the athlete and shows their data. */
@@ -89,7 +90,7 @@ function ProfileForm({ profile, timezones }: { profile: AthleteWire; timezones: 
         >
           {zones.map((z) => (
             <option key={z} value={z}>
-              {z.replaceAll("_", " ")}
+              {zoneLabel(z)}
             </option>
           ))}
         </SelectField>

@@ -31,9 +31,24 @@ export const CAPS = {
  */
 export async function assertRoom(
   db: Db,
-  { table, owner, where, cap, detail }: { table: PgTable; owner: string; where: SQL | undefined; cap: number; detail: string },
+  {
+    table,
+    owner,
+    where,
+    cap,
+    detail,
+    lock = true,
+  }: {
+    table: PgTable;
+    owner: string;
+    where: SQL | undefined;
+    cap: number;
+    detail: string;
+    /** False for a check made before the write's transaction (to refuse early): the lock would end with the statement. */
+    lock?: boolean;
+  },
 ): Promise<void> {
-  await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`cap:${getTableName(table)}:${owner}`}, 0))`);
+  if (lock) await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`cap:${getTableName(table)}:${owner}`}, 0))`);
   const [row] = await db.select({ n: count() }).from(table).where(where);
   if (Number(row?.n ?? 0) >= cap) throw new ApiError("conflict", detail);
 }
