@@ -122,17 +122,22 @@ describe.skipIf(!BASE)("start on PostgreSQL: what waiting cannot fix stops the s
     expect(exits).toEqual([1]);
   });
 
-  it("a server reachable only later: boot's own retry opens it, then seeds the demo world and starts housekeeping", async () => {
+  /**
+   * boot with the server not reachable and SEED_DEMO set; then the server comes up (here: the
+   * setting now names a new database that answers), `meanwhile` runs, and the demo world must
+   * appear in that database.
+   */
+  async function demoWorldOnceReachable(options: Parameters<typeof boot>[0], meanwhile: () => Promise<unknown>) {
     configure({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/aas" });
     process.env.SEED_DEMO = "true";
     try {
-      await boot();
+      await boot(options);
       expect(logged.some((l) => l.includes("start-up failed"))).toBe(true);
-      // The server comes up (here: the setting now names one that answers); nothing else opens the database.
       const db = await newDatabase();
       try {
         configure({ DATABASE_URL: db.url });
         process.env.SEED_DEMO = "true";
+        await meanwhile();
         const demoPeople = async () => (await db.sql<{ n: number }[]>`select count(*)::int as n from users where email = 'ava@example.com'`.catch(() => [{ n: 0 }]))[0]!.n;
         await vi.waitFor(async () => expect(await demoPeople()).toBe(1), { timeout: 60_000, interval: 250 });
         expect(exits).toEqual([]);
@@ -144,30 +149,16 @@ describe.skipIf(!BASE)("start on PostgreSQL: what waiting cannot fix stops the s
     } finally {
       delete process.env.SEED_DEMO;
     }
+  }
+
+  it("a server reachable only later: boot's own retry opens it, then seeds the demo world and starts housekeeping", async () => {
+    // Nothing else opens the database.
+    await demoWorldOnceReachable({}, async () => {});
   }, 90_000);
 
   it("a database a request opens before boot's next attempt: the demo world is seeded at once, not at that attempt", async () => {
-    configure({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/aas" });
-    process.env.SEED_DEMO = "true";
-    try {
-      // boot's own next attempt would come in 10 minutes: only the open can start the seeding.
-      await boot({ retryFirstMs: 600_000 });
-      expect(logged.some((l) => l.includes("start-up failed"))).toBe(true);
-      const db = await newDatabase();
-      try {
-        configure({ DATABASE_URL: db.url });
-        process.env.SEED_DEMO = "true";
-        await getDb();
-        const demoPeople = async () => (await db.sql<{ n: number }[]>`select count(*)::int as n from users where email = 'ava@example.com'`)[0]!.n;
-        await vi.waitFor(async () => expect(await demoPeople()).toBe(1), { timeout: 60_000, interval: 250 });
-      } finally {
-        stopBoot();
-        await closeDb();
-        await db.drop();
-      }
-    } finally {
-      delete process.env.SEED_DEMO;
-    }
+    // boot's own next attempt would come in 10 minutes: only the open can start the seeding.
+    await demoWorldOnceReachable({ retryFirstMs: 600_000 }, () => getDb());
   }, 90_000);
 
   it("stopBoot during an attempt: the attempt does nothing more once it returns (no failure logged, no retry)", async () => {

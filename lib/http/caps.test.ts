@@ -28,6 +28,17 @@ async function conflict(res: Response): Promise<{ detail: string }> {
   return body;
 }
 
+/** A personal access token row of `userId`'s, in force unless `over` says otherwise. */
+const patRow = (userId: string, i: number, over: Partial<typeof personalAccessTokens.$inferInsert> = {}) => ({
+  id: newId("pat"),
+  userId,
+  name: `t${i}`,
+  tokenHash: sha256Hex(randomBytes(16).toString("hex")),
+  lastFour: "abcd",
+  scopes: ["athlete.read"],
+  ...over,
+});
+
 async function rows(table: PgTable, where: SQL) {
   const [row] = await (await api.db()).select({ n: count() }).from(table).where(where);
   return Number(row!.n);
@@ -37,15 +48,7 @@ describe("how many of each thing one owner may hold (CAPS): the create past the 
   it(`personal access tokens: ${CAPS.activeTokensPerPerson} in force; revoked and expired ones do not count`, async () => {
     const person = await api.person();
     const db = await api.db();
-    const token = (i: number, over: Partial<typeof personalAccessTokens.$inferInsert> = {}) => ({
-      id: newId("pat"),
-      userId: person.id,
-      name: `t${i}`,
-      tokenHash: sha256Hex(randomBytes(16).toString("hex")),
-      lastFour: "abcd",
-      scopes: ["athlete.read"],
-      ...over,
-    });
+    const token = (i: number, over: Partial<typeof personalAccessTokens.$inferInsert> = {}) => patRow(person.id, i, over);
     await db.insert(personalAccessTokens).values([
       ...Array.from({ length: CAPS.activeTokensPerPerson - 1 }, (_, i) => token(i)),
       token(-1, { revokedAt: new Date() }),
@@ -155,16 +158,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("a flood of creates at once cann
   it("personal access tokens: 5 places left, 40 creates at once: 5 made, 35 refused", async () => {
     const person = await api.person();
     const db = await api.db();
-    await db.insert(personalAccessTokens).values(
-      Array.from({ length: CAPS.activeTokensPerPerson - 5 }, (_, i) => ({
-        id: newId("pat"),
-        userId: person.id,
-        name: `t${i}`,
-        tokenHash: sha256Hex(randomBytes(16).toString("hex")),
-        lastFour: "abcd",
-        scopes: ["athlete.read"],
-      })),
-    );
+    await db.insert(personalAccessTokens).values(Array.from({ length: CAPS.activeTokensPerPerson - 5 }, (_, i) => patRow(person.id, i)));
     const statuses = await Promise.all(
       Array.from({ length: 40 }, (_, i) => consolePost(person.id, "/api/console/tokens", { name: `flood ${i}`, scopes: ["athlete.read"], expires_in_days: null }).then((r) => r.status)),
     );
