@@ -20,7 +20,9 @@ async function authorizeWithToken(page: Page, token: string) {
   await page.locator(".auth-wrapper").getByRole("button", { name: "Authorize" }).click();
   const section = authSection(page, /bearerAuth/);
   await section.locator("input").fill(token);
-  await section.getByRole("button", { name: "Apply credentials" }).click();
+  // Named as it reads (its own label said "Apply credentials"), in a dialog named by its title.
+  await expect(page.getByRole("dialog", { name: "Available authorizations" })).toBeVisible();
+  await section.getByRole("button", { name: "Authorize", exact: true }).click();
   await expect(section.getByRole("button", { name: "Remove authorization" })).toBeVisible();
   await page.getByRole("button", { name: "Close", exact: true }).first().click();
 }
@@ -106,7 +108,7 @@ test("on /docs, Authorize runs OAuth's authorization-code flow for the developer
     await section.getByLabel("client_secret:").fill(secret);
     await section.getByText("athlete.read", { exact: true }).click();
     const popup = page.waitForEvent("popup");
-    await section.getByRole("button", { name: "Apply given OAuth2 credentials" }).click();
+    await section.getByRole("button", { name: "Authorize", exact: true }).click();
     const consent = await popup;
     await expect(consent.getByText("Docs Explorer")).toBeVisible();
     await consent.getByRole("button", { name: "Allow" }).click();

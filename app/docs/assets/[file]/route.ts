@@ -37,7 +37,23 @@ const INIT = `window.ui = SwaggerUIBundle({
 // The service requires PKCE (S256) of every client, public or confidential, and a confidential
 // client's secret in HTTP Basic authentication (one in the body is refused with a Basic challenge,
 // which a browser would answer with its own sign-in prompt).
-window.ui.initOAuth({ usePkceWithAuthorizationCodeGrant: true, useBasicAuthenticationWithAccessCodeGrant: true });`;
+window.ui.initOAuth({ usePkceWithAuthorizationCodeGrant: true, useBasicAuthenticationWithAccessCodeGrant: true });
+// Swagger UI's Authorize dialog is no dialog to assistive technology, its close button has no
+// name, its "Authorize" buttons are named otherwise than they read (voice control says what it
+// sees), and each operation's copy button takes the focus at no width (axe, WCAG 4.1.2, 2.5.3,
+// 2.4.7): mended as they appear.
+new MutationObserver(() => {
+  for (const m of document.querySelectorAll(".swagger-ui .modal-ux:not([role])")) {
+    const title = m.querySelector(".modal-ux-header h3");
+    if (title && !title.id) title.id = "authorize-dialog-title";
+    m.setAttribute("role", "dialog");
+    m.setAttribute("aria-modal", "true");
+    if (title) m.setAttribute("aria-labelledby", title.id);
+  }
+  for (const b of document.querySelectorAll(".swagger-ui .close-modal:not([aria-label])")) b.setAttribute("aria-label", "Close");
+  for (const b of document.querySelectorAll('.swagger-ui .modal-ux button[aria-label^="Apply"]')) b.removeAttribute("aria-label");
+  for (const b of document.querySelectorAll(".swagger-ui .copy-to-clipboard > button:not([tabindex])")) b.setAttribute("tabindex", "-1");
+}).observe(document.getElementById("reference"), { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label"] });`;
 
 export async function GET(_req: Request, { params }: { params: Promise<{ file: string }> }) {
   const { file } = await params;
