@@ -111,8 +111,11 @@ test("on /docs, Authorize runs OAuth's authorization-code flow for the developer
     await section.getByRole("button", { name: "Authorize", exact: true }).click();
     const consent = await popup;
     await expect(consent.getByText("Docs Explorer")).toBeVisible();
+    // The popup closes itself once the code is handed back, possibly before the click returns:
+    // waited for from before the click, so a close that quick is not missed.
+    const closed = consent.waitForEvent("close");
     await consent.getByRole("button", { name: "Allow" }).click();
-    await consent.waitForEvent("close");
+    await closed;
     // Back on /docs, the flow ended with a token: the section offers Logout.
     await expect(section.getByRole("button", { name: "Remove authorization" })).toBeVisible();
     await page.getByRole("button", { name: "Close", exact: true }).first().click();
