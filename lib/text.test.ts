@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasHiddenCharacters, printableExcerpt, stripHiddenCharacters } from "./text";
+import { firstCharacters, hasHiddenCharacters, printableExcerpt, stripHiddenCharacters } from "./text";
 
 describe("hasHiddenCharacters", () => {
   it("finds controls, bidi overrides and isolates, zero-width characters and separators", () => {
@@ -57,5 +57,15 @@ describe("printableExcerpt", () => {
   it("turns hidden characters into spaces and cuts with an ellipsis within the length", () => {
     expect(printableExcerpt("a\u202Eb\u0000c", 10)).toBe("a b c");
     expect(printableExcerpt("abcdefghij", 5)).toBe("abcd…");
+  });
+});
+
+describe("firstCharacters", () => {
+  it("counts code points, as the service does, and never splits a surrogate pair", () => {
+    expect(firstCharacters("😀".repeat(150), 200)).toBe("😀".repeat(150));
+    expect(firstCharacters("😀".repeat(201), 200)).toBe("😀".repeat(200));
+    expect(firstCharacters("a".repeat(201), 200)).toBe("a".repeat(200));
+    expect(firstCharacters("ab😀", 2)).toBe("ab");
+    expect(firstCharacters("a😀b", 2)).toBe("a😀");
   });
 });

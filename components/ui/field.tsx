@@ -1,5 +1,6 @@
 import { useId, type ChangeEvent, type CompositionEvent, type InputHTMLAttributes, type ReactNode, type Ref, type SelectHTMLAttributes } from "react";
-import { asSentence, withinCharacters } from "./format";
+import { firstCharacters } from "@/lib/text";
+import { asSentence } from "./format";
 
 const control =
   "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30 aria-[invalid=true]:border-red-400";
@@ -33,7 +34,7 @@ function Below({ id, error, hint }: { id: string; error?: ReactNode; hint?: Reac
 
 /**
  * A labelled input with its hint and error below it; the label is the accessible name.
- * `maxLength` counts characters as the service does (code points, `withinCharacters`), not as
+ * `maxLength` counts characters as the service does (code points, lib/text.ts `firstCharacters`), not as
  * the browser's own attribute would (UTF-16 units: 100 emoji filled a 200-character name). Text
  * composed with an input method is cut once the composition ends (its last input event comes
  * while still composing).
@@ -51,7 +52,7 @@ export function Field({
   /** Cuts the input's text to `maxLength` characters; true when it did. */
   const cut = (input: HTMLInputElement) => {
     if (maxLength === undefined) return false;
-    const within = withinCharacters(input.value, maxLength);
+    const within = firstCharacters(input.value, maxLength);
     if (within === input.value) return false;
     input.value = within;
     return true;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { asSentence, formatInstant, withinCharacters } from "./format";
+import { asSentence, formatInstant } from "./format";
 
 describe("formatInstant", () => {
   it("names the zone it reads an instant in, the one given or the runtime's", () => {
@@ -21,15 +21,5 @@ describe("asSentence", () => {
     // What a detail is about keeps its own letters.
     expect(asSentence("fe80::1 is a link-local or cloud metadata address")).toBe("fe80::1 is a link-local or cloud metadata address.");
     expect(asSentence("example.com resolves only to non-public addresses")).toBe("example.com resolves only to non-public addresses.");
-  });
-});
-
-describe("withinCharacters", () => {
-  it("counts code points, as the service does, and never splits a surrogate pair", () => {
-    expect(withinCharacters("😀".repeat(150), 200)).toBe("😀".repeat(150));
-    expect(withinCharacters("😀".repeat(201), 200)).toBe("😀".repeat(200));
-    expect(withinCharacters("a".repeat(201), 200)).toBe("a".repeat(200));
-    expect(withinCharacters("ab😀", 2)).toBe("ab");
-    expect(withinCharacters("a😀b", 2)).toBe("a😀");
   });
 });

@@ -26,14 +26,3 @@ export function asSentence(detail: string): string {
   const s = /^[a-z]+(\s|$)/.test(detail) ? detail.charAt(0).toUpperCase() + detail.slice(1) : detail;
   return /[.!?…]$/.test(s) ? s : `${s}.`;
 }
-
-/**
- * At most `max` characters of `value`, counted as the service counts them (code points, as its
- * schemas' `.max()` does), never cutting an emoji's surrogate pair: an input's own `maxLength`
- * counts UTF-16 units, so 100 emoji filled a 200-character name the API takes 200 of.
- */
-export function withinCharacters(value: string, max: number): string {
-  if (value.length <= max) return value;
-  const chars = Array.from(value);
-  return chars.length <= max ? value : chars.slice(0, max).join("");
-}

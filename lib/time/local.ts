@@ -98,7 +98,7 @@ export function isValidTimezone(tz: string): boolean {
  */
 export function canonicalTimezone(tz: string): string | undefined {
   if (isValidTimezone(tz)) return tz;
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(tz) || tz.length > 64) return undefined;
+  if (tz.length > 64 || !/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(tz)) return undefined;
   try {
     const resolved = new Intl.DateTimeFormat("en", { timeZone: tz }).resolvedOptions().timeZone;
     const named = RENAMED_ZONES[resolved] ?? resolved;
