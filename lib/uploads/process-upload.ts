@@ -48,13 +48,20 @@ function busy(err: unknown): boolean {
   return isRetriable(err) && !(err instanceof FileWorkerError);
 }
 
-/** The upload's file read back from the database (in slices) and parsed in the file worker. */
-async function parseStoredFile(db: Db, uploadId: string): Promise<PreparedActivity[]> {
+/**
+ * The upload's file read back from the database (in slices) and parsed in the file worker;
+ * undefined when the file is gone because the upload finished meanwhile. Only a finished upload
+ * loses its file (the delete of its last activity, or its failure): another processor, which
+ * took the upload after this one's lease lapsed, ended it between this one's look at its status
+ * and the read. That is no error of this processor's: it has nothing left to do.
+ */
+export async function parseStoredFile(db: Db, uploadId: string): Promise<PreparedActivity[] | undefined> {
   const file = await readUploadedFile(db, uploadId);
-  // Only a finished upload loses its file: the delete of its last activity (it succeeded), or its
-  // failure. Missing here, another processor finished it meanwhile (this one's lease lapsed), and
-  // failing it again changes nothing: failUpload finds it no longer processing.
-  if (!file) throw new Error(`upload ${uploadId} is processing but its file is missing`);
+  if (!file) {
+    const [row] = await db.select({ status: uploads.status }).from(uploads).where(eq(uploads.id, uploadId));
+    if (row?.status !== "processing") return undefined;
+    throw new Error(`upload ${uploadId} is processing but its file is missing`);
+  }
   return prepareUploadOffThread(file.bytes, file.dataType);
 }
 
@@ -123,6 +130,7 @@ export async function processUpload(db: Db, claimed: ClaimedUpload, opts: Proces
     try {
       const fromEarly = early ? await earlyOutcome(claimed.id, early()) : undefined;
       parsed = fromEarly ?? (await parseStoredFile(db, claimed.id));
+      if (!parsed) return "already_finished";
     } catch (err) {
       if (!(err instanceof FileError)) throw err;
       return await inTransaction(db, (tx) => failUpload(tx, claimed.id, { code: err.code, detail: err.message }));

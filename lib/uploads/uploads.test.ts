@@ -18,8 +18,8 @@ import { Activity } from "../activities/schemas";
 import { localDateTimeIn } from "../time/local";
 import { Upload } from "./schemas";
 import { claimUploads, MAX_UPLOAD_ATTEMPTS, MAX_UPLOAD_CLAIMS } from "./claim-uploads";
-import { BUSY_DELAY_S, processUpload } from "./process-upload";
-import { lockFile, saveParsedActivities } from "./save-parsed-activities";
+import { BUSY_DELAY_S, parseStoredFile, processUpload } from "./process-upload";
+import { failUpload, lockFile, saveParsedActivities } from "./save-parsed-activities";
 import { buildFit, rideRecords } from "../files/testing/fit-files";
 import { inTransaction } from "../db/transaction";
 import { rowsOf } from "../db/client";
@@ -757,6 +757,30 @@ describe("crash recovery", () => {
     // The dead processor comes back to life with its stale claim: it finds the upload finished.
     expect(await processUpload(db, dead!)).toBe("already_finished");
     expect(await activitiesOf(a.id)).toBe(done.activity_ids.length);
+  });
+
+  it("a processor whose upload another ended meanwhile finds its file gone and has nothing to do", async () => {
+    await processor.stop();
+    const a = await athlete();
+    const db = await api.db();
+    const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
+    const [claim] = await claimUploads(db, { limit: 1 });
+    expect(claim?.id).toBe(up.id);
+    takeEarlyParse(up.id); // dropped: this processor reads the stored file
+    // Still processing, the file is read and parsed.
+    expect((await parseStoredFile(db, up.id))?.length).toBe(1);
+    // Another processor ends it between this one's look at its status and its read: failing an
+    // upload deletes its file.
+    await inTransaction(db, (tx) => failUpload(tx, up.id, { code: "invalid_file", detail: "Ended by another processor." }));
+    expect(await readUploadedFile(db, up.id)).toBeNull();
+    expect(await parseStoredFile(db, up.id)).toBeUndefined();
+    // A processing upload without its file is still an error (retried, then failed).
+    const other = await send(a.token, sample("gpx/run.gpx"), "again.gpx", { external_id: "missing-file" });
+    takeEarlyParse(other.id);
+    await db.delete(uploadFiles).where(eq(uploadFiles.uploadId, other.id));
+    await expect(parseStoredFile(db, other.id)).rejects.toThrow(/is processing but its file is missing/);
+    await db.update(uploads).set({ status: "failed" }).where(eq(uploads.id, other.id));
+    processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
   });
 
   it("two processors finishing one upload at once make its activities once", async () => {
