@@ -10,6 +10,7 @@ import { Form } from "@/components/ui/form";
 import { FormError } from "@/components/ui/form-error";
 import { Notice } from "@/components/ui/notice";
 import type { AthleteWire } from "@/lib/athletes/schemas";
+import { profileChanges, profileFormValues } from "./profile-changes";
 import { zoneLabel } from "./zone-label";
 import { PROFILE_KEY, useProfile } from "./use-profile";
 
@@ -28,15 +29,17 @@ export function ProfilePanel({ timezones }: { timezones: string[] }) {
 
 function ProfileForm({ profile, timezones }: { profile: AthleteWire; timezones: string[] }) {
   const qc = useQueryClient();
-  const [name, setName] = useState(profile.name ?? "");
-  const [timezone, setTimezone] = useState(profile.timezone ?? "UTC");
-  const [metric, setMetric] = useState(profile.uses_metric_units);
+  const start = profileFormValues(profile);
+  const [name, setName] = useState(start.name);
+  const [timezone, setTimezone] = useState(start.timezone);
+  const [metric, setMetric] = useState(start.uses_metric_units);
   const [saved, setSaved] = useState(false);
   const save = useMutation({
     mutationFn: () =>
       consoleFetch<AthleteWire>("/api/console/profile", {
         method: "PATCH",
-        body: { name, timezone, uses_metric_units: metric },
+        // Only what changed: `profile` is the profile as last saved (onSuccess sets it).
+        body: profileChanges(profile, { name, timezone, uses_metric_units: metric }),
       }),
     onSuccess: (updated) => {
       qc.setQueryData(PROFILE_KEY, updated);
