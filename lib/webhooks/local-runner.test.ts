@@ -208,6 +208,16 @@ describe("retries, the failure streak and disabling (SPEC §3, §6.4, CONTRACT �
     expect(await subscription(sub.id)).toMatchObject({ status: "active", consecutiveFailures: 0, failingSince: null });
   });
 
+  it("logs an answer's text with its line breaks and tabs, and control and bidi characters shown as \uFFFD (NUL dropped)", async () => {
+    const body = "\u001b[31mred\u001b[0m \u202egnp.exe\u0000\r\n\tline 2 \u0085\u2066x\u2069 é 🏃";
+    const { athlete, rx, sub } = await connected(["activities.read"], { reply: () => ({ status: 500, body }) });
+    await record(athlete.id);
+    await rx.waitFor((r) => r.length >= 1);
+    const [d] = await until(() => deliveriesOf(sub.id), (x) => x[0] !== undefined && x[0].attemptCount >= 1);
+    const [first] = await until(() => attemptsOf(d!.id), (a) => a.length >= 1);
+    expect(first!.responseBodyExcerpt).toBe("\uFFFD[31mred\uFFFD[0m \uFFFDgnp.exe\r\n\tline 2 \uFFFD\uFFFDx\uFFFD é 🏃");
+  });
+
   it("retries a refused connection, logged as not_sent, and counts the streak until a success", async () => {
     const dead = await refusedUrl();
     const { athlete, rx, sub } = await connected(["activities.read"], { url: dead });

@@ -312,7 +312,13 @@ export async function recordInterrupted(
   return new Map(rows.map((r) => [r.id, { attemptCount: Number(r.attempt_count), status: r.status as "pending" | "failed" }]));
 }
 
-/** PostgreSQL text cannot hold NUL. */
+/**
+ * The endpoint's answer as the delivery log keeps it: NUL dropped (PostgreSQL text cannot hold
+ * it), and every other control character but tab and line breaks, and every bidirectional
+ * override or isolate, shown as U+FFFD. An answer is the endpoint's to write, and the log is
+ * read in consoles and terminals: an escape sequence or a right-to-left override would act on
+ * the reader's screen (reorder the text around it, recolour a terminal) instead of being seen.
+ */
 function excerpt(body: string): string {
-  return body.replaceAll("\u0000", "");
+  return body.replaceAll("\u0000", "").replace(/[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "\uFFFD");
 }
