@@ -130,3 +130,28 @@ test("on /docs, Authorize runs OAuth's authorization-code flow for the developer
     await context.close();
   }
 });
+
+test("on /docs, the Authorize dialog takes the focus, keeps Tab and Shift+Tab inside it, and gives the focus back to Authorize when closed", async ({ page }) => {
+  await page.goto("/docs");
+  const opener = page.locator(".auth-wrapper").getByRole("button", { name: "Authorize" });
+  await opener.focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: "Available authorizations" });
+  await expect(dialog).toBeVisible();
+  const inDialog = () => dialog.evaluate((d) => d.contains(document.activeElement));
+  // The focus is in the dialog as it opens, on one of its fields.
+  await expect.poll(inDialog).toBe(true);
+  await expect(dialog.locator("input:focus")).toHaveCount(1);
+  // However far Tab goes (the dialog has fewer than 40 stops), it stays inside; so does Shift+Tab.
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press("Tab");
+    expect(await inDialog(), `after Tab ${i + 1}`).toBe(true);
+  }
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press("Shift+Tab");
+    expect(await inDialog(), `after Shift+Tab ${i + 1}`).toBe(true);
+  }
+  await dialog.getByRole("button", { name: "Close", exact: true }).first().click();
+  await expect(dialog).toBeHidden();
+  await expect(opener).toBeFocused();
+});

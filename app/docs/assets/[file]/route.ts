@@ -42,6 +42,17 @@ window.ui.initOAuth({ usePkceWithAuthorizationCodeGrant: true, useBasicAuthentic
 // name, its "Authorize" buttons are named otherwise than they read (voice control says what it
 // sees), and each operation's copy button takes the focus at no width (axe, WCAG 4.1.2, 2.5.3,
 // 2.4.7): mended as they appear.
+// The dialog is modal as a dialog is (WAI-ARIA's dialog pattern): the focus moves into it when it
+// opens, Tab and Shift+Tab go round inside it, and it goes back to the button that opened it.
+const FOCUSABLE = 'button, input, select, textarea, a[href], [tabindex]:not([tabindex="-1"])';
+const focusables = (dialog) => [...dialog.querySelectorAll(FOCUSABLE)].filter((el) => !el.disabled && el.getClientRects().length > 0 && el.tabIndex >= 0);
+// Swagger UI moves the focus into the dialog itself as it opens: the opener is the last element
+// focused outside it.
+let lastOutside = null;
+let openedFrom = null;
+document.addEventListener("focusin", (e) => {
+  if (e.target instanceof HTMLElement && !e.target.closest(".modal-ux")) lastOutside = e.target;
+});
 new MutationObserver(() => {
   for (const m of document.querySelectorAll(".swagger-ui .modal-ux:not([role])")) {
     const title = m.querySelector(".modal-ux-header h3");
@@ -49,11 +60,31 @@ new MutationObserver(() => {
     m.setAttribute("role", "dialog");
     m.setAttribute("aria-modal", "true");
     if (title) m.setAttribute("aria-labelledby", title.id);
+    openedFrom = lastOutside;
+    if (!m.contains(document.activeElement)) (m.querySelector(".auth-container input") ?? focusables(m)[0])?.focus();
+  }
+  if (openedFrom && !document.querySelector(".swagger-ui .modal-ux")) {
+    // Authorizing re-renders the opener: then the page's own Authorize button takes the focus.
+    (openedFrom.isConnected ? openedFrom : document.querySelector(".swagger-ui .auth-wrapper .authorize"))?.focus();
+    openedFrom = null;
   }
   for (const b of document.querySelectorAll(".swagger-ui .close-modal:not([aria-label])")) b.setAttribute("aria-label", "Close");
   for (const b of document.querySelectorAll('.swagger-ui .modal-ux button[aria-label^="Apply"]')) b.removeAttribute("aria-label");
   for (const b of document.querySelectorAll(".swagger-ui .copy-to-clipboard > button:not([tabindex])")) b.setAttribute("tabindex", "-1");
-}).observe(document.getElementById("reference"), { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label"] });`;
+}).observe(document.getElementById("reference"), { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label"] });
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Tab") return;
+  const dialog = document.querySelector('.swagger-ui .modal-ux[role="dialog"]');
+  const items = dialog ? focusables(dialog) : [];
+  if (items.length === 0) return;
+  const first = items[0];
+  const last = items[items.length - 1];
+  const at = document.activeElement;
+  if (!dialog.contains(at) || (e.shiftKey ? at === first : at === last)) {
+    e.preventDefault();
+    (e.shiftKey ? last : first).focus();
+  }
+});`;
 
 export async function GET(_req: Request, { params }: { params: Promise<{ file: string }> }) {
   const { file } = await params;
