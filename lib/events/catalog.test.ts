@@ -29,6 +29,22 @@ describe("the event catalog", () => {
     expect(lists, "take the kinds from lib/events/catalog.ts").toEqual({});
   });
 
+  it("is sent: every kind an app can subscribe to is appended to the outbox somewhere in lib/ (a catalog entry alone offers an event nobody sends)", () => {
+    const sources = sourceFiles(path.join(root, "lib")).map((file) => readFileSync(file, "utf8"));
+    const unsent = SUBSCRIBABLE_EVENT_TYPES.filter((t) => {
+      const call = new RegExp(`appendEvent\\([^)]*?type:\\s*["']${t.replaceAll(".", "\\.")}["']`, "s");
+      return !sources.some((text) => call.test(text));
+    });
+    expect(unsent, "append each kind with appendEvent(…, { type: … }) where it happens").toEqual([]);
+  });
+
+  it("is the README's list: its Webhooks table lists every kind an app can subscribe to, in catalog order, and names the test event", () => {
+    const row = readFileSync(path.join(root, "README.md"), "utf8").match(/^\| Events \| (.*)$/m)?.[1] ?? "";
+    const kinds = (text: string) => [...text.matchAll(/`([a-z_]+\.[a-z_]+)`/g)].map((m) => m[1]);
+    expect(kinds(row.split("Body:")[0]!)).toEqual(SUBSCRIBABLE_EVENT_TYPES);
+    expect(new Set(kinds(row))).toEqual(new Set(EVENT_TYPES));
+  });
+
   it("gives the OpenAPI document its kinds: subscriptions' enum, the payload's type and object type, one webhook each", () => {
     const doc = openApiDocument("http://localhost") as unknown as {
       components: { schemas: Record<string, Schema> };

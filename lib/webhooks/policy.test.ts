@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { afterFailure, DEFAULT_RETRY_SCHEDULE_S, DISABLE_AFTER_FAILURES, MAX_ATTEMPTS, retryDelayS } from "./policy";
+import { afterFailure, DEFAULT_RETRY_SCHEDULE_S, DISABLE_AFTER_FAILURES, FAILING_AFTER_FAILURES, MAX_ATTEMPTS, retryDelayS } from "./policy";
 
 describe("delivery policy: the retry schedule (CONTRACT §7)", () => {
   const exact = () => 0.5; // jitter factor exactly 1
@@ -55,5 +57,38 @@ describe("what a failed attempt leads to (CONTRACT §7)", () => {
 
   it("fails the delivery after its last attempt", () => {
     expect(afterFailure({ attempt: MAX_ATTEMPTS, subscription: active(1), probe: false }).retryInS).toBeNull();
+  });
+});
+
+describe("delivery policy: where people read it", () => {
+  const root = path.resolve(__dirname, "../..");
+  const read = (file: string) => readFileSync(path.join(root, file), "utf8").replace(/\s+/g, " ");
+  /** 10 → "10 s", 60 → "1 min", 3600 → "1 h". */
+  const words = (s: number) => (s % 3600 === 0 ? `${s / 3600} h` : s % 60 === 0 ? `${s / 60} min` : `${s} s`);
+
+  it("marks a subscription failing before it disables it", () => {
+    expect(FAILING_AFTER_FAILURES).toBeLessThan(DISABLE_AFTER_FAILURES);
+  });
+
+  const missing = (file: string, phrases: string[]) => {
+    const text = read(file);
+    return phrases.filter((p) => !text.includes(p));
+  };
+
+  it("is the README's: the Webhooks table states policy.ts's schedule, attempts and thresholds", () => {
+    const steps = DEFAULT_RETRY_SCHEDULE_S.map(words);
+    const schedule = `${steps.slice(0, -1).join(", ")}, then every ${steps.at(-1)} (±20 %), up to ${MAX_ATTEMPTS} attempts`;
+    expect(
+      missing("README.md", [
+        `is retried after ${schedule}`,
+        `At ${FAILING_AFTER_FAILURES} the console marks the endpoint failing; at ${DISABLE_AFTER_FAILURES} it is disabled`,
+        `after ${DISABLE_AFTER_FAILURES} failures or by the developer`,
+        `one of the ${MAX_ATTEMPTS} attempts`,
+      ]),
+    ).toEqual([]);
+  });
+
+  it("is ARCHITECTURE.md's: its delivery picture names the constants with their values", () => {
+    expect(missing("ARCHITECTURE.md", [`MAX_ATTEMPTS ${MAX_ATTEMPTS}`, `DISABLE_AFTER_FAILURES ${DISABLE_AFTER_FAILURES}`, `failed after ${MAX_ATTEMPTS} attempts`])).toEqual([]);
   });
 });
