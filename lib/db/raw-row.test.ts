@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { sql, type SQL } from "drizzle-orm";
 import { alias, PgDialect } from "drizzle-orm/pg-core";
-import { createTestDatabase } from "../testing/db";
+import { setupTestDatabase } from "../testing/db";
 import { columnsOf, orNull, rowsAs, selectAs, type Db, type Nullable, type RawBigint, type RawRow, type RawValue } from "./client";
 import { events, rateLimitCounters, uploadFiles, webhookDeliveries, webhookSubscriptions } from "./schema";
 
@@ -91,13 +91,9 @@ describe("selectAs", () => {
 
 describe("a raw row as the driver answers it", () => {
   let db: Db;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const handle = await createTestDatabase();
-    db = handle.db;
-    drop = handle.drop;
+  setupTestDatabase((opened) => {
+    db = opened;
   });
-  afterAll(() => drop());
 
   it("holds what RawRow says, on this database's driver", async () => {
     await db.insert(events).values({ id: "evt_raw", type: "activity.created", athleteId: "ath_raw", objectId: "act_raw", objectType: "activity" });

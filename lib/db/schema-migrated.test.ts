@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
 import * as schema from "./schema";
 import { rowsOf, type Db } from "./client";
-import { createTestDatabase } from "../testing/db";
+import { setupTestDatabase } from "../testing/db";
 
 // A column added to lib/db/schema without its migration fails here, by name, rather than as a
 // 500 in some route's test ("column … does not exist", seen only in the log).
 let db: Db;
-let drop: () => Promise<void>;
-beforeAll(async () => {
-  const handle = await createTestDatabase();
-  db = handle.db;
-  drop = handle.drop;
+setupTestDatabase((opened) => {
+  db = opened;
 });
-afterAll(async () => drop());
 
 const tables = (Object.values(schema) as unknown[]).filter((v): v is PgTable => v instanceof PgTable).map((t) => getTableConfig(t));
 

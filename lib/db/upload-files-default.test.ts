@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { uploads, users } from "./schema";
 import { rowsOf, type Db } from "./client";
-import { createTestDatabase } from "../testing/db";
+import { setupTestDatabase } from "../testing/db";
 import { readUploadedFile } from "../uploads/file-chunks";
 
 let db: Db;
-let drop: () => Promise<void>;
-beforeAll(async () => {
-  const handle = await createTestDatabase();
-  db = handle.db;
-  drop = handle.drop;
+setupTestDatabase((opened) => {
+  db = opened;
 });
-afterAll(async () => drop());
 
 describe("upload_files.chunk keeps DEFAULT 0 (migration 0023)", () => {
   it("takes a file stored as an older release stores it (one row, no chunk) as chunk 0, read back whole", async () => {

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import postgres from "postgres";
-import { openDatabase, setDbHandleForTests, type DbHandle } from "../db/client";
+import { afterAll, beforeAll } from "vitest";
+import { openDatabase, setDbHandleForTests, type Db, type DbHandle } from "../db/client";
 import { postgresConnection } from "../db/postgres-url";
 import { resetKeyCacheForTests } from "../oauth/keys";
 
@@ -71,4 +72,19 @@ export async function createChildDatabase(prefix: string): Promise<{
       await admin.end();
     },
   };
+}
+
+/**
+ * A fresh test database (createTestDatabase) for the test file, or the describe block, this is
+ * called in: opened before its tests and handed to `opened` (which keeps it, and may seed it),
+ * dropped after them.
+ */
+export function setupTestDatabase(opened: (db: Db) => void | Promise<void>): void {
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const handle = await createTestDatabase();
+    drop = handle.drop;
+    await opened(handle.db);
+  });
+  afterAll(async () => drop?.());
 }

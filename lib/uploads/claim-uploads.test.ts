@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq, gt, sql } from "drizzle-orm";
 import { users, uploads } from "../db/schema";
 import type { Db } from "../db/client";
-import { createTestDatabase } from "../testing/db";
+import { setupTestDatabase } from "../testing/db";
 import { claimUploads, deferUploadClaim, listProcessingUploads, releaseUploadClaim, renewUploadClaim } from "./claim-uploads";
 
 /**
@@ -12,11 +12,8 @@ import { claimUploads, deferUploadClaim, listProcessingUploads, releaseUploadCla
  * after three lapsed leases good files ended failed (seen under a burst of 100 uploads).
  */
 let db: Db;
-let drop: () => Promise<void>;
-beforeAll(async () => {
-  const handle = await createTestDatabase();
-  db = handle.db;
-  drop = handle.drop;
+setupTestDatabase(async (opened) => {
+  db = opened;
   await db.insert(users).values({ id: "ath_claims", email: "claims@example.com", name: "Claims", passwordHash: "x" });
   await db.insert(uploads).values(
     Array.from({ length: 200 }, (_, i) => ({
@@ -33,7 +30,6 @@ beforeAll(async () => {
   );
   await db.execute(sql`analyze uploads`);
 });
-afterAll(() => drop());
 
 describe("claimUploads", () => {
   it("claims at most `limit` uploads, oldest first, and counts an attempt only on those it answers", async () => {
