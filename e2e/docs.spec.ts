@@ -31,8 +31,15 @@ async function authorizeWithToken(page: Page, token: string) {
 async function execute(page: Page, operation: string) {
   const block = page.locator(`[id$="-${operation}"]`);
   if (!(await block.locator(".opblock-body").isVisible())) await block.locator(".opblock-summary-control").click();
-  await block.getByRole("button", { name: "Execute" }).click();
   const live = block.locator(".live-responses-table tbody tr.response").first();
+  // An earlier Execute's answer is cleared first, so the one read below is this request's
+  // (read at once, the previous answer was taken for this one while it was still on its way).
+  const clear = block.getByRole("button", { name: "Clear", exact: true });
+  if (await clear.isVisible()) {
+    await clear.click();
+    await expect(live).toHaveCount(0);
+  }
+  await block.getByRole("button", { name: "Execute" }).click();
   await expect(live).toBeVisible();
   return {
     block,
