@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { firstCharacters, hasHiddenCharacters, printableExcerpt, stripHiddenCharacters } from "./text";
+import { firstCharacters, hasHiddenCharacters, printableExcerpt, stripHiddenCharacters, withControlsShown } from "./text";
 
 describe("hasHiddenCharacters", () => {
   it("finds controls, bidi overrides and isolates, zero-width characters and separators", () => {
@@ -67,5 +67,12 @@ describe("firstCharacters", () => {
     expect(firstCharacters("a".repeat(201), 200)).toBe("a".repeat(200));
     expect(firstCharacters("ab😀", 2)).toBe("ab");
     expect(firstCharacters("a😀b", 2)).toBe("a😀");
+  });
+});
+
+describe("withControlsShown", () => {
+  it("keeps tabs, line breaks and every letter, shows other controls and bidi overrides as U+FFFD, and drops NUL", () => {
+    expect(withControlsShown("a\tb\r\nc é 🏃 👩\u200d💻")).toBe("a\tb\r\nc é 🏃 👩\u200d💻");
+    expect(withControlsShown("\u001b[31mred\u0000\u007f\u0085\u202ex\u2066y\u2069")).toBe("\uFFFD[31mred\uFFFD\uFFFD\uFFFDx\uFFFDy\uFFFD");
   });
 });

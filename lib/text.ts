@@ -11,6 +11,18 @@ export function printableExcerpt(text: string, max: number): string {
 }
 
 /**
+ * `text` kept whole but for what would act on its reader's screen instead of being seen: NUL
+ * dropped (PostgreSQL text cannot hold it), every other control character but tab and line
+ * breaks (an escape sequence recolours a terminal) and every bidi override or isolate (it
+ * reorders the text around it) shown as U+FFFD. For text someone else wrote that is shown as it
+ * came, line breaks and all (an endpoint's answer in the delivery log); printableExcerpt is for
+ * a one-line quote.
+ */
+export function withControlsShown(text: string): string {
+  return text.replaceAll("\u0000", "").replace(/[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "\uFFFD");
+}
+
+/**
  * The start of `text`, at most `max` characters counted as code points (as a zod 4 schema's
  * `.max()` counts them, and PostgreSQL's varchar), cut between code points: never in the middle
  * of an emoji's surrogate pair, which would leave a lone surrogate (stored, it reads back as U+FFFD).

@@ -3,6 +3,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { bareColumn, columnsOf, compiledStatement, notBefore, perDatabase, rowsAs, selectAs, type Db } from "../db/client";
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from "../db/schema";
 import { newId } from "../ids";
+import { withControlsShown } from "../text";
 import type { OutboundResult } from "./outbound";
 import { afterFailure, deliverable, MAX_ATTEMPTS } from "./policy";
 import { ATTEMPT_INTERRUPTED } from "./subscriptions/schemas";
@@ -106,7 +107,7 @@ async function recordFailure(db: Db, a: Attempt): Promise<AttemptRecorded | null
       durationMs: a.result.durationMs,
       outcome: a.result.outcome,
       responseStatus: a.result.outcome === "response" ? a.result.status : null,
-      responseBodyExcerpt: a.result.outcome === "response" ? excerpt(a.result.bodyExcerpt) : null,
+      responseBodyExcerpt: a.result.outcome === "response" ? withControlsShown(a.result.bodyExcerpt) : null,
       error: a.result.outcome === "not_sent" ? a.result.error : null,
       requestHeaders: a.requestHeaders,
       requestBody: a.requestBody,
@@ -187,7 +188,7 @@ async function recordSuccesses(db: Db, items: readonly SuccessItem[]): Promise<M
       started_at: i.startedAt.toISOString(),
       duration_ms: i.result.durationMs,
       status: i.result.status,
-      excerpt: excerpt(i.result.bodyExcerpt),
+      excerpt: withControlsShown(i.result.bodyExcerpt),
       headers: i.requestHeaders,
       body: i.requestBody,
     })),
@@ -310,15 +311,4 @@ export async function recordInterrupted(
   );
   // The statement takes only pending deliveries, and leaves each pending or fails it.
   return new Map(rows.map((r) => [r.id, { attemptCount: Number(r.attempt_count), status: r.status as "pending" | "failed" }]));
-}
-
-/**
- * The endpoint's answer as the delivery log keeps it: NUL dropped (PostgreSQL text cannot hold
- * it), and every other control character but tab and line breaks, and every bidirectional
- * override or isolate, shown as U+FFFD. An answer is the endpoint's to write, and the log is
- * read in consoles and terminals: an escape sequence or a right-to-left override would act on
- * the reader's screen (reorder the text around it, recolour a terminal) instead of being seen.
- */
-function excerpt(body: string): string {
-  return body.replaceAll("\u0000", "").replace(/[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "\uFFFD");
 }
