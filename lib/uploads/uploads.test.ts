@@ -759,13 +759,19 @@ describe("crash recovery", () => {
     expect(await activitiesOf(a.id)).toBe(done.activity_ids.length);
   });
 
-  it("a processor whose upload another ended meanwhile finds its file gone and has nothing to do", async () => {
+  /** A run uploaded with the processor stopped, and claimed by the test as a processor would. */
+  async function claimedRun() {
     await processor.stop();
     const a = await athlete();
     const db = await api.db();
     const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
     const [claim] = await claimUploads(db, { limit: 1 });
     expect(claim?.id).toBe(up.id);
+    return { a, db, up, claim: claim! };
+  }
+
+  it("a processor whose upload another ended meanwhile finds its file gone and has nothing to do", async () => {
+    const { a, db, up } = await claimedRun();
     takeEarlyParse(up.id); // dropped: this processor reads the stored file
     // Still processing, the file is read and parsed.
     expect((await parseStoredFile(db, up.id))?.length).toBe(1);
@@ -784,13 +790,8 @@ describe("crash recovery", () => {
   });
 
   it("two processors finishing one upload at once make its activities once", async () => {
-    await processor.stop();
-    const a = await athlete();
-    const db = await api.db();
-    const up = await send(a.token, sample("gpx/run.gpx"), "run.gpx");
-    const [claim] = await claimUploads(db, { limit: 1 });
-    expect(claim?.id).toBe(up.id);
-    const outcomes = await Promise.all([processUpload(db, claim!), processUpload(db, claim!)]);
+    const { a, db, claim } = await claimedRun();
+    const outcomes = await Promise.all([processUpload(db, claim), processUpload(db, claim)]);
     expect(outcomes.sort()).toEqual(["already_finished", "succeeded"]);
     expect(await activitiesOf(a.id)).toBe(1);
     processor = startUploadProcessor({ db: () => api.db(), pollMs: 100 });
